@@ -1,0 +1,31 @@
+// Bundles the three entry points. CommonJS, platform node, target node18: the
+// extension host of VS Code 1.90 runs Node 18, and Claude Code may run the hook
+// with whatever `node` the user has.
+import * as esbuild from 'esbuild';
+
+const watch = process.argv.includes('--watch');
+const production = process.argv.includes('--production');
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node18',
+  sourcemap: !production,
+  minify: production,
+  logLevel: 'warning',
+  legalComments: 'none',
+};
+
+const builds = [
+  { entryPoints: ['src/vscode/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
+  { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  // The hook runs on every tool call: no source map, minified, no dependencies.
+  { entryPoints: ['src/hook/main.ts'], outfile: 'dist/hook.js', sourcemap: false, minify: true },
+];
+
+if (watch) {
+  for (const b of builds) (await esbuild.context({ ...common, ...b })).watch();
+} else {
+  await Promise.all(builds.map((b) => esbuild.build({ ...common, ...b })));
+}

@@ -1,0 +1,34 @@
+import * as os from 'node:os';
+import type { Clock } from '../core/clock';
+import type { FileAccess } from '../core/fileAccess';
+import { nodeFileAccess } from '../platform/nodeFileAccess';
+
+/** Everything a subcommand touches outside itself, so tests can run it in-process. */
+export interface CliIo {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  env: NodeJS.ProcessEnv;
+  homedir: string;
+  cwd: string;
+  clock: Clock;
+  files: FileAccess;
+  /** Resolves when the user asks to stop (SIGINT/SIGTERM); `watch` ends then. */
+  stopSignal: Promise<void>;
+}
+
+export function nodeIo(): CliIo {
+  const stopSignal = new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+  return {
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+    env: process.env,
+    homedir: os.homedir(),
+    cwd: process.cwd(),
+    clock: { now: () => Date.now() },
+    files: nodeFileAccess,
+    stopSignal,
+  };
+}

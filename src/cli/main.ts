@@ -1,0 +1,54 @@
+// transcript-lag CLI: each subcommand is its own module exporting run(args, io).
+import type { CliIo } from './io';
+import { nodeIo } from './io';
+
+type Command = (args: string[], io: CliIo) => Promise<number>;
+
+const commands: Record<string, () => Promise<Command>> = {
+  analyze: async () => (await import('./analyze')).run,
+  watch: async () => (await import('./watch')).run,
+  'install-hook': async () => (await import('./installHook')).runInstall,
+  'uninstall-hook': async () => (await import('./installHook')).runUninstall,
+};
+
+const usage = `Usage: transcript-lag <command> [options]
+
+Commands:
+  analyze FILE [--json] [--channel FILE]   what a transcript holds: lines, calls, batches, shapes
+  watch [--all] [--claude-dir D] [--json]  follow live sessions: held, written, result, wait events
+  install-hook [--probe] [--claude-dir D]  add the reporting hook to Claude Code's settings.json
+  uninstall-hook [--claude-dir D]          remove only the entries install-hook added
+`;
+
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(usage);
+    return name ? 0 : 2;
+  }
+  if (name === '--version') {
+    io.stdout(`${VERSION}\n`);
+    return 0;
+  }
+  const load = commands[name];
+  if (!load) {
+    io.stderr(`transcript-lag: unknown command '${name}'\n\n${usage}`);
+    return 2;
+  }
+  return (await load())(rest, io);
+}
+
+declare const __VERSION__: string | undefined;
+const VERSION = typeof __VERSION__ === 'string' ? __VERSION__ : '0.0.0-dev';
+
+if (require.main === module) {
+  main(process.argv.slice(2), nodeIo()).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err: unknown) => {
+      process.stderr.write(`transcript-lag: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -1,0 +1,61 @@
+import { z } from 'zod';
+
+/**
+ * The hook channel: one JSONL file per session under `<claude dir>/transcript-lag/`.
+ * Our hook writes it; other hooks may append `wait` events of their own (see
+ * schema/channel-event.schema.json, generated from this file). Field names are
+ * snake_case like Claude Code's hook input.
+ */
+export const CHANNEL_SCHEMA_VERSION = 1;
+
+const base = {
+  /** Schema version. Readers skip versions they do not know. */
+  v: z.literal(CHANNEL_SCHEMA_VERSION),
+  /** Ms since epoch when the event happened (for `pre`, when the hook was fired). */
+  at: z.number().int().nonnegative(),
+  session_id: z.string().min(1).max(200),
+  transcript_path: z.string().min(1).max(4096),
+  tool_use_id: z.string().min(1).max(200),
+  tool_name: z.string().max(200).optional(),
+  agent_id: z.string().max(200).optional(),
+  /** Who wrote the event: "transcript-lag-hook", or another hook's own name. */
+  source: z.string().max(200).optional(),
+};
+
+export const preEventSchema = z.object({
+  ...base,
+  event: z.literal('pre'),
+  prompt_id: z.string().max(200).optional(),
+  /** `announce` reports only; `probe` also waits for its own call and reports a `wait`. */
+  mode: z.enum(['announce', 'probe']).optional(),
+  /** Hook timeout in ms, when known: views warn as a hold nears it. */
+  timeout_ms: z.number().int().positive().optional(),
+});
+
+export const postEventSchema = z.object({
+  ...base,
+  event: z.literal('post'),
+});
+
+export const waitEventSchema = z.object({
+  ...base,
+  event: z.literal('wait'),
+  /** `seen`: the call's record was on disk within the bound; `behind`: the bound passed without it. */
+  outcome: z.enum(['seen', 'behind', 'error']),
+  polls: z.number().int().nonnegative(),
+  waited_ms: z.number().nonnegative(),
+  /** Transcript size in bytes when the wait ended. */
+  bytes_on_disk: z.number().int().nonnegative(),
+  /** 1-based transcript line of the record, when seen. */
+  line: z.number().int().positive().optional(),
+  max_polls: z.number().int().positive().optional(),
+  poll_ms: z.number().int().positive().optional(),
+  error: z.string().max(500).optional(),
+});
+
+export const channelEventSchema = z.discriminatedUnion('event', [preEventSchema, postEventSchema, waitEventSchema]);
+
+export type PreEvent = z.infer<typeof preEventSchema>;
+export type PostEvent = z.infer<typeof postEventSchema>;
+export type WaitEvent = z.infer<typeof waitEventSchema>;
+export type ChannelEvent = z.infer<typeof channelEventSchema>;

@@ -1,0 +1,116 @@
+import type { TailChangeKind } from './tailTypes';
+
+/**
+ * What the engine tells its views (and `watch --json`). Views never read files:
+ * everything they show comes from these events and the snapshots built from them.
+ * Field names are snake_case because they are the CLI's JSON contract.
+ */
+interface CallEventBase {
+  session_id: string;
+  tool_use_id: string;
+  tool_name?: string;
+  /** Ms since epoch. */
+  at: number;
+  transcript_path: string;
+  agent_id?: string;
+}
+
+/** A PreToolUse fired and the call's record is not on disk yet. `at` = hook fired. */
+export interface HeldEvent extends CallEventBase {
+  event: 'held';
+  timeout_ms?: number;
+}
+
+/** The call's tool_use record was observed on disk. `at` = observed. Emitted for every tool_use record, hook or not. */
+export interface WrittenEvent extends CallEventBase {
+  event: 'written';
+  line: number;
+  generation: number;
+  /** The record's own timestamp (creation time), ms since epoch; null when absent. */
+  record_at: number | null;
+  /** When the PreToolUse fired; null without a hook event. */
+  fired_at: number | null;
+  /** Observed minus fired, never below 0; null without a hook event. */
+  lag_ms: number | null;
+  /** The record and its tool_result arrived in the same observed batch. */
+  with_result: boolean;
+  message_id?: string;
+  block_index?: number;
+  batch_first_line: number;
+  batch_last_line: number;
+}
+
+/** A hook event arrived after the call's record had been written: the call's lag, learned late. */
+export interface JoinedEvent extends CallEventBase {
+  event: 'joined';
+  fired_at: number;
+  lag_ms: number;
+}
+
+/** The call's tool_result record was observed. `at` = observed. */
+export interface ResultEvent extends CallEventBase {
+  event: 'result';
+  line: number;
+  with_result: boolean;
+}
+
+/** A probe (ours or another hook's) reported how its wait for the call ended. */
+export interface WaitOutcomeEvent extends CallEventBase {
+  event: 'wait';
+  outcome: 'seen' | 'behind' | 'error';
+  polls: number;
+  waited_ms: number;
+  bytes_on_disk: number;
+  source?: string;
+}
+
+/** PostToolUse fired. */
+export interface PostEvent extends CallEventBase {
+  event: 'post';
+}
+
+/** The transcript file changed under the tail: truncated, replaced, deleted, re-created. */
+export interface TailChangeEvent {
+  event: 'tail';
+  session_id: string;
+  transcript_path: string;
+  at: number;
+  change: TailChangeKind;
+  generation: number;
+}
+
+/** A session started being followed, or its title/stats changed. */
+export interface SessionEvent {
+  event: 'session';
+  session_id: string;
+  transcript_path: string;
+  at: number;
+  title?: string;
+  cwd?: string;
+  stats: SessionStats;
+}
+
+export interface SessionStats {
+  /** Waits that saw the call / waits that ended behind (the report's table). */
+  waits_seen: number;
+  waits_behind: number;
+  held_now: number;
+  calls_written: number;
+  lag_p50_ms: number | null;
+  lag_p95_ms: number | null;
+  lag_max_ms: number | null;
+  /** Write shapes: a call's record written before its result, or in the same batch. */
+  shape_before_result: number;
+  shape_with_result: number;
+  malformed_lines: number;
+}
+
+export type EngineEvent =
+  | HeldEvent
+  | WrittenEvent
+  | JoinedEvent
+  | ResultEvent
+  | WaitOutcomeEvent
+  | PostEvent
+  | TailChangeEvent
+  | SessionEvent;

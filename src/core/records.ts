@@ -1,0 +1,59 @@
+/**
+ * What the record scanner keeps of one transcript line: only what the engine
+ * needs, never the content of messages or tool results.
+ */
+export interface ToolUseRef {
+  id: string;
+  name: string;
+}
+
+/** Record types Claude Code appends as a per-batch trailer or as session metadata. */
+export const METADATA_TYPES: ReadonlySet<string> = new Set([
+  'last-prompt',
+  'ai-title',
+  'custom-title',
+  'summary',
+  'mode',
+  'permission-mode',
+  'atis-latch',
+  'tools-used',
+  'cost-state',
+  'file-history-snapshot',
+  'api-request',
+  'api-request-shape',
+  'api-request-blob',
+]);
+
+export interface ScannedRecord {
+  kind: 'record';
+  type?: string;
+  uuid?: string;
+  /** The record's own `timestamp`: its creation time, not when it reached disk. */
+  timestamp?: string;
+  sessionId?: string;
+  cwd?: string;
+  isSidechain?: boolean;
+  agentId?: string;
+  /** `message.id`: shared by every per-block record of one assistant message. */
+  messageId?: string;
+  apiBlockIndex?: number;
+  /** `message.stop_reason`; null while the message was still streaming. */
+  stopReason?: string | null;
+  toolUses: ToolUseRef[];
+  /** `tool_use_id` of every tool_result block in `message.content`. */
+  toolResults: string[];
+  /** True for `type` in METADATA_TYPES. */
+  isMetadata: boolean;
+  /** `aiTitle` of an ai-title record, `customTitle` of custom-title. */
+  title?: string;
+  /** `lastPrompt` of a last-prompt record, or the text of a human user prompt (first 200 chars). */
+  prompt?: string;
+}
+
+export interface MalformedLine {
+  kind: 'malformed';
+  /** Short, for logs: "not JSON", "not an object", "truncated", "invalid UTF-8"… */
+  reason: string;
+}
+
+export type ScanResult = ScannedRecord | MalformedLine;

@@ -1,0 +1,44 @@
+import type { SessionStats } from './engineEvents';
+
+/** Where one call stands, as views show it. Built by the correlator from events only. */
+export interface CallSnapshot {
+  tool_use_id: string;
+  tool_name?: string;
+  session_id: string;
+  agent_id?: string;
+  /** When its PreToolUse fired; undefined when no hook reported it. */
+  fired_at?: number;
+  timeout_ms?: number;
+  /** `held` until its record is observed on disk, then `written`, then `result`. */
+  state: 'held' | 'written' | 'result';
+  /** 1-based line of its record, once written. */
+  line?: number;
+  generation?: number;
+  observed_at?: number;
+  record_at?: number | null;
+  lag_ms?: number | null;
+  with_result?: boolean;
+  result_line?: number;
+  wait?: { outcome: 'seen' | 'behind' | 'error'; polls: number; waited_ms: number; source?: string };
+  post_at?: number;
+}
+
+export interface SessionSnapshot {
+  session_id: string;
+  transcript_path: string;
+  title?: string;
+  first_prompt?: string;
+  cwd?: string;
+  /** Held calls, oldest first. */
+  held: CallSnapshot[];
+  /** Most recent written calls, newest first, bounded by the recent-calls setting. */
+  recent: CallSnapshot[];
+  stats: SessionStats;
+  /** Complete lines on disk in the current generation; the held line of a held call. */
+  last_line: number;
+  bytes_on_disk: number;
+  /** Clock time of the last batch or hook event: idle sessions are evicted. */
+  last_activity_at: number;
+  /** Write batches, newest last, bounded: the report's timeline. */
+  batches: { observed_at: number; first_line: number; last_line: number; bytes: number }[];
+}

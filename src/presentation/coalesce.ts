@@ -1,0 +1,59 @@
+/**
+ * Turns a burst of "something changed" into at most one refresh per interval:
+ * the first request after a quiet period runs at once (a held call shows
+ * without delay), later ones in the same interval fold into one trailing run.
+ * The scheduler is injected so tests drive time without sleeping.
+ */
+export interface Scheduler {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const realScheduler: Scheduler = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+};
+
+/** ~10 refreshes a second at most under a burst of events. */
+export const DEFAULT_REFRESH_INTERVAL_MS = 100;
+
+export interface Coalescer {
+  request(): void;
+  /** Runs now if a run is pending (used by tests and before disposal). */
+  flush(): void;
+  dispose(): void;
+}
+
+export function createCoalescer(run: () => void, intervalMs: number, scheduler: Scheduler): Coalescer {
+  let lastRun = -Infinity;
+  let pending: unknown;
+  let disposed = false;
+
+  const fire = () => {
+    pending = undefined;
+    if (disposed) return;
+    lastRun = scheduler.now();
+    run();
+  };
+
+  return {
+    request() {
+      if (disposed || pending !== undefined) return;
+      const wait = lastRun + intervalMs - scheduler.now();
+      if (wait <= 0) fire();
+      else pending = scheduler.setTimeout(fire, wait);
+    },
+    flush() {
+      if (pending === undefined) return;
+      scheduler.clearTimeout(pending);
+      fire();
+    },
+    dispose() {
+      disposed = true;
+      if (pending !== undefined) scheduler.clearTimeout(pending);
+      pending = undefined;
+    },
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * Short human texts for durations and counts, shared by the status bar, the
+ * tree, the tooltip, the decoration and the report so they always agree.
+ */
+
+/** An age or lag: `0 ms`, `850 ms`, `1.2s`, `12s`, `2m 05s`, `1h 03m`. Negative inputs read as 0. */
+export function formatDuration(ms: number): string {
+  const v = Number.isFinite(ms) && ms > 0 ? ms : 0;
+  if (v < 1000) return `${Math.round(v)} ms`;
+  if (v < 10_000) {
+    // One decimal while the number is small, so a ticking age visibly moves.
+    return `${(Math.floor(v / 100) / 10).toFixed(1)}s`;
+  }
+  const totalSeconds = Math.floor(v / 1000);
+  if (totalSeconds < 60) return `${totalSeconds}s`;
+  const totalMinutes = Math.floor(totalSeconds / 60);
+  if (totalMinutes < 60) return `${totalMinutes}m ${String(totalSeconds % 60).padStart(2, '0')}s`;
+  const hours = Math.floor(totalMinutes / 60);
+  return `${hours}h ${String(totalMinutes % 60).padStart(2, '0')}m`;
+}
+
+/** A lag that may be unknown (no hook event joined the call). */
+export function formatLag(ms: number | null | undefined): string {
+  return ms === null || ms === undefined ? 'no hook' : formatDuration(ms);
+}
+
+export type WriteShape = 'with_result' | 'before_result';
+
+export function shapeOf(withResult: boolean | undefined): WriteShape | undefined {
+  if (withResult === undefined) return undefined;
+  return withResult ? 'with_result' : 'before_result';
+}
+
+export function shapeLabel(shape: WriteShape | undefined): string {
+  if (shape === 'with_result') return 'with result';
+  if (shape === 'before_result') return 'before result';
+  return '';
+}
+
+/** `1 call` / `3 calls`. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** A short id for logs and fallbacks: the first 8 characters after a `toolu_`-like prefix. */
+export function shortId(id: string): string {
+  const core = id.replace(/^[a-z]+_/, '');
+  return core.length > 8 ? core.slice(0, 8) : core;
+}

@@ -1,0 +1,118 @@
+import type { EngineEvent } from '../core/engineEvents';
+import { shapeOf, type WriteShape } from './format';
+
+/**
+ * One call as the report and the export show it. The engine's snapshots keep
+ * only the most recent calls; this store keeps every call seen since the
+ * extension started (bounded per session), built from the engine's events alone.
+ */
+export interface LagSample {
+  session_id: string;
+  tool_use_id: string;
+  tool_name: string | null;
+  agent_id: string | null;
+  transcript_path: string;
+  generation: number | null;
+  /** 1-based line of the record; null while held. */
+  line: number | null;
+  /** The record's own timestamp (creation time). */
+  record_at: number | null;
+  /** PreToolUse fired. */
+  fired_at: number | null;
+  /** The record was observed on disk. */
+  observed_at: number | null;
+  lag_ms: number | null;
+  shape: WriteShape | null;
+  result_line: number | null;
+  wait_outcome: 'seen' | 'behind' | 'error' | null;
+  wait_polls: number | null;
+  wait_ms: number | null;
+}
+
+export const SAMPLE_FIELDS: readonly (keyof LagSample)[] = [
+  'session_id', 'tool_use_id', 'tool_name', 'agent_id', 'transcript_path', 'generation', 'line', 'record_at',
+  'fired_at', 'observed_at', 'lag_ms', 'shape', 'result_line', 'wait_outcome', 'wait_polls', 'wait_ms',
+];
+
+function blank(e: { session_id: string; tool_use_id: string; transcript_path: string }): LagSample {
+  return {
+    session_id: e.session_id, tool_use_id: e.tool_use_id, tool_name: null, agent_id: null,
+    transcript_path: e.transcript_path, generation: null, line: null, record_at: null, fired_at: null,
+    observed_at: null, lag_ms: null, shape: null, result_line: null, wait_outcome: null, wait_polls: null, wait_ms: null,
+  };
+}
+
+export class LagSampleStore {
+  private readonly bySession = new Map<string, Map<string, LagSample>>();
+
+  constructor(private readonly maxPerSession = 5000) {}
+
+  /** Folds one engine event in; returns true when a sample changed. */
+  add(e: EngineEvent): boolean {
+    if (e.event === 'tail' || e.event === 'session' || e.event === 'post') return false;
+    const s = this.sampleFor(e);
+    if (e.tool_name && !s.tool_name) s.tool_name = e.tool_name;
+    if (e.agent_id && !s.agent_id) s.agent_id = e.agent_id;
+    switch (e.event) {
+      case 'held':
+        s.fired_at ??= e.at;
+        break;
+      case 'written':
+        // The first record of an id wins: a replayed or duplicated record must not move the call.
+        if (s.line === null) {
+          s.line = e.line;
+          s.generation = e.generation;
+          s.observed_at = e.at;
+          s.record_at = e.record_at;
+        }
+        if (e.fired_at !== null) s.fired_at = e.fired_at;
+        if (e.lag_ms !== null) s.lag_ms = e.lag_ms;
+        s.shape = shapeOf(e.with_result) ?? null;
+        break;
+      case 'joined':
+        s.fired_at = e.fired_at;
+        s.lag_ms = e.lag_ms;
+        break;
+      case 'result':
+        s.result_line ??= e.line;
+        if (e.with_result) s.shape = 'with_result';
+        break;
+      case 'wait':
+        s.wait_outcome = e.outcome;
+        s.wait_polls = e.polls;
+        s.wait_ms = e.waited_ms;
+        break;
+    }
+    return true;
+  }
+
+  private sampleFor(e: { session_id: string; tool_use_id: string; transcript_path: string }): LagSample {
+    let calls = this.bySession.get(e.session_id);
+    if (!calls) {
+      calls = new Map();
+      this.bySession.set(e.session_id, calls);
+    }
+    let s = calls.get(e.tool_use_id);
+    if (!s) {
+      s = blank(e);
+      calls.set(e.tool_use_id, s);
+      // Maps iterate in insertion order: the first key is the oldest call.
+      if (calls.size > this.maxPerSession) calls.delete(calls.keys().next().value as string);
+    }
+    return s;
+  }
+
+  /** Calls of one session (or all), in the order they were first seen. Copies. */
+  samples(sessionId?: string): LagSample[] {
+    const lists = sessionId === undefined ? [...this.bySession.values()] : [this.bySession.get(sessionId) ?? new Map()];
+    return lists.flatMap((calls) => [...calls.values()].map((s) => ({ ...s })));
+  }
+
+  sessionIds(): string[] {
+    return [...this.bySession.keys()];
+  }
+
+  clear(): void {
+    this.bySession.clear();
+  }
+}

@@ -1,0 +1,92 @@
+import type { SessionStats } from '../core/engineEvents';
+import type { SessionSnapshot } from '../core/snapshot';
+import { formatDuration, formatLag, shapeLabel } from './format';
+import { lagHistogram, type HistogramBin } from './histogram';
+import type { LagSample } from './lagSamples';
+import { sessionTitle, toolLabel } from './sessionLabel';
+
+/**
+ * What the report webview draws, posted to it as JSON. Texts are formatted
+ * here (tested) so media/report.js only lays them out.
+ */
+export interface ReportRow {
+  tool_use_id: string;
+  tool: string;
+  line: string;
+  record_at: string;
+  fired_at: string;
+  on_disk: string;
+  lag: string;
+  lag_ms: number | null;
+  shape: string;
+  wait: string;
+  held: boolean;
+}
+
+export interface ReportBatch {
+  observed_at: number;
+  first_line: number;
+  last_line: number;
+  bytes: number;
+}
+
+export interface ReportData {
+  session_id: string;
+  title: string;
+  transcript_path: string;
+  generated_at: string;
+  stats: SessionStats;
+  summary: { label: string; value: string }[];
+  histogram: HistogramBin[];
+  rows: ReportRow[];
+  batches: ReportBatch[];
+}
+
+/** Clock time of day with milliseconds, in UTC so rows compare across machines. */
+export function timeOfDay(ms: number | null): string {
+  return ms === null ? '' : new Date(ms).toISOString().slice(11, 23);
+}
+
+/** Rows shown in the table at most; the export has them all. */
+export const REPORT_MAX_ROWS = 2000;
+
+function reportRow(s: LagSample): ReportRow {
+  const wait = s.wait_outcome === null ? '' : `${s.wait_outcome} (${s.wait_polls ?? 0} polls, ${formatDuration(s.wait_ms ?? 0)})`;
+  return {
+    tool_use_id: s.tool_use_id,
+    tool: toolLabel(s.tool_name ?? undefined),
+    line: s.line === null ? 'held' : String(s.line),
+    record_at: timeOfDay(s.record_at),
+    fired_at: timeOfDay(s.fired_at),
+    on_disk: timeOfDay(s.observed_at),
+    lag: s.line === null ? '' : formatLag(s.lag_ms),
+    lag_ms: s.lag_ms,
+    shape: shapeLabel(s.shape ?? undefined),
+    wait,
+    held: s.line === null,
+  };
+}
+
+export function buildReport(session: SessionSnapshot, samples: readonly LagSample[], now: number): ReportData {
+  const st = session.stats;
+  const lags = samples.flatMap((s) => (s.lag_ms === null ? [] : [s.lag_ms]));
+  const rows = samples.slice(-REPORT_MAX_ROWS).map(reportRow).reverse();
+  return {
+    session_id: session.session_id,
+    title: sessionTitle(session),
+    transcript_path: session.transcript_path,
+    generated_at: new Date(now).toISOString(),
+    stats: st,
+    summary: [
+      { label: 'Waits seen / behind', value: `${st.waits_seen} / ${st.waits_behind}` },
+      { label: 'Held now', value: String(session.held.length) },
+      { label: 'Calls written', value: String(st.calls_written) },
+      { label: 'Lag p50 / p95 / max', value: `${formatLag(st.lag_p50_ms)} / ${formatLag(st.lag_p95_ms)} / ${formatLag(st.lag_max_ms)}` },
+      { label: 'Shapes', value: `${st.shape_before_result} before result · ${st.shape_with_result} with result` },
+      { label: 'Malformed lines', value: String(st.malformed_lines) },
+    ],
+    histogram: lagHistogram(lags),
+    rows,
+    batches: session.batches.map((b) => ({ ...b })),
+  };
+}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CHANNEL_SCHEMA_VERSION } from './constants';
 
 /**
  * The hook channel: one JSONL file per session under `<claude dir>/transcript-lag/`.
@@ -6,7 +7,8 @@ import { z } from 'zod';
  * schema/channel-event.schema.json, generated from this file). Field names are
  * snake_case like Claude Code's hook input.
  */
-export const CHANNEL_SCHEMA_VERSION = 1;
+// Defined in ./constants (zod-free, so the bundled hook can share it); re-exported here unchanged.
+export { CHANNEL_SCHEMA_VERSION };
 
 const base = {
   /** Schema version. Readers skip versions they do not know. */

@@ -1,0 +1,38 @@
+/**
+ * Plain constants shared by the bundled hook and the engine. No imports: the
+ * hook (dist/hook.js) pulls this file in and must stay free of zod and of
+ * anything that is not a `node:` module.
+ */
+
+/** Version of the channel event format (`v` on every line). Readers skip versions they do not know. */
+export const CHANNEL_SCHEMA_VERSION = 1;
+
+/** Folder under the Claude dir that holds one `<session_id>.jsonl` per session, and `bin/`. */
+export const CHANNEL_DIR_NAME = 'transcript-lag';
+
+/** `source` of events our own hook writes. */
+export const HOOK_SOURCE = 'transcript-lag-hook';
+
+/** File name of the stable hook copy; also the marker by which we know our settings.json entries. */
+export const HOOK_FILE_NAME = 'transcript-lag-hook.js';
+
+/** Subfolder of the channel folder where install-hook keeps the stable hook copy. */
+export const HOOK_BIN_DIR_NAME = 'bin';
+
+/**
+ * Session ids that may name a channel file. Claude Code uses UUIDs; anything
+ * else with a separator, a dot prefix, NUL or over the length is refused so a
+ * hostile session_id can never make a path outside the channel folder.
+ */
+export const SAFE_SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+
+/** Channel file name of a session. Only call with an id that passed SAFE_SESSION_ID. */
+export const CHANNEL_FILE_SUFFIX = '.jsonl';
+
+/** Limits of the schema's string fields, mirrored by the hook so its lines always validate. */
+export const MAX_ID_LENGTH = 200;
+export const MAX_PATH_LENGTH = 4096;
+
+/** Probe defaults: like a reviewing hook, 50 polls 100 ms apart. */
+export const DEFAULT_PROBE_POLLS = 50;
+export const DEFAULT_PROBE_POLL_MS = 100;

@@ -1,0 +1,76 @@
+import * as fs from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ToolUseFinder } from './toolUseFinder';
+
+export interface ProbeOptions {
+  polls: number;
+  pollMs: number;
+  /** Date.now() after which no further read starts: keeps the probe within polls × interval + 1 s. */
+  deadline: number;
+}
+
+export interface ProbeOutcome {
+  outcome: 'seen' | 'behind' | 'error';
+  polls: number;
+  waited_ms: number;
+  bytes_on_disk: number;
+  line?: number;
+  error?: string;
+}
+
+const READ_BYTES = 1024 * 1024;
+const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
+
+/**
+ * Polls the transcript for the call's own tool_use record the way a reviewing
+ * hook does: each poll opens the file, reads only the bytes it has not read yet,
+ * and checks them. The transcript never being there is an `error`, not `behind`:
+ * the table counts waits that could have seen the call.
+ */
+export async function probeTranscript(transcriptPath: string, toolUseId: string, opts: ProbeOptions): Promise<ProbeOutcome> {
+  const started = Date.now();
+  const finder = new ToolUseFinder(toolUseId);
+  const buf = Buffer.allocUnsafe(READ_BYTES);
+  let offset = 0;
+  let size = 0;
+  let everOpened = false;
+  let lastError: string | undefined;
+  let poll = 0;
+  while (poll < opts.polls) {
+    poll += 1;
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(transcriptPath, OPEN_FLAGS);
+      everOpened = true;
+      const st = fs.fstatSync(fd);
+      if (!st.isFile()) throw Object.assign(new Error('transcript is not a regular file'), { code: 'ENOTFILE' });
+      size = st.size;
+      if (size < offset) {
+        // Truncated or replaced by a shorter file: line numbers restart.
+        offset = 0;
+        finder.reset();
+      }
+      while (offset < size && Date.now() < opts.deadline) {
+        const n = fs.readSync(fd, buf, 0, Math.min(READ_BYTES, size - offset), offset);
+        if (n <= 0) break;
+        offset += n;
+        if (finder.push(buf.subarray(0, n)) !== undefined) break;
+      }
+      lastError = undefined;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      lastError = code === 'ENOENT' ? 'transcript not found' : code ?? 'read failed';
+      if (code !== 'ENOENT') return { outcome: 'error', polls: poll, waited_ms: Date.now() - started, bytes_on_disk: size, error: lastError };
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd);
+    }
+    if (finder.foundLine !== undefined) {
+      return { outcome: 'seen', polls: poll, waited_ms: Date.now() - started, bytes_on_disk: size, line: finder.foundLine };
+    }
+    if (poll >= opts.polls || Date.now() + opts.pollMs > opts.deadline) break;
+    await sleep(opts.pollMs);
+  }
+  const waited_ms = Date.now() - started;
+  if (!everOpened) return { outcome: 'error', polls: poll, waited_ms, bytes_on_disk: 0, error: lastError ?? 'transcript not found' };
+  return { outcome: 'behind', polls: poll, waited_ms, bytes_on_disk: size };
+}

@@ -1,0 +1,184 @@
+import { strict as assert } from 'node:assert';
+import fc from 'fast-check';
+import type { EngineEvent } from '../../src/core/engineEvents';
+import { createCoalescer, type Scheduler } from '../../src/presentation/coalesce';
+import { csvHeader, samplesToCsv, samplesToJson } from '../../src/presentation/exportRows';
+import { LAG_BIN_EDGES_MS, lagHistogram } from '../../src/presentation/histogram';
+import { LagSampleStore } from '../../src/presentation/lagSamples';
+import { buildReport } from '../../src/presentation/reportModel';
+import { session } from './presentationSnapshots';
+
+const T = 1_750_000_000_000;
+const base = { session_id: 's1', transcript_path: '/t/s1.jsonl' };
+
+function written(id: string, line: number, at: number, over: Partial<Extract<EngineEvent, { event: 'written' }>> = {}): EngineEvent {
+  return {
+    ...base, event: 'written', tool_use_id: id, tool_name: 'Bash', at, line, generation: 0, record_at: at - 40,
+    fired_at: null, lag_ms: null, with_result: false, batch_first_line: line, batch_last_line: line, ...over,
+  };
+}
+
+describe('presentation: lag samples from engine events', () => {
+  it('joins held, written, result and wait events of one call', () => {
+    const store = new LagSampleStore();
+    store.add({ ...base, event: 'held', tool_use_id: 'a', tool_name: 'Edit', at: T });
+    store.add(written('a', 12, T + 900, { fired_at: T, lag_ms: 900, with_result: true }));
+    store.add({ ...base, event: 'result', tool_use_id: 'a', at: T + 900, line: 13, with_result: true });
+    store.add({ ...base, event: 'wait', tool_use_id: 'a', at: T + 5000, outcome: 'behind', polls: 50, waited_ms: 5000, bytes_on_disk: 10 });
+    const [s] = store.samples('s1');
+    assert.deepEqual(
+      [s.tool_name, s.line, s.fired_at, s.observed_at, s.lag_ms, s.shape, s.result_line, s.wait_outcome, s.wait_polls],
+      ['Edit', 12, T, T + 900, 900, 'with_result', 13, 'behind', 50],
+    );
+  });
+
+  it('takes a lag learned late from a joined event, and ignores a replayed record', () => {
+    const store = new LagSampleStore();
+    store.add(written('b', 7, T + 200));
+    store.add({ ...base, event: 'joined', tool_use_id: 'b', at: T + 300, fired_at: T, lag_ms: 200 });
+    store.add(written('b', 99, T + 999));
+    const [s] = store.samples();
+    assert.deepEqual([s.line, s.observed_at, s.lag_ms, s.fired_at], [7, T + 200, 200, T]);
+  });
+
+  it('keeps a bounded number of calls per session, dropping the oldest', () => {
+    const store = new LagSampleStore(3);
+    for (let i = 1; i <= 5; i++) store.add(written(`c${i}`, i, T + i));
+    assert.deepEqual(store.samples('s1').map((s) => s.tool_use_id), ['c3', 'c4', 'c5']);
+  });
+
+  it('ignores session and tail events', () => {
+    const store = new LagSampleStore();
+    assert.equal(store.add({ event: 'tail', session_id: 's1', transcript_path: '/t', at: T, change: 'truncated', generation: 1 }), false);
+    assert.equal(store.samples().length, 0);
+  });
+});
+
+describe('presentation: export rows', () => {
+  it('writes a CSV header and one quoted row per call', () => {
+    const store = new LagSampleStore();
+    store.add(written('d', 4, T + 100, { tool_name: 'mcp__x,"y"', fired_at: T, lag_ms: 100 }));
+    const csv = samplesToCsv(store.samples());
+    const lines = csv.trimEnd().split('\r\n');
+    assert.equal(lines.length, 2);
+    assert.equal(lines[0], csvHeader().join(','));
+    assert.ok(lines[0].includes('fired_at,fired_at_iso'));
+    assert.ok(lines[1].includes('"mcp__x,""y"""'));
+    assert.ok(lines[1].includes(new Date(T).toISOString()));
+    const header = lines[0].split(',');
+    // Cells line up with the header: the lag column holds the lag.
+    const cells = lines[1].replace('"mcp__x,""y"""', 'TOOL').split(',');
+    assert.equal(cells[header.indexOf('lag_ms')], '100');
+    assert.equal(cells[header.indexOf('shape')], 'before_result');
+  });
+
+  it('writes JSON with every field, nulls kept', () => {
+    const store = new LagSampleStore();
+    store.add({ ...base, event: 'held', tool_use_id: 'e', at: T });
+    const parsed = JSON.parse(samplesToJson(store.samples(), T));
+    assert.equal(parsed.exported_at, new Date(T).toISOString());
+    assert.equal(parsed.samples[0].tool_use_id, 'e');
+    assert.equal(parsed.samples[0].line, null);
+    assert.equal(parsed.samples[0].fired_at, T);
+  });
+});
+
+describe('presentation: lag histogram', () => {
+  it('puts each lag in the bin whose bounds hold it', () => {
+    const bins = lagHistogram([0, 49, 50, 999, 1000, 120_000, -3]);
+    const count = (from: number) => bins.find((b) => b.from === from)?.count;
+    assert.equal(count(0), 3); // 0, 49 and the clamped -3
+    assert.equal(count(50), 1);
+    assert.equal(count(500), 1);
+    assert.equal(count(1000), 1);
+    assert.equal(count(60_000), 1);
+    assert.equal(bins.at(-1)?.to, null);
+  });
+
+  it('counts every finite lag exactly once (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: -10, max: 200_000 })), (lags) => {
+        const bins = lagHistogram(lags);
+        return bins.length === LAG_BIN_EDGES_MS.length && bins.reduce((n, b) => n + b.count, 0) === lags.length;
+      }),
+    );
+  });
+});
+
+describe('presentation: report model', () => {
+  it('lists calls newest first with formatted cells and a histogram of their lags', () => {
+    const store = new LagSampleStore();
+    store.add(written('f1', 3, T + 250, { fired_at: T, lag_ms: 250 }));
+    store.add({ ...base, event: 'held', tool_use_id: 'f2', tool_name: 'Write', at: T + 400 });
+    const s = session({ session_id: 's1', batches: [{ observed_at: T + 250, first_line: 1, last_line: 3, bytes: 900 }] });
+    const r = buildReport(s, store.samples('s1'), T + 500);
+    assert.deepEqual(r.rows.map((row) => [row.tool_use_id, row.line, row.held]), [['f2', 'held', true], ['f1', '3', false]]);
+    assert.equal(r.rows[1].lag, '250 ms');
+    assert.equal(r.rows[1].fired_at, new Date(T).toISOString().slice(11, 23));
+    assert.equal(r.histogram.reduce((n, b) => n + b.count, 0), 1);
+    assert.equal(r.batches.length, 1);
+    assert.ok(r.summary.some((x) => x.label === 'Waits seen / behind'));
+  });
+});
+
+/** A scheduler whose time only moves when the test says so. */
+function manualScheduler() {
+  let now = 0;
+  let timers: { at: number; fn: () => void; id: number }[] = [];
+  let nextId = 1;
+  const scheduler: Scheduler = {
+    now: () => now,
+    setTimeout: (fn, ms) => {
+      const id = nextId++;
+      timers.push({ at: now + ms, fn, id });
+      return id;
+    },
+    clearTimeout: (h) => {
+      timers = timers.filter((t) => t.id !== h);
+    },
+  };
+  const advance = (ms: number) => {
+    const end = now + ms;
+    for (;;) {
+      const due = timers.filter((t) => t.at <= end).sort((a, b) => a.at - b.at)[0];
+      if (!due) break;
+      timers = timers.filter((t) => t !== due);
+      now = due.at;
+      due.fn();
+    }
+    now = end;
+  };
+  return { scheduler, advance };
+}
+
+describe('presentation: refresh coalescing', () => {
+  it('runs the first request at once and folds a burst into at most one run per interval', () => {
+    const { scheduler, advance } = manualScheduler();
+    const runs: number[] = [];
+    const c = createCoalescer(() => runs.push(scheduler.now()), 100, scheduler);
+    c.request();
+    assert.deepEqual(runs, [0]);
+    // A burst: one event every millisecond for one second.
+    for (let i = 0; i < 1000; i++) {
+      advance(1);
+      c.request();
+    }
+    advance(200);
+    assert.ok(runs.length <= 12, `ran ${runs.length} times`);
+    assert.ok(runs.length >= 10, `ran ${runs.length} times`);
+    for (let i = 1; i < runs.length; i++) assert.ok(runs[i] - runs[i - 1] >= 100);
+    // The last request of the burst was not lost: a run happened after it.
+    assert.ok(runs.at(-1)! >= 1000);
+  });
+
+  it('runs nothing after dispose', () => {
+    const { scheduler, advance } = manualScheduler();
+    let runs = 0;
+    const c = createCoalescer(() => runs++, 100, scheduler);
+    c.request();
+    c.request();
+    c.dispose();
+    advance(500);
+    assert.equal(runs, 1);
+  });
+});

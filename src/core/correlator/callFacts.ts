@@ -1,0 +1,92 @@
+/**
+ * What the correlator knows about one call: facts merged so that the result
+ * does not depend on the order they arrived in. Where two observations of the
+ * same fact disagree (a record re-read in a later generation, a duplicated hook
+ * line), the canonical one is the earliest by a total order, so every order of
+ * arrival ends in the same state.
+ */
+export interface Observation {
+  observedAt: number;
+  path: string;
+  generation: number;
+  line: number;
+  /** Identifies the write batch: record and result in one batch = `with_result`. */
+  batchKey: string;
+  batchFirstLine: number;
+  batchLastLine: number;
+  /** Read while catching up on history at start: the time it reached disk is unknown. */
+  historical: boolean;
+}
+
+export interface WrittenObservation extends Observation {
+  recordAt: number | null;
+  withResult: boolean;
+  messageId?: string;
+  blockIndex?: number;
+}
+
+export interface WaitFact {
+  at: number;
+  outcome: 'seen' | 'behind' | 'error';
+  polls: number;
+  waitedMs: number;
+  bytesOnDisk: number;
+  source: string;
+}
+
+export interface CallFacts {
+  id: string;
+  toolName?: string;
+  agentId?: string;
+  /** Earliest PreToolUse `at` reported for the call. */
+  firedAt?: number;
+  timeoutMs?: number;
+  /** Path named by the hook event, for calls not written yet. */
+  hookTranscriptPath?: string;
+  written?: WrittenObservation;
+  result?: Observation;
+  /** Canonical wait per reporting source. */
+  waits: Map<string, WaitFact>;
+  postAt?: number;
+}
+
+/** Negative when `a` comes first in the canonical order. */
+export function compareObservations(a: Observation, b: Observation): number {
+  if (a.observedAt !== b.observedAt) return a.observedAt - b.observedAt;
+  if (a.path !== b.path) return a.path < b.path ? -1 : 1;
+  if (a.generation !== b.generation) return a.generation - b.generation;
+  return a.line - b.line;
+}
+
+export function compareWaits(a: WaitFact, b: WaitFact): number {
+  if (a.at !== b.at) return a.at - b.at;
+  const ka = `${a.outcome}|${a.polls}|${a.waitedMs}|${a.bytesOnDisk}`;
+  const kb = `${b.outcome}|${b.polls}|${b.waitedMs}|${b.bytesOnDisk}`;
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+/** Hook fired → observed on disk, never below 0; null without a hook event or for history. */
+export function lagOf(call: CallFacts): number | null {
+  if (call.firedAt === undefined || !call.written || call.written.historical) return null;
+  return Math.max(0, call.written.observedAt - call.firedAt);
+}
+
+/** The canonical wait shown on a call: ours first, then the earliest by source name. */
+export function primaryWait(call: CallFacts): WaitFact | undefined {
+  let best: WaitFact | undefined;
+  for (const w of call.waits.values()) {
+    if (!best || rankSource(w.source) < rankSource(best.source) || (rankSource(w.source) === rankSource(best.source) && w.source < best.source)) best = w;
+  }
+  return best;
+}
+
+function rankSource(source: string): number {
+  return source === 'transcript-lag-hook' || source === '' ? 0 : 1;
+}
+
+/** Parses a record's ISO timestamp; null when absent or not a date. */
+export function parseTimestamp(ts: string | undefined): number | null {
+  if (!ts) return null;
+  const ms = Date.parse(ts);
+  return Number.isFinite(ms) ? ms : null;
+}

@@ -1,0 +1,412 @@
+import type { EngineEvent, SessionStats } from '../engineEvents';
+import type { ScanResult, ScannedRecord } from '../records';
+import type { SessionSnapshot } from '../snapshot';
+import type { TailRead } from '../tailTypes';
+import type { PostEvent, PreEvent, WaitEvent } from '../channel/schema';
+import { KeyedCounter, LagWindow } from '../stats';
+import {
+  type CallFacts,
+  type Observation,
+  type WaitFact,
+  type WrittenObservation,
+  compareObservations,
+  compareWaits,
+  lagOf,
+  parseTimestamp,
+} from './callFacts';
+import { LineRanges } from './lineRanges';
+import { callSnapshot, sortedRecent } from './snapshots';
+
+export interface TranscriptInput {
+  sessionId: string;
+  transcriptPath: string;
+  /** The session's own transcript (not a subagent's): its lines and batches make the timeline. */
+  isMain: boolean;
+  agentId?: string;
+  read: TailRead<ScanResult>;
+  /** Lines read while catching up at start: indexed and counted, but no call events and no lag. */
+  historical?: boolean;
+}
+
+export interface SessionLimits {
+  recentCalls: number;
+  /** Finished calls remembered (as tombstones and counter keys) so late duplicates do not count twice. */
+  rememberedCalls: number;
+  /** Hard cap on calls kept in full; past it the oldest unfinished ones are dropped too. */
+  maxLiveCalls: number;
+  batchesKept: number;
+}
+
+/** What is left of a call pruned from memory: enough to ignore its replays and join a late hook event. */
+interface Tombstone {
+  observedAt: number | null;
+  fired: boolean;
+}
+
+type Keyed<T> = { key: Observation; value: T };
+
+/** One session's calls and stats. Pure: every input carries its own time. */
+export class SessionState {
+  readonly calls = new Map<string, CallFacts>();
+  private readonly tombstones: Map<string, Tombstone> = new Map();
+  private readonly lags: LagWindow;
+  private readonly waits: KeyedCounter<'seen' | 'behind' | 'error'>;
+  private readonly shapes: KeyedCounter<'before' | 'with'>;
+  private writtenCount = 0;
+  private readonly lines = new Map<string, LineRanges>();
+  /** Malformed lines per file, per generation: a re-read generation counts once (max over generations). */
+  private readonly malformed = new Map<string, Map<number, number>>();
+  private title?: Keyed<string>;
+  private firstPrompt?: Keyed<string>;
+  private cwd?: Keyed<string>;
+  private main?: { generation: number; lastLine: number; bytes: number };
+  private mainPath?: string;
+  private hookPath?: string;
+  private batches: SessionSnapshot['batches'] = [];
+  private readonly batchKeys = new Set<string>();
+  lastActivityAt = 0;
+  lastEmitted = '';
+
+  constructor(
+    readonly sessionId: string,
+    private limits: SessionLimits,
+  ) {
+    this.lags = new LagWindow(limits.rememberedCalls);
+    this.waits = new KeyedCounter(limits.rememberedCalls);
+    this.shapes = new KeyedCounter(limits.rememberedCalls);
+  }
+
+  setLimits(limits: SessionLimits): void {
+    this.limits = limits;
+  }
+
+  get transcriptPath(): string {
+    return this.mainPath ?? this.hookPath ?? '';
+  }
+
+  private touch(at: number): void {
+    if (at > this.lastActivityAt) this.lastActivityAt = at;
+  }
+
+  private call(id: string): CallFacts {
+    let c = this.calls.get(id);
+    if (!c) {
+      c = { id, waits: new Map() };
+      this.calls.set(id, c);
+    }
+    return c;
+  }
+
+  ingestPre(ev: PreEvent, observedAt: number, out: EngineEvent[]): void {
+    this.touch(observedAt);
+    if (!this.hookPath) this.hookPath = ev.transcript_path;
+    const tomb = this.tombstones.get(ev.tool_use_id);
+    if (tomb) {
+      if (!tomb.fired && tomb.observedAt !== null) {
+        tomb.fired = true;
+        const lag = Math.max(0, tomb.observedAt - ev.at);
+        this.lags.set(ev.tool_use_id, lag);
+        out.push({ ...this.base(ev), event: 'joined', at: observedAt, fired_at: ev.at, lag_ms: lag });
+      }
+      return;
+    }
+    const c = this.call(ev.tool_use_id);
+    const lagBefore = lagOf(c);
+    const first = c.firedAt === undefined;
+    if (first || ev.at < (c.firedAt as number)) c.firedAt = ev.at;
+    c.toolName ??= ev.tool_name;
+    c.agentId ??= ev.agent_id;
+    c.timeoutMs ??= ev.timeout_ms;
+    c.hookTranscriptPath ??= ev.transcript_path;
+    if (!c.written) {
+      if (first) out.push({ ...this.base(ev), event: 'held', at: ev.at, ...(ev.timeout_ms ? { timeout_ms: ev.timeout_ms } : {}) });
+      return;
+    }
+    const lag = lagOf(c);
+    if (lag !== null && lag !== lagBefore) {
+      this.lags.set(c.id, lag);
+      out.push({ ...this.base(ev), event: 'joined', at: observedAt, fired_at: c.firedAt as number, lag_ms: lag });
+    }
+  }
+
+  ingestWait(ev: WaitEvent, observedAt: number, out: EngineEvent[]): void {
+    this.touch(observedAt);
+    const fact: WaitFact = { at: ev.at, outcome: ev.outcome, polls: ev.polls, waitedMs: ev.waited_ms, bytesOnDisk: ev.bytes_on_disk, source: ev.source ?? '' };
+    const key = `${ev.tool_use_id}\u0000${fact.source}`;
+    const isNew = !this.waits.has(key);
+    let canonical = fact;
+    if (!this.tombstones.has(ev.tool_use_id)) {
+      const c = this.call(ev.tool_use_id);
+      c.toolName ??= ev.tool_name;
+      c.agentId ??= ev.agent_id;
+      const known = c.waits.get(fact.source);
+      if (known && compareWaits(known, fact) <= 0) canonical = known;
+      c.waits.set(fact.source, canonical);
+    } else if (!isNew) return;
+    this.waits.set(key, canonical.outcome);
+    if (isNew) {
+      out.push({
+        ...this.base(ev),
+        event: 'wait',
+        at: ev.at,
+        outcome: ev.outcome,
+        polls: ev.polls,
+        waited_ms: ev.waited_ms,
+        bytes_on_disk: ev.bytes_on_disk,
+        ...(ev.source ? { source: ev.source } : {}),
+      });
+    }
+  }
+
+  ingestPost(ev: PostEvent, observedAt: number, out: EngineEvent[]): void {
+    this.touch(observedAt);
+    if (this.tombstones.has(ev.tool_use_id)) return;
+    const c = this.call(ev.tool_use_id);
+    c.toolName ??= ev.tool_name;
+    const first = c.postAt === undefined;
+    if (first || ev.at < (c.postAt as number)) c.postAt = ev.at;
+    if (first) out.push({ ...this.base(ev), event: 'post', at: ev.at });
+  }
+
+  ingestTranscript(input: TranscriptInput, out: EngineEvent[]): void {
+    const { read, transcriptPath: path } = input;
+    const historical = input.historical === true;
+    if (input.isMain) this.mainPath ??= path;
+    for (const change of read.changes) {
+      this.touch(change.at);
+      out.push({ event: 'tail', session_id: this.sessionId, transcript_path: path, at: change.at, change: change.kind, generation: change.generation });
+      if (input.isMain) this.noteMain(change.generation, 0, 0);
+    }
+    const batch = read.batch;
+    if (!batch) return;
+    this.touch(batch.observedAt);
+    const batchKey = `${path}\u0000${batch.generation}\u0000${batch.firstLine}`;
+    if (input.isMain) {
+      this.noteMain(batch.generation, batch.lastLine, batch.byteEnd);
+      this.noteBatch(batchKey, { observed_at: batch.observedAt, first_line: batch.firstLine, last_line: batch.lastLine, bytes: batch.byteEnd - batch.byteStart });
+    }
+    const rangesKey = `${path}\u0000${batch.generation}`;
+    let ranges = this.lines.get(rangesKey);
+    if (!ranges) this.lines.set(rangesKey, (ranges = new LineRanges()));
+    const fresh = read.lines.filter((l) => ranges.add(l.line));
+    const resultsInBatch = new Set<string>();
+    for (const l of read.lines) if (l.scan.kind === 'record') for (const id of l.scan.toolResults) resultsInBatch.add(id);
+    const obsBase = { observedAt: batch.observedAt, path, generation: batch.generation, batchKey, batchFirstLine: batch.firstLine, batchLastLine: batch.lastLine, historical };
+    for (const l of fresh) {
+      if (l.scan.kind === 'malformed') {
+        this.countMalformed(path, batch.generation);
+        continue;
+      }
+      const rec = l.scan;
+      const obs: Observation = { ...obsBase, line: l.line };
+      this.noteMetadata(rec, obs);
+      for (const tu of rec.toolUses) {
+        const written: WrittenObservation = {
+          ...obs,
+          recordAt: parseTimestamp(rec.timestamp),
+          withResult: resultsInBatch.has(tu.id),
+          ...(rec.messageId !== undefined ? { messageId: rec.messageId } : {}),
+          ...(rec.apiBlockIndex !== undefined ? { blockIndex: rec.apiBlockIndex } : {}),
+        };
+        this.ingestToolUse(tu.id, tu.name, input.agentId ?? rec.agentId, written, out);
+      }
+      for (const id of rec.toolResults) this.ingestResult(id, obs, out);
+    }
+    this.prune();
+  }
+
+  private ingestToolUse(id: string, name: string, agentId: string | undefined, obs: WrittenObservation, out: EngineEvent[]): void {
+    if (this.tombstones.has(id)) return;
+    const c = this.call(id);
+    c.toolName ??= name;
+    c.agentId ??= agentId;
+    const first = !c.written;
+    if (!first && compareObservations(obs, c.written as WrittenObservation) >= 0) return;
+    c.written = obs;
+    if (first) this.writtenCount++;
+    const lag = lagOf(c);
+    if (lag !== null) this.lags.set(id, lag);
+    if (!obs.historical) this.shapes.set(id, obs.withResult ? 'with' : 'before');
+    if (!first || obs.historical) return;
+    out.push({
+      ...this.callBase(c, obs.path),
+      event: 'written',
+      at: obs.observedAt,
+      line: obs.line,
+      generation: obs.generation,
+      record_at: obs.recordAt,
+      fired_at: c.firedAt ?? null,
+      lag_ms: lag,
+      with_result: obs.withResult,
+      ...(obs.messageId !== undefined ? { message_id: obs.messageId } : {}),
+      ...(obs.blockIndex !== undefined ? { block_index: obs.blockIndex } : {}),
+      batch_first_line: obs.batchFirstLine,
+      batch_last_line: obs.batchLastLine,
+    });
+    // A result that arrived before its record (only in odd orders) is reported once the call is written.
+    if (c.result) this.emitResult(c, out);
+  }
+
+  private ingestResult(id: string, obs: Observation, out: EngineEvent[]): void {
+    if (this.tombstones.has(id)) return;
+    const c = this.call(id);
+    const first = !c.result;
+    if (!first && compareObservations(obs, c.result as Observation) >= 0) return;
+    c.result = obs;
+    if (first && c.written) this.emitResult(c, out);
+  }
+
+  private emitResult(c: CallFacts, out: EngineEvent[]): void {
+    const r = c.result as Observation;
+    if (r.historical) return;
+    out.push({ ...this.callBase(c, r.path), event: 'result', at: r.observedAt, line: r.line, with_result: c.written?.batchKey === r.batchKey });
+  }
+
+  private noteMetadata(rec: ScannedRecord, obs: Observation): void {
+    // The latest title wins; the first prompt and cwd are the earliest seen.
+    if (rec.title && (!this.title || compareObservations(obs, this.title.key) > 0)) this.title = { key: obs, value: rec.title };
+    if (rec.prompt && !rec.isMetadata && (!this.firstPrompt || compareObservations(obs, this.firstPrompt.key) < 0)) this.firstPrompt = { key: obs, value: rec.prompt };
+    if (rec.cwd && (!this.cwd || compareObservations(obs, this.cwd.key) < 0)) this.cwd = { key: obs, value: rec.cwd };
+  }
+
+  private noteMain(generation: number, lastLine: number, bytes: number): void {
+    const m = this.main;
+    if (!m || generation > m.generation || (generation === m.generation && lastLine > m.lastLine)) this.main = { generation, lastLine, bytes };
+  }
+
+  private noteBatch(key: string, b: SessionSnapshot['batches'][number]): void {
+    if (this.batchKeys.has(key)) return;
+    this.batchKeys.add(key);
+    this.batches.push(b);
+    this.batches.sort((x, y) => x.observed_at - y.observed_at || x.first_line - y.first_line);
+    if (this.batches.length > this.limits.batchesKept) {
+      this.batches = this.batches.slice(-this.limits.batchesKept);
+      if (this.batchKeys.size > this.limits.batchesKept * 4) this.batchKeys.clear();
+    }
+  }
+
+  private countMalformed(path: string, generation: number): void {
+    let perGen = this.malformed.get(path);
+    if (!perGen) this.malformed.set(path, (perGen = new Map()));
+    perGen.set(generation, (perGen.get(generation) ?? 0) + 1);
+  }
+
+  get cwdValue(): string | undefined {
+    return this.cwd?.value;
+  }
+
+  stats(): SessionStats {
+    const lag = this.lags.summary();
+    let held = 0;
+    for (const c of this.calls.values()) if (c.firedAt !== undefined && !c.written) held++;
+    let malformed = 0;
+    for (const perGen of this.malformed.values()) malformed += Math.max(0, ...perGen.values());
+    return {
+      waits_seen: this.waits.count('seen'),
+      waits_behind: this.waits.count('behind'),
+      held_now: held,
+      calls_written: this.writtenCount,
+      lag_p50_ms: lag.p50,
+      lag_p95_ms: lag.p95,
+      lag_max_ms: lag.max,
+      shape_before_result: this.shapes.count('before'),
+      shape_with_result: this.shapes.count('with'),
+      malformed_lines: malformed,
+    };
+  }
+
+  snapshot(): SessionSnapshot {
+    const held = [...this.calls.values()]
+      .filter((c) => c.firedAt !== undefined && !c.written)
+      .sort((a, b) => (a.firedAt as number) - (b.firedAt as number) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      .map((c) => callSnapshot(this.sessionId, c));
+    const recent = sortedRecent(this.calls.values())
+      .slice(0, this.limits.recentCalls)
+      .map((c) => callSnapshot(this.sessionId, c));
+    return {
+      session_id: this.sessionId,
+      transcript_path: this.transcriptPath,
+      ...(this.title ? { title: this.title.value } : {}),
+      ...(this.firstPrompt ? { first_prompt: this.firstPrompt.value } : {}),
+      ...(this.cwd ? { cwd: this.cwd.value } : {}),
+      held,
+      recent,
+      stats: this.stats(),
+      last_line: this.main?.lastLine ?? 0,
+      bytes_on_disk: this.main?.bytes ?? 0,
+      last_activity_at: this.lastActivityAt,
+      batches: this.batches.map((b) => ({ ...b })),
+    };
+  }
+
+  /** The session event when title or stats changed since the last one; undefined otherwise. */
+  sessionEventIfChanged(at: number): EngineEvent | undefined {
+    const stats = this.stats();
+    const title = this.title?.value;
+    const key = JSON.stringify([stats, title, this.cwd?.value, this.transcriptPath]);
+    if (key === this.lastEmitted) return undefined;
+    this.lastEmitted = key;
+    return {
+      event: 'session',
+      session_id: this.sessionId,
+      transcript_path: this.transcriptPath,
+      at,
+      ...(title !== undefined ? { title } : {}),
+      ...(this.cwd ? { cwd: this.cwd.value } : {}),
+      stats,
+    };
+  }
+
+  /** Keeps the recent-calls ring, held and unfinished calls; finished older calls become tombstones. */
+  private prune(): void {
+    const ring = new Set(sortedRecent(this.calls.values()).slice(0, this.limits.recentCalls).map((c) => c.id));
+    for (const c of this.calls.values()) {
+      if (c.written && c.result && !ring.has(c.id)) this.bury(c);
+    }
+    if (this.calls.size <= this.limits.maxLiveCalls) return;
+    // Past the hard cap: drop the calls touched longest ago, whatever their state (a session that never writes results).
+    const byAge = [...this.calls.values()].filter((c) => !ring.has(c.id)).sort((a, b) => ageKey(a) - ageKey(b));
+    for (const c of byAge) {
+      if (this.calls.size <= this.limits.maxLiveCalls) break;
+      this.bury(c);
+    }
+  }
+
+  private bury(c: CallFacts): void {
+    this.calls.delete(c.id);
+    this.tombstones.set(c.id, { observedAt: c.written && !c.written.historical ? c.written.observedAt : null, fired: c.firedAt !== undefined });
+    while (this.tombstones.size > this.limits.rememberedCalls) this.tombstones.delete(this.tombstones.keys().next().value as string);
+  }
+
+  private base(ev: { tool_use_id: string; tool_name?: string; transcript_path: string; agent_id?: string }) {
+    return {
+      session_id: this.sessionId,
+      tool_use_id: ev.tool_use_id,
+      ...(ev.tool_name !== undefined ? { tool_name: ev.tool_name } : {}),
+      transcript_path: ev.transcript_path,
+      ...(ev.agent_id !== undefined ? { agent_id: ev.agent_id } : {}),
+    };
+  }
+
+  private callBase(c: CallFacts, path: string) {
+    return this.base({ tool_use_id: c.id, tool_name: c.toolName, transcript_path: path, agent_id: c.agentId });
+  }
+
+  /** Held events for calls still held, e.g. after catching up on history at start. */
+  heldEvents(): EngineEvent[] {
+    return this.snapshot().held.map((h) => ({
+      event: 'held' as const,
+      session_id: this.sessionId,
+      tool_use_id: h.tool_use_id,
+      ...(h.tool_name !== undefined ? { tool_name: h.tool_name } : {}),
+      at: h.fired_at as number,
+      transcript_path: this.calls.get(h.tool_use_id)?.hookTranscriptPath ?? this.transcriptPath,
+      ...(h.agent_id !== undefined ? { agent_id: h.agent_id } : {}),
+      ...(h.timeout_ms !== undefined ? { timeout_ms: h.timeout_ms } : {}),
+    }));
+  }
+}
+
+function ageKey(c: CallFacts): number {
+  return Math.max(c.written?.observedAt ?? 0, c.result?.observedAt ?? 0, c.firedAt ?? 0, c.postAt ?? 0);
+}

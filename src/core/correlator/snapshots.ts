@@ -1,0 +1,35 @@
+import type { CallSnapshot } from '../snapshot';
+import { type CallFacts, type WrittenObservation, compareObservations, lagOf, primaryWait } from './callFacts';
+
+/** Written calls, newest first (by when their record was observed). */
+export function sortedRecent(calls: Iterable<CallFacts>): CallFacts[] {
+  const written: CallFacts[] = [];
+  for (const c of calls) if (c.written) written.push(c);
+  return written.sort((a, b) => compareObservations(b.written as WrittenObservation, a.written as WrittenObservation));
+}
+
+export function callSnapshot(sessionId: string, c: CallFacts): CallSnapshot {
+  const w = c.written;
+  const wait = primaryWait(c);
+  const snap: CallSnapshot = {
+    tool_use_id: c.id,
+    session_id: sessionId,
+    state: w ? (c.result ? 'result' : 'written') : 'held',
+  };
+  if (c.toolName !== undefined) snap.tool_name = c.toolName;
+  if (c.agentId !== undefined) snap.agent_id = c.agentId;
+  if (c.firedAt !== undefined) snap.fired_at = c.firedAt;
+  if (c.timeoutMs !== undefined) snap.timeout_ms = c.timeoutMs;
+  if (w) {
+    snap.line = w.line;
+    snap.generation = w.generation;
+    snap.observed_at = w.observedAt;
+    snap.record_at = w.recordAt;
+    snap.lag_ms = lagOf(c);
+    snap.with_result = w.withResult;
+  }
+  if (w && c.result) snap.result_line = c.result.line;
+  if (wait) snap.wait = { outcome: wait.outcome, polls: wait.polls, waited_ms: wait.waitedMs, ...(wait.source ? { source: wait.source } : {}) };
+  if (c.postAt !== undefined) snap.post_at = c.postAt;
+  return snap;
+}

@@ -1,0 +1,70 @@
+import type { OpenFile } from './fileAccess';
+
+/** Bytes kept from each end of what the tail consumed. Two small reads per check, only when the file changed. */
+export const CONSUMED_WINDOW_BYTES = 256;
+
+/**
+ * Remembers the first and the last bytes the tail consumed from a file, so it
+ * can notice a file rewritten in place between two reads — truncated and
+ * regrown past the offset — which the size alone cannot show. A rewrite that
+ * leaves both windows byte-identical goes unnoticed; for files no longer than
+ * two windows that means the consumed bytes are truly unchanged.
+ */
+export class ConsumedWindow {
+  private readonly head: Buffer;
+  private readonly tail: Buffer;
+  private readonly scratch: Buffer;
+  /** Bytes held from offset 0: min(consumed, window size). */
+  private headLength = 0;
+  /** Bytes held that end at the consumed offset. */
+  private tailLength = 0;
+
+  constructor(private readonly windowBytes = CONSUMED_WINDOW_BYTES) {
+    this.head = Buffer.alloc(windowBytes);
+    this.tail = Buffer.alloc(windowBytes);
+    this.scratch = Buffer.alloc(windowBytes);
+  }
+
+  clear(): void {
+    this.headLength = 0;
+    this.tailLength = 0;
+  }
+
+  /** `chunk` was consumed at file position `position`; it may be a view into a reused buffer, so copy. */
+  record(chunk: Buffer, position: number): void {
+    const size = this.windowBytes;
+    if (position < size) {
+      const n = Math.min(size - position, chunk.length);
+      chunk.copy(this.head, position, 0, n);
+      this.headLength = position + n;
+    }
+    if (chunk.length >= size) {
+      chunk.copy(this.tail, 0, chunk.length - size);
+      this.tailLength = size;
+    } else {
+      // Shift the kept end left (Buffer.copy handles the overlap) and append the chunk.
+      const keep = Math.min(this.tailLength, size - chunk.length);
+      this.tail.copy(this.tail, 0, this.tailLength - keep, this.tailLength);
+      chunk.copy(this.tail, keep);
+      this.tailLength = keep + chunk.length;
+    }
+  }
+
+  /** True when the file still holds the remembered bytes; `offset` is the consumed length. */
+  async matches(file: OpenFile, offset: number): Promise<boolean> {
+    if (!(await this.fileHolds(file, this.head, this.headLength, 0))) return false;
+    // The tail window lies inside the head window for short files.
+    if (offset <= this.headLength) return true;
+    return this.fileHolds(file, this.tail, this.tailLength, offset - this.tailLength);
+  }
+
+  private async fileHolds(file: OpenFile, expected: Buffer, length: number, position: number): Promise<boolean> {
+    let got = 0;
+    while (got < length) {
+      const n = await file.read(this.scratch, got, length - got, position + got);
+      if (n === 0) return false;
+      got += n;
+    }
+    return this.scratch.subarray(0, length).equals(expected.subarray(0, length));
+  }
+}

@@ -1,0 +1,361 @@
+import type { Clock } from './clock';
+import { ConsumedWindow } from './consumedWindow';
+import type { FileAccess, FileIdentity, OpenFile } from './fileAccess';
+import type { LineScanner, TailChange, TailChangeKind, TailLine, TailRead, WriteBatch } from './tailTypes';
+
+export const DEFAULT_TAIL_CHUNK_SIZE = 1024 * 1024;
+const NEWLINE = 0x0a;
+
+export interface FileTailOptions<T> {
+  path: string;
+  files: FileAccess;
+  clock: Clock;
+  scanner: LineScanner<T>;
+  /** Size of the one read buffer, reused for every read; no pushed chunk is larger. */
+  chunkSize?: number;
+}
+
+/** What the path names right now. */
+type PathProbe =
+  | { kind: 'file'; id: FileIdentity }
+  | { kind: 'missing' }
+  | { kind: 'unreadable'; detail: string };
+
+/**
+ * Where the tail stands between reads. `absent`: no file yet and nothing to
+ * report (never seen, or just left a replaced one). `deleted` / `unreadable`:
+ * reported once, so a later readable file is reported as `recreated`.
+ */
+type Status = 'absent' | 'open' | 'deleted' | 'unreadable';
+
+/** What one read() gathers. */
+interface ReadOutput<T> {
+  now: number;
+  lines: TailLine<T>[];
+  changes: TailChange[];
+}
+
+/**
+ * Follows one file by byte offset and pushes the bytes of its lines into a
+ * LineScanner, one chunk at a time through a single reusable buffer, so
+ * neither a huge file nor a huge line is ever held in memory.
+ *
+ * Guarantees, per generation (one incarnation of the file): every complete
+ * (newline-terminated) line is reported once, in order, with contiguous line
+ * numbers from 1 and contiguous byte ranges from 0. Truncation, rewriting in
+ * place, replacement, deletion, re-creation and unreadability each start a new
+ * generation and are reported as a TailChange. A TailRead never mixes
+ * generations: its changes come first, its lines belong to the generation
+ * after them. Concurrent read() calls run one after the other.
+ */
+export class FileTail<T> {
+  private readonly path: string;
+  private readonly files: FileAccess;
+  private readonly clock: Clock;
+  private readonly scanner: LineScanner<T>;
+  private readonly buffer: Buffer;
+  private readonly window = new ConsumedWindow();
+
+  private handle: OpenFile | undefined;
+  private identity: FileIdentity | undefined;
+  private status: Status = 'absent';
+  /** A file was opened in the current generation: the next change must start a new one. */
+  private generationBound = false;
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  private consumed = 0;
+  private currentGeneration = 1;
+  private completeLines = 0;
+  private partialLength = 0;
+  /** Clock time of the read that first saw the bytes of the partial line. */
+  private partialSince = 0;
+  private knownSize = 0;
+  private knownMtimeMs = -1;
+
+  constructor(opts: FileTailOptions<T>) {
+    this.path = opts.path;
+    this.files = opts.files;
+    this.clock = opts.clock;
+    this.scanner = opts.scanner;
+    const chunkSize = opts.chunkSize ?? DEFAULT_TAIL_CHUNK_SIZE;
+    if (!Number.isInteger(chunkSize) || chunkSize < 1) throw new RangeError(`chunkSize must be a positive integer, got ${chunkSize}`);
+    this.buffer = Buffer.alloc(chunkSize);
+  }
+
+  /** Bytes consumed, the partial line included. */
+  get offset(): number {
+    return this.consumed;
+  }
+  get generation(): number {
+    return this.currentGeneration;
+  }
+  /** Complete lines reported in this generation. */
+  get lineCount(): number {
+    return this.completeLines;
+  }
+  /** Bytes of the last line already pushed into the scanner, still waiting for their newline. */
+  get partialBytes(): number {
+    return this.partialLength;
+  }
+  /** Size of the file at the last read; 0 when there is none. */
+  get size(): number {
+    return this.knownSize;
+  }
+
+  /** Reads every byte the file has gained up to its size at the start of the read. */
+  read(): Promise<TailRead<T>> {
+    const result = this.queue.then(() => this.readOnce());
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Releases the file handle; later reads return nothing. */
+  close(): Promise<void> {
+    const result = this.queue.then(async () => {
+      this.closed = true;
+      await this.closeHandle();
+    });
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  private async readOnce(): Promise<TailRead<T>> {
+    const out: ReadOutput<T> = { now: this.clock.now(), lines: [], changes: [] };
+    if (this.closed) return { lines: [], changes: [] };
+    const probe = await this.probePath();
+    if (this.handle) {
+      if (probe.kind === 'file' && sameFile(probe.id, this.identity)) {
+        await this.follow(probe.id, out);
+        return this.finish(out);
+      }
+      // The path no longer names the open file. Lines appended to it before it went
+      // belong to its generation: deliver them first, switch on the next read.
+      await this.drainLeaving(out);
+      if (out.lines.length > 0) return this.finish(out);
+      await this.leave(probe, out);
+    }
+    await this.openFromPath(probe, out);
+    return this.finish(out);
+  }
+
+  private async probePath(): Promise<PathProbe> {
+    try {
+      const id = await this.files.stat(this.path);
+      if (!id) return { kind: 'missing' };
+      if (!id.isFile) return { kind: 'unreadable', detail: id.isDirectory ? 'is a directory' : 'not a regular file' };
+      return { kind: 'file', id };
+    } catch (err) {
+      return { kind: 'unreadable', detail: describeError(err) };
+    }
+  }
+
+  /** Same file as before: check it was not cut or rewritten under the offset, then read on. */
+  private async follow(id: FileIdentity, out: ReadOutput<T>): Promise<void> {
+    const changedSinceLastRead = id.size !== this.knownSize || id.mtimeMs !== this.knownMtimeMs;
+    this.knownSize = id.size;
+    this.knownMtimeMs = id.mtimeMs;
+    if (id.size < this.consumed) {
+      this.reanchor('truncated', `size ${id.size} below offset ${this.consumed}`, out);
+      this.generationBound = true;
+    } else if (this.consumed > 0 && changedSinceLastRead) {
+      let intact: boolean;
+      try {
+        intact = await this.window.matches(this.handle!, this.consumed);
+      } catch (err) {
+        await this.readFailed(err, out);
+        return;
+      }
+      if (!intact) {
+        this.reanchor('truncated', 'rewritten in place below the offset', out);
+        this.generationBound = true;
+      }
+    }
+    const failure = await this.readUpTo(id.size, out);
+    if (failure !== undefined) await this.readFailed(failure, out);
+  }
+
+  /** A read error keeps the lines already gathered; with none, the file is given up as unreadable. */
+  private async readFailed(err: unknown, out: ReadOutput<T>): Promise<void> {
+    if (out.lines.length > 0) return;
+    await this.closeHandle();
+    this.status = 'unreadable';
+    this.reanchor('unreadable', describeError(err), out);
+  }
+
+  /** Reads the rest of a file that the path no longer names, if it is still intact below the offset. */
+  private async drainLeaving(out: ReadOutput<T>): Promise<void> {
+    try {
+      const id = await this.handle!.stat();
+      if (id.size <= this.consumed) return;
+      if (this.consumed > 0 && !(await this.window.matches(this.handle!, this.consumed))) return;
+      await this.readUpTo(id.size, out);
+    } catch {
+      // The leaving file cannot be read any more: nothing to deliver from it.
+    }
+  }
+
+  /** Drops the open file because the path now names something else, or nothing. */
+  private async leave(probe: PathProbe, out: ReadOutput<T>): Promise<void> {
+    const before = this.identity;
+    await this.closeHandle();
+    if (probe.kind === 'missing') {
+      this.status = 'deleted';
+      this.reanchor('deleted', undefined, out);
+    } else if (probe.kind === 'unreadable') {
+      this.status = 'unreadable';
+      this.reanchor('unreadable', probe.detail, out);
+    } else {
+      this.status = 'absent';
+      this.reanchor('replaced', `inode ${before?.ino ?? '?'} -> ${probe.id.ino}`, out);
+    }
+  }
+
+  /** No file is open: open what the path names, or note once why there is nothing to read. */
+  private async openFromPath(probe: PathProbe, out: ReadOutput<T>): Promise<void> {
+    this.knownSize = 0;
+    if (probe.kind === 'missing') {
+      if (this.status === 'unreadable') {
+        this.status = 'deleted';
+        this.reanchor('deleted', undefined, out);
+      }
+      return;
+    }
+    if (probe.kind === 'unreadable') {
+      this.markUnreadable(probe.detail, out);
+      return;
+    }
+    let handle: OpenFile;
+    let id: FileIdentity;
+    try {
+      handle = await this.files.open(this.path);
+    } catch (err) {
+      this.markUnreadable(describeError(err), out);
+      return;
+    }
+    try {
+      // The handle's own identity is authoritative: the path may have changed since the probe.
+      id = await handle.stat();
+      if (!id.isFile) throw new Error(id.isDirectory ? 'is a directory' : 'not a regular file');
+    } catch (err) {
+      await handle.close().catch(() => undefined);
+      this.markUnreadable(describeError(err), out);
+      return;
+    }
+    if (this.status === 'deleted' || this.status === 'unreadable') {
+      this.reanchor('recreated', `was ${this.status}`, out);
+    }
+    this.handle = handle;
+    this.identity = id;
+    this.status = 'open';
+    this.generationBound = true;
+    this.knownMtimeMs = -1;
+    await this.follow(id, out);
+  }
+
+  private markUnreadable(detail: string, out: ReadOutput<T>): void {
+    if (this.status === 'unreadable') return;
+    this.status = 'unreadable';
+    this.reanchor('unreadable', detail, out);
+  }
+
+  /**
+   * Starts over from byte 0. A new generation only when the current one has seen
+   * a file: a deletion followed by the re-creation is one generation change, not two.
+   */
+  private reanchor(kind: TailChangeKind, detail: string | undefined, out: ReadOutput<T>): void {
+    if (this.generationBound) {
+      this.currentGeneration += 1;
+      this.generationBound = false;
+    }
+    this.scanner.reset();
+    this.consumed = 0;
+    this.completeLines = 0;
+    this.partialLength = 0;
+    this.window.clear();
+    const change: TailChange = { kind, at: out.now, generation: this.currentGeneration };
+    if (detail !== undefined) change.detail = detail;
+    out.changes.push(change);
+  }
+
+  /** Reads up to `target` (the size seen at the start, so a busy writer cannot keep one read going). */
+  private async readUpTo(target: number, out: ReadOutput<T>): Promise<unknown> {
+    const handle = this.handle!;
+    while (this.consumed < target) {
+      const want = Math.min(this.buffer.length, target - this.consumed);
+      let n: number;
+      try {
+        n = await handle.read(this.buffer, 0, want, this.consumed);
+      } catch (err) {
+        return err ?? new Error('read failed');
+      }
+      if (n === 0) break; // shrank since the stat; the next read re-checks
+      this.consume(this.buffer.subarray(0, n), out);
+    }
+    return undefined;
+  }
+
+  /** Splits a chunk at its newlines, pushing line bytes (newline excluded) into the scanner. */
+  private consume(chunk: Buffer, out: ReadOutput<T>): void {
+    const base = this.consumed;
+    let pos = 0;
+    while (pos < chunk.length) {
+      const newline = chunk.indexOf(NEWLINE, pos);
+      const end = newline === -1 ? chunk.length : newline;
+      if (end > pos) {
+        if (this.partialLength === 0) this.partialSince = out.now;
+        this.scanner.push(chunk.subarray(pos, end));
+        this.partialLength += end - pos;
+      }
+      if (newline === -1) break;
+      const byteEnd = base + newline + 1;
+      const dwell = this.partialLength > 0 ? out.now - this.partialSince : 0;
+      out.lines.push({
+        line: ++this.completeLines,
+        byteStart: byteEnd - this.partialLength - 1,
+        byteEnd,
+        scan: this.scanner.finish(),
+        partialDwellMs: dwell,
+      });
+      this.partialLength = 0;
+      pos = newline + 1;
+    }
+    this.window.record(chunk, base);
+    this.consumed = base + chunk.length;
+  }
+
+  private finish(out: ReadOutput<T>): TailRead<T> {
+    const read: TailRead<T> = { lines: out.lines, changes: out.changes };
+    if (out.lines.length > 0) {
+      const first = out.lines[0]!;
+      const last = out.lines[out.lines.length - 1]!;
+      const batch: WriteBatch = {
+        observedAt: out.now,
+        generation: this.currentGeneration,
+        firstLine: first.line,
+        lastLine: last.line,
+        byteStart: first.byteStart,
+        byteEnd: last.byteEnd,
+      };
+      read.batch = batch;
+    }
+    return read;
+  }
+
+  private async closeHandle(): Promise<void> {
+    const handle = this.handle;
+    this.handle = undefined;
+    this.identity = undefined;
+    if (handle) await handle.close().catch(() => undefined);
+  }
+}
+
+function sameFile(a: FileIdentity, b: FileIdentity | undefined): boolean {
+  return b !== undefined && a.ino === b.ino && a.dev === b.dev;
+}
+
+function describeError(err: unknown): string {
+  const e = err as NodeJS.ErrnoException | undefined;
+  if (e && typeof e === 'object' && typeof e.code === 'string') return e.code;
+  return e instanceof Error ? e.message : String(err);
+}

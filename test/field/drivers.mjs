@@ -1,0 +1,104 @@
+// Drives the real Claude Code CLI: print mode as a child process, interactive mode inside tmux (on a
+// private tmux socket, so we only ever touch our own server).
+import { spawn, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** `claude -p PROMPT`: resolves when the process exits (or is killed at the timeout). */
+export function runPrint({ claudeBin, cwd, env, prompt, timeoutMs = 90_000 }) {
+  return new Promise((resolve) => {
+    const startedAt = Date.now();
+    const child = spawn(claudeBin, ['-p', prompt, '--permission-mode', 'acceptEdits'], {
+      cwd,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, startedAt, endedAt: Date.now() });
+    });
+  });
+}
+
+/**
+ * Interactive session under tmux: start the TUI, wait until it shows its prompt, type PROMPT, wait
+ * until `isDone()` says the turn is over, then `/exit`. Returns the last screen for diagnostics.
+ */
+export async function runInteractive({ claudeBin, cwd, env, prompt, isDone, timeoutMs = 90_000 }) {
+  const socket = `tl-field-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  const tmux = (...args) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
+  const startedAt = Date.now();
+  // tmux starts the command through a shell with the server's environment; `env -i` gives it exactly ours.
+  const command = ['env', '-i', ...envArgs, claudeBin, '--permission-mode', 'acceptEdits'].map(shellQuote).join(' ');
+  tmux('new-session', '-d', '-s', 'field', '-x', '160', '-y', '50', '-c', cwd, command);
+  const screen = () => {
+    try {
+      return tmux('capture-pane', '-p', '-t', 'field');
+    } catch {
+      return '';
+    }
+  };
+  let last = '';
+  let readyAt;
+  let typedAt;
+  let doneAt;
+  try {
+    const deadline = startedAt + timeoutMs;
+    // Ready: the input prompt line is drawn and the status line under it.
+    while (Date.now() < deadline) {
+      last = screen();
+      if (/^\s*[❯>]\s/m.test(last) && /(accept edits|for shortcuts|bypass|\? for)/i.test(last)) break;
+      await sleep(150);
+    }
+    readyAt = Date.now();
+    await sleep(300);
+    tmux('send-keys', '-t', 'field', '-l', prompt);
+    await sleep(200);
+    tmux('send-keys', '-t', 'field', 'Enter');
+    typedAt = Date.now();
+    while (Date.now() < deadline && !isDone()) await sleep(100);
+    doneAt = Date.now();
+    // Let the writer's trailing batch land before leaving.
+    await sleep(700);
+    last = screen();
+    tmux('send-keys', '-t', 'field', '-l', '/exit');
+    await sleep(150);
+    tmux('send-keys', '-t', 'field', 'Enter');
+    for (let i = 0; i < 30; i++) {
+      await sleep(100);
+      try {
+        tmux('has-session', '-t', 'field');
+      } catch {
+        break;
+      }
+    }
+  } finally {
+    try {
+      tmux('kill-server');
+    } catch {
+      // already gone with its only session
+    }
+  }
+  return { startedAt, readyAt, typedAt, doneAt, endedAt: Date.now(), screen: last };
+}
+
+function shellQuote(s) {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${String(s).replace(/'/g, `'\\''`)}'`;
+}
+
+export function tmuxAvailable() {
+  try {
+    execFileSync('tmux', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+

@@ -1,0 +1,98 @@
+// The project's own pieces as the field test uses them: install-hook, watch --json, analyze --json,
+// all through the built dist/cli.js (the same entry points a user runs).
+import { spawn, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const CLI_JS = path.join(repoRoot, 'dist', 'cli.js');
+export const HOOK_JS = path.join(repoRoot, 'dist', 'hook.js');
+
+/** What is missing from dist/ for the field test to run, as messages (empty when all is there). */
+export function missingPieces() {
+  const missing = [];
+  if (!fs.existsSync(HOOK_JS)) missing.push('dist/hook.js');
+  if (!fs.existsSync(CLI_JS)) missing.push('dist/cli.js');
+  else {
+    const help = cli(['--help'], { allowFail: true });
+    for (const cmd of ['install-hook', 'watch', 'analyze']) {
+      if (!help.includes(cmd)) missing.push(`dist/cli.js ${cmd}`);
+    }
+  }
+  return missing;
+}
+
+function cli(args, { allowFail = false, env = process.env } = {}) {
+  try {
+    return execFileSync(process.execPath, [CLI_JS, ...args], { encoding: 'utf8', env, stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (err) {
+    if (allowFail) return `${err.stdout ?? ''}${err.stderr ?? ''}`;
+    throw new Error(`transcript-lag ${args.join(' ')} failed (${err.status}): ${err.stderr || err.stdout || err}`);
+  }
+}
+
+export function installHook({ claudeDir, probe, polls, pollMs }) {
+  // Development aid only (TL_FIELD_DIRECT_HOOK=1): wire dist/hook.js by hand before install-hook exists.
+  if (process.env.TL_FIELD_DIRECT_HOOK === '1') return writeHookDirectly({ claudeDir, probe, polls, pollMs });
+  const args = ['install-hook', '--claude-dir', claudeDir];
+  if (probe) args.push('--probe', '--polls', String(polls), '--poll-ms', String(pollMs));
+  return cli(args);
+}
+
+/** `watch --json`: every stdout line parsed, with the time it arrived. */
+export function startWatch({ claudeDir, cwd }) {
+  const child = spawn(process.execPath, [CLI_JS, 'watch', '--json', '--all', '--claude-dir', claudeDir], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const events = [];
+  let partial = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk) => {
+    const t = Date.now();
+    const parts = (partial + chunk).split('\n');
+    partial = parts.pop() ?? '';
+    for (const line of parts) {
+      if (!line.trim()) continue;
+      try {
+        events.push({ t, ...JSON.parse(line) });
+      } catch {
+        events.push({ t, event: 'unparsed', text: line });
+      }
+    }
+  });
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  return {
+    events,
+    stderr: () => stderr,
+    async stop() {
+      child.kill('SIGINT');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
+      const how = await exited;
+      clearTimeout(timer);
+      return how;
+    },
+  };
+}
+
+export function analyze(transcript, channel) {
+  const args = ['analyze', transcript, '--json'];
+  if (channel && fs.existsSync(channel)) args.push('--channel', channel);
+  return JSON.parse(cli(args));
+}
+
+function writeHookDirectly({ claudeDir, probe, polls, pollMs }) {
+  const base = `node ${JSON.stringify(HOOK_JS)} --channel-dir ${JSON.stringify(path.join(claudeDir, 'transcript-lag'))}`;
+  const pre = probe ? `${base} --probe --polls ${polls} --poll-ms ${pollMs}` : base;
+  const settings = {
+    hooks: {
+      PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: pre }] }],
+      PostToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: base }] }],
+    },
+  };
+  fs.writeFileSync(path.join(claudeDir, 'settings.json'), JSON.stringify(settings, null, 2));
+  return 'direct';
+}

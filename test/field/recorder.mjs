@@ -1,0 +1,77 @@
+// Records, every few ms, each complete line appended to the .jsonl files under some folders, with the
+// time it was first seen on disk. This is the field test's ground truth for "when did the record
+// land" (independent of the project's own tail), and the raw material of the demo recordings.
+import fs from 'node:fs';
+import path from 'node:path';
+
+export function startRecorder({ roots, pollMs = 10, now = () => Date.now() }) {
+  /** path -> { offset, partial, lineNo } */
+  const files = new Map();
+  const lines = [];
+  let timer;
+  let stopped = false;
+
+  function listJsonl(dir, out) {
+    let entries;
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) listJsonl(p, out);
+      else if (e.isFile() && e.name.endsWith('.jsonl')) out.push(p);
+    }
+  }
+
+  function pollOnce() {
+    const t = now();
+    const found = [];
+    for (const r of roots) listJsonl(r, found);
+    for (const p of found) {
+      let st = files.get(p);
+      if (!st) {
+        st = { offset: 0, partial: '', lineNo: 0 };
+        files.set(p, st);
+      }
+      let size;
+      try {
+        size = fs.statSync(p).size;
+      } catch {
+        continue;
+      }
+      if (size <= st.offset) continue;
+      const fd = fs.openSync(p, 'r');
+      try {
+        const buf = Buffer.alloc(size - st.offset);
+        const n = fs.readSync(fd, buf, 0, buf.length, st.offset);
+        st.offset += n;
+        const text = st.partial + buf.subarray(0, n).toString('utf8');
+        const parts = text.split('\n');
+        st.partial = parts.pop() ?? '';
+        for (const line of parts) lines.push({ t, file: p, line: ++st.lineNo, text: line });
+      } finally {
+        fs.closeSync(fd);
+      }
+    }
+  }
+
+  const loop = () => {
+    if (stopped) return;
+    pollOnce();
+    timer = setTimeout(loop, pollMs);
+  };
+  loop();
+
+  return {
+    lines,
+    /** Final poll, then stop. */
+    stop() {
+      stopped = true;
+      clearTimeout(timer);
+      pollOnce();
+      return lines;
+    },
+  };
+}

@@ -1,0 +1,124 @@
+// One field scenario against the real CLI: sandbox HOME, stand-in API, the project's hook installed,
+// `watch --json` running, the CLI driven in print or interactive mode, every transcript and channel
+// line recorded with the time it reached disk. Returns measurements; assertions live elsewhere.
+import fs from 'node:fs';
+import path from 'node:path';
+import { startStandInApi } from './standInApi.mjs';
+import { startRecorder } from './recorder.mjs';
+import { runPrint, runInteractive } from './drivers.mjs';
+import { makeSandbox, addFieldSettings, claudeEnv, readJsonl } from './sandbox.mjs';
+import { installHook, startWatch, analyze } from './projectCli.mjs';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export async function runScenario(scenario, { claudeBin, version, keep = false }) {
+  const sb = makeSandbox(scenario.name);
+  const def = { ...scenario, script: typeof scenario.script === 'function' ? scenario.script(sb.work) : scenario.script };
+  const t0 = Date.now();
+  installHook({ claudeDir: sb.claudeDir, probe: def.hook === 'probe', polls: def.polls, pollMs: def.pollMs });
+  addFieldSettings(sb, { slowHookMs: def.slowHookMs ?? 0 });
+  const api = await startStandInApi({
+    script: def.script,
+    logFile: sb.apiLog,
+    blockGapMs: def.blockGapMs,
+    finishDelayMs: def.finishDelayMs,
+  });
+  const projectsDir = path.join(sb.claudeDir, 'projects');
+  const channelDir = path.join(sb.claudeDir, 'transcript-lag');
+  const recorder = startRecorder({ roots: [projectsDir, channelDir] });
+  const watch = startWatch({ claudeDir: sb.claudeDir, cwd: sb.work });
+  await sleep(800);
+  const env = claudeEnv(sb, api.url);
+  let run;
+  try {
+    if (def.mode === 'print') {
+      run = await runPrint({ claudeBin, cwd: sb.work, env, prompt: def.prompt ?? 'go' });
+    } else {
+      const finalAnswered = () =>
+        recorder.lines.some((l) => l.file.startsWith(projectsDir) && /"stop_reason":"end_turn"/.test(l.text));
+      run = await runInteractive({ claudeBin, cwd: sb.work, env, prompt: def.prompt ?? 'go', isDone: finalAnswered });
+    }
+    // watch polls on its own clock: give it time to report the last writes.
+    await sleep(1500);
+  } finally {
+    await watch.stop();
+    recorder.stop();
+    await api.close();
+  }
+
+  const events = readJsonl(sb.eventLog);
+  const apiLog = readJsonl(sb.apiLog);
+  const sessionId = events.find((e) => e.session)?.session;
+  const transcript = events.find((e) => e.transcript)?.transcript;
+  const transcriptLines = recorder.lines.filter((l) => l.file === transcript);
+  const channelFile = sessionId ? path.join(channelDir, `${sessionId}.jsonl`) : undefined;
+  const channelLines = recorder.lines.filter((l) => l.file === channelFile);
+  const channelEvents = channelLines.map((l) => ({ t: l.t, ...JSON.parse(l.text) }));
+
+  const calls = def.script.flat().map((c) => measureCall(c, { events, transcriptLines, channelEvents }));
+  let analysis;
+  let analyzeError;
+  try {
+    analysis = transcript && fs.existsSync(transcript) ? analyze(transcript, channelFile) : undefined;
+  } catch (err) {
+    analyzeError = String(err.message ?? err);
+  }
+  const result = {
+    scenario: def.name,
+    version,
+    def,
+    t0,
+    run: { ...run, screen: undefined, stdout: run?.stdout?.slice(0, 500), stderr: run?.stderr?.slice(0, 2000) },
+    screen: run?.screen,
+    sessionId,
+    transcript,
+    channelFile,
+    durationMs: Date.now() - t0,
+    apiRequests: apiLog.filter((r) => r.req).map(({ at, ...r }) => ({ t: at - t0, ...r })),
+    calls,
+    watchEvents: watch.events.map((e) => ({ ...e, t: e.t - t0 })),
+    watchStderr: watch.stderr().slice(0, 2000),
+    analysis,
+    analyzeError,
+    transcriptLineCount: transcriptLines.length,
+    recording: {
+      transcript: transcriptLines.map((l) => ({ t: l.t - t0, line: l.line, text: l.text })),
+      channel: channelLines.map((l) => ({ t: l.t - t0, line: l.line, text: l.text })),
+    },
+    sandbox: sb.root,
+  };
+  if (!keep) fs.rmSync(sb.root, { recursive: true, force: true });
+  return result;
+}
+
+/** Ground truth for one call: when its hooks fired, when its record and its result reached disk. */
+function measureCall(call, { events, transcriptLines, channelEvents }) {
+  const id = call.id;
+  const pre = events.find((e) => e.ev === 'PreToolUse' && e.id === id);
+  const post = events.find((e) => e.ev === 'PostToolUse' && e.id === id);
+  const record = transcriptLines.find((l) => l.text.includes(`"id":"${id}"`) && l.text.includes('"tool_use"'));
+  const result = transcriptLines.find((l) => l.text.includes(`"tool_use_id":"${id}"`) && l.text.includes('"tool_result"'));
+  const wait = channelEvents.find((e) => e.event === 'wait' && e.tool_use_id === id);
+  const channelPre = channelEvents.find((e) => e.event === 'pre' && e.tool_use_id === id);
+  // Both hooks stamp their process start; the earlier one is closer to when Claude Code fired them.
+  const starts = [pre?.at, channelPre?.at].filter((x) => typeof x === 'number');
+  const firedAt = starts.length ? Math.min(...starts) : undefined;
+  return {
+    id,
+    tool: call.name,
+    preAt: pre?.at,
+    postAt: post?.at,
+    hooksMs: pre && post ? post.at - pre.at : undefined,
+    line: record?.line,
+    landedAt: record?.t,
+    firedAt,
+    heldMs: firedAt !== undefined && record ? record.t - firedAt : undefined,
+    resultLine: result?.line,
+    resultAt: result?.t,
+    withResult: record && result ? result.t <= record.t : undefined,
+    channelPreAt: channelPre?.at,
+    wait: wait
+      ? { outcome: wait.outcome, polls: wait.polls, waited_ms: wait.waited_ms, line: wait.line, max_polls: wait.max_polls }
+      : undefined,
+  };
+}

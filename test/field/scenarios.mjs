@@ -1,0 +1,25 @@
+// The field scenarios. Each is short: small probe bounds (10 × 100 ms), one prompt, one or two
+// assistant messages with tool calls, then a final text answer from the stand-in.
+
+const bash = (id, command) => ({ name: 'Bash', id, input: { command, description: 'field test step' } });
+const read = (id, file) => ({ name: 'Read', id, input: { file_path: file } });
+
+/** One call per message, two messages. */
+export const SINGLE = (work) => [[bash('toolu_field001b', 'sleep 1')], [bash('toolu_field002b', 'echo second')]];
+/** Two parallel calls in one message. */
+export const PARALLEL = (work) => [[read('toolu_field001r', `${work}/notes.txt`), bash('toolu_field001b', 'sleep 1')]];
+
+const probe = { hook: 'probe', polls: 10, pollMs: 100 };
+const announce = { hook: 'announce', polls: 10, pollMs: 100 };
+// A model's stream does not end the instant a tool_use block closes: the stand-in waits before
+// message_delta, so PreToolUse fires while the message is still open, as with the real API.
+const stream = { blockGapMs: 100, finishDelayMs: 300 };
+
+export const scenarios = [
+  { name: 'print-single-announce', mode: 'print', ...announce, ...stream, script: SINGLE },
+  { name: 'print-single-probe', mode: 'print', ...probe, ...stream, script: SINGLE },
+  { name: 'print-parallel-probe-slow', mode: 'print', ...probe, ...stream, slowHookMs: 2000, script: PARALLEL },
+  { name: 'interactive-single-announce', mode: 'interactive', ...announce, ...stream, script: SINGLE },
+  { name: 'interactive-single-probe', mode: 'interactive', ...probe, ...stream, script: SINGLE },
+  { name: 'interactive-parallel-probe-slow', mode: 'interactive', ...probe, ...stream, slowHookMs: 2000, script: PARALLEL },
+];

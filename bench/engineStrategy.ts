@@ -1,0 +1,48 @@
+/**
+ * The engine as the extension runs it (src/vscode/engineHost.ts): the chokidar
+ * change source for low latency, and tick() on the host's interval as the
+ * safety net, skipped while one is in flight.
+ */
+import { TranscriptLagEngine } from '../src/core/engine';
+import type { EngineEvent } from '../src/core/engineEvents';
+import { chokidarChangeSource } from '../src/platform/chokidarChangeSource';
+import { nodeFileAccess } from '../src/platform/nodeFileAccess';
+import { TICK_INTERVAL_MS } from '../src/vscode/engineHost';
+import type { WatchStrategy } from './lib/writerPhase';
+
+export function engineStrategy(onEvent?: (e: EngineEvent) => void): WatchStrategy & { ticks(): number } {
+  let engine: TranscriptLagEngine | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let inFlight: Promise<void> | undefined;
+  let ticks = 0;
+  return {
+    name: 'engine (chokidar + 1 s tick)',
+    ticks: () => ticks,
+    async start(site, seen) {
+      engine = new TranscriptLagEngine({
+        claudeDir: site.claudeDir,
+        workspaceFolders: [site.workspace],
+        scope: 'workspace',
+        files: nodeFileAccess,
+        clock: { now: () => Date.now() },
+        changes: chokidarChangeSource(),
+      });
+      engine.onEvent((e) => {
+        if (e.event === 'written') seen(e.tool_use_id);
+        onEvent?.(e);
+      });
+      await engine.start();
+      const e = engine;
+      timer = setInterval(() => {
+        if (inFlight) return;
+        ticks++;
+        inFlight = e.tick().finally(() => (inFlight = undefined));
+      }, TICK_INTERVAL_MS);
+    },
+    async stop() {
+      clearInterval(timer);
+      await inFlight;
+      await engine?.dispose();
+    },
+  };
+}

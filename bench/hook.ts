@@ -1,0 +1,75 @@
+/**
+ * Hook cost: wall time of one `node dist/hook.js` (announce mode, as
+ * install-hook writes it) on a realistic PreToolUse payload, against
+ * `node -e ''` fed the same stdin: the floor any Node hook pays. Runs alternate
+ * (hook, baseline, baseline, hook, …) so drift on a shared machine hits both.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { BenchContext } from './lib/context';
+import { makeTempDir, timedRun } from './lib/proc';
+import { row, type SectionResult } from './lib/report';
+import { median, percentile } from './lib/stats';
+
+const SECTION = 'hook';
+
+/** What Claude Code sends a PreToolUse hook (2.1.x), with a typical Bash call. */
+export function preToolUsePayload(transcriptPath: string, cwd: string): string {
+  return JSON.stringify({
+    session_id: '8a0c6b7e-5f0e-4d57-9a4c-1f2e3d4c5b6a',
+    transcript_path: transcriptPath,
+    cwd,
+    permission_mode: 'acceptEdits',
+    hook_event_name: 'PreToolUse',
+    tool_name: 'Bash',
+    tool_input: { command: 'npm test -- --grep "tail survives truncation" 2>&1 | tail -40', description: 'Run the tail tests', timeout: 120000 },
+    tool_use_id: 'toolu_01HookBenchPayload0000000',
+    prompt_id: '41050655-b24d-4cb9-a32f-344d90c7f59d',
+  });
+}
+
+export async function hookCost(ctx: BenchContext): Promise<SectionResult> {
+  const hook = path.join(ctx.repoRoot, 'dist/hook.js');
+  if (!fs.existsSync(hook)) return { section: SECTION, rows: [], error: 'dist/hook.js not built' };
+  const dir = makeTempDir('hook');
+  try {
+    const channelDir = path.join(dir, 'transcript-lag');
+    const transcript = path.join(dir, 'projects/-home-dev-app/8a0c6b7e-5f0e-4d57-9a4c-1f2e3d4c5b6a.jsonl');
+    fs.mkdirSync(path.dirname(transcript), { recursive: true });
+    fs.writeFileSync(transcript, '');
+    const input = preToolUsePayload(transcript, '/home/dev/app');
+    const env = { ...process.env, CLAUDE_CONFIG_DIR: dir };
+    const runHook = () => timedRun(process.execPath, [hook, '--channel-dir', channelDir], { input, env });
+    const runBaseline = () => timedRun(process.execPath, ['-e', ''], { input, env });
+
+    const n = ctx.quick ? 10 : 40;
+    runHook();
+    runBaseline();
+    const hookMs: number[] = [];
+    const baseMs: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const pair = i % 2 === 0 ? [runHook, runBaseline] : [runBaseline, runHook];
+      for (const run of pair) {
+        const r = run();
+        if (r.status !== 0) throw new Error(`exit ${r.status}: ${r.stderr.slice(0, 200)}`);
+        if (r.stdout !== '') throw new Error(`the hook wrote to stdout: ${r.stdout.slice(0, 200)}`);
+        (run === runHook ? hookMs : baseMs).push(r.wallMs);
+      }
+    }
+    const channelFile = fs.readdirSync(channelDir).find((f) => f.endsWith('.jsonl'));
+    const events = channelFile ? fs.readFileSync(path.join(channelDir, channelFile), 'utf8').split('\n').filter(Boolean) : [];
+    const ratio = median(hookMs) / median(baseMs);
+    return {
+      section: SECTION,
+      rows: [
+        row(SECTION, 'hook / node -e "" (median)', ratio, 'x', { op: '<=', limit: 1.2 }, `${n} interleaved runs each`),
+        row(SECTION, 'hook wall time p50', median(hookMs), 'ms', undefined, `p90 ${percentile(hookMs, 90).toFixed(1)} ms`),
+        row(SECTION, 'node -e "" wall time p50', median(baseMs), 'ms', undefined, `p90 ${percentile(baseMs, 90).toFixed(1)} ms`),
+        row(SECTION, 'pre events written', events.length, '', { op: '>=', limit: n + 1 }, 'one channel line per hook run'),
+      ],
+      details: { hookMs, baselineMs: baseMs, channelLines: events.length, sampleEvent: events[0] ? JSON.parse(events[0]) : null },
+    };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,14 @@
+/** What every benchmark section gets from the harness. */
+export interface BenchContext {
+  repoRoot: string;
+  /** Folder of the bundled bench helpers (writer, extension child). */
+  bundleDir: string;
+  /** Smaller counts and sizes, for checking the harness itself. */
+  quick: boolean;
+  /** Cold-index transcript size in bytes. */
+  sizeBytes: number;
+  /** Timed rounds per contender where rounds apply. */
+  rounds: number;
+  /** Progress to stderr, so stdout stays the table (or the JSON). */
+  log(message: string): void;
+}

@@ -1,0 +1,54 @@
+/** Running contenders as child processes and timing them from outside. */
+import { spawnSync, type SpawnSyncOptions } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+export interface TimedRun {
+  wallMs: number;
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  /** Peak resident set, KiB, when measured. */
+  maxRssKiB?: number;
+}
+
+/** Wall time from spawn to exit, as a caller (Claude Code, a shell) sees it. */
+export function timedRun(command: string, args: string[], opts: SpawnSyncOptions = {}): TimedRun {
+  const start = process.hrtime.bigint();
+  const r = spawnSync(command, args, { maxBuffer: 256 * 1024 * 1024, encoding: 'utf8', ...opts });
+  const wallMs = Number(process.hrtime.bigint() - start) / 1e6;
+  if (r.error) throw r.error;
+  return { wallMs, status: r.status, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? '') };
+}
+
+/** A node script run with the maxRss preload, reporting its peak RSS. */
+export function timedNodeRun(preload: string, script: string, args: string[], opts: SpawnSyncOptions = {}): TimedRun {
+  const rssFile = path.join(os.tmpdir(), `bench-rss-${process.pid}-${Date.now()}`);
+  try {
+    const r = timedRun(process.execPath, ['-r', preload, script, ...args], { ...opts, env: { ...process.env, ...opts.env, BENCH_RSS_FILE: rssFile } });
+    if (fs.existsSync(rssFile)) r.maxRssKiB = Number(fs.readFileSync(rssFile, 'utf8'));
+    return r;
+  } finally {
+    fs.rmSync(rssFile, { force: true });
+  }
+}
+
+export function makeTempDir(prefix: string): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), `transcript-lag-bench-${prefix}-`));
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Reads the whole file once so every contender reads it from the page cache. */
+export function warmPageCache(file: string): void {
+  const fd = fs.openSync(file, 'r');
+  const buf = Buffer.allocUnsafe(16 * 1024 * 1024);
+  try {
+    while (fs.readSync(fd, buf, 0, buf.length, null) > 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+}

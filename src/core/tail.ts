@@ -185,14 +185,16 @@ export class FileTail<T> {
 
   /** Reads the rest of a file that the path no longer names, if it is still intact below the offset. */
   private async drainLeaving(out: ReadOutput<T>): Promise<void> {
+    let size: number;
     try {
-      const id = await this.handle!.stat();
-      if (id.size <= this.consumed) return;
+      size = (await this.handle!.stat()).size;
+      if (size <= this.consumed) return;
       if (this.consumed > 0 && !(await this.window.matches(this.handle!, this.consumed))) return;
-      await this.readUpTo(id.size, out);
     } catch {
-      // The leaving file cannot be read any more: nothing to deliver from it.
+      return; // the leaving file cannot be read any more: nothing to deliver from it
     }
+    // A read error here only ends the drain: the switch that follows re-anchors anyway.
+    await this.readUpTo(size, out);
   }
 
   /** Drops the open file because the path now names something else, or nothing. */

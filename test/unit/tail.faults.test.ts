@@ -211,6 +211,25 @@ describe('FileTail: faults', () => {
     await tail.close();
   });
 
+  it('reports a replacement it cannot open as replaced then unreadable, and drops the pushed partial', async () => {
+    fs.writeFileSync(file, 'a\npart');
+    const files = new FaultyFileAccess();
+    const { tail, scanner } = bytesTail(file, { files });
+    await tail.read();
+    assert.equal(scanner.pending().toString(), 'part');
+    fs.writeFileSync(file + '.tmp', 'z\n');
+    fs.renameSync(file + '.tmp', file);
+    files.fail('open', 'EACCES');
+    const read = await tail.read();
+    assert.deepEqual(read.changes.map((c) => [c.kind, c.generation]), [['replaced', 2], ['unreadable', 2]]);
+    assert.equal(scanner.pending().length, 0);
+    files.heal();
+    const back = await tail.read();
+    assert.deepEqual(back.changes.map((c) => [c.kind, c.generation]), [['recreated', 2]]);
+    assert.deepEqual(texts(back.lines), ['z']);
+    await tail.close();
+  });
+
   it('keeps its open handle between reads', async () => {
     fs.writeFileSync(file, 'a\n');
     const files = new FaultyFileAccess();

@@ -1,0 +1,181 @@
+import { METADATA_TYPES, type ScannedRecord, type ToolUseRef } from '../records';
+
+/**
+ * The fields of a transcript line the engine keeps, as captured by either scan
+ * path (JSON.parse for ordinary lines, the streaming tokenizer for huge ones).
+ * Both paths fill this same shape under the same rules, and one function turns
+ * it into a ScannedRecord, so they cannot drift apart:
+ *
+ * - Only these paths are read: root `type uuid timestamp sessionId cwd agentId`
+ *   (strings), `isSidechain isMeta` (booleans), `apiBlockIndex` (number),
+ *   `aiTitle customTitle lastPrompt` (strings), `message.id`, `message.stop_reason`
+ *   (string or null), `message.content` (string, or an array of block objects:
+ *   `type id name tool_use_id text`).
+ * - A value of another JSON type counts as absent. A repeated key: the last one
+ *   wins, as with JSON.parse.
+ * - Strings are cut to a cap (in UTF-16 code units, `String#slice`), so a
+ *   megabyte "uuid" in a garbage line costs no memory.
+ * - Invalid UTF-8 inside a string is not malformed: both paths decode it like
+ *   `Buffer#toString('utf8')` does, each bad sequence becoming U+FFFD. (Outside
+ *   strings any non-ASCII byte is a syntax error on both paths.)
+ */
+export const ID_CAP = 512;
+export const TEXT_CAP = 200;
+/** Tool use / result refs kept per line; real records carry one. */
+export const REFS_CAP = 1000;
+/** Longest interesting key is 13 chars ("apiBlockIndex"); keys longer than this never match. */
+export const KEY_CAP = 16;
+/** apiBlockIndex literals longer than this are ignored by the streaming path (no real record has one). */
+export const NUMBER_TEXT_CAP = 64;
+
+export interface CapturedFields {
+  type?: string;
+  uuid?: string;
+  timestamp?: string;
+  sessionId?: string;
+  cwd?: string;
+  agentId?: string;
+  isSidechain?: boolean;
+  isMeta?: boolean;
+  apiBlockIndex?: number;
+  aiTitle?: string;
+  customTitle?: string;
+  lastPrompt?: string;
+  messageId?: string;
+  stopReason?: string | null;
+  /** `message.content` when it is a string (a typed prompt). */
+  contentText?: string;
+  toolUses: ToolUseRef[];
+  toolResults: string[];
+  /** Any block of type tool_result, whatever its tool_use_id. */
+  hasToolResultBlock: boolean;
+  /** `text` of the first text block. */
+  firstText?: string;
+}
+
+export function emptyFields(): CapturedFields {
+  return { toolUses: [], toolResults: [], hasToolResultBlock: false };
+}
+
+/** Root keys that hold a string, and the cap each gets. */
+export const ROOT_STRING_KEYS: Readonly<Record<string, number>> = {
+  type: ID_CAP,
+  uuid: ID_CAP,
+  timestamp: ID_CAP,
+  sessionId: ID_CAP,
+  cwd: ID_CAP * 8,
+  agentId: ID_CAP,
+  aiTitle: TEXT_CAP,
+  customTitle: TEXT_CAP,
+  lastPrompt: TEXT_CAP,
+};
+export type RootStringKey = 'type' | 'uuid' | 'timestamp' | 'sessionId' | 'cwd' | 'agentId' | 'aiTitle' | 'customTitle' | 'lastPrompt';
+
+/** What a content block contributes, once the whole block has been read. */
+export interface BlockFields {
+  type?: string;
+  id?: string;
+  name?: string;
+  toolUseId?: string;
+  text?: string;
+}
+
+export function addBlock(f: CapturedFields, b: BlockFields): void {
+  if (b.type === 'tool_use') {
+    if (b.id !== undefined && f.toolUses.length < REFS_CAP) f.toolUses.push({ id: b.id, name: b.name ?? '' });
+  } else if (b.type === 'tool_result') {
+    f.hasToolResultBlock = true;
+    if (b.toolUseId !== undefined && f.toolResults.length < REFS_CAP) f.toolResults.push(b.toolUseId);
+  } else if (b.type === 'text') {
+    if (b.text !== undefined && f.firstText === undefined) f.firstText = b.text;
+  }
+}
+
+export function clearMessage(f: CapturedFields): void {
+  f.messageId = undefined;
+  f.stopReason = undefined;
+  clearContent(f);
+}
+
+export function clearContent(f: CapturedFields): void {
+  f.contentText = undefined;
+  f.toolUses = [];
+  f.toolResults = [];
+  f.hasToolResultBlock = false;
+  f.firstText = undefined;
+}
+
+function str(v: unknown, cap: number): string | undefined {
+  return typeof v === 'string' ? v.slice(0, cap) : undefined;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** The JSON.parse path: read the same fields from a parsed root object. */
+export function fieldsFromParsed(root: Record<string, unknown>): CapturedFields {
+  const f = emptyFields();
+  for (const key of Object.keys(ROOT_STRING_KEYS) as RootStringKey[]) {
+    f[key] = str(root[key], ROOT_STRING_KEYS[key]);
+  }
+  if (typeof root.isSidechain === 'boolean') f.isSidechain = root.isSidechain;
+  if (typeof root.isMeta === 'boolean') f.isMeta = root.isMeta;
+  if (typeof root.apiBlockIndex === 'number') f.apiBlockIndex = root.apiBlockIndex;
+  const message = root.message;
+  if (!isPlainObject(message)) return f;
+  f.messageId = str(message.id, ID_CAP);
+  if (message.stop_reason === null) f.stopReason = null;
+  else f.stopReason = str(message.stop_reason, ID_CAP);
+  const content = message.content;
+  if (typeof content === 'string') {
+    f.contentText = content.slice(0, TEXT_CAP);
+  } else if (Array.isArray(content)) {
+    for (const block of content) {
+      if (!isPlainObject(block)) continue;
+      addBlock(f, {
+        type: str(block.type, ID_CAP),
+        id: str(block.id, ID_CAP),
+        name: str(block.name, ID_CAP),
+        toolUseId: str(block.tool_use_id, ID_CAP),
+        text: str(block.text, TEXT_CAP),
+      });
+    }
+  }
+  return f;
+}
+
+/** The one place a ScannedRecord is made. */
+export function buildRecord(f: CapturedFields): ScannedRecord {
+  const rec: ScannedRecord = {
+    kind: 'record',
+    toolUses: f.toolUses,
+    toolResults: f.toolResults,
+    isMetadata: f.type !== undefined && METADATA_TYPES.has(f.type),
+  };
+  if (f.type !== undefined) rec.type = f.type;
+  if (f.uuid !== undefined) rec.uuid = f.uuid;
+  if (f.timestamp !== undefined) rec.timestamp = f.timestamp;
+  if (f.sessionId !== undefined) rec.sessionId = f.sessionId;
+  if (f.cwd !== undefined) rec.cwd = f.cwd;
+  if (f.isSidechain !== undefined) rec.isSidechain = f.isSidechain;
+  if (f.agentId !== undefined) rec.agentId = f.agentId;
+  if (f.messageId !== undefined) rec.messageId = f.messageId;
+  if (f.apiBlockIndex !== undefined) rec.apiBlockIndex = f.apiBlockIndex;
+  if (f.stopReason !== undefined) rec.stopReason = f.stopReason;
+  if (f.type === 'ai-title' && f.aiTitle !== undefined) rec.title = f.aiTitle;
+  if (f.type === 'custom-title' && f.customTitle !== undefined) rec.title = f.customTitle;
+  const prompt = promptOf(f);
+  if (prompt !== undefined) rec.prompt = prompt;
+  return rec;
+}
+
+/**
+ * `lastPrompt` of a last-prompt record; for a user record that is not meta
+ * (command caveats, injected context) and carries no tool result, the typed text.
+ */
+function promptOf(f: CapturedFields): string | undefined {
+  if (f.type === 'last-prompt') return f.lastPrompt;
+  if (f.type !== 'user' || f.isMeta === true || f.hasToolResultBlock) return undefined;
+  return f.contentText ?? f.firstText;
+}

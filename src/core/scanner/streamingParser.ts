@@ -1,0 +1,349 @@
+import type { ScanResult } from '../records';
+import { BitStack } from './bitStack';
+import { C_SKIP, FieldSink, MAX_STRING_CAP, SL_KEY, SL_NONE, SL_TOP } from './fieldSink';
+import { buildRecord, NUMBER_TEXT_CAP } from './fields';
+import { StringCapture } from './stringCapture';
+
+/**
+ * A push tokenizer for one JSON line of any size: validates the full JSON syntax
+ * (same grammar as JSON.parse) while keeping only the fields in ./fields.ts, with
+ * capped strings. Memory is O(caps + nesting/8) whatever the line's length.
+ * String interiors, where nearly all bytes of a huge line are, are skipped with
+ * Buffer#indexOf for `"` and `\` plus one tight loop for control characters.
+ */
+
+// Tokenizer states.
+const VALUE = 0, ARR_FIRST = 1, OBJ_FIRST = 2, OBJ_KEY = 3, COLON = 4, AFTER_VALUE = 5;
+const STR = 6, ESC = 7, UNI = 8, NUM = 9, LIT = 10, END = 11, ERROR = 12;
+
+// Number sub-states; the terminal ones can end the number.
+const N_MINUS = 0, N_ZERO = 1, N_INT = 2, N_DOT = 3, N_FRAC = 4, N_E = 5, N_ESIGN = 6, N_EXP = 7, N_START = 8;
+const NUM_TERMINAL = [false, true, true, false, true, false, false, true, false];
+
+const MAX_CTX_DEPTH = 4;
+
+const LITERALS: Record<number, number[]> = {
+  0x74: [0x74, 0x72, 0x75, 0x65], // true
+  0x66: [0x66, 0x61, 0x6c, 0x73, 0x65], // false
+  0x6e: [0x6e, 0x75, 0x6c, 0x6c], // null
+};
+const ESCAPES: Record<number, number> = {
+  0x22: 0x22, 0x5c: 0x5c, 0x2f: 0x2f, 0x62: 0x08, 0x66: 0x0c, 0x6e: 0x0a, 0x72: 0x0d, 0x74: 0x09,
+};
+
+function isWs(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+function hexValue(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  const l = c | 0x20;
+  if (l >= 0x61 && l <= 0x66) return l - 0x61 + 10;
+  return -1;
+}
+
+export class StreamingRecordParser {
+  private state = VALUE;
+  private readonly stack = new BitStack();
+  private readonly ctxAt = new Uint8Array(MAX_CTX_DEPTH + 1);
+  private sawAny = false;
+  private topIsObject = false;
+  private readonly sink = new FieldSink();
+  /** Slot of the value the next VALUE state reads. */
+  private pending = SL_TOP;
+  // Current string.
+  private strSlot = SL_NONE;
+  private inKey = false;
+  private capturing = false;
+  private readonly capture = new StringCapture(MAX_STRING_CAP);
+  private uniCount = 0;
+  private uniCode = 0;
+  // Current number / literal.
+  private numState = N_START;
+  private numSlot = SL_NONE;
+  private numWanted = false;
+  private numText = '';
+  private lit: number[] = LITERALS[0x6e];
+  private litIdx = 0;
+  private litSlot = SL_NONE;
+  // Cached positions of the next `"` / `\` in the current chunk (-1: none left, -2: unknown).
+  private nextQuote = -2;
+  private nextBackslash = -2;
+
+  reset(): void {
+    this.state = VALUE;
+    this.stack.clear();
+    this.sawAny = false;
+    this.topIsObject = false;
+    this.sink.reset();
+    this.pending = SL_TOP;
+    this.inKey = false;
+    this.numText = '';
+  }
+
+  push(chunk: Buffer): void {
+    const n = chunk.length;
+    this.nextQuote = -2;
+    this.nextBackslash = -2;
+    let i = 0;
+    while (i < n) {
+      switch (this.state) {
+        case STR:
+          i = this.scanString(chunk, i);
+          break;
+        case ERROR:
+          return;
+        default:
+          i = this.step(chunk[i], i);
+      }
+    }
+  }
+
+  /** The line ended: its result; then reset for the next line. */
+  finish(): ScanResult {
+    let result: ScanResult;
+    if (this.state === NUM && this.stack.depth === 0 && NUM_TERMINAL[this.numState]) this.state = END;
+    if (this.state === END) {
+      result = this.topIsObject ? buildRecord(this.sink.fields) : { kind: 'malformed', reason: 'not an object' };
+    } else if (this.state === ERROR) {
+      result = { kind: 'malformed', reason: 'not JSON' };
+    } else if (!this.sawAny) {
+      result = { kind: 'malformed', reason: 'empty' };
+    } else {
+      result = { kind: 'malformed', reason: 'truncated' };
+    }
+    this.reset();
+    return result;
+  }
+
+  /** One byte outside a string interior; returns the next index (the same one to re-read a byte). */
+  private step(c: number, i: number): number {
+    switch (this.state) {
+      case VALUE:
+        if (isWs(c)) return i + 1;
+        this.sawAny = true;
+        return this.beginValue(c, i);
+      case ARR_FIRST:
+        if (isWs(c)) return i + 1;
+        if (c === 0x5d) return this.close(i);
+        this.pending = this.elemSlot();
+        this.state = VALUE;
+        return i;
+      case OBJ_FIRST:
+      case OBJ_KEY:
+        if (isWs(c)) return i + 1;
+        if (c === 0x7d && this.state === OBJ_FIRST) return this.close(i);
+        if (c !== 0x22) return this.fail();
+        this.beginString(this.sink.capturesKeys(this.currentCtx()) ? SL_KEY : SL_NONE);
+        this.inKey = true;
+        return i + 1;
+      case COLON:
+        if (isWs(c)) return i + 1;
+        if (c !== 0x3a) return this.fail();
+        this.state = VALUE;
+        return i + 1;
+      case AFTER_VALUE:
+        if (isWs(c)) return i + 1;
+        if (c === 0x2c) {
+          if (this.stack.topIsObject()) {
+            this.state = OBJ_KEY;
+          } else {
+            this.pending = this.elemSlot();
+            this.state = VALUE;
+          }
+          return i + 1;
+        }
+        if (c === (this.stack.topIsObject() ? 0x7d : 0x5d)) return this.close(i);
+        return this.fail();
+      case END:
+        return isWs(c) ? i + 1 : this.fail();
+      case ESC:
+        return this.stepEscape(c, i);
+      case UNI: {
+        const h = hexValue(c);
+        if (h < 0) return this.fail();
+        this.uniCode = this.uniCode * 16 + h;
+        if (++this.uniCount === 4) {
+          if (this.capturing) this.capture.addUnit(this.uniCode);
+          this.state = STR;
+        }
+        return i + 1;
+      }
+      case NUM:
+        return this.stepNumber(c, i);
+      case LIT:
+        if (c !== this.lit[this.litIdx]) return this.fail();
+        if (++this.litIdx === this.lit.length) {
+          this.sink.storeLiteral(this.litSlot, this.lit[0]);
+          this.valueDone();
+        }
+        return i + 1;
+      default:
+        return this.fail();
+    }
+  }
+
+  private beginValue(c: number, i: number): number {
+    const slot = this.pending;
+    this.pending = SL_NONE;
+    if (c === 0x7b || c === 0x5b) {
+      this.open(c === 0x7b, slot);
+      return i + 1;
+    }
+    if (c === 0x22) {
+      this.beginString(slot);
+      return i + 1;
+    }
+    if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      this.state = NUM;
+      this.numSlot = slot;
+      this.numWanted = this.sink.wantsNumberText(slot);
+      this.numText = '';
+      this.numState = N_START;
+      return this.stepNumber(c, i);
+    }
+    const lit = LITERALS[c];
+    if (lit === undefined) return this.fail();
+    this.state = LIT;
+    this.lit = lit;
+    this.litIdx = 1;
+    this.litSlot = slot;
+    return i + 1;
+  }
+
+  private open(isObject: boolean, slot: number): void {
+    if (slot === SL_TOP) this.topIsObject = isObject;
+    const ctx = this.sink.openContainer(isObject, slot);
+    this.stack.push(isObject);
+    if (this.stack.depth <= MAX_CTX_DEPTH) this.ctxAt[this.stack.depth] = ctx;
+    this.state = isObject ? OBJ_FIRST : ARR_FIRST;
+  }
+
+  private close(i: number): number {
+    this.sink.closeContainer(this.currentCtx());
+    this.stack.pop();
+    this.valueDone();
+    return i + 1;
+  }
+
+  private currentCtx(): number {
+    const d = this.stack.depth;
+    return d <= MAX_CTX_DEPTH ? this.ctxAt[d] : C_SKIP;
+  }
+
+  private elemSlot(): number {
+    return this.sink.elementSlot(this.currentCtx());
+  }
+
+  private valueDone(): void {
+    this.state = this.stack.depth === 0 ? END : AFTER_VALUE;
+  }
+
+  private fail(): number {
+    this.state = ERROR;
+    return Number.MAX_SAFE_INTEGER;
+  }
+
+  private beginString(slot: number): void {
+    this.state = STR;
+    this.strSlot = slot;
+    const cap = this.sink.stringCap(slot);
+    this.capturing = cap > 0;
+    if (this.capturing) this.capture.begin(cap);
+  }
+
+  /** Skips a string interior up to its next `"` or `\`; raw control characters are a syntax error. */
+  private scanString(chunk: Buffer, i: number): number {
+    const n = chunk.length;
+    if (this.nextQuote !== -1 && this.nextQuote < i) this.nextQuote = chunk.indexOf(0x22, i);
+    if (this.nextBackslash !== -1 && this.nextBackslash < i) this.nextBackslash = chunk.indexOf(0x5c, i);
+    let j = n;
+    if (this.nextQuote !== -1) j = this.nextQuote;
+    if (this.nextBackslash !== -1 && this.nextBackslash < j) j = this.nextBackslash;
+    for (let k = i; k < j; k++) {
+      if (chunk[k] < 0x20) return this.fail();
+    }
+    if (this.capturing) this.capture.addRaw(chunk, i, j);
+    if (j === n) return n;
+    if (chunk[j] === 0x5c) {
+      this.state = ESC;
+    } else {
+      this.endString();
+    }
+    return j + 1;
+  }
+
+  private stepEscape(c: number, i: number): number {
+    if (c === 0x75) {
+      this.state = UNI;
+      this.uniCount = 0;
+      this.uniCode = 0;
+      return i + 1;
+    }
+    const unit = ESCAPES[c];
+    if (unit === undefined) return this.fail();
+    if (this.capturing) this.capture.addUnit(unit);
+    this.state = STR;
+    return i + 1;
+  }
+
+  private endString(): void {
+    const slot = this.strSlot;
+    if (this.inKey) {
+      this.inKey = false;
+      this.pending = SL_NONE;
+      if (slot === SL_KEY) {
+        const key = this.capture.end();
+        if (!key.truncated) this.pending = this.sink.keySlot(this.currentCtx(), key.value);
+      }
+      this.state = COLON;
+      return;
+    }
+    if (this.capturing) this.sink.storeString(slot, this.capture.end().value);
+    this.valueDone();
+  }
+
+  private stepNumber(c: number, i: number): number {
+    const digit = c >= 0x30 && c <= 0x39;
+    let next = -1;
+    switch (this.numState) {
+      case N_START:
+        if (c === 0x2d) next = N_MINUS;
+        else if (digit) next = c === 0x30 ? N_ZERO : N_INT;
+        break;
+      case N_MINUS:
+        if (digit) next = c === 0x30 ? N_ZERO : N_INT;
+        break;
+      case N_ZERO:
+        if (c === 0x2e) next = N_DOT;
+        else if (c === 0x65 || c === 0x45) next = N_E;
+        break;
+      case N_INT:
+        if (digit) next = N_INT;
+        else if (c === 0x2e) next = N_DOT;
+        else if (c === 0x65 || c === 0x45) next = N_E;
+        break;
+      case N_DOT:
+      case N_FRAC:
+        if (digit) next = N_FRAC;
+        else if (this.numState === N_FRAC && (c === 0x65 || c === 0x45)) next = N_E;
+        break;
+      case N_E:
+        if (c === 0x2b || c === 0x2d) next = N_ESIGN;
+        else if (digit) next = N_EXP;
+        break;
+      case N_ESIGN:
+      case N_EXP:
+        if (digit) next = N_EXP;
+        break;
+    }
+    if (next >= 0) {
+      this.numState = next;
+      if (this.numWanted && this.numText.length <= NUMBER_TEXT_CAP) this.numText += String.fromCharCode(c);
+      return i + 1;
+    }
+    if (!NUM_TERMINAL[this.numState]) return this.fail();
+    if (this.numWanted) this.sink.storeNumber(this.numSlot, this.numText);
+    this.valueDone();
+    return i; // the byte after the number is read again in AFTER_VALUE / END
+  }
+}

@@ -15,7 +15,7 @@ import {
   parseTimestamp,
 } from './callFacts';
 import { LineRanges } from './lineRanges';
-import { callSnapshot, sortedRecent } from './snapshots';
+import { type EventSubject, callEventBase, callSnapshot, heldEventOf, sortedRecent } from './snapshots';
 
 export interface TranscriptInput {
   sessionId: string;
@@ -378,32 +378,17 @@ export class SessionState {
     while (this.tombstones.size > this.limits.rememberedCalls) this.tombstones.delete(this.tombstones.keys().next().value as string);
   }
 
-  private base(ev: { tool_use_id: string; tool_name?: string; transcript_path: string; agent_id?: string }) {
-    return {
-      session_id: this.sessionId,
-      tool_use_id: ev.tool_use_id,
-      ...(ev.tool_name !== undefined ? { tool_name: ev.tool_name } : {}),
-      transcript_path: ev.transcript_path,
-      ...(ev.agent_id !== undefined ? { agent_id: ev.agent_id } : {}),
-    };
+  private base(ev: EventSubject) {
+    return callEventBase(this.sessionId, ev);
   }
 
   private callBase(c: CallFacts, path: string) {
-    return this.base({ tool_use_id: c.id, tool_name: c.toolName, transcript_path: path, agent_id: c.agentId });
+    return callEventBase(this.sessionId, { tool_use_id: c.id, tool_name: c.toolName, transcript_path: path, agent_id: c.agentId });
   }
 
   /** Held events for calls still held, e.g. after catching up on history at start. */
   heldEvents(): EngineEvent[] {
-    return this.snapshot().held.map((h) => ({
-      event: 'held' as const,
-      session_id: this.sessionId,
-      tool_use_id: h.tool_use_id,
-      ...(h.tool_name !== undefined ? { tool_name: h.tool_name } : {}),
-      at: h.fired_at as number,
-      transcript_path: this.calls.get(h.tool_use_id)?.hookTranscriptPath ?? this.transcriptPath,
-      ...(h.agent_id !== undefined ? { agent_id: h.agent_id } : {}),
-      ...(h.timeout_ms !== undefined ? { timeout_ms: h.timeout_ms } : {}),
-    }));
+    return this.snapshot().held.map((h) => heldEventOf(h, this.calls.get(h.tool_use_id)?.hookTranscriptPath ?? this.transcriptPath));
   }
 }
 

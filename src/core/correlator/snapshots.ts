@@ -1,3 +1,4 @@
+import type { HeldEvent } from '../engineEvents';
 import type { CallSnapshot } from '../snapshot';
 import { type CallFacts, type WrittenObservation, compareObservations, lagOf, primaryWait } from './callFacts';
 
@@ -32,4 +33,31 @@ export function callSnapshot(sessionId: string, c: CallFacts): CallSnapshot {
   if (wait) snap.wait = { outcome: wait.outcome, polls: wait.polls, waited_ms: wait.waitedMs, ...(wait.source ? { source: wait.source } : {}) };
   if (c.postAt !== undefined) snap.post_at = c.postAt;
   return snap;
+}
+
+/** What a call event is about. */
+export interface EventSubject {
+  tool_use_id: string;
+  tool_name?: string;
+  transcript_path: string;
+  agent_id?: string;
+}
+
+export function callEventBase(sessionId: string, ev: EventSubject) {
+  return {
+    session_id: sessionId,
+    tool_use_id: ev.tool_use_id,
+    ...(ev.tool_name !== undefined ? { tool_name: ev.tool_name } : {}),
+    transcript_path: ev.transcript_path,
+    ...(ev.agent_id !== undefined ? { agent_id: ev.agent_id } : {}),
+  };
+}
+
+export function heldEventOf(h: CallSnapshot, transcriptPath: string): HeldEvent {
+  return {
+    ...callEventBase(h.session_id, { tool_use_id: h.tool_use_id, tool_name: h.tool_name, transcript_path: transcriptPath, agent_id: h.agent_id }),
+    event: 'held',
+    at: h.fired_at as number,
+    ...(h.timeout_ms !== undefined ? { timeout_ms: h.timeout_ms } : {}),
+  };
 }

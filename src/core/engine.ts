@@ -1,0 +1,281 @@
+import * as path from 'node:path';
+import type { ChangeSource, Disposable } from './changeSource';
+import type { Clock } from './clock';
+import type { FileAccess } from './fileAccess';
+import type { EngineEvent } from './engineEvents';
+import type { SessionSnapshot } from './snapshot';
+import { Correlator } from './correlator';
+import { WorkspaceMatcher, isActiveSession, projectsDirOf } from './discovery';
+import { channelDirOf } from './channel/paths';
+import { ChannelFiles } from './engine/channelFiles';
+import { TranscriptFiles } from './engine/transcriptFiles';
+
+export interface EngineOptions {
+  claudeDir: string;
+  workspaceFolders: string[];
+  /** 'all': every session under the Claude dir. */
+  scope: 'workspace' | 'all';
+  files: FileAccess;
+  clock: Clock;
+  /** Live notifications; without it only tick() reads. */
+  changes?: ChangeSource;
+  /** Recent written calls kept per session (default 20). */
+  recentCalls?: number;
+  /** Sessions idle this long are dropped from memory (default 2 h). */
+  idleEvictMs?: number;
+  /** A session is active when modified within this window or holding calls (default 30 min). */
+  activeWindowMs?: number;
+  /** Every this often (clock time) tick() lists every folder again, whatever their mtimes say (default 10 s). */
+  rescanMs?: number;
+  /** Channel files untouched this long are pruned (default 7 days; 0 = never). Needs `removeFile`. */
+  channelMaxAgeMs?: number;
+  /** Deletes a file; the engine uses it only to prune old channel files. */
+  removeFile?: (path: string) => Promise<void>;
+}
+
+export const DEFAULT_IDLE_EVICT_MS = 2 * 60 * 60 * 1000;
+export const DEFAULT_ACTIVE_WINDOW_MS = 30 * 60 * 1000;
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+
+/**
+ * Composes discovery, tails, the channel and the correlator. It owns no timers:
+ * whoever builds it calls tick() on an interval (the stat poll, the safety net)
+ * and may pass a ChangeSource for low latency. Each tick reads channel files
+ * first (so a hook event is known before its record), then transcripts.
+ */
+export class TranscriptLagEngine {
+  private opts: EngineOptions;
+  private correlator: Correlator;
+  private readonly listeners = new Set<(e: EngineEvent) => void>();
+  private matcher!: WorkspaceMatcher;
+  private transcripts!: TranscriptFiles;
+  private channels!: ChannelFiles;
+  /** Per session: true once its cwd is known to match, false when known not to. */
+  private readonly visible = new Map<string, boolean>();
+  /** Live events of sessions not yet known to match, shown if they turn out to. */
+  private readonly undecided = new Map<string, EngineEvent[]>();
+  private watcher: Disposable | undefined;
+  private started = false;
+  private lastRescanAt = -Infinity;
+  private lastPruneAt = -Infinity;
+  private tickQueue: Promise<void> = Promise.resolve();
+
+  constructor(opts: EngineOptions) {
+    this.opts = opts;
+    this.correlator = new Correlator({ recentCalls: opts.recentCalls ?? 20 });
+    this.build();
+  }
+
+  private build(): void {
+    const o = this.opts;
+    this.matcher = new WorkspaceMatcher(o.files, o.workspaceFolders.map((f) => path.resolve(f)));
+    const accept = o.scope === 'all' ? () => true : (name: string) => this.matcher.mayHold(name);
+    const sink = {
+      emit: (events: EngineEvent[], catchUp: boolean) => this.deliver(events, catchUp),
+      activeWindowMs: o.activeWindowMs ?? DEFAULT_ACTIVE_WINDOW_MS,
+      isForeign: (sessionId: string) => this.visible.get(sessionId) === false,
+    };
+    this.transcripts = new TranscriptFiles(o.files, o.clock, o.claudeDir, this.correlator, accept, sink);
+    this.channels = new ChannelFiles(o.files, o.clock, o.claudeDir, this.correlator, sink, (p) => this.transcripts.followFromHook(p));
+  }
+
+  /** Discovery and a first read of every matching session; then subscribes to changes. */
+  async start(): Promise<void> {
+    if (this.started) return;
+    this.started = true;
+    await this.serialized(async () => {
+      await this.matcher.refresh();
+      const now = this.opts.clock.now();
+      this.lastRescanAt = now;
+      await this.transcripts.discover(true, true);
+      await this.channels.discover(true, true);
+      // Channel first, so hook events are known before the records that answer them.
+      await this.channels.readAll();
+      await this.transcripts.readAll();
+      await this.settleVisibility(true);
+      await this.pruneChannels(now);
+    });
+    this.subscribe();
+  }
+
+  private subscribe(): void {
+    if (!this.opts.changes) return;
+    this.watcher = this.opts.changes.watch([projectsDirOf(this.opts.claudeDir), channelDirOf(this.opts.claudeDir)], (p) => {
+      void this.onChange(p);
+    });
+  }
+
+  private async onChange(changed: string): Promise<void> {
+    try {
+      if (this.channels.owns(changed)) await this.channels.readPath(changed);
+      else await this.transcripts.readPath(changed);
+      await this.settleVisibility(false);
+    } catch {
+      // Best effort: the next tick reads whatever this missed.
+    }
+  }
+
+  /** One poll of everything: new files, channel lines, transcript lines, eviction. */
+  tick(): Promise<void> {
+    return this.serialized(async () => {
+      if (!this.started) {
+        this.started = true;
+        await this.matcher.refresh();
+        this.subscribe();
+      }
+      const now = this.opts.clock.now();
+      const force = now - this.lastRescanAt >= (this.opts.rescanMs ?? 10_000);
+      if (force) {
+        this.lastRescanAt = now;
+        await this.matcher.refresh();
+      }
+      await this.channels.discover(false, force);
+      await this.transcripts.discover(force, false);
+      await this.channels.readAll();
+      await this.transcripts.readAll();
+      await this.settleVisibility(false);
+      this.evict(now);
+      await this.pruneChannels(now);
+    });
+  }
+
+  private serialized(fn: () => Promise<void>): Promise<void> {
+    const next = this.tickQueue.then(fn);
+    this.tickQueue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Decides which sessions the views see: all, or those whose cwd matches the workspace. */
+  private async settleVisibility(afterCatchUp: boolean): Promise<void> {
+    const now = this.opts.clock.now();
+    for (const id of this.correlator.sessionIds()) {
+      let shown = this.visible.get(id);
+      if (shown === undefined) {
+        if (this.opts.scope === 'all') shown = true;
+        else {
+          const cwd = this.correlator.cwdOf(id);
+          if (cwd === undefined) continue;
+          shown = await this.matcher.matchesCwd(cwd);
+        }
+        this.visible.set(id, shown);
+        const buffered = this.undecided.get(id) ?? [];
+        this.undecided.delete(id);
+        if (!shown) {
+          await this.transcripts.unfollowSession(id);
+          this.channels.unfollowSession(id);
+          this.correlator.drop(id);
+          continue;
+        }
+        this.announce(id, now, buffered);
+      } else if (afterCatchUp && shown) this.announce(id, now, []);
+    }
+    for (const id of this.undecided.keys()) if (!this.correlator.has(id)) this.undecided.delete(id);
+    if (this.visible.size > 10_000) {
+      for (const [id, shown] of this.visible) if (!shown && !this.correlator.has(id)) this.visible.delete(id);
+    }
+  }
+
+  /**
+   * A session becomes visible: its session event, its calls held since before
+   * we looked (history), then the live events it had while undecided.
+   */
+  private announce(sessionId: string, now: number, buffered: EngineEvent[]): void {
+    const ev = this.correlator.sessionEvent(sessionId, now);
+    if (ev) this.emit(ev);
+    const announced = new Set(buffered.map((e) => (e.event === 'held' ? e.tool_use_id : '')));
+    for (const held of this.correlator.heldEvents(sessionId)) if (held.event === 'held' && !announced.has(held.tool_use_id)) this.emit(held);
+    for (const e of buffered) if (e.event !== 'session') this.emit(e);
+  }
+
+  private deliver(events: EngineEvent[], catchUp: boolean): void {
+    if (catchUp) return;
+    for (const e of events) {
+      const shown = this.visible.get(e.session_id);
+      if (shown === true) this.emit(e);
+      else if (shown === undefined) {
+        let list = this.undecided.get(e.session_id);
+        if (!list) this.undecided.set(e.session_id, (list = []));
+        // Bounded: a session that never shows its cwd must not grow this without end.
+        if (list.length < 1000) list.push(e);
+      }
+    }
+  }
+
+  private emit(e: EngineEvent): void {
+    for (const l of [...this.listeners]) {
+      try {
+        l(e);
+      } catch {
+        // A failing view must not stop the engine or the other views.
+      }
+    }
+  }
+
+  private evict(now: number): void {
+    const idle = this.opts.idleEvictMs ?? DEFAULT_IDLE_EVICT_MS;
+    for (const id of this.correlator.evictIdle(now, idle)) {
+      void this.transcripts.unfollowSession(id);
+      this.channels.unfollowSession(id);
+      this.visible.delete(id);
+      this.undecided.delete(id);
+    }
+  }
+
+  private async pruneChannels(now: number): Promise<void> {
+    if (!this.opts.removeFile || now - this.lastPruneAt < PRUNE_EVERY_MS) return;
+    this.lastPruneAt = now;
+    await this.channels.prune(now, this.opts.channelMaxAgeMs, this.opts.removeFile);
+  }
+
+  onEvent(listener: (e: EngineEvent) => void): Disposable {
+    this.listeners.add(listener);
+    return { dispose: () => void this.listeners.delete(listener) };
+  }
+
+  /** Active visible sessions, most recent activity first. */
+  sessions(): SessionSnapshot[] {
+    const now = this.opts.clock.now();
+    const windowMs = this.opts.activeWindowMs ?? DEFAULT_ACTIVE_WINDOW_MS;
+    return this.correlator
+      .snapshots()
+      .filter((s) => this.visible.get(s.session_id) === true && isActiveSession(s.last_activity_at, s.stats.held_now, now, windowMs));
+  }
+
+  session(sessionId: string): SessionSnapshot | undefined {
+    return this.visible.get(sessionId) === true ? this.correlator.snapshot(sessionId) : undefined;
+  }
+
+  async reconfigure(opts: Partial<Pick<EngineOptions, 'claudeDir' | 'workspaceFolders' | 'scope' | 'recentCalls'>>): Promise<void> {
+    const before = this.opts;
+    this.opts = { ...this.opts, ...opts };
+    if (opts.recentCalls !== undefined) this.correlator.setRecentCalls(opts.recentCalls);
+    const rebuild =
+      before.claudeDir !== this.opts.claudeDir ||
+      before.scope !== this.opts.scope ||
+      before.workspaceFolders.join('\0') !== this.opts.workspaceFolders.join('\0');
+    if (!rebuild) return;
+    await this.serialized(async () => {
+      await this.closeAll();
+      this.correlator = new Correlator({ recentCalls: this.opts.recentCalls ?? 20 });
+      this.visible.clear();
+      this.undecided.clear();
+      this.build();
+    });
+    const wasStarted = this.started;
+    this.started = false;
+    this.lastRescanAt = -Infinity;
+    if (wasStarted) await this.start();
+  }
+
+  private async closeAll(): Promise<void> {
+    await this.watcher?.dispose();
+    this.watcher = undefined;
+    await this.transcripts.closeAll();
+    await this.channels.closeAll();
+  }
+
+  async dispose(): Promise<void> {
+    this.listeners.clear();
+    await this.serialized(() => this.closeAll());
+  }
+}

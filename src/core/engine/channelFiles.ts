@@ -1,0 +1,135 @@
+import * as path from 'node:path';
+import type { Clock } from '../clock';
+import type { Correlator } from '../correlator';
+import type { EngineEvent } from '../engineEvents';
+import type { FileAccess } from '../fileAccess';
+import type { TailRead } from '../tailTypes';
+import { channelDirOf, isTranscriptPathAllowed, sessionIdOfChannelFile } from '../channel/paths';
+import { chooseChannelFilesToPrune } from '../channel/prune';
+import { type ChannelLine, createChannelScanner } from '../channel/reader';
+import { FollowedFile } from './followedFile';
+import type { EngineSink } from './transcriptFiles';
+
+interface ChannelFile {
+  sessionId: string;
+  file: FollowedFile<ChannelLine>;
+}
+
+/**
+ * The hook channel: one `<session_id>.jsonl` per session under
+ * `<claudeDir>/transcript-lag/`. A line counts only if it names the session
+ * of its file and a transcript inside `<claudeDir>/projects/`, so a channel
+ * line can never make the engine open an arbitrary file.
+ */
+export class ChannelFiles {
+  private readonly followed = new Map<string, ChannelFile>();
+  private readonly seen = new Set<string>();
+  private readonly dir: string;
+
+  constructor(
+    private readonly files: FileAccess,
+    private readonly clock: Clock,
+    private readonly claudeDir: string,
+    private readonly correlator: Correlator,
+    private readonly sink: EngineSink,
+    /** A hook event named a transcript (already checked to be inside projects/). */
+    private readonly onTranscriptNamed: (transcriptPath: string) => void,
+  ) {
+    this.dir = channelDirOf(claudeDir);
+  }
+
+  owns(p: string): boolean {
+    return path.dirname(path.resolve(p)) === this.dir;
+  }
+
+  /** Follows channel files of active sessions (recently written, or a session already followed). */
+  async discover(atStart: boolean, force: boolean): Promise<void> {
+    const now = this.clock.now();
+    for (const name of await this.files.readdir(this.dir).catch(() => [] as string[])) {
+      const sessionId = sessionIdOfChannelFile(name);
+      const p = path.join(this.dir, name);
+      if (sessionId === undefined || this.followed.has(p) || this.sink.isForeign(sessionId)) continue;
+      const wasSeen = this.seen.has(p);
+      this.seen.add(p);
+      const known = this.correlator.has(sessionId);
+      // An old file is looked at again only on a forced rescan: a poll must not stat every file of the week.
+      if (wasSeen && !known && !atStart && !force) continue;
+      if (!known) {
+        const st = await this.files.stat(p).catch(() => undefined);
+        if (!st?.isFile || now - st.mtimeMs > this.sink.activeWindowMs) continue;
+      }
+      this.follow(p, sessionId, atStart || wasSeen);
+    }
+    if (this.seen.size > 100_000) this.seen.clear();
+  }
+
+  private follow(p: string, sessionId: string, catchUp: boolean): ChannelFile {
+    const cf: ChannelFile = { sessionId, file: new FollowedFile(p, this.files, this.clock, createChannelScanner(), catchUp) };
+    this.followed.set(p, cf);
+    return cf;
+  }
+
+  async readAll(): Promise<void> {
+    for (const cf of [...this.followed.values()]) await this.read(cf);
+  }
+
+  async readPath(changed: string): Promise<void> {
+    const p = path.resolve(changed);
+    let cf = this.followed.get(p);
+    if (!cf) {
+      const sessionId = sessionIdOfChannelFile(path.basename(p));
+      if (sessionId === undefined || this.sink.isForeign(sessionId)) return;
+      const wasSeen = this.seen.has(p);
+      this.seen.add(p);
+      cf = this.follow(p, sessionId, wasSeen);
+    }
+    await this.read(cf);
+  }
+
+  private read(cf: ChannelFile): Promise<void> {
+    return cf.file.read((read, catchUp) => this.ingest(cf, read, catchUp)).catch(() => undefined);
+  }
+
+  private ingest(cf: ChannelFile, read: TailRead<ChannelLine>, catchUp: boolean): void {
+    const observedAt = read.batch?.observedAt ?? this.clock.now();
+    const events: EngineEvent[] = [];
+    for (const line of read.lines) {
+      if (line.scan.kind !== 'event') continue;
+      const ev = line.scan.event;
+      if (ev.session_id !== cf.sessionId || !isTranscriptPathAllowed(ev.transcript_path, this.claudeDir)) continue;
+      if (this.sink.isForeign(ev.session_id)) continue;
+      this.onTranscriptNamed(ev.transcript_path);
+      events.push(...this.correlator.ingestHook(ev, observedAt));
+    }
+    this.sink.emit(events, catchUp);
+  }
+
+  unfollowSession(sessionId: string): void {
+    for (const [p, cf] of [...this.followed]) {
+      if (cf.sessionId !== sessionId) continue;
+      this.followed.delete(p);
+      void cf.file.close().catch(() => undefined);
+    }
+  }
+
+  /** Deletes channel files untouched for `maxAgeMs` (never one that is followed). */
+  async prune(now: number, maxAgeMs: number | undefined, remove: (p: string) => Promise<void>): Promise<void> {
+    const entries: { name: string; mtimeMs: number }[] = [];
+    for (const name of await this.files.readdir(this.dir).catch(() => [] as string[])) {
+      const st = await this.files.stat(path.join(this.dir, name)).catch(() => undefined);
+      if (st?.isFile) entries.push({ name, mtimeMs: st.mtimeMs });
+    }
+    for (const name of chooseChannelFilesToPrune(entries, now, maxAgeMs)) {
+      const p = path.join(this.dir, name);
+      if (this.followed.has(p)) continue;
+      await remove(p).catch(() => undefined);
+      this.seen.delete(p);
+    }
+  }
+
+  async closeAll(): Promise<void> {
+    const all = [...this.followed.values()];
+    this.followed.clear();
+    for (const cf of all) await cf.file.close().catch(() => undefined);
+  }
+}

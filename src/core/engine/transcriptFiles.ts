@@ -1,0 +1,166 @@
+import * as path from 'node:path';
+import type { Clock } from '../clock';
+import type { Correlator } from '../correlator';
+import type { EngineEvent } from '../engineEvents';
+import type { FileAccess } from '../fileAccess';
+import type { ScanResult } from '../records';
+import type { TailRead } from '../tailTypes';
+import { type TranscriptRef, transcriptRefOf } from '../discovery';
+import { createRecordScanner } from '../scanner';
+import { FollowedFile } from './followedFile';
+import { TranscriptIndex } from './transcriptIndex';
+
+/** What the file registries hand back to the engine. */
+export interface EngineSink {
+  emit(events: EngineEvent[], catchUp: boolean): void;
+  activeWindowMs: number;
+  /** The session is known not to belong to the workspace: do not follow its files. */
+  isForeign(sessionId: string): boolean;
+}
+
+interface TranscriptFile {
+  ref: TranscriptRef;
+  file: FollowedFile<ScanResult>;
+  /** Known from the path, or (older agent-*.jsonl) from the first record carrying it. */
+  sessionId?: string;
+  /** Reads of an older agent transcript before any record named its session, kept in order. */
+  pending: TailRead<ScanResult>[];
+}
+
+const MAX_PENDING_READS = 64;
+
+/** The transcripts the engine follows: which to follow, reading them, handing reads to the correlator. */
+export class TranscriptFiles {
+  private readonly followed = new Map<string, TranscriptFile>();
+  /** Paths listed before: a file first listed after start is new, its first read is live, not history. */
+  private readonly seen = new Set<string>();
+  private readonly index: TranscriptIndex;
+
+  constructor(
+    private readonly files: FileAccess,
+    private readonly clock: Clock,
+    private readonly claudeDir: string,
+    private readonly correlator: Correlator,
+    private readonly accept: (projectDirName: string) => boolean,
+    private readonly sink: EngineSink,
+  ) {
+    this.index = new TranscriptIndex(files, claudeDir, accept);
+  }
+
+  /** Lists transcripts and follows the active ones (and the subagents of followed sessions). */
+  async discover(force: boolean, atStart: boolean): Promise<void> {
+    const now = this.clock.now();
+    const { refs, newRefs } = await this.index.scan(force);
+    for (const ref of force || atStart ? refs : newRefs) {
+      if (this.followed.has(ref.path)) continue;
+      const wasSeen = this.seen.has(ref.path);
+      this.seen.add(ref.path);
+      if (ref.sessionId !== undefined && this.sink.isForeign(ref.sessionId)) continue;
+      const parentFollowed = ref.kind === 'subagent' && ref.sessionId !== undefined && this.correlator.has(ref.sessionId);
+      if (!parentFollowed) {
+        const st = await this.files.stat(ref.path).catch(() => undefined);
+        if (!st?.isFile || now - st.mtimeMs > this.sink.activeWindowMs) continue;
+      }
+      this.follow(ref, atStart || wasSeen);
+    }
+    if (this.seen.size > 100_000) this.seen.clear();
+    // A followed session's subagents start while it runs: look in its subagents/ folder when that changed.
+    for (const t of [...this.followed.values()]) {
+      if (t.ref.kind !== 'session' || t.sessionId === undefined) continue;
+      const subs = await this.index.subagentsIfChanged(t.ref.projectDir, t.sessionId);
+      for (const ref of subs ?? []) {
+        if (this.followed.has(ref.path)) continue;
+        const wasSeen = this.seen.has(ref.path);
+        this.seen.add(ref.path);
+        this.follow(ref, atStart || wasSeen);
+      }
+    }
+  }
+
+  private follow(ref: TranscriptRef, catchUp: boolean): TranscriptFile {
+    const t: TranscriptFile = {
+      ref,
+      file: new FollowedFile(ref.path, this.files, this.clock, createRecordScanner(), catchUp),
+      ...(ref.sessionId !== undefined ? { sessionId: ref.sessionId } : {}),
+      pending: [],
+    };
+    this.followed.set(ref.path, t);
+    return t;
+  }
+
+  /** A hook event named this transcript: follow it if it is ours to follow (the path was already checked to be inside projects/). */
+  followFromHook(transcriptPath: string): void {
+    const ref = transcriptRefOf(this.claudeDir, transcriptPath);
+    if (!ref || this.followed.has(ref.path)) return;
+    if (!this.accept(path.basename(ref.projectDir))) return;
+    if (ref.sessionId !== undefined && this.sink.isForeign(ref.sessionId)) return;
+    const wasSeen = this.seen.has(ref.path);
+    this.seen.add(ref.path);
+    this.follow(ref, wasSeen);
+  }
+
+  async readAll(): Promise<void> {
+    for (const t of [...this.followed.values()]) await this.read(t);
+  }
+
+  /** A change notification: read the file at once if it is (or should be) followed. */
+  async readPath(changed: string): Promise<void> {
+    let t = this.followed.get(path.resolve(changed));
+    if (!t) {
+      const ref = transcriptRefOf(this.claudeDir, changed);
+      if (!ref || !this.accept(path.basename(ref.projectDir))) return;
+      if (ref.sessionId !== undefined && this.sink.isForeign(ref.sessionId)) return;
+      const wasSeen = this.seen.has(ref.path);
+      this.seen.add(ref.path);
+      t = this.follow(ref, wasSeen);
+    }
+    await this.read(t);
+  }
+
+  private read(t: TranscriptFile): Promise<void> {
+    return t.file.read((read, catchUp) => this.ingest(t, read, catchUp)).catch(() => undefined);
+  }
+
+  private ingest(t: TranscriptFile, read: TailRead<ScanResult>, catchUp: boolean): void {
+    if (t.sessionId === undefined) {
+      const named = read.lines.find((l) => l.scan.kind === 'record' && l.scan.sessionId);
+      if (!named || named.scan.kind !== 'record' || !named.scan.sessionId) {
+        t.pending.push(read);
+        if (t.pending.length > MAX_PENDING_READS) t.pending.shift();
+        return;
+      }
+      t.sessionId = named.scan.sessionId;
+      const earlier = t.pending.splice(0);
+      for (const r of earlier) this.ingestFor(t, t.sessionId, r, catchUp);
+    }
+    this.ingestFor(t, t.sessionId, read, catchUp);
+  }
+
+  private ingestFor(t: TranscriptFile, sessionId: string, read: TailRead<ScanResult>, catchUp: boolean): void {
+    if (this.sink.isForeign(sessionId)) return;
+    const events = this.correlator.ingestTranscript({
+      sessionId,
+      transcriptPath: t.ref.path,
+      isMain: t.ref.kind === 'session',
+      ...(t.ref.agentId !== undefined ? { agentId: t.ref.agentId } : {}),
+      read,
+      historical: catchUp,
+    });
+    this.sink.emit(events, catchUp);
+  }
+
+  async unfollowSession(sessionId: string): Promise<void> {
+    for (const [p, t] of [...this.followed]) {
+      if (t.sessionId !== sessionId) continue;
+      this.followed.delete(p);
+      this.index.forgetSession(t.ref.projectDir, sessionId);
+      await t.file.close().catch(() => undefined);
+    }
+  }
+
+  async closeAll(): Promise<void> {
+    const all = [...this.followed.values()];
+    this.followed.clear();
+    for (const t of all) await t.file.close().catch(() => undefined);
+  }
+}

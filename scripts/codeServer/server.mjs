@@ -12,6 +12,9 @@ import { ensureCodeServer } from './install.mjs';
 
 function serverEnv(env) {
   const merged = { ...process.env, ...env };
+  // A key given as undefined means "not set" (e.g. CLAUDE_CONFIG_DIR when the test
+  // wants the default ~/.claude of its temp HOME).
+  for (const [k, v] of Object.entries(merged)) if (v === undefined) delete merged[k];
   // Inside a VS Code terminal this would make code-server hand our request to
   // the outer instance instead of starting its own.
   delete merged.VSCODE_IPC_HOOK_CLI;

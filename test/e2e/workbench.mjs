@@ -1,0 +1,90 @@
+// Reading the VS Code workbench as a user sees it: status bar texts, the
+// editor's `Ln N` indicator, tabs, the activity bar and tree rows. Selectors are
+// the workbench's own ids and classes (stable across 1.9x releases).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+export class Workbench {
+  /** @param {import('playwright-core').Page} page @param {string} artifactsDir */
+  constructor(page, artifactsDir) {
+    this.page = page;
+    this.artifactsDir = artifactsDir;
+  }
+
+  async waitUntilReady(timeoutMs = 60_000) {
+    await this.page.locator('.monaco-workbench').waitFor({ timeout: timeoutMs });
+    await this.page.locator('#workbench\\.parts\\.statusbar').waitFor({ timeout: timeoutMs });
+    // The explorer shows the opened folder once the remote file system is connected.
+    await this.page.locator('.explorer-folders-view .monaco-list-row').first().waitFor({ timeout: timeoutMs });
+  }
+
+  /** Texts of every visible status bar item (codicons render as empty spans). */
+  async statusBarTexts() {
+    return this.page.locator('#workbench\\.parts\\.statusbar .statusbar-item').evaluateAll((els) =>
+      els.map((e) => (e.textContent ?? '').replace(/\s+/g, ' ').trim()).filter(Boolean),
+    );
+  }
+
+  /** Our status bar item while it says "held". */
+  heldItem() {
+    return this.page.locator('#workbench\\.parts\\.statusbar .statusbar-item', { hasText: /\bheld\b/ }).first();
+  }
+
+  /** Polls until predicate(texts) holds; returns the elapsed ms. Throws with the last texts on timeout. */
+  async waitForStatusBar(predicate, timeoutMs, what) {
+    const started = Date.now();
+    let texts = [];
+    while (Date.now() - started < timeoutMs) {
+      texts = await this.statusBarTexts();
+      if (predicate(texts)) return Date.now() - started;
+      await this.page.waitForTimeout(100);
+    }
+    throw new Error(`status bar never ${what} within ${timeoutMs} ms; it shows ${JSON.stringify(texts)}`);
+  }
+
+  /** The editor's cursor position from the status bar ("Ln 12, Col 1"). */
+  async cursorLine(timeoutMs = 10_000) {
+    const item = this.page.locator('[id="status.editor.selection"]');
+    await item.waitFor({ timeout: timeoutMs });
+    const text = (await item.textContent()) ?? '';
+    const m = /Ln (\d+)/.exec(text);
+    if (!m) throw new Error(`cannot read the cursor line from ${JSON.stringify(text)}`);
+    return Number(m[1]);
+  }
+
+  activeTab() {
+    return this.page.locator('.tabs-container .tab.active');
+  }
+
+  async openViewContainer(title) {
+    const item = this.page.locator(`.activitybar .action-item a[aria-label^="${title}"]`).first();
+    await item.click();
+    return item;
+  }
+
+  /** The badge number on an activity bar entry, or undefined without a badge. */
+  async activityBadge(title) {
+    const badge = this.page.locator(`.activitybar .action-item:has(a[aria-label^="${title}"]) .badge-content`).first();
+    if ((await badge.count()) === 0 || !(await badge.isVisible())) return undefined;
+    return (await badge.textContent())?.trim();
+  }
+
+  treeRows() {
+    return this.page.locator('.part.sidebar .pane-body .monaco-list-row');
+  }
+
+  async screenshot(name) {
+    fs.mkdirSync(this.artifactsDir, { recursive: true });
+    const file = path.join(this.artifactsDir, `${name}.png`);
+    await this.page.screenshot({ path: file });
+    return file;
+  }
+}
+
+/** Parses an age as the extension prints it: `850 ms`, `1.2s`, `12s`, `2m 05s`, `1h 03m`. */
+export function parseAge(text) {
+  const m = /(?:(\d+)h )?(?:(\d+)m ?)?(?:(\d+(?:\.\d+)?)\s?(ms|s))?\s*$/.exec(text.trim());
+  if (!m || (!m[1] && !m[2] && !m[3])) throw new Error(`not an age: ${JSON.stringify(text)}`);
+  const [, h, min, value, unit] = m;
+  return (Number(h ?? 0) * 3600 + Number(min ?? 0) * 60) * 1000 + (value ? Number(value) * (unit === 'ms' ? 1 : 1000) : 0);
+}

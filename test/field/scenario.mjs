@@ -106,6 +106,7 @@ function measureCall(call, { events, transcriptLines, channelEvents }) {
   return {
     id,
     tool: call.name,
+    slowTool: !!call.slowTool,
     preAt: pre?.at,
     postAt: post?.at,
     hooksMs: pre && post ? post.at - pre.at : undefined,

@@ -1,7 +1,13 @@
 // The field scenarios. Each is short: small probe bounds (10 × 100 ms), one prompt, one or two
 // assistant messages with tool calls, then a final text answer from the stand-in.
 
-const bash = (id, command) => ({ name: 'Bash', id, input: { command, description: 'field test step' } });
+// slowTool: the tool itself runs a while, so its result cannot share a batch with its record.
+const bash = (id, command) => ({
+  name: 'Bash',
+  id,
+  input: { command, description: 'field test step' },
+  slowTool: command.startsWith('sleep'),
+});
 const read = (id, file) => ({ name: 'Read', id, input: { file_path: file } });
 
 /** One call per message, two messages. */
@@ -22,4 +28,6 @@ export const scenarios = [
   { name: 'interactive-single-announce', mode: 'interactive', ...announce, ...stream, script: SINGLE },
   { name: 'interactive-single-probe', mode: 'interactive', ...probe, ...stream, script: SINGLE },
   { name: 'interactive-parallel-probe-slow', mode: 'interactive', ...probe, ...stream, slowHookMs: 2000, script: PARALLEL },
+  // The message ends the moment its last block closes: the hooks start after it has ended.
+  { name: 'interactive-single-probe-endfirst', mode: 'interactive', ...probe, blockGapMs: 20, finishDelayMs: 0, script: SINGLE },
 ];

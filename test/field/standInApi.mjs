@@ -7,8 +7,8 @@ import fs from 'node:fs';
 /**
  * A script is a list of turns; each turn is the tool calls of one assistant message, e.g.
  * [[{ name: 'Bash', id: 'toolu_field001b', input: { command: 'sleep 1' } }]].
- * The main-loop request whose conversation holds N tool_result messages gets turn N; after the
- * last turn the answer is plain text ending the turn.
+ * A main-loop request (one that offers Bash) gets the first turn whose calls are not yet answered;
+ * after the last turn the answer is plain text ending the turn.
  */
 export function startStandInApi({ script, logFile, model = 'claude-opus-5-5', blockGapMs = 20, finishDelayMs = 0 }) {
   let reqCount = 0;
@@ -55,9 +55,15 @@ export function startStandInApi({ script, logFile, model = 'claude-opus-5-5', bl
     const last = msgs[msgs.length - 1];
     const lastIsToolResult =
       !!last && Array.isArray(last.content) && last.content.some((b) => b && b.type === 'tool_result');
-    const toolResultMessages = msgs.filter(
-      (m) => m.role === 'user' && Array.isArray(m.content) && m.content.some((b) => b && b.type === 'tool_result'),
-    ).length;
+    // The next turn is the first one whose calls have no tool_result in the conversation yet. Counting
+    // results by id (not by message shape) keeps this right across CLI versions that add reminders
+    // or hook context after a tool_result.
+    const answered = new Set();
+    for (const m of msgs) {
+      if (m.role !== 'user' || !Array.isArray(m.content)) continue;
+      for (const b of m.content) if (b && b.type === 'tool_result') answered.add(b.tool_use_id);
+    }
+    const turnIndex = script.findIndex((turn) => !turn.every((c) => answered.has(c.id)));
     let blocks;
     let stopReason;
     let kind;
@@ -66,10 +72,10 @@ export function startStandInApi({ script, logFile, model = 'claude-opus-5-5', bl
       kind = 'side';
       blocks = [{ type: 'text', text: sideAnswer(body) }];
       stopReason = 'end_turn';
-    } else if (toolResultMessages < script.length && (toolResultMessages === 0 || lastIsToolResult)) {
+    } else if (turnIndex >= 0) {
       kind = 'tools';
-      const turn = script[toolResultMessages];
-      blocks = [{ type: 'text', text: `Step ${toolResultMessages + 1}: running ${turn.map((c) => c.name).join(' and ')}.` }];
+      const turn = script[turnIndex];
+      blocks = [{ type: 'text', text: `Step ${turnIndex + 1}: running ${turn.map((c) => c.name).join(' and ')}.` }];
       for (const call of turn) blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: call.input });
       stopReason = 'tool_use';
     } else {
@@ -86,6 +92,7 @@ export function startStandInApi({ script, logFile, model = 'claude-opus-5-5', bl
       tools: tools.length,
       messages: msgs.length,
       lastIsToolResult,
+      shape: msgs.slice(-3).map((m) => `${m.role}:${Array.isArray(m.content) ? m.content.map((b) => b?.type).join('+') : 'text'}`),
       blocks: blocks.map((b) => (b.type === 'tool_use' ? b.id : b.type)),
     });
     const msgId = `msg_field${n}`;

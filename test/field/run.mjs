@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+// Field test: the project's hook, `watch` and `analyze` against the real Claude Code CLI (pinned,
+// installed from npm into a cache outside the repo on first use), driven through a stand-in Messages
+// API on 127.0.0.1. Skips only when the CLI cannot be installed; anything else that goes wrong fails.
+//
+//   node test/field/run.mjs [--cli-version V] [--only a,b] [--json FILE] [--record] [--invariants-only] [--keep]
+import fs from 'node:fs';
+import path from 'node:path';
+import { ensureClaude, ClaudeInstallError, DEFAULT_CLAUDE_VERSION } from './claudeInstall.mjs';
+import { tmuxAvailable } from './drivers.mjs';
+import { missingPieces, repoRoot } from './projectCli.mjs';
+import { runScenario } from './scenario.mjs';
+import { scenarios } from './scenarios.mjs';
+import { checkScenario, classifyCall } from './assertions.mjs';
+import { writeRecording } from './recordings.mjs';
+
+export const RECORDINGS_DIR = path.join(repoRoot, 'test', 'field', 'recordings');
+// Recorded for the demo: one session held while its hooks run, one written promptly.
+const DEMO_SCENARIOS = ['interactive-parallel-probe-slow', 'print-single-probe', 'interactive-single-probe'];
+
+function parseArgs(argv) {
+  const opts = { version: process.env.TL_FIELD_CLI_VERSION || DEFAULT_CLAUDE_VERSION, only: undefined, json: undefined, record: false, strict: true, keep: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--cli-version') opts.version = argv[++i];
+    else if (a === '--only') opts.only = argv[++i].split(',');
+    else if (a === '--json') opts.json = argv[++i];
+    else if (a === '--record') opts.record = true;
+    else if (a === '--invariants-only') opts.strict = false;
+    else if (a === '--keep') opts.keep = true;
+    else throw new Error(`unknown option ${a}`);
+  }
+  return opts;
+}
+
+export function describeCall(c, def) {
+  const parts = [`${c.id} ${c.tool}:`];
+  if (c.heldMs === undefined) parts.push('never on disk');
+  else parts.push(`fired→on disk ${c.heldMs} ms (line ${c.line}), with_result=${c.withResult}, ${classifyCall(c, def)}`);
+  if (c.wait) parts.push(`probe ${c.wait.outcome} after ${c.wait.polls} polls / ${Math.round(c.wait.waited_ms)} ms`);
+  if (c.hooksMs !== undefined) parts.push(`hooks ${c.hooksMs} ms`);
+  return parts.join(' ');
+}
+
+export async function runSuite(opts, out = (s) => process.stdout.write(s)) {
+  const started = Date.now();
+  let claudeBin;
+  try {
+    claudeBin = ensureClaude(opts.version, (m) => out(`field: ${m}\n`));
+  } catch (err) {
+    if (err instanceof ClaudeInstallError) return { skipped: `SKIP field test: ${err.message}`, results: [] };
+    throw err;
+  }
+  // TL_FIELD_DIRECT_HOOK=1 (development only) wires dist/hook.js by hand; watch/analyze checks then fail.
+  const missing = missingPieces().filter((m) => process.env.TL_FIELD_DIRECT_HOOK !== '1' || m === 'dist/hook.js');
+  if (missing.length) throw new Error(`field test needs ${missing.join(', ')}: run \`npm run build\` first`);
+  const chosen = scenarios.filter((s) => !opts.only || opts.only.includes(s.name));
+  if (chosen.some((s) => s.mode === 'interactive') && !tmuxAvailable()) {
+    throw new Error('field test needs tmux for interactive mode (apt-get install tmux)');
+  }
+  out(`field: Claude Code ${opts.version} (${claudeBin}), ${chosen.length} scenarios\n`);
+  const results = [];
+  for (const def of chosen) {
+    const result = await runScenario(def, { claudeBin, version: opts.version, keep: opts.keep });
+    result.failures = checkScenario(result, { strictProfile: opts.strict });
+    results.push(result);
+    out(`${result.failures.length ? 'FAIL' : 'ok  '} ${def.name} (${(result.durationMs / 1000).toFixed(1)} s)\n`);
+    for (const c of result.calls) out(`       ${describeCall(c, result.def)}\n`);
+    for (const f of result.failures) out(`     ✗ ${f}\n`);
+    if (result.failures.length) {
+      out(`       api: ${result.apiRequests.map((r) => `${r.t}ms ${r.kind ?? r.path}`).join(', ')}\n`);
+      if (result.watchStderr) out(`       watch stderr: ${result.watchStderr.trim().split('\n').slice(0, 6).join(' | ').slice(0, 400)}\n`);
+      if (result.screen) out(`       last screen:\n${result.screen.split('\n').filter((l) => l.trim()).map((l) => `         | ${l}`).join('\n')}\n`);
+    }
+    if (opts.record && DEMO_SCENARIOS.includes(def.name) && !result.failures.length) {
+      out(`       recorded ${path.relative(repoRoot, writeRecording(result, RECORDINGS_DIR))}\n`);
+    }
+  }
+  return { results, durationMs: Date.now() - started };
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const suite = await runSuite(opts);
+  if (suite.skipped) {
+    console.log(suite.skipped);
+    return 0;
+  }
+  if (opts.json) fs.writeFileSync(opts.json, JSON.stringify(suite, (k, v) => (k === 'recording' ? undefined : v), 2));
+  const failed = suite.results.filter((r) => r.failures.length);
+  console.log(`field: ${suite.results.length - failed.length}/${suite.results.length} scenarios passed in ${(suite.durationMs / 1000).toFixed(1)} s`);
+  return failed.length ? 1 : 0;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(import.meta.url).pathname)) {
+  main().then(
+    (code) => (process.exitCode = code),
+    (err) => {
+      console.error(`field test failed: ${err.stack ?? err}`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -4,19 +4,28 @@
  * safety net, skipped while one is in flight.
  */
 import { TranscriptLagEngine } from '../src/core/engine';
+import type { ChangeSource } from '../src/core/changeSource';
 import type { EngineEvent } from '../src/core/engineEvents';
 import { chokidarChangeSource } from '../src/platform/chokidarChangeSource';
 import { nodeFileAccess } from '../src/platform/nodeFileAccess';
-import { TICK_INTERVAL_MS } from '../src/vscode/engineHost';
 import type { WatchStrategy } from './lib/writerPhase';
 
-export function engineStrategy(onEvent?: (e: EngineEvent) => void): WatchStrategy & { ticks(): number } {
+/**
+ * TICK_INTERVAL_MS of src/vscode/engineHost.ts, copied: that module loads
+ * `vscode` at run time, so the benchmark cannot import it. Keep the two equal.
+ */
+export const HOST_TICK_INTERVAL_MS = 1000;
+
+export function engineStrategy(
+  onEvent?: (e: EngineEvent) => void,
+  variant?: { name: string; changes: () => ChangeSource },
+): WatchStrategy & { ticks(): number } {
   let engine: TranscriptLagEngine | undefined;
   let timer: NodeJS.Timeout | undefined;
   let inFlight: Promise<void> | undefined;
   let ticks = 0;
   return {
-    name: 'engine (chokidar + 1 s tick)',
+    name: variant?.name ?? 'engine (chokidar + 1 s tick)',
     ticks: () => ticks,
     async start(site, seen) {
       engine = new TranscriptLagEngine({
@@ -25,7 +34,7 @@ export function engineStrategy(onEvent?: (e: EngineEvent) => void): WatchStrateg
         scope: 'workspace',
         files: nodeFileAccess,
         clock: { now: () => Date.now() },
-        changes: chokidarChangeSource(),
+        changes: variant ? variant.changes() : chokidarChangeSource(),
       });
       engine.onEvent((e) => {
         if (e.event === 'written') seen(e.tool_use_id);
@@ -37,7 +46,7 @@ export function engineStrategy(onEvent?: (e: EngineEvent) => void): WatchStrateg
         if (inFlight) return;
         ticks++;
         inFlight = e.tick().finally(() => (inFlight = undefined));
-      }, TICK_INTERVAL_MS);
+      }, HOST_TICK_INTERVAL_MS);
     },
     async stop() {
       clearInterval(timer);

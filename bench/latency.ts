@@ -6,6 +6,7 @@
  */
 import * as path from 'node:path';
 import { engineStrategy } from './engineStrategy';
+import { rawEventsChangeSource } from './rawEventsChangeSource';
 import type { BenchContext } from './lib/context';
 import { row, type Row, type SectionResult } from './lib/report';
 import { percentile } from './lib/stats';
@@ -17,7 +18,13 @@ const SECTION = 'detection latency';
 export async function detectionLatency(ctx: BenchContext): Promise<SectionResult> {
   const writer = path.join(ctx.bundleDir, 'writer.cjs');
   const count = ctx.quick ? 40 : 200;
-  const strategies: WatchStrategy[] = [engineStrategy(), statPollStrategy(500), chokidarStrategy()];
+  const strategies: WatchStrategy[] = [
+    engineStrategy(),
+    statPollStrategy(500),
+    chokidarStrategy(),
+    // Not shipped: the shipped engine with chokidar's raw events also forwarded (see rawEventsChangeSource.ts).
+    engineStrategy(undefined, { name: 'what-if: engine + raw events', changes: rawEventsChangeSource }),
+  ];
   const phases: PhaseResult[] = [];
   for (const strategy of strategies) {
     ctx.log(`latency: ${strategy.name}, ${count} appends`);

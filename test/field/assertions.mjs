@@ -68,7 +68,8 @@ export function checkScenario(result, { strictProfile }) {
     }
     // The probe's own report must match what was on disk while it waited.
     if (def.hook === 'probe') checkWait(c, def, fail, where);
-    if (strictProfile) checkProfile(c, def, result.version, fail, where);
+    // `racy` scenarios measure a race (hooks starting vs. the message ending): reported, not asserted.
+    if (strictProfile && !def.racy) checkProfile(c, def, result.version, fail, where);
   }
   if (def.hook === 'probe') {
     const waits = result.watchEvents.filter((e) => e.event === 'wait');
@@ -103,7 +104,7 @@ function checkProfile(c, def, version, fail, where) {
   if (holds && hooksMs >= 500) {
     // Held about as long as the hooks run: not before they end, not long after.
     if (c.heldMs < hooksMs * 0.8) fail(`${where}: held ${c.heldMs} ms, expected about the hooks' ${hooksMs} ms`);
-    if (c.heldMs > hooksMs + 1500) fail(`${where}: held ${c.heldMs} ms, far beyond the hooks' ${hooksMs} ms`);
+    if (c.heldMs > hooksMs + 2000) fail(`${where}: held ${c.heldMs} ms, far beyond the hooks' ${hooksMs} ms`);
     if (def.hook === 'probe' && c.wait?.outcome !== 'behind') fail(`${where}: interactive probe expected behind, got ${c.wait?.outcome}`);
   } else {
     // Written when the message ends: the stand-in's finish delay plus the writer's batching.

@@ -64,6 +64,9 @@ export function buildRecording(result) {
     transcript: `{{CLAUDE_DIR}}/projects/{{WORKSPACE_SLUG}}/${result.sessionId}.jsonl`,
     channel: `{{CLAUDE_DIR}}/transcript-lag/${result.sessionId}.jsonl`,
     recorded_at: new Date(result.t0).toISOString(),
+    // Row times `t` count from here; channel `at` and record `timestamp` values are epoch times of the
+    // run, so a replay shifts them by (replay start - t0_epoch_ms).
+    t0_epoch_ms: result.t0,
     calls: result.calls.map((c) => ({
       tool_use_id: c.id,
       tool_name: c.tool,

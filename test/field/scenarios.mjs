@@ -28,6 +28,7 @@ export const scenarios = [
   { name: 'interactive-single-announce', mode: 'interactive', ...announce, ...stream, script: SINGLE },
   { name: 'interactive-single-probe', mode: 'interactive', ...probe, ...stream, script: SINGLE },
   { name: 'interactive-parallel-probe-slow', mode: 'interactive', ...probe, ...stream, slowHookMs: 2000, script: PARALLEL },
-  // The message ends the moment its last block closes: the hooks start after it has ended.
-  { name: 'interactive-single-probe-endfirst', mode: 'interactive', ...probe, blockGapMs: 20, finishDelayMs: 0, script: SINGLE },
+  // The message ends the moment its last block closes, racing the hooks' start: measured, and only
+  // the invariants asserted (2.1.332 mostly writes promptly then, but not always).
+  { name: 'interactive-single-probe-endfirst', mode: 'interactive', ...probe, blockGapMs: 20, finishDelayMs: 0, racy: true, script: SINGLE },
 ];

@@ -15,8 +15,8 @@ export function rawEventsChangeSource(): ChangeSource {
       if (folders.length === 0) return { dispose: () => undefined };
       const watcher = watch(folders, { ignoreInitial: true, depth: 3 });
       watcher.on('add', onChange).on('change', onChange).on('unlink', onChange).on('addDir', onChange);
-      watcher.on('raw', (_event: string, name: string, details: { watchedPath?: string }) => {
-        const watched = details?.watchedPath;
+      watcher.on('raw', (_event, name, details) => {
+        const watched = (details as { watchedPath?: string } | undefined)?.watchedPath;
         if (!watched || !name) return;
         const full = path.basename(watched) === name ? watched : path.join(watched, name);
         if (full.endsWith('.jsonl')) onChange(full);

@@ -1,0 +1,128 @@
+import { promises as fsp } from 'node:fs';
+import type { CliIo } from './io';
+import type { EngineEvent } from '../core/engineEvents';
+import { resolveClaudeDir } from '../core/discovery';
+import { TranscriptLagEngine } from '../core/engine';
+import { chokidarChangeSource } from '../platform/chokidarChangeSource';
+import { formatDuration, formatLag, shortId } from '../presentation/format';
+
+const usage = `Usage: transcript-lag watch [--all] [--claude-dir D] [--json] [--poll-ms N]
+
+Follows live Claude Code sessions of the current folder (or, with --all, every
+session under the Claude dir) and prints what happens to each tool call:
+held (its PreToolUse fired, its record is not on disk), written (its record
+reached the transcript, with the lag), result, wait (how a probing hook's wait
+ended), plus session and tail changes. Ctrl-C stops.
+
+  --all            every session under the Claude dir, not only this folder's
+  --claude-dir D   the Claude dir (default: $CLAUDE_CONFIG_DIR or ~/.claude)
+  --json           one JSON object per line: event, session_id, tool_use_id, at (ms since epoch), ...
+  --poll-ms N      stat poll interval, the safety net for missed file events (default 1000)
+`;
+
+interface WatchArgs {
+  all: boolean;
+  json: boolean;
+  claudeDir?: string;
+  pollMs: number;
+}
+
+function parseArgs(args: string[]): WatchArgs | string {
+  const out: WatchArgs = { all: false, json: false, pollMs: 1000 };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--all') out.all = true;
+    else if (a === '--json') out.json = true;
+    else if (a === '--claude-dir') {
+      const v = args[++i];
+      if (!v) return '--claude-dir needs a folder';
+      out.claudeDir = v;
+    } else if (a === '--poll-ms') {
+      const n = Number(args[++i]);
+      if (!Number.isInteger(n) || n < 10 || n > 600_000) return '--poll-ms needs a whole number of milliseconds between 10 and 600000';
+      out.pollMs = n;
+    } else return `unknown option '${a}'`;
+  }
+  return out;
+}
+
+/** The `--json` line: the event's own fields, with `tool_use_id` present (null) on session and tail events. */
+export function jsonLine(e: EngineEvent): string {
+  const { event, session_id, at, ...rest } = e;
+  return `${JSON.stringify({ event, session_id, tool_use_id: 'tool_use_id' in e ? e.tool_use_id : null, at, ...rest })}\n`;
+}
+
+function clockTime(at: number): string {
+  return new Date(at).toISOString().slice(11, 23);
+}
+
+/** The readable live view: one line per event. */
+export function readableLine(e: EngineEvent): string {
+  const head = `${clockTime(e.at)}  ${e.session_id.slice(0, 8)}  ${e.event.padEnd(7)}`;
+  const call = 'tool_use_id' in e ? `${(e.tool_name ?? 'tool').padEnd(10)} ${shortId(e.tool_use_id)}${e.agent_id ? ` (agent ${e.agent_id.slice(0, 8)})` : ''}` : '';
+  switch (e.event) {
+    case 'held':
+      return `${head}  ${call}  fired; its record is not on disk\n`;
+    case 'written':
+      return `${head}  ${call}  line ${e.line}  lag ${formatLag(e.lag_ms)}  ${e.with_result ? 'with its result' : 'before its result'}\n`;
+    case 'joined':
+      return `${head}  ${call}  hook reported late: lag ${formatDuration(e.lag_ms)}\n`;
+    case 'result':
+      return `${head}  ${call}  result at line ${e.line}\n`;
+    case 'wait':
+      return `${head}  ${call}  ${e.outcome} after ${e.polls} polls (${formatDuration(e.waited_ms)})${e.source && e.source !== 'transcript-lag-hook' ? ` from ${e.source}` : ''}\n`;
+    case 'post':
+      return `${head}  ${call}  PostToolUse\n`;
+    case 'tail':
+      return `${head}  transcript ${e.change} (generation ${e.generation})\n`;
+    case 'session': {
+      const s = e.stats;
+      const lag = s.lag_p50_ms === null ? 'no lag measured' : `lag p50 ${formatDuration(s.lag_p50_ms)} p95 ${formatDuration(s.lag_p95_ms ?? 0)} max ${formatDuration(s.lag_max_ms ?? 0)}`;
+      const title = e.title ? `"${e.title.replace(/\s+/g, ' ').slice(0, 60)}"  ` : '';
+      return `${head}  ${title}waits seen ${s.waits_seen} / behind ${s.waits_behind}  held ${s.held_now}  written ${s.calls_written}  ${lag}\n`;
+    }
+  }
+}
+
+export async function run(args: string[], io: CliIo): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout(usage);
+    return 0;
+  }
+  const parsed = parseArgs(args);
+  if (typeof parsed === 'string') {
+    io.stderr(`transcript-lag watch: ${parsed}\n\n${usage}`);
+    return 2;
+  }
+  const claudeDir = parsed.claudeDir ?? resolveClaudeDir(io.env, io.homedir);
+  const engine = new TranscriptLagEngine({
+    claudeDir,
+    workspaceFolders: [io.cwd],
+    scope: parsed.all ? 'all' : 'workspace',
+    files: io.files,
+    clock: io.clock,
+    changes: chokidarChangeSource(),
+    removeFile: (p) => fsp.unlink(p),
+  });
+  const print = parsed.json ? jsonLine : readableLine;
+  engine.onEvent((e) => io.stdout(print(e)));
+  if (!parsed.json) io.stderr(`watching ${parsed.all ? 'every session' : `sessions of ${io.cwd}`} under ${claudeDir} (Ctrl-C stops)\n`);
+
+  let stopped = false;
+  let ticking: Promise<void> = Promise.resolve();
+  await engine.start();
+  // The CLI is the composition root: the timer lives here, never in the engine.
+  const timer = setInterval(() => {
+    if (stopped) return;
+    ticking = ticking.then(() => engine.tick()).catch((err: unknown) => io.stderr(`transcript-lag watch: ${err instanceof Error ? err.message : String(err)}\n`));
+  }, parsed.pollMs);
+  try {
+    await io.stopSignal;
+  } finally {
+    stopped = true;
+    clearInterval(timer);
+    await ticking;
+    await engine.dispose();
+  }
+  return 0;
+}

@@ -1,0 +1,109 @@
+import { strict as assert } from 'node:assert';
+import type { CliIo } from '../../src/cli/io';
+import { jsonLine, readableLine, run } from '../../src/cli/watch';
+import type { EngineEvent } from '../../src/core/engineEvents';
+import { nodeFileAccess } from '../../src/platform/nodeFileAccess';
+import { ClaudeDirFixture, preLine, toolUseRecord, userPrompt } from './engineFixture';
+
+const S = 'e0000000-0000-4000-8000-000000000005';
+
+/** A CliIo that captures output and lets the test wait for a line, and stop the command. */
+function capturingIo(cwd: string, env: NodeJS.ProcessEnv = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  let waiters: { test: (lines: string[]) => boolean; resolve: () => void }[] = [];
+  let stop!: () => void;
+  const stopSignal = new Promise<void>((resolve) => (stop = resolve));
+  const check = () => {
+    waiters = waiters.filter((w) => (w.test(out) ? (w.resolve(), false) : true));
+  };
+  const io: CliIo = {
+    stdout: (t) => {
+      out.push(...t.split('\n').filter(Boolean));
+      check();
+    },
+    stderr: (t) => void err.push(t),
+    env,
+    homedir: '/nonexistent-home',
+    cwd,
+    clock: { now: () => Date.now() },
+    files: nodeFileAccess,
+    stopSignal,
+  };
+  const until = (test: (lines: string[]) => boolean) =>
+    new Promise<void>((resolve) => {
+      waiters.push({ test, resolve });
+      check();
+    });
+  return { io, out, err, stop, until };
+}
+
+describe('watch CLI', () => {
+  let fx: ClaudeDirFixture;
+  beforeEach(async () => {
+    fx = await ClaudeDirFixture.create();
+  });
+  afterEach(async () => {
+    await fx.remove();
+  });
+
+  it('--json: one object per line; a held call is held before written, with its lag', async () => {
+    const t = fx.transcriptPath(S);
+    await fx.append(t, [userPrompt(S, fx.workspace)]);
+    const c = capturingIo(fx.workspace);
+    const done = run(['--json', '--claude-dir', fx.claudeDir, '--poll-ms', '20'], c.io);
+    await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'session'));
+
+    await fx.append(fx.channelPath(S), [preLine(S, t, 'toolu_w1', Date.now())]);
+    await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'held'));
+    await fx.append(t, [toolUseRecord(S, fx.workspace, 'toolu_w1')]);
+    await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'written'));
+    c.stop();
+    assert.equal(await done, 0);
+
+    const objs = c.out.map((l) => JSON.parse(l) as Record<string, unknown>);
+    for (const o of objs) {
+      assert.equal(typeof o.event, 'string');
+      assert.equal(o.session_id, S);
+      assert.ok('tool_use_id' in o);
+      assert.equal(typeof o.at, 'number');
+    }
+    const call = objs.filter((o) => o.tool_use_id === 'toolu_w1').map((o) => o.event);
+    assert.deepEqual(call.slice(0, 2), ['held', 'written']);
+    const written = objs.find((o) => o.event === 'written');
+    assert.equal(written?.line, 2);
+    assert.equal(written?.with_result, false);
+    assert.ok(typeof written?.lag_ms === 'number' && written.lag_ms >= 0);
+  });
+
+  it('follows the Claude dir named by $CLAUDE_CONFIG_DIR, with a readable line per event', async () => {
+    const t = fx.transcriptPath(S);
+    await fx.append(t, [userPrompt(S, fx.workspace)]);
+    const c = capturingIo(fx.workspace, { CLAUDE_CONFIG_DIR: fx.claudeDir });
+    const done = run(['--poll-ms', '20'], c.io);
+    await c.until((lines) => lines.some((l) => l.includes(' session ')));
+    await fx.append(t, [toolUseRecord(S, fx.workspace, 'toolu_r1')]);
+    await c.until((lines) => lines.some((l) => / written +Bash/.test(l)));
+    c.stop();
+    assert.equal(await done, 0);
+    const written = c.out.find((l) => / written +Bash/.test(l));
+    assert.match(written ?? '', /Bash\s+r1\s+line 2\s+lag no hook\s+before its result/);
+    assert.match(c.err.join(''), /watching sessions of/);
+  });
+
+  it('refuses unknown options with exit code 2', async () => {
+    const c = capturingIo(fx.workspace);
+    assert.equal(await run(['--bogus'], c.io), 2);
+    assert.equal(await run(['--poll-ms', 'soon'], c.io), 2);
+    assert.match(c.err.join(''), /unknown option '--bogus'/);
+  });
+
+  it('formats every event kind, json lines always carry tool_use_id', () => {
+    const tail: EngineEvent = { event: 'tail', session_id: S, transcript_path: '/t', at: 0, change: 'truncated', generation: 2 };
+    assert.deepEqual(Object.keys(JSON.parse(jsonLine(tail))).slice(0, 4), ['event', 'session_id', 'tool_use_id', 'at']);
+    assert.equal(JSON.parse(jsonLine(tail)).tool_use_id, null);
+    assert.match(readableLine(tail), /transcript truncated \(generation 2\)/);
+    const wait: EngineEvent = { event: 'wait', session_id: S, tool_use_id: 'toolu_abcdefghij', transcript_path: '/t', at: 0, outcome: 'behind', polls: 50, waited_ms: 5000, bytes_on_disk: 1 };
+    assert.match(readableLine(wait), /behind after 50 polls \(5\.0s\)/);
+  });
+});

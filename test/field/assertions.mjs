@@ -57,6 +57,19 @@ export function checkScenario(result, { strictProfile }) {
         fail(`${where}: watch says with_result=${w.with_result}, on disk it was ${c.withResult}`);
       }
     }
+    // The lag watch reports (on `written`, or on `joined` when the hook's report came after the
+    // record) is the recorder's fired → on-disk time, give or take the two pollers.
+    const lagEvent = result.watchEvents.find((e) => e.tool_use_id === c.id && typeof e.lag_ms === 'number');
+    if (!lagEvent) fail(`${where}: watch never reported a lag`);
+    else if (Math.abs(lagEvent.lag_ms - c.heldMs) > SLACK_MS) {
+      fail(`${where}: watch says lag ${lagEvent.lag_ms} ms, on disk it was ${c.heldMs} ms`);
+    }
+    // A call held for a second or more must have been shown as held before it was written.
+    if (c.heldMs >= 1000) {
+      const held = result.watchEvents.find((e) => e.event === 'held' && e.tool_use_id === c.id);
+      if (!held) fail(`${where}: held ${c.heldMs} ms but watch never reported it held`);
+      else if (w && held.t > w.t) fail(`${where}: watch reported held after written`);
+    }
     // analyze agrees with watch and the disk.
     const a = analyzed.get(c.id);
     if (!a) fail(`${where}: analyze does not list the call`);

@@ -6,7 +6,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const CLI_JS = path.join(repoRoot, 'dist', 'cli.js');
+// TL_FIELD_CLI_JS: development aid, a CLI bundle built elsewhere.
+export const CLI_JS = process.env.TL_FIELD_CLI_JS || path.join(repoRoot, 'dist', 'cli.js');
 export const HOOK_JS = path.join(repoRoot, 'dist', 'hook.js');
 
 /** What is missing from dist/ for the field test to run, as messages (empty when all is there). */

@@ -1,0 +1,59 @@
+import { DEFAULT_PROBE_POLLS, DEFAULT_PROBE_POLL_MS } from '../channel/constants';
+
+// The command line install-hook writes into settings.json. Claude Code runs
+// hook commands through a POSIX shell (bash; Git Bash on Windows), so every
+// path is single-quoted and the Node runtime may be prefixed by environment
+// assignments (the VS Code extension runs the hook with its own Electron,
+// `ELECTRON_RUN_AS_NODE=1`, when no `node` is on PATH).
+
+export interface HookCommandSpec {
+  /** Absolute path of the Node runtime that runs the hook. */
+  nodePath: string;
+  /** Environment assignments placed before the runtime, e.g. { ELECTRON_RUN_AS_NODE: '1' }. */
+  nodeEnv?: Readonly<Record<string, string>>;
+  /** Absolute path of the installed hook copy. */
+  hookPath: string;
+  channelDir: string;
+  probe: boolean;
+  polls?: number;
+  pollMs?: number;
+}
+
+/** Quotes one word for a POSIX shell: single quotes, each `'` written as `'\''`. */
+export function shellQuote(word: string): string {
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * settings.json `timeout` (seconds) for our entries: room for node's start-up
+ * in announce mode; in probe mode the whole wait plus the same room, so Claude
+ * Code never cancels a probe before it reports.
+ */
+export function hookTimeoutSeconds(spec: Pick<HookCommandSpec, 'probe' | 'polls' | 'pollMs'>): number {
+  const base = 5;
+  if (!spec.probe) return base;
+  const waitMs = (spec.polls ?? DEFAULT_PROBE_POLLS) * (spec.pollMs ?? DEFAULT_PROBE_POLL_MS);
+  return base + Math.ceil(waitMs / 1000);
+}
+
+function positiveInt(name: string, value: number | undefined): void {
+  if (value !== undefined && !(Number.isInteger(value) && value > 0)) throw new RangeError(`${name} must be a positive integer, got ${value}`);
+}
+
+export function buildHookCommand(spec: HookCommandSpec): string {
+  positiveInt('polls', spec.polls);
+  positiveInt('pollMs', spec.pollMs);
+  const words: string[] = [];
+  for (const [name, value] of Object.entries(spec.nodeEnv ?? {})) {
+    if (!ENV_NAME.test(name)) throw new RangeError(`not an environment variable name: ${JSON.stringify(name)}`);
+    words.push(`${name}=${shellQuote(value)}`);
+  }
+  words.push(shellQuote(spec.nodePath), shellQuote(spec.hookPath), '--channel-dir', shellQuote(spec.channelDir));
+  if (spec.probe) {
+    words.push('--probe', '--polls', String(spec.polls ?? DEFAULT_PROBE_POLLS), '--poll-ms', String(spec.pollMs ?? DEFAULT_PROBE_POLL_MS));
+  }
+  words.push('--timeout-ms', String(hookTimeoutSeconds(spec) * 1000));
+  return words.join(' ');
+}

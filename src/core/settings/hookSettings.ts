@@ -1,0 +1,199 @@
+import {
+  applyEdits,
+  findNodeAtLocation,
+  getNodeValue,
+  parseTree,
+  printParseErrorCode,
+  type FormattingOptions,
+  type JSONPath,
+  type Node,
+  type ParseError,
+} from 'jsonc-parser';
+import { HOOK_FILE_NAME } from '../channel/constants';
+import { addProperty, appendToArray, removeChild, replaceValue } from './jsonEdits';
+
+// Claude Code's settings.json, edited as text with jsonc-parser so that every
+// other key, hook, comment and the file's own formatting stay as they were.
+// Pure: text in, text out. The file itself is handled by src/platform/settingsFile.ts.
+
+export const HOOK_EVENTS = ['PreToolUse', 'PostToolUse'] as const;
+export type HookEventName = (typeof HOOK_EVENTS)[number];
+
+/** Refusal with a message meant for the user. */
+export class SettingsError extends Error {
+  override name = 'SettingsError';
+}
+
+export interface HookEntrySpec {
+  command: string;
+  /** Seconds, as Claude Code reads `timeout`. */
+  timeoutSec: number;
+  /** Tool matcher; "*" matches every tool. */
+  matcher?: string;
+}
+
+/** Our entries are the ones that run our hook file. */
+export function isOurHookCommand(command: unknown): boolean {
+  return typeof command === 'string' && command.includes(HOOK_FILE_NAME);
+}
+
+function lineColumn(text: string, offset: number): string {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return `line ${line}, column ${offset - before.lastIndexOf('\n')}`;
+}
+
+/** The parse tree of a valid settings text, or a SettingsError saying what is wrong and where. */
+export function parseSettings(text: string): Node {
+  const errors: ParseError[] = [];
+  const root = parseTree(text, errors, { allowTrailingComma: false, disallowComments: false });
+  if (errors.length > 0) {
+    const e = errors[0];
+    throw new SettingsError(`settings.json is not valid JSON: ${printParseErrorCode(e.error)} at ${lineColumn(text, e.offset)}`);
+  }
+  if (!root || root.type !== 'object') throw new SettingsError('settings.json must hold a JSON object at the top level');
+  const hooks = findNodeAtLocation(root, ['hooks']);
+  if (hooks && hooks.type !== 'object') throw new SettingsError('settings.json: "hooks" must be an object');
+  for (const event of HOOK_EVENTS) {
+    const list = findNodeAtLocation(root, ['hooks', event]);
+    if (list && list.type !== 'array') throw new SettingsError(`settings.json: "hooks.${event}" must be an array`);
+  }
+  return root;
+}
+
+/** Indentation and line ends of the file itself, so our insertions look like the rest. */
+export function detectFormatting(text: string): FormattingOptions {
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const indents = text
+    .split(/\r?\n/)
+    .map((l) => /^([ \t]+)\S/.exec(l)?.[1])
+    .filter((s): s is string => s !== undefined);
+  if (indents.some((s) => s.startsWith('\t'))) return { insertSpaces: false, tabSize: 1, eol };
+  const size = indents.length ? Math.min(...indents.map((s) => s.length)) : 2;
+  return { insertSpaces: true, tabSize: Math.max(1, Math.min(size, 8)), eol };
+}
+
+interface OurEntry {
+  event: HookEventName;
+  group: number;
+  hook: number;
+  /** Every hook of the group is ours: the whole group goes when the entry goes. */
+  groupIsOurs: boolean;
+  /** The group's value, for comparing with what we would write. */
+  groupValue: unknown;
+}
+
+function ourEntries(root: Node, event: HookEventName): OurEntry[] {
+  const list = findNodeAtLocation(root, ['hooks', event]);
+  const out: OurEntry[] = [];
+  list?.children?.forEach((groupNode, group) => {
+    const hooksNode = findNodeAtLocation(groupNode, ['hooks']);
+    if (!hooksNode || hooksNode.type !== 'array' || !hooksNode.children) return;
+    const commands = hooksNode.children.map((h) => (h.type === 'object' ? getNodeValue(findNodeAtLocation(h, ['command']) ?? h) : undefined));
+    const groupIsOurs = commands.length > 0 && commands.every(isOurHookCommand);
+    commands.forEach((command, hook) => {
+      if (isOurHookCommand(command)) out.push({ event, group, hook, groupIsOurs, groupValue: getNodeValue(groupNode) });
+    });
+  });
+  return out;
+}
+
+function ourGroup(spec: HookEntrySpec): unknown {
+  return { matcher: spec.matcher ?? '*', hooks: [{ type: 'command', command: spec.command, timeout: spec.timeoutSec }] };
+}
+
+function normalize(text: string): string {
+  return text.trim() === '' ? '{}' : text;
+}
+
+function at(root: Node, path: JSONPath): Node {
+  const node = findNodeAtLocation(root, path);
+  if (!node) throw new Error(`settings edit: nothing at ${path.join('.')}`);
+  return node;
+}
+
+/** Removes one of our entries: its whole group when the group is only ours, else just the entry. */
+function removeEntry(text: string, e: OurEntry): string {
+  const root = parseSettings(text);
+  const edit = e.groupIsOurs ? removeChild(at(root, ['hooks', e.event]), e.group) : removeChild(at(root, ['hooks', e.event, e.group, 'hooks']), e.hook);
+  return applyEdits(text, [edit]);
+}
+
+/** Removes property `key` of the object at `path` when it is there and empty. */
+function dropIfEmpty(text: string, path: JSONPath, key: string): string {
+  const root = parseSettings(text);
+  const object = findNodeAtLocation(root, path);
+  const value = findNodeAtLocation(root, [...path, key]);
+  if (!object || !value || (value.children?.length ?? 0) > 0) return text;
+  const index = object.children!.findIndex((p) => p.children?.[1] === value);
+  return applyEdits(text, [removeChild(object, index)]);
+}
+
+function removeOurs(text: string): string {
+  let out = text;
+  let removed = false;
+  for (const event of HOOK_EVENTS) {
+    const entries = ourEntries(parseSettings(out), event);
+    if (entries.length === 0) continue;
+    for (const e of entries.reverse()) out = removeEntry(out, e);
+    // Only an event list our removal emptied goes; one that was empty before stays.
+    out = dropIfEmpty(out, ['hooks'], event);
+    removed = true;
+  }
+  return removed ? dropIfEmpty(out, [], 'hooks') : out;
+}
+
+/**
+ * Adds our PreToolUse and PostToolUse entries, or brings existing ones up to
+ * `spec` in place. Idempotent: installing again never duplicates, and changes
+ * nothing when our entries already say the same.
+ */
+export function installHookEntries(text: string, spec: HookEntrySpec): string {
+  let out = normalize(text);
+  const fmt = detectFormatting(out);
+  const wanted = ourGroup(spec);
+  for (const event of HOOK_EVENTS) {
+    const entries = ourEntries(parseSettings(out), event);
+    // Keep the first group that holds only our one entry, in its place; drop every other entry of ours.
+    const kept = entries.find((e) => e.groupIsOurs && (e.groupValue as { hooks: unknown[] }).hooks.length === 1);
+    for (const e of entries.filter((x) => x !== kept).reverse()) out = removeEntry(out, e);
+    const root = parseSettings(out);
+    if (kept) {
+      // Removals may have shifted its index: it is now our only entry of the event.
+      const current = ourEntries(root, event)[0];
+      if (JSON.stringify(current.groupValue) !== JSON.stringify(wanted)) {
+        out = applyEdits(out, [replaceValue(out, at(root, ['hooks', event, current.group]), wanted, fmt)]);
+      }
+      continue;
+    }
+    const hooks = findNodeAtLocation(root, ['hooks']);
+    const list = findNodeAtLocation(root, ['hooks', event]);
+    const edit = list
+      ? appendToArray(out, list, wanted, fmt)
+      : hooks
+        ? addProperty(out, hooks, event, [wanted], fmt)
+        : addProperty(out, root, 'hooks', { [event]: [wanted] }, fmt);
+    out = applyEdits(out, [edit]);
+  }
+  return out === normalize(text) ? text : out;
+}
+
+/** Removes only our entries; everything else, comments and formatting included, stays. */
+export function uninstallHookEntries(text: string): string {
+  if (text.trim() === '') return text;
+  parseSettings(text);
+  return removeOurs(text);
+}
+
+/** Our commands currently in the text, per event (for status displays). */
+export function installedHookCommands(text: string): Record<HookEventName, string[]> {
+  const root = parseSettings(normalize(text));
+  const out = { PreToolUse: [] as string[], PostToolUse: [] as string[] };
+  for (const event of HOOK_EVENTS) {
+    for (const e of ourEntries(root, event)) {
+      const hooks = (e.groupValue as { hooks: { command: string }[] }).hooks;
+      out[event].push(hooks[e.hook].command);
+    }
+  }
+  return out;
+}

@@ -31,6 +31,16 @@ const ESCAPES: Record<number, number> = {
   0x22: 0x22, 0x5c: 0x5c, 0x2f: 0x2f, 0x62: 0x08, 0x66: 0x0c, 0x6e: 0x0a, 0x72: 0x0d, 0x74: 0x09,
 };
 
+/** 1 for the bytes that end a run of plain string bytes: controls, `"` and `\`. */
+const STRING_SPECIAL = new Uint8Array(256);
+for (let c = 0; c < 0x20; c++) STRING_SPECIAL[c] = 1;
+STRING_SPECIAL[0x22] = 1;
+STRING_SPECIAL[0x5c] = 1;
+const SIMPLE_ESCAPE = new Uint8Array(256);
+for (const c of Object.keys(ESCAPES)) SIMPLE_ESCAPE[Number(c)] = 1;
+const HEX = new Uint8Array(256);
+for (const c of Buffer.from('0123456789abcdefABCDEF')) HEX[c] = 1;
+
 function isWs(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
@@ -65,9 +75,6 @@ export class StreamingRecordParser {
   private lit: number[] = LITERALS[0x6e];
   private litIdx = 0;
   private litSlot = SL_NONE;
-  // Cached positions of the next `"` / `\` in the current chunk (-1: none left, -2: unknown).
-  private nextQuote = -2;
-  private nextBackslash = -2;
 
   reset(): void {
     this.state = VALUE;
@@ -82,8 +89,6 @@ export class StreamingRecordParser {
 
   push(chunk: Buffer): void {
     const n = chunk.length;
-    this.nextQuote = -2;
-    this.nextBackslash = -2;
     let i = 0;
     while (i < n) {
       switch (this.state) {
@@ -251,25 +256,45 @@ export class StreamingRecordParser {
     if (this.capturing) this.capture.begin(cap);
   }
 
-  /** Skips a string interior up to its next `"` or `\`; raw control characters are a syntax error. */
+  /**
+   * Runs through a string interior with one table lookup per byte (cheaper than
+   * Buffer#indexOf calls when escapes are dense, as in code and logs). Escapes of
+   * strings we do not keep are checked in place; kept strings go through ESC/UNI.
+   */
   private scanString(chunk: Buffer, i: number): number {
     const n = chunk.length;
-    if (this.nextQuote !== -1 && this.nextQuote < i) this.nextQuote = chunk.indexOf(0x22, i);
-    if (this.nextBackslash !== -1 && this.nextBackslash < i) this.nextBackslash = chunk.indexOf(0x5c, i);
-    let j = n;
-    if (this.nextQuote !== -1) j = this.nextQuote;
-    if (this.nextBackslash !== -1 && this.nextBackslash < j) j = this.nextBackslash;
-    for (let k = i; k < j; k++) {
-      if (chunk[k] < 0x20) return this.fail();
+    const capturing = this.capturing;
+    let k = i;
+    while (k < n) {
+      const c = chunk[k]!;
+      if (STRING_SPECIAL[c] === 0) {
+        k++;
+        continue;
+      }
+      if (c === 0x22) {
+        if (capturing) this.capture.addRaw(chunk, i, k);
+        this.endString();
+        return k + 1;
+      }
+      if (c !== 0x5c) return this.fail(); // a raw control character
+      if (capturing || k + 1 >= n) {
+        if (capturing) this.capture.addRaw(chunk, i, k);
+        this.state = ESC;
+        return k + 1;
+      }
+      const e = chunk[k + 1]!;
+      if (SIMPLE_ESCAPE[e] === 1) {
+        k += 2;
+      } else if (e === 0x75 && k + 5 < n) {
+        if (HEX[chunk[k + 2]!]! + HEX[chunk[k + 3]!]! + HEX[chunk[k + 4]!]! + HEX[chunk[k + 5]!]! !== 4) return this.fail();
+        k += 6;
+      } else {
+        this.state = ESC; // `\u` cut by the chunk's end, or a bad escape: ESC decides
+        return k + 1;
+      }
     }
-    if (this.capturing) this.capture.addRaw(chunk, i, j);
-    if (j === n) return n;
-    if (chunk[j] === 0x5c) {
-      this.state = ESC;
-    } else {
-      this.endString();
-    }
-    return j + 1;
+    if (capturing) this.capture.addRaw(chunk, i, n);
+    return n;
   }
 
   private stepEscape(c: number, i: number): number {

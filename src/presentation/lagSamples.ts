@@ -1,4 +1,5 @@
 import type { EngineEvent } from '../core/engineEvents';
+import type { CallSnapshot, SessionSnapshot } from '../core/snapshot';
 import { shapeOf, type WriteShape } from './format';
 
 /**
@@ -40,6 +41,29 @@ function blank(e: { session_id: string; tool_use_id: string; transcript_path: st
     transcript_path: e.transcript_path, generation: null, line: null, record_at: null, fired_at: null,
     observed_at: null, lag_ms: null, shape: null, result_line: null, wait_outcome: null, wait_polls: null, wait_ms: null,
   };
+}
+
+function fromCall(c: CallSnapshot): Partial<LagSample> {
+  return {
+    tool_name: c.tool_name ?? null,
+    agent_id: c.agent_id ?? null,
+    generation: c.generation ?? null,
+    line: c.state === 'held' ? null : (c.line ?? null),
+    record_at: c.record_at ?? null,
+    fired_at: c.fired_at ?? null,
+    observed_at: c.observed_at ?? null,
+    lag_ms: c.lag_ms ?? null,
+    shape: shapeOf(c.with_result) ?? null,
+    result_line: c.result_line ?? null,
+    wait_outcome: c.wait?.outcome ?? null,
+    wait_polls: c.wait?.polls ?? null,
+    wait_ms: c.wait?.waited_ms ?? null,
+  };
+}
+
+/** When a call happened, for ordering: on disk, else hook fired. */
+export function sampleTime(s: LagSample): number {
+  return s.observed_at ?? s.fired_at ?? 0;
 }
 
 export class LagSampleStore {
@@ -84,6 +108,19 @@ export class LagSampleStore {
         break;
     }
     return true;
+  }
+
+  /**
+   * Adds the calls of a snapshot this store has not seen: the engine does not
+   * replay its first read as events, so calls from before activation (and the
+   * held calls a session opened with) only reach the report this way.
+   */
+  absorb(session: SessionSnapshot): void {
+    const known = this.bySession.get(session.session_id);
+    for (const call of [...session.held, ...session.recent]) {
+      if (known?.has(call.tool_use_id)) continue;
+      Object.assign(this.sampleFor({ ...call, transcript_path: session.transcript_path }), fromCall(call));
+    }
   }
 
   private sampleFor(e: { session_id: string; tool_use_id: string; transcript_path: string }): LagSample {

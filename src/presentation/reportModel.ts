@@ -2,7 +2,7 @@ import type { SessionStats } from '../core/engineEvents';
 import type { SessionSnapshot } from '../core/snapshot';
 import { formatDuration, formatLag, shapeLabel } from './format';
 import { lagHistogram, type HistogramBin } from './histogram';
-import type { LagSample } from './lagSamples';
+import { sampleTime, type LagSample } from './lagSamples';
 import { sessionTitle, toolLabel } from './sessionLabel';
 
 /**
@@ -70,7 +70,8 @@ function reportRow(s: LagSample): ReportRow {
 export function buildReport(session: SessionSnapshot, samples: readonly LagSample[], now: number): ReportData {
   const st = session.stats;
   const lags = samples.flatMap((s) => (s.lag_ms === null ? [] : [s.lag_ms]));
-  const rows = samples.slice(-REPORT_MAX_ROWS).map(reportRow).reverse();
+  // Newest first; held calls (no disk time yet) sort by when their hook fired.
+  const rows = [...samples].sort((a, b) => sampleTime(b) - sampleTime(a)).slice(0, REPORT_MAX_ROWS).map(reportRow);
   return {
     session_id: session.session_id,
     title: sessionTitle(session),

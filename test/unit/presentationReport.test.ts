@@ -6,7 +6,7 @@ import { csvHeader, samplesToCsv, samplesToJson } from '../../src/presentation/e
 import { LAG_BIN_EDGES_MS, lagHistogram } from '../../src/presentation/histogram';
 import { LagSampleStore } from '../../src/presentation/lagSamples';
 import { buildReport } from '../../src/presentation/reportModel';
-import { session } from './presentationSnapshots';
+import { heldCall, session, writtenCall } from './presentationSnapshots';
 
 const T = 1_750_000_000_000;
 const base = { session_id: 's1', transcript_path: '/t/s1.jsonl' };
@@ -45,6 +45,22 @@ describe('presentation: lag samples from engine events', () => {
     const store = new LagSampleStore(3);
     for (let i = 1; i <= 5; i++) store.add(written(`c${i}`, i, T + i));
     assert.deepEqual(store.samples('s1').map((s) => s.tool_use_id), ['c3', 'c4', 'c5']);
+  });
+
+  it('absorbs calls it has only seen in a snapshot, without overwriting what events told it', () => {
+    const store = new LagSampleStore();
+    store.add(written('w1', 30, T + 100, { fired_at: T, lag_ms: 100 }));
+    const snap = session({
+      session_id: 's1',
+      held: [heldCall('h1', T + 50, { tool_name: 'Grep' })],
+      recent: [writtenCall('w1', 99, T + 999, { lag_ms: 7 }), writtenCall('w0', 12, T - 400, { lag_ms: 300, with_result: true })],
+    });
+    store.absorb(snap);
+    const byId = new Map(store.samples('s1').map((s) => [s.tool_use_id, s]));
+    assert.deepEqual([...byId.keys()].sort(), ['h1', 'w0', 'w1']);
+    assert.deepEqual([byId.get('w1')?.line, byId.get('w1')?.lag_ms], [30, 100]);
+    assert.deepEqual([byId.get('w0')?.line, byId.get('w0')?.lag_ms, byId.get('w0')?.shape], [12, 300, 'with_result']);
+    assert.deepEqual([byId.get('h1')?.line, byId.get('h1')?.fired_at, byId.get('h1')?.tool_name], [null, T + 50, 'Grep']);
   });
 
   it('ignores session and tail events', () => {

@@ -1,0 +1,177 @@
+import * as vscode from 'vscode';
+import type { ChangeSource } from '../core/changeSource';
+import type { Clock } from '../core/clock';
+import type { EngineEvent } from '../core/engineEvents';
+import type { FileAccess } from '../core/fileAccess';
+import type { SessionSnapshot } from '../core/snapshot';
+import type { EngineOptions, TranscriptLagEngine } from '../core/engine';
+import { errorText } from './log';
+import type { ExtensionSettings } from './settings';
+
+/** The engine's poll: the safety net under the change source (network file systems, WSL). */
+export const TICK_INTERVAL_MS = 1000;
+/**
+ * While there is no Claude dir, one stat this often is all the extension does:
+ * nothing measurable, yet Claude Code's first run is noticed within seconds.
+ */
+export const CLAUDE_DIR_POLL_MS = 5000;
+
+export interface EngineHostDeps {
+  log: vscode.LogOutputChannel;
+  files: FileAccess;
+  clock: Clock;
+  createEngine(opts: EngineOptions): TranscriptLagEngine;
+  createChangeSource?(): ChangeSource;
+  resolveClaudeDir(setting: string): string;
+  workspaceFolders(): string[];
+  /** Every engine event, in order. */
+  onEvent(e: EngineEvent): void;
+  /** Sessions may have changed (engine started, stopped, ticked). */
+  onChanged(): void;
+}
+
+/**
+ * Owns the engine's lifecycle: waits for the Claude dir to exist, builds the
+ * engine, ticks it, reconfigures it on settings and workspace changes, and
+ * rebuilds it when the Claude dir setting changes.
+ */
+export class EngineHost implements vscode.Disposable {
+  private engine: TranscriptLagEngine | undefined;
+  private engineSubscription: { dispose(): unknown } | undefined;
+  private tickTimer: ReturnType<typeof setInterval> | undefined;
+  private dirPollTimer: ReturnType<typeof setTimeout> | undefined;
+  private inFlight: Promise<void> | undefined;
+  private disposed = false;
+  private claudeDir = '';
+  /** Serialises start/stop/reconfigure so a quick settings change cannot start two engines. */
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(private readonly deps: EngineHostDeps, private settings: ExtensionSettings) {}
+
+  current(): TranscriptLagEngine | undefined {
+    return this.engine;
+  }
+
+  currentClaudeDir(): string {
+    return this.claudeDir;
+  }
+
+  sessions(): SessionSnapshot[] {
+    return this.engine?.sessions() ?? [];
+  }
+
+  session(sessionId: string): SessionSnapshot | undefined {
+    return this.engine?.session(sessionId);
+  }
+
+  start(): Promise<void> {
+    return this.enqueue(() => this.startNow());
+  }
+
+  /** One poll now (tests and the refresh command use it); resolves when read. */
+  tick(): Promise<void> {
+    return this.enqueue(() => this.tickNow(true));
+  }
+
+  applySettings(next: ExtensionSettings): Promise<void> {
+    const prev = this.settings;
+    this.settings = next;
+    return this.enqueue(async () => {
+      if (this.deps.resolveClaudeDir(next.claudeDir) !== this.claudeDir) {
+        this.deps.log.info(`Claude dir setting changed: restarting the engine`);
+        await this.stopNow();
+        await this.startNow();
+      } else if (this.engine && (prev.sessions !== next.sessions || prev.recentCalls !== next.recentCalls)) {
+        await this.engine.reconfigure({ scope: next.sessions, recentCalls: next.recentCalls });
+        this.deps.onChanged();
+      }
+    });
+  }
+
+  workspaceFoldersChanged(): Promise<void> {
+    return this.enqueue(async () => {
+      if (!this.engine) return;
+      await this.engine.reconfigure({ workspaceFolders: this.deps.workspaceFolders() });
+      this.deps.onChanged();
+    });
+  }
+
+  private enqueue(step: () => Promise<void>): Promise<void> {
+    const run = this.queue.then(step).catch((err) => this.deps.log.error(`engine: ${errorText(err)}`));
+    this.queue = run;
+    return run;
+  }
+
+  private async startNow(): Promise<void> {
+    if (this.disposed || this.engine) return;
+    this.claudeDir = this.deps.resolveClaudeDir(this.settings.claudeDir);
+    const stat = await this.deps.files.stat(this.claudeDir);
+    if (!stat?.isDirectory) {
+      this.deps.log.info(`No Claude dir at ${this.claudeDir}; checking again every ${CLAUDE_DIR_POLL_MS / 1000}s`);
+      this.scheduleDirPoll();
+      return;
+    }
+    const engine = this.deps.createEngine({
+      claudeDir: this.claudeDir,
+      workspaceFolders: this.deps.workspaceFolders(),
+      scope: this.settings.sessions,
+      files: this.deps.files,
+      clock: this.deps.clock,
+      changes: this.deps.createChangeSource?.(),
+      recentCalls: this.settings.recentCalls,
+    });
+    this.engine = engine;
+    this.engineSubscription = engine.onEvent((e) => this.deps.onEvent(e));
+    await engine.start();
+    this.deps.log.info(`Following sessions under ${this.claudeDir} (scope: ${this.settings.sessions})`);
+    this.tickTimer = setInterval(() => void this.tickNow(), TICK_INTERVAL_MS);
+    this.deps.onChanged();
+  }
+
+  private scheduleDirPoll(): void {
+    if (this.disposed) return;
+    this.dirPollTimer = setTimeout(() => {
+      this.dirPollTimer = undefined;
+      void this.enqueue(() => this.startNow());
+    }, CLAUDE_DIR_POLL_MS);
+  }
+
+  /**
+   * The timer's tick is skipped while one is in flight (a slow disk must not pile
+   * ticks up); an explicit tick waits for it and then reads afresh.
+   */
+  private async tickNow(fresh = false): Promise<void> {
+    if (this.inFlight) {
+      if (!fresh) return;
+      await this.inFlight;
+    }
+    const engine = this.engine;
+    if (!engine) return;
+    this.inFlight = engine
+      .tick()
+      .catch((err) => this.deps.log.warn(`tick failed: ${errorText(err)}`))
+      .finally(() => {
+        this.inFlight = undefined;
+      });
+    await this.inFlight;
+    this.deps.onChanged();
+  }
+
+  private async stopNow(): Promise<void> {
+    if (this.tickTimer) clearInterval(this.tickTimer);
+    if (this.dirPollTimer) clearTimeout(this.dirPollTimer);
+    this.tickTimer = undefined;
+    this.dirPollTimer = undefined;
+    this.engineSubscription?.dispose();
+    this.engineSubscription = undefined;
+    const engine = this.engine;
+    this.engine = undefined;
+    if (engine) await engine.dispose();
+    this.deps.onChanged();
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    void this.enqueue(() => this.stopNow());
+  }
+}

@@ -1,0 +1,162 @@
+import { promises as fsp } from 'node:fs';
+import * as vscode from 'vscode';
+import { TranscriptLagEngine } from '../core/engine';
+import type { EngineEvent } from '../core/engineEvents';
+import { chokidarChangeSource } from '../platform/chokidarChangeSource';
+import { nodeFileAccess } from '../platform/nodeFileAccess';
+import { createCoalescer, DEFAULT_REFRESH_INTERVAL_MS, realScheduler } from '../presentation/coalesce';
+import { LagSampleStore } from '../presentation/lagSamples';
+import { registerCommands } from './commands';
+import { EngineHost } from './engineHost';
+import { HeldCallsTree } from './heldCallsTree';
+import { hookInstallerPort } from './hookInstallerPort';
+import { createLog } from './log';
+import { SessionReport } from './report';
+import { Revealer } from './reveal';
+import { onSettingsChanged, readSettings, resolveClaudeDir, workspaceFolderPaths } from './settings';
+import { StatusBar } from './statusBar';
+import type { TranscriptLagApi } from './testApi';
+
+/** Held ages (status bar, tree, decoration) tick at this rate while anything is held. */
+const AGE_TICK_MS = 500;
+
+/**
+ * Composition root: builds the engine and the views and wires them together.
+ * Nothing else here: each contribution lives in its own file.
+ * Returns the test API (see testApi.ts).
+ */
+export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
+  const log = createLog();
+  const clock = { now: () => Date.now() };
+  const now = clock.now;
+  let settings = readSettings();
+  const samples = new LagSampleStore();
+
+  // Views render through one coalescer: a burst of engine events costs ~10 renders a second at most.
+  const views = createCoalescer(() => render(), DEFAULT_REFRESH_INTERVAL_MS, realScheduler);
+  const host = new EngineHost(
+    {
+      log,
+      files: nodeFileAccess,
+      clock,
+      // removeFile lets the engine prune week-old channel files; it touches nothing else.
+      createEngine: (opts) => new TranscriptLagEngine({ ...opts, removeFile: (p) => fsp.rm(p, { force: true }) }),
+      createChangeSource: () => chokidarChangeSource(),
+      resolveClaudeDir: (setting) => resolveClaudeDir(setting),
+      workspaceFolders: workspaceFolderPaths,
+      onEvent: (e: EngineEvent) => {
+        samples.add(e);
+        logEvent(log, e);
+        views.request();
+      },
+      onChanged: () => views.request(),
+    },
+    settings,
+  );
+
+  const sessions = () => host.sessions();
+  const session = (id: string) => host.session(id);
+  const statusBar = new StatusBar(sessions, () => settings.warnAfterMs, now);
+  const tree = new HeldCallsTree(sessions, now);
+  const revealer = new Revealer(session, now, log);
+  const report = new SessionReport(context.extensionUri, session, (id) => samples.samples(id), now, async (s, line) => {
+    await revealer.reveal({ session_id: s.session_id, tool_use_id: '', transcript_path: s.transcript_path, line, held: false });
+  });
+
+  let ageTimer: ReturnType<typeof setInterval> | undefined;
+  function render(): void {
+    for (const s of host.sessions()) samples.absorb(s);
+    statusBar.render();
+    tree.refresh();
+    revealer.refresh();
+    report.refresh();
+    const ticking = statusBar.ticking() || revealer.trackingHeld();
+    if (ticking && !ageTimer) ageTimer = setInterval(() => views.request(), AGE_TICK_MS);
+    if (!ticking && ageTimer) {
+      clearInterval(ageTimer);
+      ageTimer = undefined;
+    }
+  }
+
+  context.subscriptions.push(
+    log,
+    host,
+    statusBar,
+    tree,
+    revealer,
+    report,
+    { dispose: () => views.dispose() },
+    { dispose: () => ageTimer && clearInterval(ageTimer) },
+    ...registerCommands({
+      sessions,
+      session,
+      samples: () => samples.samples(),
+      now,
+      revealer,
+      report,
+      log,
+      hook: {
+        installer: hookInstallerPort,
+        claudeDir: () => resolveClaudeDir(settings.claudeDir),
+        hookSource: context.asAbsolutePath('dist/hook.js'),
+        probeSettings: () => ({ polls: settings.probePolls, pollMs: settings.probePollMs }),
+        log,
+      },
+    }),
+    onSettingsChanged((next) => {
+      settings = next;
+      log.info('Settings changed; applying');
+      void host.applySettings(next);
+      views.request();
+    }),
+    vscode.workspace.onDidChangeWorkspaceFolders(() => void host.workspaceFoldersChanged()),
+  );
+
+  // Not awaited: activation returns at once; with no Claude dir this is one stat.
+  void host.start();
+
+  return {
+    engine: () => host.current(),
+    claudeDir: () => host.currentClaudeDir() || resolveClaudeDir(settings.claudeDir),
+    statusBarText: () => statusBar.state()?.text,
+    statusBarBackground: () => statusBar.state()?.background,
+    statusBarTooltip: () => statusBar.state()?.tooltip,
+    statusView: () => statusBar.state(),
+    treeItems: () => tree.nodes(),
+    badge: () => tree.badge(),
+    lastReveal: () => revealer.lastReveal(),
+    samples: () => samples.samples(),
+    reportData: () => report.lastData(),
+    refresh: async () => {
+      await host.tick();
+      render();
+    },
+  };
+}
+
+/** Held and wait outcomes at info (they are what users ask about); the rest at trace. */
+function logEvent(log: vscode.LogOutputChannel, e: EngineEvent): void {
+  switch (e.event) {
+    case 'held':
+      log.info(`held ${e.tool_name ?? ''} ${e.tool_use_id} (session ${e.session_id.slice(0, 8)})`);
+      break;
+    case 'written':
+      log.debug(`written ${e.tool_use_id} line ${e.line} lag ${e.lag_ms ?? '-'} ms${e.with_result ? ' with result' : ''}`);
+      break;
+    case 'wait':
+      (e.outcome === 'seen' ? log.info : log.warn).call(log, `wait ${e.outcome} for ${e.tool_use_id} after ${e.polls} polls, ${e.waited_ms} ms`);
+      break;
+    case 'tail':
+      log.warn(`transcript ${e.change}: ${e.transcript_path} (generation ${e.generation})`);
+      break;
+    case 'session':
+      log.debug(`session ${e.session_id.slice(0, 8)}: ${e.title ?? ''}`);
+      break;
+    default:
+      log.trace(`${e.event} ${e.tool_use_id}`);
+  }
+}
+
+export function deactivate(): void {
+  // Everything is in context.subscriptions; VS Code disposes it.
+}

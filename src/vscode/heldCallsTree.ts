@@ -1,0 +1,71 @@
+import * as vscode from 'vscode';
+import type { SessionSnapshot } from '../core/snapshot';
+import { COMMANDS, TREE_VIEW_ID } from '../presentation/commandIds';
+import { heldBadge, treeModel, type TreeNodeView } from '../presentation/treeModel';
+
+/**
+ * The "Transcript Lag" view: sessions → held calls, then recent written calls.
+ * Nodes come from src/presentation/treeModel.ts; ids are stable so VS Code
+ * keeps expansion and selection across refreshes.
+ */
+export class HeldCallsTree implements vscode.TreeDataProvider<TreeNodeView>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<TreeNodeView | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly view: vscode.TreeView<TreeNodeView>;
+  private readonly visibility: vscode.Disposable;
+
+  constructor(
+    private readonly sessions: () => SessionSnapshot[],
+    private readonly now: () => number,
+  ) {
+    this.view = vscode.window.createTreeView(TREE_VIEW_ID, { treeDataProvider: this, showCollapseAll: true });
+    // Ages tick (and events show) only while the view is visible; becoming visible catches up at once.
+    this.visibility = this.view.onDidChangeVisibility(() => this.refresh());
+  }
+
+  /** Rebuilds the model and tells VS Code; called through the coalescer. */
+  refresh(): void {
+    const sessions = this.sessions();
+    // The nodes are built when VS Code asks for them (getChildren), once per refresh.
+    this.view.badge = heldBadge(sessions);
+    // Hidden views skip the work: becoming visible refreshes (see the constructor).
+    if (this.view.visible) this.changed.fire(undefined);
+  }
+
+  getTreeItem(node: TreeNodeView): vscode.TreeItem {
+    const item = new vscode.TreeItem(
+      node.label,
+      // Sessions are always expandable: an id keeps its state, and a session with no calls yet will have some.
+      node.kind === 'session' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
+    );
+    item.id = node.id;
+    item.description = node.description;
+    item.tooltip = node.tooltip;
+    item.iconPath = new vscode.ThemeIcon(node.icon);
+    item.contextValue = node.contextValue;
+    if (node.target) item.command = { command: COMMANDS.openCall, title: 'Open Transcript', arguments: [node.target] };
+    return item;
+  }
+
+  getChildren(node?: TreeNodeView): TreeNodeView[] {
+    if (!node) {
+      return treeModel(this.sessions(), this.now());
+    }
+    return node.children;
+  }
+
+  /** For the test API. */
+  nodes(): TreeNodeView[] {
+    return treeModel(this.sessions(), this.now());
+  }
+
+  badge(): number | undefined {
+    return this.view.badge?.value;
+  }
+
+  dispose(): void {
+    this.visibility.dispose();
+    this.view.dispose();
+    this.changed.dispose();
+  }
+}

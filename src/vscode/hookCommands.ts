@@ -1,0 +1,78 @@
+import * as vscode from 'vscode';
+import { errorText } from './log';
+import { pickNodeRuntime, type NodeRuntime } from './nodeRuntime';
+
+/** What the Install Hook commands ask of src/platform/hookInstaller.ts (adapted in extension.ts). */
+export interface HookInstallRequest {
+  claudeDir: string;
+  /** The bundled hook in the extension folder (`dist/hook.js`); the installer copies it under the Claude dir. */
+  hookSource: string;
+  runtime: NodeRuntime;
+  /** Probe mode: the hook also waits for its own call, like a reviewing hook. */
+  probe?: { polls: number; pollMs: number };
+}
+
+export interface HookInstallOutcome {
+  settingsPath: string;
+  changed: boolean;
+}
+
+export interface HookInstallerPort {
+  install(req: HookInstallRequest): Promise<HookInstallOutcome>;
+  uninstall(claudeDir: string): Promise<HookInstallOutcome>;
+}
+
+export interface HookCommandDeps {
+  installer: HookInstallerPort;
+  claudeDir(): string;
+  hookSource: string;
+  probeSettings(): { polls: number; pollMs: number };
+  log: vscode.LogOutputChannel;
+}
+
+async function showSettings(settingsPath: string): Promise<void> {
+  await vscode.window.showTextDocument(vscode.Uri.file(settingsPath), { preview: true });
+}
+
+/** Install Hook / Install Hook (Probe Mode); returns the outcome for tests, undefined on failure. */
+export async function installHookCommand(deps: HookCommandDeps, probe: boolean): Promise<HookInstallOutcome | undefined> {
+  const claudeDir = deps.claudeDir();
+  try {
+    const runtime = await pickNodeRuntime();
+    deps.log.info(`Installing the hook (${probe ? 'probe' : 'announce'} mode) in ${claudeDir} with ${runtime.command} (${runtime.source})`);
+    const outcome = await deps.installer.install({
+      claudeDir,
+      hookSource: deps.hookSource,
+      runtime,
+      probe: probe ? deps.probeSettings() : undefined,
+    });
+    const what = outcome.changed ? 'installed' : 'already installed';
+    const note = runtime.source === 'editor' ? ' (no `node` on PATH: it runs with this editor\'s runtime)' : '';
+    const open = 'Open settings.json';
+    void vscode.window
+      .showInformationMessage(`Transcript Lag hook ${what}${probe ? ' in probe mode' : ''}${note}. It applies to new Claude Code tool calls.`, open)
+      .then((pick) => (pick === open ? showSettings(outcome.settingsPath) : undefined));
+    return outcome;
+  } catch (err) {
+    // The installer refuses an invalid settings.json and leaves it untouched: say so plainly.
+    deps.log.error(`Install hook failed: ${errorText(err)}`);
+    void vscode.window.showErrorMessage(`Transcript Lag: could not install the hook: ${errorText(err)}`);
+    return undefined;
+  }
+}
+
+export async function uninstallHookCommand(deps: HookCommandDeps): Promise<HookInstallOutcome | undefined> {
+  const claudeDir = deps.claudeDir();
+  try {
+    const outcome = await deps.installer.uninstall(claudeDir);
+    deps.log.info(`Uninstall hook in ${claudeDir}: ${outcome.changed ? 'removed' : 'nothing to remove'}`);
+    void vscode.window.showInformationMessage(
+      outcome.changed ? 'Transcript Lag hook removed; other hooks were left as they were.' : 'Transcript Lag hook was not installed.',
+    );
+    return outcome;
+  } catch (err) {
+    deps.log.error(`Uninstall hook failed: ${errorText(err)}`);
+    void vscode.window.showErrorMessage(`Transcript Lag: could not uninstall the hook: ${errorText(err)}`);
+    return undefined;
+  }
+}

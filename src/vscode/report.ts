@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import type { SessionSnapshot } from '../core/snapshot';
+import { REPORT_VIEW_TYPE } from '../presentation/commandIds';
+import type { LagSample } from '../presentation/lagSamples';
+import { buildReport, type ReportData } from '../presentation/reportModel';
+import { sessionTitle } from '../presentation/sessionLabel';
+
+/** Messages from media/report.js. */
+type FromWebview = { type: 'ready' } | { type: 'openLine'; line: number };
+
+/**
+ * The session report: a webview with local assets only (media/report.js,
+ * media/report.css), a strict CSP with a per-load nonce, theme colours through
+ * VS Code's CSS variables. The data is posted as JSON; the page draws the
+ * histogram and the batch timeline itself as SVG.
+ */
+export class SessionReport implements vscode.Disposable {
+  private panel: vscode.WebviewPanel | undefined;
+  private sessionId: string | undefined;
+  private lastPosted: ReportData | undefined;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly session: (sessionId: string) => SessionSnapshot | undefined,
+    private readonly samples: (sessionId: string) => LagSample[],
+    private readonly now: () => number,
+    private readonly openLine: (session: SessionSnapshot, line: number) => Promise<void>,
+  ) {}
+
+  show(sessionId: string): void {
+    this.sessionId = sessionId;
+    const title = this.titleFor(sessionId);
+    if (this.panel) {
+      this.panel.title = title;
+      this.panel.reveal(undefined, false);
+      this.post();
+      return;
+    }
+    const media = vscode.Uri.joinPath(this.extensionUri, 'media');
+    const panel = vscode.window.createWebviewPanel(REPORT_VIEW_TYPE, title, vscode.ViewColumn.Active, {
+      enableScripts: true,
+      localResourceRoots: [media],
+    });
+    panel.webview.html = this.html(panel.webview, media);
+    panel.webview.onDidReceiveMessage((m: FromWebview) => this.receive(m));
+    // A hidden webview loses its page; it asks again with 'ready' when shown.
+    panel.onDidDispose(() => {
+      this.panel = undefined;
+      this.lastPosted = undefined;
+    });
+    this.panel = panel;
+  }
+
+  /** Posts fresh data while the panel is visible; called through the refresh coalescer. */
+  refresh(): void {
+    if (this.panel?.visible) this.post();
+  }
+
+  isOpen(): boolean {
+    return this.panel !== undefined;
+  }
+
+  /** For the test API: the data last posted to the page. */
+  lastData(): ReportData | undefined {
+    return this.lastPosted;
+  }
+
+  private titleFor(sessionId: string): string {
+    const s = this.session(sessionId);
+    return `Transcript Lag: ${s ? sessionTitle(s) : sessionId.slice(0, 8)}`;
+  }
+
+  private receive(m: FromWebview): void {
+    if (m.type === 'ready') this.post();
+    else if (m.type === 'openLine' && this.sessionId && Number.isInteger(m.line) && m.line > 0) {
+      const s = this.session(this.sessionId);
+      if (s) void this.openLine(s, m.line);
+    }
+  }
+
+  private post(): void {
+    if (!this.panel || !this.sessionId) return;
+    const s = this.session(this.sessionId);
+    if (!s) {
+      void this.panel.webview.postMessage({ type: 'gone', session_id: this.sessionId });
+      return;
+    }
+    this.lastPosted = buildReport(s, this.samples(s.session_id), this.now());
+    void this.panel.webview.postMessage({ type: 'report', data: this.lastPosted });
+  }
+
+  private html(webview: vscode.Webview, media: vscode.Uri): string {
+    const nonce = randomBytes(16).toString('base64');
+    const script = webview.asWebviewUri(vscode.Uri.joinPath(media, 'report.js'));
+    const style = webview.asWebviewUri(vscode.Uri.joinPath(media, 'report.css'));
+    // Nothing remote, nothing inline: only our script (by nonce) and our stylesheet.
+    const csp = [
+      "default-src 'none'",
+      `style-src ${webview.cspSource}`,
+      `script-src 'nonce-${nonce}'`,
+      `img-src ${webview.cspSource}`,
+    ].join('; ');
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${style}">
+<title>Transcript Lag report</title>
+</head>
+<body>
+<main id="report" aria-live="polite"><p class="muted">Loading…</p></main>
+<script nonce="${nonce}" src="${script}"></script>
+</body>
+</html>`;
+  }
+
+  dispose(): void {
+    this.panel?.dispose();
+  }
+}

@@ -1,0 +1,39 @@
+import type { TranscriptLagEngine } from '../core/engine';
+import type { ReportData } from '../presentation/reportModel';
+import type { LagSample } from '../presentation/lagSamples';
+import type { StatusView } from '../presentation/statusView';
+import type { TreeNodeView } from '../presentation/treeModel';
+import type { RevealRecord } from './reveal';
+
+/**
+ * What `activate()` returns: a small, read-mostly window onto the extension for
+ * the host tests (test/host) and for anyone scripting it. Get it with
+ * `await vscode.extensions.getExtension('transcript-lag.transcript-lag')!.activate()`.
+ * Everything here reflects what the user sees; nothing bypasses the views.
+ */
+export interface TranscriptLagApi {
+  /** The running engine; undefined while there is no Claude dir (or before it started). */
+  engine(): TranscriptLagEngine | undefined;
+  /** The Claude dir in use, resolved (setting, else $CLAUDE_CONFIG_DIR, else ~/.claude). */
+  claudeDir(): string;
+  /** Status bar text as shown (e.g. `$(watch) 1 held · 2.3s`); undefined while the item is hidden. */
+  statusBarText(): string | undefined;
+  /** `statusBarItem.warningBackground` / `statusBarItem.errorBackground`, or undefined. */
+  statusBarBackground(): string | undefined;
+  /** The tooltip's markdown source; undefined while hidden. */
+  statusBarTooltip(): string | undefined;
+  /** The whole status view (text, background, reason, held count, ages). */
+  statusView(): StatusView | undefined;
+  /** The tree as data: sessions with their held and written calls (same ids and texts as the view). */
+  treeItems(): TreeNodeView[];
+  /** The view badge value (calls held); undefined when no badge. */
+  badge(): number | undefined;
+  /** The last "open at line": path, line (1-based), held or not, the after-line decoration now. */
+  lastReveal(): RevealRecord | undefined;
+  /** Every call seen since activation, as Export Lag Samples writes them. */
+  samples(): LagSample[];
+  /** The data last posted to the report webview; undefined when it was never shown. */
+  reportData(): ReportData | undefined;
+  /** Polls the engine once and re-renders every view at once (no coalescing delay). */
+  refresh(): Promise<void>;
+}

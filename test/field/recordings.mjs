@@ -8,19 +8,21 @@ import path from 'node:path';
 export const RECORDING_FORMAT = 1;
 const MAX_STRING = 160;
 const MAX_ARRAY = 12;
+const MAX_LINE = 2500;
 
-export function shrinkRecord(value) {
+export function shrinkRecord(value, depthLeft = Infinity) {
+  if (depthLeft <= 0 && value && typeof value === 'object') return `[${Array.isArray(value) ? 'array' : 'object'} cut for the recording]`;
   if (typeof value === 'string') {
     return value.length > MAX_STRING ? `${value.slice(0, MAX_STRING)}… [${value.length - MAX_STRING} chars cut for the recording]` : value;
   }
   if (Array.isArray(value)) {
-    const kept = value.slice(0, MAX_ARRAY).map(shrinkRecord);
+    const kept = value.slice(0, MAX_ARRAY).map((v) => shrinkRecord(v, depthLeft - 1));
     if (value.length > MAX_ARRAY) kept.push(`[${value.length - MAX_ARRAY} items cut for the recording]`);
     return kept;
   }
   if (value && typeof value === 'object') {
     const out = {};
-    for (const [k, v] of Object.entries(value)) out[k] = shrinkRecord(v);
+    for (const [k, v] of Object.entries(value)) out[k] = shrinkRecord(v, depthLeft - 1);
     return out;
   }
   return value;
@@ -47,7 +49,9 @@ function rewrite(text, pairs) {
   let out = text;
   for (const [from, to] of pairs) out = out.split(from).join(to);
   const parsed = JSON.parse(out);
-  return JSON.stringify(shrinkRecord(parsed));
+  const small = JSON.stringify(shrinkRecord(parsed));
+  // Conversation records stay whole (about 1 KB); bulky snapshots lose their deep structure.
+  return small.length <= MAX_LINE ? small : JSON.stringify(shrinkRecord(parsed, 3));
 }
 
 export function buildRecording(result) {

@@ -26,9 +26,9 @@ export function replayText(row, { claudeDir, workspace, home, shiftMs }) {
     .split('{{HOME}}').join(home)
     .split('{{ROOT}}').join(path.dirname(workspace));
   const obj = JSON.parse(filled);
-  if (row.kind === 'channel' && typeof obj.at === 'number') obj.at += shiftMs;
+  if (row.kind === 'channel' && typeof obj.at === 'number') obj.at = Math.round(obj.at + shiftMs);
   if (typeof obj.timestamp === 'string' && !Number.isNaN(Date.parse(obj.timestamp))) {
-    obj.timestamp = new Date(Date.parse(obj.timestamp) + shiftMs).toISOString();
+    obj.timestamp = new Date(Math.round(Date.parse(obj.timestamp) + shiftMs)).toISOString();
   }
   return JSON.stringify(obj);
 }

@@ -20,8 +20,9 @@ export interface EngineHostDeps {
   log: vscode.LogOutputChannel;
   files: FileAccess;
   clock: Clock;
-  createEngine(opts: EngineOptions): TranscriptLagEngine;
-  createChangeSource?(): ChangeSource;
+  /** Async so the engine's code (zod, chokidar) is only loaded once there is a Claude dir to follow. */
+  createEngine(opts: EngineOptions): Promise<TranscriptLagEngine>;
+  createChangeSource?(): Promise<ChangeSource>;
   resolveClaudeDir(setting: string): string;
   workspaceFolders(): string[];
   /** Every engine event, in order. */
@@ -111,13 +112,13 @@ export class EngineHost implements vscode.Disposable {
       this.scheduleDirPoll();
       return;
     }
-    const engine = this.deps.createEngine({
+    const engine = await this.deps.createEngine({
       claudeDir: this.claudeDir,
       workspaceFolders: this.deps.workspaceFolders(),
       scope: this.settings.sessions,
       files: this.deps.files,
       clock: this.deps.clock,
-      changes: this.deps.createChangeSource?.(),
+      changes: await this.deps.createChangeSource?.(),
       recentCalls: this.settings.recentCalls,
     });
     this.engine = engine;

@@ -1,8 +1,6 @@
 import { promises as fsp } from 'node:fs';
 import * as vscode from 'vscode';
-import { TranscriptLagEngine } from '../core/engine';
 import type { EngineEvent } from '../core/engineEvents';
-import { chokidarChangeSource } from '../platform/chokidarChangeSource';
 import { nodeFileAccess } from '../platform/nodeFileAccess';
 import { createCoalescer, DEFAULT_REFRESH_INTERVAL_MS, realScheduler } from '../presentation/coalesce';
 import { LagSampleStore } from '../presentation/lagSamples';
@@ -39,9 +37,13 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
       log,
       files: nodeFileAccess,
       clock,
+      // Loaded on demand: with no Claude dir, activation never evaluates the engine, zod or chokidar.
       // removeFile lets the engine prune week-old channel files; it touches nothing else.
-      createEngine: (opts) => new TranscriptLagEngine({ ...opts, removeFile: (p) => fsp.rm(p, { force: true }) }),
-      createChangeSource: () => chokidarChangeSource(),
+      createEngine: async (opts) => {
+        const { TranscriptLagEngine } = await import('../core/engine');
+        return new TranscriptLagEngine({ ...opts, removeFile: (p) => fsp.rm(p, { force: true }) });
+      },
+      createChangeSource: async () => (await import('../platform/chokidarChangeSource')).chokidarChangeSource(),
       resolveClaudeDir: (setting) => resolveClaudeDir(setting),
       workspaceFolders: workspaceFolderPaths,
       onEvent: (e: EngineEvent) => {

@@ -14,7 +14,10 @@ export interface HookInstallRequest {
 
 export interface HookInstallOutcome {
   settingsPath: string;
+  /** False when settings.json already held exactly these entries (or, uninstalling, none). */
   changed: boolean;
+  /** The command line written into settings.json. */
+  command?: string;
 }
 
 export interface HookInstallerPort {
@@ -39,13 +42,14 @@ export async function installHookCommand(deps: HookCommandDeps, probe: boolean):
   const claudeDir = deps.claudeDir();
   try {
     const runtime = await pickNodeRuntime();
-    deps.log.info(`Installing the hook (${probe ? 'probe' : 'announce'} mode) in ${claudeDir} with ${runtime.command} (${runtime.source})`);
+    deps.log.info(`Installing the hook (${probe ? 'probe' : 'announce'} mode) in ${claudeDir} with ${runtime.command} (${runtime.source === 'path' ? 'node on PATH' : "the editor's runtime"})`);
     const outcome = await deps.installer.install({
       claudeDir,
       hookSource: deps.hookSource,
       runtime,
       probe: probe ? deps.probeSettings() : undefined,
     });
+    if (outcome.command) deps.log.info(`Hook command: ${outcome.command}`);
     const what = outcome.changed ? 'installed' : 'already installed';
     const note = runtime.source === 'editor' ? ' (no `node` on PATH: it runs with this editor\'s runtime)' : '';
     const open = 'Open settings.json';

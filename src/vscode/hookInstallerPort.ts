@@ -1,14 +1,22 @@
+import { installHook, uninstallHook } from '../platform/hookInstaller';
 import type { HookInstallerPort } from './hookCommands';
 
-/**
- * Adapts src/platform/hookInstaller.ts to what the hook commands need.
- * (The installer is being written; until it lands the commands report that plainly.)
- */
+/** Adapts src/platform/hookInstaller.ts (shared with the CLI's install-hook) to the hook commands. */
 export const hookInstallerPort: HookInstallerPort = {
-  async install() {
-    throw new Error('the hook installer is not part of this build yet');
+  async install(req) {
+    const r = await installHook({
+      claudeDir: req.claudeDir,
+      hookSourcePath: req.hookSource,
+      nodePath: req.runtime.command,
+      nodeEnv: req.runtime.env,
+      probe: req.probe !== undefined,
+      polls: req.probe?.polls,
+      pollMs: req.probe?.pollMs,
+    });
+    return { settingsPath: r.settingsPath, changed: r.changed, command: r.command };
   },
-  async uninstall() {
-    throw new Error('the hook installer is not part of this build yet');
+  async uninstall(claudeDir) {
+    const r = await uninstallHook({ claudeDir });
+    return { settingsPath: r.settingsPath, changed: r.changed || r.hookRemoved };
   },
 };

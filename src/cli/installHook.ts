@@ -1,0 +1,141 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { CliIo } from './io';
+import { DEFAULT_PROBE_POLLS, DEFAULT_PROBE_POLL_MS } from '../core/channel/constants';
+import { resolveClaudeDir } from '../core/discovery';
+import { installHook, uninstallHook } from '../platform/hookInstaller';
+import { SETTINGS_BACKUP_SUFFIX, SettingsFileError } from '../platform/settingsFile';
+
+const installUsage = `Usage: transcript-lag install-hook [--probe] [--claude-dir D] [--node PATH] [--polls N] [--poll-ms M]
+
+Adds one PreToolUse and one PostToolUse entry to <claude dir>/settings.json that
+run a stable copy of the transcript-lag hook. The hook reports each tool call to
+<claude dir>/transcript-lag/ so 'watch' and the VS Code extension can show held
+calls and their lag. Other hooks and settings are kept; a backup is written to
+settings.json${SETTINGS_BACKUP_SUFFIX}. Running it again replaces our entries.
+
+  --probe          also wait for the call's own record, like a reviewing hook, and report how the wait ended
+  --polls N        probe: polls before giving up (default ${DEFAULT_PROBE_POLLS})
+  --poll-ms M      probe: milliseconds between polls (default ${DEFAULT_PROBE_POLL_MS})
+  --claude-dir D   the Claude dir (default: $CLAUDE_CONFIG_DIR or ~/.claude)
+  --node PATH      absolute path of the Node runtime for the hook (default: this one)
+`;
+
+const uninstallUsage = `Usage: transcript-lag uninstall-hook [--claude-dir D]
+
+Removes only the settings.json entries install-hook added, and the hook copy.
+`;
+
+interface InstallArgs {
+  probe: boolean;
+  claudeDir?: string;
+  nodePath?: string;
+  polls?: number;
+  pollMs?: number;
+}
+
+function positive(flag: string, value: string | undefined, max: number): number | string {
+  const n = Number(value);
+  return Number.isInteger(n) && n >= 1 && n <= max ? n : `${flag} needs a whole number between 1 and ${max}`;
+}
+
+function parseInstallArgs(args: string[]): InstallArgs | string {
+  const out: InstallArgs = { probe: false };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--probe') out.probe = true;
+    else if (a === '--claude-dir' || a === '--node') {
+      const v = args[++i];
+      if (!v) return `${a} needs a path`;
+      if (a === '--claude-dir') out.claudeDir = v;
+      else out.nodePath = v;
+    } else if (a === '--polls' || a === '--poll-ms') {
+      const n = positive(a, args[++i], a === '--polls' ? 10_000 : 60_000);
+      if (typeof n === 'string') return n;
+      if (a === '--polls') out.polls = n;
+      else out.pollMs = n;
+    } else return `unknown option '${a}'`;
+  }
+  if (!out.probe && (out.polls !== undefined || out.pollMs !== undefined)) return '--polls and --poll-ms only apply with --probe';
+  if (out.nodePath !== undefined && !path.isAbsolute(out.nodePath)) return '--node needs an absolute path';
+  return out;
+}
+
+/** dist/hook.js beside dist/cli.js; from the sources (tests, tsx) the built one in dist/. */
+function hookSourcePath(): string {
+  const beside = path.join(__dirname, 'hook.js');
+  if (fs.existsSync(beside)) return beside;
+  return path.resolve(__dirname, '..', '..', 'dist', 'hook.js');
+}
+
+function failure(err: unknown, io: CliIo): number {
+  const message = err instanceof SettingsFileError || err instanceof Error ? err.message : String(err);
+  io.stderr(`transcript-lag: ${message}\n`);
+  return 1;
+}
+
+const takeEffect = 'Claude Code reads hooks when a session starts: new sessions use this; review running ones in /hooks.\n';
+
+export async function runInstall(args: string[], io: CliIo): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout(installUsage);
+    return 0;
+  }
+  const parsed = parseInstallArgs(args);
+  if (typeof parsed === 'string') {
+    io.stderr(`transcript-lag install-hook: ${parsed}\n\n${installUsage}`);
+    return 2;
+  }
+  const claudeDir = parsed.claudeDir ? path.resolve(io.cwd, parsed.claudeDir) : resolveClaudeDir(io.env, io.homedir);
+  try {
+    const r = await installHook({
+      claudeDir,
+      hookSourcePath: hookSourcePath(),
+      nodePath: parsed.nodePath ?? process.execPath,
+      probe: parsed.probe,
+      polls: parsed.polls,
+      pollMs: parsed.pollMs,
+    });
+    const state = r.created ? 'created' : r.changed ? `updated, previous content in ${r.backupPath}` : 'already up to date';
+    io.stdout(
+      `Installed the transcript-lag hook (${parsed.probe ? 'probe' : 'announce'} mode).\n` +
+        `  settings: ${r.settingsPath} (${state})\n` +
+        `  hook:     ${r.hookPath}\n` +
+        `  channel:  ${r.channelDir}\n` +
+        `  command:  ${r.command}\n` +
+        `  timeout:  ${r.timeoutSec} s\n` +
+        takeEffect,
+    );
+    return 0;
+  } catch (err) {
+    return failure(err, io);
+  }
+}
+
+export async function runUninstall(args: string[], io: CliIo): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout(uninstallUsage);
+    return 0;
+  }
+  let claudeDir: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--claude-dir' && args[i + 1]) claudeDir = args[++i];
+    else {
+      io.stderr(`transcript-lag uninstall-hook: unknown option '${args[i]}'\n\n${uninstallUsage}`);
+      return 2;
+    }
+  }
+  const dir = claudeDir ? path.resolve(io.cwd, claudeDir) : resolveClaudeDir(io.env, io.homedir);
+  try {
+    const r = await uninstallHook({ claudeDir: dir });
+    io.stdout(
+      r.changed
+        ? `Removed the transcript-lag hook entries from ${r.settingsPath} (previous content in ${r.backupPath}).\n`
+        : `No transcript-lag hook entries in ${r.settingsPath}; nothing changed there.\n`,
+    );
+    if (r.hookRemoved) io.stdout(`Removed the hook copy under ${path.join(dir, 'transcript-lag', 'bin')}.\n`);
+    return 0;
+  } catch (err) {
+    return failure(err, io);
+  }
+}

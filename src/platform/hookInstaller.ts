@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { channelDirOf, installedHookPathOf } from '../core/channel/paths';
+import { buildHookCommand, hookTimeoutSeconds } from '../core/settings/hookCommand';
+import { installHookEntries, uninstallHookEntries } from '../core/settings/hookSettings';
+import { updateSettingsFile, type SettingsFileUpdate } from './settingsFile';
+
+// Installs the reporting hook for Claude Code: a stable copy of dist/hook.js
+// under the Claude dir (so settings.json never points into an extension folder
+// that changes with every update) and our two entries in settings.json.
+// Used by the CLI (install-hook / uninstall-hook) and by the VS Code extension.
+
+export interface InstallHookOptions {
+  claudeDir: string;
+  /** The bundled hook to copy (dist/hook.js). */
+  hookSourcePath: string;
+  /** Absolute path of the runtime that will run the hook. */
+  nodePath: string;
+  /** Environment placed before the runtime, e.g. { ELECTRON_RUN_AS_NODE: '1' } for VS Code's own Electron. */
+  nodeEnv?: Readonly<Record<string, string>>;
+  probe: boolean;
+  polls?: number;
+  pollMs?: number;
+}
+
+export interface InstallHookResult extends SettingsFileUpdate {
+  settingsPath: string;
+  hookPath: string;
+  channelDir: string;
+  command: string;
+  timeoutSec: number;
+}
+
+export function settingsPathOf(claudeDir: string): string {
+  return path.join(claudeDir, 'settings.json');
+}
+
+/** Writes the file next to its final name and renames it, so a hook starting meanwhile never runs half a file. */
+async function copyAtomically(source: string, dest: string): Promise<void> {
+  const temp = `${dest}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await fsp.copyFile(source, temp);
+    await fsp.chmod(temp, 0o600);
+    await fsp.rename(temp, dest);
+  } catch (err) {
+    await fsp.rm(temp, { force: true });
+    throw err;
+  }
+}
+
+export async function installHook(opts: InstallHookOptions): Promise<InstallHookResult> {
+  if (!path.isAbsolute(opts.nodePath)) throw new Error(`the Node path must be absolute: ${opts.nodePath}`);
+  await fsp.access(opts.hookSourcePath).catch(() => {
+    throw new Error(`hook not found at ${opts.hookSourcePath}; build it first (npm run build)`);
+  });
+  const claudeDir = path.resolve(opts.claudeDir);
+  const channelDir = channelDirOf(claudeDir);
+  const hookPath = installedHookPathOf(claudeDir);
+  const spec = { nodePath: opts.nodePath, nodeEnv: opts.nodeEnv, hookPath, channelDir, probe: opts.probe, polls: opts.polls, pollMs: opts.pollMs };
+  const command = buildHookCommand(spec);
+  const timeoutSec = hookTimeoutSeconds(spec);
+  const settingsPath = settingsPathOf(claudeDir);
+  const update = await updateSettingsFile(settingsPath, (text) => installHookEntries(text, { command, timeoutSec }), {
+    // The hook file is in place before settings.json names it; refreshed even when the entries are unchanged.
+    afterValidate: async () => {
+      await fsp.mkdir(path.dirname(hookPath), { recursive: true, mode: 0o700 });
+      await fsp.chmod(channelDir, 0o700);
+      await copyAtomically(opts.hookSourcePath, hookPath);
+    },
+  });
+  return { ...update, settingsPath, hookPath, channelDir, command, timeoutSec };
+}
+
+export interface UninstallHookResult extends SettingsFileUpdate {
+  settingsPath: string;
+  hookRemoved: boolean;
+}
+
+/** Removes only our settings.json entries, then the hook copy. Channel files stay (the views may still read them). */
+export async function uninstallHook(opts: { claudeDir: string }): Promise<UninstallHookResult> {
+  const claudeDir = path.resolve(opts.claudeDir);
+  const settingsPath = settingsPathOf(claudeDir);
+  const exists = await fsp.stat(settingsPath).then(
+    () => true,
+    () => false,
+  );
+  const update: SettingsFileUpdate = exists
+    ? await updateSettingsFile(settingsPath, uninstallHookEntries)
+    : { path: settingsPath, changed: false, created: false };
+  const hookPath = installedHookPathOf(claudeDir);
+  const hookRemoved = await fsp.rm(hookPath).then(
+    () => true,
+    () => false,
+  );
+  return { ...update, settingsPath, hookRemoved };
+}

@@ -15,6 +15,9 @@ const common = {
   minify: production,
   logLevel: 'warning',
   legalComments: 'none',
+  // Prefer ESM entry points: jsonc-parser's `main` is a UMD build whose inner
+  // require()s esbuild cannot follow ("Cannot find module './impl/format'" at run time).
+  mainFields: ['module', 'main'],
 };
 
 const builds = [

@@ -1,0 +1,219 @@
+#!/usr/bin/env node
+// Soak test, run by hand: `npm run soak` (30 minutes) or `npm run soak -- --minutes 3`.
+// Drives the real engine over real temp files for a long time — sessions come
+// and go, hooks report pre/wait/post, records land before or with their results,
+// subagents write, a transcript is now and then truncated and rewritten — and
+// prints memory over time. Exits non-zero when the heap keeps growing (the
+// recent-calls ring, tombstones and idle eviction must hold it flat) or when a
+// call's `written` was reported twice or not at all.
+import { spawnSync } from 'node:child_process';
+import { promises as fsp } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { require as tsxRequire } from 'tsx/cjs/api';
+
+// Heap figures mean something only right after a full collection.
+if (typeof globalThis.gc !== 'function') {
+  const r = spawnSync(process.execPath, ['--expose-gc', fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
+  process.exit(r.status ?? 1);
+}
+
+function parseArgs(argv) {
+  const opts = { minutes: 30, callsPerSecond: 20, sessions: 3 };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const next = () => Number(argv[++i]);
+    if (a === '--minutes') opts.minutes = next();
+    else if (a === '--calls-per-second') opts.callsPerSecond = next();
+    else if (a === '--sessions') opts.sessions = next();
+    else if (a === '--help' || a === '-h') {
+      console.log('Usage: npm run soak -- [--minutes 30] [--calls-per-second 20] [--sessions 3]');
+      process.exit(0);
+    } else {
+      console.error(`soak: unknown option ${a}`);
+      process.exit(2);
+    }
+  }
+  if (!(opts.minutes > 0) || !(opts.callsPerSecond > 0) || !(opts.sessions >= 1)) {
+    console.error('soak: --minutes, --calls-per-second and --sessions must be positive');
+    process.exit(2);
+  }
+  return opts;
+}
+
+const opts = parseArgs(process.argv.slice(2));
+const { TranscriptLagEngine } = tsxRequire('../src/core/engine.ts', import.meta.url);
+const { projectSlug } = tsxRequire('../src/core/discovery.ts', import.meta.url);
+const { nodeFileAccess } = tsxRequire('../src/platform/nodeFileAccess.ts', import.meta.url);
+
+const root = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'tl-soak-')));
+const claudeDir = path.join(root, 'claude');
+const workspace = path.join(root, 'ws');
+const projectDir = path.join(claudeDir, 'projects', projectSlug(workspace));
+const channelDir = path.join(claudeDir, 'transcript-lag');
+await fsp.mkdir(projectDir, { recursive: true });
+await fsp.mkdir(channelDir, { recursive: true });
+await fsp.mkdir(workspace, { recursive: true });
+
+const durationMs = opts.minutes * 60_000;
+// Sessions live for a slice of the run, then go quiet and must be evicted.
+const sessionLifeMs = Math.max(20_000, durationMs / 12);
+const idleEvictMs = Math.max(10_000, sessionLifeMs / 2);
+const engine = new TranscriptLagEngine({
+  claudeDir,
+  workspaceFolders: [workspace],
+  scope: 'workspace',
+  files: nodeFileAccess,
+  clock: { now: () => Date.now() },
+  recentCalls: 20,
+  idleEvictMs,
+  activeWindowMs: idleEvictMs,
+});
+
+const writtenEvents = new Map(); // tool_use_id -> count; forgotten once checked
+let events = 0;
+let doubleWritten = 0;
+engine.onEvent((e) => {
+  events++;
+  if (e.event === 'written') {
+    const n = (writtenEvents.get(e.tool_use_id) ?? 0) + 1;
+    if (n > 1) doubleWritten++;
+    writtenEvents.set(e.tool_use_id, n);
+  }
+});
+
+let seq = 0;
+const line = (o) => `${JSON.stringify(o)}\n`;
+const pad = (s) => `soak-${String(s).padStart(8, '0')}-0000-4000-8000-000000000000`.slice(0, 36);
+
+class SimSession {
+  constructor() {
+    this.id = pad(++seq);
+    this.transcript = path.join(projectDir, `${this.id}.jsonl`);
+    this.channel = path.join(channelDir, `${this.id}.jsonl`);
+    this.bornAt = Date.now();
+    this.pending = []; // calls whose record is not written yet
+    this.lines = 0;
+  }
+  async start() {
+    await fsp.appendFile(this.transcript, line({ type: 'user', uuid: `u${seq}`, sessionId: this.id, cwd: workspace, timestamp: new Date().toISOString(), message: { role: 'user', content: 'soak' } }));
+  }
+  record(id, name = 'Bash') {
+    return line({ type: 'assistant', uuid: `a-${id}`, sessionId: this.id, cwd: workspace, timestamp: new Date().toISOString(), message: { id: `msg_${id}`, role: 'assistant', content: [{ type: 'tool_use', id, name, input: { command: 'x'.repeat(200) } }], stop_reason: 'tool_use' } });
+  }
+  result(id, big = false) {
+    return line({ type: 'user', uuid: `r-${id}`, sessionId: this.id, cwd: workspace, timestamp: new Date().toISOString(), message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: big ? 'y'.repeat(2_000_000) : 'ok' }] } });
+  }
+  hook(event, id, extra = {}) {
+    return line({ v: 1, event, at: Date.now(), session_id: this.id, transcript_path: this.transcript, tool_use_id: id, tool_name: 'Bash', source: 'transcript-lag-hook', ...extra });
+  }
+  /** One step: fire a hook for a new call, and let older calls land (before or with their results). */
+  async step(expected) {
+    const id = `toolu_${this.id.slice(5, 13)}_${++this.lines}`;
+    await fsp.appendFile(this.channel, this.hook('pre', id));
+    this.pending.push(id);
+    if (this.pending.length < 2) return;
+    const landing = this.pending.splice(0, this.pending.length - 1);
+    let text = '';
+    let channelText = '';
+    for (const cid of landing) {
+      const withResult = Math.random() < 0.5;
+      text += this.record(cid) + (withResult ? this.result(cid, Math.random() < 0.002) : '');
+      if (!withResult) this.lateResults = [...(this.lateResults ?? []), cid];
+      channelText += this.hook('wait', cid, { outcome: withResult ? 'behind' : 'seen', polls: withResult ? 50 : 2, waited_ms: withResult ? 5000 : 200, bytes_on_disk: 0 });
+      expected.add(cid);
+    }
+    await fsp.appendFile(this.transcript, text);
+    await fsp.appendFile(this.channel, channelText);
+    if (this.lateResults?.length > 4) {
+      const late = this.lateResults.splice(0);
+      await fsp.appendFile(this.transcript, late.map((cid) => this.result(cid)).join(''));
+      await fsp.appendFile(this.channel, late.map((cid) => this.hook('post', cid)).join(''));
+    }
+  }
+}
+
+const expected = new Set();
+let sessions = [];
+for (let i = 0; i < opts.sessions; i++) {
+  const s = new SimSession();
+  await s.start();
+  sessions.push(s);
+}
+await engine.start();
+
+const startedAt = Date.now();
+const samples = [];
+let stopped = false;
+let truncations = 0;
+
+async function writer() {
+  const stepMs = 1000 / opts.callsPerSecond;
+  while (!stopped) {
+    const now = Date.now();
+    // Retire old sessions (they go idle and must be evicted) and start new ones.
+    sessions = await Promise.all(
+      sessions.map(async (s) => {
+        if (now - s.bornAt < sessionLifeMs) return s;
+        const fresh = new SimSession();
+        await fresh.start();
+        return fresh;
+      }),
+    );
+    const s = sessions[Math.floor(Math.random() * sessions.length)];
+    await s.step(expected);
+    // Now and then a transcript is rewritten from scratch: a new generation that must not count twice.
+    if (Math.random() < 0.0005) {
+      const text = await fsp.readFile(s.transcript);
+      await fsp.writeFile(s.transcript, text);
+      truncations++;
+    }
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}
+
+function sample() {
+  globalThis.gc();
+  const m = process.memoryUsage();
+  const inMemory = engine.sessions().length;
+  samples.push({ t: Date.now() - startedAt, heap: m.heapUsed, rss: m.rss });
+  const mb = (b) => `${(b / 1048576).toFixed(1).padStart(7)} MB`;
+  console.log(`${String(Math.round((Date.now() - startedAt) / 1000)).padStart(6)} s  heap ${mb(m.heapUsed)}  rss ${mb(m.rss)}  active sessions ${String(inMemory).padStart(3)}  calls ${String(expected.size).padStart(7)}  events ${events}`);
+}
+
+const ticker = setInterval(() => void engine.tick().catch((err) => console.error('tick failed:', err)), 250);
+const sampler = setInterval(sample, Math.min(30_000, Math.max(2_000, durationMs / 60)));
+console.log(`soak: ${opts.minutes} min, ${opts.callsPerSecond} calls/s over ${opts.sessions} sessions, sessions live ${Math.round(sessionLifeMs / 1000)} s, evicted after ${Math.round(idleEvictMs / 1000)} s idle; files in ${root}`);
+sample();
+const writing = writer();
+await new Promise((r) => setTimeout(r, durationMs));
+stopped = true;
+await writing;
+clearInterval(ticker);
+await engine.tick();
+await engine.tick();
+clearInterval(sampler);
+sample();
+await engine.dispose();
+
+// Verdict. Heap: the last quarter against the second quarter (after warm-up).
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const q = Math.max(1, Math.floor(samples.length / 4));
+const warm = median(samples.slice(q, 2 * q).map((s) => s.heap));
+const late = median(samples.slice(-q).map((s) => s.heap));
+const allowed = Math.max(16 * 1048576, warm * 0.5);
+const missing = [...expected].filter((id) => !writtenEvents.has(id)).length;
+console.log(`heap warm ${(warm / 1048576).toFixed(1)} MB, late ${(late / 1048576).toFixed(1)} MB (allowed growth ${(allowed / 1048576).toFixed(1)} MB); ${expected.size} calls, ${missing} never reported written, ${doubleWritten} reported twice; ${truncations} rewrites`);
+await fsp.rm(root, { recursive: true, force: true });
+let failed = false;
+if (late - warm > allowed) {
+  console.error('soak: FAIL — heap grew beyond the bound');
+  failed = true;
+}
+if (doubleWritten > 0 || missing > 0) {
+  console.error('soak: FAIL — written events lost or doubled');
+  failed = true;
+}
+if (!failed) console.log('soak: OK');
+process.exit(failed ? 1 : 0);

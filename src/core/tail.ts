@@ -13,6 +13,12 @@ export interface FileTailOptions<T> {
   scanner: LineScanner<T>;
   /** Size of the one read buffer, reused for every read; no pushed chunk is larger. */
   chunkSize?: number;
+  /**
+   * At most this many bytes per read(); the rest waits for the next one and the
+   * read says `more`. Bounds the lines one TailRead holds when a multi-GB file is
+   * first indexed. Default: unbounded.
+   */
+  maxBytesPerRead?: number;
 }
 
 /** What the path names right now. */
@@ -54,6 +60,7 @@ export class FileTail<T> {
   private readonly clock: Clock;
   private readonly scanner: LineScanner<T>;
   private readonly buffer: Buffer;
+  private readonly maxBytesPerRead: number;
   private readonly window = new ConsumedWindow();
 
   private handle: OpenFile | undefined;
@@ -81,6 +88,9 @@ export class FileTail<T> {
     const chunkSize = opts.chunkSize ?? DEFAULT_TAIL_CHUNK_SIZE;
     if (!Number.isInteger(chunkSize) || chunkSize < 1) throw new RangeError(`chunkSize must be a positive integer, got ${chunkSize}`);
     this.buffer = Buffer.alloc(chunkSize);
+    const maxBytes = opts.maxBytesPerRead ?? Number.POSITIVE_INFINITY;
+    if (!(maxBytes >= 1)) throw new RangeError(`maxBytesPerRead must be at least 1, got ${maxBytes}`);
+    this.maxBytesPerRead = maxBytes;
   }
 
   /** Bytes consumed, the partial line included. */
@@ -171,7 +181,7 @@ export class FileTail<T> {
         this.generationBound = true;
       }
     }
-    const failure = await this.readUpTo(id.size, out);
+    const failure = await this.readUpTo(Math.min(id.size, this.consumed + this.maxBytesPerRead), out);
     if (failure !== undefined) await this.readFailed(failure, out);
   }
 
@@ -328,6 +338,7 @@ export class FileTail<T> {
 
   private finish(out: ReadOutput<T>): TailRead<T> {
     const read: TailRead<T> = { lines: out.lines, changes: out.changes };
+    if (this.handle && this.consumed < this.knownSize) read.more = true;
     if (out.lines.length > 0) {
       const first = out.lines[0]!;
       const last = out.lines[out.lines.length - 1]!;

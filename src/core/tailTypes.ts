@@ -54,4 +54,6 @@ export interface TailRead<T = ScanResult> {
   batch?: WriteBatch;
   lines: TailLine<T>[];
   changes: TailChange[];
+  /** The file holds more than this read took (maxBytesPerRead): read again at once. */
+  more?: boolean;
 }

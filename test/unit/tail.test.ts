@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FileTail } from '../../src/core/tail';
 import { nodeFileAccess } from '../../src/platform/nodeFileAccess';
+import type { TailLine } from '../../src/core/tailTypes';
 import { BytesScanner } from './helpers/lineScanners';
 import { ManualClock } from './helpers/manualClock';
 import { bytesTail, makeTempDir, removeTempDir, texts } from './helpers/tailHarness';
@@ -215,6 +216,27 @@ describe('FileTail: lines', () => {
     assert.equal(read.lines[0]!.scan.length, 100);
     assert.equal(scanner.largestChunk, 8);
     assert.equal(scanner.pending().toString(), 'y'.repeat(37));
+    await tail.close();
+  });
+
+  it('bounds one read with maxBytesPerRead and says more, losing and repeating nothing', async () => {
+    const records = Array.from({ length: 300 }, (_, i) => `{"n":${i},"pad":"${'p'.repeat(i % 13)}"}`);
+    fs.writeFileSync(file, records.map((r) => r + '\n').join(''));
+    const clock = new ManualClock();
+    const tail = new FileTail<Buffer>({ path: file, files: nodeFileAccess, clock, scanner: new BytesScanner(), chunkSize: 64, maxBytesPerRead: 500 });
+    const seen: TailLine<Buffer>[] = [];
+    let reads = 0;
+    for (;;) {
+      const read = await tail.read();
+      reads += 1;
+      seen.push(...read.lines);
+      if (read.batch) assert.ok(read.batch.byteEnd - read.batch.byteStart <= 500 + 64, 'a read takes at most its bound and the line it ends in');
+      if (!read.more) break;
+    }
+    assert.deepEqual(texts(seen), records);
+    assert.deepEqual(seen.map((l) => l.line), records.map((_, i) => i + 1));
+    assert.ok(reads > 10, `expected many bounded reads, got ${reads}`);
+    assert.equal(tail.offset, fs.statSync(file).size);
     await tail.close();
   });
 

@@ -1,0 +1,114 @@
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { AnalyzeInputError, analyzeTranscript, type AnalyzedCall, type TranscriptAnalysis } from '../core/analyze';
+import type { CliIo } from './io';
+
+const usage = `Usage: transcript-lag analyze FILE [--json] [--channel FILE]
+
+What a transcript holds: lines, malformed lines, tool calls with the line of
+their record and of their result, trailers, inferred write batches and shapes.
+  --json          one JSON object (lines, malformed, calls[{tool_use_id, tool_name,
+                  line, result_line, ...}], counts, trailers, batches, ...)
+  --channel FILE  a transcript-lag hook channel file: join its wait outcomes
+`;
+
+export async function run(args: string[], io: CliIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        json: { type: 'boolean', default: false },
+        channel: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (err) {
+    io.stderr(`transcript-lag analyze: ${err instanceof Error ? err.message : String(err)}\n\n${usage}`);
+    return 2;
+  }
+  if (parsed.values.help) {
+    io.stdout(usage);
+    return 0;
+  }
+  if (parsed.positionals.length !== 1) {
+    io.stderr(`transcript-lag analyze: expected one transcript FILE, got ${parsed.positionals.length}\n\n${usage}`);
+    return 2;
+  }
+  const file = path.resolve(io.cwd, parsed.positionals[0]!);
+  const channel = parsed.values.channel === undefined ? undefined : path.resolve(io.cwd, parsed.values.channel);
+  let analysis: TranscriptAnalysis;
+  try {
+    analysis = await analyzeTranscript({ path: file, channelPath: channel, files: io.files, clock: io.clock });
+  } catch (err) {
+    if (err instanceof AnalyzeInputError) {
+      io.stderr(`transcript-lag analyze: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  io.stdout(parsed.values.json ? `${JSON.stringify(analysis)}\n` : renderTable(analysis));
+  return 0;
+}
+
+/** The readable form: a summary, then one row per call. */
+export function renderTable(a: TranscriptAnalysis): string {
+  const c = a.counts;
+  const out: string[] = [];
+  const row = (label: string, value: string) => out.push(`${label.padEnd(12)}${value}`);
+  row('transcript', a.file);
+  row('lines', `${a.lines} (${a.malformed} malformed)${a.partial_tail_bytes > 0 ? `, plus ${a.partial_tail_bytes} bytes of an unfinished line` : ''}, ${a.bytes} bytes`);
+  row('session', a.session_ids.length > 1 ? `${a.session_id} (+${a.session_ids.length - 1} more)` : a.session_id ?? '-');
+  if (a.title !== null) row('title', a.title);
+  if (a.first_prompt !== null) row('prompt', JSON.stringify(oneLine(a.first_prompt, 80)));
+  row('calls', `${c.calls}: ${c.with_result} with_result, ${c.before_result} before_result, ${c.no_result} without result`);
+  row('trailers', `${c.trailers}, so ${c.batches} batches`);
+  if (c.duplicate_tool_uses > 0 || c.orphan_results > 0) {
+    row('oddities', `${c.duplicate_tool_uses} repeated tool_use records, ${c.orphan_results} results without a call`);
+  }
+  if (a.waits) {
+    row('waits', `${a.waits.seen} saw the call / ${a.waits.behind} ended behind${a.waits.error ? ` / ${a.waits.error} errors` : ''}${a.waits.unmatched ? ` (${a.waits.unmatched} for calls not in this file)` : ''}`);
+  }
+  if (a.changes.length > 0) row('changed', a.changes.map((ch) => ch.kind).join(', ') + ' during the analysis');
+  if (a.malformed_lines.length > 0) {
+    row('malformed', a.malformed_lines.slice(0, 10).map((m) => `${m.line} (${m.reason})`).join(', ') + (a.malformed > 10 ? ', …' : ''));
+  }
+  if (a.calls.length > 0) {
+    out.push('');
+    const header = ['line', 'result', 'shape', 'block', 'tool', 'tool_use_id'];
+    if (a.waits) header.push('wait');
+    const rows = a.calls.map((call) => callRow(call, a.waits !== undefined));
+    out.push(...formatColumns([header, ...rows]));
+    out.push('');
+    out.push('shape: inferred from trailers (runs of metadata records). A trailer between a record and its result');
+    out.push('means two batches (before_result); none is read as one (with_result), an upper bound.');
+  }
+  return out.join('\n') + '\n';
+}
+
+function callRow(call: AnalyzedCall, withWaits: boolean): string[] {
+  const cells = [
+    String(call.line),
+    call.result_line === null ? '-' : String(call.result_line),
+    call.shape ?? '-',
+    call.block_index === null ? '-' : String(call.block_index),
+    oneLine(call.tool_name, 24) + (call.is_sidechain ? ' (sidechain)' : ''),
+    call.tool_use_id,
+  ];
+  if (withWaits) {
+    cells.push(call.waits?.map((w) => `${w.outcome} (${w.polls} polls)`).join(', ') ?? '-');
+  }
+  return cells;
+}
+
+function formatColumns(rows: string[][]): string[] {
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return rows.map((r) => r.map((cell, i) => (i < 2 || i === 3 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd());
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

@@ -1,0 +1,97 @@
+import { joinChannel } from './analyze/channelJoin';
+import { SlicedFileAccess } from './analyze/slicedFiles';
+import { TranscriptSummary } from './analyze/transcriptSummary';
+import type { TranscriptAnalysis } from './analyze/types';
+import type { Clock } from './clock';
+import type { FileAccess } from './fileAccess';
+import type { ScanResult } from './records';
+import { createRecordScanner } from './scanner';
+import { FileTail } from './tail';
+import type { TailChange } from './tailTypes';
+
+export type * from './analyze/types';
+export { inferBatches, inferShape } from './analyze/transcriptSummary';
+
+export interface AnalyzeOptions {
+  /** The transcript (.jsonl). */
+  path: string;
+  files: FileAccess;
+  clock: Clock;
+  /** A hook channel file to join `pre` / `wait` events from. */
+  channelPath?: string;
+  /** FileTail's read buffer. */
+  chunkSize?: number;
+  /** Lines longer than this go through the streaming tokenizer (see src/core/scanner). */
+  streamThreshold?: number;
+  /** Bytes handed to the tail per read(); bounds how many lines are held at once. */
+  sliceBytes?: number;
+}
+
+export const DEFAULT_SLICE_BYTES = 32 * 1024 * 1024;
+
+/** A file analyze cannot read: the CLI turns it into exit code 2. */
+export class AnalyzeInputError extends Error {
+  constructor(
+    message: string,
+    readonly path: string,
+  ) {
+    super(message);
+    this.name = 'AnalyzeInputError';
+  }
+}
+
+async function requireFile(files: FileAccess, path: string, what: string): Promise<number> {
+  const id = await files.stat(path);
+  if (!id) throw new AnalyzeInputError(`${what} not found: ${path}`, path);
+  if (!id.isFile) throw new AnalyzeInputError(`${what} is not a regular file: ${path}`, path);
+  return id.size;
+}
+
+/**
+ * Offline analysis of one transcript, on the same pieces as the live engine:
+ * FileTail splits lines and streams their bytes into the record scanner, so
+ * neither the file nor any line is ever held whole. The file is analysed as it
+ * was when the analysis started; bytes appended meanwhile are left out.
+ */
+export async function analyzeTranscript(opts: AnalyzeOptions): Promise<TranscriptAnalysis> {
+  const bytes = await requireFile(opts.files, opts.path, 'transcript');
+  if (opts.channelPath !== undefined) await requireFile(opts.files, opts.channelPath, 'channel file');
+
+  const sliced = new SlicedFileAccess(opts.files, opts.path);
+  const tail = new FileTail<ScanResult>({
+    path: opts.path,
+    files: sliced,
+    clock: opts.clock,
+    scanner: createRecordScanner({ streamThreshold: opts.streamThreshold }),
+    chunkSize: opts.chunkSize,
+  });
+  const summary = new TranscriptSummary();
+  const changes: TailChange[] = [];
+  const slice = Math.max(1, opts.sliceBytes ?? DEFAULT_SLICE_BYTES);
+  let partialTailBytes = 0;
+  try {
+    do {
+      sliced.limit = Math.min(bytes, sliced.limit + slice);
+      const read = await tail.read();
+      changes.push(...read.changes);
+      for (const { line, scan } of read.lines) summary.add(line, scan);
+    } while (sliced.limit < bytes);
+    partialTailBytes = tail.partialBytes;
+  } finally {
+    await tail.close();
+  }
+
+  const analysis: TranscriptAnalysis = {
+    file: opts.path,
+    bytes,
+    ...summary.finish(),
+    partial_tail_bytes: partialTailBytes,
+    changes,
+  };
+  if (opts.channelPath !== undefined) {
+    const joined = await joinChannel(opts.channelPath, opts.files, opts.clock, (id) => summary.call(id));
+    analysis.waits = joined.waits;
+    analysis.channel = joined.channel;
+  }
+  return analysis;
+}

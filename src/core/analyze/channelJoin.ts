@@ -1,0 +1,57 @@
+import { createChannelScanner, type ChannelLine } from '../channel/reader';
+import type { Clock } from '../clock';
+import type { FileAccess } from '../fileAccess';
+import { FileTail } from '../tail';
+import type { AnalyzedCall, ChannelSummary, WaitSummary } from './types';
+
+/**
+ * Joins a hook channel file (src/core/channel/schema.ts; each line validated
+ * with the zod schema by the channel reader) to the calls of one transcript
+ * on tool_use_id: per call its `wait` outcomes and when its hook fired; overall
+ * the report's table, waits seen / behind.
+ */
+export async function joinChannel(
+  channelPath: string,
+  files: FileAccess,
+  clock: Clock,
+  callOf: (toolUseId: string) => AnalyzedCall | undefined,
+): Promise<{ waits: WaitSummary; channel: ChannelSummary }> {
+  const scanner = createChannelScanner();
+  const tail = new FileTail<ChannelLine>({ path: channelPath, files, clock, scanner });
+  const waits: WaitSummary = { seen: 0, behind: 0, error: 0, unmatched: 0 };
+  const channel: ChannelSummary = { file: channelPath, lines: 0, events: { pre: 0, post: 0, wait: 0 }, skipped: {} };
+  try {
+    // Channel files are small (a few hundred bytes per event): one read takes all of it.
+    const read = await tail.read();
+    for (const { scan } of read.lines) {
+      channel.lines += 1;
+      if (scan.kind !== 'event') {
+        channel.skipped[scan.kind] = (channel.skipped[scan.kind] ?? 0) + 1;
+        continue;
+      }
+      const event = scan.event;
+      channel.events[event.event] += 1;
+      const call = callOf(event.tool_use_id);
+      if (event.event === 'pre') {
+        if (call && call.hook_fired_at === undefined) call.hook_fired_at = event.at;
+      } else if (event.event === 'wait') {
+        waits[event.outcome] += 1;
+        if (!call) {
+          waits.unmatched += 1;
+          continue;
+        }
+        const wait: NonNullable<AnalyzedCall['waits']>[number] = {
+          outcome: event.outcome,
+          polls: event.polls,
+          waited_ms: event.waited_ms,
+        };
+        if (event.line !== undefined) wait.line = event.line;
+        if (event.source !== undefined) wait.source = event.source;
+        (call.waits ??= []).push(wait);
+      }
+    }
+  } finally {
+    await tail.close();
+  }
+  return { waits, channel };
+}

@@ -1,0 +1,179 @@
+import type { ScanResult } from '../records';
+import type { AnalyzedCall, InferredBatch, TrailerRun, TranscriptAnalysis } from './types';
+
+const MALFORMED_LINES_KEPT = 100;
+const SESSION_IDS_KEPT = 100;
+
+/**
+ * Folds scanned lines, in file order, into what `analyze` reports. Holds only
+ * per-call and per-trailer facts, never the lines, so memory follows the number
+ * of calls, not the size of the file.
+ */
+export class TranscriptSummary {
+  private lines = 0;
+  private malformed = 0;
+  private readonly malformedLines: Array<{ line: number; reason: string }> = [];
+  private records = 0;
+  private readonly recordTypes = new Map<string, number>();
+  private readonly sessionIds = new Set<string>();
+  private title: string | undefined;
+  private firstUserPrompt: string | undefined;
+  private firstLastPrompt: string | undefined;
+  private readonly calls: AnalyzedCall[] = [];
+  private readonly callsById = new Map<string, AnalyzedCall>();
+  /** tool_result ids seen before any call with that id: the call may come later (odd, but keep the line). */
+  private readonly earlyResults = new Map<string, number>();
+  private results = 0;
+  private duplicateToolUses = 0;
+  private readonly trailers: TrailerRun[] = [];
+  private run: TrailerRun | undefined;
+  /** One string per record type, shared by all trailers. */
+  private readonly typeNames = new Map<string, string>();
+
+  /** The next newline-terminated line, numbered from 1 in file order. */
+  add(line: number, scan: ScanResult): void {
+    this.lines = line;
+    if (scan.kind === 'malformed') {
+      this.malformed += 1;
+      if (this.malformedLines.length < MALFORMED_LINES_KEPT) this.malformedLines.push({ line, reason: scan.reason });
+      this.closeRun();
+      return;
+    }
+    this.records += 1;
+    const type = scan.type ?? '(none)';
+    this.recordTypes.set(type, (this.recordTypes.get(type) ?? 0) + 1);
+    if (scan.sessionId !== undefined && this.sessionIds.size < SESSION_IDS_KEPT) this.sessionIds.add(scan.sessionId);
+    if (scan.title !== undefined) this.title = scan.title; // titles are rewritten as the session goes: the last one holds
+    if (scan.prompt !== undefined) {
+      if (scan.type === 'last-prompt') this.firstLastPrompt ??= scan.prompt;
+      else this.firstUserPrompt ??= scan.prompt;
+    }
+    if (scan.isMetadata) {
+      const name = this.typeName(type);
+      if (this.run) {
+        this.run.last_line = line;
+        this.run.types.push(name);
+      } else {
+        this.run = { first_line: line, last_line: line, types: [name] };
+      }
+    } else {
+      this.closeRun();
+    }
+    for (const use of scan.toolUses) {
+      if (this.callsById.has(use.id)) {
+        this.duplicateToolUses += 1;
+        continue;
+      }
+      const call: AnalyzedCall = {
+        tool_use_id: use.id,
+        tool_name: use.name,
+        line,
+        result_line: this.earlyResults.get(use.id) ?? null,
+        message_id: scan.messageId ?? null,
+        block_index: scan.apiBlockIndex ?? null,
+        timestamp: scan.timestamp ?? null,
+        stop_reason: scan.stopReason ?? null,
+        is_sidechain: scan.isSidechain === true,
+        shape: null,
+      };
+      if (scan.agentId !== undefined) call.agent_id = scan.agentId;
+      this.earlyResults.delete(use.id);
+      this.calls.push(call);
+      this.callsById.set(use.id, call);
+    }
+    for (const id of scan.toolResults) {
+      this.results += 1;
+      const call = this.callsById.get(id);
+      if (call) {
+        call.result_line ??= line;
+      } else if (!this.earlyResults.has(id)) {
+        this.earlyResults.set(id, line);
+      }
+    }
+  }
+
+  call(toolUseId: string): AnalyzedCall | undefined {
+    return this.callsById.get(toolUseId);
+  }
+
+  /** Everything but the file facts and the channel join, which the caller adds. */
+  finish(): Omit<TranscriptAnalysis, 'file' | 'bytes' | 'partial_tail_bytes' | 'changes'> {
+    this.closeRun();
+    const batches = inferBatches(this.trailers, this.lines);
+    let withResult = 0;
+    let beforeResult = 0;
+    for (const call of this.calls) {
+      call.shape = inferShape(call, this.trailers);
+      if (call.shape === 'with_result') withResult += 1;
+      else if (call.shape === 'before_result') beforeResult += 1;
+    }
+    const sessionIds = [...this.sessionIds];
+    return {
+      lines: this.lines,
+      malformed: this.malformed,
+      malformed_lines: this.malformedLines,
+      records: this.records,
+      record_types: Object.fromEntries([...this.recordTypes].sort((a, b) => b[1] - a[1])),
+      session_id: sessionIds[0] ?? null,
+      session_ids: sessionIds,
+      title: this.title ?? null,
+      first_prompt: this.firstUserPrompt ?? this.firstLastPrompt ?? null,
+      counts: {
+        calls: this.calls.length,
+        results: this.results,
+        with_result: withResult,
+        before_result: beforeResult,
+        no_result: this.calls.filter((c) => c.result_line === null).length,
+        duplicate_tool_uses: this.duplicateToolUses,
+        orphan_results: this.earlyResults.size,
+        sidechain_calls: this.calls.filter((c) => c.is_sidechain).length,
+        trailers: this.trailers.length,
+        batches: batches.length,
+      },
+      calls: this.calls,
+      trailers: this.trailers,
+      batches,
+    };
+  }
+
+  private closeRun(): void {
+    if (this.run) this.trailers.push(this.run);
+    this.run = undefined;
+  }
+
+  private typeName(type: string): string {
+    let name = this.typeNames.get(type);
+    if (name === undefined) {
+      name = type;
+      this.typeNames.set(type, name);
+    }
+    return name;
+  }
+}
+
+/** A batch ends with each trailer; lines after the last trailer form a batch not closed by one. */
+export function inferBatches(trailers: readonly TrailerRun[], lines: number): InferredBatch[] {
+  const batches: InferredBatch[] = [];
+  let first = 1;
+  for (const t of trailers) {
+    batches.push({ first_line: first, last_line: t.last_line, closed_by_trailer: true });
+    first = t.last_line + 1;
+  }
+  if (first <= lines) batches.push({ first_line: first, last_line: lines, closed_by_trailer: false });
+  return batches;
+}
+
+/** `before_result` when a trailer starts between the record and its result (trailers sorted by line). */
+export function inferShape(call: Pick<AnalyzedCall, 'line' | 'result_line'>, trailers: readonly TrailerRun[]): AnalyzedCall['shape'] {
+  const result = call.result_line;
+  if (result === null || result < call.line) return null;
+  let lo = 0;
+  let hi = trailers.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (trailers[mid]!.first_line > call.line) hi = mid;
+    else lo = mid + 1;
+  }
+  const next = trailers[lo];
+  return next !== undefined && next.first_line < result ? 'before_result' : 'with_result';
+}

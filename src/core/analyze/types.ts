@@ -1,0 +1,123 @@
+import type { TailChange } from '../tailTypes';
+
+/**
+ * The JSON contract of `transcript-lag analyze FILE --json` (issue 2). Field
+ * names are snake_case like the rest of the CLI's JSON. Line numbers are
+ * 1-based and count newline-terminated lines only.
+ */
+
+/**
+ * How a call's record reached disk relative to its result, inferred from the
+ * file alone. Claude Code writes a trailer (a run of metadata records) after
+ * many write batches, so a trailer between the record and its result proves
+ * they were written in different batches (`before_result`). No trailer between
+ * them is read as one batch (`with_result`); a batch that closed without a
+ * trailer looks the same, so `with_result` is an upper bound. The live engine
+ * measures this instead of inferring it.
+ */
+export type InferredShape = 'with_result' | 'before_result';
+
+export type WaitOutcome = 'seen' | 'behind' | 'error';
+
+export interface CallWait {
+  outcome: WaitOutcome;
+  polls: number;
+  waited_ms: number;
+  /** Line the waiting hook found the record on, when it says. */
+  line?: number;
+  source?: string;
+}
+
+export interface AnalyzedCall {
+  tool_use_id: string;
+  tool_name: string;
+  /** Line of the first record carrying this tool_use. */
+  line: number;
+  /** Line of the first tool_result for it; null when absent. */
+  result_line: number | null;
+  message_id: string | null;
+  /** `apiBlockIndex` of the record: the call's block within its message. */
+  block_index: number | null;
+  /** The record's own timestamp (its creation, not its write). */
+  timestamp: string | null;
+  /** `message.stop_reason` as written; null means the record was written while still streaming. */
+  stop_reason: string | null;
+  is_sidechain: boolean;
+  agent_id?: string;
+  /** null when there is no result, or the result comes first. */
+  shape: InferredShape | null;
+  /** With --channel: the `wait` events reported for this call, in channel order. */
+  waits?: CallWait[];
+  /** With --channel: when the PreToolUse hook fired (ms since epoch), from its `pre` event. */
+  hook_fired_at?: number;
+}
+
+export interface TrailerRun {
+  first_line: number;
+  last_line: number;
+  types: string[];
+}
+
+export interface InferredBatch {
+  first_line: number;
+  last_line: number;
+  /** false for the lines after the last trailer: a batch not (yet) closed by one. */
+  closed_by_trailer: boolean;
+}
+
+export interface WaitSummary {
+  /** The report's table: waits that saw the call / waits that ended behind. */
+  seen: number;
+  behind: number;
+  error: number;
+  /** Wait events whose tool_use_id is no call in this transcript. */
+  unmatched: number;
+}
+
+export interface ChannelSummary {
+  file: string;
+  lines: number;
+  events: { pre: number; post: number; wait: number };
+  /** Lines that were not a valid event, by kind (malformed, invalid, unknown-version, …). */
+  skipped: Record<string, number>;
+}
+
+export interface TranscriptAnalysis {
+  file: string;
+  /** Size of the file when the analysis started. */
+  bytes: number;
+  lines: number;
+  malformed: number;
+  /** The first malformed lines (at most 100), for finding them. */
+  malformed_lines: Array<{ line: number; reason: string }>;
+  /** Bytes after the last newline: a line still being written, not counted. */
+  partial_tail_bytes: number;
+  records: number;
+  record_types: Record<string, number>;
+  session_id: string | null;
+  session_ids: string[];
+  title: string | null;
+  first_prompt: string | null;
+  counts: {
+    calls: number;
+    results: number;
+    with_result: number;
+    before_result: number;
+    no_result: number;
+    /** tool_use records repeating an id already seen (the first one wins). */
+    duplicate_tool_uses: number;
+    /** tool_result blocks whose id is no call in this file. */
+    orphan_results: number;
+    sidechain_calls: number;
+    trailers: number;
+    batches: number;
+  };
+  calls: AnalyzedCall[];
+  trailers: TrailerRun[];
+  batches: InferredBatch[];
+  /** With --channel. */
+  waits?: WaitSummary;
+  channel?: ChannelSummary;
+  /** The file changed under the analysis (truncated, replaced…); line numbers restart after such a change. */
+  changes: TailChange[];
+}

@@ -117,7 +117,8 @@ export class LagSampleStore {
    */
   absorb(session: SessionSnapshot): void {
     const known = this.bySession.get(session.session_id);
-    for (const call of [...session.held, ...session.recent]) {
+    // Oldest first, so insertion order stays chronological: recent is newest first, held oldest first.
+    for (const call of [...session.recent].reverse().concat(session.held)) {
       if (known?.has(call.tool_use_id)) continue;
       Object.assign(this.sampleFor({ ...call, transcript_path: session.transcript_path }), fromCall(call));
     }
@@ -139,10 +140,10 @@ export class LagSampleStore {
     return s;
   }
 
-  /** Calls of one session (or all), in the order they were first seen. Copies. */
+  /** Calls of one session (or all), oldest first (on disk, else hook fired; ties in arrival order). Copies. */
   samples(sessionId?: string): LagSample[] {
     const lists = sessionId === undefined ? [...this.bySession.values()] : [this.bySession.get(sessionId) ?? new Map()];
-    return lists.flatMap((calls) => [...calls.values()].map((s) => ({ ...s })));
+    return lists.flatMap((calls) => [...calls.values()].map((s) => ({ ...s }))).sort((a, b) => sampleTime(a) - sampleTime(b));
   }
 
   sessionIds(): string[] {

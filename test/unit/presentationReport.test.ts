@@ -56,6 +56,8 @@ describe('presentation: lag samples from engine events', () => {
       recent: [writtenCall('w1', 99, T + 999, { lag_ms: 7 }), writtenCall('w0', 12, T - 400, { lag_ms: 300, with_result: true })],
     });
     store.absorb(snap);
+    // Oldest first, whatever order the calls reached the store in.
+    assert.deepEqual(store.samples('s1').map((s) => s.tool_use_id), ['w0', 'h1', 'w1']);
     const byId = new Map(store.samples('s1').map((s) => [s.tool_use_id, s]));
     assert.deepEqual([...byId.keys()].sort(), ['h1', 'w0', 'w1']);
     assert.deepEqual([byId.get('w1')?.line, byId.get('w1')?.lag_ms], [30, 100]);

@@ -1,5 +1,4 @@
 import { joinChannel } from './analyze/channelJoin';
-import { SlicedFileAccess } from './analyze/slicedFiles';
 import { TranscriptSummary } from './analyze/transcriptSummary';
 import type { TranscriptAnalysis } from './analyze/types';
 import type { Clock } from './clock';
@@ -23,7 +22,7 @@ export interface AnalyzeOptions {
   chunkSize?: number;
   /** Lines longer than this go through the streaming tokenizer (see src/core/scanner). */
   streamThreshold?: number;
-  /** Bytes handed to the tail per read(); bounds how many lines are held at once. */
+  /** FileTail's maxBytesPerRead: bounds how many lines one read holds at once. */
   sliceBytes?: number;
 }
 
@@ -50,33 +49,39 @@ async function requireFile(files: FileAccess, path: string, what: string): Promi
 /**
  * Offline analysis of one transcript, on the same pieces as the live engine:
  * FileTail splits lines and streams their bytes into the record scanner, so
- * neither the file nor any line is ever held whole. The file is analysed as it
- * was when the analysis started; bytes appended meanwhile are left out.
+ * neither the file nor any line is ever held whole, and reads it in bounded
+ * slices (maxBytesPerRead) so a multi-GB file never becomes millions of lines
+ * held at once. It stops once the size seen at the start is covered; a slice
+ * may take in a little of what was appended meanwhile (`bytes` says how much
+ * was read).
  */
 export async function analyzeTranscript(opts: AnalyzeOptions): Promise<TranscriptAnalysis> {
-  const bytes = await requireFile(opts.files, opts.path, 'transcript');
+  const sizeAtStart = await requireFile(opts.files, opts.path, 'transcript');
   if (opts.channelPath !== undefined) await requireFile(opts.files, opts.channelPath, 'channel file');
 
-  const sliced = new SlicedFileAccess(opts.files, opts.path);
   const tail = new FileTail<ScanResult>({
     path: opts.path,
-    files: sliced,
+    files: opts.files,
     clock: opts.clock,
     scanner: createRecordScanner({ streamThreshold: opts.streamThreshold }),
     chunkSize: opts.chunkSize,
+    maxBytesPerRead: Math.max(1, opts.sliceBytes ?? DEFAULT_SLICE_BYTES),
   });
   const summary = new TranscriptSummary();
   const changes: TailChange[] = [];
-  const slice = Math.max(1, opts.sliceBytes ?? DEFAULT_SLICE_BYTES);
   let partialTailBytes = 0;
+  let bytes = 0;
   try {
-    do {
-      sliced.limit = Math.min(bytes, sliced.limit + slice);
+    // Read in bounded slices until the size seen at the start is covered, so a
+    // file still being appended to does not keep the analysis going.
+    for (;;) {
       const read = await tail.read();
       changes.push(...read.changes);
       for (const { line, scan } of read.lines) summary.add(line, scan);
-    } while (sliced.limit < bytes);
+      if (!read.more || tail.offset >= sizeAtStart) break;
+    }
     partialTailBytes = tail.partialBytes;
+    bytes = tail.offset;
   } finally {
     await tail.close();
   }

@@ -84,7 +84,7 @@ export interface ChannelSummary {
 
 export interface TranscriptAnalysis {
   file: string;
-  /** Size of the file when the analysis started. */
+  /** Bytes read, the unfinished last line included. */
   bytes: number;
   lines: number;
   malformed: number;

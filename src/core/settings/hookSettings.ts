@@ -115,7 +115,7 @@ function at(root: Node, path: JSONPath): Node {
 /** Removes one of our entries: its whole group when the group is only ours, else just the entry. */
 function removeEntry(text: string, e: OurEntry): string {
   const root = parseSettings(text);
-  const edit = e.groupIsOurs ? removeChild(at(root, ['hooks', e.event]), e.group) : removeChild(at(root, ['hooks', e.event, e.group, 'hooks']), e.hook);
+  const edit = e.groupIsOurs ? removeChild(text, at(root, ['hooks', e.event]), e.group) : removeChild(text, at(root, ['hooks', e.event, e.group, 'hooks']), e.hook);
   return applyEdits(text, [edit]);
 }
 
@@ -126,7 +126,7 @@ function dropIfEmpty(text: string, path: JSONPath, key: string): string {
   const value = findNodeAtLocation(root, [...path, key]);
   if (!object || !value || (value.children?.length ?? 0) > 0) return text;
   const index = object.children!.findIndex((p) => p.children?.[1] === value);
-  return applyEdits(text, [removeChild(object, index)]);
+  return applyEdits(text, [removeChild(text, object, index)]);
 }
 
 function removeOurs(text: string): string {

@@ -40,9 +40,12 @@ function append(text: string, container: Node, entry: (indent: string) => string
   if (children.length > 0) {
     const last = children[children.length - 1];
     const end = last.offset + last.length;
+    const bracket = container.offset + container.length - 1;
     // A container closed on its last child's line (`{"a":1}`) gets its bracket on a line of its own.
-    const close = sameLine(text, end, container.offset + container.length - 1) ? `${eol}${lineIndent(text, container.offset)}` : '';
-    return { offset: end, length: 0, content: `,${eol}${indent}${entry(indent)}${close}` };
+    if (sameLine(text, end, bracket) && /^\s*$/.test(text.slice(end, bracket))) {
+      return { offset: end, length: bracket - end, content: `,${eol}${indent}${entry(indent)}${eol}${lineIndent(text, container.offset)}` };
+    }
+    return { offset: end, length: 0, content: `,${eol}${indent}${entry(indent)}` };
   }
   // Empty container: replace whatever is between the brackets (whitespace, comments of nothing).
   const inner = { offset: container.offset + 1, length: container.length - 2 };
@@ -66,12 +69,17 @@ export function replaceValue(text: string, node: Node, value: unknown, fmt: Form
  * with its separator: up to the next child, or from the previous one when it
  * is the last, or everything between the brackets when it is the only one.
  */
-export function removeChild(container: Node, index: number): Edit {
+export function removeChild(text: string, container: Node, index: number): Edit {
   const children = container.children ?? [];
   const node = children[index];
   if (children.length === 1) return { offset: container.offset + 1, length: container.length - 2, content: '' };
   if (index < children.length - 1) return { offset: node.offset, length: children[index + 1].offset - node.offset, content: '' };
   const prev = children[index - 1];
   const from = prev.offset + prev.length;
+  const bracket = container.offset + container.length - 1;
+  if (sameLine(text, container.offset, from) && /^\s*$/.test(text.slice(node.offset + node.length, bracket))) {
+    // What is left sits on the opening line: close it there again, padded as it is after its opening bracket.
+    return { offset: from, length: bracket - from, content: text[container.offset + 1] === ' ' ? ' ' : '' };
+  }
   return { offset: from, length: node.offset + node.length - from, content: '' };
 }

@@ -17,6 +17,7 @@ import type { TranscriptLagApi } from './testApi';
 
 /** Held ages (status bar, tree, decoration) tick at this rate while anything is held. */
 const AGE_TICK_MS = 500;
+const REPORT_REFRESH_INTERVAL_MS = 1000;
 
 /**
  * Composition root: builds the engine and the views and wires them together.
@@ -65,13 +66,16 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
     await revealer.reveal({ session_id: s.session_id, tool_use_id: '', transcript_path: s.transcript_path, line, held: false });
   });
 
+  // The report posts its whole table: once a second is live enough and keeps a long session cheap.
+  const reportUpdates = createCoalescer(() => report.refresh(), REPORT_REFRESH_INTERVAL_MS, realScheduler);
+
   let ageTimer: ReturnType<typeof setInterval> | undefined;
   function render(): void {
     for (const s of host.sessions()) samples.absorb(s);
     statusBar.render();
     tree.refresh();
     revealer.refresh();
-    report.refresh();
+    if (report.isOpen()) reportUpdates.request();
     const ticking = statusBar.ticking() || revealer.trackingHeld();
     if (ticking && !ageTimer) ageTimer = setInterval(() => views.request(), AGE_TICK_MS);
     if (!ticking && ageTimer) {
@@ -88,6 +92,7 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
     revealer,
     report,
     { dispose: () => views.dispose() },
+    { dispose: () => reportUpdates.dispose() },
     { dispose: () => ageTimer && clearInterval(ageTimer) },
     ...registerCommands({
       sessions,
@@ -132,6 +137,7 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
     refresh: async () => {
       await host.tick();
       render();
+      reportUpdates.flush();
     },
   };
 }

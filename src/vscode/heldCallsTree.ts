@@ -43,7 +43,8 @@ export class HeldCallsTree implements vscode.TreeDataProvider<TreeNodeView>, vsc
     item.tooltip = node.tooltip;
     item.iconPath = new vscode.ThemeIcon(node.icon);
     item.contextValue = node.contextValue;
-    if (node.target) item.command = { command: COMMANDS.openCall, title: 'Open Transcript', arguments: [node.target] };
+    // Calls open on click; a session's click only expands it (its context menu opens the transcript).
+    if (node.target && node.kind !== 'session') item.command = { command: COMMANDS.openCall, title: 'Open Transcript', arguments: [node.target] };
     return item;
   }
 

@@ -54,6 +54,8 @@ export class TranscriptLagEngine {
   private readonly visible = new Map<string, boolean>();
   /** Live events of sessions not yet known to match, shown if they turn out to. */
   private readonly undecided = new Map<string, EngineEvent[]>();
+  /** Sessions whose cwd is being checked (a tick and a change notification may both ask). */
+  private readonly deciding = new Set<string>();
   private watcher: Disposable | undefined;
   private started = false;
   private lastRescanAt = -Infinity;
@@ -81,20 +83,26 @@ export class TranscriptLagEngine {
 
   /** Discovery and a first read of every matching session; then subscribes to changes. */
   async start(): Promise<void> {
+    await this.serialized(() => this.catchUpIfNeeded());
+  }
+
+  /**
+   * The first look: lists everything, reads the channel (so hook events are
+   * known before the records that answer them), then transcripts, as history:
+   * indexed without replaying it as live events. Runs inside the serial queue.
+   */
+  private async catchUpIfNeeded(): Promise<void> {
     if (this.started) return;
     this.started = true;
-    await this.serialized(async () => {
-      await this.matcher.refresh();
-      const now = this.opts.clock.now();
-      this.lastRescanAt = now;
-      await this.transcripts.discover(true, true);
-      await this.channels.discover(true, true);
-      // Channel first, so hook events are known before the records that answer them.
-      await this.channels.readAll();
-      await this.transcripts.readAll();
-      await this.settleVisibility(true);
-      await this.pruneChannels(now);
-    });
+    await this.matcher.refresh();
+    const now = this.opts.clock.now();
+    this.lastRescanAt = now;
+    await this.transcripts.discover(true, true);
+    await this.channels.discover(true, true);
+    await this.channels.readAll();
+    await this.transcripts.readAll();
+    await this.settleVisibility(true);
+    await this.pruneChannels(now);
     this.subscribe();
   }
 
@@ -119,9 +127,9 @@ export class TranscriptLagEngine {
   tick(): Promise<void> {
     return this.serialized(async () => {
       if (!this.started) {
-        this.started = true;
-        await this.matcher.refresh();
-        this.subscribe();
+        // tick() before start(): the first tick is the catch-up.
+        await this.catchUpIfNeeded();
+        return;
       }
       const now = this.opts.clock.now();
       const force = now - this.lastRescanAt >= (this.opts.rescanMs ?? 10_000);
@@ -151,12 +159,19 @@ export class TranscriptLagEngine {
     for (const id of this.correlator.sessionIds()) {
       let shown = this.visible.get(id);
       if (shown === undefined) {
+        if (this.deciding.has(id)) continue;
         if (this.opts.scope === 'all') shown = true;
         else {
           const cwd = this.correlator.cwdOf(id);
           if (cwd === undefined) continue;
-          shown = await this.matcher.matchesCwd(cwd);
+          this.deciding.add(id);
+          try {
+            shown = await this.matcher.matchesCwd(cwd);
+          } finally {
+            this.deciding.delete(id);
+          }
         }
+        if (this.visible.has(id)) continue;
         this.visible.set(id, shown);
         const buffered = this.undecided.get(id) ?? [];
         this.undecided.delete(id);
@@ -255,16 +270,16 @@ export class TranscriptLagEngine {
       before.workspaceFolders.join('\0') !== this.opts.workspaceFolders.join('\0');
     if (!rebuild) return;
     await this.serialized(async () => {
+      const wasStarted = this.started;
       await this.closeAll();
       this.correlator = new Correlator({ recentCalls: this.opts.recentCalls ?? 20 });
       this.visible.clear();
       this.undecided.clear();
       this.build();
+      this.started = false;
+      this.lastRescanAt = -Infinity;
+      if (wasStarted) await this.catchUpIfNeeded();
     });
-    const wasStarted = this.started;
-    this.started = false;
-    this.lastRescanAt = -Infinity;
-    if (wasStarted) await this.start();
   }
 
   private async closeAll(): Promise<void> {

@@ -222,4 +222,29 @@ describe('TranscriptLagEngine', () => {
     await engine.tick();
     assert.equal(engine.session(S), undefined);
   });
+
+  it('reconfigure to scope all shows other folders\' sessions without replaying their history', async () => {
+    const other = path.join(fx.root, 'other');
+    const theirs = 'c0000000-0000-4000-8000-000000000003';
+    await fx.append(fx.transcriptPath(theirs, other), [userPrompt(theirs, other), toolUseRecord(theirs, other, 'toolu_t')]);
+    await startedSession();
+    assert.deepEqual(engine.sessions().map((s) => s.session_id), [S]);
+    await engine.reconfigure({ scope: 'all', recentCalls: 5 });
+    assert.deepEqual(engine.sessions().map((s) => s.session_id).sort(), [S, theirs].sort());
+    assert.deepEqual(callSeq('toolu_t'), []);
+    assert.equal(engine.session(theirs)?.stats.calls_written, 1);
+  });
+
+  it('a tick before start() is the quiet catch-up', async () => {
+    const t = fx.transcriptPath(S);
+    await fx.append(t, [userPrompt(S, fx.workspace), toolUseRecord(S, fx.workspace, 'toolu_h')]);
+    engine = new TranscriptLagEngine({ claudeDir: fx.claudeDir, workspaceFolders: [fx.workspace], scope: 'workspace', files: nodeFileAccess, clock });
+    engine.onEvent((e) => events.push(e));
+    await engine.tick();
+    await engine.start();
+    assert.deepEqual(events.map((e) => e.event), ['session']);
+    await fx.append(t, [toolUseRecord(S, fx.workspace, 'toolu_live')]);
+    await engine.tick();
+    assert.deepEqual(callSeq('toolu_live'), ['written']);
+  });
 });

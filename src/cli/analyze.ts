@@ -63,7 +63,7 @@ export function renderTable(a: TranscriptAnalysis): string {
   if (a.title !== null) row('title', a.title);
   if (a.first_prompt !== null) row('prompt', JSON.stringify(oneLine(a.first_prompt, 80)));
   row('calls', `${c.calls}: ${c.with_result} with_result, ${c.before_result} before_result, ${c.no_result} without result`);
-  row('trailers', `${c.trailers}, so ${c.batches} batches`);
+  row('trailers', `${c.trailers}, so ${plural(c.batches, 'inferred batch', 'inferred batches')}`);
   if (c.duplicate_tool_uses > 0 || c.orphan_results > 0) {
     row('oddities', `${c.duplicate_tool_uses} repeated tool_use records, ${c.orphan_results} results without a call`);
   }
@@ -106,6 +106,10 @@ function formatColumns(rows: string[][]): string[] {
   const widths: number[] = [];
   for (const r of rows) r.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
   return rows.map((r) => r.map((cell, i) => (i < 2 || i === 3 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd());
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
 }
 
 function oneLine(text: string, max: number): string {

@@ -174,6 +174,18 @@ describe('TranscriptLagEngine', () => {
     assert.ok(w.event === 'written' && w.agent_id === 'abc' && w.transcript_path === agent && w.lag_ms === 30);
   });
 
+  it('maps an older agent-*.jsonl beside the sessions to its parent by the records\' sessionId', async () => {
+    const t = await startedSession();
+    const agent = path.join(path.dirname(t), 'agent-old1.jsonl');
+    await fx.append(fx.channelPath(S), [{ ...preLine(S, t, 'toolu_old_agent', clock.now()), agent_id: 'old1' }]);
+    await fx.append(agent, [toolUseRecord(S, fx.workspace, 'toolu_old_agent', { isSidechain: true, agentId: 'old1' })]);
+    clock.advance(25);
+    await engine.tick();
+    assert.deepEqual(callSeq('toolu_old_agent'), ['held', 'written']);
+    const w = of('written')[0];
+    assert.ok(w.event === 'written' && w.session_id === S && w.agent_id === 'old1' && w.lag_ms === 25);
+  });
+
   it('history at start is indexed quietly; calls still held are announced', async () => {
     const t = fx.transcriptPath(S);
     await fx.append(t, [userPrompt(S, fx.workspace), toolUseRecord(S, fx.workspace, 'toolu_old'), toolResultRecord(S, fx.workspace, 'toolu_old')]);

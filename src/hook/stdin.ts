@@ -46,19 +46,17 @@ export function readStdin(stream: NodeJS.ReadableStream, timeoutMs: number): Pro
     let head: Buffer | undefined;
     let tail = Buffer.alloc(0);
     let done = false;
-    const finish = (ended: boolean) => {
+    // Also at the deadline: what arrived may be a complete JSON value whose
+    // writer never closed the pipe, so the parser judges it either way.
+    const finish = () => {
       if (done) return;
       done = true;
       clearTimeout(timer);
       stream.removeAllListeners('data');
       stream.pause();
-      if (head) resolve({ head, tail });
-      else if (ended) resolve({ whole: Buffer.concat(chunks, total) });
-      // Cut off by the deadline: the payload may still be a complete JSON value
-      // whose writer simply never closed the pipe, so let the parser judge it.
-      else resolve({ whole: Buffer.concat(chunks, total) });
+      resolve(head ? { head, tail } : { whole: Buffer.concat(chunks, total) });
     };
-    const timer = setTimeout(() => finish(false), Math.max(0, timeoutMs));
+    const timer = setTimeout(finish, Math.max(0, timeoutMs));
     stream.on('data', (chunk: Buffer | string) => {
       const buf = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
       if (head) {
@@ -76,8 +74,8 @@ export function readStdin(stream: NodeJS.ReadableStream, timeoutMs: number): Pro
         tail = Buffer.from(all.subarray(all.length - EDGE_BYTES));
       }
     });
-    stream.on('end', () => finish(true));
-    stream.on('error', () => finish(false));
+    stream.on('end', finish);
+    stream.on('error', finish);
   });
 }
 

@@ -121,7 +121,7 @@ describe('install-hook / uninstall-hook', function () {
     fs.writeFileSync(settingsPath, '{"model": "opus",,}');
     const io = cliIo(home);
     assert.equal(await runInstall(['--claude-dir', claudeDir], io), 1);
-    assert.match(io.err.join(''), /settings\.json: settings\.json is not valid JSON: .*line 1.*untouched/);
+    assert.match(io.err.join(''), /settings\.json: not valid JSON: .*line 1.*untouched/);
     assert.equal(fs.readFileSync(settingsPath, 'utf8'), '{"model": "opus",,}');
     assert.deepEqual(fs.readdirSync(claudeDir).sort(), ['projects', 'settings.json'], 'no hook copied for a refused install');
   });

@@ -137,7 +137,7 @@ describe('settings.json hook entries', () => {
     const cases: [string, RegExp][] = [
       ['{"a": 1,,}', /not valid JSON: .* at line 1, column/],
       ['{\n  "a": 1,\n}', /not valid JSON: .* at line 3/],
-      ['[1]', /JSON object at the top level/],
+      ['[1]', /top level must be a JSON object/],
       ['{"hooks": []}', /"hooks" must be an object/],
       ['{"hooks": {"PreToolUse": {}}}', /"hooks.PreToolUse" must be an array/],
     ];

@@ -49,14 +49,14 @@ export function parseSettings(text: string): Node {
   const root = parseTree(text, errors, { allowTrailingComma: false, disallowComments: false });
   if (errors.length > 0) {
     const e = errors[0];
-    throw new SettingsError(`settings.json is not valid JSON: ${printParseErrorCode(e.error)} at ${lineColumn(text, e.offset)}`);
+    throw new SettingsError(`not valid JSON: ${printParseErrorCode(e.error)} at ${lineColumn(text, e.offset)}`);
   }
-  if (!root || root.type !== 'object') throw new SettingsError('settings.json must hold a JSON object at the top level');
+  if (!root || root.type !== 'object') throw new SettingsError('the top level must be a JSON object');
   const hooks = findNodeAtLocation(root, ['hooks']);
-  if (hooks && hooks.type !== 'object') throw new SettingsError('settings.json: "hooks" must be an object');
+  if (hooks && hooks.type !== 'object') throw new SettingsError('"hooks" must be an object');
   for (const event of HOOK_EVENTS) {
     const list = findNodeAtLocation(root, ['hooks', event]);
-    if (list && list.type !== 'array') throw new SettingsError(`settings.json: "hooks.${event}" must be an array`);
+    if (list && list.type !== 'array') throw new SettingsError(`"hooks.${event}" must be an array`);
   }
   return root;
 }
@@ -175,7 +175,9 @@ export function installHookEntries(text: string, spec: HookEntrySpec): string {
         : addProperty(out, root, 'hooks', { [event]: [wanted] }, fmt);
     out = applyEdits(out, [edit]);
   }
-  return out === normalize(text) ? text : out;
+  if (out === normalize(text)) return text;
+  // A file we create ends with a newline like any text file.
+  return text.trim() === '' ? out + fmt.eol : out;
 }
 
 /** Removes only our entries; everything else, comments and formatting included, stays. */

@@ -202,6 +202,17 @@ describe('TranscriptLagEngine', () => {
     assert.deepEqual(callSeq('toolu_old'), []);
   });
 
+  it('a session caught up at start is active from when its file was last written, not from the start', async () => {
+    const t = fx.transcriptPath(S);
+    await fx.append(t, [userPrompt(S, fx.workspace)]);
+    const twentyMinutesAgo = new Date(clock.now() - 20 * 60_000);
+    await fsp.utimes(t, twentyMinutesAgo, twentyMinutesAgo);
+    await startEngine({ activeWindowMs: 30 * 60_000 });
+    assert.equal(engine.sessions().length, 1);
+    clock.advance(11 * 60_000);
+    assert.equal(engine.sessions().length, 0);
+  });
+
   it('a change notification reads the file at once, without a tick', async () => {
     let notify: ((p: string) => void) | undefined;
     const changes: ChangeSource = { watch: (_folders, onChange) => ((notify = onChange), { dispose: () => undefined }) };

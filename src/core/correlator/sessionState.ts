@@ -26,6 +26,8 @@ export interface TranscriptInput {
   read: TailRead<ScanResult>;
   /** Lines read while catching up at start: indexed and counted, but no call events and no lag. */
   historical?: boolean;
+  /** For history: when the file was last written (its mtime), the session's activity instead of the read time. */
+  activityAt?: number;
 }
 
 export interface SessionLimits {
@@ -179,7 +181,7 @@ export class SessionState {
     }
     const batch = read.batch;
     if (!batch) return;
-    this.touch(batch.observedAt);
+    this.touch(historical && input.activityAt !== undefined ? Math.min(input.activityAt, batch.observedAt) : batch.observedAt);
     const batchKey = `${path}\u0000${batch.generation}\u0000${batch.firstLine}`;
     if (input.isMain) {
       this.noteMain(batch.generation, batch.lastLine, batch.byteEnd);

@@ -99,7 +99,8 @@ export class ChannelFiles {
       if (ev.session_id !== cf.sessionId || !isTranscriptPathAllowed(ev.transcript_path, this.claudeDir)) continue;
       if (this.sink.isForeign(ev.session_id)) continue;
       this.onTranscriptNamed(ev.transcript_path);
-      events.push(...this.correlator.ingestHook(ev, observedAt));
+      // History's hook events count as activity when they happened, not when we caught up on them.
+      events.push(...this.correlator.ingestHook(ev, catchUp ? Math.min(ev.at, observedAt) : observedAt));
     }
     this.sink.emit(events, catchUp);
   }

@@ -25,6 +25,8 @@ interface TranscriptFile {
   sessionId?: string;
   /** Reads of an older agent transcript before any record named its session, kept in order. */
   pending: TailRead<ScanResult>[];
+  /** mtime when discovery chose the file: history's activity time. */
+  mtimeMs?: number;
 }
 
 const MAX_PENDING_READS = 64;
@@ -57,11 +59,9 @@ export class TranscriptFiles {
       this.seen.add(ref.path);
       if (ref.sessionId !== undefined && this.sink.isForeign(ref.sessionId)) continue;
       const parentFollowed = ref.kind === 'subagent' && ref.sessionId !== undefined && this.correlator.has(ref.sessionId);
-      if (!parentFollowed) {
-        const st = await this.files.stat(ref.path).catch(() => undefined);
-        if (!st?.isFile || now - st.mtimeMs > this.sink.activeWindowMs) continue;
-      }
-      this.follow(ref, atStart || wasSeen);
+      const st = await this.files.stat(ref.path).catch(() => undefined);
+      if (!st?.isFile || (!parentFollowed && now - st.mtimeMs > this.sink.activeWindowMs)) continue;
+      this.follow(ref, atStart || wasSeen).mtimeMs = st.mtimeMs;
     }
     if (this.seen.size > 100_000) this.seen.clear();
     // A followed session's subagents start while it runs: look in its subagents/ folder when that changed.
@@ -145,6 +145,7 @@ export class TranscriptFiles {
       ...(t.ref.agentId !== undefined ? { agentId: t.ref.agentId } : {}),
       read,
       historical: catchUp,
+      ...(catchUp && t.mtimeMs !== undefined ? { activityAt: t.mtimeMs } : {}),
     });
     this.sink.emit(events, catchUp);
   }

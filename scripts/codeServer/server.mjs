@@ -98,6 +98,10 @@ export async function startCodeServer(opts) {
     env: serverEnv(opts.env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // Never leave a server behind, whatever way the runner exits.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
   const log = opts.log ?? (() => {});
   /** @type {string[]} */
   const output = [];

@@ -53,8 +53,15 @@ function packageVsix() {
   return vsix;
 }
 
+// A hung browser or server must fail the run, not stall CI.
+const WATCHDOG_MS = Number(process.env.TRANSCRIPT_LAG_E2E_TIMEOUT_MS ?? 8 * 60_000);
+
 async function main() {
   const started = Date.now();
+  setTimeout(() => {
+    console.error(`[e2e] no result after ${WATCHDOG_MS} ms: giving up`);
+    process.exit(1);
+  }, WATCHDOG_MS).unref();
   console.log('[e2e] packaging the VSIX');
   const vsix = packageVsix();
   const s = makeScenario();

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../../src/presentation/commandIds';
 import { scratchRoot } from './hostEnv';
-import { eventually, extensionApi, FakeSession, newClaudeDir, runHook, useClaudeDir } from './support';
+import { eventually, extensionApi, FakeSession, newClaudeDir, runHook, useClaudeDir, sessionFollowed } from './support';
 
 describe('export lag samples', () => {
   let session: FakeSession;
@@ -15,6 +15,7 @@ describe('export lag samples', () => {
     const dir = newClaudeDir('export');
     await useClaudeDir(api, dir);
     session = new FakeSession(dir).prompt('go');
+    await sessionFollowed(api, session);
     for (const id of ['toolu_exp_1', 'toolu_exp_2', 'toolu_exp_3']) {
       await runHook(dir, session.preToolUse(id, 'Grep'));
       session.toolUse(id, 'Grep').toolResult(id);

@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { COMMANDS, REPORT_VIEW_TYPE } from '../../../src/presentation/commandIds';
-import { closeAllEditors, eventually, extensionApi, FakeSession, newClaudeDir, runHook, useClaudeDir } from './support';
+import { closeAllEditors, eventually, extensionApi, FakeSession, newClaudeDir, runHook, sessionFollowed, useClaudeDir } from './support';
 
 function reportTabs(): vscode.Tab[] {
   return vscode.window.tabGroups.all
@@ -19,6 +19,7 @@ describe('session report', () => {
     const dir = newClaudeDir('report');
     await useClaudeDir(api, dir);
     const s = new FakeSession(dir).title('Report me').prompt('go');
+    await sessionFollowed(api, s);
     for (const id of ['toolu_rep_1', 'toolu_rep_2']) {
       await runHook(dir, s.preToolUse(id, 'Bash'));
       s.toolUse(id, 'Bash').toolResult(id);

@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { scratchRoot } from './hostEnv';
-import { eventually, extensionApi, FakeSession, newClaudeDir, runHook, setSetting, useClaudeDir } from './support';
+import { eventually, extensionApi, FakeSession, newClaudeDir, runHook, setSetting, useClaudeDir, sessionFollowed } from './support';
 
 describe('settings applied without reload', () => {
   after(async () => {
@@ -53,6 +53,7 @@ describe('settings applied without reload', () => {
     const s = new FakeSession(dir).prompt('many calls');
     await useClaudeDir(api, dir);
     await setSetting('recentCalls', 2);
+    await sessionFollowed(api, s);
     for (const id of ['toolu_rc_1', 'toolu_rc_2', 'toolu_rc_3', 'toolu_rc_4']) {
       await runHook(dir, s.preToolUse(id, 'Read'));
       s.toolUse(id, 'Read').toolResult(id);

@@ -46,6 +46,16 @@ export async function eventually<T>(
   }
 }
 
+/**
+ * Waits until the extension follows the session's transcript. Lag is measured
+ * only for records that land while the engine watches (a record already on disk
+ * at first sight has no observed arrival), as in real use, where a session's
+ * transcript exists before its first tool call.
+ */
+export async function sessionFollowed(api: TranscriptLagApi, session: FakeSession): Promise<void> {
+  await eventually(api, `session ${session.sessionId} to be listed`, () => api.treeItems().some((n) => n.session_id === session.sessionId));
+}
+
 export function workspaceFolder(): string {
   const f = vscode.workspace.workspaceFolders?.[0];
   if (!f) throw new Error('no workspace folder open');

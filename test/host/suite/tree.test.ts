@@ -3,7 +3,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { TREE_VIEW_ID } from '../../../src/presentation/commandIds';
-import { eventually, extensionApi, FakeSession, newClaudeDir, runHook, useClaudeDir } from './support';
+import { eventually, extensionApi, FakeSession, newClaudeDir, runHook, useClaudeDir, sessionFollowed } from './support';
 
 describe('held-calls tree', () => {
   let claude: string;
@@ -21,6 +21,7 @@ describe('held-calls tree', () => {
   it('lists a session with its held calls first, then written calls, and badges the held count', async () => {
     const api = await extensionApi();
     const s = (session = new FakeSession(claude).title('Refactor the tail').prompt('refactor'));
+    await sessionFollowed(api, s);
     // One call written with its result, hook fired before it.
     await runHook(claude, s.preToolUse('toolu_tree_done', 'Read'));
     s.toolUse('toolu_tree_done', 'Read', { file_path: '/x' }).toolResult('toolu_tree_done');

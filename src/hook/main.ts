@@ -124,6 +124,8 @@ async function run(argv: string[]): Promise<void> {
 }
 
 if (require.main === module) {
+  // Whatever goes wrong, Claude Code must see a silent success.
+  process.on('uncaughtException', () => process.exit(0));
   run(process.argv.slice(2))
     .catch(() => undefined)
     // stdin may still be open (a writer that never closes it): leave explicitly, always 0.

@@ -32,6 +32,14 @@ describe('hook process: events', function () {
     await buildHook();
   });
 
+  it('the bundle is small and needs nothing but node: modules (no zod, no dependencies)', async () => {
+    const code = fs.readFileSync(await buildHook(), 'utf8');
+    const required = [...code.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]);
+    assert.ok(required.length > 0);
+    assert.deepEqual(required.filter((r) => !r.startsWith('node:')), []);
+    assert.ok(code.length < 32 * 1024, `${code.length} bytes`);
+  });
+
   it('PreToolUse appends one valid pre event to $CLAUDE_CONFIG_DIR/transcript-lag/<session>.jsonl, 0600 in a 0700 folder', async () => {
     const { claudeDir, env } = tempHome();
     const run = await runHook({

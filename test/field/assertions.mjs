@@ -7,6 +7,8 @@
 
 /** Slack for comparing times taken by different pollers (10 ms recorder, 100 ms probe, watch). */
 const SLACK_MS = 400;
+/** watch's default stat poll. */
+const WATCH_POLL_MS = 1000;
 
 export function classifyCall(call, def) {
   if (call.heldMs === undefined) return 'never-written';
@@ -58,10 +60,11 @@ export function checkScenario(result, { strictProfile }) {
       }
     }
     // The lag watch reports (on `written`, or on `joined` when the hook's report came after the
-    // record) is the recorder's fired → on-disk time, give or take the two pollers.
+    // record) is the recorder's fired → on-disk time: never less, and at most watch's 1 s stat poll
+    // more (its safety net when a change notification is late or missed).
     const lagEvent = result.watchEvents.find((e) => e.tool_use_id === c.id && typeof e.lag_ms === 'number');
     if (!lagEvent) fail(`${where}: watch never reported a lag`);
-    else if (Math.abs(lagEvent.lag_ms - c.heldMs) > SLACK_MS) {
+    else if (lagEvent.lag_ms < c.heldMs - SLACK_MS || lagEvent.lag_ms > c.heldMs + WATCH_POLL_MS + SLACK_MS) {
       fail(`${where}: watch says lag ${lagEvent.lag_ms} ms, on disk it was ${c.heldMs} ms`);
     }
     // A call held for a second or more must have been shown as held before it was written.
@@ -110,13 +113,19 @@ function checkWait(c, def, fail, where) {
 
 /** The pinned version's measured behaviour (and 2.1.280's, per the field report). */
 function checkProfile(c, def, version, fail, where) {
+  const interactiveHolds = def.mode === 'interactive' && interactiveProfile(version) === 'holds';
+  // Measured on 2.1.332: the first message of an interactive session is held in about half the runs
+  // and written at its end in the others (something else flushes the writer then). Reported only.
+  const racy = interactiveHolds && c.message === 0;
   // The hold needs the message still open when the hooks start (measured: with message_delta sent
-  // the instant the last block closes, 2.1.332 writes promptly in interactive mode too).
-  const holds = def.mode === 'interactive' && interactiveProfile(version) === 'holds' && (def.finishDelayMs ?? 0) > 0;
+  // the instant the last block closes, 2.1.332 mostly writes promptly in interactive mode too).
+  const holds = interactiveHolds && (def.finishDelayMs ?? 0) > 0;
   const hooksMs = expectedHooksMs(def);
-  if (holds && hooksMs >= 500) {
+  if (racy) {
+    // no profile claim
+  } else if (holds) {
     // Held about as long as the hooks run: not before they end, not long after.
-    if (c.heldMs < hooksMs * 0.8) fail(`${where}: held ${c.heldMs} ms, expected about the hooks' ${hooksMs} ms`);
+    if (hooksMs >= 500 && c.heldMs < hooksMs * 0.8) fail(`${where}: held ${c.heldMs} ms, expected about the hooks' ${hooksMs} ms`);
     if (c.heldMs > hooksMs + 2000) fail(`${where}: held ${c.heldMs} ms, far beyond the hooks' ${hooksMs} ms`);
     if (def.hook === 'probe' && c.wait?.outcome !== 'behind') fail(`${where}: interactive probe expected behind, got ${c.wait?.outcome}`);
   } else {
@@ -129,7 +138,7 @@ function checkProfile(c, def, version, fail, where) {
     }
   }
   // A tool that runs 1 s: its record is on disk well before its result, in every mode seen so far.
-  if (c.slowTool && c.withResult !== false) {
+  if (!racy && c.slowTool && c.withResult !== false) {
     fail(`${where}: expected its record before its result (with_result false), got ${c.withResult}`);
   }
 }

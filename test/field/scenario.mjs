@@ -55,7 +55,9 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
   const channelLines = recorder.lines.filter((l) => l.file === channelFile);
   const channelEvents = channelLines.map((l) => ({ t: l.t, ...JSON.parse(l.text) }));
 
-  const calls = def.script.flat().map((c) => measureCall(c, { events, transcriptLines, channelEvents }));
+  const calls = def.script.flatMap((turn, index) =>
+    turn.map((c) => ({ message: index, ...measureCall(c, { events, transcriptLines, channelEvents }) })),
+  );
   let analysis;
   let analyzeError;
   try {

@@ -11,9 +11,15 @@ const bash = (id, command) => ({
 const read = (id, file) => ({ name: 'Read', id, input: { file_path: file } });
 
 /** One call per message, two messages. */
-export const SINGLE = (work) => [[bash('toolu_field001b', 'sleep 1')], [bash('toolu_field002b', 'echo second')]];
-/** Two parallel calls in one message. */
-export const PARALLEL = (work) => [[read('toolu_field001r', `${work}/notes.txt`), bash('toolu_field001b', 'sleep 1')]];
+export const SINGLE = (work) => [[bash('toolu_field001b', 'echo first')], [bash('toolu_field002b', 'sleep 1')]];
+/**
+ * Two parallel calls in one message, after a one-call warm-up message: in interactive mode the first
+ * message of a session races something else that flushes the writer (see docs/COMPATIBILITY.md).
+ */
+export const PARALLEL = (work) => [
+  [bash('toolu_field001b', 'echo warm-up')],
+  [read('toolu_field002r', `${work}/notes.txt`), bash('toolu_field002b', 'sleep 1')],
+];
 
 const probe = { hook: 'probe', polls: 10, pollMs: 100 };
 const announce = { hook: 'announce', polls: 10, pollMs: 100 };

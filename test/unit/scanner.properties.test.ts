@@ -181,4 +181,21 @@ describe('record scanner: both paths agree (properties)', () => {
       runs,
     );
   });
+
+  it('on long strings with one special byte anywhere (the 4-bytes-at-a-time skip)', () => {
+    const special = fc.constantFrom(0x00, 0x01, 0x0a, 0x1f, 0x20, 0x21, 0x22, 0x23, 0x5b, 0x5c, 0x5d, 0x7f, 0x80, 0xff);
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 3000 }), fc.nat(), special, fc.nat(7), (len, at, byte, shift) => {
+        const body = Buffer.alloc(len, 'abcdefgh');
+        if (len > 0) body[at % len] = byte;
+        // A shifted view, so the string's bytes sit at every alignment of the underlying memory.
+        const backing = Buffer.alloc(shift + len + 64);
+        const line = Buffer.concat([Buffer.from('{"type":"user","x":"'), body, Buffer.from('"}')]);
+        line.copy(backing, shift);
+        checkAgree(backing.subarray(shift, shift + line.length));
+      }),
+      { numRuns: 1500 },
+    );
+  });
 });
+

@@ -3,6 +3,7 @@ import { BitStack } from './bitStack';
 import { C_SKIP, FieldSink, MAX_STRING_CAP, SL_KEY, SL_NONE, SL_TOP } from './fieldSink';
 import { buildRecord, NUMBER_TEXT_CAP } from './fields';
 import { StringCapture } from './stringCapture';
+import { WordSkipper } from './wordSkip';
 
 /**
  * A push tokenizer for one JSON line of any size: validates the full JSON syntax
@@ -65,6 +66,7 @@ export class StreamingRecordParser {
   private inKey = false;
   private capturing = false;
   private readonly capture = new StringCapture(MAX_STRING_CAP);
+  private readonly words = new WordSkipper();
   private uniCount = 0;
   private uniCode = 0;
   // Current number / literal.
@@ -89,6 +91,7 @@ export class StreamingRecordParser {
 
   push(chunk: Buffer): void {
     const n = chunk.length;
+    this.words.setChunk(chunk);
     let i = 0;
     while (i < n) {
       switch (this.state) {
@@ -269,6 +272,7 @@ export class StreamingRecordParser {
       const c = chunk[k]!;
       if (STRING_SPECIAL[c] === 0) {
         k++;
+        if (((k - this.words.base) & 3) === 0) k = this.words.skip(k);
         continue;
       }
       if (c === 0x22) {

@@ -4,7 +4,7 @@ import { formatDuration, formatLag } from './format';
 import { toolLabel } from './sessionLabel';
 
 /**
- * The after-line note in the transcript editor for the call a user opened.
+ * The note in the transcript editor for the call a user opened.
  * While held it sits on the held line (the last line on disk: the record lands
  * after it) and its age ticks; once the record lands it moves to the record's line.
  */
@@ -24,13 +24,13 @@ export function callDecoration(session: SessionSnapshot | undefined, toolUseId: 
     const age = call.fired_at === undefined ? 0 : now - call.fired_at;
     return {
       line: Math.max(1, session.last_line),
-      text: `⏳ ${name} held ${formatDuration(age)} — its record will land after this line`,
+      text: `${name} held ${formatDuration(age)} — its record will land after this line ▸`,
       held: true,
     };
   }
   return {
     line: call.line,
-    text: `✓ ${name} written · lag ${formatLag(call.lag_ms)}${call.with_result ? ' · with its result' : ''}`,
+    text: `${name} written here · lag ${formatLag(call.lag_ms)}${call.with_result ? ' · with its result' : ''} ▸`,
     held: false,
   };
 }

@@ -23,11 +23,15 @@ export interface RevealRecord {
  * the engine's snapshot, so a multi-MB transcript costs one document open.
  */
 export class Revealer implements vscode.Disposable {
+  // The note goes before the line's text, not after it: transcript records are
+  // hundreds to millions of characters long, so an end-of-line note is never in view.
   private readonly decorationType = vscode.window.createTextEditorDecorationType({
     isWholeLine: true,
     backgroundColor: new vscode.ThemeColor('editor.rangeHighlightBackground'),
-    after: {
-      margin: '0 0 0 2em',
+    overviewRulerColor: new vscode.ThemeColor('editorOverviewRuler.rangeHighlightForeground'),
+    overviewRulerLane: vscode.OverviewRulerLane.Full,
+    before: {
+      margin: '0 1.5em 0 0',
       color: new vscode.ThemeColor('editorCodeLens.foreground'),
       fontStyle: 'italic',
     },
@@ -95,7 +99,9 @@ export class Revealer implements vscode.Disposable {
       }
       const line = Math.min(deco.line - 1, editor.document.lineCount - 1);
       const range = editor.document.lineAt(Math.max(0, line)).range;
-      editor.setDecorations(this.decorationType, [{ range, renderOptions: { after: { contentText: `  ${deco.text}` } } }]);
+      editor.setDecorations(this.decorationType, [
+        { range, hoverMessage: deco.text, renderOptions: { before: { contentText: deco.text } } },
+      ]);
     }
     if (!deco) this.tracked = undefined;
   }

@@ -21,9 +21,13 @@ export async function burst(ctx: BenchContext): Promise<SectionResult> {
   const refreshes: number[] = [];
   let events = 0;
   const coalescer = createCoalescer(() => refreshes.push(performance.now()), DEFAULT_REFRESH_INTERVAL_MS, realScheduler);
-  const strategy = engineStrategy(() => {
-    events++;
-    coalescer.request();
+  // Wired as src/vscode/extension.ts does: every engine event and every tick request a render.
+  const strategy = engineStrategy({
+    onEvent: () => {
+      events++;
+      coalescer.request();
+    },
+    onTicked: () => coalescer.request(),
   });
   ctx.log(`burst: ${ratePerSec} appends/s for ${durationMs / 1000} s`);
   const r = await runPhase(
@@ -32,7 +36,6 @@ export async function burst(ctx: BenchContext): Promise<SectionResult> {
     (site) => ({ mode: 'burst', file: site.file, sessionId: site.sessionId, cwd: site.workspace, idPrefix: 'toolu_bench_burst_', ratePerSec, durationMs }),
     { settleMs: 500, graceMs: 5000 },
   );
-  coalescer.flush();
   coalescer.dispose();
   const maxRefreshes = maxInWindow(refreshes, 1000);
   const gaps = refreshes.slice(1).map((t, i) => t - refreshes[i]);

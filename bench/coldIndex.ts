@@ -63,7 +63,7 @@ export async function coldIndex(ctx: BenchContext): Promise<SectionResult> {
     const wcLines = Number(first.wc.stdout.trim().split(/\s+/)[0]);
     const naiveOut = JSON.parse(first.naive.stdout) as { lines: number; calls: number };
     const analyzeCalls = Array.isArray(report.calls) ? report.calls.length : null;
-    const agrees = report.lines === gen.lines && wcLines === gen.lines && analyzeCalls === gen.toolUses && naiveOut.calls === gen.toolUses;
+    const agrees = report.lines === gen.lines && report.malformed === 0 && wcLines === gen.lines && analyzeCalls === gen.toolUses && naiveOut.calls === gen.toolUses;
     const med = { wc: median(times.wc), analyze: median(times.analyze), naive: median(times.naive) };
     const peakRssMiB = rss.length ? Math.max(...rss) / 1024 : null;
     const sizeNote = `${(gen.bytes / 2 ** 20).toFixed(0)} MiB, ${gen.lines} lines, largest ${(gen.largestLine / 2 ** 20).toFixed(1)} MiB`;

@@ -16,10 +16,17 @@ import type { WatchStrategy } from './lib/writerPhase';
  */
 export const HOST_TICK_INTERVAL_MS = 1000;
 
-export function engineStrategy(
-  onEvent?: (e: EngineEvent) => void,
-  variant?: { name: string; changes: () => ChangeSource },
-): WatchStrategy & { ticks(): number } {
+export interface EngineStrategyOptions {
+  /** Every engine event, as the extension's EngineHost forwards them. */
+  onEvent?: (e: EngineEvent) => void;
+  /** After each timer tick, as EngineHost calls onChanged. */
+  onTicked?: () => void;
+  /** A different change source than the shipped one, under another name. */
+  variant?: { name: string; changes: () => ChangeSource };
+}
+
+export function engineStrategy(opts: EngineStrategyOptions = {}): WatchStrategy & { ticks(): number } {
+  const { onEvent, onTicked, variant } = opts;
   let engine: TranscriptLagEngine | undefined;
   let timer: NodeJS.Timeout | undefined;
   let inFlight: Promise<void> | undefined;
@@ -45,7 +52,10 @@ export function engineStrategy(
       timer = setInterval(() => {
         if (inFlight) return;
         ticks++;
-        inFlight = e.tick().finally(() => (inFlight = undefined));
+        inFlight = e
+          .tick()
+          .then(() => onTicked?.())
+          .finally(() => (inFlight = undefined));
       }, HOST_TICK_INTERVAL_MS);
     },
     async stop() {

@@ -18,12 +18,13 @@ const VSIX_LIMIT_BYTES = 300 * 1024;
 interface Activation {
   requireMs?: number;
   activateMs?: number;
+  followedMs?: number | null;
   error?: string;
 }
 
-function activateOnce(ctx: BenchContext, env: NodeJS.ProcessEnv, workspace: string, storage: string): Activation {
+function activateOnce(ctx: BenchContext, env: NodeJS.ProcessEnv, workspace: string, storage: string, waitForSession: boolean): Activation {
   const child = path.join(ctx.bundleDir, 'extensionChild.cjs');
-  const r = timedRun(process.execPath, [child, JSON.stringify({ extensionPath: ctx.repoRoot, workspace, storage })], { env, cwd: workspace });
+  const r = timedRun(process.execPath, [child, JSON.stringify({ extensionPath: ctx.repoRoot, workspace, storage, waitForSession })], { env, cwd: workspace });
   const last = r.stdout.trim().split('\n').pop() ?? '';
   try {
     return JSON.parse(last) as Activation;
@@ -32,7 +33,7 @@ function activateOnce(ctx: BenchContext, env: NodeJS.ProcessEnv, workspace: stri
   }
 }
 
-function activation(ctx: BenchContext, withClaudeDir: boolean): { requireMs: number; activateMs: number; runs: number } {
+function activation(ctx: BenchContext, withClaudeDir: boolean): { requireMs: number; activateMs: number; followedMs: number | null; runs: number } {
   const site = makeSite('ext');
   try {
     const home = path.join(site.root, 'home');
@@ -42,11 +43,17 @@ function activation(ctx: BenchContext, withClaudeDir: boolean): { requireMs: num
     const storage = path.join(site.root, 'storage');
     const runs = ctx.quick ? 3 : 9;
     const samples: Activation[] = [];
-    activateOnce(ctx, env, site.workspace, storage);
-    for (let i = 0; i < runs; i++) samples.push(activateOnce(ctx, env, site.workspace, storage));
+    activateOnce(ctx, env, site.workspace, storage, withClaudeDir);
+    for (let i = 0; i < runs; i++) samples.push(activateOnce(ctx, env, site.workspace, storage, withClaudeDir));
     const failed = samples.find((s) => s.error);
     if (failed) throw new Error(`activate failed: ${failed.error?.split('\n')[0]}`);
-    return { requireMs: median(samples.map((s) => s.requireMs ?? NaN)), activateMs: median(samples.map((s) => s.activateMs ?? NaN)), runs };
+    const followed = samples.map((s) => s.followedMs).filter((v): v is number => typeof v === 'number');
+    return {
+      requireMs: median(samples.map((s) => s.requireMs ?? NaN)),
+      activateMs: median(samples.map((s) => s.activateMs ?? NaN)),
+      followedMs: withClaudeDir ? (followed.length === samples.length ? median(followed) : null) : null,
+      runs,
+    };
   } finally {
     fs.rmSync(site.root, { recursive: true, force: true });
   }
@@ -72,6 +79,7 @@ export async function extensionCost(ctx: BenchContext): Promise<SectionResult> {
         const a = activation(ctx, withClaudeDir);
         details[what] = a;
         rows.push(row(SECTION, `activate(), ${what}`, a.activateMs, 'ms', undefined, `+ require ${a.requireMs.toFixed(1)} ms; median of ${a.runs}, vscode shim, in-process`));
+        if (withClaudeDir) rows.push(row(SECTION, 'activate() → session followed', a.followedMs, 'ms', undefined, 'engine loaded, started, first read (not awaited by activate)'));
       } catch (err) {
         rows.push(row(SECTION, `activate(), ${what}`, null, 'ms', undefined, String(err instanceof Error ? err.message : err).slice(0, 160)));
       }

@@ -11,10 +11,22 @@ interface ChildArgs {
   extensionPath: string;
   workspace: string;
   storage: string;
+  waitForSession: boolean;
+}
+
+/** Top-level `vscode.Name`s the extension's sources mention (for the shim to provide). */
+function vscodeNamesUsed(dir: string): string[] {
+  const names = new Set<string>();
+  if (!fs.existsSync(dir)) return [];
+  for (const file of fs.readdirSync(dir, { recursive: true }) as string[]) {
+    if (!file.endsWith('.ts')) continue;
+    for (const m of fs.readFileSync(path.join(dir, file), 'utf8').matchAll(/\bvscode\.([A-Za-z_]\w*)/g)) names.add(m[1]);
+  }
+  return [...names];
 }
 
 async function main(args: ChildArgs): Promise<void> {
-  const shim = createVscodeShim(args.workspace);
+  const shim = createVscodeShim(args.workspace, vscodeNamesUsed(path.join(args.extensionPath, 'src/vscode')));
   const loader = Module as unknown as { _load(request: string, parent: unknown, isMain: boolean): unknown };
   const original = loader._load;
   loader._load = function (request, parent, isMain) {
@@ -43,9 +55,20 @@ async function main(args: ChildArgs): Promise<void> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ext = require(path.join(args.extensionPath, 'dist/extension.js')) as { activate(c: unknown): unknown };
   const t1 = performance.now();
-  await ext.activate(context);
+  const api = (await ext.activate(context)) as { engine?(): { sessions(): unknown[] } | undefined } | undefined;
   const t2 = performance.now();
-  process.stdout.write(`${JSON.stringify({ requireMs: t1 - t0, activateMs: t2 - t1, subscriptions: context.subscriptions.length })}\n`);
+  // Activation returns before the engine starts; also time until the workspace's session is followed.
+  let followedMs: number | null = null;
+  if (args.waitForSession) {
+    while (performance.now() - t2 < 5000) {
+      if ((api?.engine?.()?.sessions().length ?? 0) > 0) {
+        followedMs = performance.now() - t2;
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+  }
+  process.stdout.write(`${JSON.stringify({ requireMs: t1 - t0, activateMs: t2 - t1, followedMs })}\n`);
 }
 
 main(JSON.parse(process.argv[2] ?? '{}') as ChildArgs).then(

@@ -23,7 +23,7 @@ export async function detectionLatency(ctx: BenchContext): Promise<SectionResult
     statPollStrategy(500),
     chokidarStrategy(),
     // Not shipped: the shipped engine with chokidar's raw events also forwarded (see rawEventsChangeSource.ts).
-    engineStrategy(undefined, { name: 'what-if: engine + raw events', changes: rawEventsChangeSource }),
+    engineStrategy({ variant: { name: 'what-if: engine + raw events', changes: rawEventsChangeSource } }),
   ];
   const phases: PhaseResult[] = [];
   for (const strategy of strategies) {

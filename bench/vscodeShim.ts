@@ -101,7 +101,12 @@ class MarkdownString {
 
 const event = () => () => new Disposable();
 
-export function createVscodeShim(workspaceFolder: string): Record<string, unknown> {
+/**
+ * The bundle imports vscode through esbuild's __toESM, which copies the
+ * module's own keys: a name the shim lacks is undefined, not a stub. So every
+ * `vscode.Name` the extension's sources mention is given at least an inert stub.
+ */
+export function createVscodeShim(workspaceFolder: string, namesUsed: string[] = []): Record<string, unknown> {
   const configuration = { get: (_k: string, d?: unknown) => d, has: () => false, inspect: () => undefined, update: async () => undefined };
   const api: Record<string, unknown> = {
     version: '1.90.0',
@@ -120,6 +125,10 @@ export function createVscodeShim(workspaceFolder: string): Record<string, unknow
     ViewColumn: { Active: -1, Beside: -2, One: 1, Two: 2 },
     TextEditorRevealType: { Default: 0, InCenter: 1, InCenterIfOutsideViewport: 2, AtTop: 3 },
     ConfigurationTarget: { Global: 1, Workspace: 2, WorkspaceFolder: 3 },
+    OverviewRulerLane: { Left: 1, Center: 2, Right: 4, Full: 7 },
+    ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
+    LogLevel: { Off: 0, Trace: 1, Debug: 2, Info: 3, Warning: 4, Error: 5 },
+    UIKind: { Desktop: 1, Web: 2 },
     DecorationRangeBehavior: { OpenOpen: 0, ClosedClosed: 1, OpenClosed: 2, ClosedOpen: 3 },
     ExtensionMode: { Production: 1, Development: 2, Test: 3 },
     window: new Proxy(
@@ -145,5 +154,6 @@ export function createVscodeShim(workspaceFolder: string): Record<string, unknow
     env: { appName: 'bench', language: 'en', uiKind: 1, remoteName: undefined, clipboard: { writeText: async () => undefined } },
     l10n: { t: (s: string) => s },
   };
+  for (const name of namesUsed) if (!(name in api)) api[name] = inert();
   return new Proxy(api, { get: (t, p) => (p in t ? t[p as string] : inert()) });
 }

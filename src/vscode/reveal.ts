@@ -45,8 +45,14 @@ export class Revealer implements vscode.Disposable {
     private readonly now: () => number,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    // Re-apply when the transcript's editor comes back into view (decorations belong to editors).
-    this.editorsChanged = vscode.window.onDidChangeVisibleTextEditors(() => this.refresh());
+    // Re-apply when the transcript's editor comes back into view (decorations belong to editors),
+    // and when VS Code reloads the document from disk: the record may only now be in it.
+    this.editorsChanged = vscode.Disposable.from(
+      vscode.window.onDidChangeVisibleTextEditors(() => this.refresh()),
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (this.tracked && e.document.uri.toString() === this.tracked.uri.toString()) this.refresh();
+      }),
+    );
   }
 
   async reveal(target: RevealTarget): Promise<RevealRecord> {

@@ -105,8 +105,17 @@ export function clearContent(f: CapturedFields): void {
   f.firstText = undefined;
 }
 
+/**
+ * The first `cap` code units of `s`. A cut string is copied: V8 makes a long
+ * slice a view that keeps its whole parent alive, and the parent may be a
+ * megabyte of tool output.
+ */
+export function capString(s: string, cap: number): string {
+  return s.length > cap ? s.slice(0, cap).split('').join('') : s;
+}
+
 function str(v: unknown, cap: number): string | undefined {
-  return typeof v === 'string' ? v.slice(0, cap) : undefined;
+  return typeof v === 'string' ? capString(v, cap) : undefined;
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
@@ -129,7 +138,7 @@ export function fieldsFromParsed(root: Record<string, unknown>): CapturedFields 
   else f.stopReason = str(message.stop_reason, ID_CAP);
   const content = message.content;
   if (typeof content === 'string') {
-    f.contentText = content.slice(0, TEXT_CAP);
+    f.contentText = capString(content, TEXT_CAP);
   } else if (Array.isArray(content)) {
     for (const block of content) {
       if (!isPlainObject(block)) continue;

@@ -1,3 +1,5 @@
+import { capString } from './fields';
+
 /**
  * Decodes the first `cap` UTF-16 code units of a JSON string whose bytes arrive
  * in pieces (raw runs split by chunk boundaries, and escapes), keeping at most
@@ -62,7 +64,7 @@ export class StringCapture {
     this.flushRaw();
     const joined = this.parts.length === 1 ? this.parts[0] : this.parts.join('');
     this.parts.length = 0;
-    return { value: joined.slice(0, this.cap), truncated: this.over || joined.length > this.cap };
+    return { value: capString(joined, this.cap), truncated: this.over || joined.length > this.cap };
   }
 
   private flushRaw(): void {

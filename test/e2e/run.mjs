@@ -26,6 +26,7 @@ const option = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : u
 
 // "Within a second or two" with headroom for a loaded 2-core CI box; the measured time is printed.
 const CLEAR_WITHIN_MS = 3000;
+const SHOW_WITHIN_MS = 3000;
 const HELD_CALL = { id: 'toolu_e2e_held_bash', name: 'Bash', input: { command: 'npm test', description: 'run the tests' } };
 
 const results = [];
@@ -92,21 +93,33 @@ async function main() {
       return server.origin;
     });
 
+    await step('the extension starts and shows the session in sync', async () => {
+      // onStartupFinished: code-server activates a few seconds after the workbench shows.
+      const item = wb.ourItem();
+      await item.waitFor({ timeout: 30_000 });
+      const text = ((await item.textContent()) ?? '').trim();
+      if (/held/.test(text)) throw new Error(`held before any hook ran: ${JSON.stringify(text)}`);
+      return JSON.stringify(text);
+    });
+
     let heldAfterLine = 0;
+    let hookDoneAt = 0;
     await step('the hook command from settings.json runs on a PreToolUse payload', async () => {
       heldAfterLine = lineCount(s.transcript);
       const ms = runHookCommand(preCommand, preToolUsePayload(s, HELD_CALL.id, HELD_CALL.name, HELD_CALL.input), s);
+      hookDoneAt = Date.now();
       return `exit 0, no stdout, ${ms} ms`;
     });
 
     let firstAge = 0;
     await step('the status bar says held', async () => {
-      await wb.waitForStatusBar((texts) => texts.some((t) => /\bheld\b/.test(t)), 20_000, 'said held');
-      const text = (await wb.heldItem().textContent()) ?? '';
-      if (!/^\s*1 held · /.test(text.replace(/\s+/g, ' ').trim())) throw new Error(`unexpected status text ${JSON.stringify(text)}`);
+      await wb.heldItem().waitFor({ timeout: SHOW_WITHIN_MS });
+      const shownAfter = Date.now() - hookDoneAt;
+      const text = ((await wb.heldItem().textContent()) ?? '').replace(/\s+/g, ' ').trim();
+      if (!/^1 held · /.test(text)) throw new Error(`unexpected status text ${JSON.stringify(text)}`);
       firstAge = parseAge(text.split('·').pop());
       await wb.screenshot('e2e-1-status-held');
-      return JSON.stringify(text.trim());
+      return `${JSON.stringify(text)}, shown ${shownAfter} ms after the hook returned`;
     });
 
     await step('its age grows', async () => {
@@ -133,36 +146,52 @@ async function main() {
 
     await step('the "Transcript Lag" activity-bar view lists the held call, badge 1', async () => {
       await wb.openViewContainer('Transcript Lag');
-      const row = wb.treeRows().filter({ hasText: HELD_CALL.name }).filter({ hasText: /held/i }).first();
-      try {
-        await row.waitFor({ timeout: 15_000 });
-      } catch (err) {
-        // Sessions may start collapsed: expand the first one and look again.
-        await wb.treeRows().first().click();
-        await row.waitFor({ timeout: 5000 });
-      }
+      const row = await wb.waitForTree(
+        (rows) => rows.find((r) => r.label === HELD_CALL.name && /^held \d/.test(r.description)),
+        15_000,
+        `listed ${HELD_CALL.name} as held`,
+      );
       const badge = await wb.activityBadge('Transcript Lag');
       await wb.screenshot('e2e-3-view-lists-call');
       if (badge !== '1') throw new Error(`activity bar badge ${JSON.stringify(badge)}, expected "1"`);
-      return JSON.stringify((await row.textContent())?.trim());
+      return `${row.label}: ${row.description}`;
     });
 
     await step('appending the record clears held', async () => {
       const before = Date.now();
       appendRecords(s.transcript, [rec.toolUse(HELD_CALL.id, HELD_CALL.name, HELD_CALL.input)]);
       await wb.waitForStatusBar((texts) => !texts.some((t) => /\bheld\b/.test(t)), 10_000, 'stopped saying held');
+      // The item stays, now showing the measured lag of the call that just landed.
+      const text = ((await wb.ourItem().textContent()) ?? '').trim();
       const elapsed = Date.now() - before;
       await wb.screenshot('e2e-4-held-cleared');
       if (elapsed > CLEAR_WITHIN_MS) throw new Error(`held cleared only after ${elapsed} ms (limit ${CLEAR_WITHIN_MS} ms)`);
-      return `${elapsed} ms; status bar: ${JSON.stringify((await wb.statusBarTexts()).find((t) => /ms|s$|sync/.test(t)))}`;
+      return `${elapsed} ms; status bar: ${JSON.stringify(text)}`;
     });
 
-    await step('the view now shows the call as written', async () => {
-      const row = wb.treeRows().filter({ hasText: HELD_CALL.name }).first();
-      await row.waitFor({ timeout: 5000 });
+    let recordLine = 0;
+    await step('the view now shows the call as written, without a badge', async () => {
+      recordLine = lineCount(s.transcript);
+      const row = await wb.waitForTree(
+        (rows) => !rows.some((r) => /^held /.test(r.description)) && rows.find((r) => r.label === HELD_CALL.name && /^lag \d/.test(r.description)),
+        5000,
+        `showed ${HELD_CALL.name} as written and nothing held`,
+      );
       const badge = await wb.activityBadge('Transcript Lag');
       if (badge !== undefined) throw new Error(`badge still shows ${JSON.stringify(badge)} with nothing held`);
-      return JSON.stringify((await row.textContent())?.trim());
+      return `${row.label}: ${row.description}`;
+    });
+
+    await step('clicking the call in the view opens the transcript at its record line', async () => {
+      await wb.treeRows().filter({ has: page.locator('.label-name', { hasText: HELD_CALL.name }) }).first().click();
+      let line = 0;
+      for (let i = 0; i < 50 && line !== recordLine; i++) {
+        line = await wb.cursorLine();
+        if (line !== recordLine) await page.waitForTimeout(100);
+      }
+      await wb.screenshot('e2e-5-opened-at-record-line');
+      if (line !== recordLine) throw new Error(`cursor on Ln ${line}, expected the record's line ${recordLine}`);
+      return `Ln ${line}`;
     });
   } catch (err) {
     await wb.screenshot('e2e-failure').catch(() => {});

@@ -25,9 +25,14 @@ export class Workbench {
     );
   }
 
+  /** Our status bar item: VS Code gives it the id `<extension id>.<item id>`. */
+  ourItem() {
+    return this.page.locator('[id="transcript-lag.transcript-lag.transcriptLag.status"]');
+  }
+
   /** Our status bar item while it says "held". */
   heldItem() {
-    return this.page.locator('#workbench\\.parts\\.statusbar .statusbar-item', { hasText: /\bheld\b/ }).first();
+    return this.ourItem().filter({ hasText: /\bheld\b/ });
   }
 
   /** Polls until predicate(texts) holds; returns the elapsed ms. Throws with the last texts on timeout. */
@@ -57,9 +62,17 @@ export class Workbench {
   }
 
   async openViewContainer(title) {
-    const item = this.page.locator(`.activitybar .action-item a[aria-label^="${title}"]`).first();
+    // Click the entry itself: its badge sits on top of the icon's link.
+    const item = this.page.locator(`.activitybar .action-item:has(a[aria-label^="${title}"])`).first();
     await item.click();
     return item;
+  }
+
+  /** Ids and texts of the status bar entries (for diagnostics). */
+  async statusBarEntries() {
+    return this.page.locator('#workbench\\.parts\\.statusbar .statusbar-item').evaluateAll((els) =>
+      els.map((e) => ({ id: e.id, text: (e.textContent ?? '').trim(), label: e.getAttribute('aria-label') })),
+    );
   }
 
   /** The badge number on an activity bar entry, or undefined without a badge. */
@@ -71,6 +84,29 @@ export class Workbench {
 
   treeRows() {
     return this.page.locator('.part.sidebar .pane-body .monaco-list-row');
+  }
+
+  /** Rows of the side bar's tree as { label, description }, top to bottom. */
+  async treeRowTexts() {
+    return this.treeRows().evaluateAll((rows) =>
+      rows.map((r) => ({
+        label: (r.querySelector('.label-name')?.textContent ?? '').trim(),
+        description: (r.querySelector('.label-description')?.textContent ?? '').trim(),
+      })),
+    );
+  }
+
+  /** Polls the tree until predicate(rows) returns a truthy value; throws with the last rows on timeout. */
+  async waitForTree(predicate, timeoutMs, what) {
+    const started = Date.now();
+    let rows = [];
+    while (Date.now() - started < timeoutMs) {
+      rows = await this.treeRowTexts();
+      const hit = predicate(rows);
+      if (hit) return hit;
+      await this.page.waitForTimeout(100);
+    }
+    throw new Error(`the tree never ${what} within ${timeoutMs} ms; it shows ${JSON.stringify(rows)}`);
   }
 
   async screenshot(name) {

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { BenchContext } from './lib/context';
-import { makeTempDir, timedRun } from './lib/proc';
+import { childCpuMs, makeTempDir, timedRun } from './lib/proc';
 import { row, type SectionResult } from './lib/report';
 import { median, percentile } from './lib/stats';
 
@@ -47,10 +47,14 @@ export async function hookCost(ctx: BenchContext): Promise<SectionResult> {
     runBaseline();
     const hookMs: number[] = [];
     const baseMs: number[] = [];
+    const cpu = { hook: 0, base: 0 };
     for (let i = 0; i < n; i++) {
       const pair = i % 2 === 0 ? [runHook, runBaseline] : [runBaseline, runHook];
       for (const run of pair) {
+        const cpuBefore = childCpuMs();
         const r = run();
+        const cpuAfter = childCpuMs();
+        if (cpuBefore !== null && cpuAfter !== null) cpu[run === runHook ? 'hook' : 'base'] += cpuAfter - cpuBefore;
         if (r.status !== 0) throw new Error(`exit ${r.status}: ${r.stderr.slice(0, 200)}`);
         if (r.stdout !== '') throw new Error(`the hook wrote to stdout: ${r.stdout.slice(0, 200)}`);
         (run === runHook ? hookMs : baseMs).push(r.wallMs);
@@ -65,9 +69,11 @@ export async function hookCost(ctx: BenchContext): Promise<SectionResult> {
         row(SECTION, 'hook / node -e "" (median)', ratio, 'x', { op: '<=', limit: 1.2 }, `${n} interleaved runs each`),
         row(SECTION, 'hook wall time p50', median(hookMs), 'ms', undefined, `p90 ${percentile(hookMs, 90).toFixed(1)} ms`),
         row(SECTION, 'node -e "" wall time p50', median(baseMs), 'ms', undefined, `p90 ${percentile(baseMs, 90).toFixed(1)} ms`),
+        row(SECTION, 'hook CPU / node -e "" CPU', cpu.base > 0 ? cpu.hook / cpu.base : null, 'x', undefined,
+          `user+sys ${(cpu.hook / n).toFixed(0)} vs ${(cpu.base / n).toFixed(0)} ms a run; less sensitive to a busy machine`),
         row(SECTION, 'pre events written', events.length, '', { op: '>=', limit: n + 1 }, 'one channel line per hook run'),
       ],
-      details: { hookMs, baselineMs: baseMs, channelLines: events.length, sampleEvent: events[0] ? JSON.parse(events[0]) : null },
+      details: { hookMs, baselineMs: baseMs, cpuMs: cpu, channelLines: events.length, sampleEvent: events[0] ? JSON.parse(events[0]) : null },
     };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -34,6 +34,23 @@ export function timedNodeRun(preload: string, script: string, args: string[], op
   }
 }
 
+/**
+ * CPU time (user + system, ms) of all waited-for children so far, from
+ * /proc/self/stat (cutime, cstime; 100 ticks a second on Linux). Summed over
+ * many runs it measures work done, which a busy shared machine inflates far
+ * less than wall time. Null where /proc is absent.
+ */
+export function childCpuMs(): number | null {
+  try {
+    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+    // Fields after the parenthesised command name; cutime and cstime are fields 16 and 17.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return null;
+  }
+}
+
 export function makeTempDir(prefix: string): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), `transcript-lag-bench-${prefix}-`));
 }

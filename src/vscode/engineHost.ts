@@ -171,8 +171,13 @@ export class EngineHost implements vscode.Disposable {
     this.deps.onChanged();
   }
 
-  dispose(): void {
+  /** Stops ticking and closes the engine (and its watchers); resolves when closed. */
+  stop(): Promise<void> {
     this.disposed = true;
-    void this.enqueue(() => this.stopNow());
+    return this.enqueue(() => this.stopNow());
+  }
+
+  dispose(): void {
+    void this.stop();
   }
 }

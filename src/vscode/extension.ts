@@ -121,6 +121,7 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
 
   // Not awaited: activation returns at once; with no Claude dir this is one stat.
   void host.start();
+  stopEngine = () => host.stop();
 
   return {
     engine: () => host.current(),
@@ -165,6 +166,10 @@ function logEvent(log: vscode.LogOutputChannel, e: EngineEvent): void {
   }
 }
 
-export function deactivate(): void {
-  // Everything is in context.subscriptions; VS Code disposes it.
+/** Set by activate: closes the engine's file watchers before the host goes away. */
+let stopEngine: (() => Promise<void>) | undefined;
+
+export function deactivate(): Promise<void> | undefined {
+  // The views are in context.subscriptions; the engine is awaited here so its watchers close cleanly.
+  return stopEngine?.();
 }

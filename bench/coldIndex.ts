@@ -6,6 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { selfTimes, type CpuProfile, type SelfTime } from './lib/cpuProfile';
 import { generateTranscript } from './lib/generateTranscript';
 import type { BenchContext } from './lib/context';
 import { makeTempDir, timedNodeRun, timedRun, warmPageCache, type TimedRun } from './lib/proc';
@@ -23,6 +24,19 @@ interface AnalyzeSummary {
 function check(run: TimedRun, what: string): TimedRun {
   if (run.status !== 0) throw new Error(`${what} exited ${run.status}: ${run.stderr.trim().slice(0, 300)}`);
   return run;
+}
+
+/** One analyze run under node --cpu-prof, on the unminified CLI bundle so function names mean something. */
+function profileAnalyze(ctx: BenchContext, file: string, dir: string): SelfTime[] | undefined {
+  const cli = path.join(ctx.bundleDir, 'cliProfiled.cjs');
+  if (!fs.existsSync(cli)) return undefined;
+  const profDir = path.join(dir, 'prof');
+  check(timedRun(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`, cli, 'analyze', file, '--json']), 'analyze --cpu-prof');
+  const prof = fs.readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
+  if (!prof) return undefined;
+  const top = selfTimes(JSON.parse(fs.readFileSync(path.join(profDir, prof), 'utf8')) as CpuProfile, 12);
+  ctx.log(`cold index: analyze self time, heaviest first:\n${top.map((t) => `  ${t.selfMs.toFixed(0).padStart(6)} ms ${(100 * t.share).toFixed(1).padStart(5)}%  ${t.fn}`).join('\n')}`);
+  return top;
 }
 
 export async function coldIndex(ctx: BenchContext): Promise<SectionResult> {
@@ -59,6 +73,7 @@ export async function coldIndex(ctx: BenchContext): Promise<SectionResult> {
       ctx.log(`cold index: round ${round + 1}/${ctx.rounds}: wc ${times.wc.at(-1)?.toFixed(0)} ms, analyze ${times.analyze.at(-1)?.toFixed(0)} ms, naive ${times.naive.at(-1)?.toFixed(0)} ms`);
     }
 
+    const profile = ctx.profile ? profileAnalyze(ctx, file, dir) : undefined;
     const report = JSON.parse(first.analyze.stdout) as AnalyzeSummary;
     const wcLines = Number(first.wc.stdout.trim().split(/\s+/)[0]);
     const naiveOut = JSON.parse(first.naive.stdout) as { lines: number; calls: number };
@@ -79,7 +94,7 @@ export async function coldIndex(ctx: BenchContext): Promise<SectionResult> {
         row(SECTION, 'analyze saw every line and call', agrees ? 1 : 0, '', { op: '>=', limit: 1 },
           `lines ${report.lines}/${gen.lines}, calls ${analyzeCalls}/${gen.toolUses}, malformed ${report.malformed}`),
       ],
-      details: { generated: gen, timesMs: times, medianMs: med, analyzeRssKiB: rss, wcLines, naive: naiveOut, analyze: { lines: report.lines, malformed: report.malformed, calls: analyzeCalls } },
+      details: { profile, generated: gen, timesMs: times, medianMs: med, analyzeRssKiB: rss, wcLines, naive: naiveOut, analyze: { lines: report.lines, malformed: report.malformed, calls: analyzeCalls } },
     };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -5,7 +5,8 @@
  *
  * Options: --json (one JSON object on stdout), --quick (small counts, for
  * checking the harness), --size 1G|200M|<bytes> (cold-index transcript),
- * --rounds N, --only latency,cold,hook,extension,burst.
+ * --rounds N, --only latency,cold,hook,extension,burst, --profile (where
+ * analyze spends its time, from node --cpu-prof on an unminified CLI bundle).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -53,17 +54,19 @@ export function parseSize(text: string): number {
 interface Options {
   json: boolean;
   quick: boolean;
+  profile: boolean;
   size?: number;
   rounds?: number;
   only?: string[];
 }
 
 export function parseArgs(argv: string[]): Options {
-  const opts: Options = { json: false, quick: false };
+  const opts: Options = { json: false, quick: false, profile: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--json') opts.json = true;
     else if (a === '--quick') opts.quick = true;
+    else if (a === '--profile') opts.profile = true;
     else if (a === '--size') opts.size = parseSize(argv[++i] ?? '');
     else if (a === '--rounds') opts.rounds = Math.max(1, Number(argv[++i]) || 1);
     else if (a === '--only') opts.only = (argv[++i] ?? '').split(',').filter(Boolean);
@@ -80,6 +83,7 @@ async function main(): Promise<void> {
     repoRoot: path.resolve(__dirname, '../../..'),
     bundleDir: __dirname,
     quick: opts.quick,
+    profile: opts.profile,
     sizeBytes: opts.size ?? (opts.quick ? 64 * 2 ** 20 : 2 ** 30),
     rounds: opts.rounds ?? (opts.quick ? 1 : 3),
     log: (m) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${m}\n`),

@@ -19,13 +19,16 @@ if (!args.includes('--no-build')) {
 // Each entry on its own: a section whose component is still being written fails
 // to bundle alone, and main reports it as not run (bundle-errors.json says why).
 const entries = ['main', 'writer', 'latency', 'burst', 'extension', 'extensionChild'];
+// The CLI again, unminified with its names kept, for `--profile` (dist/cli.js is minified).
+const profiledCli = { name: 'cliProfiled', entry: 'src/cli/main.ts' };
 const errors = {};
 rmSync(outdir, { recursive: true, force: true });
 mkdirSync(outdir, { recursive: true });
-for (const name of entries) {
+for (const { name, entry } of [...entries.map((name) => ({ name, entry: `bench/${name}.ts` })), profiledCli]) {
   try {
     await esbuild.build({
-      entryPoints: [`bench/${name}.ts`],
+      entryPoints: [entry],
+      keepNames: true,
       absWorkingDir: root,
       outfile: path.join(outdir, `${name}.cjs`),
       bundle: true,

@@ -9,6 +9,8 @@ export interface BenchContext {
   sizeBytes: number;
   /** Timed rounds per contender where rounds apply. */
   rounds: number;
+  /** Also profile one analyze run (node --cpu-prof) and report where its time goes. */
+  profile: boolean;
   /** Progress to stderr, so stdout stays the table (or the JSON). */
   log(message: string): void;
 }

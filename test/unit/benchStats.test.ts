@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { maxInWindow, median, percentile } from '../../bench/lib/stats';
 import { judge } from '../../bench/lib/report';
+import { selfTimes } from '../../bench/lib/cpuProfile';
 
 describe('bench statistics', () => {
   it('percentile is the nearest-rank value: a real sample with enough samples at or below it', () => {
@@ -50,5 +51,22 @@ describe('bench statistics', () => {
     assert.equal(judge(0, { op: '>=', limit: 1 }), 'MISS');
     assert.equal(judge(null, { op: '<=', limit: 1 }), 'N/A');
     assert.equal(judge(3, undefined), 'INFO');
+  });
+
+  it('selfTimes sums each function\'s samples and ranks the heaviest first', () => {
+    const frame = (functionName: string, lineNumber: number) => ({ functionName, url: 'file:///x/cli.cjs', lineNumber });
+    const profile = {
+      nodes: [
+        { id: 1, callFrame: frame('scanString', 9) },
+        { id: 2, callFrame: frame('', 1) },
+        { id: 3, callFrame: frame('scanString', 9) },
+      ],
+      samples: [1, 2, 3, 1],
+      timeDeltas: [1000, 500, 2000, 500],
+    };
+    assert.deepEqual(selfTimes(profile), [
+      { fn: 'scanString cli.cjs:10', selfMs: 3.5, share: 0.875 },
+      { fn: '(anonymous) cli.cjs:2', selfMs: 0.5, share: 0.125 },
+    ]);
   });
 });

@@ -24,6 +24,19 @@ export function formatLag(ms: number | null | undefined): string {
   return ms === null || ms === undefined ? 'no hook' : formatDuration(ms);
 }
 
+/** A statistic that may not be measured yet (no hook event joined any call). */
+export function formatStat(ms: number | null | undefined): string {
+  return ms === null || ms === undefined ? '—' : formatDuration(ms);
+}
+
+/** A round bound for axis labels: `50 ms`, `1s`, `30s`, `1m`. */
+export function formatBound(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 60_000) return `${+(ms / 1000).toFixed(1)}s`;
+  if (ms < 3_600_000) return `${+(ms / 60_000).toFixed(1)}m`;
+  return `${+(ms / 3_600_000).toFixed(1)}h`;
+}
+
 export type WriteShape = 'with_result' | 'before_result';
 
 export function shapeOf(withResult: boolean | undefined): WriteShape | undefined {

@@ -1,4 +1,4 @@
-import { formatDuration } from './format';
+import { formatBound } from './format';
 
 /**
  * Lag bins, roughly logarithmic: lags run from a few ms (print mode) to the
@@ -20,7 +20,7 @@ export function lagHistogram(lagsMs: readonly number[], edges: readonly number[]
   if (edges.length === 0) throw new Error('lagHistogram needs at least one edge');
   const bins: HistogramBin[] = edges.map((from, i) => {
     const to = i + 1 < edges.length ? edges[i + 1] : null;
-    return { from, to, label: to === null ? `≥ ${formatDuration(from)}` : `< ${formatDuration(to)}`, count: 0 };
+    return { from, to, label: to === null ? `≥ ${formatBound(from)}` : `< ${formatBound(to)}`, count: 0 };
   });
   for (const lag of lagsMs) {
     if (!Number.isFinite(lag)) continue;

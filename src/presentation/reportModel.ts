@@ -1,6 +1,6 @@
 import type { SessionStats } from '../core/engineEvents';
 import type { SessionSnapshot } from '../core/snapshot';
-import { formatDuration, formatLag, shapeLabel } from './format';
+import { formatDuration, formatLag, formatStat, shapeLabel } from './format';
 import { lagHistogram, type HistogramBin } from './histogram';
 import { sampleTime, type LagSample } from './lagSamples';
 import { sessionTitle, toolLabel } from './sessionLabel';
@@ -82,7 +82,7 @@ export function buildReport(session: SessionSnapshot, samples: readonly LagSampl
       { label: 'Waits seen / behind', value: `${st.waits_seen} / ${st.waits_behind}` },
       { label: 'Held now', value: String(session.held.length) },
       { label: 'Calls written', value: String(st.calls_written) },
-      { label: 'Lag p50 / p95 / max', value: `${formatLag(st.lag_p50_ms)} / ${formatLag(st.lag_p95_ms)} / ${formatLag(st.lag_max_ms)}` },
+      { label: 'Lag p50 / p95 / max', value: `${formatStat(st.lag_p50_ms)} / ${formatStat(st.lag_p95_ms)} / ${formatStat(st.lag_max_ms)}` },
       { label: 'Shapes', value: `${st.shape_before_result} before result · ${st.shape_with_result} with result` },
       { label: 'Malformed lines', value: String(st.malformed_lines) },
     ],

@@ -1,7 +1,7 @@
 import type { CallSnapshot, SessionSnapshot } from '../core/snapshot';
 import { oldestHeld } from './callChoice';
 import { COMMANDS } from './commandIds';
-import { formatDuration, formatLag } from './format';
+import { formatDuration, formatLag, formatStat } from './format';
 import { commandLink, escapeMarkdown } from './markdown';
 import { sessionTitle, toolLabel } from './sessionLabel';
 
@@ -98,7 +98,7 @@ function sessionTooltip(s: SessionSnapshot, now: number): string {
     `**${escapeMarkdown(sessionTitle(s))}**`,
     '',
     `Waits seen / behind: **${st.waits_seen}** / **${st.waits_behind}**  `,
-    `Lag p50 / p95: ${formatLag(st.lag_p50_ms)} / ${formatLag(st.lag_p95_ms)}  `,
+    `Lag p50 / p95: ${formatStat(st.lag_p50_ms)} / ${formatStat(st.lag_p95_ms)}  `,
     `Shapes: ${st.shape_before_result} before result · ${st.shape_with_result} with result  `,
   ];
   const h = oldestHeld(s);

@@ -111,6 +111,7 @@ describe('presentation: lag histogram', () => {
     assert.equal(count(1000), 1);
     assert.equal(count(60_000), 1);
     assert.equal(bins.at(-1)?.to, null);
+    assert.deepEqual([bins[0].label, bins.at(-2)?.label, bins.at(-1)?.label], ['< 50 ms', '< 1m', '≥ 1m']);
   });
 
   it('counts every finite lag exactly once (property)', () => {

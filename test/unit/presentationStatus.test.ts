@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { formatDuration, formatLag } from '../../src/presentation/format';
+import { formatBound, formatDuration, formatLag, formatStat } from '../../src/presentation/format';
 import {
   DEFAULT_HOOK_TIMEOUT_MS, ERROR_BACKGROUND, NEAR_TIMEOUT_FRACTION, WARNING_BACKGROUND, statusView,
 } from '../../src/presentation/statusView';
@@ -31,6 +31,15 @@ describe('presentation: durations', () => {
         return shown <= ms && ms - shown < 1000;
       }),
     );
+  });
+
+  it('writes round axis bounds compactly', () => {
+    assert.deepEqual([50, 1000, 2000, 10_000, 30_000, 60_000, 90_000].map(formatBound), ['50 ms', '1s', '2s', '10s', '30s', '1m', '1.5m']);
+  });
+
+  it('shows a dash for a statistic not measured yet', () => {
+    assert.equal(formatStat(null), '—');
+    assert.equal(formatStat(1500), '1.5s');
   });
 
   it('says "no hook" for a lag nobody measured', () => {
@@ -118,6 +127,10 @@ describe('presentation: status bar', () => {
     assert.match(t, /\(command:transcriptLag\.openHeldLine\)/);
     assert.match(t, /\(command:transcriptLag\.showReport\)/);
     assert.match(t, /\(command:transcriptLag\.showLog\)/);
+  });
+
+  it('shows dashes for lag percentiles before any hook reported', () => {
+    assert.match(statusView([session({ recent: [writtenCall('a', 2, NOW, { lag_ms: null })] })], NOW, opts).tooltip, /Lag p50 \/ p95: — \/ —/);
   });
 
   it('falls back to the first prompt when the session has no title', () => {

@@ -69,7 +69,11 @@ export function sampleTime(s: LagSample): number {
 export class LagSampleStore {
   private readonly bySession = new Map<string, Map<string, LagSample>>();
 
-  constructor(private readonly maxPerSession = 5000) {}
+  /** Bounded both ways so a window left open for weeks keeps a bounded memory. */
+  constructor(
+    private readonly maxPerSession = 5000,
+    private readonly maxSessions = 50,
+  ) {}
 
   /** Folds one engine event in; returns true when a sample changed. */
   add(e: EngineEvent): boolean {
@@ -129,6 +133,7 @@ export class LagSampleStore {
     if (!calls) {
       calls = new Map();
       this.bySession.set(e.session_id, calls);
+      if (this.bySession.size > this.maxSessions) this.bySession.delete(this.bySession.keys().next().value as string);
     }
     let s = calls.get(e.tool_use_id);
     if (!s) {

@@ -65,6 +65,12 @@ describe('presentation: lag samples from engine events', () => {
     assert.deepEqual([byId.get('h1')?.line, byId.get('h1')?.fired_at, byId.get('h1')?.tool_name], [null, T + 50, 'Grep']);
   });
 
+  it('keeps a bounded number of sessions, dropping the first seen', () => {
+    const store = new LagSampleStore(10, 2);
+    for (const sid of ['a', 'b', 'c']) store.add({ ...written('x', 1, T), session_id: sid } as EngineEvent);
+    assert.deepEqual(store.sessionIds(), ['b', 'c']);
+  });
+
   it('ignores session and tail events', () => {
     const store = new LagSampleStore();
     assert.equal(store.add({ event: 'tail', session_id: 's1', transcript_path: '/t', at: T, change: 'truncated', generation: 1 }), false);

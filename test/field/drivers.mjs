@@ -30,7 +30,7 @@ export function runPrint({ claudeBin, cwd, env, prompt, timeoutMs = 90_000 }) {
  * Interactive session under tmux: start the TUI, wait until it shows its prompt, type PROMPT, wait
  * until `isDone()` says the turn is over, then `/exit`. Returns the last screen for diagnostics.
  */
-export async function runInteractive({ claudeBin, cwd, env, prompt, isDone, timeoutMs = 90_000 }) {
+export async function runInteractive({ claudeBin, cwd, env, prompt, isDone, timeoutMs = 60_000, readyTimeoutMs = 30_000 }) {
   const socket = `tl-field-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   const tmux = (...args) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
@@ -51,8 +51,10 @@ export async function runInteractive({ claudeBin, cwd, env, prompt, isDone, time
   let doneAt;
   try {
     const deadline = startedAt + timeoutMs;
-    // Ready: the input prompt line is drawn and the status line under it.
-    while (Date.now() < deadline) {
+    // Ready: the input prompt line is drawn and the status line under it. A dialog we do not know
+    // keeps it from appearing; the prompt is typed anyway and the scenario fails with the screen.
+    const readyBy = Math.min(deadline, startedAt + readyTimeoutMs);
+    while (Date.now() < readyBy) {
       last = screen();
       if (/^\s*[❯>]\s/m.test(last) && /(accept edits|for shortcuts|bypass|\? for)/i.test(last)) break;
       await sleep(150);

@@ -22,6 +22,8 @@ const common = {
 
 const builds = [
   { entryPoints: ['src/vscode/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
+  // The engine (zod, chokidar) for the extension, required only once a Claude dir exists: see src/vscode/engineModule.ts.
+  { entryPoints: ['src/vscode/engineModule.ts'], outfile: 'dist/engine.js' },
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
   // The hook runs on every tool call: no source map, minified, no dependencies.
   { entryPoints: ['src/hook/main.ts'], outfile: 'dist/hook.js', sourcemap: false, minify: true },

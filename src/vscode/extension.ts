@@ -1,4 +1,5 @@
 import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { EngineEvent } from '../core/engineEvents';
 import { nodeFileAccess } from '../platform/nodeFileAccess';
@@ -13,7 +14,20 @@ import { SessionReport } from './report';
 import { Revealer } from './reveal';
 import { onSettingsChanged, readSettings, resolveClaudeDir, workspaceFolderPaths } from './settings';
 import { StatusBar } from './statusBar';
+import type * as EngineModule from './engineModule';
 import type { TranscriptLagApi } from './testApi';
+
+/**
+ * The engine, zod and chokidar live in their own bundle next to this one
+ * (dist/engine.js, from engineModule.ts), required only once there is a Claude
+ * dir: with none, activation never parses them. The path is computed so the
+ * bundler leaves this require alone.
+ */
+function loadEngineModule(): typeof EngineModule {
+  const bundle = path.join(__dirname, 'engine.js');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require(bundle) as typeof EngineModule;
+}
 
 /** Held ages (status bar, tree, decoration) tick at this rate while anything is held. */
 const AGE_TICK_MS = 500;
@@ -38,13 +52,10 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
       log,
       files: nodeFileAccess,
       clock,
-      // Loaded on demand: with no Claude dir, activation never evaluates the engine, zod or chokidar.
       // removeFile lets the engine prune week-old channel files; it touches nothing else.
-      createEngine: async (opts) => {
-        const { TranscriptLagEngine } = await import('../core/engine');
-        return new TranscriptLagEngine({ ...opts, removeFile: (p) => fsp.rm(p, { force: true }) });
-      },
-      createChangeSource: async () => (await import('../platform/chokidarChangeSource')).chokidarChangeSource(),
+      createEngine: async (opts) =>
+        new (loadEngineModule().TranscriptLagEngine)({ ...opts, removeFile: (p) => fsp.rm(p, { force: true }) }),
+      createChangeSource: async () => loadEngineModule().chokidarChangeSource(),
       resolveClaudeDir: (setting) => resolveClaudeDir(setting),
       workspaceFolders: workspaceFolderPaths,
       onEvent: (e: EngineEvent) => {

@@ -1,0 +1,7 @@
+/**
+ * The second extension bundle, dist/engine.js: the engine with zod and
+ * chokidar. dist/extension.js loads it only once a Claude dir exists, so a
+ * window without Claude Code never parses it (most of the extension's bytes).
+ */
+export { TranscriptLagEngine } from '../core/engine';
+export { chokidarChangeSource } from '../platform/chokidarChangeSource';

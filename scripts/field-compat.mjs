@@ -2,7 +2,8 @@
 // Runs the field suite (test/field) over several Claude Code versions and writes the compatibility
 // table into docs/COMPATIBILITY.md. Every number in that file comes from this run.
 //
-//   node scripts/field-compat.mjs [--versions 2.1.280,2.1.283,2.1.332] [--only a,b] [--out docs/COMPATIBILITY.md]
+//   node scripts/field-compat.mjs [--versions 2.1.280,2.1.283,2.1.332] [--only a,b] [--repeat N]
+//                                 [--out docs/COMPATIBILITY.md] [--json FILE]
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,13 +16,14 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..'
 const DEFAULT_VERSIONS = ['2.1.280', '2.1.281', '2.1.283', DEFAULT_CLAUDE_VERSION];
 
 function parseArgs(argv) {
-  const opts = { versions: DEFAULT_VERSIONS, only: undefined, out: path.join(repoRoot, 'docs', 'COMPATIBILITY.md'), json: undefined };
+  const opts = { versions: DEFAULT_VERSIONS, only: undefined, out: path.join(repoRoot, 'docs', 'COMPATIBILITY.md'), json: undefined, repeat: 1 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--versions') opts.versions = argv[++i].split(',');
     else if (a === '--only') opts.only = argv[++i].split(',');
     else if (a === '--out') opts.out = path.resolve(argv[++i]);
     else if (a === '--json') opts.json = path.resolve(argv[++i]);
+    else if (a === '--repeat') opts.repeat = Math.max(1, Number(argv[++i]) || 1);
     else throw new Error(`unknown option ${a}`);
   }
   return opts;
@@ -49,7 +51,7 @@ function callCell(c, def, version) {
 function scenarioRow(r) {
   const calls = r.calls.map((c) => `\`${c.id.replace('toolu_field', '')}\` ${callCell(c, r.def, r.version)}`).join('<br>');
   const verdict = r.failures.length ? `**fail**: ${r.failures.map((f) => f.replace(/\|/g, '/')).join('; ')}` : 'pass';
-  return `| ${r.scenario} | ${calls} | ${(r.durationMs / 1000).toFixed(1)} s | ${verdict} |`;
+  return `| ${r.label ?? r.scenario} | ${calls} | ${(r.durationMs / 1000).toFixed(1)} s | ${verdict} |`;
 }
 
 function describeCalls(entries) {
@@ -80,7 +82,7 @@ function versionSummary(version, results) {
 /** Hand-written findings below this marker survive a re-run of the script. */
 export const NOTES_MARKER = '<!-- Findings below are written by hand from the tables above; field-compat keeps them. -->';
 
-function render(runs, { startedAt, durationMs, notes }) {
+function render(runs, { startedAt, durationMs, notes, repeat }) {
   const lines = [];
   lines.push('# Compatibility with Claude Code versions', '');
   lines.push(
@@ -122,7 +124,7 @@ function render(runs, { startedAt, durationMs, notes }) {
       continue;
     }
     const profile = interactiveProfile(run.version) === 'holds' ? 'held while hooks run (from the second message on)' : 'written at message end';
-    lines.push(`Interactive shape asserted: ${profile}. Suite time ${(run.durationMs / 1000).toFixed(0)} s.`, '');
+    lines.push(`Interactive shape asserted: ${profile}. Suite time ${(run.durationMs / 1000).toFixed(0)} s${repeat > 1 ? ` for ${repeat} runs` : ''}.`, '');
     lines.push('| scenario | calls: fired → record on disk | duration | result |', '|---|---|---|---|');
     for (const r of run.results) lines.push(scenarioRow(r));
     lines.push('');
@@ -153,18 +155,32 @@ async function main() {
   const startedAt = Date.now();
   const runs = [];
   for (const version of opts.versions) {
-    process.stdout.write(`\n== Claude Code ${version}\n`);
-    const suite = await runSuite({ version, only: opts.only, record: false, strict: true, keep: false });
-    for (const r of suite.results ?? []) {
-      delete r.recording;
-      delete r.watchEvents;
+    // Repeats run back to back per version; their results are listed together, numbered.
+    const run = { version, results: [], durationMs: 0 };
+    for (let k = 1; k <= opts.repeat && !run.skipped; k++) {
+      process.stdout.write(`\n== Claude Code ${version}${opts.repeat > 1 ? ` (run ${k}/${opts.repeat})` : ''}\n`);
+      const suite = await runSuite({ version, only: opts.only, record: false, strict: true, keep: false });
+      if (suite.skipped) {
+        run.skipped = suite.skipped;
+        process.stdout.write(`${suite.skipped}\n`);
+        break;
+      }
+      for (const r of suite.results) {
+        delete r.recording;
+        delete r.watchEvents;
+        if (opts.repeat > 1) r.label = `${r.scenario} #${k}`;
+        run.results.push(r);
+      }
+      run.durationMs += suite.durationMs;
     }
-    runs.push({ version, ...suite });
-    if (suite.skipped) process.stdout.write(`${suite.skipped}\n`);
+    // Repeats of a scenario side by side, in the suite's order.
+    const order = new Map(run.results.map((r, i) => [r.scenario, i]));
+    run.results.sort((a, b) => order.get(a.scenario) - order.get(b.scenario));
+    runs.push(run);
   }
   const durationMs = Date.now() - startedAt;
   if (opts.json) fs.writeFileSync(opts.json, JSON.stringify({ startedAt, durationMs, runs }, null, 1));
-  fs.writeFileSync(opts.out, render(runs, { startedAt, durationMs, notes: existingNotes(opts.out) }));
+  fs.writeFileSync(opts.out, render(runs, { startedAt, durationMs, notes: existingNotes(opts.out), repeat: opts.repeat }));
   process.stdout.write(`\nwrote ${path.relative(repoRoot, opts.out)} (${(durationMs / 60000).toFixed(1)} min)\n`);
   return runs.some((r) => r.results?.some((x) => x.failures.length)) ? 1 : 0;
 }

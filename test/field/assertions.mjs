@@ -142,7 +142,7 @@ function checkProfile(c, def, version, fail, where) {
     if (def.hook === 'probe' && c.wait?.outcome !== 'behind') fail(`${where}: expected the probe to end behind, got ${c.wait?.outcome}`);
   } else if (claim === 'message-end') {
     // The stand-in's finish delay plus the writer's batching.
-    const bound = (def.finishDelayMs ?? 0) + 1000;
+    const bound = (def.finishDelayMs ?? 0) + 1200;
     if (c.heldMs > bound) fail(`${where}: held ${c.heldMs} ms, expected within ${bound} ms`);
     if (def.hook === 'probe') {
       if (c.wait?.outcome !== 'seen') fail(`${where}: expected the probe to see its call, got ${c.wait?.outcome}`);

@@ -36,6 +36,10 @@ export function checkScenario(result, { strictProfile }) {
   const failures = [];
   const fail = (msg) => failures.push(msg);
   const { def, calls } = result;
+  if (def.mode === 'print' && result.run?.code !== 0) {
+    fail(`claude -p exited ${result.run?.code ?? result.run?.signal}: ${(result.run?.stderr ?? '').trim().slice(0, 300)}`);
+  }
+  if (def.mode === 'interactive' && !result.run?.finished) fail('the interactive session never wrote its final answer');
   if (!result.sessionId) fail('no hook event: the CLI never ran a tool (see api requests and screen)');
 
   const written = new Map();

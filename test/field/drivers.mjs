@@ -49,6 +49,7 @@ export async function runInteractive({ claudeBin, cwd, env, prompt, isDone, time
   let readyAt;
   let typedAt;
   let doneAt;
+  let finished = false;
   try {
     const deadline = startedAt + timeoutMs;
     // Ready: the input prompt line is drawn and the status line under it. A dialog we do not know
@@ -67,6 +68,7 @@ export async function runInteractive({ claudeBin, cwd, env, prompt, isDone, time
     typedAt = Date.now();
     while (Date.now() < deadline && !isDone()) await sleep(100);
     doneAt = Date.now();
+    finished = isDone();
     // Let the writer's trailing batch land before leaving.
     await sleep(700);
     last = screen();
@@ -88,7 +90,7 @@ export async function runInteractive({ claudeBin, cwd, env, prompt, isDone, time
       // already gone with its only session
     }
   }
-  return { startedAt, readyAt, typedAt, doneAt, endedAt: Date.now(), screen: last };
+  return { startedAt, readyAt, typedAt, doneAt, finished, endedAt: Date.now(), screen: last };
 }
 
 function shellQuote(s) {

@@ -6,8 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-// TL_FIELD_CLI_JS: development aid, a CLI bundle built elsewhere.
-export const CLI_JS = process.env.TL_FIELD_CLI_JS || path.join(repoRoot, 'dist', 'cli.js');
+export const CLI_JS = path.join(repoRoot, 'dist', 'cli.js');
 export const HOOK_JS = path.join(repoRoot, 'dist', 'hook.js');
 
 /** What is missing from dist/ for the field test to run, as messages (empty when all is there). */
@@ -34,8 +33,6 @@ function cli(args, { allowFail = false, env = process.env } = {}) {
 }
 
 export function installHook({ claudeDir, probe, polls, pollMs }) {
-  // Development aid only (TL_FIELD_DIRECT_HOOK=1): wire dist/hook.js by hand before install-hook exists.
-  if (process.env.TL_FIELD_DIRECT_HOOK === '1') return writeHookDirectly({ claudeDir, probe, polls, pollMs });
   const args = ['install-hook', '--claude-dir', claudeDir];
   if (probe) args.push('--probe', '--polls', String(polls), '--poll-ms', String(pollMs));
   return cli(args);
@@ -83,17 +80,4 @@ export function analyze(transcript, channel) {
   const args = ['analyze', transcript, '--json'];
   if (channel && fs.existsSync(channel)) args.push('--channel', channel);
   return JSON.parse(cli(args));
-}
-
-function writeHookDirectly({ claudeDir, probe, polls, pollMs }) {
-  const base = `node ${JSON.stringify(HOOK_JS)} --channel-dir ${JSON.stringify(path.join(claudeDir, 'transcript-lag'))}`;
-  const pre = probe ? `${base} --probe --polls ${polls} --poll-ms ${pollMs}` : base;
-  const settings = {
-    hooks: {
-      PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: pre }] }],
-      PostToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: base }] }],
-    },
-  };
-  fs.writeFileSync(path.join(claudeDir, 'settings.json'), JSON.stringify(settings, null, 2));
-  return 'direct';
 }

@@ -51,8 +51,7 @@ export async function runSuite(opts, out = (s) => process.stdout.write(s)) {
     if (err instanceof ClaudeInstallError) return { skipped: `SKIP field test: ${err.message}`, results: [] };
     throw err;
   }
-  // TL_FIELD_DIRECT_HOOK=1 (development only) wires dist/hook.js by hand; watch/analyze checks then fail.
-  const missing = missingPieces().filter((m) => process.env.TL_FIELD_DIRECT_HOOK !== '1' || m === 'dist/hook.js');
+  const missing = missingPieces();
   if (missing.length) throw new Error(`field test needs ${missing.join(', ')}: run \`npm run build\` first`);
   const chosen = scenarios.filter((s) => !opts.only || opts.only.includes(s.name));
   if (chosen.some((s) => s.mode === 'interactive') && !tmuxAvailable()) {

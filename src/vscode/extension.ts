@@ -114,7 +114,7 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
       report,
       log,
       hook: {
-        installer: hookInstallerPort,
+        installer: hookInstallerPort(loadEngineModule),
         claudeDir: () => resolveClaudeDir(settings.claudeDir),
         hookSource: context.asAbsolutePath('dist/hook.js'),
         probeSettings: () => ({ polls: settings.probePolls, pollMs: settings.probePollMs }),

@@ -9,7 +9,7 @@ import { registerCommands } from './commands';
 import { EngineHost } from './engineHost';
 import { HeldCallsTree } from './heldCallsTree';
 import { hookInstallerPort } from './hookInstallerPort';
-import { createLog } from './log';
+import { createLog, logEvent } from './log';
 import { SessionReport } from './report';
 import { Revealer } from './reveal';
 import { onSettingsChanged, readSettings, resolveClaudeDir, workspaceFolderPaths } from './settings';
@@ -152,29 +152,6 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
       reportUpdates.flush();
     },
   };
-}
-
-/** Held and wait outcomes at info (they are what users ask about); the rest at trace. */
-function logEvent(log: vscode.LogOutputChannel, e: EngineEvent): void {
-  switch (e.event) {
-    case 'held':
-      log.info(`held ${e.tool_name ?? ''} ${e.tool_use_id} (session ${e.session_id.slice(0, 8)})`);
-      break;
-    case 'written':
-      log.debug(`written ${e.tool_use_id} line ${e.line} lag ${e.lag_ms ?? '-'} ms${e.with_result ? ' with result' : ''}`);
-      break;
-    case 'wait':
-      (e.outcome === 'seen' ? log.info : log.warn).call(log, `wait ${e.outcome} for ${e.tool_use_id} after ${e.polls} polls, ${e.waited_ms} ms`);
-      break;
-    case 'tail':
-      log.warn(`transcript ${e.change}: ${e.transcript_path} (generation ${e.generation})`);
-      break;
-    case 'session':
-      log.debug(`session ${e.session_id.slice(0, 8)}: ${e.title ?? ''}`);
-      break;
-    default:
-      log.trace(`${e.event} ${e.tool_use_id}`);
-  }
 }
 
 /** Set by activate: closes the engine's file watchers before the host goes away. */

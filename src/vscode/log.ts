@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { EngineEvent } from '../core/engineEvents';
 
 /**
  * The extension's diagnostics: a LogOutputChannel, so the user's "Set Log
@@ -12,4 +13,27 @@ export function createLog(): vscode.LogOutputChannel {
 export function errorText(err: unknown): string {
   if (err instanceof Error) return err.message;
   return String(err);
+}
+
+/** Held and wait outcomes at info (they are what users ask about); the rest at trace. */
+export function logEvent(log: vscode.LogOutputChannel, e: EngineEvent): void {
+  switch (e.event) {
+    case 'held':
+      log.info(`held ${e.tool_name ?? ''} ${e.tool_use_id} (session ${e.session_id.slice(0, 8)})`);
+      break;
+    case 'written':
+      log.debug(`written ${e.tool_use_id} line ${e.line} lag ${e.lag_ms ?? '-'} ms${e.with_result ? ' with result' : ''}`);
+      break;
+    case 'wait':
+      (e.outcome === 'seen' ? log.info : log.warn).call(log, `wait ${e.outcome} for ${e.tool_use_id} after ${e.polls} polls, ${e.waited_ms} ms`);
+      break;
+    case 'tail':
+      log.warn(`transcript ${e.change}: ${e.transcript_path} (generation ${e.generation})`);
+      break;
+    case 'session':
+      log.debug(`session ${e.session_id.slice(0, 8)}: ${e.title ?? ''}`);
+      break;
+    default:
+      log.trace(`${e.event} ${e.tool_use_id}`);
+  }
 }

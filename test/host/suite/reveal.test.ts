@@ -61,4 +61,20 @@ describe('open at the held line', () => {
     assert.equal(at.line, recordLine);
     assert.equal(api.lastReveal()?.held, false);
   });
+
+  it('opens a multi-MB transcript at the held line', async function () {
+    this.timeout(120_000);
+    const api = await extensionApi();
+    const s = new FakeSession(claude).prompt('big');
+    // ~6 MB of tool calls with bulky inputs, as long sessions have.
+    const bulk = 'x'.repeat(3000);
+    for (let i = 0; i < 2000; i++) s.toolUse(`toolu_big_${i}`, 'Write', { file_path: `/f${i}`, content: bulk });
+    await runHook(claude, s.preToolUse('toolu_big_held', 'Bash'));
+    await eventually(api, 'the held call', () => api.treeItems().some((n) => n.session_id === s.sessionId && n.children.some((c) => c.kind === 'held')), 60_000);
+    const lines = s.lineCount();
+    await vscode.commands.executeCommand(COMMANDS.openHeldLine, api.treeItems().find((n) => n.session_id === s.sessionId)!.children[0].target);
+    const at = await eventually(api, 'the transcript editor', () => activeLine()?.path === s.transcriptPath && activeLine(), 30_000);
+    assert.equal(at.line, lines);
+    assert.equal(api.lastReveal()?.openedWithoutDocument, false);
+  });
 });

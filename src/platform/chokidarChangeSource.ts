@@ -2,8 +2,10 @@ import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import type { ChangeSource, Disposable } from '../core/changeSource';
 
 export interface ChokidarChangeSourceOptions {
-  /** How deep under each folder to watch. projects/<slug>/<session>/subagents/agent-*.jsonl is 3 below projects/. */
+  /** How deep under each folder to watch: projects/<slug>/<session>/subagents/agent-*.jsonl needs 4 (checked: 3 misses it). */
   depth?: number;
+  /** Called once the initial scan is done and changes are being reported (tests wait for it). */
+  onReady?: () => void;
 }
 
 /**
@@ -18,7 +20,7 @@ export function chokidarChangeSource(opts: ChokidarChangeSourceOptions = {}): Ch
       const watcher: FSWatcher = chokidarWatch(folders, {
         ignoreInitial: true,
         persistent: true,
-        depth: opts.depth ?? 3,
+        depth: opts.depth ?? 4,
         // Transcripts grow by appends: report each write at once, never wait for the writer to finish.
         awaitWriteFinish: false,
         alwaysStat: false,
@@ -28,6 +30,7 @@ export function chokidarChangeSource(opts: ChokidarChangeSourceOptions = {}): Ch
       const forward = (p: string) => onChange(p);
       watcher.on('add', forward).on('change', forward).on('unlink', forward).on('addDir', forward);
       watcher.on('error', () => undefined);
+      if (opts.onReady) watcher.once('ready', opts.onReady);
       return { dispose: () => watcher.close() };
     },
   };

@@ -154,9 +154,12 @@ async function runInCodeServer(scratch, testsEntry) {
 
 async function runInElectron(scratch, testsEntry) {
   const { runTests } = await import('@vscode/test-electron');
+  const { cacheRoot } = await import('../../scripts/codeServer/install.mjs');
   try {
     await runTests({
       vscodeExecutablePath: process.env.VSCODE_EXECUTABLE || undefined,
+      // A downloaded VS Code is cached next to code-server, outside the repo.
+      cachePath: path.join(cacheRoot(), 'vscode-test'),
       extensionDevelopmentPath: repoRoot,
       extensionTestsPath: testsEntry,
       extensionTestsEnv: suiteEnv(scratch),

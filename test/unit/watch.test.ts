@@ -40,10 +40,15 @@ function capturingIo(cwd: string, env: NodeJS.ProcessEnv = {}) {
 
 describe('watch CLI', () => {
   let fx: ClaudeDirFixture;
+  /** The running command; stopped in afterEach too, so a failing test never leaves a watcher open. */
+  let running: { stop: () => void; done: Promise<number> } | undefined;
   beforeEach(async () => {
     fx = await ClaudeDirFixture.create();
   });
   afterEach(async () => {
+    running?.stop();
+    await running?.done;
+    running = undefined;
     await fx.remove();
   });
 
@@ -52,6 +57,7 @@ describe('watch CLI', () => {
     await fx.append(t, [userPrompt(S, fx.workspace)]);
     const c = capturingIo(fx.workspace);
     const done = run(['--json', '--claude-dir', fx.claudeDir, '--poll-ms', '20'], c.io);
+    running = { stop: c.stop, done };
     await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'session'));
 
     await fx.append(fx.channelPath(S), [preLine(S, t, 'toolu_w1', Date.now())]);
@@ -81,6 +87,7 @@ describe('watch CLI', () => {
     await fx.append(t, [userPrompt(S, fx.workspace)]);
     const c = capturingIo(fx.workspace, { CLAUDE_CONFIG_DIR: fx.claudeDir });
     const done = run(['--poll-ms', '20'], c.io);
+    running = { stop: c.stop, done };
     await c.until((lines) => lines.some((l) => l.includes(' session ')));
     await fx.append(t, [toolUseRecord(S, fx.workspace, 'toolu_r1')]);
     await c.until((lines) => lines.some((l) => / written +Bash/.test(l)));

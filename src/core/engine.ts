@@ -76,6 +76,14 @@ export class TranscriptLagEngine {
       emit: (events: EngineEvent[], catchUp: boolean) => this.deliver(events, catchUp),
       activeWindowMs: o.activeWindowMs ?? DEFAULT_ACTIVE_WINDOW_MS,
       isForeign: (sessionId: string) => this.visible.get(sessionId) === false,
+      markForeign: (sessionId: string) => {
+        if (this.visible.has(sessionId)) return;
+        this.visible.set(sessionId, false);
+        this.undecided.delete(sessionId);
+        this.channels.unfollowSession(sessionId);
+        void this.transcripts.unfollowSession(sessionId);
+        this.correlator.drop(sessionId);
+      },
     };
     this.transcripts = new TranscriptFiles(o.files, o.clock, o.claudeDir, this.correlator, accept, sink);
     this.channels = new ChannelFiles(o.files, o.clock, o.claudeDir, this.correlator, sink, (p) => this.transcripts.followFromHook(p));

@@ -3,6 +3,7 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import type { ChangeSource } from '../../src/core/changeSource';
 import type { EngineEvent } from '../../src/core/engineEvents';
+import type { FileAccess } from '../../src/core/fileAccess';
 import { TranscriptLagEngine, type EngineOptions } from '../../src/core/engine';
 import { nodeFileAccess } from '../../src/platform/nodeFileAccess';
 import { ManualClock } from './helpers/manualClock';
@@ -150,6 +151,38 @@ describe('TranscriptLagEngine', () => {
     assert.deepEqual(callSeq('toolu_t'), []);
     const sessionEvents = of('session');
     assert.ok(sessionEvents.every((e) => e.session_id === mine));
+  });
+
+  it('hook events of a session in another folder are not followed or shown', async () => {
+    // Counts reads per path: once its channel names another folder's transcript, the session's files are dropped.
+    const reads = new Map<string, number>();
+    const files: FileAccess = {
+      ...nodeFileAccess,
+      open: async (p) => {
+        const f = await nodeFileAccess.open(p);
+        return { ...f, read: (b, o, l, pos) => (reads.set(p, (reads.get(p) ?? 0) + 1), f.read(b, o, l, pos)) };
+      },
+    };
+    await startEngine({ files });
+    const theirs = 'c0000000-0000-4000-8000-000000000003';
+    const other = path.join(fx.root, 'other');
+    const theirT = fx.transcriptPath(theirs, other);
+    await fx.append(theirT, [userPrompt(theirs, other)]);
+    await fx.append(fx.channelPath(theirs), [preLine(theirs, theirT, 'toolu_o', clock.now())]);
+    clock.advance(10);
+    await engine.tick();
+    await fx.append(theirT, [toolUseRecord(theirs, other, 'toolu_o')]);
+    await fx.append(fx.channelPath(theirs), [preLine(theirs, theirT, 'toolu_o2', clock.now())]);
+    clock.advance(10);
+    await engine.tick();
+    assert.deepEqual(events, []);
+    assert.deepEqual(engine.sessions(), []);
+    assert.equal(reads.get(theirT), undefined, 'their transcript is never read');
+    const channelReads = reads.get(fx.channelPath(theirs));
+    await fx.append(fx.channelPath(theirs), [preLine(theirs, theirT, 'toolu_o3', clock.now())]);
+    clock.advance(20_000);
+    await engine.tick();
+    assert.equal(reads.get(fx.channelPath(theirs)), channelReads, 'their channel file is no longer read');
   });
 
   it('with scope all, follows sessions of every folder', async () => {

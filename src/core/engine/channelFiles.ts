@@ -32,8 +32,8 @@ export class ChannelFiles {
     private readonly claudeDir: string,
     private readonly correlator: Correlator,
     private readonly sink: EngineSink,
-    /** A hook event named a transcript (already checked to be inside projects/). */
-    private readonly onTranscriptNamed: (transcriptPath: string) => void,
+    /** A hook event named a transcript (already checked to be inside projects/); false when it is not one we follow. */
+    private readonly onTranscriptNamed: (transcriptPath: string) => boolean,
   ) {
     this.dir = channelDirOf(claudeDir);
   }
@@ -98,7 +98,11 @@ export class ChannelFiles {
       const ev = line.scan.event;
       if (ev.session_id !== cf.sessionId || !isTranscriptPathAllowed(ev.transcript_path, this.claudeDir)) continue;
       if (this.sink.isForeign(ev.session_id)) continue;
-      this.onTranscriptNamed(ev.transcript_path);
+      if (!this.onTranscriptNamed(ev.transcript_path)) {
+        // Only the session's own transcript decides it is foreign: a stray line naming another file must not hide it.
+        if (path.basename(ev.transcript_path) === `${ev.session_id}.jsonl`) this.sink.markForeign(ev.session_id);
+        continue;
+      }
       // History's hook events count as activity when they happened, not when we caught up on them.
       events.push(...this.correlator.ingestHook(ev, catchUp ? Math.min(ev.at, observedAt) : observedAt));
     }

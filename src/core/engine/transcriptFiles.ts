@@ -16,6 +16,8 @@ export interface EngineSink {
   activeWindowMs: number;
   /** The session is known not to belong to the workspace: do not follow its files. */
   isForeign(sessionId: string): boolean;
+  /** A hook event showed the session is not the workspace's (its transcript is in another project folder). */
+  markForeign(sessionId: string): void;
 }
 
 interface TranscriptFile {
@@ -88,15 +90,20 @@ export class TranscriptFiles {
     return t;
   }
 
-  /** A hook event named this transcript: follow it if it is ours to follow (the path was already checked to be inside projects/). */
-  followFromHook(transcriptPath: string): void {
+  /**
+   * A hook event named this transcript: follow it if it is ours to follow.
+   * False when it is not (not a transcript's place, or a project folder outside
+   * the workspace): the event's session is not one we show.
+   */
+  followFromHook(transcriptPath: string): boolean {
     const ref = transcriptRefOf(this.claudeDir, transcriptPath);
-    if (!ref || this.followed.has(ref.path)) return;
-    if (!this.accept(path.basename(ref.projectDir))) return;
-    if (ref.sessionId !== undefined && this.sink.isForeign(ref.sessionId)) return;
+    if (!ref || !this.accept(path.basename(ref.projectDir))) return false;
+    if (this.followed.has(ref.path)) return true;
+    if (ref.sessionId !== undefined && this.sink.isForeign(ref.sessionId)) return false;
     const wasSeen = this.seen.has(ref.path);
     this.seen.add(ref.path);
     this.follow(ref, wasSeen);
+    return true;
   }
 
   async readAll(): Promise<void> {

@@ -1,11 +1,11 @@
-import * as vscode from 'vscode';
 import type { ChangeSource } from '../core/changeSource';
 import type { Clock } from '../core/clock';
 import type { EngineEvent } from '../core/engineEvents';
 import type { FileAccess } from '../core/fileAccess';
 import type { SessionSnapshot } from '../core/snapshot';
 import type { EngineOptions, TranscriptLagEngine } from '../core/engine';
-import { errorText } from './log';
+import { realScheduler, type Scheduler } from '../presentation/coalesce';
+import { errorText } from './errorText';
 import type { ExtensionSettings } from './settings';
 
 /** The engine's poll: the safety net under the change source (network file systems, WSL). */
@@ -16,8 +16,21 @@ export const TICK_INTERVAL_MS = 1000;
  */
 export const CLAUDE_DIR_POLL_MS = 5000;
 
+/** The part of the LogOutputChannel the host writes to. */
+export interface HostLog {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/**
+ * Kept free of `vscode` (types aside) so its lifecycle — no Claude dir, the dir
+ * appearing, settings changes — is tested in plain mocha with a manual scheduler.
+ */
 export interface EngineHostDeps {
-  log: vscode.LogOutputChannel;
+  log: HostLog;
+  /** Timers for the tick loop and the Claude dir poll; tests pass a manual one. */
+  scheduler?: Scheduler;
   files: FileAccess;
   clock: Clock;
   /** Async so the engine's code (zod, chokidar) is only loaded once there is a Claude dir to follow. */
@@ -36,18 +49,27 @@ export interface EngineHostDeps {
  * engine, ticks it, reconfigures it on settings and workspace changes, and
  * rebuilds it when the Claude dir setting changes.
  */
-export class EngineHost implements vscode.Disposable {
+export class EngineHost {
   private engine: TranscriptLagEngine | undefined;
   private engineSubscription: { dispose(): unknown } | undefined;
-  private tickTimer: ReturnType<typeof setInterval> | undefined;
-  private dirPollTimer: ReturnType<typeof setTimeout> | undefined;
+  private tickTimer: unknown;
+  private dirPollTimer: unknown;
   private inFlight: Promise<void> | undefined;
   private disposed = false;
   private claudeDir = '';
+  /** The missing Claude dir being polled for, so the log says so once, not every poll. */
+  private waitingFor: string | undefined;
   /** Serialises start/stop/reconfigure so a quick settings change cannot start two engines. */
   private queue: Promise<void> = Promise.resolve();
 
-  constructor(private readonly deps: EngineHostDeps, private settings: ExtensionSettings) {}
+  private readonly scheduler: Scheduler;
+
+  constructor(
+    private readonly deps: EngineHostDeps,
+    private settings: ExtensionSettings,
+  ) {
+    this.scheduler = deps.scheduler ?? realScheduler;
+  }
 
   current(): TranscriptLagEngine | undefined {
     return this.engine;
@@ -108,10 +130,14 @@ export class EngineHost implements vscode.Disposable {
     this.claudeDir = this.deps.resolveClaudeDir(this.settings.claudeDir);
     const stat = await this.deps.files.stat(this.claudeDir);
     if (!stat?.isDirectory) {
-      this.deps.log.info(`No Claude dir at ${this.claudeDir}; checking again every ${CLAUDE_DIR_POLL_MS / 1000}s`);
+      if (this.waitingFor !== this.claudeDir) {
+        this.deps.log.info(`No Claude dir at ${this.claudeDir}; checking again every ${CLAUDE_DIR_POLL_MS / 1000}s`);
+        this.waitingFor = this.claudeDir;
+      }
       this.scheduleDirPoll();
       return;
     }
+    this.waitingFor = undefined;
     const engine = await this.deps.createEngine({
       claudeDir: this.claudeDir,
       workspaceFolders: this.deps.workspaceFolders(),
@@ -125,16 +151,29 @@ export class EngineHost implements vscode.Disposable {
     this.engineSubscription = engine.onEvent((e) => this.deps.onEvent(e));
     await engine.start();
     this.deps.log.info(`Following sessions under ${this.claudeDir} (scope: ${this.settings.sessions})`);
-    this.tickTimer = setInterval(() => void this.tickNow(), TICK_INTERVAL_MS);
+    this.scheduleTick();
     this.deps.onChanged();
   }
 
   private scheduleDirPoll(): void {
     if (this.disposed) return;
-    this.dirPollTimer = setTimeout(() => {
+    this.dirPollTimer = this.scheduler.setTimeout(() => {
       this.dirPollTimer = undefined;
       void this.enqueue(() => this.startNow());
     }, CLAUDE_DIR_POLL_MS);
+  }
+
+  /** The next poll is timed from the end of this one, so a slow disk never piles ticks up. */
+  private scheduleTick(): void {
+    const engine = this.engine;
+    if (this.disposed || !engine) return;
+    this.tickTimer = this.scheduler.setTimeout(() => {
+      this.tickTimer = undefined;
+      // Only the loop of the engine still running goes on (a restart starts its own).
+      void this.tickNow().finally(() => {
+        if (this.engine === engine && this.tickTimer === undefined) this.scheduleTick();
+      });
+    }, TICK_INTERVAL_MS);
   }
 
   /**
@@ -159,8 +198,8 @@ export class EngineHost implements vscode.Disposable {
   }
 
   private async stopNow(): Promise<void> {
-    if (this.tickTimer) clearInterval(this.tickTimer);
-    if (this.dirPollTimer) clearTimeout(this.dirPollTimer);
+    if (this.tickTimer !== undefined) this.scheduler.clearTimeout(this.tickTimer);
+    if (this.dirPollTimer !== undefined) this.scheduler.clearTimeout(this.dirPollTimer);
     this.tickTimer = undefined;
     this.dirPollTimer = undefined;
     this.engineSubscription?.dispose();

@@ -9,11 +9,7 @@ export function createLog(): vscode.LogOutputChannel {
   return vscode.window.createOutputChannel('Transcript Lag', { log: true });
 }
 
-/** An error's message for a log line, without a stack unless it is a bug. */
-export function errorText(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  return String(err);
-}
+export { errorText } from './errorText';
 
 /** Held and wait outcomes at info (they are what users ask about); the rest at trace. */
 export function logEvent(log: vscode.LogOutputChannel, e: EngineEvent): void {

@@ -1,11 +1,12 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import type { EngineEvent } from '../../src/core/engineEvents';
-import { createCoalescer, type Scheduler } from '../../src/presentation/coalesce';
+import { createCoalescer } from '../../src/presentation/coalesce';
 import { csvHeader, samplesToCsv, samplesToJson } from '../../src/presentation/exportRows';
 import { LAG_BIN_EDGES_MS, lagHistogram } from '../../src/presentation/histogram';
 import { LagSampleStore } from '../../src/presentation/lagSamples';
 import { buildReport } from '../../src/presentation/reportModel';
+import { manualScheduler } from './manualScheduler';
 import { heldCall, session, writtenCall } from './presentationSnapshots';
 
 const T = 1_750_000_000_000;
@@ -145,36 +146,6 @@ describe('presentation: report model', () => {
     assert.ok(r.summary.some((x) => x.label === 'Waits seen / behind'));
   });
 });
-
-/** A scheduler whose time only moves when the test says so. */
-function manualScheduler() {
-  let now = 0;
-  let timers: { at: number; fn: () => void; id: number }[] = [];
-  let nextId = 1;
-  const scheduler: Scheduler = {
-    now: () => now,
-    setTimeout: (fn, ms) => {
-      const id = nextId++;
-      timers.push({ at: now + ms, fn, id });
-      return id;
-    },
-    clearTimeout: (h) => {
-      timers = timers.filter((t) => t.id !== h);
-    },
-  };
-  const advance = (ms: number) => {
-    const end = now + ms;
-    for (;;) {
-      const due = timers.filter((t) => t.at <= end).sort((a, b) => a.at - b.at)[0];
-      if (!due) break;
-      timers = timers.filter((t) => t !== due);
-      now = due.at;
-      due.fn();
-    }
-    now = end;
-  };
-  return { scheduler, advance };
-}
 
 describe('presentation: refresh coalescing', () => {
   it('runs the first request at once and folds a burst into at most one run per interval', () => {

@@ -1,0 +1,145 @@
+import { strict as assert } from 'node:assert';
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { TranscriptLagEngine, type EngineOptions } from '../../src/core/engine';
+import type { FileAccess } from '../../src/core/fileAccess';
+import { nodeFileAccess } from '../../src/platform/nodeFileAccess';
+import { CLAUDE_DIR_POLL_MS, EngineHost, TICK_INTERVAL_MS, type HostLog } from '../../src/vscode/engineHost';
+import type { ExtensionSettings } from '../../src/vscode/settings';
+import { ClaudeDirFixture, userPrompt } from './engineFixture';
+import { manualScheduler } from './manualScheduler';
+
+// The extension's engine lifecycle without VS Code: real engine, real temp
+// files, a manual scheduler for its timers (no sleeping).
+describe('vscode: engine host', () => {
+  let fx: ClaudeDirFixture;
+  let stats: string[];
+  let engines: TranscriptLagEngine[];
+  let ticks: number;
+  let disposed: number;
+  const log: HostLog & { lines: string[] } = {
+    lines: [],
+    info(m) { this.lines.push(m); },
+    warn(m) { this.lines.push(m); },
+    error(m) { this.lines.push(m); },
+  };
+  const settings = (over: Partial<ExtensionSettings> = {}): ExtensionSettings => ({
+    claudeDir: fx.claudeDir, sessions: 'workspace', warnAfterMs: 2000, probePolls: 50, probePollMs: 100, recentCalls: 20, ...over,
+  });
+  /** Counts stats: the whole cost of a window without Claude Code. */
+  const countingFiles = (): FileAccess => ({
+    ...nodeFileAccess,
+    stat: (p) => {
+      stats.push(p);
+      return nodeFileAccess.stat(p);
+    },
+  });
+
+  function makeHost(s: ExtensionSettings, sched: ReturnType<typeof manualScheduler>, files = countingFiles()) {
+    return new EngineHost(
+      {
+        log,
+        scheduler: sched.scheduler,
+        files,
+        clock: { now: sched.now },
+        createEngine: async (opts: EngineOptions) => {
+          const e = new TranscriptLagEngine(opts);
+          const tick = e.tick.bind(e);
+          e.tick = () => {
+            ticks++;
+            return tick();
+          };
+          const dispose = e.dispose.bind(e);
+          e.dispose = () => {
+            disposed++;
+            return dispose();
+          };
+          engines.push(e);
+          return e;
+        },
+        resolveClaudeDir: (setting) => setting,
+        workspaceFolders: () => [fx.workspace],
+        onEvent: () => undefined,
+        onChanged: () => undefined,
+      },
+      s,
+    );
+  }
+
+  beforeEach(async () => {
+    fx = await ClaudeDirFixture.create();
+    stats = [];
+    engines = [];
+    ticks = 0;
+    disposed = 0;
+    log.lines = [];
+  });
+  afterEach(() => fx.remove());
+
+  it('without a Claude dir costs one stat per poll and builds no engine until the dir appears', async () => {
+    const missing = path.join(fx.root, 'not-yet');
+    const sched = manualScheduler(1_000_000);
+    const host = makeHost(settings({ claudeDir: missing }), sched);
+    await host.start();
+    assert.deepEqual(stats, [missing]);
+    assert.equal(engines.length, 0);
+    assert.equal(host.current(), undefined);
+    assert.equal(sched.pending(), 1, 'one poll timer, nothing else');
+
+    sched.advance(CLAUDE_DIR_POLL_MS);
+    await host.tick(); // settles the poll's queued start
+    assert.deepEqual(stats, [missing, missing]);
+    assert.equal(engines.length, 0);
+    assert.equal(log.lines.filter((l) => l.startsWith('No Claude dir')).length, 1, 'said once, not every poll');
+
+    await fsp.mkdir(path.join(missing, 'projects'), { recursive: true });
+    const transcript = path.join(missing, 'projects', path.basename(path.dirname(fx.transcriptPath('s'))), 's.jsonl');
+    await fx.append(transcript, [userPrompt('s', fx.workspace)]);
+    sched.advance(CLAUDE_DIR_POLL_MS);
+    await host.tick();
+    assert.equal(engines.length, 1);
+    assert.equal(host.currentClaudeDir(), missing);
+    assert.deepEqual(host.sessions().map((s) => s.session_id), ['s']);
+    await host.stop();
+  });
+
+  it('polls on a timer, one tick at a time, and reads new sessions', async () => {
+    const sched = manualScheduler(1_000_000);
+    const host = makeHost(settings(), sched);
+    await host.start();
+    assert.equal(engines.length, 1);
+    assert.equal(sched.pending(), 1);
+    await fx.append(fx.transcriptPath('s2'), [userPrompt('s2', fx.workspace)]);
+    sched.advance(TICK_INTERVAL_MS);
+    assert.equal(ticks, 1);
+    await host.tick(); // waits for the timer's tick, then one more
+    assert.equal(ticks, 2);
+    assert.equal(sched.pending(), 1, 'the loop rescheduled itself exactly once');
+    assert.deepEqual(host.sessions().map((s) => s.session_id), ['s2']);
+    await host.stop();
+    assert.equal(sched.pending(), 0);
+    assert.equal(disposed, 1);
+  });
+
+  it('rebuilds the engine when the Claude dir setting changes, and only reconfigures for other settings', async () => {
+    const sched = manualScheduler(1_000_000);
+    const host = makeHost(settings(), sched);
+    await host.start();
+    await host.applySettings(settings({ recentCalls: 5 }));
+    assert.equal(engines.length, 1);
+
+    const other = await ClaudeDirFixture.create();
+    try {
+      await other.append(other.transcriptPath('s3', fx.workspace), [userPrompt('s3', fx.workspace)]);
+      await host.applySettings(settings({ claudeDir: other.claudeDir }));
+      assert.equal(engines.length, 2);
+      assert.equal(disposed, 1);
+      assert.equal(host.currentClaudeDir(), other.claudeDir);
+      assert.deepEqual(host.sessions().map((s) => s.session_id), ['s3']);
+      assert.equal(sched.pending(), 1, 'one tick loop, the new engine\'s');
+      await host.stop();
+    } finally {
+      await other.remove();
+    }
+  });
+});

@@ -135,6 +135,14 @@ describe('Correlator', () => {
     assert.equal(snap?.stats.lag_max_ms, 100);
   });
 
+  it('hook events alone stay bounded too (a transcript that is never read)', () => {
+    const c = new Correlator({ recentCalls: 3, maxLiveCalls: 10 });
+    for (let i = 0; i < 50; i++) c.ingestHook(pre(`H${i}`, 1000 + i), 1000 + i);
+    const held = c.snapshot(SESSION)?.held ?? [];
+    assert.ok(held.length <= 10, `${held.length} held calls kept`);
+    assert.equal(held[held.length - 1].tool_use_id, 'H49', 'the newest are kept');
+  });
+
   it('evicts idle sessions', () => {
     const { c } = run([{ kind: 'hook', ev: pre('A', 10), observedAt: 10 }]);
     assert.deepEqual(c.evictIdle(1000, 5000), []);

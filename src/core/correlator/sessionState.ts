@@ -15,6 +15,7 @@ import {
   parseTimestamp,
 } from './callFacts';
 import { LineRanges } from './lineRanges';
+import { SessionDisk } from './sessionDisk';
 import { type EventSubject, callEventBase, callSnapshot, heldEventOf, sortedRecent } from './snapshots';
 
 export interface TranscriptInput {
@@ -56,16 +57,12 @@ export class SessionState {
   private readonly shapes: KeyedCounter<'before' | 'with'>;
   private writtenCount = 0;
   private readonly lines = new Map<string, LineRanges>();
-  /** Malformed lines per file, per generation: a re-read generation counts once (max over generations). */
-  private readonly malformed = new Map<string, Map<number, number>>();
+  private readonly disk: SessionDisk;
   private title?: Keyed<string>;
   private firstPrompt?: Keyed<string>;
   private cwd?: Keyed<string>;
-  private main?: { generation: number; lastLine: number; bytes: number };
   private mainPath?: string;
   private hookPath?: string;
-  private batches: SessionSnapshot['batches'] = [];
-  private readonly batchKeys = new Set<string>();
   lastActivityAt = 0;
   lastEmitted = '';
 
@@ -76,10 +73,12 @@ export class SessionState {
     this.lags = new LagWindow(limits.rememberedCalls);
     this.waits = new KeyedCounter(limits.rememberedCalls);
     this.shapes = new KeyedCounter(limits.rememberedCalls);
+    this.disk = new SessionDisk(limits.batchesKept);
   }
 
   setLimits(limits: SessionLimits): void {
     this.limits = limits;
+    this.disk.setBatchesKept(limits.batchesKept);
   }
 
   get transcriptPath(): string {
@@ -177,16 +176,13 @@ export class SessionState {
     for (const change of read.changes) {
       this.touch(change.at);
       out.push({ event: 'tail', session_id: this.sessionId, transcript_path: path, at: change.at, change: change.kind, generation: change.generation });
-      if (input.isMain) this.noteMain(change.generation, 0, 0);
+      if (input.isMain) this.disk.noteChange(change.generation);
     }
     const batch = read.batch;
     if (!batch) return;
     this.touch(historical && input.activityAt !== undefined ? Math.min(input.activityAt, batch.observedAt) : batch.observedAt);
     const batchKey = `${path}\u0000${batch.generation}\u0000${batch.firstLine}`;
-    if (input.isMain) {
-      this.noteMain(batch.generation, batch.lastLine, batch.byteEnd);
-      this.noteBatch(batchKey, { observed_at: batch.observedAt, first_line: batch.firstLine, last_line: batch.lastLine, bytes: batch.byteEnd - batch.byteStart });
-    }
+    if (input.isMain) this.disk.noteMainBatch(batchKey, batch);
     const rangesKey = `${path}\u0000${batch.generation}`;
     let ranges = this.lines.get(rangesKey);
     if (!ranges) this.lines.set(rangesKey, (ranges = new LineRanges()));
@@ -196,7 +192,7 @@ export class SessionState {
     const obsBase = { observedAt: batch.observedAt, path, generation: batch.generation, batchKey, batchFirstLine: batch.firstLine, batchLastLine: batch.lastLine, historical };
     for (const l of fresh) {
       if (l.scan.kind === 'malformed') {
-        this.countMalformed(path, batch.generation);
+        this.disk.countMalformed(path, batch.generation);
         continue;
       }
       const rec = l.scan;
@@ -271,28 +267,6 @@ export class SessionState {
     if (rec.cwd && (!this.cwd || compareObservations(obs, this.cwd.key) < 0)) this.cwd = { key: obs, value: rec.cwd };
   }
 
-  private noteMain(generation: number, lastLine: number, bytes: number): void {
-    const m = this.main;
-    if (!m || generation > m.generation || (generation === m.generation && lastLine > m.lastLine)) this.main = { generation, lastLine, bytes };
-  }
-
-  private noteBatch(key: string, b: SessionSnapshot['batches'][number]): void {
-    if (this.batchKeys.has(key)) return;
-    this.batchKeys.add(key);
-    this.batches.push(b);
-    this.batches.sort((x, y) => x.observed_at - y.observed_at || x.first_line - y.first_line);
-    if (this.batches.length > this.limits.batchesKept) {
-      this.batches = this.batches.slice(-this.limits.batchesKept);
-      if (this.batchKeys.size > this.limits.batchesKept * 4) this.batchKeys.clear();
-    }
-  }
-
-  private countMalformed(path: string, generation: number): void {
-    let perGen = this.malformed.get(path);
-    if (!perGen) this.malformed.set(path, (perGen = new Map()));
-    perGen.set(generation, (perGen.get(generation) ?? 0) + 1);
-  }
-
   get cwdValue(): string | undefined {
     return this.cwd?.value;
   }
@@ -301,8 +275,6 @@ export class SessionState {
     const lag = this.lags.summary();
     let held = 0;
     for (const c of this.calls.values()) if (c.firedAt !== undefined && !c.written) held++;
-    let malformed = 0;
-    for (const perGen of this.malformed.values()) malformed += Math.max(0, ...perGen.values());
     return {
       waits_seen: this.waits.count('seen'),
       waits_behind: this.waits.count('behind'),
@@ -313,7 +285,7 @@ export class SessionState {
       lag_max_ms: lag.max,
       shape_before_result: this.shapes.count('before'),
       shape_with_result: this.shapes.count('with'),
-      malformed_lines: malformed,
+      malformed_lines: this.disk.malformedLines(),
     };
   }
 
@@ -334,10 +306,10 @@ export class SessionState {
       held,
       recent,
       stats: this.stats(),
-      last_line: this.main?.lastLine ?? 0,
-      bytes_on_disk: this.main?.bytes ?? 0,
+      last_line: this.disk.lastLine,
+      bytes_on_disk: this.disk.bytes,
       last_activity_at: this.lastActivityAt,
-      batches: this.batches.map((b) => ({ ...b })),
+      batches: this.disk.batchRows(),
     };
   }
 
@@ -357,6 +329,11 @@ export class SessionState {
       ...(this.cwd ? { cwd: this.cwd.value } : {}),
       stats,
     };
+  }
+
+  /** Hook events alone (a transcript we cannot read) must not grow the calls without end either. */
+  pruneIfOverfull(): void {
+    if (this.calls.size > this.limits.maxLiveCalls) this.prune();
   }
 
   /** Keeps the recent-calls ring, held and unfinished calls; finished older calls become tombstones. */

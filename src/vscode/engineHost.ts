@@ -127,6 +127,9 @@ export class EngineHost {
 
   private async startNow(): Promise<void> {
     if (this.disposed || this.engine) return;
+    // An explicit start (e.g. after Install Hook created the dir) replaces a pending poll.
+    if (this.dirPollTimer !== undefined) this.scheduler.clearTimeout(this.dirPollTimer);
+    this.dirPollTimer = undefined;
     this.claudeDir = this.deps.resolveClaudeDir(this.settings.claudeDir);
     const stat = await this.deps.files.stat(this.claudeDir);
     if (!stat?.isDirectory) {

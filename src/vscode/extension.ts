@@ -115,6 +115,8 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
       log,
       hook: {
         installer: hookInstallerPort(loadEngineModule),
+        // Installing may have just created the Claude dir: follow it now rather than at the next poll.
+        afterInstall: () => void host.start(),
         claudeDir: () => resolveClaudeDir(settings.claudeDir),
         hookSource: context.asAbsolutePath('dist/hook.js'),
         probeSettings: () => ({ polls: settings.probePolls, pollMs: settings.probePollMs }),

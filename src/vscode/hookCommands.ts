@@ -31,6 +31,7 @@ export interface HookCommandDeps {
   hookSource: string;
   probeSettings(): { polls: number; pollMs: number };
   log: vscode.LogOutputChannel;
+  afterInstall?(): void;
 }
 
 async function showSettings(settingsPath: string): Promise<void> {
@@ -50,6 +51,7 @@ export async function installHookCommand(deps: HookCommandDeps, probe: boolean):
       probe: probe ? deps.probeSettings() : undefined,
     });
     if (outcome.command) deps.log.info(`Hook command: ${outcome.command}`);
+    deps.afterInstall?.();
     const what = outcome.changed ? 'installed' : 'already installed';
     const note = runtime.source === 'editor' ? ' (no `node` on PATH: it runs with this editor\'s runtime)' : '';
     const open = 'Open settings.json';

@@ -92,6 +92,11 @@ describe('vscode: engine host', () => {
     assert.equal(engines.length, 0);
     assert.equal(log.lines.filter((l) => l.startsWith('No Claude dir')).length, 1, 'said once, not every poll');
 
+    // An explicit start while waiting replaces the pending poll instead of adding one.
+    await host.start();
+    assert.deepEqual(stats, [missing, missing, missing]);
+    assert.equal(sched.pending(), 1);
+
     await fsp.mkdir(path.join(missing, 'projects'), { recursive: true });
     const transcript = path.join(missing, 'projects', path.basename(path.dirname(fx.transcriptPath('s'))), 's.jsonl');
     await fx.append(transcript, [userPrompt('s', fx.workspace)]);

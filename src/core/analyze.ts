@@ -26,7 +26,12 @@ export interface AnalyzeOptions {
   sliceBytes?: number;
 }
 
-export const DEFAULT_SLICE_BYTES = 32 * 1024 * 1024;
+/**
+ * Small enough that one read's TailLine objects (thousands of ordinary lines)
+ * stay in the young generation: 32 MiB slices pushed peak RSS on a 900 MB
+ * transcript from ~87 MB to ~104 MB.
+ */
+export const DEFAULT_SLICE_BYTES = 4 * 1024 * 1024;
 
 /** A file analyze cannot read: the CLI turns it into exit code 2. */
 export class AnalyzeInputError extends Error {

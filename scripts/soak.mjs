@@ -71,17 +71,43 @@ const engine = new TranscriptLagEngine({
   activeWindowMs: idleEvictMs,
 });
 
-const writtenEvents = new Map(); // tool_use_id -> count; forgotten once checked
+/**
+ * The harness's own bookkeeping must stay flat too, or it would be measured as
+ * the engine's growth: per live session, one state per call number (1 =
+ * appended, 2 = reported written), dropped once a retired session is checked.
+ */
+const AWAITING = 1;
+const REPORTED = 2;
+const callStates = new Map(); // session seq -> number[]
+let calls = 0;
 let events = 0;
 let doubleWritten = 0;
+let unexpected = 0;
+let missing = 0;
 engine.onEvent((e) => {
   events++;
-  if (e.event === 'written') {
-    const n = (writtenEvents.get(e.tool_use_id) ?? 0) + 1;
-    if (n > 1) doubleWritten++;
-    writtenEvents.set(e.tool_use_id, n);
-  }
+  if (e.event !== 'written') return;
+  const m = /^toolu_(\d+)_(\d+)$/.exec(e.tool_use_id);
+  const states = m && callStates.get(Number(m[1]));
+  const n = m ? Number(m[2]) : -1;
+  if (!states || states[n] === undefined) unexpected++;
+  else if (states[n] === REPORTED) doubleWritten++;
+  else states[n] = REPORTED;
 });
+function noteAppended(sessionSeq, n) {
+  let states = callStates.get(sessionSeq);
+  if (!states) callStates.set(sessionSeq, (states = []));
+  states[n] = AWAITING;
+  calls++;
+}
+/** A retired session has written its last call: check it once the engine has had time to read it. */
+function checkLater(sessionSeq) {
+  setTimeout(() => {
+    const states = callStates.get(sessionSeq) ?? [];
+    missing += states.filter((x) => x === AWAITING).length;
+    callStates.delete(sessionSeq);
+  }, 5_000).unref();
+}
 
 let seq = 0;
 const line = (o) => `${JSON.stringify(o)}\n`;
@@ -89,7 +115,8 @@ const pad = (s) => `soak-${String(s).padStart(8, '0')}-0000-4000-8000-0000000000
 
 class SimSession {
   constructor() {
-    this.id = pad(++seq);
+    this.seq = ++seq;
+    this.id = pad(this.seq);
     this.transcript = path.join(projectDir, `${this.id}.jsonl`);
     this.channel = path.join(channelDir, `${this.id}.jsonl`);
     this.bornAt = Date.now();
@@ -109,8 +136,8 @@ class SimSession {
     return line({ v: 1, event, at: Date.now(), session_id: this.id, transcript_path: this.transcript, tool_use_id: id, tool_name: 'Bash', source: 'transcript-lag-hook', ...extra });
   }
   /** One step: fire a hook for a new call, and let older calls land (before or with their results). */
-  async step(expected) {
-    const id = `toolu_${this.id.slice(5, 13)}_${++this.lines}`;
+  async step() {
+    const id = `toolu_${this.seq}_${++this.lines}`;
     await fsp.appendFile(this.channel, this.hook('pre', id));
     this.pending.push(id);
     if (this.pending.length < 2) return;
@@ -122,7 +149,7 @@ class SimSession {
       text += this.record(cid) + (withResult ? this.result(cid, Math.random() < 0.002) : '');
       if (!withResult) this.lateResults = [...(this.lateResults ?? []), cid];
       channelText += this.hook('wait', cid, { outcome: withResult ? 'behind' : 'seen', polls: withResult ? 50 : 2, waited_ms: withResult ? 5000 : 200, bytes_on_disk: 0 });
-      expected.add(cid);
+      noteAppended(this.seq, Number(cid.split('_')[2]));
     }
     await fsp.appendFile(this.transcript, text);
     await fsp.appendFile(this.channel, channelText);
@@ -134,7 +161,6 @@ class SimSession {
   }
 }
 
-const expected = new Set();
 let sessions = [];
 for (let i = 0; i < opts.sessions; i++) {
   const s = new SimSession();
@@ -156,13 +182,14 @@ async function writer() {
     sessions = await Promise.all(
       sessions.map(async (s) => {
         if (now - s.bornAt < sessionLifeMs) return s;
+        checkLater(s.seq);
         const fresh = new SimSession();
         await fresh.start();
         return fresh;
       }),
     );
     const s = sessions[Math.floor(Math.random() * sessions.length)];
-    await s.step(expected);
+    await s.step();
     // Now and then a transcript is rewritten from scratch: a new generation that must not count twice.
     if (Math.random() < 0.0005) {
       const text = await fsp.readFile(s.transcript);
@@ -179,7 +206,7 @@ function sample() {
   const inMemory = engine.sessions().length;
   samples.push({ t: Date.now() - startedAt, heap: m.heapUsed, rss: m.rss });
   const mb = (b) => `${(b / 1048576).toFixed(1).padStart(7)} MB`;
-  console.log(`${String(Math.round((Date.now() - startedAt) / 1000)).padStart(6)} s  heap ${mb(m.heapUsed)}  rss ${mb(m.rss)}  active sessions ${String(inMemory).padStart(3)}  calls ${String(expected.size).padStart(7)}  events ${events}`);
+  console.log(`${String(Math.round((Date.now() - startedAt) / 1000)).padStart(6)} s  heap ${mb(m.heapUsed)}  rss ${mb(m.rss)}  active sessions ${String(inMemory).padStart(3)}  calls ${String(calls).padStart(7)}  events ${events}`);
 }
 
 const ticker = setInterval(() => void engine.tick().catch((err) => console.error('tick failed:', err)), 250);
@@ -203,15 +230,15 @@ const q = Math.max(1, Math.floor(samples.length / 4));
 const warm = median(samples.slice(q, 2 * q).map((s) => s.heap));
 const late = median(samples.slice(-q).map((s) => s.heap));
 const allowed = Math.max(16 * 1048576, warm * 0.5);
-const missing = [...expected].filter((id) => !writtenEvents.has(id)).length;
-console.log(`heap warm ${(warm / 1048576).toFixed(1)} MB, late ${(late / 1048576).toFixed(1)} MB (allowed growth ${(allowed / 1048576).toFixed(1)} MB); ${expected.size} calls, ${missing} never reported written, ${doubleWritten} reported twice; ${truncations} rewrites`);
+for (const states of callStates.values()) missing += states.filter((x) => x === AWAITING).length;
+console.log(`heap warm ${(warm / 1048576).toFixed(1)} MB, late ${(late / 1048576).toFixed(1)} MB (allowed growth ${(allowed / 1048576).toFixed(1)} MB); ${calls} calls, ${missing} never reported written, ${doubleWritten} reported twice, ${unexpected} unexpected; ${truncations} rewrites`);
 await fsp.rm(root, { recursive: true, force: true });
 let failed = false;
 if (late - warm > allowed) {
   console.error('soak: FAIL — heap grew beyond the bound');
   failed = true;
 }
-if (doubleWritten > 0 || missing > 0) {
+if (doubleWritten > 0 || missing > 0 || unexpected > 0) {
   console.error('soak: FAIL — written events lost or doubled');
   failed = true;
 }

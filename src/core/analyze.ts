@@ -27,11 +27,11 @@ export interface AnalyzeOptions {
 }
 
 /**
- * Small enough that one read's TailLine objects (thousands of ordinary lines)
- * stay in the young generation: 32 MiB slices pushed peak RSS on a 900 MB
- * transcript from ~87 MB to ~104 MB.
+ * One tail buffer per read: the lines of a read are held together, and holding
+ * fewer at a time keeps V8's heap small (4 MiB slices: peak RSS ~96 MB on
+ * 200 MB of ordinary records; 1 MiB: ~80 MB; 32 MiB: over 100 MB).
  */
-export const DEFAULT_SLICE_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_SLICE_BYTES = 1024 * 1024;
 
 /** A file analyze cannot read: the CLI turns it into exit code 2. */
 export class AnalyzeInputError extends Error {

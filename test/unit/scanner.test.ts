@@ -7,6 +7,8 @@ import type { ScanResult, ScannedRecord } from '../../src/core/records';
 import { fixturesDir } from './fixtures';
 
 const STREAM = { streamThreshold: 0 };
+/** Every line through JSON.parse, however long. */
+const PARSE = { streamThreshold: Number.MAX_SAFE_INTEGER };
 
 /** Pushes a line in pieces of `size` bytes, as the tail does for a line that arrives over several reads. */
 function scanInChunks(line: Buffer, size: number, threshold?: number): ScanResult {
@@ -44,7 +46,7 @@ describe('record scanner: real transcripts', () => {
 
     it(`${name}: every line is a record, identical on both paths and for any chunking`, () => {
       for (const [i, line] of lines.entries()) {
-        const whole = scanLine(line);
+        const whole = scanLine(line, PARSE);
         record(whole);
         assert.deepEqual(scanLine(line, STREAM), whole, `line ${i + 1}`);
         assert.deepEqual(scanInChunks(line, 7, 0), whole, `line ${i + 1}, 7-byte chunks`);
@@ -100,7 +102,7 @@ describe('record scanner: public samples (older formats, spaces after colons)', 
           parsed = undefined;
         }
         const isObject = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
-        const r = scanLine(line);
+        const r = scanLine(line, PARSE);
         assert.equal(r.kind, isObject ? 'record' : 'malformed', `line ${i + 1}`);
         assert.deepEqual(scanLine(line, STREAM), r, `line ${i + 1}`);
         if (isObject) {
@@ -139,7 +141,7 @@ describe('record scanner: named cases', () => {
     message: { id: 'msg_1', stop_reason: null, content: [{ type: 'tool_use', id: 'toolu_1', name: 'Edit', input: { x: 1 } }] },
   });
 
-  for (const [label, opts] of [['JSON.parse path', {}], ['streaming path', STREAM]] as const) {
+  for (const [label, opts] of [['JSON.parse path', PARSE], ['streaming path', STREAM]] as const) {
     describe(label, () => {
       it('extracts the listed fields', () => {
         const r = record(scanLine(assistant, opts));

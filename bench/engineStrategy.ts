@@ -1,67 +1,60 @@
 /**
- * The engine as the extension runs it (src/vscode/engineHost.ts): the chokidar
- * change source for low latency, and tick() on the host's interval as the
- * safety net, skipped while one is in flight.
+ * The engine as the extension runs it: through the extension's own EngineHost
+ * (src/vscode/engineHost.ts, free of `vscode` at run time), which builds the
+ * engine with the chokidar change source and ticks it on its interval as the
+ * safety net. Only the views are left out.
  */
-import { TranscriptLagEngine } from '../src/core/engine';
 import type { ChangeSource } from '../src/core/changeSource';
 import type { EngineEvent } from '../src/core/engineEvents';
 import { chokidarChangeSource } from '../src/platform/chokidarChangeSource';
 import { nodeFileAccess } from '../src/platform/nodeFileAccess';
+import { EngineHost } from '../src/vscode/engineHost';
 import type { WatchStrategy } from './lib/writerPhase';
 
-/**
- * TICK_INTERVAL_MS of src/vscode/engineHost.ts, copied: that module loads
- * `vscode` at run time, so the benchmark cannot import it. Keep the two equal.
- */
-export const HOST_TICK_INTERVAL_MS = 1000;
-
 export interface EngineStrategyOptions {
-  /** Every engine event, as the extension's EngineHost forwards them. */
+  /** Every engine event, as EngineHost forwards them to the extension. */
   onEvent?: (e: EngineEvent) => void;
-  /** After each timer tick, as EngineHost calls onChanged. */
-  onTicked?: () => void;
+  /** EngineHost's onChanged: after each tick, start and stop. */
+  onChanged?: () => void;
   /** A different change source than the shipped one, under another name. */
   variant?: { name: string; changes: () => ChangeSource };
 }
 
+const quietLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
 export function engineStrategy(opts: EngineStrategyOptions = {}): WatchStrategy & { ticks(): number } {
-  const { onEvent, onTicked, variant } = opts;
-  let engine: TranscriptLagEngine | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let inFlight: Promise<void> | undefined;
-  let ticks = 0;
+  const { onEvent, onChanged, variant } = opts;
+  let host: EngineHost | undefined;
+  let changed = 0;
   return {
-    name: variant?.name ?? 'engine (chokidar + 1 s tick)',
-    ticks: () => ticks,
+    name: variant?.name ?? 'engine (EngineHost: chokidar + 1 s tick)',
+    ticks: () => changed,
     async start(site, seen) {
-      engine = new TranscriptLagEngine({
-        claudeDir: site.claudeDir,
-        workspaceFolders: [site.workspace],
-        scope: 'workspace',
-        files: nodeFileAccess,
-        clock: { now: () => Date.now() },
-        changes: variant ? variant.changes() : chokidarChangeSource(),
-      });
-      engine.onEvent((e) => {
-        if (e.event === 'written') seen(e.tool_use_id);
-        onEvent?.(e);
-      });
-      await engine.start();
-      const e = engine;
-      timer = setInterval(() => {
-        if (inFlight) return;
-        ticks++;
-        inFlight = e
-          .tick()
-          .then(() => onTicked?.())
-          .finally(() => (inFlight = undefined));
-      }, HOST_TICK_INTERVAL_MS);
+      host = new EngineHost(
+        {
+          log: quietLog,
+          files: nodeFileAccess,
+          clock: { now: () => Date.now() },
+          createEngine: async (engineOpts) => new (await import('../src/core/engine')).TranscriptLagEngine(engineOpts),
+          createChangeSource: async () => (variant ? variant.changes() : chokidarChangeSource()),
+          resolveClaudeDir: () => site.claudeDir,
+          workspaceFolders: () => [site.workspace],
+          onEvent: (e) => {
+            if (e.event === 'written') seen(e.tool_use_id);
+            onEvent?.(e);
+          },
+          onChanged: () => {
+            changed++;
+            onChanged?.();
+          },
+        },
+        { claudeDir: site.claudeDir, sessions: 'workspace', warnAfterMs: 2000, probePolls: 50, probePollMs: 100, recentCalls: 20 },
+      );
+      await host.start();
+      if (!host.current()) throw new Error(`EngineHost did not start an engine on ${site.claudeDir}`);
     },
     async stop() {
-      clearInterval(timer);
-      await inFlight;
-      await engine?.dispose();
+      await host?.stop();
     },
   };
 }

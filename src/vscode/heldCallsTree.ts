@@ -13,6 +13,9 @@ export class HeldCallsTree implements vscode.TreeDataProvider<TreeNodeView>, vsc
   readonly onDidChangeTreeData = this.changed.event;
   private readonly view: vscode.TreeView<TreeNodeView>;
   private readonly visibility: vscode.Disposable;
+  /** The model last handed to VS Code, and its serialisation to detect changes. */
+  private roots: TreeNodeView[] | undefined;
+  private shownKey: string | undefined;
 
   constructor(
     private readonly sessions: () => SessionSnapshot[],
@@ -23,13 +26,26 @@ export class HeldCallsTree implements vscode.TreeDataProvider<TreeNodeView>, vsc
     this.visibility = this.view.onDidChangeVisibility(() => this.refresh());
   }
 
-  /** Rebuilds the model and tells VS Code; called through the coalescer. */
+  /**
+   * Rebuilds the model and tells VS Code only when something it shows changed:
+   * the engine ticks every second, and re-rendering an unchanged tree would
+   * only cost work and swallow a click that lands mid-render.
+   */
   refresh(): void {
     const sessions = this.sessions();
-    // The nodes are built when VS Code asks for them (getChildren), once per refresh.
-    this.view.badge = heldBadge(sessions);
+    const badge = heldBadge(sessions);
+    if (badge?.value !== this.view.badge?.value) this.view.badge = badge;
     // Hidden views skip the work: becoming visible refreshes (see the constructor).
-    if (this.view.visible) this.changed.fire(undefined);
+    if (!this.view.visible) {
+      this.shownKey = undefined;
+      return;
+    }
+    const roots = treeModel(sessions, this.now());
+    const key = JSON.stringify(roots);
+    if (key === this.shownKey) return;
+    this.shownKey = key;
+    this.roots = roots;
+    this.changed.fire(undefined);
   }
 
   getTreeItem(node: TreeNodeView): vscode.TreeItem {
@@ -50,7 +66,8 @@ export class HeldCallsTree implements vscode.TreeDataProvider<TreeNodeView>, vsc
 
   getChildren(node?: TreeNodeView): TreeNodeView[] {
     if (!node) {
-      return treeModel(this.sessions(), this.now());
+      this.roots ??= treeModel(this.sessions(), this.now());
+      return this.roots;
     }
     return node.children;
   }

@@ -246,6 +246,40 @@ describe('TranscriptLagEngine', () => {
     assert.equal(engine.sessions().length, 0);
   });
 
+  it('a resumed old session: what it held is history, only what follows is live', async () => {
+    const t = fx.transcriptPath(S);
+    await fx.append(t, [userPrompt(S, fx.workspace), toolUseRecord(S, fx.workspace, 'toolu_before'), toolResultRecord(S, fx.workspace, 'toolu_before')]);
+    const twoHoursAgo = new Date(clock.now() - 2 * 3600_000);
+    await fsp.utimes(t, twoHoursAgo, twoHoursAgo);
+    await startEngine({ activeWindowMs: 30 * 60_000 });
+    assert.deepEqual(events, [], 'an old session is not followed');
+    await fx.append(fx.channelPath(S), [preLine(S, t, 'toolu_after', clock.now())]);
+    await fx.append(t, [toolUseRecord(S, fx.workspace, 'toolu_after')]);
+    clock.advance(20_000);
+    await engine.tick();
+    assert.deepEqual(callSeq('toolu_before'), []);
+    assert.deepEqual(callSeq('toolu_after').filter((e) => e !== 'held'), ['written']);
+    const w = of('written')[0];
+    assert.ok(w.event === 'written' && w.line === 4 && w.lag_ms === 20_000);
+    assert.equal(engine.session(S)?.stats.calls_written, 2);
+  });
+
+  it('an evicted session written again reports only its new calls', async () => {
+    const t = fx.transcriptPath(S);
+    await fx.append(t, [userPrompt(S, fx.workspace), toolUseRecord(S, fx.workspace, 'toolu_e1')]);
+    await startEngine({ idleEvictMs: 60_000, activeWindowMs: 30_000 });
+    clock.advance(70_000);
+    await engine.tick();
+    assert.equal(engine.session(S), undefined, 'evicted');
+    await fx.append(t, [toolUseRecord(S, fx.workspace, 'toolu_e2')]);
+    const now = new Date(clock.now());
+    await fsp.utimes(t, now, now);
+    clock.advance(11_000);
+    await engine.tick();
+    assert.deepEqual(callSeq('toolu_e1'), []);
+    assert.deepEqual(callSeq('toolu_e2'), ['written']);
+  });
+
   it('a change notification reads the file at once, without a tick', async () => {
     let notify: ((p: string) => void) | undefined;
     const changes: ChangeSource = { watch: (_folders, onChange) => ((notify = onChange), { dispose: () => undefined }) };

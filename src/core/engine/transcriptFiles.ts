@@ -29,6 +29,8 @@ interface TranscriptFile {
   pending: TailRead<ScanResult>[];
   /** mtime when discovery chose the file: history's activity time. */
   mtimeMs?: number;
+  /** Lines ending at or below this byte were on disk before we followed the file: history, not live. */
+  historyBytes: number;
 }
 
 const MAX_PENDING_READS = 64;
@@ -36,8 +38,12 @@ const MAX_PENDING_READS = 64;
 /** The transcripts the engine follows: which to follow, reading them, handing reads to the correlator. */
 export class TranscriptFiles {
   private readonly followed = new Map<string, TranscriptFile>();
-  /** Paths listed before: a file first listed after start is new, its first read is live, not history. */
-  private readonly seen = new Set<string>();
+  /**
+   * Paths listed before, with their size when last looked at unfollowed. A file
+   * first listed after start is new: its first read is live. A file seen before
+   * and revived (a resumed session) has history up to that size; beyond it, live.
+   */
+  private readonly seen = new Map<string, number | undefined>();
   private readonly index: TranscriptIndex;
 
   constructor(
@@ -57,34 +63,33 @@ export class TranscriptFiles {
     const { refs, newRefs } = await this.index.scan(force);
     for (const ref of force || atStart ? refs : newRefs) {
       if (this.followed.has(ref.path)) continue;
-      const wasSeen = this.seen.has(ref.path);
-      this.seen.add(ref.path);
       if (ref.sessionId !== undefined && this.sink.isForeign(ref.sessionId)) continue;
       const parentFollowed = ref.kind === 'subagent' && ref.sessionId !== undefined && this.correlator.has(ref.sessionId);
       const st = await this.files.stat(ref.path).catch(() => undefined);
-      if (!st?.isFile || (!parentFollowed && now - st.mtimeMs > this.sink.activeWindowMs)) continue;
-      this.follow(ref, atStart || wasSeen).mtimeMs = st.mtimeMs;
+      if (!st?.isFile || (!parentFollowed && now - st.mtimeMs > this.sink.activeWindowMs)) {
+        this.seen.set(ref.path, st?.size);
+        continue;
+      }
+      this.follow(ref, atStart).mtimeMs = st.mtimeMs;
     }
     if (this.seen.size > 100_000) this.seen.clear();
     // A followed session's subagents start while it runs: look in its subagents/ folder when that changed.
     for (const t of [...this.followed.values()]) {
       if (t.ref.kind !== 'session' || t.sessionId === undefined) continue;
       const subs = await this.index.subagentsIfChanged(t.ref.projectDir, t.sessionId);
-      for (const ref of subs ?? []) {
-        if (this.followed.has(ref.path)) continue;
-        const wasSeen = this.seen.has(ref.path);
-        this.seen.add(ref.path);
-        this.follow(ref, atStart || wasSeen);
-      }
+      for (const ref of subs ?? []) if (!this.followed.has(ref.path)) this.follow(ref, atStart);
     }
   }
 
-  private follow(ref: TranscriptRef, catchUp: boolean): TranscriptFile {
+  private follow(ref: TranscriptRef, atStart: boolean): TranscriptFile {
+    const historyBytes = atStart ? Infinity : this.seen.has(ref.path) ? (this.seen.get(ref.path) ?? Infinity) : 0;
+    this.seen.delete(ref.path);
     const t: TranscriptFile = {
       ref,
-      file: new FollowedFile(ref.path, this.files, this.clock, createRecordScanner(), catchUp),
+      file: new FollowedFile(ref.path, this.files, this.clock, createRecordScanner(), historyBytes > 0),
       ...(ref.sessionId !== undefined ? { sessionId: ref.sessionId } : {}),
       pending: [],
+      historyBytes,
     };
     this.followed.set(ref.path, t);
     return t;
@@ -100,9 +105,7 @@ export class TranscriptFiles {
     if (!ref || !this.accept(path.basename(ref.projectDir))) return false;
     if (this.followed.has(ref.path)) return true;
     if (ref.sessionId !== undefined && this.sink.isForeign(ref.sessionId)) return false;
-    const wasSeen = this.seen.has(ref.path);
-    this.seen.add(ref.path);
-    this.follow(ref, wasSeen);
+    this.follow(ref, false);
     return true;
   }
 
@@ -117,9 +120,7 @@ export class TranscriptFiles {
       const ref = transcriptRefOf(this.claudeDir, changed);
       if (!ref || !this.accept(path.basename(ref.projectDir))) return;
       if (ref.sessionId !== undefined && this.sink.isForeign(ref.sessionId)) return;
-      const wasSeen = this.seen.has(ref.path);
-      this.seen.add(ref.path);
-      t = this.follow(ref, wasSeen);
+      t = this.follow(ref, false);
     }
     await this.read(t);
   }
@@ -143,7 +144,18 @@ export class TranscriptFiles {
     this.ingestFor(t, t.sessionId, read, catchUp);
   }
 
+  /** A catch-up read of a revived file: history up to what it held when last seen, live beyond. */
   private ingestFor(t: TranscriptFile, sessionId: string, read: TailRead<ScanResult>, catchUp: boolean): void {
+    if (!catchUp || t.historyBytes === Infinity || read.lines.every((l) => l.byteEnd <= t.historyBytes)) {
+      this.ingestPart(t, sessionId, read, catchUp);
+      return;
+    }
+    const [history, live] = splitRead(read, t.historyBytes);
+    if (history) this.ingestPart(t, sessionId, history, true);
+    this.ingestPart(t, sessionId, live, false);
+  }
+
+  private ingestPart(t: TranscriptFile, sessionId: string, read: TailRead<ScanResult>, catchUp: boolean): void {
     if (this.sink.isForeign(sessionId)) return;
     const events = this.correlator.ingestTranscript({
       sessionId,
@@ -161,6 +173,8 @@ export class TranscriptFiles {
     for (const [p, t] of [...this.followed]) {
       if (t.sessionId !== sessionId) continue;
       this.followed.delete(p);
+      // If it is written again (a resumed session), what we read was history and only what follows is live.
+      this.seen.set(p, t.file.tail.offset);
       this.index.forgetSession(t.ref.projectDir, sessionId);
       await t.file.close().catch(() => undefined);
     }
@@ -171,4 +185,21 @@ export class TranscriptFiles {
     this.followed.clear();
     for (const t of all) await t.file.close().catch(() => undefined);
   }
+}
+
+/** Splits a read at a byte offset: lines ending at or below it, then the rest (with the read's changes first). */
+function splitRead(read: TailRead<ScanResult>, atByte: number): [TailRead<ScanResult> | undefined, TailRead<ScanResult>] {
+  const before = read.lines.filter((l) => l.byteEnd <= atByte);
+  const after = read.lines.filter((l) => l.byteEnd > atByte);
+  const part = (lines: TailRead<ScanResult>['lines'], changes: TailRead<ScanResult>['changes']): TailRead<ScanResult> => {
+    const out: TailRead<ScanResult> = { lines, changes };
+    const first = lines[0];
+    const last = lines[lines.length - 1];
+    if (read.batch && first && last) {
+      out.batch = { ...read.batch, firstLine: first.line, lastLine: last.line, byteStart: first.byteStart, byteEnd: last.byteEnd };
+    }
+    return out;
+  };
+  if (before.length === 0) return [undefined, read];
+  return [part(before, read.changes), part(after, [])];
 }

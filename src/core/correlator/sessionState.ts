@@ -100,7 +100,8 @@ export class SessionState {
 
   ingestPre(ev: PreEvent, observedAt: number, out: EngineEvent[]): void {
     this.touch(observedAt);
-    if (!this.hookPath) this.hookPath = ev.transcript_path;
+    // The smallest path, not the first: the snapshot must not depend on arrival order.
+    if (!this.hookPath || ev.transcript_path < this.hookPath) this.hookPath = ev.transcript_path;
     const tomb = this.tombstones.get(ev.tool_use_id);
     if (tomb) {
       if (!tomb.fired && tomb.observedAt !== null) {
@@ -172,7 +173,7 @@ export class SessionState {
   ingestTranscript(input: TranscriptInput, out: EngineEvent[]): void {
     const { read, transcriptPath: path } = input;
     const historical = input.historical === true;
-    if (input.isMain) this.mainPath ??= path;
+    if (input.isMain && (!this.mainPath || path < this.mainPath)) this.mainPath = path;
     for (const change of read.changes) {
       this.touch(change.at);
       out.push({ event: 'tail', session_id: this.sessionId, transcript_path: path, at: change.at, change: change.kind, generation: change.generation });

@@ -1,14 +1,19 @@
 // transcript-lag CLI: each subcommand is its own module exporting run(args, io).
+// Static imports: the CLI is one bundle, so lazy import() would save nothing and
+// would not resolve under the tests' tsx/cjs loader.
+import { run as analyze } from './analyze';
+import { runInstall, runUninstall } from './installHook';
 import type { CliIo } from './io';
 import { nodeIo } from './io';
+import { run as watch } from './watch';
 
 type Command = (args: string[], io: CliIo) => Promise<number>;
 
-const commands: Record<string, () => Promise<Command>> = {
-  analyze: async () => (await import('./analyze')).run,
-  watch: async () => (await import('./watch')).run,
-  'install-hook': async () => (await import('./installHook')).runInstall,
-  'uninstall-hook': async () => (await import('./installHook')).runUninstall,
+const commands: Record<string, Command> = {
+  analyze,
+  watch,
+  'install-hook': runInstall,
+  'uninstall-hook': runUninstall,
 };
 
 const usage = `Usage: transcript-lag <command> [options]
@@ -30,12 +35,12 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     io.stdout(`${VERSION}\n`);
     return 0;
   }
-  const load = commands[name];
-  if (!load) {
+  const command = commands[name];
+  if (!command) {
     io.stderr(`transcript-lag: unknown command '${name}'\n\n${usage}`);
     return 2;
   }
-  return (await load())(rest, io);
+  return command(rest, io);
 }
 
 declare const __VERSION__: string | undefined;

@@ -9,7 +9,7 @@ import path from 'node:path';
 export const DEFAULT_CLAUDE_VERSION = '2.1.332';
 
 export function cacheRoot() {
-  return process.env.TRANSCRIPT_LAG_CLI_CACHE || path.join(os.homedir(), '.cache', 'transcript-lag');
+  return process.env.TL_FIELD_CLI_CACHE || path.join(os.homedir(), '.cache', 'transcript-lag');
 }
 
 export class ClaudeInstallError extends Error {}
@@ -28,6 +28,8 @@ export function ensureClaude(version, log = () => {}) {
       { stdio: ['ignore', 'pipe', 'pipe'], timeout: 240_000 },
     );
   } catch (err) {
+    // Leave no half-made prefix behind: the next run should try again from scratch.
+    fs.rmSync(prefix, { recursive: true, force: true });
     const detail = err && err.stderr ? String(err.stderr).trim().split('\n').slice(-3).join(' | ') : String(err);
     throw new ClaudeInstallError(`npm could not install @anthropic-ai/claude-code@${version}: ${detail}`);
   }

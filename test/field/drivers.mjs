@@ -38,6 +38,13 @@ export async function runInteractive({ claudeBin, cwd, env, prompt, isDone, time
   // tmux starts the command through a shell with the server's environment; `env -i` gives it exactly ours.
   const command = ['env', '-i', ...envArgs, claudeBin, '--permission-mode', 'acceptEdits'].map(shellQuote).join(' ');
   tmux('new-session', '-d', '-s', 'field', '-x', '160', '-y', '50', '-c', cwd, command);
+  // kill-server leaves the socket file behind; remember it to remove it at the end.
+  let socketPath = '';
+  try {
+    socketPath = tmux('display-message', '-p', '-t', 'field', '#{socket_path}').trim();
+  } catch {
+    // the CLI already exited; the scenario fails on its own
+  }
   const screen = () => {
     try {
       return tmux('capture-pane', '-p', '-t', 'field');
@@ -89,6 +96,7 @@ export async function runInteractive({ claudeBin, cwd, env, prompt, isDone, time
     } catch {
       // already gone with its only session
     }
+    if (socketPath) fs.rmSync(socketPath, { force: true });
   }
   return { startedAt, readyAt, typedAt, doneAt, finished, endedAt: Date.now(), screen: last };
 }

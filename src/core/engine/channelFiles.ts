@@ -58,7 +58,8 @@ export class ChannelFiles {
         const st = await this.files.stat(p).catch(() => undefined);
         if (!st?.isFile || now - st.mtimeMs > this.sink.activeWindowMs) continue;
       }
-      this.follow(p, sessionId, atStart || wasSeen);
+      // A change notification may have followed it while we were looking.
+      if (!this.followed.has(p)) this.follow(p, sessionId, atStart || wasSeen);
     }
     if (this.seen.size > 100_000) this.seen.clear();
   }

@@ -70,6 +70,8 @@ export class TranscriptFiles {
         this.seen.set(ref.path, st?.size);
         continue;
       }
+      // A change notification may have followed it while we were looking.
+      if (this.followed.has(ref.path)) continue;
       this.follow(ref, atStart).mtimeMs = st.mtimeMs;
     }
     if (this.seen.size > 100_000) this.seen.clear();

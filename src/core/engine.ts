@@ -58,6 +58,7 @@ export class TranscriptLagEngine {
   private readonly deciding = new Set<string>();
   private watcher: Disposable | undefined;
   private started = false;
+  private disposed = false;
   private lastRescanAt = -Infinity;
   private lastPruneAt = -Infinity;
   private tickQueue: Promise<void> = Promise.resolve();
@@ -122,6 +123,7 @@ export class TranscriptLagEngine {
   }
 
   private async onChange(changed: string): Promise<void> {
+    if (this.disposed) return;
     try {
       if (this.channels.owns(changed)) await this.channels.readPath(changed);
       else await this.transcripts.readPath(changed);
@@ -156,7 +158,8 @@ export class TranscriptLagEngine {
   }
 
   private serialized(fn: () => Promise<void>): Promise<void> {
-    const next = this.tickQueue.then(fn);
+    // After dispose() nothing runs: a late timer tick must not follow files again.
+    const next = this.tickQueue.then(() => (this.disposed ? undefined : fn()));
     this.tickQueue = next.catch(() => undefined);
     return next;
   }
@@ -299,6 +302,9 @@ export class TranscriptLagEngine {
 
   async dispose(): Promise<void> {
     this.listeners.clear();
-    await this.serialized(() => this.closeAll());
+    await this.serialized(async () => {
+      this.disposed = true;
+      await this.closeAll();
+    });
   }
 }

@@ -280,6 +280,16 @@ describe('TranscriptLagEngine', () => {
     assert.deepEqual(callSeq('toolu_e2'), ['written']);
   });
 
+  it('does nothing after dispose(), even if a timer still ticks', async () => {
+    const t = await startedSession();
+    await engine.dispose();
+    events.length = 0;
+    engine.onEvent((e) => events.push(e));
+    await fx.append(t, [toolUseRecord(S, fx.workspace, 'toolu_late')]);
+    await engine.tick();
+    assert.deepEqual(events, []);
+  });
+
   it('a change notification reads the file at once, without a tick', async () => {
     let notify: ((p: string) => void) | undefined;
     const changes: ChangeSource = { watch: (_folders, onChange) => ((notify = onChange), { dispose: () => undefined }) };

@@ -286,6 +286,7 @@ describe('TranscriptLagEngine', () => {
     events.length = 0;
     engine.onEvent((e) => events.push(e));
     await fx.append(t, [toolUseRecord(S, fx.workspace, 'toolu_late')]);
+    clock.advance(11_000);
     await engine.tick();
     assert.deepEqual(events, []);
   });

@@ -8,7 +8,7 @@ export type { TranscriptInput } from './correlator/sessionState';
 export interface CorrelatorOptions {
   /** Recent written calls kept per session (the ring views show). Default 20. */
   recentCalls?: number;
-  /** Finished calls remembered per session so replays never count twice. Default 20 000. */
+  /** Finished calls remembered per session so replays never count twice (lag percentiles cover as many). Default 5 000. */
   rememberedCalls?: number;
   /** Calls kept in full per session, whatever their state. Default 2 000. */
   maxLiveCalls?: number;
@@ -31,7 +31,7 @@ export class Correlator {
   constructor(opts: CorrelatorOptions = {}) {
     this.limits = {
       recentCalls: opts.recentCalls ?? 20,
-      rememberedCalls: opts.rememberedCalls ?? 20_000,
+      rememberedCalls: opts.rememberedCalls ?? 5_000,
       maxLiveCalls: Math.max(opts.maxLiveCalls ?? 2_000, (opts.recentCalls ?? 20) * 2),
       batchesKept: opts.batchesKept ?? 200,
     };

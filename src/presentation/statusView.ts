@@ -104,7 +104,8 @@ function sessionTooltip(s: SessionSnapshot, now: number): string {
   const h = oldestHeld(s);
   if (h) {
     lines.push(
-      `Held: ${s.held.length} — oldest ${escapeMarkdown(toolLabel(h.tool_name))} for ${formatDuration(holdAge(h, now))}, after line ${s.last_line}`,
+      // No age here: the status text ticks; a tooltip that changed every tick would flicker while hovered.
+      `Held: ${s.held.length} — oldest ${escapeMarkdown(toolLabel(h.tool_name))}, its record will land after line ${s.last_line}`,
     );
   } else if (s.recent[0]) {
     const c = s.recent[0];

@@ -23,19 +23,26 @@ export class StatusBar implements vscode.Disposable {
 
   render(): void {
     const v = statusView(this.sessions(), this.now(), { warnAfterMs: this.warnAfterMs() });
+    const prev = this.last?.visible ? this.last : undefined;
     this.last = v;
     if (!v.visible) {
-      this.item.hide();
+      if (prev) this.item.hide();
       return;
     }
-    this.item.text = v.text;
-    this.item.backgroundColor = v.background ? new vscode.ThemeColor(v.background) : undefined;
-    this.item.accessibilityInformation = { label: v.text.replace(/\$\([a-z-]+\)\s*/g, '') };
-    // Rebuilding the tooltip each render is cheap; VS Code only re-renders it when hovered.
-    const md = new vscode.MarkdownString(v.tooltip, true);
-    md.isTrusted = { enabledCommands: [...TOOLTIP_COMMANDS] };
-    this.item.tooltip = md;
-    this.item.show();
+    // Each property set is a message to the workbench: set only what changed.
+    if (v.text !== prev?.text) {
+      this.item.text = v.text;
+      this.item.accessibilityInformation = { label: v.text.replace(/\$\([a-z-]+\)\s*/g, '') };
+    }
+    if (v.background !== prev?.background || !prev) {
+      this.item.backgroundColor = v.background ? new vscode.ThemeColor(v.background) : undefined;
+    }
+    if (v.tooltip !== prev?.tooltip) {
+      const md = new vscode.MarkdownString(v.tooltip, true);
+      md.isTrusted = { enabledCommands: [...TOOLTIP_COMMANDS] };
+      this.item.tooltip = md;
+    }
+    if (!prev) this.item.show();
   }
 
   /** True while the text shows an age that must tick (the composition root re-renders on a timer). */

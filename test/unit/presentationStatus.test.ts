@@ -123,7 +123,9 @@ describe('presentation: status bar', () => {
     assert.match(t, /Waits seen \/ behind: \*\*40\*\* \/ \*\*472\*\*/);
     assert.match(t, /Lag p50 \/ p95: 180 ms \/ 4\.2s/);
     assert.match(t, /3 before result · 37 with result/);
-    assert.match(t, /Edit for 3\.0s, after line 40/);
+    assert.match(t, /oldest Edit, its record will land after line 40/);
+    // The tooltip does not tick (the text does): hovering it must not flicker.
+    assert.equal(statusView([s], NOW + 5000, opts).tooltip, t);
     assert.match(t, /\(command:transcriptLag\.openHeldLine\)/);
     assert.match(t, /\(command:transcriptLag\.showReport\)/);
     assert.match(t, /\(command:transcriptLag\.showLog\)/);

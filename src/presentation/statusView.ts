@@ -73,6 +73,8 @@ export function chooseBackground(
   // A reviewing hook that gave up is the failure this product exists to show: red.
   if (sessions.some((s) => latestWaitOutcome(s) === 'behind')) return { background: ERROR_BACKGROUND, reason: 'hook-behind' };
   for (const { call } of held) {
+    // A hook that reported how its wait ended has finished: it can no longer time out.
+    if (call.wait) continue;
     const timeout = call.timeout_ms ?? DEFAULT_HOOK_TIMEOUT_MS;
     if (holdAge(call, now) >= timeout * NEAR_TIMEOUT_FRACTION) return { background: ERROR_BACKGROUND, reason: 'near-timeout' };
   }

@@ -97,6 +97,9 @@ describe('presentation: status bar', () => {
     const v = statusView([s], NOW + 1, opts);
     assert.equal(v.background, ERROR_BACKGROUND);
     assert.equal(v.reason, 'near-timeout');
+    // Once the hook reported how its wait ended it has finished and cannot time out.
+    const done = session({ held: [heldCall('x', NOW - timeout, { timeout_ms: timeout, wait: { outcome: 'seen', polls: 3, waited_ms: 300 } })] });
+    assert.equal(statusView([done], NOW, opts).reason, 'hold-past-warn');
     // Without a timeout on the event, Claude Code's default applies.
     const d = session({ held: [heldCall('x', NOW - DEFAULT_HOOK_TIMEOUT_MS * NEAR_TIMEOUT_FRACTION)] });
     assert.equal(statusView([d], NOW, opts).reason, 'near-timeout');

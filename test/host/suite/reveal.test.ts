@@ -66,9 +66,9 @@ describe('open at the held line', () => {
     this.timeout(120_000);
     const api = await extensionApi();
     const s = new FakeSession(claude).prompt('big');
-    // ~6 MB of tool calls with bulky inputs, as long sessions have.
-    const bulk = 'x'.repeat(3000);
-    for (let i = 0; i < 2000; i++) s.toolUse(`toolu_big_${i}`, 'Write', { file_path: `/f${i}`, content: bulk });
+    // ~6 MB of finished tool calls with bulky inputs, as long sessions have.
+    const bulk = 'x'.repeat(6000);
+    for (let i = 0; i < 1000; i++) s.toolUse(`toolu_big_${i}`, 'Write', { file_path: `/f${i}`, content: bulk }).toolResult(`toolu_big_${i}`);
     await runHook(claude, s.preToolUse('toolu_big_held', 'Bash'));
     await eventually(api, 'the held call', () => api.treeItems().some((n) => n.session_id === s.sessionId && n.children.some((c) => c.kind === 'held')), 60_000);
     const lines = s.lineCount();

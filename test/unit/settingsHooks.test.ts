@@ -156,9 +156,9 @@ describe('hook command line', () => {
     }
   });
 
-  it('announce: quoted absolute runtime and hook, the channel folder, the timeout it reports', () => {
+  it('announce: quoted absolute runtime and hook, the channel folder, no timeout of its own (it never holds a call)', () => {
     const cmd = buildHookCommand({ nodePath: '/opt/node 20/bin/node', hookPath: '/h/.claude/transcript-lag/bin/transcript-lag-hook.js', channelDir: '/h/.claude/transcript-lag', probe: false });
-    assert.equal(cmd, "'/opt/node 20/bin/node' '/h/.claude/transcript-lag/bin/transcript-lag-hook.js' --channel-dir '/h/.claude/transcript-lag' --timeout-ms 5000");
+    assert.equal(cmd, "'/opt/node 20/bin/node' '/h/.claude/transcript-lag/bin/transcript-lag-hook.js' --channel-dir '/h/.claude/transcript-lag'");
   });
 
   it('probe with an env prefix for an Electron runtime', () => {

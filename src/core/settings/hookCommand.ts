@@ -53,7 +53,10 @@ export function buildHookCommand(spec: HookCommandSpec): string {
   words.push(shellQuote(spec.nodePath), shellQuote(spec.hookPath), '--channel-dir', shellQuote(spec.channelDir));
   if (spec.probe) {
     words.push('--probe', '--polls', String(spec.polls ?? DEFAULT_PROBE_POLLS), '--poll-ms', String(spec.pollMs ?? DEFAULT_PROBE_POLL_MS));
+    // Only a probe holds the call for its own timeout. An announcing hook is gone in
+    // milliseconds: what holds the call then is the user's other hooks, whose timeouts
+    // we do not know, so the views fall back to Claude Code's default.
+    words.push('--timeout-ms', String(hookTimeoutSeconds(spec) * 1000));
   }
-  words.push('--timeout-ms', String(hookTimeoutSeconds(spec) * 1000));
   return words.join(' ');
 }

@@ -128,7 +128,12 @@ export async function startCodeServer(opts) {
     });
   });
   const origin = `http://127.0.0.1:${port}`;
+  /** Resolves with a message if code-server dies while a suite still needs it. */
+  const died = new Promise((resolve) =>
+    child.once('exit', (code, signal) => resolve(`code-server exited (${signal ?? code}):\n${output.join('').split('\n').slice(-30).join('\n')}`)),
+  );
   return {
+    died,
     port,
     origin,
     /** The authority extension-development URIs use: vscode-remote://<authority>/path. */

@@ -136,7 +136,10 @@ async function runInCodeServer(scratch, testsEntry) {
     });
     await page.goto(url);
     const timeout = new Promise((resolve) => setTimeout(() => resolve('timeout'), RUN_TIMEOUT_MS).unref());
-    const code = await Promise.race([exited, timeout]);
+    const died = server.died.then((msg) => {
+      throw new Error(msg);
+    });
+    const code = await Promise.race([exited, timeout, died]);
     if (code !== 0) {
       fs.mkdirSync(artifacts, { recursive: true });
       await page.screenshot({ path: path.join(artifacts, 'host-failure.png') }).catch(() => {});

@@ -87,7 +87,7 @@ function parseBuffered(line: Buffer, streaming: () => StreamingRecordParser): Sc
   // inside strings either way, and a bad UTF-8 sequence never swallows an ASCII
   // byte), so only the kept strings can differ, and only if one holds a
   // character >= 0x80: such a line is decoded again as UTF-8.
-  const latin1 = parseObject(line.latin1Slice(0, line.length));
+  const latin1 = parseObject(line.toString('latin1'));
   if (latin1 === undefined) {
     // Rare: let the tokenizer say why ("empty", "truncated", "not JSON"), so both paths give one reason.
     const parser = streaming();

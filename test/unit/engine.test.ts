@@ -280,6 +280,26 @@ describe('TranscriptLagEngine', () => {
     assert.deepEqual(callSeq('toolu_e2'), ['written']);
   });
 
+  it('an unreadable project folder does not fail the poll; its sessions show once it can be read', async () => {
+    let denied = true;
+    const files: FileAccess = {
+      ...nodeFileAccess,
+      readdir: async (p) => {
+        if (denied && p.includes('projects')) throw Object.assign(new Error('EACCES'), { code: 'EACCES' });
+        return nodeFileAccess.readdir(p);
+      },
+    };
+    const t = fx.transcriptPath(S);
+    await fx.append(t, [userPrompt(S, fx.workspace)]);
+    await startEngine({ files });
+    await engine.tick();
+    assert.deepEqual(engine.sessions(), []);
+    denied = false;
+    clock.advance(11_000);
+    await engine.tick();
+    assert.deepEqual(engine.sessions().map((x) => x.session_id), [S]);
+  });
+
   it('does nothing after dispose(), even if a timer still ticks', async () => {
     const t = await startedSession();
     await engine.dispose();

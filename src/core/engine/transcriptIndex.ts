@@ -32,7 +32,8 @@ export class TranscriptIndex {
     }
     if (force || st.mtimeMs !== this.projectsMtime) {
       this.projectsMtime = st.mtimeMs;
-      this.dirNames = (await listProjectDirs(this.files, this.claudeDir)).filter((n) => this.accept(n));
+      // An unreadable folder (EACCES) keeps what we knew: a poll must not fail for it.
+      this.dirNames = (await listProjectDirs(this.files, this.claudeDir).catch(() => this.dirNames)).filter((n) => this.accept(n));
     }
     const refs: TranscriptRef[] = [];
     const newRefs: TranscriptRef[] = [];
@@ -46,7 +47,7 @@ export class TranscriptIndex {
       if (!listing || force || dst.mtimeMs !== this.dirMtimes.get(dir)) {
         this.dirMtimes.set(dir, dst.mtimeMs);
         const before = new Set((listing ?? []).map((r) => r.path));
-        listing = await listProjectTranscripts(this.files, dir);
+        listing = await listProjectTranscripts(this.files, dir).catch(() => listing ?? []);
         this.listings.set(dir, listing);
         for (const r of listing) if (!before.has(r.path)) newRefs.push(r);
       }

@@ -3,14 +3,14 @@ import { BitStack } from './bitStack';
 import { C_SKIP, FieldSink, MAX_STRING_CAP, SL_KEY, SL_NONE, SL_TOP } from './fieldSink';
 import { buildRecord, NUMBER_TEXT_CAP } from './fields';
 import { StringCapture } from './stringCapture';
-import { WordSkipper } from './wordSkip';
+import { SpecialByteFinder } from './wordSkip';
 
 /**
  * A push tokenizer for one JSON line of any size: validates the full JSON syntax
  * (same grammar as JSON.parse) while keeping only the fields in ./fields.ts, with
  * capped strings. Memory is O(caps + nesting/8) whatever the line's length.
- * String interiors, where nearly all bytes of a huge line are, are skipped with
- * Buffer#indexOf for `"` and `\` plus one tight loop for control characters.
+ * String interiors, where nearly all bytes of a huge line are, are skipped four
+ * bytes at a time (./wordSkip.ts), stopping only at `"`, `\` and control bytes.
  */
 
 // Tokenizer states.
@@ -32,11 +32,6 @@ const ESCAPES: Record<number, number> = {
   0x22: 0x22, 0x5c: 0x5c, 0x2f: 0x2f, 0x62: 0x08, 0x66: 0x0c, 0x6e: 0x0a, 0x72: 0x0d, 0x74: 0x09,
 };
 
-/** 1 for the bytes that end a run of plain string bytes: controls, `"` and `\`. */
-const STRING_SPECIAL = new Uint8Array(256);
-for (let c = 0; c < 0x20; c++) STRING_SPECIAL[c] = 1;
-STRING_SPECIAL[0x22] = 1;
-STRING_SPECIAL[0x5c] = 1;
 const SIMPLE_ESCAPE = new Uint8Array(256);
 for (const c of Object.keys(ESCAPES)) SIMPLE_ESCAPE[Number(c)] = 1;
 const HEX = new Uint8Array(256);
@@ -66,7 +61,7 @@ export class StreamingRecordParser {
   private inKey = false;
   private capturing = false;
   private readonly capture = new StringCapture(MAX_STRING_CAP);
-  private readonly words = new WordSkipper();
+  private readonly specials = new SpecialByteFinder();
   private uniCount = 0;
   private uniCode = 0;
   // Current number / literal.
@@ -91,7 +86,7 @@ export class StreamingRecordParser {
 
   push(chunk: Buffer): void {
     const n = chunk.length;
-    this.words.setChunk(chunk);
+    this.specials.setChunk(chunk);
     let i = 0;
     while (i < n) {
       switch (this.state) {
@@ -260,21 +255,17 @@ export class StreamingRecordParser {
   }
 
   /**
-   * Runs through a string interior with one table lookup per byte (cheaper than
-   * Buffer#indexOf calls when escapes are dense, as in code and logs). Escapes of
-   * strings we do not keep are checked in place; kept strings go through ESC/UNI.
+   * Runs through a string interior from special byte to special byte. Escapes
+   * of strings we do not keep are checked in place; kept strings go through ESC/UNI.
    */
   private scanString(chunk: Buffer, i: number): number {
     const n = chunk.length;
     const capturing = this.capturing;
     let k = i;
-    while (k < n) {
+    for (;;) {
+      k = capturing ? this.specials.find(k, n) : this.specials.skipInterior(k, n);
+      if (k >= n) break;
       const c = chunk[k]!;
-      if (STRING_SPECIAL[c] === 0) {
-        k++;
-        if (((k - this.words.base) & 3) === 0) k = this.words.skip(k);
-        continue;
-      }
       if (c === 0x22) {
         if (capturing) this.capture.addRaw(chunk, i, k);
         this.endString();

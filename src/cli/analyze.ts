@@ -62,7 +62,7 @@ export function renderTable(a: TranscriptAnalysis): string {
   row('session', a.session_ids.length > 1 ? `${a.session_id} (+${a.session_ids.length - 1} more)` : a.session_id ?? '-');
   if (a.title !== null) row('title', a.title);
   if (a.first_prompt !== null) row('prompt', JSON.stringify(oneLine(a.first_prompt, 80)));
-  row('calls', `${c.calls}: ${c.with_result} with_result, ${c.before_result} before_result, ${c.no_result} without result`);
+  row('calls', `${c.calls}: ${c.before_result} before_result, ${c.with_result} with_result, ${c.unknown_shape} shape unknown, ${c.no_result} without result`);
   row('trailers', `${c.trailers}, so ${plural(c.batches, 'inferred batch', 'inferred batches')}`);
   if (c.duplicate_tool_uses > 0 || c.orphan_results > 0) {
     row('oddities', `${c.duplicate_tool_uses} repeated tool_use records, ${c.orphan_results} results without a call`);
@@ -81,8 +81,9 @@ export function renderTable(a: TranscriptAnalysis): string {
     const rows = a.calls.map((call) => callRow(call, a.waits !== undefined));
     out.push(...formatColumns([header, ...rows]));
     out.push('');
-    out.push('shape: inferred from trailers (runs of metadata records). A trailer between a record and its result');
-    out.push('means two batches (before_result); none is read as one (with_result), an upper bound.');
+    out.push('shape: only what is proven. before_result: a trailer (run of metadata records) lies between the record');
+    out.push('and its result, or a seen wait (--channel) had the record on disk before the result. with_result: both');
+    out.push('on one line. unknown: neither; Claude Code does not write a trailer after every batch.');
   }
   return out.join('\n') + '\n';
 }

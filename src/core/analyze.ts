@@ -1,4 +1,5 @@
 import { joinChannel } from './analyze/channelJoin';
+import { countShapes, proveShapesFromSeenWaits } from './analyze/shapes';
 import { TranscriptSummary } from './analyze/transcriptSummary';
 import type { TranscriptAnalysis } from './analyze/types';
 import type { Clock } from './clock';
@@ -9,7 +10,8 @@ import { FileTail } from './tail';
 import type { TailChange } from './tailTypes';
 
 export type * from './analyze/types';
-export { inferBatches, inferShape } from './analyze/transcriptSummary';
+export { inferBatches } from './analyze/transcriptSummary';
+export { inferShape } from './analyze/shapes';
 
 export interface AnalyzeOptions {
   /** The transcript (.jsonl). */
@@ -102,6 +104,7 @@ export async function analyzeTranscript(opts: AnalyzeOptions): Promise<Transcrip
     const joined = await joinChannel(opts.channelPath, opts.files, opts.clock, (id) => summary.call(id));
     analysis.waits = joined.waits;
     analysis.channel = joined.channel;
+    if (proveShapesFromSeenWaits(analysis.calls) > 0) Object.assign(analysis.counts, countShapes(analysis.calls));
   }
   return analysis;
 }

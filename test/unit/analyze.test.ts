@@ -76,6 +76,19 @@ describe('analyze: real transcripts against probe.log', () => {
       assert.equal(a.batches[0]!.first_line, 1);
       assert.equal(a.batches.at(-1)!.last_line, a.lines);
     });
+
+    it(`${path.basename(dir)}: no call claims with_result where probe.log says the record landed first`, async () => {
+      const a = await analyze(transcript);
+      const probe = fs.readFileSync(path.join(dir, 'probe.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      for (const ev of probe.filter((e) => e.ev === 'seen' && e.with_result === false)) {
+        const call = a.calls.find((c) => c.tool_use_id === ev.id)!;
+        assert.notEqual(call.shape, 'with_result', ev.id);
+        // No trailer lies between record and result in these files, so the file alone cannot tell.
+        assert.equal(call.shape, 'unknown', ev.id);
+      }
+      assert.equal(a.counts.unknown_shape, a.calls.filter((c) => c.shape === 'unknown').length);
+      assert.equal(a.counts.with_result + a.counts.before_result + a.counts.unknown_shape + a.counts.no_result, a.counts.calls);
+    });
   }
 });
 
@@ -132,27 +145,30 @@ describe('analyze: synthetic transcripts', () => {
     assert.equal(a.counts.results, 3);
   });
 
-  it('shapes from trailers: session A (trailer after the record) before_result, session B (none) with_result', async () => {
+  it('shapes from the file: a trailer between proves before_result, none proves nothing (unknown), one line proves with_result', async () => {
     const lines = [
       ...trailer(),
       toolUse('toolu_A'), // written promptly: its batch closes with a trailer
       ...trailer(),
       j({ type: 'attachment' }),
       toolResult('toolu_A'),
-      toolUse('toolu_B'), // held: written with its result
+      toolUse('toolu_B'), // with its result, or in a batch not closed by a trailer: the file cannot tell
       j({ type: 'attachment' }),
       toolResult('toolu_B'),
       ...trailer(),
       toolUse('toolu_C'),
+      j({ type: 'user', message: { content: [{ type: 'tool_use', id: 'toolu_D', name: 'Edit' }, { type: 'tool_result', tool_use_id: 'toolu_D' }] } }),
     ];
     const a = await analyze(write('shapes.jsonl', lines.join('\n') + '\n'));
     const shape = (id: string) => a.calls.find((c) => c.tool_use_id === id)!.shape;
     assert.equal(shape('toolu_A'), 'before_result');
-    assert.equal(shape('toolu_B'), 'with_result');
+    assert.equal(shape('toolu_B'), 'unknown');
     assert.equal(shape('toolu_C'), null);
+    assert.equal(shape('toolu_D'), 'with_result');
+    assert.deepEqual(a.calls.map((c) => c.shape_evidence), ['trailer', undefined, undefined, 'same_line']);
     assert.deepEqual(a.trailers.map((t) => [t.first_line, t.last_line]), [[1, 4], [6, 9], [15, 18]]);
-    assert.deepEqual(a.batches.map((b) => [b.first_line, b.last_line, b.closed_by_trailer]), [[1, 4, true], [5, 9, true], [10, 18, true], [19, 19, false]]);
-    assert.deepEqual([a.counts.with_result, a.counts.before_result, a.counts.no_result], [1, 1, 1]);
+    assert.deepEqual(a.batches.map((b) => [b.first_line, b.last_line, b.closed_by_trailer]), [[1, 4, true], [5, 9, true], [10, 18, true], [19, 20, false]]);
+    assert.deepEqual([a.counts.with_result, a.counts.before_result, a.counts.unknown_shape, a.counts.no_result], [1, 1, 1, 1]);
   });
 
   it('a line of several MB in a file read in small slices and chunks gives the same analysis', async () => {
@@ -219,5 +235,23 @@ describe('analyze: --channel join', () => {
     assert.deepEqual(c1!.waits, [{ outcome: 'seen', polls: 3, waited_ms: 300, source: 'transcript-lag-hook' }]);
     assert.equal(c1!.hook_fired_at, 1000);
     assert.deepEqual(c2!.waits!.map((w) => w.outcome), ['behind']);
+  });
+
+  it('a seen wait proves before_result for its call and for every call whose record and result enclose it', async () => {
+    // Lines: 1 X, 2 Y, 3 Z, 4 result Y, 5 result X, 6 result Z, 7 W, 8 result W.
+    const transcript = write(
+      's1.jsonl',
+      [toolUse('toolu_X'), toolUse('toolu_Y'), toolUse('toolu_Z'), toolResult('toolu_Y'), toolResult('toolu_X'), toolResult('toolu_Z'), toolUse('toolu_W'), toolResult('toolu_W'), ''].join('\n'),
+    );
+    const shapes = async (events: string[]) => {
+      const a = await analyze(transcript, { channelPath: write('channel.jsonl', [...events, ''].join('\n')) });
+      return { shapes: a.calls.map((c) => `${c.tool_use_id.slice(6)}:${c.shape}`), unknown: a.counts.unknown_shape, before: a.counts.before_result };
+    };
+    // Y seen: lines 1-2 were on disk, lines 4- were not: X (1..5) and Y (2..4) proven; Z's record (3) may have come later.
+    assert.deepEqual(await shapes([wait('toolu_Y', 'seen', 1, 1000)]), { shapes: ['X:before_result', 'Y:before_result', 'Z:unknown', 'W:unknown'], unknown: 2, before: 2 });
+    // A wait that ended behind proves nothing.
+    assert.deepEqual(await shapes([wait('toolu_Y', 'behind', 50, 1000), wait('toolu_W', 'error', 0, 2000)]), { shapes: ['X:unknown', 'Y:unknown', 'Z:unknown', 'W:unknown'], unknown: 4, before: 0 });
+    // W seen: lines 1-7 on disk, 8- not: only W itself has its result at 8 or later.
+    assert.deepEqual(await shapes([wait('toolu_W', 'seen', 1, 1000)]), { shapes: ['X:unknown', 'Y:unknown', 'Z:unknown', 'W:before_result'], unknown: 3, before: 1 });
   });
 });

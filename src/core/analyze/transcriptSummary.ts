@@ -1,4 +1,5 @@
 import type { ScanResult } from '../records';
+import { countShapes, shapeFromFile } from './shapes';
 import type { AnalyzedCall, InferredBatch, TrailerRun, TranscriptAnalysis } from './types';
 
 const MALFORMED_LINES_KEPT = 100;
@@ -100,12 +101,10 @@ export class TranscriptSummary {
   finish(): Omit<TranscriptAnalysis, 'file' | 'bytes' | 'partial_tail_bytes' | 'changes'> {
     this.closeRun();
     const batches = inferBatches(this.trailers, this.lines);
-    let withResult = 0;
-    let beforeResult = 0;
     for (const call of this.calls) {
-      call.shape = inferShape(call, this.trailers);
-      if (call.shape === 'with_result') withResult += 1;
-      else if (call.shape === 'before_result') beforeResult += 1;
+      const known = shapeFromFile(call, this.trailers);
+      call.shape = known?.shape ?? null;
+      if (known?.evidence !== undefined) call.shape_evidence = known.evidence;
     }
     const sessionIds = [...this.sessionIds];
     return {
@@ -121,8 +120,7 @@ export class TranscriptSummary {
       counts: {
         calls: this.calls.length,
         results: this.results,
-        with_result: withResult,
-        before_result: beforeResult,
+        ...countShapes(this.calls),
         no_result: this.calls.filter((c) => c.result_line === null).length,
         duplicate_tool_uses: this.duplicateToolUses,
         orphan_results: this.earlyResults.size,
@@ -161,19 +159,4 @@ export function inferBatches(trailers: readonly TrailerRun[], lines: number): In
   }
   if (first <= lines) batches.push({ first_line: first, last_line: lines, closed_by_trailer: false });
   return batches;
-}
-
-/** `before_result` when a trailer starts between the record and its result (trailers sorted by line). */
-export function inferShape(call: Pick<AnalyzedCall, 'line' | 'result_line'>, trailers: readonly TrailerRun[]): AnalyzedCall['shape'] {
-  const result = call.result_line;
-  if (result === null || result < call.line) return null;
-  let lo = 0;
-  let hi = trailers.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (trailers[mid]!.first_line > call.line) hi = mid;
-    else lo = mid + 1;
-  }
-  const next = trailers[lo];
-  return next !== undefined && next.first_line < result ? 'before_result' : 'with_result';
 }

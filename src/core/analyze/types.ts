@@ -7,15 +7,19 @@ import type { TailChange } from '../tailTypes';
  */
 
 /**
- * How a call's record reached disk relative to its result, inferred from the
- * file alone. Claude Code writes a trailer (a run of metadata records) after
- * many write batches, so a trailer between the record and its result proves
- * they were written in different batches (`before_result`). No trailer between
- * them is read as one batch (`with_result`); a batch that closed without a
- * trailer looks the same, so `with_result` is an upper bound. The live engine
- * measures this instead of inferring it.
+ * How a call's record reached disk relative to its result, as far as it is
+ * proven. `before_result`: a trailer (a run of metadata records, which Claude
+ * Code writes after many write batches) lies between the record and its
+ * result, or, with --channel, a `seen` wait shows the record on disk while the
+ * result was not (see ./shapes.ts). `with_result`: record and result share
+ * one line, so one write. Otherwise `unknown`: Claude Code does not write a
+ * trailer after every batch, so no trailer between them proves nothing. The
+ * live engine measures the shape instead of inferring it.
  */
-export type InferredShape = 'with_result' | 'before_result';
+export type InferredShape = 'with_result' | 'before_result' | 'unknown';
+
+/** What proves a known shape: a trailer between, a `seen` wait (--channel), or one line holding both. */
+export type ShapeEvidence = 'trailer' | 'seen_wait' | 'same_line';
 
 export type WaitOutcome = 'seen' | 'behind' | 'error';
 
@@ -46,6 +50,8 @@ export interface AnalyzedCall {
   agent_id?: string;
   /** null when there is no result, or the result comes first. */
   shape: InferredShape | null;
+  /** Present when the shape is known. */
+  shape_evidence?: ShapeEvidence;
   /** With --channel: the `wait` events reported for this call, in channel order. */
   waits?: CallWait[];
   /** With --channel: when the PreToolUse hook fired (ms since epoch), from its `pre` event. */
@@ -103,6 +109,8 @@ export interface TranscriptAnalysis {
     results: number;
     with_result: number;
     before_result: number;
+    /** Calls with a result whose shape neither the file nor the channel proves. */
+    unknown_shape: number;
     no_result: number;
     /** tool_use records repeating an id already seen (the first one wins). */
     duplicate_tool_uses: number;

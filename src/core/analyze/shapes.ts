@@ -1,0 +1,79 @@
+import type { AnalyzedCall, InferredShape, ShapeEvidence, TrailerRun } from './types';
+
+/**
+ * Offline shapes claim only what the file (and, with --channel, the hook's
+ * waits) proves. Claude Code 2.1.332 does not write a trailer after every
+ * batch, so "no trailer between record and result" proves nothing: both real
+ * fixtures have none there and their records were written before the result.
+ */
+
+type CallLines = Pick<AnalyzedCall, 'line' | 'result_line'>;
+
+/**
+ * From the file alone: `before_result` when a trailer starts between the record
+ * and its result (trailers sorted by line); `with_result` when both are on one
+ * line (one write); else `unknown`. null when there is no result or it comes first.
+ */
+export function inferShape(call: CallLines, trailers: readonly TrailerRun[]): InferredShape | null {
+  return shapeFromFile(call, trailers)?.shape ?? null;
+}
+
+export function shapeFromFile(call: CallLines, trailers: readonly TrailerRun[]): { shape: InferredShape; evidence?: ShapeEvidence } | null {
+  const result = call.result_line;
+  if (result === null || result < call.line) return null;
+  if (result === call.line) return { shape: 'with_result', evidence: 'same_line' };
+  let lo = 0;
+  let hi = trailers.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (trailers[mid]!.first_line > call.line) hi = mid;
+    else lo = mid + 1;
+  }
+  const next = trailers[lo];
+  return next !== undefined && next.first_line < result ? { shape: 'before_result', evidence: 'trailer' } : { shape: 'unknown' };
+}
+
+/**
+ * A `seen` wait for call Y ran inside Y's PreToolUse hook, before Y's tool ran:
+ * at that moment Y's record line (and every line before it) was on disk, and
+ * Y's result line (and every line after it) was not. So any call whose record
+ * is at or before Y's record and whose result is at or after Y's result was on
+ * disk before its result: `before_result`, Y itself included. Upgrades only
+ * `unknown` shapes; returns how many it upgraded.
+ */
+export function proveShapesFromSeenWaits(calls: readonly AnalyzedCall[]): number {
+  // Moments as (on disk up to line, not yet from line), from every seen wait of a call with a result.
+  const moments: Array<{ onDisk: number; notYet: number }> = [];
+  for (const y of calls) {
+    if (y.result_line === null || y.result_line <= y.line) continue;
+    if (y.waits?.some((w) => w.outcome === 'seen')) moments.push({ onDisk: y.line, notYet: y.result_line });
+  }
+  if (moments.length === 0) return 0;
+  // For each record line, the earliest "not yet" line among moments with onDisk >= that line:
+  // sort moments by onDisk descending and sweep calls by line descending.
+  moments.sort((a, b) => b.onDisk - a.onDisk);
+  const unknown = calls.filter((c) => c.shape === 'unknown').sort((a, b) => b.line - a.line);
+  let upgraded = 0;
+  let m = 0;
+  let earliestNotYet = Number.POSITIVE_INFINITY;
+  for (const call of unknown) {
+    while (m < moments.length && moments[m]!.onDisk >= call.line) earliestNotYet = Math.min(earliestNotYet, moments[m++]!.notYet);
+    if (call.result_line !== null && call.result_line >= earliestNotYet) {
+      call.shape = 'before_result';
+      call.shape_evidence = 'seen_wait';
+      upgraded += 1;
+    }
+  }
+  return upgraded;
+}
+
+/** The shape counts of `counts`, from the calls as they now stand. */
+export function countShapes(calls: readonly AnalyzedCall[]): { with_result: number; before_result: number; unknown_shape: number } {
+  const counts = { with_result: 0, before_result: 0, unknown_shape: 0 };
+  for (const c of calls) {
+    if (c.shape === 'with_result') counts.with_result += 1;
+    else if (c.shape === 'before_result') counts.before_result += 1;
+    else if (c.shape === 'unknown') counts.unknown_shape += 1;
+  }
+  return counts;
+}

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { AnalyzeInputError, analyzeTranscript, type AnalyzedCall, type TranscriptAnalysis } from '../core/analyze';
+import { jsonPieces } from '../core/analyze/jsonPieces';
 import type { CliIo } from './io';
 
 const usage = `Usage: transcript-lag analyze FILE [--json] [--channel FILE]
@@ -48,7 +49,13 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     }
     throw err;
   }
-  io.stdout(parsed.values.json ? `${JSON.stringify(analysis)}\n` : renderTable(analysis));
+  if (parsed.values.json) {
+    // In pieces, so a report of many calls is never one big string (see jsonPieces).
+    for (const piece of jsonPieces(analysis as unknown as Record<string, unknown>)) io.stdout(piece);
+    io.stdout('\n');
+  } else {
+    io.stdout(renderTable(analysis));
+  }
   return 0;
 }
 

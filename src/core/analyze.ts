@@ -24,16 +24,17 @@ export interface AnalyzeOptions {
   chunkSize?: number;
   /** Lines longer than this go through the streaming tokenizer (see src/core/scanner). */
   streamThreshold?: number;
-  /** FileTail's maxBytesPerRead: bounds how many lines one read holds at once. */
+  /** FileTail's maxBytesPerRead: how far one read goes (see DEFAULT_SLICE_BYTES). */
   sliceBytes?: number;
 }
 
 /**
- * One tail buffer per read: the lines of a read are held together, and holding
- * fewer at a time keeps V8's heap small (4 MiB slices: peak RSS ~96 MB on
- * 200 MB of ordinary records; 1 MiB: ~80 MB; 32 MiB: over 100 MB).
+ * Lines go straight into the summary as they are read (FileTail's onLine), so
+ * a slice holds no lines and can be large: the tail reads ahead within a
+ * slice, and each slice costs a stat. Slices only bound how far past the size
+ * seen at the start one read may go.
  */
-export const DEFAULT_SLICE_BYTES = 1024 * 1024;
+export const DEFAULT_SLICE_BYTES = 64 * 1024 * 1024;
 
 /** A file analyze cannot read: the CLI turns it into exit code 2. */
 export class AnalyzeInputError extends Error {
@@ -56,8 +57,8 @@ async function requireFile(files: FileAccess, path: string, what: string): Promi
 /**
  * Offline analysis of one transcript, on the same pieces as the live engine:
  * FileTail splits lines and streams their bytes into the record scanner, so
- * neither the file nor any line is ever held whole, and reads it in bounded
- * slices (maxBytesPerRead) so a multi-GB file never becomes millions of lines
+ * neither the file nor any line is ever held whole, and hands each line to the
+ * summary as it is read, so a multi-GB file never becomes millions of lines
  * held at once. It stops once the size seen at the start is covered; a slice
  * may take in a little of what was appended meanwhile (`bytes` says how much
  * was read).
@@ -65,6 +66,7 @@ async function requireFile(files: FileAccess, path: string, what: string): Promi
 export async function analyzeTranscript(opts: AnalyzeOptions): Promise<TranscriptAnalysis> {
   const sizeAtStart = await requireFile(opts.files, opts.path, 'transcript');
   if (opts.channelPath !== undefined) await requireFile(opts.files, opts.channelPath, 'channel file');
+  const summary = new TranscriptSummary();
 
   const tail = new FileTail<ScanResult>({
     path: opts.path,
@@ -73,8 +75,8 @@ export async function analyzeTranscript(opts: AnalyzeOptions): Promise<Transcrip
     scanner: createRecordScanner({ streamThreshold: opts.streamThreshold }),
     chunkSize: opts.chunkSize,
     maxBytesPerRead: Math.max(1, opts.sliceBytes ?? DEFAULT_SLICE_BYTES),
+    onLine: (l) => summary.add(l.line, l.scan),
   });
-  const summary = new TranscriptSummary();
   const changes: TailChange[] = [];
   let partialTailBytes = 0;
   let bytes = 0;
@@ -84,7 +86,6 @@ export async function analyzeTranscript(opts: AnalyzeOptions): Promise<Transcrip
     for (;;) {
       const read = await tail.read();
       changes.push(...read.changes);
-      for (const { line, scan } of read.lines) summary.add(line, scan);
       if (!read.more || tail.offset >= sizeAtStart) break;
     }
     partialTailBytes = tail.partialBytes;

@@ -1,6 +1,7 @@
 import type { Clock } from './clock';
 import { ConsumedWindow } from './consumedWindow';
 import type { FileAccess, FileIdentity, OpenFile } from './fileAccess';
+import { readAhead } from './tailReadAhead';
 import type { LineScanner, TailChange, TailChangeKind, TailLine, TailRead, WriteBatch } from './tailTypes';
 
 export const DEFAULT_TAIL_CHUNK_SIZE = 1024 * 1024;
@@ -19,6 +20,12 @@ export interface FileTailOptions<T> {
    * first indexed. Default: unbounded.
    */
   maxBytesPerRead?: number;
+  /**
+   * When set, each complete line goes to it as soon as it is read, and
+   * TailRead.lines stays empty (`batch` still spans the read), so one read can
+   * cover a multi-GB file without holding its lines. Must not throw.
+   */
+  onLine?: (line: TailLine<T>) => void;
 }
 
 /** What the path names right now. */
@@ -39,6 +46,10 @@ interface ReadOutput<T> {
   now: number;
   lines: TailLine<T>[];
   changes: TailChange[];
+  /** Lines read, whether gathered in `lines` or handed to onLine. */
+  count: number;
+  first: TailLine<T> | undefined;
+  last: TailLine<T> | undefined;
 }
 
 /**
@@ -60,7 +71,10 @@ export class FileTail<T> {
   private readonly clock: Clock;
   private readonly scanner: LineScanner<T>;
   private readonly buffer: Buffer;
+  /** The second read buffer (see ./tailReadAhead), made on the first read of more than one chunk. */
+  private spare: Buffer | undefined;
   private readonly maxBytesPerRead: number;
+  private readonly onLine: ((line: TailLine<T>) => void) | undefined;
   private readonly window = new ConsumedWindow();
 
   private handle: OpenFile | undefined;
@@ -91,6 +105,7 @@ export class FileTail<T> {
     const maxBytes = opts.maxBytesPerRead ?? Number.POSITIVE_INFINITY;
     if (!(maxBytes >= 1)) throw new RangeError(`maxBytesPerRead must be at least 1, got ${maxBytes}`);
     this.maxBytesPerRead = maxBytes;
+    this.onLine = opts.onLine;
   }
 
   /** Bytes consumed, the partial line included. */
@@ -131,7 +146,7 @@ export class FileTail<T> {
   }
 
   private async readOnce(): Promise<TailRead<T>> {
-    const out: ReadOutput<T> = { now: this.clock.now(), lines: [], changes: [] };
+    const out: ReadOutput<T> = { now: this.clock.now(), lines: [], changes: [], count: 0, first: undefined, last: undefined };
     if (this.closed) return { lines: [], changes: [] };
     const probe = await this.probePath();
     if (this.handle) {
@@ -142,7 +157,7 @@ export class FileTail<T> {
       // The path no longer names the open file. Lines appended to it before it went
       // belong to its generation: deliver them first, switch on the next read.
       await this.drainLeaving(out);
-      if (out.lines.length > 0) return this.finish(out);
+      if (out.count > 0) return this.finish(out);
       await this.leave(probe, out);
     }
     await this.openFromPath(probe, out);
@@ -187,7 +202,7 @@ export class FileTail<T> {
 
   /** A read error keeps the lines already gathered; with none, the file is given up as unreadable. */
   private async readFailed(err: unknown, out: ReadOutput<T>): Promise<void> {
-    if (out.lines.length > 0) return;
+    if (out.count > 0) return;
     await this.closeHandle();
     this.status = 'unreadable';
     this.reanchor('unreadable', describeError(err), out);
@@ -290,21 +305,10 @@ export class FileTail<T> {
     out.changes.push(change);
   }
 
-  /** Reads up to `target` (the size seen at the start, so a busy writer cannot keep one read going). */
-  private async readUpTo(target: number, out: ReadOutput<T>): Promise<unknown> {
-    const handle = this.handle!;
-    while (this.consumed < target) {
-      const want = Math.min(this.buffer.length, target - this.consumed);
-      let n: number;
-      try {
-        n = await handle.read(this.buffer, 0, want, this.consumed);
-      } catch (err) {
-        return err ?? new Error('read failed');
-      }
-      if (n === 0) break; // shrank since the stat; the next read re-checks
-      this.consume(this.buffer.subarray(0, n), out);
-    }
-    return undefined;
+  /** Reads up to `target` (the size seen at the start, so a busy writer cannot keep one read going), reading ahead. */
+  private readUpTo(target: number, out: ReadOutput<T>): Promise<unknown> {
+    const buffers = { first: this.buffer, second: () => (this.spare ??= Buffer.alloc(this.buffer.length)) };
+    return readAhead(this.handle!, buffers, this.consumed, target, (chunk) => this.consume(chunk, out));
   }
 
   /** Splits a chunk at its newlines, pushing line bytes (newline excluded) into the scanner. */
@@ -322,13 +326,18 @@ export class FileTail<T> {
       if (newline === -1) break;
       const byteEnd = base + newline + 1;
       const dwell = this.partialLength > 0 ? out.now - this.partialSince : 0;
-      out.lines.push({
+      const line: TailLine<T> = {
         line: ++this.completeLines,
         byteStart: byteEnd - this.partialLength - 1,
         byteEnd,
         scan: this.scanner.finish(),
         partialDwellMs: dwell,
-      });
+      };
+      out.count += 1;
+      out.first ??= line;
+      out.last = line;
+      if (this.onLine) this.onLine(line);
+      else out.lines.push(line);
       this.partialLength = 0;
       pos = newline + 1;
     }
@@ -339,9 +348,9 @@ export class FileTail<T> {
   private finish(out: ReadOutput<T>): TailRead<T> {
     const read: TailRead<T> = { lines: out.lines, changes: out.changes };
     if (this.handle && this.consumed < this.knownSize) read.more = true;
-    if (out.lines.length > 0) {
-      const first = out.lines[0]!;
-      const last = out.lines[out.lines.length - 1]!;
+    const first = out.first;
+    const last = out.last;
+    if (first && last) {
       const batch: WriteBatch = {
         observedAt: out.now,
         generation: this.currentGeneration,

@@ -6,7 +6,7 @@
  * out, which was the peak of analyze's memory. Written piece by piece, the
  * peak stays with the scan.
  */
-export function* jsonPieces(value: Record<string, unknown>, batch = 500): Generator<string> {
+export function* jsonPieces(value: Record<string, unknown>, batch = 100): Generator<string> {
   let first = true;
   yield '{';
   for (const [key, v] of Object.entries(value)) {

@@ -1,0 +1,60 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { FileTail } from '../../src/core/tail';
+import type { TailLine, TailRead } from '../../src/core/tailTypes';
+import { nodeFileAccess } from '../../src/platform/nodeFileAccess';
+import { BytesScanner } from './helpers/lineScanners';
+import { makeTempDir, removeTempDir } from './helpers/tailHarness';
+import { ManualClock } from './helpers/manualClock';
+
+/** All reads until the tail says there is no more, with their lines whether gathered or handed out. */
+async function readAll(file: string, chunkSize: number, maxBytesPerRead: number, handOut: boolean) {
+  const handed: TailLine<Buffer>[] = [];
+  const tail = new FileTail<Buffer>({
+    path: file,
+    files: nodeFileAccess,
+    clock: new ManualClock(),
+    scanner: new BytesScanner(),
+    chunkSize,
+    maxBytesPerRead,
+    onLine: handOut ? (l) => handed.push(l) : undefined,
+  });
+  const reads: TailRead<Buffer>[] = [];
+  try {
+    for (;;) {
+      const read = await tail.read();
+      reads.push(read);
+      if (!read.more) break;
+    }
+  } finally {
+    await tail.close();
+  }
+  return { reads, lines: handOut ? handed : reads.flatMap((r) => r.lines), partial: tail.partialBytes };
+}
+
+describe('FileTail: onLine', () => {
+  it('hands out exactly the lines a read would gather, in order, with the same batches (property)', async () => {
+    const lineArb = fc.array(fc.constantFrom(0x61, 0x7b, 0x22, 0x0d, 0xff), { maxLength: 40 }).map((a) => Buffer.from(a));
+    await fc.assert(
+      fc.asyncProperty(fc.array(lineArb, { maxLength: 20 }), lineArb, fc.integer({ min: 1, max: 32 }), fc.integer({ min: 1, max: 200 }), async (lines, partial, chunkSize, maxBytes) => {
+        const dir = makeTempDir('tail-online-');
+        try {
+          const file = path.join(dir, 't.jsonl');
+          fs.writeFileSync(file, Buffer.concat([...lines.flatMap((l) => [l, Buffer.from('\n')]), partial]));
+          const gathered = await readAll(file, chunkSize, maxBytes, false);
+          const handed = await readAll(file, chunkSize, maxBytes, true);
+          assert.deepEqual(handed.lines, gathered.lines);
+          assert.deepEqual(handed.lines.map((l) => l.scan), lines);
+          assert.deepEqual(handed.reads.map((r) => r.lines), handed.reads.map(() => []));
+          assert.deepEqual(handed.reads.map((r) => r.batch), gathered.reads.map((r) => r.batch));
+          assert.equal(handed.partial, partial.length);
+        } finally {
+          removeTempDir(dir);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+});

@@ -24,6 +24,11 @@ export function formatLag(ms: number | null | undefined): string {
   return ms === null || ms === undefined ? 'no hook' : formatDuration(ms);
 }
 
+/** "lag 2.9s", or "no hook" when no hook event joined the call (there is no lag to speak of). */
+export function lagPhrase(ms: number | null | undefined): string {
+  return ms === null || ms === undefined ? 'no hook' : `lag ${formatDuration(ms)}`;
+}
+
 /** A statistic that may not be measured yet (no hook event joined any call). */
 export function formatStat(ms: number | null | undefined): string {
   return ms === null || ms === undefined ? '—' : formatDuration(ms);

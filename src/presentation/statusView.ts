@@ -1,7 +1,7 @@
 import type { CallSnapshot, SessionSnapshot } from '../core/snapshot';
 import { oldestHeld } from './callChoice';
 import { COMMANDS } from './commandIds';
-import { formatDuration, formatLag, formatStat } from './format';
+import { formatDuration, lagPhrase, formatStat } from './format';
 import { commandLink, escapeMarkdown } from './markdown';
 import { sessionTitle, toolLabel } from './sessionLabel';
 
@@ -111,7 +111,7 @@ function sessionTooltip(s: SessionSnapshot, now: number): string {
     );
   } else if (s.recent[0]) {
     const c = s.recent[0];
-    lines.push(`Last call: ${escapeMarkdown(toolLabel(c.tool_name))} at line ${c.line ?? '?'}, lag ${formatLag(c.lag_ms)}`);
+    lines.push(`Last call: ${escapeMarkdown(toolLabel(c.tool_name))} at line ${c.line ?? '?'}, ${lagPhrase(c.lag_ms)}`);
   }
   return lines.join('\n');
 }

@@ -1,6 +1,6 @@
 import type { CallSnapshot, SessionSnapshot } from '../core/snapshot';
 import { focusCall, revealTargetFor, type RevealTarget } from './callChoice';
-import { formatDuration, formatLag, shapeLabel, shapeOf } from './format';
+import { formatDuration, lagPhrase, shapeLabel, shapeOf } from './format';
 import { sessionTitle, toolLabel } from './sessionLabel';
 
 /**
@@ -59,7 +59,7 @@ function heldNode(session: SessionSnapshot, call: CallSnapshot, now: number): Tr
 
 function writtenNode(session: SessionSnapshot, call: CallSnapshot): TreeNodeView {
   const shape = shapeLabel(shapeOf(call.with_result));
-  const parts = [`lag ${formatLag(call.lag_ms)}`];
+  const parts = [lagPhrase(call.lag_ms)];
   if (shape) parts.push(shape);
   if (call.wait) parts.push(`hook ${call.wait.outcome}`);
   if (call.agent_id) parts.push('subagent');

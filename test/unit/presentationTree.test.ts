@@ -48,7 +48,7 @@ describe('presentation: tree', () => {
     assert.equal(root.children[0].label, 'Edit');
     assert.equal(root.children[0].description, 'held 2.5s · hook behind after 50 polls');
     assert.equal(root.children[1].description, 'lag 1.2s · with result');
-    assert.equal(root.children[2].description, 'lag no hook · before result');
+    assert.equal(root.children[2].description, 'no hook · before result');
     assert.equal(root.children[0].target?.line, 40);
     assert.equal(root.children[1].target?.line, 30);
   });

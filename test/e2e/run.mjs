@@ -54,6 +54,26 @@ function packageVsix() {
   return vsix;
 }
 
+/**
+ * The allow-list in .vscodeignore is the contract: dist bundles, media, docs images, README,
+ * CHANGELOG, LICENSE and the channel schema; never sources, tests, maps or node_modules.
+ * Python's zipfile lists the archive (python3 is on every machine CI builds on).
+ */
+function checkVsixContents(vsix) {
+  const size = fs.statSync(vsix).size;
+  if (size > 300 * 1024) throw new Error(`${vsix} is ${size} bytes, over 300 KB`);
+  const r = spawnSync('python3', ['-c', 'import sys,zipfile;print("\\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))', vsix], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`cannot list ${vsix}: ${r.stderr}`);
+  const files = r.stdout.split('\n').filter(Boolean).filter((f) => f.startsWith('extension/')).map((f) => f.slice('extension/'.length));
+  const allowed = [/^package\.json$/, /^dist\/(extension|engine|hook)\.js$/, /^media\//, /^docs\/images\/[\w-]+\.png$/, /^(readme|changelog)\.md$/i, /^LICENSE(\.txt)?$/i, /^schema\/channel-event\.schema\.json$/];
+  const stray = files.filter((f) => !allowed.some((re) => re.test(f)));
+  if (stray.length) throw new Error(`unexpected files in the VSIX: ${stray.join(', ')}`);
+  for (const needed of ['package.json', 'dist/extension.js', 'dist/engine.js', 'dist/hook.js', 'schema/channel-event.schema.json']) {
+    if (!files.includes(needed)) throw new Error(`the VSIX lacks ${needed}`);
+  }
+  return `${files.length} files, ${size} bytes`;
+}
+
 // A hung browser or server must fail the run, not stall CI.
 const WATCHDOG_MS = Number(process.env.TRANSCRIPT_LAG_E2E_TIMEOUT_MS ?? 8 * 60_000);
 
@@ -65,6 +85,7 @@ async function main() {
   }, WATCHDOG_MS).unref();
   console.log('[e2e] packaging the VSIX');
   const vsix = packageVsix();
+  await step('the VSIX holds only what the installed extension needs, within 300 KB', async () => checkVsixContents(vsix));
   const s = makeScenario();
   console.log(`[e2e] scratch ${s.root}`);
   const rec = transcriptRecords(s);

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import * as v8 from 'node:v8';
 import { AnalyzeInputError, analyzeTranscript, type AnalyzedCall, type TranscriptAnalysis } from '../core/analyze';
 import { jsonPieces } from '../core/analyze/jsonPieces';
 import type { CliIo } from './io';
@@ -39,6 +40,12 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   }
   const file = path.resolve(io.cwd, parsed.positionals[0]!);
   const channel = parsed.values.channel === undefined ? undefined : path.resolve(io.cwd, parsed.values.channel);
+  // Keep V8's young generation at its starting size (1 MB semi-spaces) in this
+  // process: analyze makes a line's garbage at a time and keeps little, yet over
+  // a 1 GB transcript V8 doubles the nursery to 32 MB, a third of peak RSS
+  // (measured: 85-115 MiB, capped: ~70 MiB, no slower). V8 reads this flag at
+  // each growth, so setting it now takes effect.
+  v8.setFlagsFromString('--semi-space-growth-factor=1');
   let analysis: TranscriptAnalysis;
   try {
     analysis = await analyzeTranscript({ path: file, channelPath: channel, files: io.files, clock: io.clock });

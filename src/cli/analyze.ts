@@ -57,8 +57,13 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     throw err;
   }
   if (parsed.values.json) {
-    // In pieces, so a report of many calls is never one big string (see jsonPieces).
-    for (const piece of jsonPieces(analysis as unknown as Record<string, unknown>)) io.stdout(piece);
+    // In pieces, so a report of many calls is never one big string (see jsonPieces),
+    // letting the event loop run between them: to a pipe, stdout writes queue
+    // until it does (16 MB queued for a 5 MB report, measured).
+    for (const piece of jsonPieces(analysis as unknown as Record<string, unknown>)) {
+      io.stdout(piece);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
     io.stdout('\n');
   } else {
     io.stdout(renderTable(analysis));

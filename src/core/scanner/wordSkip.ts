@@ -58,17 +58,42 @@ export class SpecialByteFinder {
    */
   skipInterior(k: number, n: number): number {
     const chunk = this.chunk;
-    for (;;) {
-      k = this.find(k, n);
-      if (k >= n || chunk[k] !== 0x5c || k + 1 >= n) return k;
-      const e = chunk[k + 1]!;
-      if (SIMPLE_ESCAPE[e] === 1) {
-        k += 2;
-      } else if (e === 0x75 && k + 5 < n && HEX[chunk[k + 2]!]! + HEX[chunk[k + 3]!]! + HEX[chunk[k + 4]!]! + HEX[chunk[k + 5]!]! === 4) {
-        k += 6;
-      } else {
-        return k;
+    if (!LITTLE_ENDIAN) {
+      for (;;) {
+        k = findByByte(chunk, k, n);
+        const skip = escapeLength(chunk, k, n);
+        if (skip === 0) return k;
+        k += skip;
       }
+    }
+    // find() and the escape step in one loop, on positions in the chunk's memory.
+    const words = this.words;
+    const offset = this.offset;
+    const end = offset + n;
+    const lastWord = Math.min(words.length, (end + 3) >> 2);
+    let at = offset + k;
+    for (;;) {
+      let w = at >> 2;
+      if (w >= lastWord) {
+        k = findByByte(chunk, at - offset, n);
+      } else {
+        let flags = mayEndPlainRun(words[w]!) & (-1 << ((at & 3) << 3));
+        while (flags === 0 && ++w < lastWord) flags = mayEndPlainRun(words[w]!);
+        if (flags === 0) {
+          k = w * 4 >= end ? n : findByByte(chunk, w * 4 - offset, n);
+        } else {
+          const found = w * 4 + ((31 - Math.clz32(flags & -flags)) >> 3);
+          if (found >= end) return n;
+          k = found - offset;
+          if (STRING_SPECIAL[chunk[k]!] === 0) {
+            at = found + 1; // a false alarm: go on after it
+            continue;
+          }
+        }
+      }
+      const skip = escapeLength(chunk, k, n);
+      if (skip === 0) return k;
+      at = offset + k + skip;
     }
   }
 
@@ -104,6 +129,15 @@ const SIMPLE_ESCAPE = new Uint8Array(256);
 for (const c of Buffer.from('"\\/bfnrt')) SIMPLE_ESCAPE[c] = 1;
 const HEX = new Uint8Array(256);
 for (const c of Buffer.from('0123456789abcdefABCDEF')) HEX[c] = 1;
+
+/** Length of the complete, valid escape at k (a `\` with all its bytes before n), or 0. */
+function escapeLength(chunk: Buffer, k: number, n: number): number {
+  if (k + 1 >= n || chunk[k] !== 0x5c) return 0;
+  const e = chunk[k + 1]!;
+  if (SIMPLE_ESCAPE[e] === 1) return 2;
+  if (e === 0x75 && k + 5 < n && HEX[chunk[k + 2]!]! + HEX[chunk[k + 3]!]! + HEX[chunk[k + 4]!]! + HEX[chunk[k + 5]!]! === 4) return 6;
+  return 0;
+}
 
 function findByByte(chunk: Buffer, k: number, n: number): number {
   while (k < n && STRING_SPECIAL[chunk[k]!] === 0) k++;

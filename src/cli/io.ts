@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import * as os from 'node:os';
 import type { Clock } from '../core/clock';
 import type { FileAccess } from '../core/fileAccess';
@@ -6,6 +7,8 @@ import { nodeFileAccess } from '../platform/nodeFileAccess';
 /** Everything a subcommand touches outside itself, so tests can run it in-process. */
 export interface CliIo {
   stdout(text: string): void;
+  /** Resolves once stdout has taken in what was written (a slow pipe reader makes writes queue in memory). */
+  stdoutDrained?(): Promise<void>;
   stderr(text: string): void;
   env: NodeJS.ProcessEnv;
   homedir: string;
@@ -23,6 +26,7 @@ export function nodeIo(): CliIo {
   });
   return {
     stdout: (t) => process.stdout.write(t),
+    stdoutDrained: () => (process.stdout.writableNeedDrain ? once(process.stdout, 'drain').then(() => undefined) : Promise.resolve()),
     stderr: (t) => process.stderr.write(t),
     env: process.env,
     homedir: os.homedir(),

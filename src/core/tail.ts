@@ -12,7 +12,7 @@ export interface FileTailOptions<T> {
   files: FileAccess;
   clock: Clock;
   scanner: LineScanner<T>;
-  /** Size of the one read buffer, reused for every read; no pushed chunk is larger. */
+  /** Size of each of the two read buffers (one is read into while the other is scanned), reused for every read; no pushed chunk is larger. */
   chunkSize?: number;
   /**
    * At most this many bytes per read(); the rest waits for the next one and the
@@ -54,7 +54,7 @@ interface ReadOutput<T> {
 
 /**
  * Follows one file by byte offset and pushes the bytes of its lines into a
- * LineScanner, one chunk at a time through a single reusable buffer, so
+ * LineScanner, one chunk at a time through two reusable buffers, so
  * neither a huge file nor a huge line is ever held in memory.
  *
  * Guarantees, per generation (one incarnation of the file): every complete

@@ -13,11 +13,17 @@ export interface TimedRun {
   maxRssKiB?: number;
 }
 
+/** A contender that hangs must not hang the benchmark (nor outlive it): killed after this long. */
+export const DEFAULT_RUN_TIMEOUT_MS = 180_000;
+
 /** Wall time from spawn to exit, as a caller (Claude Code, a shell) sees it. */
 export function timedRun(command: string, args: string[], opts: SpawnSyncOptions = {}): TimedRun {
   const start = process.hrtime.bigint();
-  const r = spawnSync(command, args, { maxBuffer: 256 * 1024 * 1024, encoding: 'utf8', ...opts });
+  const r = spawnSync(command, args, { maxBuffer: 256 * 1024 * 1024, encoding: 'utf8', timeout: DEFAULT_RUN_TIMEOUT_MS, killSignal: 'SIGKILL', ...opts });
   const wallMs = Number(process.hrtime.bigint() - start) / 1e6;
+  if (r.error && (r.error as NodeJS.ErrnoException).code === 'ETIMEDOUT') {
+    throw new Error(`${path.basename(command)} ${args.slice(0, 3).map((a) => path.basename(a)).join(' ')} killed after ${((opts.timeout ?? DEFAULT_RUN_TIMEOUT_MS) / 1000).toFixed(0)} s (hung?)`);
+  }
   if (r.error) throw r.error;
   return { wallMs, status: r.status, stdout: String(r.stdout ?? ''), stderr: String(r.stderr ?? '') };
 }

@@ -37,6 +37,8 @@ for (const { name, entry } of [...entries.map((name) => ({ name, entry: `bench/$
       target: 'node20',
       sourcemap: 'inline',
       logLevel: 'silent',
+      // As scripts/build.mjs: jsonc-parser's UMD `main` has require()s esbuild cannot follow.
+      mainFields: ['module', 'main'],
       // The extension child gives dist/extension.js its own vscode shim.
       external: ['vscode'],
     });

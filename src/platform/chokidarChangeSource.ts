@@ -6,7 +6,12 @@ export interface ChokidarChangeSourceOptions {
   depth?: number;
   /** Called once the initial scan is done and changes are being reported (tests wait for it). */
   onReady?: () => void;
+  /** Delay of the trailing notification after a path's last change event (default: chokidar's throttle + 10 ms). */
+  trailingMs?: number;
 }
+
+/** chokidar's own suppression window for repeated change events of one path. */
+const CHOKIDAR_THROTTLE_MS = 50;
 
 /**
  * File-change notifications from chokidar: the low-latency path. Best effort by
@@ -27,11 +32,31 @@ export function chokidarChangeSource(opts: ChokidarChangeSourceOptions = {}): Ch
         // Only transcripts and channel files matter; skip everything else (tool-results folders, backups).
         ignored: (p: string, stats?: { isFile(): boolean }) => stats?.isFile() === true && !p.endsWith('.jsonl'),
       });
-      const forward = (p: string) => onChange(p);
+      // chokidar reports a path's first change, then drops that path's change events for
+      // 50 ms (index.js, _throttle(CHANGE, path, 50)), with no trailing event. Claude Code
+      // writes in bursts, so the write after the first would wait for the next stat poll
+      // (a second). A trailing notification after the window closes catches it.
+      const trailing = new Map<string, NodeJS.Timeout>();
+      const forward = (p: string) => {
+        onChange(p);
+        clearTimeout(trailing.get(p));
+        const timer = setTimeout(() => {
+          trailing.delete(p);
+          onChange(p);
+        }, opts.trailingMs ?? CHOKIDAR_THROTTLE_MS + 10);
+        timer.unref?.();
+        trailing.set(p, timer);
+      };
       watcher.on('add', forward).on('change', forward).on('unlink', forward).on('addDir', forward);
       watcher.on('error', () => undefined);
       if (opts.onReady) watcher.once('ready', opts.onReady);
-      return { dispose: () => watcher.close() };
+      return {
+        dispose: () => {
+          for (const timer of trailing.values()) clearTimeout(timer);
+          trailing.clear();
+          return watcher.close();
+        },
+      };
     },
   };
 }

@@ -36,4 +36,30 @@ describe('engine: chokidar change source', () => {
     await agentSeen;
     assert.ok(seen.includes(agent));
   });
+
+  it('reports a write that lands inside chokidar\'s 50 ms throttle window of the previous one', async () => {
+    const file = path.join(root, 'session.jsonl');
+    await fsp.writeFile(file, '');
+    let ready!: () => void;
+    const isReady = new Promise<void>((r) => (ready = r));
+    const calls: number[] = [];
+    let waiter: { after: number; resolve: () => void } | undefined;
+    watch = chokidarChangeSource({ onReady: () => ready() }).watch([root], (p) => {
+      if (p !== file) return;
+      calls.push(Date.now());
+      if (waiter && calls.length > waiter.after) waiter.resolve();
+    });
+    const callAfter = (n: number) => new Promise<void>((resolve) => {
+      waiter = { after: n, resolve };
+      if (calls.length > n) resolve();
+    });
+    await isReady;
+    await fsp.appendFile(file, '{"n":1}\n');
+    await callAfter(0); // chokidar reported the first write: its throttle window is open now
+    const before = calls.length;
+    await fsp.appendFile(file, '{"n":2}\n'); // within the window: chokidar itself drops this event
+    const secondWrittenAt = Date.now();
+    await callAfter(before);
+    assert.ok(calls[calls.length - 1]! >= secondWrittenAt, 'a notification came after the second write');
+  });
 });

@@ -4,32 +4,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { analyzeTranscript } from '../../src/core/analyze';
-import type { CliIo } from '../../src/cli/io';
 import { run } from '../../src/cli/analyze';
 import { nodeFileAccess } from '../../src/platform/nodeFileAccess';
 import { fixturesDir } from './fixtures';
-
-interface Captured {
-  io: CliIo;
-  out: () => string;
-  err: () => string;
-}
-
-function capturingIo(cwd: string): Captured {
-  let out = '';
-  let err = '';
-  const io: CliIo = {
-    stdout: (t) => (out += t),
-    stderr: (t) => (err += t),
-    env: {},
-    homedir: cwd,
-    cwd,
-    clock: { now: () => 1_800_000_000_000 },
-    files: nodeFileAccess,
-    stopSignal: new Promise(() => undefined),
-  };
-  return { io, out: () => out, err: () => err };
-}
+import { capturingIo } from './helpers/capturingIo';
 
 const realDir = path.join(fixturesDir, 'real', 'interactive-parallel-2000');
 const transcriptName = fs.readdirSync(realDir).find((f) => f.endsWith('.jsonl'))!;

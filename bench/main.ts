@@ -6,7 +6,8 @@
  * Options: --json (one JSON object on stdout), --quick (small counts, for
  * checking the harness), --size 1G|200M|<bytes> (cold-index transcript),
  * --rounds N, --only latency,cold,hook,extension,burst, --profile (where
- * analyze spends its time, from node --cpu-prof on an unminified CLI bundle).
+ * analyze spends its time, from node --cpu-prof on an unminified CLI bundle),
+ * --save FILE (the JSON report to a file as well as the table).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -55,6 +56,8 @@ interface Options {
   json: boolean;
   quick: boolean;
   profile: boolean;
+  /** Also write the JSON report to this file (the table still goes to stdout). */
+  save?: string;
   size?: number;
   rounds?: number;
   only?: string[];
@@ -67,6 +70,7 @@ export function parseArgs(argv: string[]): Options {
     if (a === '--json') opts.json = true;
     else if (a === '--quick') opts.quick = true;
     else if (a === '--profile') opts.profile = true;
+    else if (a === '--save') opts.save = argv[++i];
     else if (a === '--size') opts.size = parseSize(argv[++i] ?? '');
     else if (a === '--rounds') opts.rounds = Math.max(1, Number(argv[++i]) || 1);
     else if (a === '--only') opts.only = (argv[++i] ?? '').split(',').filter(Boolean);
@@ -103,6 +107,7 @@ async function main(): Promise<void> {
   }
   const totals = summary(results);
   const report = { date: started.toISOString(), durationS: Math.round((Date.now() - started.getTime()) / 1000), machine: machine(), quick: opts.quick, totals, sections: results };
+  if (opts.save) fs.writeFileSync(opts.save, `${JSON.stringify(report, null, 2)}\n`);
   if (opts.json) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return;

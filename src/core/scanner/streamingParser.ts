@@ -3,6 +3,7 @@ import { BitStack } from './bitStack';
 import { C_SKIP, FieldSink, MAX_STRING_CAP, SL_KEY, SL_NONE, SL_TOP } from './fieldSink';
 import { buildRecord, NUMBER_TEXT_CAP } from './fields';
 import { StringCapture } from './stringCapture';
+import { WasmInteriorSkipper, type InteriorSkipper } from './wasmInteriorSkipper';
 import { SpecialByteFinder } from './wordSkip';
 
 /**
@@ -62,6 +63,8 @@ export class StreamingRecordParser {
   private capturing = false;
   private readonly capture = new StringCapture(MAX_STRING_CAP);
   private readonly specials = new SpecialByteFinder();
+  /** Skips the interiors of strings not kept: the wasm SIMD kernel where it runs, else the JS word loop. */
+  private readonly interiors: InteriorSkipper;
   private uniCount = 0;
   private uniCode = 0;
   // Current number / literal.
@@ -72,6 +75,10 @@ export class StreamingRecordParser {
   private lit: number[] = LITERALS[0x6e];
   private litIdx = 0;
   private litSlot = SL_NONE;
+
+  constructor(opts: { wasm?: boolean } = {}) {
+    this.interiors = (opts.wasm !== false ? WasmInteriorSkipper.create() : undefined) ?? this.specials;
+  }
 
   reset(): void {
     this.state = VALUE;
@@ -87,6 +94,7 @@ export class StreamingRecordParser {
   push(chunk: Buffer): void {
     const n = chunk.length;
     this.specials.setChunk(chunk);
+    if (this.interiors !== this.specials) this.interiors.setChunk(chunk);
     let i = 0;
     while (i < n) {
       switch (this.state) {
@@ -263,7 +271,7 @@ export class StreamingRecordParser {
     const capturing = this.capturing;
     let k = i;
     for (;;) {
-      k = capturing ? this.specials.find(k, n) : this.specials.skipInterior(k, n);
+      k = capturing ? this.specials.find(k, n) : this.interiors.skipInterior(k, n);
       if (k >= n) break;
       const c = chunk[k]!;
       if (c === 0x22) {

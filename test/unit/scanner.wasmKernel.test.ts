@@ -1,0 +1,112 @@
+import * as assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { StreamingRecordParser } from '../../src/core/scanner/streamingParser';
+import { STRING_INTERIOR_WASM_BASE64 } from '../../src/core/scanner/stringInteriorWasm';
+import { WasmInteriorSkipper } from '../../src/core/scanner/wasmInteriorSkipper';
+import type { ScanResult } from '../../src/core/records';
+
+const repoRoot = path.resolve(__dirname, '../..');
+
+/** The plain definition: past plain bytes and complete valid escapes, stopping at anything else or n. */
+function skipInteriorByByte(bytes: Buffer, k: number, n: number): number {
+  const hex = (c: number) => /[0-9a-fA-F]/.test(String.fromCharCode(c));
+  while (k < n) {
+    const c = bytes[k]!;
+    if (c >= 0x20 && c !== 0x22 && c !== 0x5c) {
+      k++;
+      continue;
+    }
+    if (c !== 0x5c || k + 1 >= n) return k;
+    const e = bytes[k + 1]!;
+    if ('"\\/bfnrt'.includes(String.fromCharCode(e))) k += 2;
+    else if (e === 0x75 && k + 5 < n && [2, 3, 4, 5].every((d) => hex(bytes[k + d]!))) k += 6;
+    else return k;
+  }
+  return n;
+}
+
+/** Pieces of string interiors: plain runs of every length around 16, valid, bad and cut escapes, controls, non-ASCII. */
+const piece = fc.oneof(
+  fc.constantFrom('\\n', '\\"', '\\\\', '\\/', '\\b', '\\f', '\\r', '\\t', '\\u00e9', '\\uABCD', '\\u12', '\\u12g4', '\\uzzzz', '\\x', '\\', '"', '\x00', '\x01', '\x1f', ' ', '!', '#', '[', ']', '\x7f', '\x80', '\xff', 'é'),
+  fc.integer({ min: 1, max: 40 }).map((len) => 'abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH'.slice(0, len)),
+);
+const interior = fc.array(piece, { maxLength: 40 }).map((pieces) => Buffer.from(pieces.join(''), 'latin1'));
+
+describe('record scanner: wasm SIMD string-interior kernel', () => {
+  it('the committed bytes are a fresh compile of stringInterior.wat', async () => {
+    const { compileWat } = (await import(path.join(repoRoot, 'scripts/compileWat.mjs'))) as { compileWat(text: string): Promise<Uint8Array> };
+    const fresh = await compileWat(readFileSync(path.join(repoRoot, 'src/core/scanner/stringInterior.wat'), 'utf8'));
+    assert.equal(Buffer.from(fresh).toString('base64'), STRING_INTERIOR_WASM_BASE64, 'run node scripts/gen-string-interior-wasm.mjs');
+  });
+
+  it('runs on this Node (wasm SIMD), so the tests below test the kernel', () => {
+    assert.ok(WasmInteriorSkipper.create());
+  });
+
+  it('matches the byte-by-byte definition for any start and end in a chunk', () => {
+    const skipper = WasmInteriorSkipper.create()!;
+    fc.assert(
+      fc.property(interior, fc.nat(), fc.nat(), (body, a, b) => {
+        const k = a % (body.length + 1);
+        const n = k + (b % (body.length - k + 1));
+        // The chunk is a view of a larger memory whose bytes past n are specials: the kernel must ignore them.
+        const memory = Buffer.alloc(body.length + 16, 0x22);
+        body.copy(memory);
+        skipper.setChunk(memory.subarray(0, n));
+        assert.equal(skipper.skipInterior(k, n), skipInteriorByByte(body, k, n));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('walks chunk after chunk: a larger chunk grows the memory, a smaller one leaves no stale bytes in play', () => {
+    const skipper = WasmInteriorSkipper.create()!;
+    const sizes = [10, 300_000, 17, 70_000, 3];
+    for (const size of sizes) {
+      const chunk = Buffer.alloc(size, 0x61);
+      chunk[size - 1] = 0x22;
+      skipper.setChunk(chunk);
+      assert.equal(skipper.skipInterior(0, size), size - 1);
+      assert.equal(skipper.skipInterior(0, size - 1), size - 1);
+    }
+  });
+});
+
+function parseChunked(parser: StreamingRecordParser, line: Buffer, cuts: number[]): ScanResult {
+  let start = 0;
+  for (const cut of cuts.map((c) => c % (line.length + 1)).sort((x, y) => x - y)) {
+    parser.push(line.subarray(start, Math.max(start, cut)));
+    start = Math.max(start, cut);
+  }
+  parser.push(line.subarray(start));
+  return parser.finish();
+}
+
+describe('record scanner: the tokenizer with and without the wasm kernel (properties)', () => {
+  it('agrees on strings with random escapes split across random chunks, and with JSON.parse', () => {
+    const withWasm = new StreamingRecordParser();
+    const withJs = new StreamingRecordParser({ wasm: false });
+    fc.assert(
+      fc.property(interior, fc.array(fc.nat(), { maxLength: 6 }), (body, cuts) => {
+        // A tool result (skipped, not kept) holding the interior, then a kept field after it.
+        const line = Buffer.concat([
+          Buffer.from('{"type":"user","message":{"content":[{"type":"tool_result","content":"'),
+          body,
+          Buffer.from('"}]},"uuid":"u1"}'),
+        ]);
+        const viaWasm = parseChunked(withWasm, line, cuts);
+        assert.deepEqual(viaWasm, parseChunked(withJs, line, cuts));
+        let valid = true;
+        try {
+          JSON.parse(line.toString('utf8'));
+        } catch {
+          valid = false;
+        }
+        assert.equal(viaWasm.kind === 'record', valid, `line: ${JSON.stringify(line.toString('latin1'))}`);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});

@@ -97,8 +97,21 @@ function parseBuffered(line: Buffer, streaming: () => StreamingRecordParser): Sc
   if (latin1 === null) return { kind: 'malformed', reason: 'not an object' };
   const fields = fieldsFromParsed(latin1);
   if (!hasNonAscii(fields)) return buildRecord(fields);
-  // Same decoding as the streaming path: invalid UTF-8 becomes U+FFFD.
+  // Same decoding as the streaming path: invalid UTF-8 becomes U+FFFD. Without
+  // a `\u` escape in the line, every character >= 0x80 of a kept string is a
+  // raw byte, and the escapes became ASCII characters; a UTF-8 decoder treats
+  // any ASCII byte alike (it ends a pending sequence and stands for itself), so
+  // re-encoding the kept strings as Latin-1 and decoding those bytes as UTF-8
+  // gives what decoding the whole line would, without parsing it again (prose
+  // with accents, arrows and emoji is common in text blocks and prompts).
+  if (line.indexOf(BACKSLASH_U) === -1) return buildRecord(fieldsFromParsed(latin1, latin1BytesAsUtf8));
   return buildRecord(fieldsFromParsed(parseObject(line.toString('utf8'))!));
+}
+
+const BACKSLASH_U = Buffer.from('\\u', 'latin1');
+
+function latin1BytesAsUtf8(s: string): string {
+  return NON_ASCII.test(s) ? Buffer.from(s, 'latin1').toString('utf8') : s;
 }
 
 /** The parsed root object; null for valid JSON that is no object; undefined for invalid JSON. */

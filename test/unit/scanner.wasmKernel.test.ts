@@ -32,7 +32,20 @@ const piece = fc.oneof(
   fc.constantFrom('\\n', '\\"', '\\\\', '\\/', '\\b', '\\f', '\\r', '\\t', '\\u00e9', '\\uABCD', '\\u12', '\\u12g4', '\\uzzzz', '\\x', '\\', '"', '\x00', '\x01', '\x1f', ' ', '!', '#', '[', ']', '\x7f', '\x80', '\xff', 'é'),
   fc.integer({ min: 1, max: 40 }).map((len) => 'abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH'.slice(0, len)),
 );
-const interior = fc.array(piece, { maxLength: 40 }).map((pieces) => Buffer.from(pieces.join(''), 'latin1'));
+/**
+ * Escape-dense text: runs of backslashes of any length at any offset (a run
+ * escapes every other byte), escaped bytes of every kind, across 16-byte block
+ * edges, so the kernel's bit-arithmetic fast path meets every case.
+ */
+const densePiece = fc.oneof(
+  fc.integer({ min: 1, max: 7 }).map((len) => '\\'.repeat(len)),
+  fc.constantFrom('\\', 'n', 't', 'u', 'u00e9', '1', 'x', '"', '/', 'b', 'f', 'r', 'a', 'ab', 'abc', '\x01', '\x7f', '\xe9', '\x00'),
+  fc.integer({ min: 1, max: 17 }).map((len) => 'abcdefghijklmnopq'.slice(0, len)),
+  fc.integer({ min: 0, max: 255 }).map((byte) => String.fromCharCode(byte)),
+);
+const interior = fc.oneof(fc.array(piece, { maxLength: 40 }), fc.array(densePiece, { maxLength: 60 })).map((pieces) =>
+  Buffer.from(pieces.join(''), 'latin1'),
+);
 
 describe('record scanner: wasm SIMD string-interior kernel', () => {
   it('the committed bytes are a fresh compile of stringInterior.wat', async () => {

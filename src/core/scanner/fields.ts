@@ -70,6 +70,7 @@ export const ROOT_STRING_KEYS: Readonly<Record<string, number>> = {
   lastPrompt: TEXT_CAP,
 };
 export type RootStringKey = 'type' | 'uuid' | 'timestamp' | 'sessionId' | 'cwd' | 'agentId' | 'aiTitle' | 'customTitle' | 'lastPrompt';
+const ROOT_STRING_KEY_NAMES = Object.keys(ROOT_STRING_KEYS) as RootStringKey[];
 
 /** What a content block contributes, once the whole block has been read. */
 export interface BlockFields {
@@ -108,10 +109,12 @@ export function clearContent(f: CapturedFields): void {
 /**
  * The first `cap` code units of `s`. A cut string is copied: V8 makes a long
  * slice a view that keeps its whole parent alive, and the parent may be a
- * megabyte of tool output.
+ * megabyte of tool output. Appending a character and slicing it off again
+ * copies: the slice of a concatenation flattens it into a fresh string of
+ * cap + 1 units (cheaper than split/join, which made an array of one-character strings).
  */
 export function capString(s: string, cap: number): string {
-  return s.length > cap ? s.slice(0, cap).split('').join('') : s;
+  return s.length > cap ? (s.slice(0, cap) + ' ').slice(0, cap) : s;
 }
 
 /** Turns a string as parsed into the string the engine keeps (before capping); see fieldsFromParsed. */
@@ -133,7 +136,7 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
  */
 export function fieldsFromParsed(root: Record<string, unknown>, decode?: StringDecoder): CapturedFields {
   const f = emptyFields();
-  for (const key of Object.keys(ROOT_STRING_KEYS) as RootStringKey[]) {
+  for (const key of ROOT_STRING_KEY_NAMES) {
     f[key] = str(root[key], ROOT_STRING_KEYS[key], decode);
   }
   if (typeof root.isSidechain === 'boolean') f.isSidechain = root.isSidechain;

@@ -48,7 +48,7 @@ export function engineStrategy(opts: EngineStrategyOptions = {}): WatchStrategy 
             onChanged?.();
           },
         },
-        { claudeDir: site.claudeDir, sessions: 'workspace', warnAfterMs: 2000, probePolls: 50, probePollMs: 100, recentCalls: 20 },
+        { claudeDir: site.claudeDir, sessions: 'workspace', warnAfterMs: 2000, probePolls: 50, probePollMs: 100, recentCalls: 20, channelRetentionDays: 7 },
       );
       await host.start();
       if (!host.current()) throw new Error(`EngineHost did not start an engine on ${site.claudeDir}`);

@@ -271,10 +271,14 @@ export class TranscriptLagEngine {
     return this.visible.get(sessionId) === true ? this.correlator.snapshot(sessionId) : undefined;
   }
 
-  async reconfigure(opts: Partial<Pick<EngineOptions, 'claudeDir' | 'workspaceFolders' | 'scope' | 'recentCalls'>>): Promise<void> {
+  async reconfigure(
+    opts: Partial<Pick<EngineOptions, 'claudeDir' | 'workspaceFolders' | 'scope' | 'recentCalls' | 'channelMaxAgeMs'>>,
+  ): Promise<void> {
     const before = this.opts;
     this.opts = { ...this.opts, ...opts };
     if (opts.recentCalls !== undefined) this.correlator.setRecentCalls(opts.recentCalls);
+    // A shorter retention applies at the next tick, not an hour later.
+    if (opts.channelMaxAgeMs !== before.channelMaxAgeMs) this.lastPruneAt = -Infinity;
     const rebuild =
       before.claudeDir !== this.opts.claudeDir ||
       before.scope !== this.opts.scope ||

@@ -8,6 +8,11 @@ import { realScheduler, type Scheduler } from '../presentation/coalesce';
 import { errorText } from './errorText';
 import type { ExtensionSettings } from './settings';
 
+/** The engine's channelMaxAgeMs for a retention in days (0: never prune). */
+export function channelMaxAgeMs(settings: Pick<ExtensionSettings, 'channelRetentionDays'>): number {
+  return Math.round(settings.channelRetentionDays * 24 * 60 * 60 * 1000);
+}
+
 /** The engine's poll: the safety net under the change source (network file systems, WSL). */
 export const TICK_INTERVAL_MS = 1000;
 /**
@@ -104,8 +109,11 @@ export class EngineHost {
         this.deps.log.info(`Claude dir setting changed: restarting the engine`);
         await this.stopNow();
         await this.startNow();
-      } else if (this.engine && (prev.sessions !== next.sessions || prev.recentCalls !== next.recentCalls)) {
-        await this.engine.reconfigure({ scope: next.sessions, recentCalls: next.recentCalls });
+      } else if (
+        this.engine &&
+        (prev.sessions !== next.sessions || prev.recentCalls !== next.recentCalls || prev.channelRetentionDays !== next.channelRetentionDays)
+      ) {
+        await this.engine.reconfigure({ scope: next.sessions, recentCalls: next.recentCalls, channelMaxAgeMs: channelMaxAgeMs(next) });
         this.deps.onChanged();
       }
     });
@@ -149,6 +157,7 @@ export class EngineHost {
       clock: this.deps.clock,
       changes: await this.deps.createChangeSource?.(),
       recentCalls: this.settings.recentCalls,
+      channelMaxAgeMs: channelMaxAgeMs(this.settings),
     });
     this.engine = engine;
     this.engineSubscription = engine.onEvent((e) => this.deps.onEvent(e));

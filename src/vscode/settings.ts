@@ -13,6 +13,8 @@ export interface ExtensionSettings {
   probePolls: number;
   probePollMs: number;
   recentCalls: number;
+  /** Days a session's channel file is kept after its last event; 0 keeps them forever. */
+  channelRetentionDays: number;
 }
 
 function nonNegative(v: unknown, fallback: number): number {
@@ -29,6 +31,7 @@ export function readSettings(): ExtensionSettings {
     probePolls: Math.max(1, Math.round(nonNegative(c.get('probe.polls'), 50))),
     probePollMs: Math.max(10, Math.round(nonNegative(c.get('probe.pollMs'), 100))),
     recentCalls: Math.max(1, Math.round(nonNegative(c.get('recentCalls'), 20))),
+    channelRetentionDays: nonNegative(c.get('channelRetentionDays'), 7),
   };
 }
 

@@ -24,7 +24,7 @@ describe('vscode: engine host', () => {
     error(m) { this.lines.push(m); },
   };
   const settings = (over: Partial<ExtensionSettings> = {}): ExtensionSettings => ({
-    claudeDir: fx.claudeDir, sessions: 'workspace', warnAfterMs: 2000, probePolls: 50, probePollMs: 100, recentCalls: 20, ...over,
+    claudeDir: fx.claudeDir, sessions: 'workspace', warnAfterMs: 2000, probePolls: 50, probePollMs: 100, recentCalls: 20, channelRetentionDays: 7, ...over,
   });
   /** Counts stats: the whole cost of a window without Claude Code. */
   const countingFiles = (): FileAccess => ({
@@ -146,5 +146,24 @@ describe('vscode: engine host', () => {
     } finally {
       await other.remove();
     }
+  });
+
+  it('applies a shorter channel retention at the next tick, without restarting the engine', async () => {
+    const sched = manualScheduler(10 * 3600 * 1000);
+    const removed: string[] = [];
+    const channel = path.join(fx.claudeDir, 'transcript-lag', 'd0000000-0000-4000-8000-00000000000a.jsonl');
+    await fx.append(channel, [{ v: 1 }]);
+    await fsp.utimes(channel, new Date(0), new Date(0)); // 10 h old by the scheduler's clock: idle, not followed
+    const host = makeHost(settings(), sched);
+    const create = (host as unknown as { deps: { createEngine: (o: EngineOptions) => Promise<TranscriptLagEngine> } }).deps;
+    const plain = create.createEngine;
+    create.createEngine = (o) => plain({ ...o, removeFile: async (p) => void removed.push(p) });
+    await host.start();
+    assert.deepEqual(removed, [], 'a week of retention keeps it');
+    await host.applySettings(settings({ channelRetentionDays: 1 / 24 })); // an hour
+    await host.tick();
+    assert.deepEqual(removed, [channel]);
+    assert.equal(engines.length, 1, 'reconfigured, not rebuilt');
+    await host.stop();
   });
 });

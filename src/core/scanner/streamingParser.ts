@@ -10,8 +10,10 @@ import { SpecialByteFinder } from './wordSkip';
  * A push tokenizer for one JSON line of any size: validates the full JSON syntax
  * (same grammar as JSON.parse) while keeping only the fields in ./fields.ts, with
  * capped strings. Memory is O(caps + nesting/8) whatever the line's length.
- * String interiors, where nearly all bytes of a huge line are, are skipped four
- * bytes at a time (./wordSkip.ts), stopping only at `"`, `\` and control bytes.
+ * String interiors, where nearly all bytes of a huge line are, are skipped 16
+ * bytes at a time by a wasm SIMD kernel (./wasmInteriorSkipper.ts), or four at a
+ * time in JS where that is unavailable (./wordSkip.ts), stopping only at `"`,
+ * `\` and control bytes that are not part of a valid escape.
  */
 
 // Tokenizer states.

@@ -123,3 +123,34 @@ describe('record scanner: the tokenizer with and without the wasm kernel (proper
     );
   });
 });
+
+describe('record scanner: tokenizers share one wasm kernel', () => {
+  it('interleaved pushes of two tokenizers each give that line’s result', () => {
+    const a = new StreamingRecordParser();
+    const b = new StreamingRecordParser();
+    fc.assert(
+      fc.property(interior, interior, fc.integer({ min: 1, max: 64 }), (bodyA, bodyB, size) => {
+        const line = (body: Buffer, id: string) =>
+          Buffer.concat([Buffer.from(`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"${id}","content":"`), body, Buffer.from('"}]}}')]);
+        const lineA = line(bodyA, 'toolu_a');
+        const lineB = line(bodyB, 'toolu_b');
+        const alone = (l: Buffer) => parseChunked(new StreamingRecordParser(), l, []);
+        // Chunk by chunk, alternately, through one Buffer object whose bytes change, as a reused read buffer's do.
+        const scratch = Buffer.alloc(size);
+        const pushVia = (parser: StreamingRecordParser, l: Buffer, at: number) => {
+          const piece = l.subarray(at, at + size);
+          if (piece.length < size) return parser.push(piece);
+          piece.copy(scratch);
+          parser.push(scratch);
+        };
+        for (let at = 0; at < Math.max(lineA.length, lineB.length); at += size) {
+          if (at < lineA.length) pushVia(a, lineA, at);
+          if (at < lineB.length) pushVia(b, lineB, at);
+        }
+        assert.deepEqual(a.finish(), alone(lineA));
+        assert.deepEqual(b.finish(), alone(lineB));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

@@ -32,18 +32,36 @@ interface WasmApi {
 }
 const wasmApi = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
 
-let compiled: object | null | undefined;
+/**
+ * One kernel instance (and so one wasm memory, as large as the largest chunk)
+ * for the whole process, shared by every tokenizer: an engine tails many
+ * sessions, and a memory per tokenizer would hold a chunk-sized copy each.
+ * Sharing is safe because a tokenizer uses the kernel only inside one
+ * synchronous push(): setChunk() marks the memory's copy stale, and the first
+ * skipInterior() of that push copies its own chunk in.
+ */
+interface SharedKernel {
+  readonly exports: KernelExports;
+  bytes: Uint8Array;
+  /** The chunk whose bytes the memory holds; undefined once a push has begun. */
+  loaded: Buffer | undefined;
+}
 
-/** The kernel's module, compiled once; null where WebAssembly or its SIMD is unavailable. */
-function kernelModule(): object | null {
-  if (compiled === undefined) {
+let shared: SharedKernel | null | undefined;
+
+/** The shared kernel, made once; null where WebAssembly or its SIMD is unavailable. */
+function sharedKernel(): SharedKernel | null {
+  if (shared === undefined) {
     try {
-      compiled = wasmApi ? new wasmApi.Module(Buffer.from(STRING_INTERIOR_WASM_BASE64, 'base64')) : null;
+      if (!wasmApi) throw new Error('no WebAssembly');
+      const module = new wasmApi.Module(Buffer.from(STRING_INTERIOR_WASM_BASE64, 'base64'));
+      const exports = new wasmApi.Instance(module).exports as KernelExports;
+      shared = { exports, bytes: new Uint8Array(exports.memory.buffer), loaded: undefined };
     } catch {
-      compiled = null; // a runtime without wasm SIMD rejects the module
+      shared = null; // no WebAssembly, or a runtime without wasm SIMD rejects the module
     }
   }
-  return compiled;
+  return shared;
 }
 
 /**
@@ -53,44 +71,39 @@ function kernelModule(): object | null {
  * once, on the first skipInterior() of the chunk (a memcpy, far cheaper than the scan).
  */
 export class WasmInteriorSkipper implements InteriorSkipper {
-  private readonly kernel: KernelExports;
-  private bytes: Uint8Array;
+  private readonly kernel: SharedKernel;
   private chunk: Buffer = Buffer.alloc(0);
-  private copied = true;
 
-  private constructor(kernel: KernelExports) {
+  private constructor(kernel: SharedKernel) {
     this.kernel = kernel;
-    this.bytes = new Uint8Array(kernel.memory.buffer);
   }
 
   /** A skipper, or undefined where WebAssembly SIMD is unavailable (callers use the JS one). */
   static create(): WasmInteriorSkipper | undefined {
-    const mod = kernelModule();
-    if (mod === null || !wasmApi) return undefined;
-    try {
-      return new WasmInteriorSkipper(new wasmApi.Instance(mod).exports as KernelExports);
-    } catch {
-      return undefined;
-    }
+    const kernel = sharedKernel();
+    return kernel === null ? undefined : new WasmInteriorSkipper(kernel);
   }
 
   setChunk(chunk: Buffer): void {
     this.chunk = chunk;
-    this.copied = false;
+    // Even the same Buffer may hold new bytes now (read buffers are reused).
+    this.kernel.loaded = undefined;
   }
 
   skipInterior(k: number, n: number): number {
-    if (!this.copied) this.copyChunk();
-    return this.kernel.skipInterior(CHUNK_BASE + k, CHUNK_BASE + n) - CHUNK_BASE;
+    const kernel = this.kernel;
+    if (kernel.loaded !== this.chunk) this.copyChunk();
+    return kernel.exports.skipInterior(CHUNK_BASE + k, CHUNK_BASE + n) - CHUNK_BASE;
   }
 
   private copyChunk(): void {
+    const kernel = this.kernel;
     const needed = CHUNK_BASE + this.chunk.length + READ_PAST_END;
-    if (needed > this.bytes.length) {
-      this.kernel.memory.grow(Math.ceil((needed - this.bytes.length) / WASM_PAGE));
-      this.bytes = new Uint8Array(this.kernel.memory.buffer);
+    if (needed > kernel.bytes.length) {
+      kernel.exports.memory.grow(Math.ceil((needed - kernel.bytes.length) / WASM_PAGE));
+      kernel.bytes = new Uint8Array(kernel.exports.memory.buffer);
     }
-    this.bytes.set(this.chunk, CHUNK_BASE);
-    this.copied = true;
+    kernel.bytes.set(this.chunk, CHUNK_BASE);
+    kernel.loaded = this.chunk;
   }
 }

@@ -38,12 +38,21 @@ export function createCoalescer(run: () => void, intervalMs: number, scheduler: 
     run();
   };
 
+  // Node's timers may fire a millisecond before the wall clock says the interval is
+  // over (they run on the monotonic clock): wait out the rest rather than run early,
+  // or an 11th refresh fits into a second.
+  const fireWhenDue = () => {
+    const wait = lastRun + intervalMs - scheduler.now();
+    if (wait > 0 && !disposed) pending = scheduler.setTimeout(fireWhenDue, wait);
+    else fire();
+  };
+
   return {
     request() {
       if (disposed || pending !== undefined) return;
       const wait = lastRun + intervalMs - scheduler.now();
       if (wait <= 0) fire();
-      else pending = scheduler.setTimeout(fire, wait);
+      else pending = scheduler.setTimeout(fireWhenDue, wait);
     },
     flush() {
       if (pending === undefined) return;

@@ -167,6 +167,22 @@ describe('presentation: refresh coalescing', () => {
     assert.ok(runs.at(-1)! >= 1000);
   });
 
+  it('never runs twice within an interval, even when timers fire early', () => {
+    const { scheduler: exact, advance } = manualScheduler();
+    // Node's timers can fire a millisecond or two before Date.now() says they are due.
+    const early = { ...exact, setTimeout: (fn: () => void, ms: number) => exact.setTimeout(fn, Math.max(1, ms - 2)) };
+    const runs: number[] = [];
+    const c = createCoalescer(() => runs.push(exact.now()), 100, early);
+    for (let i = 0; i < 3000; i++) {
+      c.request();
+      advance(1);
+    }
+    for (let i = 1; i < runs.length; i++) assert.ok(runs[i]! - runs[i - 1]! >= 100, `runs ${runs[i - 1]} and ${runs[i]} are closer than the interval`);
+    for (let from = 0; from <= 2000; from += 7) {
+      assert.ok(runs.filter((t) => t >= from && t < from + 1000).length <= 10, `more than 10 runs in the second from ${from}`);
+    }
+  });
+
   it('runs nothing after dispose', () => {
     const { scheduler, advance } = manualScheduler();
     let runs = 0;

@@ -20,11 +20,17 @@ export interface CliIo {
 }
 
 export function nodeIo(): CliIo {
-  const stopSignal = new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
+  // Signal handlers replace Node's default of exiting, so install them only for a
+  // command that asks for the stop signal (watch): Ctrl-C must still end analyze.
+  let stopSignal: Promise<void> | undefined;
   return {
+    get stopSignal() {
+      stopSignal ??= new Promise<void>((resolve) => {
+        process.once('SIGINT', () => resolve());
+        process.once('SIGTERM', () => resolve());
+      });
+      return stopSignal;
+    },
     stdout: (t) => process.stdout.write(t),
     stdoutDrained: () => (process.stdout.writableNeedDrain ? once(process.stdout, 'drain').then(() => undefined) : Promise.resolve()),
     stderr: (t) => process.stderr.write(t),
@@ -33,6 +39,5 @@ export function nodeIo(): CliIo {
     cwd: process.cwd(),
     clock: { now: () => Date.now() },
     files: nodeFileAccess,
-    stopSignal,
   };
 }

@@ -7,7 +7,6 @@
 import * as path from 'node:path';
 import { createCoalescer, DEFAULT_REFRESH_INTERVAL_MS, realScheduler } from '../src/presentation/coalesce';
 import { engineStrategy } from './engineStrategy';
-import { rawEventsChangeSource } from './rawEventsChangeSource';
 import type { BenchContext } from './lib/context';
 import { row, type SectionResult } from './lib/report';
 import { maxInWindow, percentile } from './lib/stats';
@@ -38,20 +37,6 @@ export async function burst(ctx: BenchContext): Promise<SectionResult> {
     { settleMs: 500, graceMs: 5000 },
   );
   coalescer.dispose();
-  // The latency what-if under the same burst: does forwarding every raw event cost misses or refreshes?
-  const whatIfRefreshes: number[] = [];
-  const whatIfCoalescer = createCoalescer(() => whatIfRefreshes.push(performance.now()), DEFAULT_REFRESH_INTERVAL_MS, realScheduler);
-  const whatIf = await runPhase(
-    writer,
-    engineStrategy({
-      onEvent: () => whatIfCoalescer.request(),
-      onChanged: () => whatIfCoalescer.request(),
-      variant: { name: 'what-if: engine + raw events', changes: rawEventsChangeSource },
-    }),
-    (site) => ({ mode: 'burst', file: site.file, sessionId: site.sessionId, cwd: site.workspace, idPrefix: 'toolu_bench_burst_', ratePerSec, durationMs }),
-    { settleMs: 500, graceMs: 5000 },
-  );
-  whatIfCoalescer.dispose();
   const maxRefreshes = maxInWindow(refreshes, 1000);
   const gaps = refreshes.slice(1).map((t, i) => t - refreshes[i]);
   const minGap = gaps.length ? Math.min(...gaps) : null;
@@ -63,8 +48,6 @@ export async function burst(ctx: BenchContext): Promise<SectionResult> {
       row(SECTION, 'records missed', r.missed.length, '', { op: '<=', limit: 0 }, `of ${r.written} appended`),
       row(SECTION, 'written events in worst second', maxEvents, '/s', undefined, `${events} engine events in all`),
       row(SECTION, 'detection latency p99 under burst', r.latenciesMs.length ? percentile(r.latenciesMs, 99) : null, 'ms', undefined, `p50 ${r.latenciesMs.length ? percentile(r.latenciesMs, 50).toFixed(1) : '—'} ms`),
-      row(SECTION, 'what-if: engine + raw events, latency p99 under burst', whatIf.latenciesMs.length ? percentile(whatIf.latenciesMs, 99) : null, 'ms', undefined,
-        `p50 ${whatIf.latenciesMs.length ? percentile(whatIf.latenciesMs, 50).toFixed(1) : '—'} ms, missed ${whatIf.missed.length}, worst second ${maxInWindow(whatIfRefreshes, 1000)} refreshes`),
     ],
     details: { minRefreshGapMs: minGap, written: r.written, missed: r.missed.length, refreshes: refreshes.length, maxRefreshesPerSecond: maxRefreshes, engineEvents: events, ticks: strategy.ticks() },
   };

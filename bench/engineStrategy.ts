@@ -4,7 +4,6 @@
  * engine with the chokidar change source and ticks it on its interval as the
  * safety net. Only the views are left out.
  */
-import type { ChangeSource } from '../src/core/changeSource';
 import type { EngineEvent } from '../src/core/engineEvents';
 import { chokidarChangeSource } from '../src/platform/chokidarChangeSource';
 import { nodeFileAccess } from '../src/platform/nodeFileAccess';
@@ -16,18 +15,16 @@ export interface EngineStrategyOptions {
   onEvent?: (e: EngineEvent) => void;
   /** EngineHost's onChanged: after each tick, start and stop. */
   onChanged?: () => void;
-  /** A different change source than the shipped one, under another name. */
-  variant?: { name: string; changes: () => ChangeSource };
 }
 
 const quietLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
 export function engineStrategy(opts: EngineStrategyOptions = {}): WatchStrategy & { ticks(): number } {
-  const { onEvent, onChanged, variant } = opts;
+  const { onEvent, onChanged } = opts;
   let host: EngineHost | undefined;
   let changed = 0;
   return {
-    name: variant?.name ?? 'engine (EngineHost: chokidar + 1 s tick)',
+    name: 'engine (EngineHost: chokidar + 1 s tick)',
     ticks: () => changed,
     async start(site, seen) {
       host = new EngineHost(
@@ -36,7 +33,7 @@ export function engineStrategy(opts: EngineStrategyOptions = {}): WatchStrategy 
           files: nodeFileAccess,
           clock: { now: () => Date.now() },
           createEngine: async (engineOpts) => new (await import('../src/core/engine')).TranscriptLagEngine(engineOpts),
-          createChangeSource: async () => (variant ? variant.changes() : chokidarChangeSource()),
+          createChangeSource: async () => chokidarChangeSource(),
           resolveClaudeDir: () => site.claudeDir,
           workspaceFolders: () => [site.workspace],
           onEvent: (e) => {

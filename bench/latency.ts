@@ -6,7 +6,6 @@
  */
 import * as path from 'node:path';
 import { engineStrategy } from './engineStrategy';
-import { rawEventsChangeSource } from './rawEventsChangeSource';
 import type { BenchContext } from './lib/context';
 import { row, type Row, type SectionResult } from './lib/report';
 import { percentile } from './lib/stats';
@@ -22,8 +21,6 @@ export async function detectionLatency(ctx: BenchContext): Promise<SectionResult
     engineStrategy(),
     statPollStrategy(500),
     chokidarStrategy(),
-    // Not shipped: the shipped engine with chokidar's raw events also forwarded (see rawEventsChangeSource.ts).
-    engineStrategy({ variant: { name: 'what-if: engine + raw events', changes: rawEventsChangeSource } }),
   ];
   const phases: PhaseResult[] = [];
   for (const strategy of strategies) {

@@ -1,0 +1,81 @@
+import { SCANNER_WASM_BASE64 } from './scannerWasm';
+
+/** Bytes past the input that the module's kernels may load (SCANNER_READ_PAST_END in ./wasm/interior.h). */
+export const SCANNER_READ_PAST_END = 64;
+const WASM_PAGE = 64 * 1024;
+
+/** The scanner module's exports (its C sources are ./wasm/*.c; scripts/gen-scanner-wasm.mjs builds it). */
+export interface ScannerExports {
+  memory: { readonly buffer: ArrayBuffer; grow(pages: number): number };
+  /** The first byte no C data or stack uses. */
+  heapBase(): number;
+  skipInterior(p: number, end: number): number;
+  /** Other C files of the module add their own exports; their users narrow this. */
+  readonly [name: string]: unknown;
+}
+
+/** The little of the WebAssembly API used here (the project's TS libs do not declare it). */
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object) => { readonly exports: unknown };
+}
+const wasmApi = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
+
+/**
+ * The one instance of the scanner's wasm module (and so one wasm memory, as
+ * large as the largest input) for the whole process, shared by every
+ * tokenizer: an engine tails many sessions, and a memory each would hold a
+ * chunk-sized copy each. Users put their input at `heapBase`.
+ *
+ * Sharing is safe because every use is synchronous, and `loaded` says whose
+ * bytes the memory holds: a user that writes the memory MUST first set
+ * `loaded = undefined` (or to its own marker object, once written), and must
+ * copy its input in again whenever `loaded` is not its marker.
+ */
+export interface ScannerKernel {
+  readonly exports: ScannerExports;
+  /** The whole memory; replaced by ensureCapacity() when the memory grows (a grown memory detaches the old view). */
+  bytes: Uint8Array;
+  /** The first free byte: inputs go here. */
+  readonly heapBase: number;
+  /** Grows the memory so that heapBase + bytes + SCANNER_READ_PAST_END fits; returns the (fresh) `bytes`. */
+  ensureCapacity(bytes: number): Uint8Array;
+  /** Which input the memory holds from heapBase on (a marker object of its user); undefined once anyone writes it. */
+  loaded: object | undefined;
+}
+
+let shared: ScannerKernel | null | undefined;
+
+function makeKernel(exports: ScannerExports): ScannerKernel {
+  // Inputs start on a 64-byte edge: aligned SIMD loads, and the same alignment in every run.
+  const heapBase = Math.ceil(exports.heapBase() / 64) * 64;
+  const kernel: ScannerKernel = {
+    exports,
+    bytes: new Uint8Array(exports.memory.buffer),
+    heapBase,
+    loaded: undefined,
+    ensureCapacity(bytes: number): Uint8Array {
+      const needed = heapBase + bytes + SCANNER_READ_PAST_END;
+      if (needed > kernel.bytes.length) {
+        exports.memory.grow(Math.ceil((needed - kernel.bytes.length) / WASM_PAGE));
+        kernel.bytes = new Uint8Array(exports.memory.buffer);
+      }
+      return kernel.bytes;
+    },
+  };
+  return kernel;
+}
+
+/** The shared kernel, made once; null where WebAssembly or its SIMD is unavailable (callers use their JS paths). */
+export function sharedKernel(): ScannerKernel | null {
+  if (shared === undefined) {
+    try {
+      if (!wasmApi) throw new Error('no WebAssembly');
+      const module = new wasmApi.Module(Buffer.from(SCANNER_WASM_BASE64, 'base64'));
+      shared = makeKernel(new wasmApi.Instance(module).exports as ScannerExports);
+    } catch {
+      shared = null; // no WebAssembly, or a runtime without wasm SIMD rejects the module
+    }
+  }
+  return shared;
+}

@@ -25,6 +25,8 @@ const builds = [
   // The engine (zod, chokidar) for the extension, required only once a Claude dir exists: see src/vscode/engineModule.ts.
   { entryPoints: ['src/vscode/engineModule.ts'], outfile: 'dist/engine.js' },
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  // analyze's second thread (src/platform/rangeScanWorker.ts): the scanner alone, so it starts fast.
+  { entryPoints: ['src/platform/rangeScanWorker.ts'], outfile: 'dist/rangeScanWorker.js' },
   // The hook runs on every tool call: no source map, minified, no dependencies.
   { entryPoints: ['src/hook/main.ts'], outfile: 'dist/hook.js', sourcemap: false, minify: true },
 ];

@@ -47,14 +47,17 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   // each growth, so setting it now takes effect.
   v8.setFlagsFromString('--semi-space-growth-factor=1');
   let analysis: TranscriptAnalysis;
+  const rangeScanner = io.rangeScanner?.();
   try {
-    analysis = await analyzeTranscript({ path: file, channelPath: channel, files: io.files, clock: io.clock });
+    analysis = await analyzeTranscript({ path: file, channelPath: channel, files: io.files, clock: io.clock, rangeScanner });
   } catch (err) {
     if (err instanceof AnalyzeInputError) {
       io.stderr(`transcript-lag analyze: ${err.message}\n`);
       return 2;
     }
     throw err;
+  } finally {
+    await rangeScanner?.close();
   }
   if (parsed.values.json) {
     // In pieces, so a report of many calls is never one big string (see jsonPieces),

@@ -1,8 +1,12 @@
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import type { Clock } from '../core/clock';
 import type { FileAccess } from '../core/fileAccess';
+import type { RangeScanner } from '../core/analyze/rangeScan';
 import { nodeFileAccess } from '../platform/nodeFileAccess';
+import { WorkerRangeScanner } from '../platform/workerRangeScanner';
 
 /** Everything a subcommand touches outside itself, so tests can run it in-process. */
 export interface CliIo {
@@ -17,7 +21,19 @@ export interface CliIo {
   files: FileAccess;
   /** Resolves when the user asks to stop (SIGINT/SIGTERM); `watch` ends then. */
   stopSignal: Promise<void>;
+  /** A second thread for `analyze` to scan part of a large transcript on; none where unavailable. */
+  rangeScanner?(): ClosableRangeScanner | undefined;
 }
+
+export interface ClosableRangeScanner extends RangeScanner {
+  close(): Promise<void>;
+}
+
+/**
+ * The worker's own bundle, beside dist/cli.js. Run from source (tests, tsx)
+ * there is none, and analyze reads in one thread.
+ */
+const RANGE_SCAN_WORKER = path.join(__dirname, 'rangeScanWorker.js');
 
 export function nodeIo(): CliIo {
   // Signal handlers replace Node's default of exiting, so install them only for a
@@ -39,5 +55,6 @@ export function nodeIo(): CliIo {
     cwd: process.cwd(),
     clock: { now: () => Date.now() },
     files: nodeFileAccess,
+    rangeScanner: () => (existsSync(RANGE_SCAN_WORKER) ? new WorkerRangeScanner(RANGE_SCAN_WORKER) : undefined),
   };
 }

@@ -1,4 +1,6 @@
 import { joinChannel } from './analyze/channelJoin';
+import { readSegmentsInParallel } from './analyze/parallelRead';
+import type { RangeScanner } from './analyze/rangeScan';
 import { countShapes, proveShapesFromSeenWaits } from './analyze/shapes';
 import { TranscriptSummary } from './analyze/transcriptSummary';
 import type { TranscriptAnalysis } from './analyze/types';
@@ -12,6 +14,7 @@ import type { TailChange } from './tailTypes';
 export type * from './analyze/types';
 export { inferBatches } from './analyze/transcriptSummary';
 export { inferShape } from './analyze/shapes';
+export { LocalRangeScanner, type RangeScan, type RangeScanner } from './analyze/rangeScan';
 
 export interface AnalyzeOptions {
   /** The transcript (.jsonl). */
@@ -26,6 +29,15 @@ export interface AnalyzeOptions {
   streamThreshold?: number;
   /** FileTail's maxBytesPerRead: how far one read goes (see DEFAULT_SLICE_BYTES). */
   sliceBytes?: number;
+  /**
+   * Scans segments of a large transcript while this thread scans others (the
+   * CLI passes one backed by a worker thread): two cores for a cold index.
+   */
+  rangeScanner?: RangeScanner;
+  /** Transcripts smaller than this are read by this thread alone (default PARALLEL_MIN_BYTES). */
+  parallelMinBytes?: number;
+  /** Size of the segments shared out between the threads (default SEGMENT_BYTES in ./analyze/parallelRead). */
+  segmentBytes?: number;
 }
 
 /**
@@ -35,6 +47,12 @@ export interface AnalyzeOptions {
  * seen at the start one read may go.
  */
 export const DEFAULT_SLICE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Below this, a second thread costs about what it saves (starting a worker
+ * and its scanner takes tens of ms; the scan runs at several hundred MB/s).
+ */
+export const PARALLEL_MIN_BYTES = 64 * 1024 * 1024;
 
 /** A file analyze cannot read: the CLI turns it into exit code 2. */
 export class AnalyzeInputError extends Error {
@@ -66,33 +84,8 @@ async function requireFile(files: FileAccess, path: string, what: string): Promi
 export async function analyzeTranscript(opts: AnalyzeOptions): Promise<TranscriptAnalysis> {
   const sizeAtStart = await requireFile(opts.files, opts.path, 'transcript');
   if (opts.channelPath !== undefined) await requireFile(opts.files, opts.channelPath, 'channel file');
-  const summary = new TranscriptSummary();
-
-  const tail = new FileTail<ScanResult>({
-    path: opts.path,
-    files: opts.files,
-    clock: opts.clock,
-    scanner: createRecordScanner({ streamThreshold: opts.streamThreshold }),
-    chunkSize: opts.chunkSize,
-    maxBytesPerRead: Math.max(1, opts.sliceBytes ?? DEFAULT_SLICE_BYTES),
-    onLine: (l) => summary.add(l.line, l.scan),
-  });
-  const changes: TailChange[] = [];
-  let partialTailBytes = 0;
-  let bytes = 0;
-  try {
-    // Read in bounded slices until the size seen at the start is covered, so a
-    // file still being appended to does not keep the analysis going.
-    for (;;) {
-      const read = await tail.read();
-      changes.push(...read.changes);
-      if (!read.more || tail.offset >= sizeAtStart) break;
-    }
-    partialTailBytes = tail.partialBytes;
-    bytes = tail.offset;
-  } finally {
-    await tail.close();
-  }
+  const read = (await readInParallel(opts, sizeAtStart)) ?? (await readInOneThread(opts, sizeAtStart));
+  const { summary, bytes, partialTailBytes, changes } = read;
 
   const analysis: TranscriptAnalysis = {
     file: opts.path,
@@ -108,4 +101,59 @@ export async function analyzeTranscript(opts: AnalyzeOptions): Promise<Transcrip
     if (proveShapesFromSeenWaits(analysis.calls) > 0) Object.assign(analysis.counts, countShapes(analysis.calls));
   }
   return analysis;
+}
+
+interface TranscriptRead {
+  summary: TranscriptSummary;
+  bytes: number;
+  partialTailBytes: number;
+  changes: TailChange[];
+}
+
+function tailFor(opts: AnalyzeOptions, summary: TranscriptSummary, sliceBytes: number): FileTail<ScanResult> {
+  return new FileTail<ScanResult>({
+    path: opts.path,
+    files: opts.files,
+    clock: opts.clock,
+    scanner: createRecordScanner({ streamThreshold: opts.streamThreshold }),
+    chunkSize: opts.chunkSize,
+    maxBytesPerRead: Math.max(1, sliceBytes),
+    onLine: (l) => summary.add(l.line, l.scan),
+  });
+}
+
+async function readInOneThread(opts: AnalyzeOptions, sizeAtStart: number): Promise<TranscriptRead> {
+  const summary = new TranscriptSummary();
+  const tail = tailFor(opts, summary, opts.sliceBytes ?? DEFAULT_SLICE_BYTES);
+  const changes: TailChange[] = [];
+  try {
+    // Read in bounded slices until the size seen at the start is covered, so a
+    // file still being appended to does not keep the analysis going.
+    for (;;) {
+      const read = await tail.read();
+      changes.push(...read.changes);
+      if (!read.more || tail.offset >= sizeAtStart) break;
+    }
+    return { summary, bytes: tail.offset, partialTailBytes: tail.partialBytes, changes };
+  } finally {
+    await tail.close();
+  }
+}
+
+/**
+ * Shares the read out between this thread and opts.rangeScanner (see
+ * readSegmentsInParallel); undefined when it does not apply or did not work out,
+ * and the caller reads the file in this thread alone.
+ */
+async function readInParallel(opts: AnalyzeOptions, sizeAtStart: number): Promise<TranscriptRead | undefined> {
+  const other = opts.rangeScanner;
+  if (other === undefined || sizeAtStart < (opts.parallelMinBytes ?? PARALLEL_MIN_BYTES)) return undefined;
+  const summary = new TranscriptSummary();
+  let line = 0;
+  const read = await readSegmentsInParallel(
+    { files: opts.files, path: opts.path, size: sizeAtStart, other, scanner: { streamThreshold: opts.streamThreshold }, segmentBytes: opts.segmentBytes },
+    (scan) => summary.add(++line, scan),
+  );
+  if (read === undefined) return undefined;
+  return { summary, bytes: read.bytes, partialTailBytes: read.partialBytes, changes: [] };
 }

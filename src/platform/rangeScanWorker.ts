@@ -1,0 +1,19 @@
+// Entry of the worker thread behind WorkerRangeScanner (./workerRangeScanner.ts),
+// bundled on its own as dist/rangeScanWorker.js: the scanner and nothing else,
+// so the thread starts in a few ms. LocalRangeScanner answers one request at a
+// time, in order.
+import { parentPort } from 'node:worker_threads';
+import { LocalRangeScanner } from '../core/analyze/rangeScan';
+import { nodeFileAccess } from './nodeFileAccess';
+import type { RangeRequest, RangeResponse } from './workerRangeScanner';
+
+const port = parentPort;
+if (port) {
+  const scanner = new LocalRangeScanner(nodeFileAccess);
+  port.on('message', (req: RangeRequest) => {
+    scanner.scanRange(req.path, req.start, req.end).then(
+      (scan) => port.postMessage({ id: req.id, scan } satisfies RangeResponse),
+      (err: unknown) => port.postMessage({ id: req.id, error: err instanceof Error ? err.message : String(err) } satisfies RangeResponse),
+    );
+  });
+}

@@ -1,0 +1,67 @@
+import { Worker } from 'node:worker_threads';
+import type { RangeScan, RangeScanner } from '../core/analyze/rangeScan';
+
+export interface RangeRequest {
+  id: number;
+  path: string;
+  start: number;
+  end: number;
+}
+export type RangeResponse = { id: number; scan: RangeScan } | { id: number; error: string };
+
+interface Waiter {
+  resolve(scan: RangeScan): void;
+  reject(err: Error): void;
+}
+
+/**
+ * A RangeScanner on one worker thread running `script` (dist/rangeScanWorker.js),
+ * started on the first request, so a small transcript never pays for a thread.
+ * close() ends it; a request still waiting then fails, as it does if the thread dies.
+ */
+export class WorkerRangeScanner implements RangeScanner {
+  private worker: Worker | undefined;
+  private nextId = 0;
+  private readonly waiting = new Map<number, Waiter>();
+
+  constructor(private readonly script: string) {}
+
+  scanRange(path: string, start: number, end: number): Promise<RangeScan> {
+    const worker = (this.worker ??= this.start());
+    const id = this.nextId++;
+    return new Promise<RangeScan>((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      const request: RangeRequest = { id, path, start, end };
+      worker.postMessage(request);
+    });
+  }
+
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    if (worker) await worker.terminate();
+    this.failAll(new Error('range scanner closed'));
+  }
+
+  private start(): Worker {
+    const worker = new Worker(this.script, { resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 24 } });
+    worker.on('message', (response: RangeResponse) => {
+      const waiter = this.waiting.get(response.id);
+      if (!waiter) return;
+      this.waiting.delete(response.id);
+      if ('scan' in response) waiter.resolve(response.scan);
+      else waiter.reject(new Error(response.error));
+    });
+    worker.on('error', (err) => this.failAll(err));
+    worker.on('exit', (code) => {
+      this.worker = undefined;
+      this.failAll(new Error(`range scan worker exited with code ${code}`));
+    });
+    return worker;
+  }
+
+  private failAll(err: Error): void {
+    for (const waiter of this.waiting.values()) waiter.reject(err);
+    this.waiting.clear();
+  }
+}

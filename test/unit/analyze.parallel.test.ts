@@ -1,0 +1,104 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { analyzeTranscript, LocalRangeScanner, type AnalyzeOptions, type RangeScan, type RangeScanner } from '../../src/core/analyze';
+import { nodeFileAccess } from '../../src/platform/nodeFileAccess';
+import { fixturesDir } from './fixtures';
+
+const clock = { now: () => 1_800_000_000_000 };
+const analyze = (file: string, extra: Partial<AnalyzeOptions> = {}) => analyzeTranscript({ path: file, files: nodeFileAccess, clock, ...extra });
+
+/** Another thread's scanner, run here: the real LocalRangeScanner, counting what it was given. */
+class CountingRangeScanner implements RangeScanner {
+  readonly ranges: Array<[number, number]> = [];
+  private readonly inner = new LocalRangeScanner(nodeFileAccess);
+  constructor(private readonly failOnCall = -1) {}
+  scanRange(file: string, start: number, end: number): Promise<RangeScan> {
+    this.ranges.push([start, end]);
+    if (this.ranges.length - 1 === this.failOnCall) return Promise.reject(new Error('worker died'));
+    return this.inner.scanRange(file, start, end);
+  }
+}
+
+let tmp: string;
+beforeEach(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-analyze-par-'));
+});
+afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+const write = (name: string, data: string) => {
+  const file = path.join(tmp, name);
+  fs.writeFileSync(file, data);
+  return file;
+};
+const j = (o: unknown) => JSON.stringify(o);
+const toolUse = (id: string) => j({ type: 'assistant', uuid: `u-${id}`, message: { id: `m-${id}`, stop_reason: 'tool_use', content: [{ type: 'tool_use', id, name: 'Edit' }] } });
+const toolResult = (id: string, pad = 0) => j({ type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: id, content: 'x'.repeat(pad) }] } });
+const trailerLine = j({ type: 'last-prompt', sessionId: 's', lastPrompt: 'go' });
+
+describe('analyze: segments shared with another thread', () => {
+  it('gives what one thread gives, for any transcript and segment size (property)', async () => {
+    const line = fc.oneof(
+      fc.constantFrom('toolu_1', 'toolu_2', 'toolu_3').map(toolUse),
+      fc.tuple(fc.constantFrom('toolu_1', 'toolu_2', 'toolu_4'), fc.nat({ max: 3000 })).map(([id, pad]) => toolResult(id, pad)),
+      fc.constant(trailerLine),
+      fc.constant(j({ type: 'mode' })),
+      fc.string({ maxLength: 20 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { maxLength: 30 }), fc.boolean(), fc.string({ maxLength: 30 }), fc.integer({ min: 1, max: 4000 }), async (ls, crlf, tail, segmentBytes) => {
+        const file = write('p.jsonl', ls.join(crlf ? '\r\n' : '\n') + (ls.length > 0 ? '\n' : '') + tail.replace(/\n/g, ''));
+        const expected = await analyze(file);
+        const other = new CountingRangeScanner();
+        const shared = await analyze(file, { rangeScanner: other, parallelMinBytes: 0, segmentBytes, streamThreshold: 64 });
+        assert.deepEqual(shared, expected);
+        if (expected.bytes > segmentBytes * 2) assert.ok(other.ranges.length > 0, 'the other thread took no segment');
+      }),
+      { numRuns: 80 },
+    );
+  });
+
+  it('every range handed out starts at a line start and they tile the file with this thread’s', async () => {
+    const lines = Array.from({ length: 200 }, (_, i) => (i % 3 === 0 ? toolUse(`toolu_${i}`) : toolResult(`toolu_${i - 1}`, i * 7)));
+    const file = write('t.jsonl', lines.join('\n') + '\n');
+    const bytes = fs.readFileSync(file);
+    const other = new CountingRangeScanner();
+    const a = await analyze(file, { rangeScanner: other, parallelMinBytes: 0, segmentBytes: 1000 });
+    assert.equal(a.lines, 200);
+    assert.ok(other.ranges.length >= 2);
+    for (const [start, end] of other.ranges) {
+      assert.ok(start === 0 || bytes[start - 1] === 0x0a, `range ${start} starts mid-line`);
+      assert.equal(bytes[end - 1], 0x0a, `range ending ${end} ends mid-line`);
+    }
+  });
+
+  it('reads in one thread when the other thread fails, with the same result', async () => {
+    const lines = Array.from({ length: 120 }, (_, i) => (i % 2 === 0 ? toolUse(`toolu_${i}`) : toolResult(`toolu_${i - 1}`, 300)));
+    const file = write('f.jsonl', lines.join('\n') + '\n');
+    const expected = await analyze(file);
+    for (const failOnCall of [0, 1, 3]) {
+      const other = new CountingRangeScanner(failOnCall);
+      assert.deepEqual(await analyze(file, { rangeScanner: other, parallelMinBytes: 0, segmentBytes: 500 }), expected);
+      assert.ok(other.ranges.length > failOnCall, 'the failing call was made');
+    }
+  });
+
+  it('leaves a transcript below parallelMinBytes to this thread', async () => {
+    const file = write('s.jsonl', `${toolUse('toolu_1')}\n${toolResult('toolu_1')}\n`);
+    const other = new CountingRangeScanner();
+    await analyze(file, { rangeScanner: other, parallelMinBytes: 1_000_000, segmentBytes: 10 });
+    assert.equal(other.ranges.length, 0);
+  });
+
+  it('real transcripts give the same analysis in small segments', async () => {
+    for (const dir of fs.readdirSync(path.join(fixturesDir, 'real'))) {
+      const folder = path.join(fixturesDir, 'real', dir);
+      const transcript = path.join(folder, fs.readdirSync(folder).find((f) => f.endsWith('.jsonl'))!);
+      const expected = await analyze(transcript);
+      const other = new CountingRangeScanner();
+      assert.deepEqual(await analyze(transcript, { rangeScanner: other, parallelMinBytes: 0, segmentBytes: 4096 }), expected, dir);
+      assert.ok(other.ranges.length > 0, dir);
+    }
+  });
+});

@@ -1,0 +1,64 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as esbuild from 'esbuild';
+import { LocalRangeScanner } from '../../src/core/analyze';
+import { nodeFileAccess } from '../../src/platform/nodeFileAccess';
+import { WorkerRangeScanner } from '../../src/platform/workerRangeScanner';
+import { fixturesDir } from './fixtures';
+
+const repoRoot = path.resolve(__dirname, '../..');
+
+describe('WorkerRangeScanner: analyze’s second thread', () => {
+  let tmp: string;
+  let script: string;
+  let transcript: string;
+  before(async () => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-range-worker-'));
+    script = path.join(tmp, 'rangeScanWorker.js');
+    // The same entry and options as scripts/build.mjs gives dist/rangeScanWorker.js.
+    await esbuild.build({ entryPoints: [path.join(repoRoot, 'src/platform/rangeScanWorker.ts')], outfile: script, bundle: true, platform: 'node', format: 'cjs', target: 'node18', logLevel: 'silent' });
+    const dir = path.join(fixturesDir, 'real', 'interactive-parallel-2000');
+    transcript = path.join(dir, fs.readdirSync(dir).find((f) => f.endsWith('.jsonl'))!);
+  });
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it('scans ranges asked for at once like this thread does, in order', async () => {
+    const bytes = fs.readFileSync(transcript);
+    const starts = [0];
+    for (let at = 4096; at < bytes.length; at += 4096) {
+      const newline = bytes.indexOf(0x0a, at);
+      if (newline === -1 || newline + 1 >= bytes.length) break;
+      if (newline + 1 > starts[starts.length - 1]!) starts.push(newline + 1);
+    }
+    const ranges = starts.map((s, i) => [s, starts[i + 1] ?? bytes.length] as const);
+    const worker = new WorkerRangeScanner(script);
+    try {
+      const remote = await Promise.all(ranges.map(([s, e]) => worker.scanRange(transcript, s, e)));
+      const local = new LocalRangeScanner(nodeFileAccess);
+      for (const [i, [s, e]] of ranges.entries()) assert.deepEqual(remote[i], await local.scanRange(transcript, s, e), `range ${s}-${e}`);
+      assert.equal(remote.reduce((n, r) => n + r.scans.length, 0), bytes.toString('latin1').split('\n').length - 1);
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('fails a request it cannot read, and answers the next one', async () => {
+    const worker = new WorkerRangeScanner(script);
+    try {
+      await assert.rejects(worker.scanRange(path.join(tmp, 'missing.jsonl'), 0, 10), /ENOENT/);
+      const scan = await worker.scanRange(transcript, 0, fs.statSync(transcript).size);
+      assert.ok(scan.scans.length > 0);
+    } finally {
+      await worker.close();
+    }
+  });
+
+  it('close() fails what is still waiting', async () => {
+    const worker = new WorkerRangeScanner(script);
+    const pending = worker.scanRange(transcript, 0, fs.statSync(transcript).size);
+    await worker.close();
+    await assert.rejects(pending, /closed|exited/);
+  });
+});

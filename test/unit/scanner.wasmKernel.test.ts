@@ -72,6 +72,29 @@ describe('record scanner: wasm SIMD string-interior kernel', () => {
     );
   });
 
+  it('follows backslash runs across 64-byte block edges, with the end anywhere, inside a run too', () => {
+    const skipper = WasmInteriorSkipper.create()!;
+    // The kernel takes 64 bytes at a time from k and carries a run's parity from block to block.
+    const filler = fc.constantFrom('abcdefgh', 'a\\nb\\"cd', '\\\\\\/xyz', 'ab\\u00e9c');
+    const escapedByte = fc.constantFrom('n', '"', '/', 'u00e9', 'u12', 'uABCx', 'x', '\x01', '\xe9', 'abc', '');
+    const pastEnd = fc.constantFrom(0x22, 0x5c, 0x75, 0x00, 0x61);
+    fc.assert(
+      fc.property(
+        filler, fc.integer({ min: 0, max: 140 }), fc.integer({ min: 1, max: 70 }), escapedByte, fc.integer({ min: 0, max: 3 }), fc.integer({ min: -2, max: 80 }), pastEnd,
+        (fill, before, run, after, start, endFromRun, past) => {
+          const body = Buffer.from(fill.repeat(20).slice(0, before) + '\\'.repeat(run) + after + 'tail', 'latin1');
+          const k = Math.min(start, before);
+          const n = Math.min(body.length, Math.max(k, before + endFromRun));
+          const memory = Buffer.alloc(body.length + 64, past);
+          body.copy(memory, 0, 0, n);
+          skipper.setChunk(memory.subarray(0, n));
+          assert.equal(skipper.skipInterior(k, n), skipInteriorByByte(body, k, n));
+        },
+      ),
+      { numRuns: 5000 },
+    );
+  });
+
   it('walks chunk after chunk: a larger chunk grows the memory, a smaller one leaves no stale bytes in play', () => {
     const skipper = WasmInteriorSkipper.create()!;
     const sizes = [10, 300_000, 17, 70_000, 3];

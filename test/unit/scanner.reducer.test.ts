@@ -1,0 +1,280 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import fc from 'fast-check';
+import { scanLine } from '../../src/core/scanner';
+import { LineReducer, REDUCE_FULL, REDUCE_INVALID } from '../../src/core/scanner/lineReducer';
+import { fixturesDir } from './fixtures';
+
+/**
+ * The wasm line reducer (src/core/scanner/wasm/reduce.c) must change nothing:
+ * for any line, the scan of its reduced text is the scan of the whole line.
+ * Lines are built as bytes, not by JSON.stringify, so they hold what real
+ * writers and garbage can: repeated and escaped keys, raw non-ASCII and
+ * invalid UTF-8 in strings, `\u` escapes, deep nesting, whitespace anywhere.
+ */
+
+const WHOLE = { streamThreshold: Number.MAX_SAFE_INTEGER, reduce: false };
+const REDUCED = { streamThreshold: Number.MAX_SAFE_INTEGER, reduce: true };
+const reducer = LineReducer.create();
+
+function checkSame(line: Buffer): void {
+  const reduced = scanLine(line, REDUCED);
+  const whole = scanLine(line, WHOLE);
+  // The message only on failure: building it for every megabyte line costs more than the test.
+  if (!isDeepStrictEqual(reduced, whole)) assert.deepEqual(reduced, whole, `line: ${JSON.stringify(line.toString('latin1'))}`);
+}
+
+/** What JSON.parse says of the line: 'object', 'other' (valid, no object) or 'invalid'. */
+function oracle(line: Buffer): 'object' | 'other' | 'invalid' {
+  let v: unknown;
+  try {
+    v = JSON.parse(line.toString('latin1'));
+  } catch {
+    return 'invalid';
+  }
+  return typeof v === 'object' && v !== null && !Array.isArray(v) ? 'object' : 'other';
+}
+
+/** The reducer's answer, checked against JSON.parse's grammar: it says "invalid" exactly when JSON.parse throws. */
+function checkValidator(line: Buffer): number | Buffer {
+  const r = reducer!.reduce(line);
+  const says = oracle(line);
+  if (r === REDUCE_FULL) return r;
+  if ((r === REDUCE_INVALID) !== (says === 'invalid')) assert.fail(`reducer ${String(r)} vs JSON.parse ${says}: ${JSON.stringify(line.toString('latin1'))}`);
+  if (typeof r !== 'number') assert.equal(oracle(Buffer.from(r)), 'object', 'the reduced text is a JSON object');
+  return typeof r === 'number' ? r : Buffer.from(r);
+}
+
+// --- generators of line bytes -------------------------------------------------
+
+const b = (s: string) => Buffer.from(s, 'latin1');
+const cat = (parts: Buffer[]) => Buffer.concat(parts);
+const ws = fc.oneof({ weight: 4, arbitrary: fc.constant('') }, fc.constantFrom(' ', '\t', '\n', '\r', ' \r\n\t ')).map(b);
+
+/** String interiors: plain text, every escape, raw multibyte and invalid UTF-8, sometimes huge. */
+const piece = fc.oneof(
+  fc.constantFrom('a', 'Bash', 'tool_use', ' ', '{}[],:').map(b),
+  fc.constantFrom('\\"', '\\\\', '\\/', '\\b', '\\f', '\\n', '\\r', '\\t', '\\u0041', '\\u00e9', '\\ud83d', '\\ude00', '\\u0000', '\\uFFFF').map(b),
+  fc.constantFrom('é', '€', '😀', '→').map((s) => Buffer.from(s, 'utf8')),
+  fc.constantFrom([0xff], [0x80], [0xc3], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf0, 0x9f, 0x98]).map((x) => Buffer.from(x)),
+);
+const interior = fc.oneof(
+  { weight: 80, arbitrary: fc.array(piece, { maxLength: 12 }).map(cat) },
+  { weight: 1, arbitrary: fc.tuple(piece, fc.integer({ min: 1000, max: 20000 })).map(([p, n]) => Buffer.alloc(n * p.length, p)) },
+);
+const str = interior.map((i) => cat([b('"'), i, b('"')]));
+
+const number = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }).map(String), fc.constantFrom('0', '-0', '1e5', '2.5E-3', '-12.0e+7', '3')).map(b);
+const scalar = fc.oneof(str, number, fc.constantFrom('true', 'false', 'null').map(b));
+
+/** Nested arrays and objects around a value, as deep as `depth`. */
+const deep = fc.tuple(fc.integer({ min: 1, max: 3000 }), scalar, fc.boolean()).map(([depth, v, objects]) =>
+  objects ? cat([b('{"a":'.repeat(depth)), v, b('}'.repeat(depth))]) : cat([b('['.repeat(depth)), v, b(']'.repeat(depth))]),
+);
+
+/** Any JSON value, with whitespace around its tokens. */
+const { anyValue } = fc.letrec<{ anyValue: Buffer }>((tie) => ({
+  anyValue: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    { weight: 6, arbitrary: scalar },
+    { weight: 2, arbitrary: fc.array(fc.tuple(ws, tie('anyValue'), ws), { maxLength: 4 }).map((xs) => cat([b('['), ...join(xs.map((x) => cat(x)), b(',')), b(']')])) },
+    { weight: 2, arbitrary: fc.array(fc.tuple(ws, str, ws, ws, tie('anyValue'), ws), { maxLength: 4 }).map((ms) => objectOf(ms.map(([w1, k, w2, w3, v, w4]) => cat([w1, k, w2, b(':'), w3, v, w4])))) },
+    { weight: 1, arbitrary: deep },
+  ),
+}));
+
+function join(parts: Buffer[], sep: Buffer): Buffer[] {
+  return parts.flatMap((p, i) => (i === 0 ? [p] : [sep, p]));
+}
+
+function objectOf(members: Buffer[]): Buffer {
+  return cat([b('{'), ...join(members, b(',')), b('}')]);
+}
+
+/** `"name"`; rarely written with its last letter escaped (JSON.parse still reads the name). */
+function keyOf(name: string): fc.Arbitrary<Buffer> {
+  const escaped = `"${name.slice(0, -1)}\\u${name.charCodeAt(name.length - 1).toString(16).padStart(4, '0')}"`;
+  return fc.oneof({ weight: 80, arbitrary: fc.constant(b(`"${name}"`)) }, fc.constant(b(escaped)));
+}
+
+function member(key: fc.Arbitrary<Buffer>, value: fc.Arbitrary<Buffer>): fc.Arbitrary<Buffer> {
+  return fc.tuple(ws, key, ws, ws, value, ws).map(([w1, k, w2, w3, v, w4]) => cat([w1, k, w2, b(':'), w3, v, w4]));
+}
+
+/**
+ * An object with each kept key 0-2 times (a value of its usual kind, or any)
+ * and keys nobody reads, in random order: repeated keys, last one wins.
+ */
+function objectWith(kept: Record<string, fc.Arbitrary<Buffer>>): fc.Arbitrary<Buffer> {
+  const other = fc.constantFrom('other', 'toolUseResult', 'input', '', 'Type', 'typ\xe9', 'message ', '__proto__').map((n) => b(`"${n}"`));
+  const placed = (m: fc.Arbitrary<Buffer>) => fc.array(fc.tuple(fc.nat(), m), { maxLength: 2 });
+  const members = Object.entries(kept).map(([name, usual]) => placed(member(keyOf(name), fc.oneof({ weight: 4, arbitrary: usual }, anyValue))));
+  return fc
+    .tuple(...members, placed(member(other, anyValue)))
+    .map((lists) => objectOf(lists.flat().sort((x, y) => x[0] - y[0]).map(([, m]) => m)));
+}
+
+const id = fc.oneof(fc.constantFrom('"toolu_1"', '"toolu_2"', '"msg_1"').map(b), str);
+const block = objectWith(
+  { type: fc.constantFrom('"tool_use"', '"tool_result"', '"text"', '"thinking"').map(b), id, name: id, tool_use_id: id, text: str },
+);
+const content = fc.oneof(
+  { weight: 4, arbitrary: fc.array(fc.tuple(ws, fc.oneof({ weight: 4, arbitrary: block }, anyValue), ws), { maxLength: 5 }).map((xs) => cat([b('['), ...join(xs.map(cat), b(',')), b(']')])) },
+  str,
+);
+const message = objectWith({ id, stop_reason: fc.constantFrom('null', '"tool_use"', '"end_turn"').map(b), content });
+const bool = fc.constantFrom('true', 'false').map(b);
+/** A record-like line: kept keys at all levels, repeated, sometimes escaped, with values of every type. */
+const recordLine = fc
+  .tuple(
+    ws,
+    objectWith(
+      {
+        type: fc.constantFrom('"user"', '"assistant"', '"last-prompt"', '"ai-title"', '"custom-title"', '"summary"').map(b),
+        ...Object.fromEntries(['uuid', 'timestamp', 'sessionId', 'cwd', 'agentId', 'aiTitle', 'customTitle', 'lastPrompt'].map((k) => [k, str])),
+        isSidechain: bool,
+        isMeta: bool,
+        apiBlockIndex: number,
+        message,
+      },
+    ),
+    ws,
+  )
+  .map(cat);
+
+// --- properties -----------------------------------------------------------------
+
+describe('record scanner: the wasm line reducer changes no result (properties)', () => {
+  before(function () {
+    if (reducer === undefined) this.skip(); // no wasm SIMD here: the scanner parses whole lines, nothing to compare
+  });
+
+  it('on record-like objects: kept keys at all levels, every value type, repeated and escaped keys, raw bytes, deep nesting', () => {
+    let reduced = 0;
+    fc.assert(
+      fc.property(recordLine, (line) => {
+        if (typeof checkValidator(line) !== 'number') reduced += 1;
+        checkSame(line);
+      }),
+      { numRuns: 1500 },
+    );
+    // Most generated lines carry no escaped key: the reducer, not the fallback, was tested.
+    assert.ok(reduced > 750, `only ${reduced} of 1500 lines reduced`);
+  });
+
+  it('on any JSON value as the line (objects, arrays, scalars, deep nesting)', () => {
+    fc.assert(
+      fc.property(fc.tuple(ws, anyValue, ws), (parts) => {
+        const line = cat(parts);
+        checkValidator(line);
+        checkSame(line);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('on cut, flipped, inserted and removed bytes', () => {
+    const byte = fc.oneof(
+      fc.constantFrom(...b('{}[]":,\\/ \t\r\n0-.eEu+tfn'), 0x00, 0x0b, 0x0c, 0x1f, 0x7f, 0x80, 0xa0, 0xc3, 0xff),
+      fc.nat(255),
+    );
+    const mutated = fc
+      .tuple(recordLine, fc.array(fc.tuple(fc.nat(), byte, fc.constantFrom('cut', 'flip', 'replace', 'insert', 'remove')), { minLength: 1, maxLength: 3 }))
+      .map(([line, edits]) => {
+        let out = line;
+        for (const [at, x, op] of edits) {
+          const i = at % (out.length + 1);
+          if (op === 'cut') out = out.subarray(0, i);
+          else if (op === 'flip' && i < out.length) out = cat([out.subarray(0, i), Buffer.from([out[i] ^ (x || 1)]), out.subarray(i + 1)]);
+          else if (op === 'replace' && i < out.length) out = cat([out.subarray(0, i), Buffer.from([x]), out.subarray(i + 1)]);
+          else if (op === 'insert') out = cat([out.subarray(0, i), Buffer.from([x]), out.subarray(i)]);
+          else out = cat([out.subarray(0, i), out.subarray(i + 1)]);
+        }
+        return out;
+      });
+    fc.assert(
+      fc.property(mutated, (line) => {
+        checkValidator(line);
+        checkSame(line);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('on garbage built from JSON tokens, numbers and literals, some broken', () => {
+    const token = fc.constantFrom(
+      '{', '}', '[', ']', ',', ':', ' ', '\t', '\r', '"type"', '"message"', '"content"', '"text"', '"id"', '"a\x01b"', '"\\x"',
+      '"\\u12"', '"\\u00e9"', '"\\', '"', '\\', 'true', 'tru', 'truex', 'trUe', 'null', 'nul', 'nulL', 'false', 'fals', 'falsy', 'True', '0', '-', '-0', '01', '1.',
+      '.5', '1e', '1e+', '1E5', '2.5e-3', '+1', '0x1', 'Infinity', 'NaN', '1.5.2', '--1', '"\xc3\xa9"', '"\xff"', '\xc3', '\xa0', '\x00', '\f', '\v', '[1}', '{"a":1]',
+    );
+    const wrap = fc.constantFrom(['', ''], ['{"x":', '}'], ['{"type":', '}'], ['{"message":{"content":[', ']}}'], ['{"message":{"content":[{"text":', '}]}}']);
+    const line = fc.tuple(fc.array(token, { maxLength: 25 }), wrap).map(([ts, [open, close]]) => b(open + ts.join('') + close));
+    fc.assert(
+      fc.property(line, (l) => {
+        checkValidator(l);
+        checkSame(l);
+      }),
+      { numRuns: 4000 },
+    );
+  });
+});
+
+describe('record scanner: the wasm line reducer on named cases', () => {
+  before(function () {
+    if (reducer === undefined) this.skip();
+  });
+
+  it('keeps only the read keys, values verbatim, unread containers by their kind', () => {
+    const line = b(
+      '{"parentUuid":null,"type" : "user","toolUseResult":{"stdout":"x"},"uuid":{"a":[1]},"message":{"role":"user",' +
+        '"content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"big"}]},"s",[1,[2]],7],"id":[]},"type":"assistant"}',
+    );
+    const r = reducer!.reduce(line);
+    assert.ok(Buffer.isBuffer(r));
+    assert.equal(r.toString('latin1'), '{"type":"user","uuid":{},"message":{"content":[{"type":"tool_result","tool_use_id":"t1"},"s",[],7],"id":[]},"type":"assistant"}');
+    checkSame(line);
+  });
+
+  it('leaves to the whole-line path an escaped key where keys are matched, and a root that is no object', () => {
+    assert.equal(reducer!.reduce(b('{"typ\\u0065":"user"}')), REDUCE_FULL);
+    assert.equal(reducer!.reduce(b('{"message":{"content":[{"t\\u0065xt":"x"}]}}')), REDUCE_FULL);
+    assert.equal(reducer!.reduce(b('[1]')), REDUCE_FULL);
+    // Below the kept levels keys are only skipped, escaped or not.
+    assert.ok(Buffer.isBuffer(reducer!.reduce(b('{"toolUseResult":{"typ\\u0065":1},"type":"user"}'))));
+    for (const line of ['{"typ\\u0065":"user"}', '{"message":{"content":[{"type":"text","t\\u0065xt":"hi"}]},"type":"user"}', '[1]', '"x"', '', ' ']) {
+      checkSame(b(line));
+    }
+  });
+
+  it('says invalid for what JSON.parse rejects, at any depth, and the whole-line path gives the reason', () => {
+    for (const line of ['{', '{"a":1,}', '{"a":01}', '{"a":"\x01"}', '{"a":1} x', '{"a":[1,]}', '{"a":tru}', '{"a":"\\u12"}', '{}\x00']) {
+      assert.equal(reducer!.reduce(b(line)), REDUCE_INVALID, JSON.stringify(line));
+      checkSame(b(line));
+    }
+    const deep = (n: number) => b(`{"x":${'['.repeat(n)}${']'.repeat(n)}}`);
+    assert.ok(Buffer.isBuffer(reducer!.reduce(deep(100000))));
+    assert.equal(reducer!.reduce(b(`{"x":${'['.repeat(100000)}${']'.repeat(99999)}}`)), REDUCE_INVALID);
+  });
+
+  it('gives every line of the real and public fixtures the result of the whole-line parse, most of them reduced', () => {
+    const files = ['real', 'public'].flatMap((dir) =>
+      fs.readdirSync(path.join(fixturesDir, dir), { recursive: true, encoding: 'utf8' })
+        .filter((f) => f.endsWith('.jsonl'))
+        .map((f) => path.join(fixturesDir, dir, f)),
+    );
+    let lines = 0;
+    let reduced = 0;
+    for (const file of files) {
+      for (const line of fs.readFileSync(file).toString('latin1').split('\n')) {
+        const bytes = b(line);
+        lines += 1;
+        if (Buffer.isBuffer(checkValidator(bytes))) reduced += 1;
+        checkSame(bytes);
+      }
+    }
+    assert.ok(files.length >= 3 && lines > 100, `${files.length} files, ${lines} lines`);
+    assert.ok(reduced > lines * 0.9, `${reduced} of ${lines} lines reduced`);
+  });
+});

@@ -14,7 +14,7 @@ import type { TailChange } from './tailTypes';
 export type * from './analyze/types';
 export { inferBatches } from './analyze/transcriptSummary';
 export { inferShape } from './analyze/shapes';
-export { LocalRangeScanner, type RangeScan, type RangeScanner } from './analyze/rangeScan';
+export { forEachScan, LocalRangeScanner, type RangeScan, type RangeScanner } from './analyze/rangeScan';
 
 export interface AnalyzeOptions {
   /** The transcript (.jsonl). */
@@ -36,7 +36,7 @@ export interface AnalyzeOptions {
   rangeScanner?: RangeScanner;
   /** Transcripts smaller than this are read by this thread alone (default PARALLEL_MIN_BYTES). */
   parallelMinBytes?: number;
-  /** Size of the segments shared out between the threads (default SEGMENT_BYTES in ./analyze/parallelRead). */
+  /** Size of the segments shared out between the threads (default: from the file's line lengths, see ./analyze/parallelRead). */
   segmentBytes?: number;
 }
 

@@ -11,8 +11,13 @@ const port = parentPort;
 if (port) {
   const scanner = new LocalRangeScanner(nodeFileAccess);
   port.on('message', (req: RangeRequest) => {
+    if ('recycle' in req) {
+      scanner.recycleBuffer(req.recycle);
+      return;
+    }
     scanner.scanRange(req.path, req.start, req.end).then(
-      (scan) => port.postMessage({ id: req.id, scan } satisfies RangeResponse),
+      // The scans' bytes move to the other thread without a copy.
+      (scan) => port.postMessage({ id: req.id, scan } satisfies RangeResponse, [scan.scans.buffer as ArrayBuffer]),
       (err: unknown) => port.postMessage({ id: req.id, error: err instanceof Error ? err.message : String(err) } satisfies RangeResponse),
     );
   });

@@ -1,12 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { RangeScan, RangeScanner } from '../core/analyze/rangeScan';
 
-export interface RangeRequest {
-  id: number;
-  path: string;
-  start: number;
-  end: number;
-}
+export type RangeRequest = { id: number; path: string; start: number; end: number } | { recycle: ArrayBuffer };
 export type RangeResponse = { id: number; scan: RangeScan } | { id: number; error: string };
 
 interface Waiter {
@@ -36,6 +31,12 @@ export class WorkerRangeScanner implements RangeScanner {
     });
   }
 
+  recycle(range: RangeScan): void {
+    const buffer = range.scans.buffer as ArrayBuffer;
+    // Back to the thread that wrote it, without a copy.
+    this.worker?.postMessage({ recycle: buffer } satisfies RangeRequest, [buffer]);
+  }
+
   async close(): Promise<void> {
     const worker = this.worker;
     this.worker = undefined;
@@ -44,6 +45,10 @@ export class WorkerRangeScanner implements RangeScanner {
   }
 
   private start(): Worker {
+    // A small heap: the thread keeps one segment's scans at a time (see
+    // ../core/analyze/parallelRead.ts), and V8 would otherwise let its garbage
+    // grow the process by ~70 MB over a gigabyte. Running out ends the thread,
+    // and analyze then reads in one thread.
     const worker = new Worker(this.script, { resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 24 } });
     worker.on('message', (response: RangeResponse) => {
       const waiter = this.waiting.get(response.id);

@@ -20,6 +20,9 @@ class CountingRangeScanner implements RangeScanner {
     if (this.ranges.length - 1 === this.failOnCall) return Promise.reject(new Error('worker died'));
     return this.inner.scanRange(file, start, end);
   }
+  recycle(range: RangeScan): void {
+    this.inner.recycle(range);
+  }
 }
 
 let tmp: string;
@@ -82,6 +85,17 @@ describe('analyze: segments shared with another thread', () => {
       assert.deepEqual(await analyze(file, { rangeScanner: other, parallelMinBytes: 0, segmentBytes: 500 }), expected);
       assert.ok(other.ranges.length > failOnCall, 'the failing call was made');
     }
+  });
+
+  it('by default, cuts a transcript of short lines into segments of about 16K lines, so few scans are held', async () => {
+    const line = j({ type: 'mode' }); // 15 bytes
+    const file = write('short.jsonl', `${line}\n`.repeat(200_000));
+    const other = new CountingRangeScanner();
+    const a = await analyze(file, { rangeScanner: other, parallelMinBytes: 0 });
+    assert.equal(a.lines, 200_000);
+    assert.ok(other.ranges.length >= 1);
+    // 16K lines of 16 bytes is under the 1 MiB floor: segments of about 1 MiB, not one of 3 MB.
+    for (const [start, end] of other.ranges) assert.ok(end - start <= 1024 * 1024 + line.length + 1, `${end - start} bytes`);
   });
 
   it('leaves a transcript below parallelMinBytes to this thread', async () => {

@@ -1,15 +1,21 @@
 import type { FileAccess } from '../fileAccess';
 import type { ScanResult } from '../records';
 import type { RecordScannerOptions } from '../scanner';
-import { LocalRangeScanner, nextLineStart, type RangeScan, type RangeScanner } from './rangeScan';
+import { forEachScan, LocalRangeScanner, nextLineStart, type RangeScan, type RangeScanner } from './rangeScan';
 
 /**
- * Segments of about this size are shared out between this thread and the
- * other: small enough that neither waits long for the other at the end and
- * that the scans held out of order stay few, large enough that a segment's
- * set-up (a file handle, two read buffers, a message) does not show.
+ * Segments are shared out between this thread and the other. Their size
+ * bounds memory: a segment's scans are held until the fold reaches it, so a
+ * segment holds about LINES_PER_SEGMENT lines (a few MB of scans) whatever the
+ * line length, and at most MAX_SEGMENT_BYTES, so neither thread waits long
+ * for the other at the end; and at least MIN_SEGMENT_BYTES, so a segment's
+ * set-up (a file handle, a message between threads) does not show.
  */
-export const SEGMENT_BYTES = 64 * 1024 * 1024;
+const LINES_PER_SEGMENT = 16 * 1024;
+export const MAX_SEGMENT_BYTES = 64 * 1024 * 1024;
+const MIN_SEGMENT_BYTES = 1024 * 1024;
+/** Bytes read at the middle of the file to estimate the length of its lines. */
+const SAMPLE_BYTES = 1024 * 1024;
 /** The other thread is kept this many segments ahead, so it never waits for a request. */
 const REMOTE_IN_FLIGHT = 2;
 /** This thread stops taking segments this far ahead of the fold, and waits for the other one instead. */
@@ -22,6 +28,7 @@ export interface ParallelReadOptions {
   size: number;
   other: RangeScanner;
   scanner?: RecordScannerOptions;
+  /** Fixed segment size; by default one from the file's line lengths (see LINES_PER_SEGMENT). */
   segmentBytes?: number;
 }
 
@@ -39,10 +46,12 @@ export interface ParallelRead {
  * the file alone, and reports what changed as it always has.
  */
 export async function readSegmentsInParallel(opts: ParallelReadOptions, onScan: (scan: ScanResult) => void): Promise<ParallelRead | undefined> {
-  const bounds = await segmentBounds(opts.files, opts.path, opts.size, opts.segmentBytes ?? SEGMENT_BYTES);
+  const segmentBytes = opts.segmentBytes ?? (await segmentBytesFor(opts.files, opts.path, opts.size));
+  const bounds = await segmentBounds(opts.files, opts.path, opts.size, segmentBytes);
   const count = bounds.length - 1;
   const remote = new Map<number, Promise<RangeScan | undefined>>();
-  const held = new Map<number, RangeScan>();
+  /** Scanned segments waiting for the fold, with the scanner that made them (to recycle their buffers). */
+  const held = new Map<number, { range: RangeScan; from: RangeScanner }>();
   let next = 0;
   let folded = 0;
   let partialBytes = 0;
@@ -55,12 +64,14 @@ export async function readSegmentsInParallel(opts: ParallelReadOptions, onScan: 
     }
   };
   while (folded < count) {
-    const ready = held.get(folded);
-    if (ready !== undefined) {
+    const waiting = held.get(folded);
+    if (waiting !== undefined) {
       held.delete(folded);
+      const ready = waiting.range;
       const last = folded === count - 1;
       if (ready.bytes !== bounds[folded + 1]! - bounds[folded]! || (!last && ready.partialBytes > 0)) return undefined;
-      for (const scan of ready.scans) onScan(scan);
+      forEachScan(ready, onScan);
+      waiting.from.recycle?.(ready);
       if (last) partialBytes = ready.partialBytes;
       folded += 1;
       continue;
@@ -70,7 +81,7 @@ export async function readSegmentsInParallel(opts: ParallelReadOptions, onScan: 
       const k = next++;
       const scan = await local.scanRange(opts.path, bounds[k]!, bounds[k + 1]!).catch(() => undefined);
       if (scan === undefined) return undefined; // unreadable now: the one-thread read says how
-      held.set(k, scan);
+      held.set(k, { range: scan, from: local });
       continue;
     }
     // Every segment below `next` is folded, held or with the other thread: this one is there.
@@ -80,9 +91,25 @@ export async function readSegmentsInParallel(opts: ParallelReadOptions, onScan: 
       await Promise.all(remote.values());
       return undefined;
     }
-    held.set(folded, scan);
+    held.set(folded, { range: scan, from: opts.other });
   }
   return { bytes: opts.size, partialBytes };
+}
+
+/** LINES_PER_SEGMENT lines' worth of bytes, as lines run in a sample from the middle of the file. */
+async function segmentBytesFor(files: FileAccess, path: string, size: number): Promise<number> {
+  const handle = await files.open(path);
+  let newlines = 0;
+  let sampled = 0;
+  try {
+    const sample = Buffer.alloc(Math.min(SAMPLE_BYTES, size));
+    sampled = await handle.read(sample, 0, sample.length, Math.floor((size - sample.length) / 2));
+    for (let at = sample.indexOf(0x0a); at !== -1 && at < sampled; at = sample.indexOf(0x0a, at + 1)) newlines += 1;
+  } finally {
+    await handle.close();
+  }
+  const bytesPerLine = sampled / Math.max(1, newlines);
+  return Math.min(MAX_SEGMENT_BYTES, Math.max(MIN_SEGMENT_BYTES, Math.round(bytesPerLine * LINES_PER_SEGMENT)));
 }
 
 /** [0, b1, …, size]: line starts near every multiple of segmentBytes, increasing. */

@@ -8,8 +8,17 @@ const CHUNK_BYTES = 1024 * 1024;
 
 /** What scanning one byte range of a transcript found. */
 export interface RangeScan {
-  /** The scan of each complete line in the range, in file order. */
-  scans: ScanResult[];
+  /**
+   * The scan of each complete line in the range, in file order, as UTF-8 JSON
+   * text, one line each (see forEachScan). A segment's scans wait until the
+   * fold reaches them; as objects (or strings) they would be promoted to V8's
+   * old generation in both threads, whose lazy collection grew a gigabyte's
+   * analysis by some 70 MB. Bytes outside the heap cost only themselves, cross
+   * threads without a copy, and the objects parsed from them at the fold die young.
+   */
+  scans: Uint8Array;
+  /** How many lines `scans` holds. */
+  count: number;
   /** Bytes read from the range's start (the range's length unless the file shrank). */
   bytes: number;
   /** Bytes after the last newline: an unfinished line. */
@@ -25,7 +34,16 @@ export interface RangeScan {
  */
 export interface RangeScanner {
   scanRange(path: string, start: number, end: number): Promise<RangeScan>;
+  /**
+   * Takes back a range's `scans` once they are folded, to write later ranges
+   * into: the buffers go round instead of piling up as garbage (outside the
+   * heap, V8 frees them late, and a gigabyte left ~60 MB of them behind).
+   */
+  recycle?(range: RangeScan): void;
 }
+
+/** Buffers a LocalRangeScanner keeps for later ranges. */
+const SPARE_SCAN_BUFFERS = 4;
 
 /**
  * Scans ranges of transcripts in this thread, one after another: the same
@@ -39,6 +57,7 @@ export class LocalRangeScanner implements RangeScanner {
   private readonly first = Buffer.alloc(CHUNK_BYTES);
   private second: Buffer | undefined;
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly spareScanBuffers: ArrayBuffer[] = [];
 
   constructor(
     private readonly files: FileAccess,
@@ -54,10 +73,19 @@ export class LocalRangeScanner implements RangeScanner {
     return result;
   }
 
+  recycle(range: RangeScan): void {
+    this.recycleBuffer(range.scans.buffer as ArrayBuffer);
+  }
+
+  /** A buffer of scans already folded, sent back by the thread that folded them. */
+  recycleBuffer(buffer: ArrayBuffer): void {
+    if (this.spareScanBuffers.length < SPARE_SCAN_BUFFERS) this.spareScanBuffers.push(buffer);
+  }
+
   private async scanOne(path: string, start: number, end: number): Promise<RangeScan> {
     const scanner = this.scanner;
     scanner.reset(); // the last range may have ended in an unfinished line
-    const scans: ScanResult[] = [];
+    const scans = new ScanWriter(this.spareScanBuffers.pop());
     let partialBytes = 0;
     let bytes = 0;
     const consume = (chunk: Buffer): void => {
@@ -69,7 +97,7 @@ export class LocalRangeScanner implements RangeScanner {
         if (stop > pos) scanner.push(chunk.subarray(pos, stop));
         partialBytes += stop - pos;
         if (newline === -1) break;
-        scans.push(scanner.finish());
+        scans.add(scanner.finish());
         partialBytes = 0;
         pos = newline + 1;
       }
@@ -82,7 +110,7 @@ export class LocalRangeScanner implements RangeScanner {
     } finally {
       await handle.close();
     }
-    return { scans, bytes, partialBytes };
+    return { scans: scans.bytes(), count: scans.count, bytes, partialBytes };
   }
 }
 
@@ -109,5 +137,55 @@ export async function nextLineStart(files: FileAccess, path: string, from: numbe
     return undefined;
   } finally {
     await handle.close();
+  }
+}
+
+/** Appends scans as JSON lines to a growing buffer outside the V8 heap. */
+class ScanWriter {
+  private buffer: Uint8Array;
+  private used = 0;
+  count = 0;
+
+  /** `reuse`: a buffer of earlier scans, already folded. */
+  constructor(reuse?: ArrayBuffer) {
+    this.buffer = new Uint8Array(reuse ?? new ArrayBuffer(256 * 1024));
+  }
+
+  add(scan: ScanResult): void {
+    const text = JSON.stringify(scan);
+    // A UTF-16 unit takes at most 3 bytes of UTF-8, plus the newline.
+    const room = text.length * 3 + 1;
+    if (this.used + room > this.buffer.length) {
+      const grown = new Uint8Array(Math.max(this.buffer.length * 2, this.used + room));
+      grown.set(this.buffer.subarray(0, this.used));
+      this.buffer = grown;
+    }
+    this.used += encoder.encodeInto(text, this.buffer.subarray(this.used)).written;
+    this.buffer[this.used++] = NEWLINE;
+    this.count += 1;
+  }
+
+  /** The lines written: a view of the whole buffer, handed over (a worker transfers it, recycle() takes it back). */
+  bytes(): Uint8Array {
+    return this.buffer.subarray(0, this.used);
+  }
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * Each scan of RangeScan.scans, in order. JSON keeps a ScanResult exactly (its
+ * fields are strings, booleans, null, arrays and finite numbers; JSON.stringify
+ * escapes a lone surrogate, so the UTF-8 is well-formed), except that an
+ * apiBlockIndex of -0 comes back 0.
+ */
+export function forEachScan(range: RangeScan, onScan: (scan: ScanResult) => void): void {
+  const bytes = range.scans;
+  // JSON.stringify escapes every newline inside a value: each 0x0A ends a scan.
+  for (let start = 0, n = 0; n < range.count; n++) {
+    const end = bytes.indexOf(NEWLINE, start);
+    onScan(JSON.parse(decoder.decode(bytes.subarray(start, end))) as ScanResult);
+    start = end + 1;
   }
 }

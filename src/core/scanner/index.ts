@@ -6,25 +6,38 @@ import { StreamingRecordParser } from './streamingParser';
 
 /**
  * The transcript record scanner. A line up to `streamThreshold` bytes is
- * buffered and handed to JSON.parse (native, fastest for small records); a
- * longer one switches, mid-line, to StreamingRecordParser, which validates the
- * whole line but keeps only the fields the engine needs, so a 64 MB tool result
- * never becomes a string or an object tree. Both paths fill the same CapturedFields under the
- * same rules (./fields.ts), and the property tests hold them to identical
- * results, including for invalid UTF-8 inside strings (decoded to U+FFFD, not
- * malformed) and for garbage.
+ * buffered; where WebAssembly SIMD runs, ./lineReducer.ts validates it and cuts
+ * it down to the keys the engine reads, and JSON.parse reads that (native,
+ * fastest for small records; without wasm, the whole line). A longer line
+ * switches, mid-line, to StreamingRecordParser, which validates the whole line
+ * but keeps only the fields the engine needs, so a 64 MB tool result never
+ * becomes a string or an object tree. All paths fill the same CapturedFields
+ * under the same rules (./fields.ts), and the property tests hold them to
+ * identical results, including for invalid UTF-8 inside strings (decoded to
+ * U+FFFD, not malformed) and for garbage.
  */
 /**
- * Measured on transcripts of 200-900 MB (real records, multi-MB tool results,
- * a 64 MB line): from 4-16 KiB up the tokenizer is as fast as JSON.parse plus
- * decoding, and it allocates next to nothing, where JSON.parse builds a whole
- * object tree per line (peak RSS 96 MB at a 1 MiB threshold, ~80 MB here).
- * Small records stay on JSON.parse, whose native loop wins on dense structure.
+ * Without the reducer. Measured on transcripts of 200-900 MB (real records,
+ * multi-MB tool results, a 64 MB line): from 4-16 KiB up the tokenizer is as
+ * fast as JSON.parse plus decoding, and it allocates next to nothing, where
+ * JSON.parse builds a whole object tree per line (peak RSS 96 MB at a 1 MiB
+ * threshold, ~80 MB here). Small records stay on JSON.parse, whose native loop
+ * wins on dense structure.
  */
 export const DEFAULT_STREAM_THRESHOLD = 16 * 1024;
+/**
+ * With the reducer, which builds nothing for the bytes it drops: on the bench's
+ * 16-64 KiB records and on escaped tool output it beats the tokenizer up to
+ * 64 KiB (4.5 vs 3.1 GB/s on 64 KiB lines), and loses from 256 KiB on
+ * (5.8 vs 6.1 GB/s), where it costs a copy of the line the tokenizer does not make.
+ */
+export const DEFAULT_REDUCED_STREAM_THRESHOLD = 64 * 1024;
 
 export interface RecordScannerOptions {
-  /** Lines longer than this many bytes go through the streaming tokenizer. */
+  /**
+   * Lines longer than this many bytes go through the streaming tokenizer
+   * (default DEFAULT_REDUCED_STREAM_THRESHOLD with the reducer, else DEFAULT_STREAM_THRESHOLD).
+   */
   streamThreshold?: number;
   /**
    * Buffered lines are first validated and reduced to the kept keys in wasm
@@ -43,8 +56,9 @@ class RecordScanner implements LineScanner<ScanResult> {
   private readonly reducer: LineReducer | undefined;
 
   constructor(opts: RecordScannerOptions) {
-    this.threshold = Math.max(0, Math.floor(opts.streamThreshold ?? DEFAULT_STREAM_THRESHOLD));
     this.reducer = opts.reduce === false ? undefined : LineReducer.create();
+    const threshold = opts.streamThreshold ?? (this.reducer ? DEFAULT_REDUCED_STREAM_THRESHOLD : DEFAULT_STREAM_THRESHOLD);
+    this.threshold = Math.max(0, Math.floor(threshold));
     this.buf = Buffer.allocUnsafe(Math.min(this.threshold, 64 * 1024));
   }
 
@@ -65,10 +79,11 @@ class RecordScanner implements LineScanner<ScanResult> {
     }
     if (total > this.buf.length) {
       const grown = Buffer.allocUnsafe(Math.min(this.threshold, Math.max(total, this.buf.length * 2)));
-      this.buf.copy(grown, 0, 0, this.len);
+      grown.set(this.buf.subarray(0, this.len));
       this.buf = grown;
     }
-    chunk.copy(this.buf, this.len);
+    // TypedArray#set: a plain memcpy; Buffer#copy costs more in argument checks than in copying a small line.
+    this.buf.set(chunk, this.len);
     this.len = total;
   }
 

@@ -40,6 +40,7 @@ function oracle(line: Buffer): 'object' | 'other' | 'invalid' {
 /** The reducer's answer, checked against JSON.parse's grammar: it says "invalid" exactly when JSON.parse throws. */
 function checkValidator(line: Buffer): number | Buffer {
   const r = reducer!.reduce(line);
+  if (typeof r !== 'number' && reducer!.reducedHasNonAscii() !== r.some((x) => x >= 0x80)) assert.fail('reducedHasNonAscii() is wrong');
   const says = oracle(line);
   if (r === REDUCE_FULL) return r;
   if ((r === REDUCE_INVALID) !== (says === 'invalid')) assert.fail(`reducer ${String(r)} vs JSON.parse ${says}: ${JSON.stringify(line.toString('latin1'))}`);

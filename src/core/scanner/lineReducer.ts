@@ -7,6 +7,7 @@ export const REDUCE_FULL = -2;
 
 interface ReducerExports extends ScannerExports {
   reduceLine(line: number, length: number, out: number, outCapacity: number, stack: number): number;
+  reducedHasNonAscii(): number;
 }
 
 /** Output and stack regions start on 64-byte edges, like the line. */
@@ -59,5 +60,10 @@ export class LineReducer {
     const result = this.exports.reduceLine(base, length, base + outOffset, outCapacity, base + stackOffset);
     if (result < 0) return result;
     return Buffer.from(bytes.buffer, bytes.byteOffset + base + outOffset, result);
+  }
+
+  /** Whether the last reduced text holds a byte >= 0x80; if not, decoding it as Latin-1 or as UTF-8 gives one text. */
+  reducedHasNonAscii(): boolean {
+    return this.exports.reducedHasNonAscii() !== 0;
   }
 }

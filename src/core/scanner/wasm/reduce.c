@@ -25,9 +25,13 @@ typedef struct {
   /* One bit per open container (1: object) of a skipped value: any depth costs depth/8 bytes. */
   u8 *stack;
   int status;
+  /* The OR of every copied byte: its top bit says whether the output holds a byte >= 0x80. */
+  v128_t copied_or;
 } Ctx;
 
 enum Level { ROOT, MESSAGE, BLOCK };
+
+static int output_has_non_ascii;
 enum { DROP, KEEP, KEEP_MESSAGE, KEEP_CONTENT };
 
 static const u8 *fail(Ctx *c, int status) {
@@ -138,14 +142,23 @@ key:
 }
 
 /* Copies n bytes 16 at a time: may write 15 bytes past dst + n (the output
- * has that slack) and read 15 past src + n (the line has SCANNER_READ_PAST_END). */
-static void copy_bytes(u8 *dst, const u8 *src, unsigned n) {
-  for (unsigned i = 0; i < n; i += 16) wasm_v128_store(dst + i, wasm_v128_load(src + i));
+ * has that slack) and read 15 past src + n (the line has SCANNER_READ_PAST_END);
+ * ORs the n bytes (not those past them) into c->copied_or. */
+static void copy_bytes(Ctx *c, u8 *dst, const u8 *src, unsigned n) {
+  const v128_t lane = wasm_i8x16_make(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  v128_t acc = c->copied_or;
+  for (unsigned i = 0; i < n; i += 16) {
+    v128_t v = wasm_v128_load(src + i);
+    wasm_v128_store(dst + i, v);
+    if (n - i < 16) v = wasm_v128_and(v, wasm_i8x16_lt(lane, wasm_i8x16_splat((signed char)(n - i))));
+    acc = wasm_v128_or(acc, v);
+  }
+  c->copied_or = acc;
 }
 
 static int emit(Ctx *c, const u8 *src, unsigned n) {
   if ((unsigned)(c->out_end - c->out) < n + 16) return 0;
-  copy_bytes(c->out, src, n);
+  copy_bytes(c, c->out, src, n);
   c->out += n;
   return 1;
 }
@@ -271,11 +284,19 @@ static const u8 *reduce_array(const u8 *p, Ctx *c) {
  * REDUCE_INVALID / REDUCE_FULL. */
 __attribute__((export_name("reduceLine")))
 int reduce_line(u8 *line, unsigned length, u8 *out, unsigned out_capacity, u8 *stack) {
-  Ctx c = {line + length, out, out + out_capacity, stack, 0};
+  Ctx c = {line + length, out, out + out_capacity, stack, 0, wasm_i64x2_splat(0)};
   line[length] = 0;
   const u8 *p = skip_ws(line);
   if (*p != '{') return REDUCE_FULL;
   if (!(p = reduce_object(p, &c, ROOT))) return c.status;
   if (skip_ws(p) != c.end) return REDUCE_INVALID;
+  output_has_non_ascii = wasm_i8x16_bitmask(c.copied_or) != 0;
   return (int)(c.out - out);
+}
+
+/* Whether the last reduced text holds a byte >= 0x80 (if not, its Latin-1 and
+ * UTF-8 decodings are the same text, and the caller decodes nothing again). */
+__attribute__((export_name("reducedHasNonAscii")))
+int reduced_has_non_ascii(void) {
+  return output_has_non_ascii;
 }

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { scanLine } from '../../src/core/scanner';
+import { fieldsFromParsed } from '../../src/core/scanner/fields';
 import { LineReducer, REDUCE_FULL, REDUCE_INVALID } from '../../src/core/scanner/lineReducer';
 import { fixturesDir } from './fixtures';
 
@@ -236,6 +237,30 @@ describe('record scanner: the wasm line reducer on named cases', () => {
     assert.ok(Buffer.isBuffer(r));
     assert.equal(r.toString('latin1'), '{"type":"user","uuid":{},"message":{"content":[{"type":"tool_result","tool_use_id":"t1"},"s",[],7],"id":[]},"type":"assistant"}');
     checkSame(line);
+  });
+
+  it('keeps every key fields.ts reads, at every level (a key read there must be kept by reduce.c too)', () => {
+    const read = { root: new Set<string>(), message: new Set<string>(), block: new Set<string>() };
+    const spy = (level: keyof typeof read, target: Record<string, unknown>) =>
+      new Proxy(target, {
+        get(t, key) {
+          if (typeof key === 'string') read[level].add(key);
+          return t[key as string];
+        },
+      });
+    fieldsFromParsed(spy('root', { message: spy('message', { content: [spy('block', {})] }) }));
+    const members = (keys: Set<string>, nested: Record<string, string>) =>
+      [...keys].map((k) => `${JSON.stringify(k)}:${nested[k] ?? '"x"'}`).join(',');
+    const block = `{${members(read.block, {})},"input":{"a":1}}`;
+    const message = `{${members(read.message, { content: `[${block}]` })},"usage":{}}`;
+    const line = b(`{${members(read.root, { message })},"toolUseResult":"big"}`);
+    const r = reducer!.reduce(line);
+    assert.ok(Buffer.isBuffer(r));
+    const kept = JSON.parse(r.toString('latin1')) as { message: { content: Record<string, unknown>[] } };
+    assert.deepEqual(Object.keys(kept).sort(), [...read.root].sort());
+    assert.deepEqual(Object.keys(kept.message).sort(), [...read.message].sort());
+    assert.deepEqual(Object.keys(kept.message.content[0]).sort(), [...read.block].sort());
+    assert.ok(read.root.size >= 13 && read.block.size >= 5, 'the spy saw the reads');
   });
 
   it('leaves to the whole-line path an escaped key where keys are matched, and a root that is no object', () => {

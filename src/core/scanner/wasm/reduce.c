@@ -30,9 +30,10 @@ typedef struct {
 } Ctx;
 
 enum Level { ROOT, MESSAGE, BLOCK };
-
-static int output_has_non_ascii;
 enum { DROP, KEEP, KEEP_MESSAGE, KEEP_CONTENT };
+
+/* Of the last reduceLine(); read back by reducedHasNonAscii(). */
+static int output_has_non_ascii;
 
 static const u8 *fail(Ctx *c, int status) {
   c->status = status;

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
-import { scanLine } from '../../src/core/scanner';
+import { createRecordScanner, scanLine } from '../../src/core/scanner';
 import { fieldsFromParsed } from '../../src/core/scanner/fields';
 import { LineReducer, REDUCE_FULL, REDUCE_INVALID } from '../../src/core/scanner/lineReducer';
 import { fixturesDir } from './fixtures';
@@ -282,6 +282,22 @@ describe('record scanner: the wasm line reducer on named cases', () => {
     const deep = (n: number) => b(`{"x":${'['.repeat(n)}${']'.repeat(n)}}`);
     assert.ok(Buffer.isBuffer(reducer!.reduce(deep(100000))));
     assert.equal(reducer!.reduce(b(`{"x":${'['.repeat(100000)}${']'.repeat(99999)}}`)), REDUCE_INVALID);
+  });
+
+  it('shares the wasm memory with a streaming line in progress: each scanner gets its own line', () => {
+    const text = Buffer.alloc(300_000, 'ab\\"cd\\u00e9 ');
+    const huge = cat([b('{"type":"user","toolUseResult":"'), text, b('","message":{"content":[{"type":"tool_result","tool_use_id":"big"}]}}')]);
+    const small = (i: number) => b(`{"type":"assistant","uuid":"u${i}","message":{"id":"m${i}","content":[{"type":"tool_use","id":"t${i}","name":"Bash","input":{"c":"${'x'.repeat(i * 50)}"}}]}}`);
+    const streaming = createRecordScanner();
+    const reducing = createRecordScanner();
+    const smallResults = [];
+    for (let at = 0, i = 0; at < huge.length; at += 20_000, i += 1) {
+      streaming.push(huge.subarray(at, at + 20_000));
+      reducing.push(small(i));
+      smallResults.push(reducing.finish());
+    }
+    assert.deepEqual(streaming.finish(), scanLine(huge, WHOLE));
+    smallResults.forEach((r, i) => assert.deepEqual(r, scanLine(small(i), WHOLE)));
   });
 
   it('gives every line of the real and public fixtures the result of the whole-line parse, most of them reduced', () => {

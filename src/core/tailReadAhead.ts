@@ -14,14 +14,14 @@ class ReadFailure {
  * A chunk is a view into a buffer reused two chunks later.
  *
  * Returns the read error (reading stops there), or undefined; a read of 0
- * bytes (the file shrank) ends it early.
+ * bytes (the file shrank), or `consume` returning false, ends it early.
  */
 export async function readAhead(
   handle: OpenFile,
   buffers: { first: Buffer; second: () => Buffer },
   from: number,
   target: number,
-  consume: (chunk: Buffer) => void,
+  consume: (chunk: Buffer) => boolean | void,
 ): Promise<unknown> {
   const readAt = (buffer: Buffer, position: number): Promise<number | ReadFailure> =>
     handle.read(buffer, 0, Math.min(buffer.length, target - position), position).then(
@@ -43,7 +43,7 @@ export async function readAhead(
         other = current === buffers.first ? buffers.second() : buffers.first;
         pending = readAt(other, position);
       }
-      consume(current.subarray(0, n));
+      if (consume(current.subarray(0, n)) === false) break;
       if (other) current = other;
     }
   } finally {

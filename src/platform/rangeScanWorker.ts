@@ -15,7 +15,7 @@ if (port) {
       scanner.recycleBuffer(req.recycle);
       return;
     }
-    scanner.scanRange(req.path, req.start, req.end).then(
+    scanner.scanRange(req.path, req.from, req.to, req.limit).then(
       // The scans' bytes move to the other thread without a copy.
       (scan) => port.postMessage({ id: req.id, scan } satisfies RangeResponse, [scan.scans.buffer as ArrayBuffer]),
       (err: unknown) => port.postMessage({ id: req.id, error: err instanceof Error ? err.message : String(err) } satisfies RangeResponse),

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import type { RangeScan, RangeScanner } from '../core/analyze/rangeScan';
 
-export type RangeRequest = { id: number; path: string; start: number; end: number } | { recycle: ArrayBuffer };
+export type RangeRequest = { id: number; path: string; from: number; to: number; limit: number } | { recycle: ArrayBuffer };
 export type RangeResponse = { id: number; scan: RangeScan } | { id: number; error: string };
 
 interface Waiter {
@@ -21,12 +21,12 @@ export class WorkerRangeScanner implements RangeScanner {
 
   constructor(private readonly script: string) {}
 
-  scanRange(path: string, start: number, end: number): Promise<RangeScan> {
+  scanRange(path: string, from: number, to: number, limit: number): Promise<RangeScan> {
     const worker = (this.worker ??= this.start());
     const id = this.nextId++;
     return new Promise<RangeScan>((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
-      const request: RangeRequest = { id, path, start, end };
+      const request: RangeRequest = { id, path, from, to, limit };
       worker.postMessage(request);
     });
   }

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { analyzeTranscript, LocalRangeScanner, type AnalyzeOptions, type RangeScan, type RangeScanner } from '../../src/core/analyze';
+import { analyzeTranscript, forEachScan, LocalRangeScanner, type AnalyzeOptions, type RangeScan, type RangeScanner } from '../../src/core/analyze';
 import { nodeFileAccess } from '../../src/platform/nodeFileAccess';
 import { fixturesDir } from './fixtures';
 
@@ -12,13 +12,18 @@ const analyze = (file: string, extra: Partial<AnalyzeOptions> = {}) => analyzeTr
 
 /** Another thread's scanner, run here: the real LocalRangeScanner, counting what it was given. */
 class CountingRangeScanner implements RangeScanner {
+  /** The ranges asked for, [from, to). */
   readonly ranges: Array<[number, number]> = [];
+  /** What each read found, [start, end). */
+  readonly reads: Array<[number, number]> = [];
   private readonly inner = new LocalRangeScanner(nodeFileAccess);
   constructor(private readonly failOnCall = -1) {}
-  scanRange(file: string, start: number, end: number): Promise<RangeScan> {
-    this.ranges.push([start, end]);
-    if (this.ranges.length - 1 === this.failOnCall) return Promise.reject(new Error('worker died'));
-    return this.inner.scanRange(file, start, end);
+  async scanRange(file: string, from: number, to: number, limit: number): Promise<RangeScan> {
+    this.ranges.push([from, to]);
+    if (this.ranges.length - 1 === this.failOnCall) throw new Error('worker died');
+    const scan = await this.inner.scanRange(file, from, to, limit);
+    this.reads.push([scan.start, scan.end]);
+    return scan;
   }
   recycle(range: RangeScan): void {
     this.inner.recycle(range);
@@ -40,6 +45,37 @@ const toolUse = (id: string) => j({ type: 'assistant', uuid: `u-${id}`, message:
 const toolResult = (id: string, pad = 0) => j({ type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: id, content: 'x'.repeat(pad) }] } });
 const trailerLine = j({ type: 'last-prompt', sessionId: 's', lastPrompt: 'go' });
 
+describe('LocalRangeScanner: ranges cut anywhere', () => {
+  it('reads each line in the range where it starts, so any cut points tile the file (property)', async () => {
+    const line = fc.oneof(fc.constantFrom(toolUse('toolu_1'), toolResult('toolu_1', 40), trailerLine), fc.string({ maxLength: 12 }).map((t) => t.replace(/\n/g, '')));
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { maxLength: 25 }), fc.string({ maxLength: 10 }), fc.array(fc.nat(), { maxLength: 6 }), async (ls, tail, cuts) => {
+        const text = ls.map((l) => `${l}\n`).join('') + tail.replace(/\n/g, '');
+        const file = write('r.jsonl', text);
+        const size = Buffer.byteLength(text);
+        const points = [...new Set(cuts.map((c) => (size === 0 ? 0 : c % size)))].sort((x, y) => x - y).filter((c) => c > 0);
+        const bounds = [0, ...points, size];
+        const scanner = new LocalRangeScanner(nodeFileAccess);
+        const whole = await scanner.scanRange(file, 0, size, size);
+        const all: unknown[] = [];
+        forEachScan(whole, (scan) => all.push(scan));
+        const pieces: unknown[] = [];
+        let expected = 0;
+        for (let i = 0; i + 1 < bounds.length; i++) {
+          const range = await scanner.scanRange(file, bounds[i]!, bounds[i + 1]!, size);
+          assert.equal(range.start, expected, `range ${i} starts where the last ended`);
+          forEachScan(range, (scan) => pieces.push(scan));
+          expected = range.end + range.partialBytes;
+        }
+        assert.equal(expected, size);
+        assert.deepEqual(pieces, all);
+        assert.equal(all.length, ls.length);
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
 describe('analyze: segments shared with another thread', () => {
   it('gives what one thread gives, for any transcript and segment size (property)', async () => {
     const line = fc.oneof(
@@ -47,6 +83,14 @@ describe('analyze: segments shared with another thread', () => {
       fc.tuple(fc.constantFrom('toolu_1', 'toolu_2', 'toolu_4'), fc.nat({ max: 3000 })).map(([id, pad]) => toolResult(id, pad)),
       fc.constant(trailerLine),
       fc.constant(j({ type: 'mode' })),
+      // Every field the summary reads, so a field a segment failed to carry over would show.
+      fc.constantFrom(
+        j({ type: 'assistant', isSidechain: true, agentId: 'a1', sessionId: 's2', timestamp: '2026-11-30T10:00:00.000Z', apiBlockIndex: 2, message: { id: 'm9', stop_reason: null, content: [{ type: 'tool_use', id: 'toolu_5', name: 'Task' }] } }),
+        j({ type: 'ai-title', aiTitle: 'Fix the tail' }),
+        j({ type: 'custom-title', customTitle: 'Mine' }),
+        j({ type: 'user', message: { content: 'héllo, a typed prompt' } }),
+        j({ type: 'user', message: { content: [{ type: 'text', text: 'block prompt \ud800' }] } }),
+      ),
       fc.string({ maxLength: 20 }),
     );
     await fc.assert(
@@ -56,23 +100,26 @@ describe('analyze: segments shared with another thread', () => {
         const other = new CountingRangeScanner();
         const shared = await analyze(file, { rangeScanner: other, parallelMinBytes: 0, segmentBytes, streamThreshold: 64 });
         assert.deepEqual(shared, expected);
-        if (expected.bytes > segmentBytes * 2) assert.ok(other.ranges.length > 0, 'the other thread took no segment');
+        // With lines shorter than a segment, a file of over two segments has a second one: the other thread's.
+        const longest = Math.max(0, ...fs.readFileSync(file, 'latin1').split('\n').map((l) => l.length + 1));
+        if (expected.bytes > segmentBytes * 2 && longest < segmentBytes) assert.ok(other.ranges.length > 0, 'the other thread took no segment');
       }),
       { numRuns: 80 },
     );
   });
 
-  it('every range handed out starts at a line start and they tile the file with this thread’s', async () => {
+  it('the other thread’s reads start and end at line starts', async () => {
     const lines = Array.from({ length: 200 }, (_, i) => (i % 3 === 0 ? toolUse(`toolu_${i}`) : toolResult(`toolu_${i - 1}`, i * 7)));
     const file = write('t.jsonl', lines.join('\n') + '\n');
     const bytes = fs.readFileSync(file);
     const other = new CountingRangeScanner();
     const a = await analyze(file, { rangeScanner: other, parallelMinBytes: 0, segmentBytes: 1000 });
     assert.equal(a.lines, 200);
-    assert.ok(other.ranges.length >= 2);
-    for (const [start, end] of other.ranges) {
-      assert.ok(start === 0 || bytes[start - 1] === 0x0a, `range ${start} starts mid-line`);
-      assert.equal(bytes[end - 1], 0x0a, `range ending ${end} ends mid-line`);
+    assert.ok(other.reads.filter(([start, end]) => end > start).length >= 2);
+    for (const [start, end] of other.reads) {
+      assert.ok(start === 0 || bytes[start - 1] === 0x0a, `read ${start} starts mid-line`);
+      // A segment wholly inside a long line has no line of its own: an empty read.
+      assert.ok(end === start || bytes[end - 1] === 0x0a, `read ending ${end} ends mid-line`);
     }
   });
 
@@ -95,7 +142,7 @@ describe('analyze: segments shared with another thread', () => {
     assert.equal(a.lines, 200_000);
     assert.ok(other.ranges.length >= 1);
     // 16K lines of 16 bytes is under the 1 MiB floor: segments of about 1 MiB, not one of 3 MB.
-    for (const [start, end] of other.ranges) assert.ok(end - start <= 1024 * 1024 + line.length + 1, `${end - start} bytes`);
+    for (const [from, to] of other.ranges) assert.ok(to - from <= 1024 * 1024, `${to - from} bytes`);
   });
 
   it('leaves a transcript below parallelMinBytes to this thread', async () => {

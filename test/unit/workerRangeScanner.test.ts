@@ -27,16 +27,12 @@ describe('WorkerRangeScanner: analyze’s second thread', () => {
 
   it('scans ranges asked for at once like this thread does, in order', async () => {
     const bytes = fs.readFileSync(transcript);
-    const starts = [0];
-    for (let at = 4096; at < bytes.length; at += 4096) {
-      const newline = bytes.indexOf(0x0a, at);
-      if (newline === -1 || newline + 1 >= bytes.length) break;
-      if (newline + 1 > starts[starts.length - 1]!) starts.push(newline + 1);
-    }
-    const ranges = starts.map((s, i) => [s, starts[i + 1] ?? bytes.length] as const);
+    const size = bytes.length;
+    // Cut anywhere, mid-line included: each line belongs to the range it starts in.
+    const ranges = Array.from({ length: Math.ceil(size / 4000) }, (_, i) => [i * 4000, Math.min(size, (i + 1) * 4000)] as const);
     const worker = new WorkerRangeScanner(script);
     try {
-      const remote = await Promise.all(ranges.map(([s, e]) => worker.scanRange(transcript, s, e)));
+      const remote = await Promise.all(ranges.map(([s, e]) => worker.scanRange(transcript, s, e, size)));
       const local = new LocalRangeScanner(nodeFileAccess);
       const scansOf = (r: RangeScan) => {
         const out: ScanResult[] = [];
@@ -44,12 +40,12 @@ describe('WorkerRangeScanner: analyze’s second thread', () => {
         return { ...r, scans: out };
       };
       const expected = [];
-      for (const [s, e] of ranges) expected.push(scansOf(await local.scanRange(transcript, s, e)));
+      for (const [s, e] of ranges) expected.push(scansOf(await local.scanRange(transcript, s, e, size)));
       assert.deepEqual(remote.map(scansOf), expected);
       assert.equal(remote.reduce((n, r) => n + r.count, 0), bytes.toString('latin1').split('\n').length - 1);
       // Buffers sent back are written over by later ranges: the scans stay the same.
       for (const r of remote) worker.recycle(r);
-      const again = await Promise.all(ranges.map(([s, e]) => worker.scanRange(transcript, s, e)));
+      const again = await Promise.all(ranges.map(([s, e]) => worker.scanRange(transcript, s, e, size)));
       assert.deepEqual(again.map(scansOf), expected);
     } finally {
       await worker.close();
@@ -59,8 +55,9 @@ describe('WorkerRangeScanner: analyze’s second thread', () => {
   it('fails a request it cannot read, and answers the next one', async () => {
     const worker = new WorkerRangeScanner(script);
     try {
-      await assert.rejects(worker.scanRange(path.join(tmp, 'missing.jsonl'), 0, 10), /ENOENT/);
-      const scan = await worker.scanRange(transcript, 0, fs.statSync(transcript).size);
+      await assert.rejects(worker.scanRange(path.join(tmp, 'missing.jsonl'), 0, 10, 10), /ENOENT/);
+      const size = fs.statSync(transcript).size;
+      const scan = await worker.scanRange(transcript, 0, size, size);
       assert.ok(scan.count > 0);
     } finally {
       await worker.close();
@@ -69,7 +66,8 @@ describe('WorkerRangeScanner: analyze’s second thread', () => {
 
   it('close() fails what is still waiting', async () => {
     const worker = new WorkerRangeScanner(script);
-    const pending = worker.scanRange(transcript, 0, fs.statSync(transcript).size);
+    const size = fs.statSync(transcript).size;
+    const pending = worker.scanRange(transcript, 0, size, size);
     await worker.close();
     await assert.rejects(pending, /closed|exited/);
   });

@@ -1,13 +1,13 @@
 import type { FileAccess } from '../fileAccess';
 import type { ScanResult } from '../records';
 import type { RecordScannerOptions } from '../scanner';
-import { forEachScan, LocalRangeScanner, nextLineStart, type RangeScan, type RangeScanner } from './rangeScan';
+import { forEachScan, LocalRangeScanner, type RangeRead, type RangeScan, type RangeScanner } from './rangeScan';
 
 /**
  * Segments are shared out between this thread and the other. Their size
- * bounds memory: a segment's scans are held until the fold reaches it, so a
- * segment holds about LINES_PER_SEGMENT lines (a few MB of scans) whatever the
- * line length, and at most MAX_SEGMENT_BYTES, so neither thread waits long
+ * bounds memory: the other thread's segments are held, as bytes, until the
+ * fold reaches them, so a segment holds about LINES_PER_SEGMENT lines whatever
+ * the line length, and at most MAX_SEGMENT_BYTES, so neither thread waits long
  * for the other at the end; and at least MIN_SEGMENT_BYTES, so a segment's
  * set-up (a file handle, a message between threads) does not show.
  */
@@ -18,8 +18,6 @@ const MIN_SEGMENT_BYTES = 1024 * 1024;
 const SAMPLE_BYTES = 1024 * 1024;
 /** The other thread is kept this many segments ahead, so it never waits for a request. */
 const REMOTE_IN_FLIGHT = 2;
-/** This thread stops taking segments this far ahead of the fold, and waits for the other one instead. */
-const MAX_HELD = 4;
 
 export interface ParallelReadOptions {
   files: FileAccess;
@@ -38,62 +36,54 @@ export interface ParallelRead {
 }
 
 /**
- * Reads [0, size) as segments split at line starts, this thread and `other`
- * each taking the next segment as they come free, and hands every line's scan
- * to `onScan` in file order (the summary is order-dependent). Undefined when
- * the file changed under the read (a segment came up short, or a line did not
- * end where a segment does) or the other thread failed: the caller then reads
- * the file alone, and reports what changed as it always has.
+ * Reads [0, size) as segments split at line starts and hands every line's scan
+ * to `onScan` in file order (the summary is order-dependent). This thread
+ * reads the even segments and folds each line as it reads it, as a one-thread
+ * read does; `other` reads the odd ones, kept REMOTE_IN_FLIGHT ahead, whose
+ * scans come back as bytes and are folded between this thread's segments.
+ * Undefined when the file changed under the read (a segment came up short, or
+ * a line did not end where a segment does) or the other thread failed: the
+ * caller then starts over in one thread, and reports what changed as it always has.
  */
 export async function readSegmentsInParallel(opts: ParallelReadOptions, onScan: (scan: ScanResult) => void): Promise<ParallelRead | undefined> {
-  const segmentBytes = opts.segmentBytes ?? (await segmentBytesFor(opts.files, opts.path, opts.size));
-  const bounds = await segmentBounds(opts.files, opts.path, opts.size, segmentBytes);
-  const count = bounds.length - 1;
-  const remote = new Map<number, Promise<RangeScan | undefined>>();
-  /** Scanned segments waiting for the fold, with the scanner that made them (to recycle their buffers). */
-  const held = new Map<number, { range: RangeScan; from: RangeScanner }>();
-  let next = 0;
-  let folded = 0;
-  let partialBytes = 0;
+  const limit = opts.size;
+  const segmentBytes = opts.segmentBytes ?? (await segmentBytesFor(opts.files, opts.path, limit));
+  // Segment k holds the lines that start in [k * segmentBytes, (k + 1) * segmentBytes):
+  // its reader finds its first line itself, so no bounds are looked up beforehand.
+  const count = Math.max(1, Math.ceil(limit / segmentBytes));
+  const from = (k: number) => k * segmentBytes;
+  const to = (k: number) => (k === count - 1 ? limit : (k + 1) * segmentBytes);
   const local = new LocalRangeScanner(opts.files, opts.scanner);
-  const topUpRemote = (): void => {
-    while (next < count && remote.size < REMOTE_IN_FLIGHT) {
-      const k = next++;
-      // Caught at once: a failure must not be an unhandled rejection while this thread scans.
-      remote.set(k, opts.other.scanRange(opts.path, bounds[k]!, bounds[k + 1]!).catch(() => undefined));
-    }
+  const remote = new Map<number, Promise<RangeScan | undefined>>();
+  const ask = (k: number): void => {
+    // Caught at once: a failure must not be an unhandled rejection while this thread reads.
+    if (k < count && !remote.has(k)) remote.set(k, opts.other.scanRange(opts.path, from(k), to(k), limit).catch(() => undefined));
   };
-  while (folded < count) {
-    const waiting = held.get(folded);
-    if (waiting !== undefined) {
-      held.delete(folded);
-      const ready = waiting.range;
-      const last = folded === count - 1;
-      if (ready.bytes !== bounds[folded + 1]! - bounds[folded]! || (!last && ready.partialBytes > 0)) return undefined;
-      forEachScan(ready, onScan);
-      waiting.from.recycle?.(ready);
-      if (last) partialBytes = ready.partialBytes;
-      folded += 1;
-      continue;
+  /** Where the next segment's lines must start for the reads to tile the file. */
+  let expected = 0;
+  let partialBytes = 0;
+  for (let k = 0; k < count; k++) {
+    let read: RangeRead | undefined;
+    if (k % 2 === 0) {
+      for (let ahead = 0; ahead < REMOTE_IN_FLIGHT; ahead++) ask(k + 1 + 2 * ahead);
+      read = await local.foldRange(opts.path, from(k), to(k), limit, onScan).catch(() => undefined);
+    } else {
+      const range = await remote.get(k)!;
+      remote.delete(k);
+      if (range !== undefined && range.start === expected) {
+        forEachScan(range, onScan);
+        opts.other.recycle?.(range);
+      }
+      read = range;
     }
-    topUpRemote();
-    if (next < count && next - folded < MAX_HELD) {
-      const k = next++;
-      const scan = await local.scanRange(opts.path, bounds[k]!, bounds[k + 1]!).catch(() => undefined);
-      if (scan === undefined) return undefined; // unreadable now: the one-thread read says how
-      held.set(k, { range: scan, from: local });
-      continue;
-    }
-    // Every segment below `next` is folded, held or with the other thread: this one is there.
-    const scan = await remote.get(folded)!;
-    remote.delete(folded);
-    if (scan === undefined) {
-      await Promise.all(remote.values());
-      return undefined;
-    }
-    held.set(folded, { range: scan, from: opts.other });
+    // A gap or an overlap: the file changed under the read.
+    if (read === undefined || read.start !== expected) return undefined;
+    expected = read.end + read.partialBytes;
+    // Only the segment that reaches the limit can end in an unfinished line.
+    if (read.partialBytes > 0) partialBytes = read.partialBytes;
   }
-  return { bytes: opts.size, partialBytes };
+  if (expected !== limit) return undefined;
+  return { bytes: limit, partialBytes };
 }
 
 /** LINES_PER_SEGMENT lines' worth of bytes, as lines run in a sample from the middle of the file. */
@@ -110,18 +100,4 @@ async function segmentBytesFor(files: FileAccess, path: string, size: number): P
   }
   const bytesPerLine = sampled / Math.max(1, newlines);
   return Math.min(MAX_SEGMENT_BYTES, Math.max(MIN_SEGMENT_BYTES, Math.round(bytesPerLine * LINES_PER_SEGMENT)));
-}
-
-/** [0, b1, …, size]: line starts near every multiple of segmentBytes, increasing. */
-async function segmentBounds(files: FileAccess, path: string, size: number, segmentBytes: number): Promise<number[]> {
-  const bounds = [0];
-  for (let at = segmentBytes; at < size; at += segmentBytes) {
-    const last = bounds[bounds.length - 1]!;
-    if (at <= last) continue; // a huge line took the segment start past this multiple
-    const start = await nextLineStart(files, path, at, size);
-    if (start === undefined) break;
-    bounds.push(start);
-  }
-  bounds.push(size);
-  return bounds;
 }

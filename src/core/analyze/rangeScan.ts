@@ -2,15 +2,30 @@ import type { FileAccess, OpenFile } from '../fileAccess';
 import type { ScanResult } from '../records';
 import { createRecordScanner, type RecordScannerOptions } from '../scanner';
 import { readAhead } from '../tailReadAhead';
+import { SUMMARY_SCAN_FIELDS } from './transcriptSummary';
 
 const NEWLINE = 0x0a;
 const CHUNK_BYTES = 1024 * 1024;
 
+/**
+ * What reading the lines of one range found: they run from `start` to `end`.
+ * Ranges that tile a file give reads that chain (one's end is the next's start).
+ */
+export interface RangeRead {
+  /** Where the range's first line starts (the range's limit when none does). */
+  start: number;
+  /** Just past the newline of its last complete line; `start` when it has none. */
+  end: number;
+  /** Bytes of an unfinished line after `end`, up to the limit. */
+  partialBytes: number;
+}
+
 /** What scanning one byte range of a transcript found. */
-export interface RangeScan {
+export interface RangeScan extends RangeRead {
   /**
    * The scan of each complete line in the range, in file order, as UTF-8 JSON
-   * text, one line each (see forEachScan). A segment's scans wait until the
+   * text, one line each (see forEachScan), with only the fields analyze's
+   * summary reads (SUMMARY_SCAN_FIELDS: a third fewer bytes to decode). A segment's scans wait until the
    * fold reaches them; as objects (or strings) they would be promoted to V8's
    * old generation in both threads, whose lazy collection grew a gigabyte's
    * analysis by some 70 MB. Bytes outside the heap cost only themselves, cross
@@ -19,21 +34,18 @@ export interface RangeScan {
   scans: Uint8Array;
   /** How many lines `scans` holds. */
   count: number;
-  /** Bytes read from the range's start (the range's length unless the file shrank). */
-  bytes: number;
-  /** Bytes after the last newline: an unfinished line. */
-  partialBytes: number;
 }
 
 /**
- * Scans somewhere else (another thread) the complete lines of [start, end) of a
- * transcript. `analyze` hands such a scanner the second half of a large file
- * while it reads the first: a line is scanned without any state from the lines
- * before it, and in JSON Lines every 0x0A byte ends a line (JSON strings cannot
- * hold a raw newline), so a file splits exactly at any newline.
+ * Scans somewhere else (another thread) the lines of a transcript that start
+ * in [from, to), reading no byte at or past `limit`. `analyze` hands such a
+ * scanner segments of a large file while it reads others: a line is scanned
+ * without any state from the lines before it, and in JSON Lines every 0x0A
+ * byte ends a line (JSON strings cannot hold a raw newline), so a reader
+ * dropped anywhere finds the next line start by itself.
  */
 export interface RangeScanner {
-  scanRange(path: string, start: number, end: number): Promise<RangeScan>;
+  scanRange(path: string, from: number, to: number, limit: number): Promise<RangeScan>;
   /**
    * Takes back a range's `scans` once they are folded, to write later ranges
    * into: the buffers go round instead of piling up as garbage (outside the
@@ -66,9 +78,21 @@ export class LocalRangeScanner implements RangeScanner {
     this.scanner = createRecordScanner(scannerOptions);
   }
 
-  /** The scan of [start, end) of `path`, `start` being the first byte of a line. */
-  scanRange(path: string, start: number, end: number): Promise<RangeScan> {
-    const result = this.queue.then(() => this.scanOne(path, start, end));
+  scanRange(path: string, from: number, to: number, limit: number): Promise<RangeScan> {
+    return this.enqueue(async () => {
+      const scans = new ScanWriter(this.spareScanBuffers.pop());
+      const read = await this.scanOne(path, from, to, limit, (scan) => scans.add(scan));
+      return { scans: scans.bytes(), count: scans.count, ...read };
+    });
+  }
+
+  /** The same read, each line's scan handed to `onScan` as it is read (nothing is held). */
+  foldRange(path: string, from: number, to: number, limit: number, onScan: (scan: ScanResult) => void): Promise<RangeRead> {
+    return this.enqueue(() => this.scanOne(path, from, to, limit, onScan));
+  }
+
+  private enqueue<T>(work: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(work);
     this.queue = result.catch(() => undefined);
     return result;
   }
@@ -82,61 +106,54 @@ export class LocalRangeScanner implements RangeScanner {
     if (this.spareScanBuffers.length < SPARE_SCAN_BUFFERS) this.spareScanBuffers.push(buffer);
   }
 
-  private async scanOne(path: string, start: number, end: number): Promise<RangeScan> {
+  /**
+   * The lines starting in [from, to): a range that begins inside a line leaves
+   * that line to the range before it, and reads its own last line to its end,
+   * past `to` if need be, but never past `limit`.
+   */
+  private async scanOne(path: string, from: number, to: number, limit: number, onScan: (scan: ScanResult) => void): Promise<RangeRead> {
     const scanner = this.scanner;
     scanner.reset(); // the last range may have ended in an unfinished line
-    const scans = new ScanWriter(this.spareScanBuffers.pop());
+    // Reading from the byte before `from`: if it is a newline, a line starts at `from`.
+    let position = Math.max(0, from - 1);
+    let start = from === 0 ? 0 : -1;
+    let end = start;
     let partialBytes = 0;
-    let bytes = 0;
-    const consume = (chunk: Buffer): void => {
-      bytes += chunk.length;
+    const consume = (chunk: Buffer): boolean => {
+      const base = position;
+      position += chunk.length;
       let pos = 0;
+      if (start === -1) {
+        const newline = chunk.indexOf(NEWLINE);
+        if (newline === -1) return true; // still in the line the range before reads
+        start = end = base + newline + 1;
+        if (start >= to) return false;
+        pos = newline + 1;
+      }
       while (pos < chunk.length) {
         const newline = chunk.indexOf(NEWLINE, pos);
         const stop = newline === -1 ? chunk.length : newline;
         if (stop > pos) scanner.push(chunk.subarray(pos, stop));
         partialBytes += stop - pos;
         if (newline === -1) break;
-        scans.add(scanner.finish());
+        onScan(scanner.finish());
         partialBytes = 0;
         pos = newline + 1;
+        end = base + pos;
+        if (end >= to) return false; // the next line starts in the next range
       }
+      return true;
     };
     const handle: OpenFile = await this.files.open(path);
     try {
       const buffers = { first: this.first, second: () => (this.second ??= Buffer.alloc(CHUNK_BYTES)) };
-      const failure = await readAhead(handle, buffers, start, end, consume);
+      const failure = await readAhead(handle, buffers, position, limit, consume);
       if (failure !== undefined) throw failure;
     } finally {
       await handle.close();
     }
-    return { scans: scans.bytes(), count: scans.count, bytes, partialBytes };
-  }
-}
-
-/**
- * The first line start at or after `from` and before `end`: the byte after the
- * next newline, or undefined when [from, end) holds none.
- */
-export async function nextLineStart(files: FileAccess, path: string, from: number, end: number): Promise<number | undefined> {
-  if (from <= 0) return 0;
-  const handle = await files.open(path);
-  try {
-    const buffer = Buffer.alloc(64 * 1024);
-    // Start one byte early: if that byte is a newline, `from` itself starts a line.
-    for (let position = from - 1; position < end; ) {
-      const n = await handle.read(buffer, 0, Math.min(buffer.length, end - position), position);
-      if (n === 0) return undefined;
-      const newline = buffer.subarray(0, n).indexOf(NEWLINE);
-      if (newline !== -1) {
-        const lineStart = position + newline + 1;
-        return lineStart < end ? lineStart : undefined;
-      }
-      position += n;
-    }
-    return undefined;
-  } finally {
-    await handle.close();
+    if (start === -1) start = end = Math.max(from, position);
+    return { start, end, partialBytes };
   }
 }
 
@@ -152,7 +169,7 @@ class ScanWriter {
   }
 
   add(scan: ScanResult): void {
-    const text = JSON.stringify(scan);
+    const text = JSON.stringify(scan, SUMMARY_SCAN_FIELDS as string[]);
     // A UTF-16 unit takes at most 3 bytes of UTF-8, plus the newline.
     const room = text.length * 3 + 1;
     if (this.used + room > this.buffer.length) {
@@ -175,10 +192,10 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /**
- * Each scan of RangeScan.scans, in order. JSON keeps a ScanResult exactly (its
- * fields are strings, booleans, null, arrays and finite numbers; JSON.stringify
- * escapes a lone surrogate, so the UTF-8 is well-formed), except that an
- * apiBlockIndex of -0 comes back 0.
+ * Each scan of RangeScan.scans, in order, with the fields of SUMMARY_SCAN_FIELDS.
+ * JSON keeps them exactly (strings, booleans, null, arrays and finite numbers;
+ * JSON.stringify escapes a lone surrogate, so the UTF-8 is well-formed), except
+ * that an apiBlockIndex of -0 comes back 0.
  */
 export function forEachScan(range: RangeScan, onScan: (scan: ScanResult) => void): void {
   const bytes = range.scans;

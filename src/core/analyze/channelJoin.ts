@@ -1,4 +1,4 @@
-import { createChannelScanner, type ChannelLine } from '../channel/reader';
+import type { ChannelLine } from '../channel/reader';
 import type { Clock } from '../clock';
 import type { FileAccess } from '../fileAccess';
 import { FileTail } from '../tail';
@@ -16,6 +16,10 @@ export async function joinChannel(
   clock: Clock,
   callOf: (toolUseId: string) => AnalyzedCall | undefined,
 ): Promise<{ waits: WaitSummary; channel: ChannelSummary }> {
+  // The channel reader validates with zod (~750 KB bundled): required only when a
+  // channel file is joined, so `analyze` without --channel never loads it (the
+  // CLI's build makes it a bundle of its own, see scripts/build.mjs).
+  const { createChannelScanner } = require('../channel/reader') as typeof import('../channel/reader');
   const scanner = createChannelScanner();
   const tail = new FileTail<ChannelLine>({ path: channelPath, files, clock, scanner });
   const waits: WaitSummary = { seen: 0, behind: 0, error: 0, unmatched: 0 };

@@ -45,7 +45,8 @@ function runBuilt(tmp: string, args: string[]): BuiltRun {
 describe('CLI: start-up loads only what the command needs', () => {
   let tmp: string;
   beforeEach(function () {
-    if (!fs.existsSync(cli)) this.skip();
+    // Needs `npm run build`'s output; `npm run package` builds minified without source maps.
+    if (!fs.existsSync(cli) || !fs.existsSync(`${cli}.map`) || fs.statSync(`${cli}.map`).mtimeMs < fs.statSync(cli).mtimeMs) this.skip();
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-cli-startup-'));
   });
   afterEach(() => {

@@ -5,13 +5,15 @@ import { AnalyzeInputError, analyzeTranscript, type AnalyzedCall, type Transcrip
 import { jsonPieces } from '../core/analyze/jsonPieces';
 import type { CliIo } from './io';
 
-const usage = `Usage: transcript-lag analyze FILE [--json] [--channel FILE]
+const usage = `Usage: transcript-lag analyze FILE [--json] [--channel FILE] [--threads 1|2]
 
 What a transcript holds: lines, malformed lines, tool calls with the line of
 their record and of their result, trailers, inferred write batches and shapes.
   --json          one JSON object (lines, malformed, calls[{tool_use_id, tool_name,
                   line, result_line, ...}], counts, trailers, batches, ...)
   --channel FILE  a transcript-lag hook channel file: join its wait outcomes
+  --threads N     2 (default): a transcript of 64 MiB or more is read on two
+                  threads; 1: on this one only (less memory, one core)
 `;
 
 export async function run(args: string[], io: CliIo): Promise<number> {
@@ -23,6 +25,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       options: {
         json: { type: 'boolean', default: false },
         channel: { type: 'string' },
+        threads: { type: 'string', default: '2' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -38,6 +41,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     io.stderr(`transcript-lag analyze: expected one transcript FILE, got ${parsed.positionals.length}\n\n${usage}`);
     return 2;
   }
+  const threads = parsed.values.threads;
+  if (threads !== '1' && threads !== '2') {
+    io.stderr(`transcript-lag analyze: --threads takes 1 or 2, got ${threads}\n\n${usage}`);
+    return 2;
+  }
   const file = path.resolve(io.cwd, parsed.positionals[0]!);
   const channel = parsed.values.channel === undefined ? undefined : path.resolve(io.cwd, parsed.values.channel);
   // Keep V8's young generation at its starting size (1 MB semi-spaces) in this
@@ -47,7 +55,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   // each growth, so setting it now takes effect.
   v8.setFlagsFromString('--semi-space-growth-factor=1');
   let analysis: TranscriptAnalysis;
-  const rangeScanner = io.rangeScanner?.();
+  const rangeScanner = threads === '2' ? io.rangeScanner?.() : undefined;
   try {
     analysis = await analyzeTranscript({ path: file, channelPath: channel, files: io.files, clock: io.clock, rangeScanner });
   } catch (err) {

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { analyzeTranscript } from '../../src/core/analyze';
+import { analyzeTranscript, LocalRangeScanner } from '../../src/core/analyze';
 import { run } from '../../src/cli/analyze';
 import { nodeFileAccess } from '../../src/platform/nodeFileAccess';
 import { fixturesDir } from './fixtures';
@@ -56,6 +56,23 @@ describe('CLI: transcript-lag analyze', () => {
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
     }
+  });
+
+  it('--threads 1 never asks for a second thread; 2, the default, does; anything else exits 2', async () => {
+    for (const [args, wanted] of [[[], 1], [['--threads', '2'], 1], [['--threads', '1'], 0]] as const) {
+      const c = capturingIo(realDir);
+      let asked = 0;
+      c.io.rangeScanner = () => {
+        asked += 1;
+        const scanner = new LocalRangeScanner(nodeFileAccess);
+        return { scanRange: (...a: Parameters<LocalRangeScanner['scanRange']>) => scanner.scanRange(...a), close: async () => undefined };
+      };
+      assert.equal(await run([transcriptName, '--json', ...args], c.io), 0);
+      assert.equal(asked, wanted, args.join(' '));
+    }
+    const bad = capturingIo(realDir);
+    assert.equal(await run([transcriptName, '--threads', '3'], bad.io), 2);
+    assert.match(bad.err(), /--threads takes 1 or 2, got 3/);
   });
 
   it('exits 2 with a clear message on a missing file, a missing channel, or bad arguments', async () => {

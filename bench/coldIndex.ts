@@ -56,21 +56,25 @@ export async function coldIndex(ctx: BenchContext): Promise<SectionResult> {
     const contenders = {
       wc: () => check(timedRun('wc', ['-l', file]), 'wc -l'),
       analyze: () => check(timedNodeRun(preload, cli, ['analyze', file, '--json']), 'analyze'),
+      // The same on one thread: what the second thread buys, and what it costs in memory.
+      analyze1: () => check(timedNodeRun(preload, cli, ['analyze', file, '--json', '--threads', '1']), 'analyze --threads 1'),
       naive: () => check(timedNodeRun(preload, naive, [file]), 'naive parse'),
     };
     // One untimed run each: the first run of a binary pays for loading it.
-    const first = { wc: contenders.wc(), analyze: contenders.analyze(), naive: contenders.naive() };
-    const times = { wc: [] as number[], analyze: [] as number[], naive: [] as number[] };
+    const first = { wc: contenders.wc(), analyze: contenders.analyze(), analyze1: contenders.analyze1(), naive: contenders.naive() };
+    const times = { wc: [] as number[], analyze: [] as number[], analyze1: [] as number[], naive: [] as number[] };
     const rss: number[] = [];
+    const rss1: number[] = [];
     for (let round = 0; round < ctx.rounds; round++) {
       // Rotate the order each round so none always runs right after another's page-cache or CPU use.
-      const order = (['wc', 'analyze', 'naive'] as const).map((_, i, a) => a[(i + round) % a.length]);
+      const order = (['wc', 'analyze', 'analyze1', 'naive'] as const).map((_, i, a) => a[(i + round) % a.length]!);
       for (const name of order) {
         const r = contenders[name]();
         times[name].push(r.wallMs);
         if (name === 'analyze' && r.maxRssKiB !== undefined) rss.push(r.maxRssKiB);
+        if (name === 'analyze1' && r.maxRssKiB !== undefined) rss1.push(r.maxRssKiB);
       }
-      ctx.log(`cold index: round ${round + 1}/${ctx.rounds}: wc ${times.wc.at(-1)?.toFixed(0)} ms, analyze ${times.analyze.at(-1)?.toFixed(0)} ms, naive ${times.naive.at(-1)?.toFixed(0)} ms`);
+      ctx.log(`cold index: round ${round + 1}/${ctx.rounds}: wc ${times.wc.at(-1)?.toFixed(0)} ms, analyze ${times.analyze.at(-1)?.toFixed(0)} ms, --threads 1 ${times.analyze1.at(-1)?.toFixed(0)} ms, naive ${times.naive.at(-1)?.toFixed(0)} ms`);
     }
 
     const profile = ctx.profile ? profileAnalyze(ctx, file, dir) : undefined;
@@ -78,9 +82,11 @@ export async function coldIndex(ctx: BenchContext): Promise<SectionResult> {
     const wcLines = Number(first.wc.stdout.trim().split(/\s+/)[0]);
     const naiveOut = JSON.parse(first.naive.stdout) as { lines: number; calls: number };
     const analyzeCalls = Array.isArray(report.calls) ? report.calls.length : null;
-    const agrees = report.lines === gen.lines && report.malformed === 0 && wcLines === gen.lines && analyzeCalls === gen.toolUses && naiveOut.calls === gen.toolUses;
-    const med = { wc: median(times.wc), analyze: median(times.analyze), naive: median(times.naive) };
+    // Both thread counts must print the same analysis, byte for byte.
+    const agrees = report.lines === gen.lines && report.malformed === 0 && wcLines === gen.lines && analyzeCalls === gen.toolUses && naiveOut.calls === gen.toolUses && first.analyze1.stdout === first.analyze.stdout;
+    const med = { wc: median(times.wc), analyze: median(times.analyze), analyze1: median(times.analyze1), naive: median(times.naive) };
     const peakRssMiB = rss.length ? Math.max(...rss) / 1024 : null;
+    const peakRss1MiB = rss1.length ? Math.max(...rss1) / 1024 : null;
     const sizeNote = `${(gen.bytes / 2 ** 20).toFixed(0)} MiB, ${gen.lines} lines, largest ${(gen.largestLine / 2 ** 20).toFixed(1)} MiB`;
     return {
       section: SECTION,
@@ -89,12 +95,13 @@ export async function coldIndex(ctx: BenchContext): Promise<SectionResult> {
         row(SECTION, 'analyze / naive parse', med.analyze / med.naive, 'x', undefined, 'readline + JSON.parse every line'),
         row(SECTION, 'analyze peak RSS', peakRssMiB, 'MiB', { op: '<=', limit: 100 }, 'max over timed runs'),
         row(SECTION, 'analyze time', med.analyze, 'ms'),
+        row(SECTION, 'analyze --threads 1 / wc -l', med.analyze1 / med.wc, 'x', undefined, `${med.analyze1.toFixed(0)} ms, peak RSS ${peakRss1MiB?.toFixed(0) ?? '?'} MiB`),
         row(SECTION, 'wc -l time', med.wc, 'ms'),
         row(SECTION, 'naive parse time', med.naive, 'ms', undefined, `peak RSS ${((first.naive.maxRssKiB ?? 0) / 1024).toFixed(0)} MiB`),
         row(SECTION, 'analyze saw every line and call', agrees ? 1 : 0, '', { op: '>=', limit: 1 },
-          `lines ${report.lines}/${gen.lines}, calls ${analyzeCalls}/${gen.toolUses}, malformed ${report.malformed}`),
+          `lines ${report.lines}/${gen.lines}, calls ${analyzeCalls}/${gen.toolUses}, malformed ${report.malformed}, --threads 1 ${first.analyze1.stdout === first.analyze.stdout ? 'same' : 'DIFFERENT'}`),
       ],
-      details: { profile, generated: gen, timesMs: times, medianMs: med, analyzeRssKiB: rss, wcLines, naive: naiveOut, analyze: { lines: report.lines, malformed: report.malformed, calls: analyzeCalls } },
+      details: { profile, generated: gen, timesMs: times, medianMs: med, analyzeRssKiB: rss, analyzeOneThreadRssKiB: rss1, wcLines, naive: naiveOut, analyze: { lines: report.lines, malformed: report.malformed, calls: analyzeCalls } },
     };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { selfTimes, type CpuProfile, type SelfTime } from './lib/cpuProfile';
 import { generateTranscript } from './lib/generateTranscript';
 import type { BenchContext } from './lib/context';
-import { makeTempDir, timedNodeRun, timedRun, warmPageCache, type TimedRun } from './lib/proc';
+import { machineSetsExtraCaCerts, makeTempDir, timedNodeRun, timedRun, warmPageCache, type TimedRun } from './lib/proc';
 import { row, type SectionResult } from './lib/report';
 import { median } from './lib/stats';
 
@@ -58,16 +58,19 @@ export async function coldIndex(ctx: BenchContext): Promise<SectionResult> {
       analyze: () => check(timedNodeRun(preload, cli, ['analyze', file, '--json']), 'analyze'),
       // The same on one thread: what the second thread buys, and what it costs in memory.
       analyze1: () => check(timedNodeRun(preload, cli, ['analyze', file, '--json', '--threads', '1']), 'analyze --threads 1'),
+      // As this machine runs it (see benchEnv): only where the variable is set.
+      analyzeAsIs: () => check(timedNodeRun(preload, cli, ['analyze', file, '--json'], { env: process.env }), 'analyze (as-is env)'),
       naive: () => check(timedNodeRun(preload, naive, [file]), 'naive parse'),
     };
     // One untimed run each: the first run of a binary pays for loading it.
     const first = { wc: contenders.wc(), analyze: contenders.analyze(), analyze1: contenders.analyze1(), naive: contenders.naive() };
-    const times = { wc: [] as number[], analyze: [] as number[], analyze1: [] as number[], naive: [] as number[] };
+    const times = { wc: [] as number[], analyze: [] as number[], analyze1: [] as number[], analyzeAsIs: [] as number[], naive: [] as number[] };
     const rss: number[] = [];
     const rss1: number[] = [];
     for (let round = 0; round < ctx.rounds; round++) {
       // Rotate the order each round so none always runs right after another's page-cache or CPU use.
-      const order = (['wc', 'analyze', 'analyze1', 'naive'] as const).map((_, i, a) => a[(i + round) % a.length]!);
+      const names = machineSetsExtraCaCerts ? (['wc', 'analyze', 'analyze1', 'analyzeAsIs', 'naive'] as const) : (['wc', 'analyze', 'analyze1', 'naive'] as const);
+      const order = names.map((_, i, a) => a[(i + round) % a.length]!);
       for (const name of order) {
         const r = contenders[name]();
         times[name].push(r.wallMs);
@@ -84,7 +87,7 @@ export async function coldIndex(ctx: BenchContext): Promise<SectionResult> {
     const analyzeCalls = Array.isArray(report.calls) ? report.calls.length : null;
     // Both thread counts must print the same analysis, byte for byte.
     const agrees = report.lines === gen.lines && report.malformed === 0 && wcLines === gen.lines && analyzeCalls === gen.toolUses && naiveOut.calls === gen.toolUses && first.analyze1.stdout === first.analyze.stdout;
-    const med = { wc: median(times.wc), analyze: median(times.analyze), analyze1: median(times.analyze1), naive: median(times.naive) };
+    const med = { wc: median(times.wc), analyze: median(times.analyze), analyze1: median(times.analyze1), analyzeAsIs: times.analyzeAsIs.length ? median(times.analyzeAsIs) : null, naive: median(times.naive) };
     const peakRssMiB = rss.length ? Math.max(...rss) / 1024 : null;
     const peakRss1MiB = rss1.length ? Math.max(...rss1) / 1024 : null;
     const sizeNote = `${(gen.bytes / 2 ** 20).toFixed(0)} MiB, ${gen.lines} lines, largest ${(gen.largestLine / 2 ** 20).toFixed(1)} MiB`;
@@ -95,6 +98,9 @@ export async function coldIndex(ctx: BenchContext): Promise<SectionResult> {
         row(SECTION, 'analyze / naive parse', med.analyze / med.naive, 'x', undefined, 'readline + JSON.parse every line'),
         row(SECTION, 'analyze peak RSS', peakRssMiB, 'MiB', { op: '<=', limit: 100 }, 'max over timed runs'),
         row(SECTION, 'analyze time', med.analyze, 'ms'),
+        ...(med.analyzeAsIs === null
+          ? []
+          : [row(SECTION, 'analyze / wc -l, NODE_EXTRA_CA_CERTS as set here', med.analyzeAsIs / med.wc, 'x', undefined, `${med.analyzeAsIs.toFixed(0)} ms: the sandbox's CA bundle, parsed at every Node start (see benchEnv)`)]),
         row(SECTION, 'analyze --threads 1 / wc -l', med.analyze1 / med.wc, 'x', undefined, `${med.analyze1.toFixed(0)} ms, peak RSS ${peakRss1MiB?.toFixed(0) ?? '?'} MiB`),
         row(SECTION, 'wc -l time', med.wc, 'ms'),
         row(SECTION, 'naive parse time', med.naive, 'ms', undefined, `peak RSS ${((first.naive.maxRssKiB ?? 0) / 1024).toFixed(0)} MiB`),

@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { BenchContext } from './lib/context';
-import { childCpuMs, makeTempDir, timedRun } from './lib/proc';
+import { benchEnv, childCpuMs, machineSetsExtraCaCerts, makeTempDir, timedRun } from './lib/proc';
 import { row, type SectionResult } from './lib/report';
 import { median, percentile } from './lib/stats';
 
@@ -38,20 +38,21 @@ export async function hookCost(ctx: BenchContext): Promise<SectionResult> {
     fs.mkdirSync(path.dirname(transcript), { recursive: true });
     fs.writeFileSync(transcript, '');
     const input = preToolUsePayload(transcript, '/home/dev/app');
-    const env = { ...process.env, CLAUDE_CONFIG_DIR: dir };
+    const env = benchEnv({ CLAUDE_CONFIG_DIR: dir });
+    const asIsEnv = { ...process.env, CLAUDE_CONFIG_DIR: dir };
     const channelLines = () => {
       const file = fs.existsSync(channelDir) ? fs.readdirSync(channelDir).find((f) => f.endsWith('.jsonl')) : undefined;
       return file ? fs.readFileSync(path.join(channelDir, file), 'utf8').split('\n').filter(Boolean) : [];
     };
     /** Wall times of hook runs that wrote no `pre` line (the hook gave up: its budget counts from process start). */
     const silentRuns: number[] = [];
-    const runHook = () => {
+    const runHook = (runEnv: NodeJS.ProcessEnv = env) => {
       const before = channelLines().length;
-      const r = timedRun(process.execPath, [hook, '--channel-dir', channelDir], { input, env });
+      const r = timedRun(process.execPath, [hook, '--channel-dir', channelDir], { input, env: runEnv });
       if (channelLines().length === before) silentRuns.push(r.wallMs);
       return r;
     };
-    const runBaseline = () => timedRun(process.execPath, ['-e', ''], { input, env });
+    const runBaseline = (runEnv: NodeJS.ProcessEnv = env) => timedRun(process.execPath, ['-e', ''], { input, env: runEnv });
 
     const n = ctx.quick ? 10 : 40;
     runHook();
@@ -71,12 +72,24 @@ export async function hookCost(ctx: BenchContext): Promise<SectionResult> {
         (run === runHook ? hookMs : baseMs).push(r.wallMs);
       }
     }
+    // The same pairs as this machine runs them (see benchEnv), where that differs.
+    const asIs = { hook: [] as number[], base: [] as number[] };
+    if (machineSetsExtraCaCerts) {
+      for (let i = 0; i < n / 2; i++) {
+        asIs.hook.push(runHook(asIsEnv).wallMs);
+        asIs.base.push(runBaseline(asIsEnv).wallMs);
+      }
+    }
     const events = channelLines();
     const ratio = median(hookMs) / median(baseMs);
     return {
       section: SECTION,
       rows: [
         row(SECTION, 'hook / node -e "" (median)', ratio, 'x', { op: '<=', limit: 1.2 }, `${n} interleaved runs each`),
+        ...(asIs.hook.length
+          ? [row(SECTION, 'hook / node -e "", NODE_EXTRA_CA_CERTS as set here', median(asIs.hook) / median(asIs.base), 'x', undefined,
+              `${median(asIs.hook).toFixed(0)} vs ${median(asIs.base).toFixed(0)} ms: every Node start parses the CA bundle, which hides the hook's own cost`)]
+          : []),
         row(SECTION, 'hook wall time p50', median(hookMs), 'ms', undefined, `p90 ${percentile(hookMs, 90).toFixed(1)} ms`),
         row(SECTION, 'node -e "" wall time p50', median(baseMs), 'ms', undefined, `p90 ${percentile(baseMs, 90).toFixed(1)} ms`),
         row(SECTION, 'hook CPU / node -e "" CPU', cpu.base > 0 ? cpu.hook / cpu.base : null, 'x', undefined,
@@ -84,7 +97,7 @@ export async function hookCost(ctx: BenchContext): Promise<SectionResult> {
         row(SECTION, 'hook runs that wrote no pre event', silentRuns.length, '', { op: '<=', limit: 0 },
           silentRuns.length ? `their wall times: ${silentRuns.map((t) => t.toFixed(0)).join(', ')} ms` : `of ${n + 1}`),
       ],
-      details: { hookMs, baselineMs: baseMs, cpuMs: cpu, silentRunsMs: silentRuns, channelLines: events.length, sampleEvent: events[0] ? JSON.parse(events[0]) : null },
+      details: { hookMs, baselineMs: baseMs, asIsMs: asIs, cpuMs: cpu, silentRunsMs: silentRuns, channelLines: events.length, sampleEvent: events[0] ? JSON.parse(events[0]) : null },
     };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

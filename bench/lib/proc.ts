@@ -13,6 +13,24 @@ export interface TimedRun {
   maxRssKiB?: number;
 }
 
+/**
+ * The environment Node contenders run in: this process's, without
+ * NODE_EXTRA_CA_CERTS. The sandbox these benchmarks were recorded in sets it,
+ * and Node then parses the whole CA bundle at every start (50-70 ms here,
+ * measured side by side with `node -e ''`): a cost of the machine, not of what
+ * is measured, that would hide the hook's own cost in its ratio to bare node
+ * and add to analyze's against `wc -l`. Where it is set, sections also report
+ * the as-is numbers (INFO rows).
+ */
+export function benchEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env, ...extra };
+  delete env.NODE_EXTRA_CA_CERTS;
+  return env;
+}
+
+/** Whether this machine sets NODE_EXTRA_CA_CERTS (so the as-is rows differ). */
+export const machineSetsExtraCaCerts = process.env.NODE_EXTRA_CA_CERTS !== undefined;
+
 /** A contender that hangs must not hang the benchmark (nor outlive it): killed after this long. */
 export const DEFAULT_RUN_TIMEOUT_MS = 180_000;
 
@@ -32,7 +50,7 @@ export function timedRun(command: string, args: string[], opts: SpawnSyncOptions
 export function timedNodeRun(preload: string, script: string, args: string[], opts: SpawnSyncOptions = {}): TimedRun {
   const rssFile = path.join(os.tmpdir(), `bench-rss-${process.pid}-${Date.now()}`);
   try {
-    const r = timedRun(process.execPath, ['-r', preload, script, ...args], { ...opts, env: { ...process.env, ...opts.env, BENCH_RSS_FILE: rssFile } });
+    const r = timedRun(process.execPath, ['-r', preload, script, ...args], { ...opts, env: { ...(opts.env ?? benchEnv()), BENCH_RSS_FILE: rssFile } });
     if (fs.existsSync(rssFile)) r.maxRssKiB = Number(fs.readFileSync(rssFile, 'utf8'));
     return r;
   } finally {

@@ -2,7 +2,7 @@ import type { FileAccess, OpenFile } from '../fileAccess';
 import type { ScanResult } from '../records';
 import { createRecordScanner, type RecordScannerOptions } from '../scanner';
 import { readAhead } from '../tailReadAhead';
-import { SUMMARY_SCAN_FIELDS } from './transcriptSummary';
+import { decodeScan, encodeScan, ScanCodecState } from './scanCodec';
 
 const NEWLINE = 0x0a;
 const CHUNK_BYTES = 1024 * 1024;
@@ -23,9 +23,8 @@ export interface RangeRead {
 /** What scanning one byte range of a transcript found. */
 export interface RangeScan extends RangeRead {
   /**
-   * The scan of each complete line in the range, in file order, as UTF-8 JSON
-   * text, one line each (see forEachScan), with only the fields analyze's
-   * summary reads (SUMMARY_SCAN_FIELDS: a third fewer bytes to decode). A segment's scans wait until the
+   * The scan of each complete line in the range, in file order, as UTF-8 text,
+   * one line each, holding what analyze's summary reads (./scanCodec.ts; see forEachScan). A segment's scans wait until the
    * fold reaches them; as objects (or strings) they would be promoted to V8's
    * old generation in both threads, whose lazy collection grew a gigabyte's
    * analysis by some 70 MB. Bytes outside the heap cost only themselves, cross
@@ -161,6 +160,7 @@ export class LocalRangeScanner implements RangeScanner {
 class ScanWriter {
   private buffer: Uint8Array;
   private used = 0;
+  private readonly codec = new ScanCodecState();
   count = 0;
 
   /** `reuse`: a buffer of earlier scans, already folded. */
@@ -169,7 +169,7 @@ class ScanWriter {
   }
 
   add(scan: ScanResult): void {
-    const text = JSON.stringify(scan, SUMMARY_SCAN_FIELDS as string[]);
+    const text = encodeScan(scan, this.codec);
     // A UTF-16 unit takes at most 3 bytes of UTF-8, plus the newline.
     const room = text.length * 3 + 1;
     if (this.used + room > this.buffer.length) {
@@ -192,17 +192,18 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /**
- * Each scan of RangeScan.scans, in order, with the fields of SUMMARY_SCAN_FIELDS.
- * JSON keeps them exactly (strings, booleans, null, arrays and finite numbers;
- * JSON.stringify escapes a lone surrogate, so the UTF-8 is well-formed), except
- * that an apiBlockIndex of -0 comes back 0.
+ * Each scan of RangeScan.scans, in order, with what the summary reads of it
+ * (./scanCodec.ts). JSON keeps those values exactly (strings, null, arrays and
+ * finite numbers; JSON.stringify escapes a lone surrogate, so the UTF-8 is
+ * well-formed), except that an apiBlockIndex of -0 comes back 0.
  */
 export function forEachScan(range: RangeScan, onScan: (scan: ScanResult) => void): void {
   const bytes = range.scans;
+  const codec = new ScanCodecState();
   // JSON.stringify escapes every newline inside a value: each 0x0A ends a scan.
   for (let start = 0, n = 0; n < range.count; n++) {
     const end = bytes.indexOf(NEWLINE, start);
-    onScan(JSON.parse(decoder.decode(bytes.subarray(start, end))) as ScanResult);
+    onScan(decodeScan(decoder.decode(bytes.subarray(start, end)), codec));
     start = end + 1;
   }
 }

@@ -2,16 +2,6 @@ import type { ScanResult } from '../records';
 import { countShapes, shapeFromFile } from './shapes';
 import type { AnalyzedCall, InferredBatch, TrailerRun, TranscriptAnalysis } from './types';
 
-/**
- * Every field of a ScanResult (and of its tool uses) that add() reads: all that
- * a segment scanned on another thread has to carry over (see ./rangeScan.ts).
- * Keep it in step with add(); the parallel-read tests compare with a one-thread read.
- */
-export const SUMMARY_SCAN_FIELDS: readonly string[] = [
-  'kind', 'reason', 'type', 'sessionId', 'title', 'prompt', 'isMetadata', 'toolUses', 'id', 'name',
-  'messageId', 'apiBlockIndex', 'timestamp', 'stopReason', 'isSidechain', 'agentId', 'toolResults',
-];
-
 const MALFORMED_LINES_KEPT = 100;
 const SESSION_IDS_KEPT = 100;
 
@@ -43,7 +33,11 @@ export class TranscriptSummary {
   /** The message id of the last call: the calls of one message share one string. */
   private lastMessageId: string | null = null;
 
-  /** The next newline-terminated line, numbered from 1 in file order. */
+  /**
+   * The next newline-terminated line, numbered from 1 in file order. A field
+   * read here must also cross threads: see ./scanCodec.ts (the parallel-read
+   * tests compare with a one-thread read).
+   */
   add(line: number, scan: ScanResult): void {
     this.lines = line;
     if (scan.kind === 'malformed') {

@@ -18,6 +18,8 @@ const MIN_SEGMENT_BYTES = 1024 * 1024;
 const SAMPLE_BYTES = 1024 * 1024;
 /** The other thread is kept this many segments ahead, so it never waits for a request. */
 const REMOTE_IN_FLIGHT = 2;
+/** This thread reads at most this many segments past the fold, holding them, before it waits for the other. */
+const MAX_AHEAD = 3;
 
 export interface ParallelReadOptions {
   files: FileAccess;
@@ -35,15 +37,23 @@ export interface ParallelRead {
   partialBytes: number;
 }
 
+/** A segment the other thread was asked for; `result` once it answered. */
+interface Pending {
+  promise: Promise<RangeScan | undefined>;
+  result?: { range: RangeScan | undefined };
+}
+
 /**
- * Reads [0, size) as segments split at line starts and hands every line's scan
- * to `onScan` in file order (the summary is order-dependent). This thread
- * reads the even segments and folds each line as it reads it, as a one-thread
- * read does; `other` reads the odd ones, kept REMOTE_IN_FLIGHT ahead, whose
- * scans come back as bytes and are folded between this thread's segments.
- * Undefined when the file changed under the read (a segment came up short, or
- * a line did not end where a segment does) or the other thread failed: the
- * caller then starts over in one thread, and reports what changed as it always has.
+ * Reads [0, size) as segments and hands every line's scan to `onScan` in file
+ * order (the summary is order-dependent). Both threads take the next segment
+ * as they come free, the other thread kept REMOTE_IN_FLIGHT segments ahead;
+ * this one folds each segment in order: its own lines as it reads them when
+ * the segment is next in order (as a one-thread read does), else held as
+ * bytes, like the other thread's, until the fold reaches them. This thread
+ * runs at most MAX_AHEAD segments ahead of the fold, then waits for the other.
+ * Undefined when the file changed under the read (the segments' lines do not
+ * tile the file) or the other thread failed: the caller then starts over in
+ * one thread, and reports what changed as it always has.
  */
 export async function readSegmentsInParallel(opts: ParallelReadOptions, onScan: (scan: ScanResult) => void): Promise<ParallelRead | undefined> {
   const limit = opts.size;
@@ -54,36 +64,77 @@ export async function readSegmentsInParallel(opts: ParallelReadOptions, onScan: 
   const from = (k: number) => k * segmentBytes;
   const to = (k: number) => (k === count - 1 ? limit : (k + 1) * segmentBytes);
   const local = new LocalRangeScanner(opts.files, opts.scanner);
-  const remote = new Map<number, Promise<RangeScan | undefined>>();
-  const ask = (k: number): void => {
-    // Caught at once: a failure must not be an unhandled rejection while this thread reads.
-    if (k < count && !remote.has(k)) remote.set(k, opts.other.scanRange(opts.path, from(k), to(k), limit).catch(() => undefined));
-  };
-  /** Where the next segment's lines must start for the reads to tile the file. */
+  const remote = new Map<number, Pending>();
+  const held = new Map<number, RangeScan>();
+  let next = 0;
+  let folded = 0;
+  /** Where the next segment's lines must start for the segments to tile the file. */
   let expected = 0;
   let partialBytes = 0;
-  for (let k = 0; k < count; k++) {
-    let read: RangeRead | undefined;
-    if (k % 2 === 0) {
-      for (let ahead = 0; ahead < REMOTE_IN_FLIGHT; ahead++) ask(k + 1 + 2 * ahead);
-      read = await local.foldRange(opts.path, from(k), to(k), limit, onScan).catch(() => undefined);
-    } else {
-      const range = await remote.get(k)!;
-      remote.delete(k);
-      if (range !== undefined && range.start === expected) {
-        forEachScan(range, onScan);
-        opts.other.recycle?.(range);
-      }
-      read = range;
+  const topUpRemote = (): void => {
+    for (let inFlight = [...remote.values()].filter((p) => !p.result).length; inFlight < REMOTE_IN_FLIGHT && next < count; inFlight++) {
+      const k = next++;
+      // Caught at once: a failure must not be an unhandled rejection while this thread reads.
+      const pending: Pending = { promise: opts.other.scanRange(opts.path, from(k), to(k), limit).catch(() => undefined) };
+      void pending.promise.then((range) => (pending.result = { range }));
+      remote.set(k, pending);
     }
-    // A gap or an overlap: the file changed under the read.
-    if (read === undefined || read.start !== expected) return undefined;
+  };
+  /** Checks that a folded segment's lines start where the last one's ended. */
+  const tiles = (read: RangeRead): boolean => {
+    if (read.start !== expected) return false;
     expected = read.end + read.partialBytes;
     // Only the segment that reaches the limit can end in an unfinished line.
     if (read.partialBytes > 0) partialBytes = read.partialBytes;
+    return true;
+  };
+  const foldBytes = (range: RangeScan | undefined, from: RangeScanner): boolean => {
+    if (range === undefined || !tiles(range)) return false;
+    forEachScan(range, onScan);
+    from.recycle?.(range);
+    folded += 1;
+    return true;
+  };
+  try {
+    while (folded < count) {
+      const mine = held.get(folded);
+      if (mine !== undefined) {
+        held.delete(folded);
+        if (!foldBytes(mine, local)) return undefined;
+        continue;
+      }
+      const theirs = remote.get(folded);
+      if (theirs?.result) {
+        remote.delete(folded);
+        if (!foldBytes(theirs.result.range, opts.other)) return undefined;
+        continue;
+      }
+      if (next === folded) {
+        // Next in order and nobody's: read it here and fold as it is read.
+        next += 1;
+        topUpRemote();
+        const read = await local.foldRange(opts.path, from(folded), to(folded), limit, onScan).catch(() => undefined);
+        if (read === undefined || !tiles(read)) return undefined;
+        folded += 1;
+        continue;
+      }
+      topUpRemote();
+      if (next < count && next - folded <= MAX_AHEAD) {
+        const k = next++;
+        const range = await local.scanRange(opts.path, from(k), to(k), limit).catch(() => undefined);
+        if (range === undefined) return undefined; // unreadable now: the one-thread read says how
+        held.set(k, range);
+        continue;
+      }
+      // Nothing to take: wait for the other thread's segment at the fold.
+      await theirs!.promise;
+    }
+    if (expected !== limit) return undefined;
+    return { bytes: limit, partialBytes };
+  } finally {
+    // Nothing is left running unobserved: the other thread's answers are awaited (their failures are caught).
+    await Promise.all([...remote.values()].map((p) => p.promise));
   }
-  if (expected !== limit) return undefined;
-  return { bytes: limit, partialBytes };
 }
 
 /** LINES_PER_SEGMENT lines' worth of bytes, as lines run in a sample from the middle of the file. */

@@ -10,21 +10,26 @@ import { fixturesDir } from './fixtures';
 
 /**
  * The wasm line reducer (src/core/scanner/wasm/reduce.c) must change nothing:
- * for any line, the scan of its reduced text is the scan of the whole line.
+ * for any line, the scan of its reduced text is the scan of the whole line,
+ * and so is the scan of the kept values wasm/capture.c lists (read into fields
+ * without JSON.parse), which must also tell valid from invalid like reduce.c.
  * Lines are built as bytes, not by JSON.stringify, so they hold what real
  * writers and garbage can: repeated and escaped keys, raw non-ASCII and
  * invalid UTF-8 in strings, `\u` escapes, deep nesting, whitespace anywhere.
  */
 
 const WHOLE = { streamThreshold: Number.MAX_SAFE_INTEGER, reduce: false };
-const REDUCED = { streamThreshold: Number.MAX_SAFE_INTEGER, reduce: true };
+const REDUCED = { streamThreshold: Number.MAX_SAFE_INTEGER, reduce: true, reduceTo: 'text' } as const;
+const CAPTURED = { streamThreshold: Number.MAX_SAFE_INTEGER, reduce: true, reduceTo: 'values' } as const;
 const reducer = LineReducer.create();
 
 function checkSame(line: Buffer): void {
   const reduced = scanLine(line, REDUCED);
   const whole = scanLine(line, WHOLE);
+  const captured = scanLine(line, CAPTURED);
   // The message only on failure: building it for every megabyte line costs more than the test.
-  if (!isDeepStrictEqual(reduced, whole)) assert.deepEqual(reduced, whole, `line: ${JSON.stringify(line.toString('latin1'))}`);
+  if (!isDeepStrictEqual(reduced, whole)) assert.deepEqual(reduced, whole, `reduced text, line: ${JSON.stringify(line.toString('latin1'))}`);
+  if (!isDeepStrictEqual(captured, reduced)) assert.deepEqual(captured, reduced, `kept values, line: ${JSON.stringify(line.toString('latin1'))}`);
 }
 
 /** What JSON.parse says of the line: 'object', 'other' (valid, no object) or 'invalid'. */
@@ -40,7 +45,10 @@ function oracle(line: Buffer): 'object' | 'other' | 'invalid' {
 
 /** The reducer's answer, checked against JSON.parse's grammar: it says "invalid" exactly when JSON.parse throws. */
 function checkValidator(line: Buffer): number | Buffer {
+  const captured = reducer!.capture(line);
   const r = reducer!.reduce(line);
+  const answer = (x: unknown) => (typeof x === 'number' ? x : 'done');
+  if (answer(captured) !== answer(r)) assert.fail(`capture ${answer(captured)} vs reduce ${answer(r)}: ${JSON.stringify(line.toString('latin1'))}`);
   if (typeof r !== 'number' && reducer!.reducedHasNonAscii() !== r.some((x) => x >= 0x80)) assert.fail('reducedHasNonAscii() is wrong');
   const says = oracle(line);
   if (r === REDUCE_FULL) return r;
@@ -261,6 +269,36 @@ describe('record scanner: the wasm line reducer on named cases', () => {
     assert.deepEqual(Object.keys(kept.message).sort(), [...read.message].sort());
     assert.deepEqual(Object.keys(kept.message.content[0]).sort(), [...read.block].sort());
     assert.ok(read.root.size >= 13 && read.block.size >= 5, 'the spy saw the reads');
+    // ... and the kept values path reads each of them as fieldsFromParsed does.
+    checkSame(line);
+  });
+
+  it('reads kept values like JSON.parse: caps cutting multibyte text and surrogate pairs, escapes, bad UTF-8, resets', () => {
+    const utf8 = (s: string) => Buffer.from(s, 'utf8');
+    const texts = [
+      utf8('"' + 'é'.repeat(300) + '"'),
+      utf8('"a' + '😀'.repeat(150) + '"'),
+      utf8('"' + '€'.repeat(199) + '😀x"'),
+      b('"' + '\\ud83d\\ude00'.repeat(150) + '"'),
+      cat([b('"'), Buffer.alloc(700, 0xe2), b('"')]),
+      cat([b('"\\n'), utf8('naïve → '.repeat(40)), Buffer.from([0xf0, 0x9f]), b('\\u00e9"')]),
+      b('"' + 'x'.repeat(199) + '\\ud83d\\ude00"'),
+      b('"\\udc00\\ud800"'),
+    ];
+    for (const t of texts) {
+      checkSame(cat([b('{"type":"user","uuid":'), t, b(',"cwd":'), t, b(',"message":{"id":'), t, b(',"content":'), t, b('}}')]));
+      checkSame(cat([b('{"type":"user","message":{"content":[{"type":"text","text":'), t, b('},{"type":"tool_use","id":'), t, b(',"name":'), t, b('}]}}')]));
+    }
+    // Last one wins at every level: a later message, content or key of another type undoes what came before.
+    for (const line of [
+      '{"type":"user","message":{"content":[{"type":"text","text":"a"}]},"message":"m"}',
+      '{"type":"user","message":{"id":"m1","content":[{"type":"tool_result","tool_use_id":"t"}],"content":"typed"}}',
+      '{"type":"user","message":{"content":"typed","content":[{"type":"text","text":"b"},{"type":"text","text":"c"}]}}',
+      '{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","id":7},{"type":"tool_use","id":"t2","type":"x"}]}}',
+      '{"uuid":"u","uuid":null,"isMeta":true,"isMeta":1,"apiBlockIndex":"3","apiBlockIndex":-0.5e1,"message":{"stop_reason":"x","stop_reason":null}}',
+    ]) {
+      checkSame(b(line));
+    }
   });
 
   it('leaves to the whole-line path an escaped key where keys are matched, and a root that is no object', () => {

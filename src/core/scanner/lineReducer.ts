@@ -1,3 +1,5 @@
+import type { ToolUseRef } from '../records';
+import { capString, ID_CAP, REFS_CAP, TEXT_CAP, ROOT_STRING_KEYS, type CapturedFields } from './fields';
 import { sharedKernel, SCANNER_READ_PAST_END, type ScannerExports, type ScannerKernel } from './scannerKernel';
 
 /** The line is not JSON (the whole-line path then gives the reason). */
@@ -8,6 +10,7 @@ export const REDUCE_FULL = -2;
 interface ReducerExports extends ScannerExports {
   reduceLine(line: number, length: number, out: number, outCapacity: number, stack: number): number;
   reducedHasNonAscii(): number;
+  captureLine(line: number, length: number, out: number, outEntries: number, stack: number): number;
 }
 
 /** Output and stack regions start on 64-byte edges, like the line. */
@@ -28,6 +31,12 @@ function align64(n: number): number {
 export class LineReducer {
   private readonly kernel: ScannerKernel;
   private readonly exports: ReducerExports;
+  /** A view of the wasm memory as words, for capture()'s entries; made again when the memory grows. */
+  private words: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
+  /** The kernel's `bytes` that `words` views. */
+  private wordsOf: Uint8Array | undefined;
+  /** Per field: the word offset of its last entry, or -1 (capture()'s scratch; last one wins). */
+  private readonly last = new Int32Array(KEPT_FIELDS);
 
   private constructor(kernel: ScannerKernel) {
     this.kernel = kernel;
@@ -62,8 +71,193 @@ export class LineReducer {
     return Buffer.from(bytes.buffer, bytes.byteOffset + base + outOffset, result);
   }
 
+  /**
+   * The captured fields of `line` (its newline excluded) with the rules of
+   * fieldsFromParsed, read from the list of kept values ./wasm/capture.c
+   * writes, or REDUCE_INVALID / REDUCE_FULL.
+   */
+  capture(line: Buffer): CapturedFields | number {
+    const kernel = this.kernel;
+    const length = line.length;
+    // A kept value takes 3 bytes of the line at least (`{},` in a content array): half the length is room enough.
+    const outEntries = (length >> 1) + 16;
+    const outOffset = align64(length + SCANNER_READ_PAST_END);
+    const stackOffset = outOffset + align64(outEntries * ENTRY_BYTES);
+    kernel.loaded = undefined;
+    const bytes = kernel.ensureCapacity(stackOffset + (length >> 3) + 1);
+    const base = kernel.heapBase;
+    bytes.set(line, base);
+    const count = this.exports.captureLine(base, length, base + outOffset, outEntries, base + stackOffset);
+    if (count < 0) return count;
+    if (this.wordsOf !== bytes) {
+      this.words = new Uint32Array(bytes.buffer);
+      this.wordsOf = bytes;
+    }
+    return this.fieldsFromEntries(line as SlicingBuffer, (base + outOffset) >> 2, count);
+  }
+
+  /** The kept values of the entries at word `at` applied in document order, as fieldsFromParsed reads JSON.parse's object. */
+  private fieldsFromEntries(line: SlicingBuffer, at: number, count: number): CapturedFields {
+    const w = this.words;
+    const last = this.last.fill(-1);
+    // What the blocks of the current content add (addBlock's fields of CapturedFields).
+    let toolUses: ToolUseRef[] = [];
+    let toolResults: string[] = [];
+    let hasToolResultBlock = false;
+    let firstText: string | undefined;
+    let blocksAdded = false;
+    let inBlock = false;
+    let blockType = -1;
+    let blockId = -1;
+    let blockName = -1;
+    let blockToolUseId = -1;
+    let blockText = -1;
+    for (let p = at, end = at + count * ENTRY_WORDS; p <= end; p += ENTRY_WORDS) {
+      const field = p < end ? w[p] & 0xff : -1;
+      if (field >= F_BLOCK_TYPE && field <= F_BLOCK_TEXT) {
+        if (field === F_BLOCK_TYPE) blockType = p;
+        else if (field === F_BLOCK_ID) blockId = p;
+        else if (field === F_BLOCK_NAME) blockName = p;
+        else if (field === F_TOOL_USE_ID) blockToolUseId = p;
+        else blockText = p;
+        continue;
+      }
+      if (inBlock) {
+        // The block is read whole (its keys, last one wins): addBlock's rules, each string decoded only if used.
+        inBlock = false;
+        blocksAdded = true;
+        const type = stringAt(line, w, blockType, ID_CAP);
+        if (type === 'tool_use') {
+          const id = stringAt(line, w, blockId, ID_CAP);
+          if (id !== undefined && toolUses.length < REFS_CAP) toolUses.push({ id, name: stringAt(line, w, blockName, ID_CAP) ?? '' });
+        } else if (type === 'tool_result') {
+          hasToolResultBlock = true;
+          const id = stringAt(line, w, blockToolUseId, ID_CAP);
+          if (id !== undefined && toolResults.length < REFS_CAP) toolResults.push(id);
+        } else if (type === 'text' && firstText === undefined) {
+          firstText = stringAt(line, w, blockText, TEXT_CAP);
+        }
+      }
+      if (field === F_BLOCK) {
+        inBlock = true;
+        blockType = blockId = blockName = blockToolUseId = blockText = -1;
+      } else if (field === F_MESSAGE || field === F_CONTENT) {
+        // A message (of any type) replaces the one before; so does a content within it.
+        if (field === F_MESSAGE) last[F_MESSAGE_ID] = last[F_STOP_REASON] = last[F_CONTENT] = -1;
+        else last[F_CONTENT] = p;
+        if (blocksAdded) {
+          blocksAdded = false;
+          toolUses = [];
+          toolResults = [];
+          hasToolResultBlock = false;
+          firstText = undefined;
+        }
+      } else if (field >= 0) {
+        last[field] = p;
+      }
+    }
+    const index = last[F_API_BLOCK_INDEX];
+    const stop = last[F_STOP_REASON];
+    // One literal, every key in one order: one object shape for every line.
+    return {
+      type: stringAt(line, w, last[F_TYPE], ROOT_STRING_KEYS.type),
+      uuid: stringAt(line, w, last[F_UUID], ROOT_STRING_KEYS.uuid),
+      timestamp: stringAt(line, w, last[F_TIMESTAMP], ROOT_STRING_KEYS.timestamp),
+      sessionId: stringAt(line, w, last[F_SESSION_ID], ROOT_STRING_KEYS.sessionId),
+      cwd: stringAt(line, w, last[F_CWD], ROOT_STRING_KEYS.cwd),
+      agentId: stringAt(line, w, last[F_AGENT_ID], ROOT_STRING_KEYS.agentId),
+      isSidechain: booleanAt(w, last[F_IS_SIDECHAIN]),
+      isMeta: booleanAt(w, last[F_IS_META]),
+      apiBlockIndex: index >= 0 && typeOf(w, index) === T_NUMBER ? Number(line.latin1Slice(w[index + 1], w[index + 2])) : undefined,
+      aiTitle: stringAt(line, w, last[F_AI_TITLE], ROOT_STRING_KEYS.aiTitle),
+      customTitle: stringAt(line, w, last[F_CUSTOM_TITLE], ROOT_STRING_KEYS.customTitle),
+      lastPrompt: stringAt(line, w, last[F_LAST_PROMPT], ROOT_STRING_KEYS.lastPrompt),
+      messageId: stringAt(line, w, last[F_MESSAGE_ID], ID_CAP),
+      stopReason: stop >= 0 && typeOf(w, stop) === T_NULL ? null : stringAt(line, w, stop, ID_CAP),
+      contentText: stringAt(line, w, last[F_CONTENT], TEXT_CAP),
+      toolUses,
+      toolResults,
+      hasToolResultBlock,
+      firstText,
+    };
+  }
+
   /** Whether the last reduced text holds a byte >= 0x80; if not, decoding it as Latin-1 or as UTF-8 gives one text. */
   reducedHasNonAscii(): boolean {
     return this.exports.reducedHasNonAscii() !== 0;
   }
+}
+
+// The entries of ./wasm/capture.c: three words (code, start, end); the code is
+// the field | type << 8 | string flags. Keep these in step with enum Field in
+// ./wasm/jsonSkip.h and the defines of capture.c.
+const ENTRY_WORDS = 3;
+const ENTRY_BYTES = ENTRY_WORDS * 4;
+const F_TYPE = 0;
+const F_UUID = 1;
+const F_TIMESTAMP = 2;
+const F_SESSION_ID = 3;
+const F_CWD = 4;
+const F_AGENT_ID = 5;
+const F_IS_SIDECHAIN = 6;
+const F_IS_META = 7;
+const F_API_BLOCK_INDEX = 8;
+const F_AI_TITLE = 9;
+const F_CUSTOM_TITLE = 10;
+const F_LAST_PROMPT = 11;
+const F_MESSAGE = 12;
+const F_MESSAGE_ID = 13;
+const F_STOP_REASON = 14;
+const F_CONTENT = 15;
+const F_BLOCK_TYPE = 16;
+const F_BLOCK_ID = 17;
+const F_BLOCK_NAME = 18;
+const F_TOOL_USE_ID = 19;
+const F_BLOCK_TEXT = 20;
+const F_BLOCK = 21;
+const KEPT_FIELDS = 22;
+const T_STRING = 0;
+const T_NUMBER = 1;
+const T_TRUE = 2;
+const T_FALSE = 3;
+const T_NULL = 4;
+const HAS_ESCAPE = 1 << 16;
+const HAS_NON_ASCII = 1 << 17;
+
+/** Buffer's own decoders of a byte range (what toString(encoding, start, end) calls, without its argument checks). */
+interface SlicingBuffer extends Buffer {
+  latin1Slice(start: number, end: number): string;
+  utf8Slice(start: number, end: number): string;
+}
+
+function typeOf(w: Uint32Array, p: number): number {
+  return (w[p] >> 8) & 0xff;
+}
+
+function booleanAt(w: Uint32Array, p: number): boolean | undefined {
+  if (p < 0) return undefined;
+  const type = typeOf(w, p);
+  return type === T_TRUE ? true : type === T_FALSE ? false : undefined;
+}
+
+/**
+ * The string of the entry at p cut to `cap`, as fieldsFromParsed keeps it from
+ * JSON.parse of the UTF-8 decoded line (invalid UTF-8 becomes U+FFFD, as with
+ * Buffer#toString); undefined if p is no entry or its value no string. Without
+ * an escape the bytes are the string: only the ones the cap can reach are
+ * decoded (a UTF-16 code unit takes at most 3 bytes, and a sequence cut at the
+ * end changes only what lies past the cap).
+ */
+function stringAt(line: SlicingBuffer, w: Uint32Array, p: number, cap: number): string | undefined {
+  if (p < 0) return undefined;
+  const code = w[p];
+  if (((code >> 8) & 0xff) !== T_STRING) return undefined;
+  const start = w[p + 1];
+  const end = w[p + 2];
+  if ((code & HAS_ESCAPE) === 0) {
+    if ((code & HAS_NON_ASCII) === 0) return line.latin1Slice(start, Math.min(end, start + cap));
+    return capString(line.utf8Slice(start, Math.min(end, start + 3 * cap + 4)), cap);
+  }
+  const literal = (code & HAS_NON_ASCII) === 0 ? line.latin1Slice(start - 1, end + 1) : line.utf8Slice(start - 1, end + 1);
+  return capString(JSON.parse(literal) as string, cap);
 }

@@ -1,0 +1,147 @@
+/* Validates one transcript line as JSON, like reduce.c, but hands over the
+ * kept values themselves instead of a reduced JSON text: for each occurrence
+ * of a key ../fields.ts reads, in document order, which field it is, the JSON
+ * type of its value and where the value lies in the line. ../lineReducer.ts
+ * builds the captured fields from that list with fields.ts's rules (last one
+ * wins, caps, UTF-8 decoding), so an ordinary line costs no JSON.parse and no
+ * object tree; the property tests in test/unit/scanner.capture.test.ts hold the
+ * list's result to the reduced text's and the whole line's. */
+#include <wasm_simd128.h>
+#include "jsonSkip.h"
+
+typedef unsigned u32;
+
+/* An entry is three words: code, start, end (byte offsets in the line). The
+ * code is the field (enum Field) | type << 8 | string flags. A string's span
+ * is its interior, a number's its literal; a message, content or block that
+ * is read into is followed by the entries of its own kept keys. */
+enum Type { T_STRING, T_NUMBER, T_TRUE, T_FALSE, T_NULL, T_OBJECT, T_ARRAY };
+#define TYPE_SHIFT 8
+/* The string holds a backslash escape. */
+#define HAS_ESCAPE (1u << 16)
+/* The string holds a byte >= 0x80. */
+#define HAS_NON_ASCII (1u << 17)
+
+typedef struct {
+  Line line;
+  const u8 *start;
+  u32 *out;
+  u32 *out_end;
+  int status;
+} Ctx;
+
+static const u8 *fail(Ctx *c, int status) {
+  c->status = status;
+  return 0;
+}
+
+static int put(Ctx *c, u32 code, const u8 *from, const u8 *to) {
+  if (c->out >= c->out_end) return 0;
+  c->out[0] = code;
+  c->out[1] = (u32)(from - c->start);
+  c->out[2] = (u32)(to - c->start);
+  c->out += 3;
+  return 1;
+}
+
+/* HAS_ESCAPE / HAS_NON_ASCII of the n bytes at s, 16 at a time (reads up to 15
+ * bytes past them: the line has SCANNER_READ_PAST_END after it). */
+static u32 string_flags(const u8 *s, unsigned n) {
+  const v128_t lane = wasm_i8x16_make(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  v128_t ored = wasm_i64x2_splat(0), backslash = ored;
+  for (unsigned i = 0; i < n; i += 16) {
+    v128_t v = wasm_v128_load(s + i);
+    if (n - i < 16) v = wasm_v128_and(v, wasm_i8x16_lt(lane, wasm_i8x16_splat((signed char)(n - i))));
+    ored = wasm_v128_or(ored, v);
+    backslash = wasm_v128_or(backslash, wasm_i8x16_eq(v, wasm_i8x16_splat('\\')));
+  }
+  return (wasm_v128_any_true(backslash) ? HAS_ESCAPE : 0) | (wasm_i8x16_bitmask(ored) ? HAS_NON_ASCII : 0);
+}
+
+/* The entry of a value the engine does not look into, [v, after). */
+static int put_value(Ctx *c, enum Field field, const u8 *v, const u8 *after) {
+  switch (*v) {
+    case '"': {
+      unsigned n = (unsigned)(after - v - 2);
+      return put(c, field | T_STRING << TYPE_SHIFT | string_flags(v + 1, n), v + 1, after - 1);
+    }
+    case '{': return put(c, field | T_OBJECT << TYPE_SHIFT, v, after);
+    case '[': return put(c, field | T_ARRAY << TYPE_SHIFT, v, after);
+    case 't': return put(c, field | T_TRUE << TYPE_SHIFT, v, after);
+    case 'f': return put(c, field | T_FALSE << TYPE_SHIFT, v, after);
+    case 'n': return put(c, field | T_NULL << TYPE_SHIFT, v, after);
+    default: return put(c, field | T_NUMBER << TYPE_SHIFT, v, after);
+  }
+}
+
+static const u8 *capture_array(const u8 *p, Ctx *c);
+
+/* p at '{' of an object at `level`; returns the byte after it. */
+static const u8 *capture_object(const u8 *p, Ctx *c, enum Level level) {
+  p = skip_ws(p + 1);
+  if (*p == '}') return p + 1;
+  for (;;) {
+    if (*p != '"') return fail(c, REDUCE_INVALID);
+    const u8 *key = p + 1, *q = scan_key(p, &c->status);
+    if (!q) return 0;
+    enum Field field = field_of(level, key, (unsigned)(q - key));
+    p = skip_ws(q + 1);
+    if (*p != ':') return fail(c, REDUCE_INVALID);
+    const u8 *v = skip_ws(p + 1);
+    if (field == DROP) {
+      if (!(p = skip_value(v, &c->line))) return fail(c, REDUCE_INVALID);
+    } else if (field == F_MESSAGE && *v == '{') {
+      if (!put(c, F_MESSAGE | T_OBJECT << TYPE_SHIFT, v, v)) return fail(c, REDUCE_FULL);
+      if (!(p = capture_object(v, c, MESSAGE))) return 0;
+    } else if (field == F_CONTENT && *v == '[') {
+      if (!put(c, F_CONTENT | T_ARRAY << TYPE_SHIFT, v, v)) return fail(c, REDUCE_FULL);
+      if (!(p = capture_array(v, c))) return 0;
+    } else {
+      if (!(p = skip_value(v, &c->line))) return fail(c, REDUCE_INVALID);
+      if (!put_value(c, field, v, p)) return fail(c, REDUCE_FULL);
+    }
+    p = skip_ws(p);
+    if (*p == ',') {
+      p = skip_ws(p + 1);
+      continue;
+    }
+    if (*p != '}') return fail(c, REDUCE_INVALID);
+    return p + 1;
+  }
+}
+
+/* p at '[' of message.content: object elements are blocks, others are not read. */
+static const u8 *capture_array(const u8 *p, Ctx *c) {
+  p = skip_ws(p + 1);
+  if (*p == ']') return p + 1;
+  for (;;) {
+    if (*p == '{') {
+      if (!put(c, F_BLOCK | T_OBJECT << TYPE_SHIFT, p, p)) return fail(c, REDUCE_FULL);
+      if (!(p = capture_object(p, c, BLOCK))) return 0;
+    } else if (!(p = skip_value(p, &c->line))) {
+      return fail(c, REDUCE_INVALID);
+    }
+    p = skip_ws(p);
+    if (*p == ',') {
+      p = skip_ws(p + 1);
+      continue;
+    }
+    if (*p != ']') return fail(c, REDUCE_INVALID);
+    return p + 1;
+  }
+}
+
+/* The line is [line, line + length), followed by SCANNER_READ_PAST_END bytes
+ * this function may write; out has room for out_entries entries; stack has
+ * length / 8 + 1 bytes. Returns the number of entries written at out, or
+ * REDUCE_INVALID / REDUCE_FULL. */
+__attribute__((export_name("captureLine")))
+int capture_line(u8 *line, unsigned length, u32 *out, unsigned out_entries, u8 *stack) {
+  Ctx c = {{line + length, stack}, line, out, out + 3 * out_entries, 0};
+  line[length] = 0;
+  const u8 *p = skip_ws(line);
+  if (*p != '{') return REDUCE_FULL;
+  if (!(p = capture_object(p, &c, ROOT))) return c.status;
+  if (skip_ws(p) != c.line.end) return REDUCE_INVALID;
+  return (int)(c.out - out) / 3;
+}

@@ -1,23 +1,25 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
+// Named imports, not `import * as`: esbuild would copy every export of the module at each start.
+import { closeSync, constants, fstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { CHANNEL_DIR_NAME, CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID } from '../core/channel/constants';
 
 /** `--channel-dir` (written by install-hook), else `$CLAUDE_CONFIG_DIR/transcript-lag`, else `~/.claude/transcript-lag`. */
 export function resolveChannelDir(argDir: string | undefined, env: NodeJS.ProcessEnv): string {
-  if (argDir) return path.resolve(argDir);
+  if (argDir) return resolve(argDir);
   const configDir = env.CLAUDE_CONFIG_DIR;
-  if (configDir) return path.resolve(configDir, CHANNEL_DIR_NAME);
-  return path.join(os.homedir(), '.claude', CHANNEL_DIR_NAME);
+  if (configDir) return resolve(configDir, CHANNEL_DIR_NAME);
+  // Required here, not imported: node's start-up does not load os, and install-hook always passes --channel-dir.
+  const os = require('node:os') as typeof import('node:os');
+  return join(os.homedir(), '.claude', CHANNEL_DIR_NAME);
 }
 
 // Windows has no O_NOFOLLOW / O_NONBLOCK; there the flags are simply absent.
 const APPEND_FLAGS =
-  fs.constants.O_WRONLY |
-  fs.constants.O_APPEND |
-  fs.constants.O_CREAT |
-  (fs.constants.O_NOFOLLOW ?? 0) |
-  (fs.constants.O_NONBLOCK ?? 0);
+  constants.O_WRONLY |
+  constants.O_APPEND |
+  constants.O_CREAT |
+  (constants.O_NOFOLLOW ?? 0) |
+  (constants.O_NONBLOCK ?? 0);
 
 /**
  * Appends one event as one line with one write, so concurrent hooks of the same
@@ -30,19 +32,19 @@ export function appendChannelLine(dir: string, sessionId: string, event: object)
   if (!SAFE_SESSION_ID.test(sessionId)) return false;
   let fd: number | undefined;
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    fd = fs.openSync(path.join(dir, sessionId + CHANNEL_FILE_SUFFIX), APPEND_FLAGS, 0o600);
-    if (!fs.fstatSync(fd).isFile()) return false;
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    fd = openSync(join(dir, sessionId + CHANNEL_FILE_SUFFIX), APPEND_FLAGS, 0o600);
+    if (!fstatSync(fd).isFile()) return false;
     const bytes = Buffer.from(JSON.stringify(event) + '\n', 'utf8');
     let off = 0;
-    while (off < bytes.length) off += fs.writeSync(fd, bytes, off, bytes.length - off);
+    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
     return true;
   } catch {
     return false;
   } finally {
     if (fd !== undefined) {
       try {
-        fs.closeSync(fd);
+        closeSync(fd);
       } catch {
         // nothing to do: the hook must exit 0 regardless
       }

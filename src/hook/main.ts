@@ -20,11 +20,17 @@ import { appendChannelLine, resolveChannelDir } from './channelWriter';
 import { probeTranscript } from './probe';
 import { parseHookInput, readStdin, type HookInput } from './stdin';
 
+/**
+ * Milliseconds since the process started. process.uptime() rather than
+ * `performance`, whose first use loads perf_hooks (~10 modules) on every call.
+ */
+const sinceStart = () => process.uptime() * 1000;
+
 // The process start is the closest we can get to when Claude Code fired the hook.
-const firedAt = Math.round(performance.timeOrigin);
+const firedAt = Math.round(Date.now() - sinceStart());
 
 /**
- * Both count from the process start (performance.now()), node's own start-up
+ * Both count from the process start (sinceStart()), node's own start-up
  * included, so the 1 s holds as Claude Code sees it. Stdin until 600 ms; a hard
  * stop at 850 ms (plus polls × interval in probe mode) whatever hangs.
  */
@@ -75,9 +81,9 @@ function baseFields(input: HookInput) {
 async function run(argv: string[]): Promise<void> {
   const args = parseHookArgs(argv);
   const budget = args.probe ? args.polls * args.pollMs : 0;
-  setTimeout(() => process.exit(0), WATCHDOG_MS + budget - performance.now()).unref();
+  setTimeout(() => process.exit(0), WATCHDOG_MS + budget - sinceStart()).unref();
 
-  const input = parseHookInput(await readStdin(process.stdin, STDIN_BUDGET_MS - performance.now()));
+  const input = parseHookInput(await readStdin(STDIN_BUDGET_MS - sinceStart()));
   if (!input) return;
   const base = baseFields(input);
   if (!base) return;

@@ -1,5 +1,5 @@
-import * as fs from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
+// Named imports, not `import * as`: esbuild would copy every export of the module at each start.
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { ToolUseFinder } from './toolUseFinder';
 
 export interface ProbeOptions {
@@ -18,8 +18,11 @@ export interface ProbeOutcome {
   error?: string;
 }
 
+/** A plain timer: node:timers/promises is one more module to load. */
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
 const READ_BYTES = 1024 * 1024;
-const OPEN_FLAGS = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0);
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 /**
  * Polls the transcript for the call's own tool_use record the way a reviewing
@@ -40,9 +43,9 @@ export async function probeTranscript(transcriptPath: string, toolUseId: string,
     poll += 1;
     let fd: number | undefined;
     try {
-      fd = fs.openSync(transcriptPath, OPEN_FLAGS);
+      fd = openSync(transcriptPath, OPEN_FLAGS);
       everOpened = true;
-      const st = fs.fstatSync(fd);
+      const st = fstatSync(fd);
       if (!st.isFile()) throw Object.assign(new Error('transcript is not a regular file'), { code: 'ENOTFILE' });
       size = st.size;
       if (size < offset) {
@@ -51,7 +54,7 @@ export async function probeTranscript(transcriptPath: string, toolUseId: string,
         finder.reset();
       }
       while (offset < size && Date.now() < opts.deadline) {
-        const n = fs.readSync(fd, buf, 0, Math.min(READ_BYTES, size - offset), offset);
+        const n = readSync(fd, buf, 0, Math.min(READ_BYTES, size - offset), offset);
         if (n <= 0) break;
         offset += n;
         if (finder.push(buf.subarray(0, n)) !== undefined) break;
@@ -62,7 +65,7 @@ export async function probeTranscript(transcriptPath: string, toolUseId: string,
       lastError = code === 'ENOENT' ? 'transcript not found' : code ?? 'read failed';
       if (code !== 'ENOENT') return { outcome: 'error', polls: poll, waited_ms: Date.now() - started, bytes_on_disk: size, error: lastError };
     } finally {
-      if (fd !== undefined) fs.closeSync(fd);
+      if (fd !== undefined) closeSync(fd);
     }
     if (finder.foundLine !== undefined) {
       return { outcome: 'seen', polls: poll, waited_ms: Date.now() - started, bytes_on_disk: size, line: finder.foundLine };

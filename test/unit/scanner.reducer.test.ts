@@ -296,8 +296,12 @@ describe('record scanner: the wasm line reducer on named cases', () => {
       '{"type":"user","message":{"content":"typed","content":[{"type":"text","text":"b"},{"type":"text","text":"c"}]}}',
       '{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","id":7},{"type":"tool_use","id":"t2","type":"x"}]}}',
       '{"uuid":"u","uuid":null,"isMeta":true,"isMeta":1,"apiBlockIndex":"3","apiBlockIndex":-0.5e1,"message":{"stop_reason":"x","stop_reason":null}}',
+      // As many kept values as the line has room for: the list of them never runs out of space.
+      `{"type":"assistant","message":{"content":[${'{},'.repeat(20000)}{"type":"tool_use","id":"t","name":"n"}]}}`,
+      `{${'"type":1,'.repeat(5000)}"type":"user","message":{"content":[${'{"text":"a","type":"text"},'.repeat(2000)}{}]}}`,
     ]) {
       checkSame(b(line));
+      assert.equal(typeof reducer!.capture(b(line)), 'object');
     }
   });
 

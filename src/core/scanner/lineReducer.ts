@@ -77,6 +77,7 @@ export class LineReducer {
    * writes, or REDUCE_INVALID / REDUCE_FULL.
    */
   capture(line: Buffer): CapturedFields | number {
+    if (!LITTLE_ENDIAN) return REDUCE_FULL; // the entries are read as host-order words; wasm memory is little-endian
     const kernel = this.kernel;
     const length = line.length;
     // A kept value takes 3 bytes of the line at least (`{},` in a content array): half the length is room enough.
@@ -192,6 +193,7 @@ export class LineReducer {
 // the field | type << 8 | string flags. Keep these in step with enum Field in
 // ./wasm/jsonSkip.h and the defines of capture.c.
 const ENTRY_WORDS = 3;
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const ENTRY_BYTES = ENTRY_WORDS * 4;
 const F_TYPE = 0;
 const F_UUID = 1;

@@ -12,8 +12,9 @@ their record and of their result, trailers, inferred write batches and shapes.
   --json          one JSON object (lines, malformed, calls[{tool_use_id, tool_name,
                   line, result_line, ...}], counts, trailers, batches, ...)
   --channel FILE  a transcript-lag hook channel file: join its wait outcomes
-  --threads N     2 (default): a transcript of 64 MiB or more is read on two
-                  threads; 1: on this one only (less memory, one core)
+  --threads N     1 (default), or 2: a transcript of 64 MiB or more is read
+                  on two threads (see BENCHMARKS.md: on a machine whose
+                  memory bandwidth two cores saturate, it is no faster)
 `;
 
 export async function run(args: string[], io: CliIo): Promise<number> {
@@ -25,7 +26,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       options: {
         json: { type: 'boolean', default: false },
         channel: { type: 'string' },
-        threads: { type: 'string', default: '2' },
+        threads: { type: 'string', default: '1' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });

@@ -58,8 +58,8 @@ describe('CLI: transcript-lag analyze', () => {
     }
   });
 
-  it('--threads 1 never asks for a second thread; 2, the default, does; anything else exits 2', async () => {
-    for (const [args, wanted] of [[[], 1], [['--threads', '2'], 1], [['--threads', '1'], 0]] as const) {
+  it('--threads 2 asks for a second thread; 1, the default, never does; anything else exits 2', async () => {
+    for (const [args, wanted] of [[[], 0], [['--threads', '2'], 1], [['--threads', '1'], 0]] as const) {
       const c = capturingIo(realDir);
       let asked = 0;
       c.io.rangeScanner = () => {

@@ -12,7 +12,7 @@ export interface FileTailOptions<T> {
   files: FileAccess;
   clock: Clock;
   scanner: LineScanner<T>;
-  /** Size of each of the two read buffers (one is read into while the other is scanned), reused for every read; no pushed chunk is larger. */
+  /** Size of each read buffer (up to three: two are read into while the third is scanned), reused for every read; no pushed chunk is larger. */
   chunkSize?: number;
   /**
    * At most this many bytes per read(); the rest waits for the next one and the
@@ -54,7 +54,7 @@ interface ReadOutput<T> {
 
 /**
  * Follows one file by byte offset and pushes the bytes of its lines into a
- * LineScanner, one chunk at a time through two reusable buffers, so
+ * LineScanner, one chunk at a time through a few reusable buffers, so
  * neither a huge file nor a huge line is ever held in memory.
  *
  * Guarantees, per generation (one incarnation of the file): every complete
@@ -71,8 +71,8 @@ export class FileTail<T> {
   private readonly clock: Clock;
   private readonly scanner: LineScanner<T>;
   private readonly buffer: Buffer;
-  /** The second read buffer (see ./tailReadAhead), made on the first read of more than one chunk. */
-  private spare: Buffer | undefined;
+  /** The read buffers for reads running ahead (see ./tailReadAhead), made on the first read of more than one chunk. */
+  private readonly spares: Buffer[] = [];
   private readonly maxBytesPerRead: number;
   private readonly onLine: ((line: TailLine<T>) => void) | undefined;
   private readonly window = new ConsumedWindow();
@@ -307,7 +307,7 @@ export class FileTail<T> {
 
   /** Reads up to `target` (the size seen at the start, so a busy writer cannot keep one read going), reading ahead. */
   private readUpTo(target: number, out: ReadOutput<T>): Promise<unknown> {
-    const buffers = { first: this.buffer, second: () => (this.spare ??= Buffer.alloc(this.buffer.length)) };
+    const buffers = { first: this.buffer, spare: (i: number) => (this.spares[i] ??= Buffer.alloc(this.buffer.length)) };
     return readAhead(this.handle!, buffers, this.consumed, target, (chunk) => this.consume(chunk, out));
   }
 

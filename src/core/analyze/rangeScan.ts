@@ -66,7 +66,7 @@ const SPARE_SCAN_BUFFERS = 4;
 export class LocalRangeScanner implements RangeScanner {
   private readonly scanner;
   private readonly first = Buffer.alloc(CHUNK_BYTES);
-  private second: Buffer | undefined;
+  private readonly spares: Buffer[] = [];
   private queue: Promise<unknown> = Promise.resolve();
   private readonly spareScanBuffers: ArrayBuffer[] = [];
 
@@ -145,7 +145,7 @@ export class LocalRangeScanner implements RangeScanner {
     };
     const handle: OpenFile = await this.files.open(path);
     try {
-      const buffers = { first: this.first, second: () => (this.second ??= Buffer.alloc(CHUNK_BYTES)) };
+      const buffers = { first: this.first, spare: (i: number) => (this.spares[i] ??= Buffer.alloc(CHUNK_BYTES)) };
       const failure = await readAhead(handle, buffers, position, limit, consume);
       if (failure !== undefined) throw failure;
     } finally {

@@ -55,20 +55,27 @@ export class LineReducer {
    * the next use of the shared kernel: read it at once.
    */
   reduce(line: Buffer): Buffer | number {
-    const kernel = this.kernel;
-    const length = line.length;
-    // Layout from heapBase: the line (+ the bytes the kernels may read past
-    // it, where the reducer puts its end mark), the output, the bit stack.
-    const outOffset = align64(length + SCANNER_READ_PAST_END);
-    const outCapacity = length + 64;
-    const stackOffset = outOffset + align64(outCapacity);
-    kernel.loaded = undefined;
-    const bytes = kernel.ensureCapacity(stackOffset + (length >> 3) + 1);
-    const base = kernel.heapBase;
-    bytes.set(line, base);
-    const result = this.exports.reduceLine(base, length, base + outOffset, outCapacity, base + stackOffset);
+    const outCapacity = line.length + 64;
+    const { bytes, base, outOffset, stackOffset } = this.place(line, outCapacity);
+    const result = this.exports.reduceLine(base, line.length, base + outOffset, outCapacity, base + stackOffset);
     if (result < 0) return result;
     return Buffer.from(bytes.buffer, bytes.byteOffset + base + outOffset, result);
+  }
+
+  /**
+   * Copies `line` into the shared memory. Layout from heapBase: the line (+ the
+   * bytes the kernels may read past it, where they put an end mark), `outBytes`
+   * of output, the bit stack of nesting.
+   */
+  private place(line: Buffer, outBytes: number): { bytes: Uint8Array; base: number; outOffset: number; stackOffset: number } {
+    const kernel = this.kernel;
+    const outOffset = align64(line.length + SCANNER_READ_PAST_END);
+    const stackOffset = outOffset + align64(outBytes);
+    kernel.loaded = undefined;
+    const bytes = kernel.ensureCapacity(stackOffset + (line.length >> 3) + 1);
+    const base = kernel.heapBase;
+    bytes.set(line, base);
+    return { bytes, base, outOffset, stackOffset };
   }
 
   /**
@@ -78,17 +85,10 @@ export class LineReducer {
    */
   capture(line: Buffer): CapturedFields | number {
     if (!LITTLE_ENDIAN) return REDUCE_FULL; // the entries are read as host-order words; wasm memory is little-endian
-    const kernel = this.kernel;
-    const length = line.length;
     // A kept value takes 3 bytes of the line at least (`{},` in a content array): half the length is room enough.
-    const outEntries = (length >> 1) + 16;
-    const outOffset = align64(length + SCANNER_READ_PAST_END);
-    const stackOffset = outOffset + align64(outEntries * ENTRY_BYTES);
-    kernel.loaded = undefined;
-    const bytes = kernel.ensureCapacity(stackOffset + (length >> 3) + 1);
-    const base = kernel.heapBase;
-    bytes.set(line, base);
-    const count = this.exports.captureLine(base, length, base + outOffset, outEntries, base + stackOffset);
+    const outEntries = (line.length >> 1) + 16;
+    const { bytes, base, outOffset, stackOffset } = this.place(line, outEntries * ENTRY_BYTES);
+    const count = this.exports.captureLine(base, line.length, base + outOffset, outEntries, base + stackOffset);
     if (count < 0) return count;
     if (this.wordsOf !== bytes) {
       this.words = new Uint32Array(bytes.buffer);

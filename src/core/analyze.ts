@@ -110,21 +110,17 @@ interface TranscriptRead {
   changes: TailChange[];
 }
 
-function tailFor(opts: AnalyzeOptions, summary: TranscriptSummary, sliceBytes: number): FileTail<ScanResult> {
-  return new FileTail<ScanResult>({
+async function readInOneThread(opts: AnalyzeOptions, sizeAtStart: number): Promise<TranscriptRead> {
+  const summary = new TranscriptSummary();
+  const tail = new FileTail<ScanResult>({
     path: opts.path,
     files: opts.files,
     clock: opts.clock,
     scanner: createRecordScanner({ streamThreshold: opts.streamThreshold }),
     chunkSize: opts.chunkSize,
-    maxBytesPerRead: Math.max(1, sliceBytes),
+    maxBytesPerRead: Math.max(1, opts.sliceBytes ?? DEFAULT_SLICE_BYTES),
     onLine: (l) => summary.add(l.line, l.scan),
   });
-}
-
-async function readInOneThread(opts: AnalyzeOptions, sizeAtStart: number): Promise<TranscriptRead> {
-  const summary = new TranscriptSummary();
-  const tail = tailFor(opts, summary, opts.sliceBytes ?? DEFAULT_SLICE_BYTES);
   const changes: TailChange[] = [];
   try {
     // Read in bounded slices until the size seen at the start is covered, so a
@@ -155,5 +151,5 @@ async function readInParallel(opts: AnalyzeOptions, sizeAtStart: number): Promis
     (scan) => summary.add(++line, scan),
   );
   if (read === undefined) return undefined;
-  return { summary, bytes: read.bytes, partialTailBytes: read.partialBytes, changes: [] };
+  return { summary, bytes: sizeAtStart, partialTailBytes: read.partialBytes, changes: [] };
 }

@@ -32,8 +32,9 @@ export interface ParallelReadOptions {
   segmentBytes?: number;
 }
 
+/** A read that covered [0, size) exactly. */
 export interface ParallelRead {
-  bytes: number;
+  /** Bytes of an unfinished last line. */
   partialBytes: number;
 }
 
@@ -88,10 +89,10 @@ export async function readSegmentsInParallel(opts: ParallelReadOptions, onScan: 
     if (read.partialBytes > 0) partialBytes = read.partialBytes;
     return true;
   };
-  const foldBytes = (range: RangeScan | undefined, from: RangeScanner): boolean => {
+  const foldBytes = (range: RangeScan | undefined, owner: RangeScanner): boolean => {
     if (range === undefined || !tiles(range)) return false;
     forEachScan(range, onScan);
-    from.recycle?.(range);
+    owner.recycle?.(range);
     folded += 1;
     return true;
   };
@@ -130,7 +131,7 @@ export async function readSegmentsInParallel(opts: ParallelReadOptions, onScan: 
       await theirs!.promise;
     }
     if (expected !== limit) return undefined;
-    return { bytes: limit, partialBytes };
+    return { partialBytes };
   } finally {
     // Nothing is left running unobserved: the other thread's answers are awaited (their failures are caught).
     await Promise.all([...remote.values()].map((p) => p.promise));

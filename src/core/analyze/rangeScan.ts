@@ -24,11 +24,12 @@ export interface RangeRead {
 export interface RangeScan extends RangeRead {
   /**
    * The scan of each complete line in the range, in file order, as UTF-8 text,
-   * one line each, holding what analyze's summary reads (./scanCodec.ts; see forEachScan). A segment's scans wait until the
-   * fold reaches them; as objects (or strings) they would be promoted to V8's
-   * old generation in both threads, whose lazy collection grew a gigabyte's
-   * analysis by some 70 MB. Bytes outside the heap cost only themselves, cross
-   * threads without a copy, and the objects parsed from them at the fold die young.
+   * one line each, holding what analyze's summary reads (./scanCodec.ts; see
+   * forEachScan). A segment's scans wait until the fold reaches them; as
+   * objects (or strings) they would be promoted to V8's old generation in both
+   * threads, whose lazy collection grew a gigabyte's analysis by some 70 MB.
+   * Bytes outside the heap cost only themselves, cross threads without a
+   * copy, and the objects parsed from them at the fold die young.
    */
   scans: Uint8Array;
   /** How many lines `scans` holds. */
@@ -59,9 +60,9 @@ const SPARE_SCAN_BUFFERS = 4;
 /**
  * Scans ranges of transcripts in this thread, one after another: the same
  * FileTail-style split at newlines and the same record scanner as the tail, so
- * a line's ScanResult is the same whichever thread read it. Its two read
- * buffers and its scanner serve every range (a gigabyte is read as 16 ranges
- * or more), so ranges asked for at once are scanned one after the other.
+ * a line's ScanResult is the same whichever thread read it. Its read buffers
+ * and its scanner serve every range (a gigabyte is read as 16 ranges or
+ * more), so ranges asked for at once are scanned one after the other.
  */
 export class LocalRangeScanner implements RangeScanner {
   private readonly scanner;

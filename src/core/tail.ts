@@ -315,24 +315,25 @@ export class FileTail<T> {
   private consume(chunk: Buffer, out: ReadOutput<T>): void {
     const base = this.consumed;
     let pos = 0;
+    const scanner = this.scanner;
     while (pos < chunk.length) {
       const newline = chunk.indexOf(NEWLINE, pos);
-      const end = newline === -1 ? chunk.length : newline;
-      if (end > pos) {
+      if (newline === -1) {
         if (this.partialLength === 0) this.partialSince = out.now;
-        this.scanner.push(chunk.subarray(pos, end));
-        this.partialLength += end - pos;
+        scanner.push(chunk.subarray(pos));
+        this.partialLength += chunk.length - pos;
+        break;
       }
-      if (newline === -1) break;
       const byteEnd = base + newline + 1;
       const dwell = this.partialLength > 0 ? out.now - this.partialSince : 0;
-      const line: TailLine<T> = {
-        line: ++this.completeLines,
-        byteStart: byteEnd - this.partialLength - 1,
-        byteEnd,
-        scan: this.scanner.finish(),
-        partialDwellMs: dwell,
-      };
+      const byteStart = byteEnd - this.partialLength - (newline - pos) - 1;
+      let scan: T;
+      if (scanner.finishLine !== undefined) scan = scanner.finishLine(chunk, pos, newline);
+      else {
+        if (newline > pos) scanner.push(chunk.subarray(pos, newline));
+        scan = scanner.finish();
+      }
+      const line: TailLine<T> = { line: ++this.completeLines, byteStart, byteEnd, scan, partialDwellMs: dwell };
       out.count += 1;
       out.first ??= line;
       out.last = line;

@@ -11,6 +11,13 @@ export interface LineScanner<T> {
   push(chunk: Buffer): void;
   /** The newline arrived: the value of the line; the scanner is ready for the next line. */
   finish(): T;
+  /**
+   * Optional: push(chunk.subarray(start, end)) then finish(), in one call. The
+   * tail uses it for the last bytes of every line, so a scanner can take a line
+   * that lies whole in one chunk straight from the read buffer (no copy into a
+   * line buffer of its own, no view per line).
+   */
+  finishLine?(chunk: Buffer, start: number, end: number): T;
   /** Drop the partial line (the file was truncated or replaced under it). */
   reset(): void;
 }

@@ -31,6 +31,18 @@ function scanChunked(line: Buffer, cuts: number[], threshold: number | undefined
   return scanner.finish();
 }
 
+/**
+ * As the tail hands a line over: its last bytes with finishLine() on the read
+ * buffer, which holds other bytes on both sides; the first `cut` bytes pushed before.
+ */
+function scanFinishLine(line: Buffer, cut: number, threshold: number | undefined): ScanResult {
+  const scanner = createRecordScanner({ streamThreshold: threshold });
+  const before = Buffer.from('{"type":"x"}\n{"a":');
+  const readBuffer = Buffer.concat([before, line, Buffer.from('\n{"type":"y"}')]);
+  if (cut > 0) scanner.push(line.subarray(0, cut));
+  return scanner.finishLine!(readBuffer, before.length + cut, before.length + line.length);
+}
+
 function checkAgree(line: Buffer, cuts: number[] = []): void {
   const parsed = scanLine(line, { streamThreshold: Number.MAX_SAFE_INTEGER });
   const streamed = scanChunked(line, cuts, 0);
@@ -38,6 +50,11 @@ function checkAgree(line: Buffer, cuts: number[] = []): void {
   assert.equal(parsed.kind === 'record', oracleIsObject(line));
   // A threshold inside the line switches path mid-line.
   assert.deepEqual(scanChunked(line, cuts, Math.floor(line.length / 2)), parsed);
+  // finishLine(): from the read buffer, whole or after a pushed first part, on either path.
+  const cut = cuts.length > 0 ? cuts[0]! % (line.length + 1) : 0;
+  assert.deepEqual(scanFinishLine(line, 0, undefined), parsed);
+  assert.deepEqual(scanFinishLine(line, cut, undefined), parsed);
+  assert.deepEqual(scanFinishLine(line, cut, 0), parsed);
 }
 
 const anyString = fc.string({ unit: 'binary', maxLength: 40 });

@@ -132,11 +132,12 @@ export class LocalRangeScanner implements RangeScanner {
       }
       while (pos < chunk.length) {
         const newline = chunk.indexOf(NEWLINE, pos);
-        const stop = newline === -1 ? chunk.length : newline;
-        if (stop > pos) scanner.push(chunk.subarray(pos, stop));
-        partialBytes += stop - pos;
-        if (newline === -1) break;
-        onScan(scanner.finish());
+        if (newline === -1) {
+          scanner.push(chunk.subarray(pos));
+          partialBytes += chunk.length - pos;
+          break;
+        }
+        onScan(scanner.finishLine(chunk, pos, newline));
         partialBytes = 0;
         pos = newline + 1;
         end = base + pos;

@@ -18,6 +18,8 @@ import { METADATA_TYPES, type ScannedRecord, type ToolUseRef } from '../records'
  * - Invalid UTF-8 inside a string is not malformed: both paths decode it like
  *   `Buffer#toString('utf8')` does, each bad sequence becoming U+FFFD. (Outside
  *   strings any non-ASCII byte is a syntax error on both paths.)
+ * - A path may leave out the text fields buildRecord does not read for the
+ *   record's type (readsText): the records, not the fields, are what must agree.
  */
 export const ID_CAP = 512;
 export const TEXT_CAP = 200;
@@ -183,8 +185,8 @@ export function buildRecord(f: CapturedFields): ScannedRecord {
   if (f.messageId !== undefined) rec.messageId = f.messageId;
   if (f.apiBlockIndex !== undefined) rec.apiBlockIndex = f.apiBlockIndex;
   if (f.stopReason !== undefined) rec.stopReason = f.stopReason;
-  if (f.type === 'ai-title' && f.aiTitle !== undefined) rec.title = f.aiTitle;
-  if (f.type === 'custom-title' && f.customTitle !== undefined) rec.title = f.customTitle;
+  if (readsText(f.type, 'aiTitle') && f.aiTitle !== undefined) rec.title = f.aiTitle;
+  if (readsText(f.type, 'customTitle') && f.customTitle !== undefined) rec.title = f.customTitle;
   const prompt = promptOf(f);
   if (prompt !== undefined) rec.prompt = prompt;
   return rec;
@@ -195,7 +197,28 @@ export function buildRecord(f: CapturedFields): ScannedRecord {
  * (command caveats, injected context) and carries no tool result, the typed text.
  */
 function promptOf(f: CapturedFields): string | undefined {
-  if (f.type === 'last-prompt') return f.lastPrompt;
-  if (f.type !== 'user' || f.isMeta === true || f.hasToolResultBlock) return undefined;
+  if (readsText(f.type, 'lastPrompt')) return f.lastPrompt;
+  if (!readsText(f.type, 'content') || f.isMeta === true || f.hasToolResultBlock) return undefined;
   return f.contentText ?? f.firstText;
+}
+
+/**
+ * Whether buildRecord reads a text field of a record of this type: `aiTitle`
+ * only of ai-title records, `customTitle` of custom-title, `lastPrompt` of
+ * last-prompt, `content` (contentText, firstText) of user records. A scan path
+ * may leave the others unread: most lines are assistant blocks and tool
+ * results, and decoding 200 characters of each text block no record keeps
+ * costs time and garbage.
+ */
+export function readsText(type: string | undefined, field: 'aiTitle' | 'customTitle' | 'lastPrompt' | 'content'): boolean {
+  switch (field) {
+    case 'aiTitle':
+      return type === 'ai-title';
+    case 'customTitle':
+      return type === 'custom-title';
+    case 'lastPrompt':
+      return type === 'last-prompt';
+    case 'content':
+      return type === 'user';
+  }
 }

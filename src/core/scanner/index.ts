@@ -54,7 +54,7 @@ export interface RecordScannerOptions {
   reduceTo?: 'values' | 'text';
 }
 
-class RecordScanner implements LineScanner<ScanResult> {
+class RecordScanner implements RecordLineScanner {
   private readonly threshold: number;
   private buf: Buffer;
   private len = 0;
@@ -101,13 +101,27 @@ class RecordScanner implements LineScanner<ScanResult> {
       this.streamingActive = false;
       return this.streaming!.finish();
     }
-    const line = this.buf.subarray(0, this.len);
+    const len = this.len;
     this.len = 0;
-    const wholeLine = (): ScanResult => parseBuffered(line, () => this.streamReason(line));
+    return this.scanBuffered(this.buf, 0, len);
+  }
+
+  finishLine(chunk: Buffer, start: number, end: number): ScanResult {
+    // Most lines lie whole in one read buffer: scanned from there, not copied into this.buf first.
+    if (this.len === 0 && !this.streamingActive && end - start <= this.threshold) return this.scanBuffered(chunk, start, end);
+    if (end > start) this.push(chunk.subarray(start, end));
+    return this.finish();
+  }
+
+  /** A whole line of at most `threshold` bytes, [start, end) of `source`, read at once (nothing kept of `source`). */
+  private scanBuffered(source: Buffer, start: number, end: number): ScanResult {
     if (this.reducer !== undefined && !this.reduceToText) {
-      const fields = this.reducer.capture(line);
+      const fields = this.reducer.captureRange(source, start, end);
       if (typeof fields !== 'number') return buildRecord(fields);
-    } else if (this.reducer !== undefined) {
+    }
+    const line = source.subarray(start, end);
+    const wholeLine = (): ScanResult => parseBuffered(line, () => this.streamReason(line));
+    if (this.reducer !== undefined && this.reduceToText) {
       const reduced = this.reducer.reduce(line);
       // The reduced text is valid JSON by construction; were it not, the whole line decides.
       if (typeof reduced !== 'number') return parseBuffered(reduced, wholeLine, !this.reducer.reducedHasNonAscii());
@@ -190,7 +204,10 @@ function hasNonAscii(f: CapturedFields): boolean {
   return false;
 }
 
-export function createRecordScanner(opts: RecordScannerOptions = {}): LineScanner<ScanResult> {
+/** The record scanner: a LineScanner that always takes a line's last bytes by finishLine(). */
+export type RecordLineScanner = Required<LineScanner<ScanResult>>;
+
+export function createRecordScanner(opts: RecordScannerOptions = {}): RecordLineScanner {
   return new RecordScanner(opts);
 }
 

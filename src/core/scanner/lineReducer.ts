@@ -1,5 +1,5 @@
 import type { ToolUseRef } from '../records';
-import { capString, ID_CAP, REFS_CAP, TEXT_CAP, ROOT_STRING_KEYS, type CapturedFields } from './fields';
+import { capString, ID_CAP, readsText, REFS_CAP, TEXT_CAP, ROOT_STRING_KEYS, type CapturedFields } from './fields';
 import { sharedKernel, SCANNER_READ_PAST_END, type ScannerExports, type ScannerKernel } from './scannerKernel';
 
 /** The line is not JSON (the whole-line path then gives the reason). */
@@ -33,7 +33,9 @@ export class LineReducer {
   private readonly exports: ReducerExports;
   /** A view of the wasm memory as words, for capture()'s entries; made again when the memory grows. */
   private words: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
-  /** The kernel's `bytes` that `words` views. */
+  /** The wasm memory as a Buffer, to decode kept strings from; made again with `words`. */
+  private memory = Buffer.alloc(0) as SlicingBuffer;
+  /** The kernel's `bytes` that `words` and `memory` view. */
   private wordsOf: Uint8Array | undefined;
   /** Per field: the word offset of its last entry, or -1 (capture()'s scratch; last one wins). */
   private readonly last = new Int32Array(KEPT_FIELDS);
@@ -56,25 +58,26 @@ export class LineReducer {
    */
   reduce(line: Buffer): Buffer | number {
     const outCapacity = line.length + 64;
-    const { bytes, base, outOffset, stackOffset } = this.place(line, outCapacity);
+    const { bytes, base, outOffset, stackOffset } = this.place(line, 0, line.length, outCapacity);
     const result = this.exports.reduceLine(base, line.length, base + outOffset, outCapacity, base + stackOffset);
     if (result < 0) return result;
     return Buffer.from(bytes.buffer, bytes.byteOffset + base + outOffset, result);
   }
 
   /**
-   * Copies `line` into the shared memory. Layout from heapBase: the line (+ the
-   * bytes the kernels may read past it, where they put an end mark), `outBytes`
-   * of output, the bit stack of nesting.
+   * Copies [start, end) of `source` into the shared memory. Layout from
+   * heapBase: the line (+ the bytes the kernels may read past it, where they
+   * put an end mark), `outBytes` of output, the bit stack of nesting.
    */
-  private place(line: Buffer, outBytes: number): { bytes: Uint8Array; base: number; outOffset: number; stackOffset: number } {
+  private place(source: Buffer, start: number, end: number, outBytes: number): { bytes: Uint8Array; base: number; outOffset: number; stackOffset: number } {
     const kernel = this.kernel;
-    const outOffset = align64(line.length + SCANNER_READ_PAST_END);
+    const length = end - start;
+    const outOffset = align64(length + SCANNER_READ_PAST_END);
     const stackOffset = outOffset + align64(outBytes);
     kernel.loaded = undefined;
-    const bytes = kernel.ensureCapacity(stackOffset + (line.length >> 3) + 1);
+    const bytes = kernel.ensureCapacity(stackOffset + (length >> 3) + 1);
     const base = kernel.heapBase;
-    bytes.set(line, base);
+    bytes.set(start === 0 && end === source.length ? source : source.subarray(start, end), base);
     return { bytes, base, outOffset, stackOffset };
   }
 
@@ -84,26 +87,42 @@ export class LineReducer {
    * writes, or REDUCE_INVALID / REDUCE_FULL.
    */
   capture(line: Buffer): CapturedFields | number {
+    return this.captureRange(line, 0, line.length);
+  }
+
+  /** capture() of the line [start, end) of `source`; the strings are decoded from the copy in wasm memory. */
+  captureRange(source: Buffer, start: number, end: number): CapturedFields | number {
     if (!LITTLE_ENDIAN) return REDUCE_FULL; // the entries are read as host-order words; wasm memory is little-endian
+    const length = end - start;
     // A kept value takes 3 bytes of the line at least (`{},` in a content array): half the length is room enough.
-    const outEntries = (line.length >> 1) + 16;
-    const { bytes, base, outOffset, stackOffset } = this.place(line, outEntries * ENTRY_BYTES);
-    const count = this.exports.captureLine(base, line.length, base + outOffset, outEntries, base + stackOffset);
+    const outEntries = (length >> 1) + 16;
+    const { bytes, base, outOffset, stackOffset } = this.place(source, start, end, outEntries * ENTRY_BYTES);
+    const count = this.exports.captureLine(base, length, base + outOffset, outEntries, base + stackOffset);
     if (count < 0) return count;
     if (this.wordsOf !== bytes) {
       this.words = new Uint32Array(bytes.buffer);
+      this.memory = Buffer.from(bytes.buffer) as SlicingBuffer;
       this.wordsOf = bytes;
     }
-    return this.fieldsFromEntries(line as SlicingBuffer, (base + outOffset) >> 2, count);
+    return this.fieldsFromEntries(this.memory, base, (base + outOffset) >> 2, count);
   }
 
-  /** The kept values of the entries at word `at` applied in document order, as fieldsFromParsed reads JSON.parse's object. */
-  private fieldsFromEntries(line: SlicingBuffer, at: number, count: number): CapturedFields {
+  /**
+   * The kept values of the entries at word `at` applied in document order, as
+   * fieldsFromParsed reads JSON.parse's object; the line is in `memory` from `base` on.
+   */
+  private fieldsFromEntries(memory: SlicingBuffer, base: number, at: number, count: number): CapturedFields {
     const w = this.words;
     const last = this.last.fill(-1);
+    // The record's type, found before the walk: it says which text fields buildRecord reads (readsText).
+    let typeEntry = -1;
+    for (let p = at, end = at + count * ENTRY_WORDS; p < end; p += ENTRY_WORDS) if ((w[p] & 0xff) === F_TYPE) typeEntry = p;
+    const type = stringAt(memory, base, w, typeEntry, ROOT_STRING_KEYS.type);
+    const readsContent = readsText(type, 'content');
     // What the blocks of the current content add (addBlock's fields of CapturedFields).
-    let toolUses: ToolUseRef[] = [];
-    let toolResults: string[] = [];
+    // Fresh arrays only for lines that have refs: most have none.
+    let toolUses = NO_TOOL_USES;
+    let toolResults = NO_TOOL_RESULTS;
     let hasToolResultBlock = false;
     let firstText: string | undefined;
     let blocksAdded = false;
@@ -127,16 +146,22 @@ export class LineReducer {
         // The block is read whole (its keys, last one wins): addBlock's rules, each string decoded only if used.
         inBlock = false;
         blocksAdded = true;
-        const type = stringAt(line, w, blockType, ID_CAP);
-        if (type === 'tool_use') {
-          const id = stringAt(line, w, blockId, ID_CAP);
-          if (id !== undefined && toolUses.length < REFS_CAP) toolUses.push({ id, name: stringAt(line, w, blockName, ID_CAP) ?? '' });
-        } else if (type === 'tool_result') {
+        const blockTypeText = stringAt(memory, base, w, blockType, ID_CAP);
+        if (blockTypeText === 'tool_use') {
+          const id = stringAt(memory, base, w, blockId, ID_CAP);
+          if (id !== undefined && toolUses.length < REFS_CAP) {
+            if (toolUses === NO_TOOL_USES) toolUses = [];
+            toolUses.push({ id, name: stringAt(memory, base, w, blockName, ID_CAP) ?? '' });
+          }
+        } else if (blockTypeText === 'tool_result') {
           hasToolResultBlock = true;
-          const id = stringAt(line, w, blockToolUseId, ID_CAP);
-          if (id !== undefined && toolResults.length < REFS_CAP) toolResults.push(id);
-        } else if (type === 'text' && firstText === undefined) {
-          firstText = stringAt(line, w, blockText, TEXT_CAP);
+          const id = stringAt(memory, base, w, blockToolUseId, ID_CAP);
+          if (id !== undefined && toolResults.length < REFS_CAP) {
+            if (toolResults === NO_TOOL_RESULTS) toolResults = [];
+            toolResults.push(id);
+          }
+        } else if (blockTypeText === 'text' && firstText === undefined && readsContent) {
+          firstText = stringAt(memory, base, w, blockText, TEXT_CAP);
         }
       }
       if (field === F_BLOCK) {
@@ -148,8 +173,8 @@ export class LineReducer {
         else last[F_CONTENT] = p;
         if (blocksAdded) {
           blocksAdded = false;
-          toolUses = [];
-          toolResults = [];
+          toolUses = NO_TOOL_USES;
+          toolResults = NO_TOOL_RESULTS;
           hasToolResultBlock = false;
           firstText = undefined;
         }
@@ -161,21 +186,21 @@ export class LineReducer {
     const stop = last[F_STOP_REASON];
     // One literal, every key in one order: one object shape for every line.
     return {
-      type: stringAt(line, w, last[F_TYPE], ROOT_STRING_KEYS.type),
-      uuid: stringAt(line, w, last[F_UUID], ROOT_STRING_KEYS.uuid),
-      timestamp: stringAt(line, w, last[F_TIMESTAMP], ROOT_STRING_KEYS.timestamp),
-      sessionId: stringAt(line, w, last[F_SESSION_ID], ROOT_STRING_KEYS.sessionId),
-      cwd: stringAt(line, w, last[F_CWD], ROOT_STRING_KEYS.cwd),
-      agentId: stringAt(line, w, last[F_AGENT_ID], ROOT_STRING_KEYS.agentId),
+      type,
+      uuid: stringAt(memory, base, w, last[F_UUID], ROOT_STRING_KEYS.uuid),
+      timestamp: stringAt(memory, base, w, last[F_TIMESTAMP], ROOT_STRING_KEYS.timestamp),
+      sessionId: stringAt(memory, base, w, last[F_SESSION_ID], ROOT_STRING_KEYS.sessionId),
+      cwd: stringAt(memory, base, w, last[F_CWD], ROOT_STRING_KEYS.cwd),
+      agentId: stringAt(memory, base, w, last[F_AGENT_ID], ROOT_STRING_KEYS.agentId),
       isSidechain: booleanAt(w, last[F_IS_SIDECHAIN]),
       isMeta: booleanAt(w, last[F_IS_META]),
-      apiBlockIndex: index >= 0 && typeOf(w, index) === T_NUMBER ? Number(line.latin1Slice(w[index + 1], w[index + 2])) : undefined,
-      aiTitle: stringAt(line, w, last[F_AI_TITLE], ROOT_STRING_KEYS.aiTitle),
-      customTitle: stringAt(line, w, last[F_CUSTOM_TITLE], ROOT_STRING_KEYS.customTitle),
-      lastPrompt: stringAt(line, w, last[F_LAST_PROMPT], ROOT_STRING_KEYS.lastPrompt),
-      messageId: stringAt(line, w, last[F_MESSAGE_ID], ID_CAP),
-      stopReason: stop >= 0 && typeOf(w, stop) === T_NULL ? null : stringAt(line, w, stop, ID_CAP),
-      contentText: stringAt(line, w, last[F_CONTENT], TEXT_CAP),
+      apiBlockIndex: index >= 0 && typeOf(w, index) === T_NUMBER ? Number(memory.latin1Slice(base + w[index + 1], base + w[index + 2])) : undefined,
+      aiTitle: readsText(type, 'aiTitle') ? stringAt(memory, base, w, last[F_AI_TITLE], ROOT_STRING_KEYS.aiTitle) : undefined,
+      customTitle: readsText(type, 'customTitle') ? stringAt(memory, base, w, last[F_CUSTOM_TITLE], ROOT_STRING_KEYS.customTitle) : undefined,
+      lastPrompt: readsText(type, 'lastPrompt') ? stringAt(memory, base, w, last[F_LAST_PROMPT], ROOT_STRING_KEYS.lastPrompt) : undefined,
+      messageId: stringAt(memory, base, w, last[F_MESSAGE_ID], ID_CAP),
+      stopReason: stop >= 0 && typeOf(w, stop) === T_NULL ? null : stringAt(memory, base, w, stop, ID_CAP),
+      contentText: readsContent ? stringAt(memory, base, w, last[F_CONTENT], TEXT_CAP) : undefined,
       toolUses,
       toolResults,
       hasToolResultBlock,
@@ -188,6 +213,14 @@ export class LineReducer {
     return this.exports.reducedHasNonAscii() !== 0;
   }
 }
+
+/**
+ * The refs of a line without tool uses / results: one shared, frozen empty
+ * array each, as most lines have none (frozen: a push into a record's refs
+ * throws instead of reaching every other record).
+ */
+const NO_TOOL_USES = Object.freeze([]) as unknown as ToolUseRef[];
+const NO_TOOL_RESULTS = Object.freeze([]) as unknown as string[];
 
 // The entries of ./wasm/capture.c: three words (code, start, end); the code is
 // the field | type << 8 | string flags. Keep these in step with enum Field in
@@ -243,19 +276,19 @@ function booleanAt(w: Uint32Array, p: number): boolean | undefined {
 }
 
 /**
- * The string of the entry at p cut to `cap`, as fieldsFromParsed keeps it from
+ * The string of the entry at p (offsets from `base` in `line`) cut to `cap`, as fieldsFromParsed keeps it from
  * JSON.parse of the UTF-8 decoded line (invalid UTF-8 becomes U+FFFD, as with
  * Buffer#toString); undefined if p is no entry or its value no string. Without
  * an escape the bytes are the string: only the ones the cap can reach are
  * decoded (a UTF-16 code unit takes at most 3 bytes, and a sequence cut at the
  * end changes only what lies past the cap).
  */
-function stringAt(line: SlicingBuffer, w: Uint32Array, p: number, cap: number): string | undefined {
+function stringAt(line: SlicingBuffer, base: number, w: Uint32Array, p: number, cap: number): string | undefined {
   if (p < 0) return undefined;
   const code = w[p];
   if (((code >> 8) & 0xff) !== T_STRING) return undefined;
-  const start = w[p + 1];
-  const end = w[p + 2];
+  const start = base + w[p + 1];
+  const end = base + w[p + 2];
   if ((code & HAS_ESCAPE) === 0) {
     if ((code & HAS_NON_ASCII) === 0) return line.latin1Slice(start, Math.min(end, start + cap));
     return capString(line.utf8Slice(start, Math.min(end, start + 3 * cap + 4)), cap);

@@ -28,7 +28,12 @@ export interface ScannedRecord {
   kind: 'record';
   type?: string;
   uuid?: string;
-  /** The record's own `timestamp`: its creation time, not when it reached disk. */
+  /**
+   * The record's own `timestamp`: its creation time, not when it reached disk.
+   * This and the other fields of a call's context (`isSidechain`, `agentId`,
+   * `messageId`, `apiBlockIndex`, `stopReason`) are kept only on records with
+   * tool uses, where they are read.
+   */
   timestamp?: string;
   sessionId?: string;
   cwd?: string;

@@ -66,7 +66,10 @@ export class TranscriptSummary {
     } else {
       this.closeRun();
     }
-    for (const use of scan.toolUses) {
+    // Indexed loops: most lines share one frozen empty array, which for-of would iterate through an iterator object each.
+    const uses = scan.toolUses;
+    for (let i = 0; i < uses.length; i++) {
+      const use = uses[i]!;
       if (this.callsById.has(use.id)) {
         this.duplicateToolUses += 1;
         continue;
@@ -88,7 +91,9 @@ export class TranscriptSummary {
       this.calls.push(call);
       this.callsById.set(use.id, call);
     }
-    for (const id of scan.toolResults) {
+    const results = scan.toolResults;
+    for (let i = 0; i < results.length; i++) {
+      const id = results[i]!;
       this.results += 1;
       const call = this.callsById.get(id);
       if (call) {

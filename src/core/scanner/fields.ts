@@ -19,7 +19,8 @@ import { METADATA_TYPES, type ScannedRecord, type ToolUseRef } from '../records'
  *   `Buffer#toString('utf8')` does, each bad sequence becoming U+FFFD. (Outside
  *   strings any non-ASCII byte is a syntax error on both paths.)
  * - A path may leave out the text fields buildRecord does not read for the
- *   record's type (readsText): the records, not the fields, are what must agree.
+ *   record's type (readsText), and the call context of a record without tool
+ *   uses (keepsCallContext): the records, not the fields, are what must agree.
  */
 export const ID_CAP = 512;
 export const TEXT_CAP = 200;
@@ -177,14 +178,16 @@ export function buildRecord(f: CapturedFields): ScannedRecord {
   };
   if (f.type !== undefined) rec.type = f.type;
   if (f.uuid !== undefined) rec.uuid = f.uuid;
-  if (f.timestamp !== undefined) rec.timestamp = f.timestamp;
   if (f.sessionId !== undefined) rec.sessionId = f.sessionId;
   if (f.cwd !== undefined) rec.cwd = f.cwd;
-  if (f.isSidechain !== undefined) rec.isSidechain = f.isSidechain;
-  if (f.agentId !== undefined) rec.agentId = f.agentId;
-  if (f.messageId !== undefined) rec.messageId = f.messageId;
-  if (f.apiBlockIndex !== undefined) rec.apiBlockIndex = f.apiBlockIndex;
-  if (f.stopReason !== undefined) rec.stopReason = f.stopReason;
+  if (keepsCallContext(f)) {
+    if (f.timestamp !== undefined) rec.timestamp = f.timestamp;
+    if (f.isSidechain !== undefined) rec.isSidechain = f.isSidechain;
+    if (f.agentId !== undefined) rec.agentId = f.agentId;
+    if (f.messageId !== undefined) rec.messageId = f.messageId;
+    if (f.apiBlockIndex !== undefined) rec.apiBlockIndex = f.apiBlockIndex;
+    if (f.stopReason !== undefined) rec.stopReason = f.stopReason;
+  }
   if (readsText(f.type, 'aiTitle') && f.aiTitle !== undefined) rec.title = f.aiTitle;
   if (readsText(f.type, 'customTitle') && f.customTitle !== undefined) rec.title = f.customTitle;
   const prompt = promptOf(f);
@@ -200,6 +203,17 @@ function promptOf(f: CapturedFields): string | undefined {
   if (readsText(f.type, 'lastPrompt')) return f.lastPrompt;
   if (!readsText(f.type, 'content') || f.isMeta === true || f.hasToolResultBlock) return undefined;
   return f.contentText ?? f.firstText;
+}
+
+/**
+ * Whether buildRecord keeps the context of a call: `timestamp`, `messageId`,
+ * `apiBlockIndex`, `stopReason`, `isSidechain`, `agentId`. Only on a record
+ * with tool uses: the correlator and analyze read them there alone, and most
+ * lines (tool results, text and thinking blocks, metadata) then cost no
+ * timestamp or message id decoded. A scan path may leave them unread elsewhere.
+ */
+export function keepsCallContext(f: Pick<CapturedFields, 'toolUses'>): boolean {
+  return f.toolUses.length > 0;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { ToolUseRef } from '../records';
-import { capString, ID_CAP, readsText, REFS_CAP, TEXT_CAP, ROOT_STRING_KEYS, type CapturedFields } from './fields';
+import { capString, emptyFields, ID_CAP, keepsCallContext, readsText, REFS_CAP, TEXT_CAP, ROOT_STRING_KEYS, type CapturedFields } from './fields';
 import { sharedKernel, SCANNER_READ_PAST_END, type ScannerExports, type ScannerKernel } from './scannerKernel';
 
 /** The line is not JSON (the whole-line path then gives the reason). */
@@ -16,6 +16,16 @@ interface ReducerExports extends ScannerExports {
 /** Output and stack regions start on 64-byte edges, like the line. */
 function align64(n: number): number {
   return Math.ceil(n / 64) * 64;
+}
+
+/** Where the output starts, from heapBase, after a line of `length` bytes (see LineReducer#place). */
+function outOffset(length: number): number {
+  return align64(length + SCANNER_READ_PAST_END);
+}
+
+/** Where the bit stack starts, from heapBase, after the line and `outBytes` of output. */
+function stackOffset(length: number, outBytes: number): number {
+  return outOffset(length) + align64(outBytes);
 }
 
 /**
@@ -37,6 +47,10 @@ export class LineReducer {
   private memory = Buffer.alloc(0) as SlicingBuffer;
   /** The kernel's `bytes` that `words` and `memory` view. */
   private wordsOf: Uint8Array | undefined;
+  /** The strings that repeat from line to line (type, session, cwd, message id, tool name…), decoded once. */
+  private readonly recent = new RecentStrings();
+  /** What capture() returns: one object, every field set anew for each line. */
+  private readonly fields: CapturedFields = emptyFields();
   /** Per field: the word offset of its last entry, or -1 (capture()'s scratch; last one wins). */
   private readonly last = new Int32Array(KEPT_FIELDS);
 
@@ -58,33 +72,34 @@ export class LineReducer {
    */
   reduce(line: Buffer): Buffer | number {
     const outCapacity = line.length + 64;
-    const { bytes, base, outOffset, stackOffset } = this.place(line, 0, line.length, outCapacity);
-    const result = this.exports.reduceLine(base, line.length, base + outOffset, outCapacity, base + stackOffset);
+    const bytes = this.place(line, 0, line.length, outCapacity);
+    const base = this.kernel.heapBase;
+    const out = base + outOffset(line.length);
+    const result = this.exports.reduceLine(base, line.length, out, outCapacity, base + stackOffset(line.length, outCapacity));
     if (result < 0) return result;
-    return Buffer.from(bytes.buffer, bytes.byteOffset + base + outOffset, result);
+    return Buffer.from(bytes.buffer, bytes.byteOffset + out, result);
   }
 
   /**
-   * Copies [start, end) of `source` into the shared memory. Layout from
-   * heapBase: the line (+ the bytes the kernels may read past it, where they
-   * put an end mark), `outBytes` of output, the bit stack of nesting.
+   * Copies [start, end) of `source` into the shared memory and returns the
+   * memory (a fresh view if it grew). Layout from heapBase: the line (+ the
+   * bytes the kernels may read past it, where they put an end mark),
+   * `outBytes` of output (outOffset), the bit stack of nesting (stackOffset).
    */
-  private place(source: Buffer, start: number, end: number, outBytes: number): { bytes: Uint8Array; base: number; outOffset: number; stackOffset: number } {
+  private place(source: Buffer, start: number, end: number, outBytes: number): Uint8Array {
     const kernel = this.kernel;
     const length = end - start;
-    const outOffset = align64(length + SCANNER_READ_PAST_END);
-    const stackOffset = outOffset + align64(outBytes);
     kernel.loaded = undefined;
-    const bytes = kernel.ensureCapacity(stackOffset + (length >> 3) + 1);
-    const base = kernel.heapBase;
-    bytes.set(start === 0 && end === source.length ? source : source.subarray(start, end), base);
-    return { bytes, base, outOffset, stackOffset };
+    const bytes = kernel.ensureCapacity(stackOffset(length, outBytes) + (length >> 3) + 1);
+    bytes.set(start === 0 && end === source.length ? source : source.subarray(start, end), kernel.heapBase);
+    return bytes;
   }
 
   /**
    * The captured fields of `line` (its newline excluded) with the rules of
    * fieldsFromParsed, read from the list of kept values ./wasm/capture.c
-   * writes, or REDUCE_INVALID / REDUCE_FULL.
+   * writes, or REDUCE_INVALID / REDUCE_FULL. The fields are one object, reused
+   * by the next capture(): read them at once (buildRecord copies what it keeps).
    */
   capture(line: Buffer): CapturedFields | number {
     return this.captureRange(line, 0, line.length);
@@ -96,15 +111,17 @@ export class LineReducer {
     const length = end - start;
     // A kept value takes 3 bytes of the line at least (`{},` in a content array): half the length is room enough.
     const outEntries = (length >> 1) + 16;
-    const { bytes, base, outOffset, stackOffset } = this.place(source, start, end, outEntries * ENTRY_BYTES);
-    const count = this.exports.captureLine(base, length, base + outOffset, outEntries, base + stackOffset);
+    const bytes = this.place(source, start, end, outEntries * ENTRY_BYTES);
+    const base = this.kernel.heapBase;
+    const out = base + outOffset(length);
+    const count = this.exports.captureLine(base, length, out, outEntries, base + stackOffset(length, outEntries * ENTRY_BYTES));
     if (count < 0) return count;
     if (this.wordsOf !== bytes) {
       this.words = new Uint32Array(bytes.buffer);
       this.memory = Buffer.from(bytes.buffer) as SlicingBuffer;
       this.wordsOf = bytes;
     }
-    return this.fieldsFromEntries(this.memory, base, (base + outOffset) >> 2, count);
+    return this.fieldsFromEntries(this.memory, base, out >> 2, count);
   }
 
   /**
@@ -117,7 +134,7 @@ export class LineReducer {
     // The record's type, found before the walk: it says which text fields buildRecord reads (readsText).
     let typeEntry = -1;
     for (let p = at, end = at + count * ENTRY_WORDS; p < end; p += ENTRY_WORDS) if ((w[p] & 0xff) === F_TYPE) typeEntry = p;
-    const type = stringAt(memory, base, w, typeEntry, ROOT_STRING_KEYS.type);
+    const type = this.recent.at(memory, base, w, typeEntry, ROOT_STRING_KEYS.type);
     const readsContent = readsText(type, 'content');
     // What the blocks of the current content add (addBlock's fields of CapturedFields).
     // Fresh arrays only for lines that have refs: most have none.
@@ -146,12 +163,12 @@ export class LineReducer {
         // The block is read whole (its keys, last one wins): addBlock's rules, each string decoded only if used.
         inBlock = false;
         blocksAdded = true;
-        const blockTypeText = stringAt(memory, base, w, blockType, ID_CAP);
+        const blockTypeText = this.recent.at(memory, base, w, blockType, ID_CAP);
         if (blockTypeText === 'tool_use') {
           const id = stringAt(memory, base, w, blockId, ID_CAP);
           if (id !== undefined && toolUses.length < REFS_CAP) {
             if (toolUses === NO_TOOL_USES) toolUses = [];
-            toolUses.push({ id, name: stringAt(memory, base, w, blockName, ID_CAP) ?? '' });
+            toolUses.push({ id, name: this.recent.at(memory, base, w, blockName, ID_CAP) ?? '' });
           }
         } else if (blockTypeText === 'tool_result') {
           hasToolResultBlock = true;
@@ -184,28 +201,30 @@ export class LineReducer {
     }
     const index = last[F_API_BLOCK_INDEX];
     const stop = last[F_STOP_REASON];
-    // One literal, every key in one order: one object shape for every line.
-    return {
-      type,
-      uuid: stringAt(memory, base, w, last[F_UUID], ROOT_STRING_KEYS.uuid),
-      timestamp: stringAt(memory, base, w, last[F_TIMESTAMP], ROOT_STRING_KEYS.timestamp),
-      sessionId: stringAt(memory, base, w, last[F_SESSION_ID], ROOT_STRING_KEYS.sessionId),
-      cwd: stringAt(memory, base, w, last[F_CWD], ROOT_STRING_KEYS.cwd),
-      agentId: stringAt(memory, base, w, last[F_AGENT_ID], ROOT_STRING_KEYS.agentId),
-      isSidechain: booleanAt(w, last[F_IS_SIDECHAIN]),
-      isMeta: booleanAt(w, last[F_IS_META]),
-      apiBlockIndex: index >= 0 && typeOf(w, index) === T_NUMBER ? Number(memory.latin1Slice(base + w[index + 1], base + w[index + 2])) : undefined,
-      aiTitle: readsText(type, 'aiTitle') ? stringAt(memory, base, w, last[F_AI_TITLE], ROOT_STRING_KEYS.aiTitle) : undefined,
-      customTitle: readsText(type, 'customTitle') ? stringAt(memory, base, w, last[F_CUSTOM_TITLE], ROOT_STRING_KEYS.customTitle) : undefined,
-      lastPrompt: readsText(type, 'lastPrompt') ? stringAt(memory, base, w, last[F_LAST_PROMPT], ROOT_STRING_KEYS.lastPrompt) : undefined,
-      messageId: stringAt(memory, base, w, last[F_MESSAGE_ID], ID_CAP),
-      stopReason: stop >= 0 && typeOf(w, stop) === T_NULL ? null : stringAt(memory, base, w, stop, ID_CAP),
-      contentText: readsContent ? stringAt(memory, base, w, last[F_CONTENT], TEXT_CAP) : undefined,
-      toolUses,
-      toolResults,
-      hasToolResultBlock,
-      firstText,
-    };
+    const calls = keepsCallContext({ toolUses });
+    const recent = this.recent;
+    // Every key set, in one order: the one object, reused for each line.
+    const f = this.fields;
+    f.type = type;
+    f.uuid = stringAt(memory, base, w, last[F_UUID], ROOT_STRING_KEYS.uuid);
+    f.timestamp = calls ? stringAt(memory, base, w, last[F_TIMESTAMP], ROOT_STRING_KEYS.timestamp) : undefined;
+    f.sessionId = recent.at(memory, base, w, last[F_SESSION_ID], ROOT_STRING_KEYS.sessionId);
+    f.cwd = recent.at(memory, base, w, last[F_CWD], ROOT_STRING_KEYS.cwd);
+    f.agentId = calls ? recent.at(memory, base, w, last[F_AGENT_ID], ROOT_STRING_KEYS.agentId) : undefined;
+    f.isSidechain = booleanAt(w, last[F_IS_SIDECHAIN]);
+    f.isMeta = booleanAt(w, last[F_IS_META]);
+    f.apiBlockIndex = calls && index >= 0 && typeOf(w, index) === T_NUMBER ? Number(memory.latin1Slice(base + w[index + 1], base + w[index + 2])) : undefined;
+    f.aiTitle = readsText(type, 'aiTitle') ? stringAt(memory, base, w, last[F_AI_TITLE], ROOT_STRING_KEYS.aiTitle) : undefined;
+    f.customTitle = readsText(type, 'customTitle') ? stringAt(memory, base, w, last[F_CUSTOM_TITLE], ROOT_STRING_KEYS.customTitle) : undefined;
+    f.lastPrompt = readsText(type, 'lastPrompt') ? stringAt(memory, base, w, last[F_LAST_PROMPT], ROOT_STRING_KEYS.lastPrompt) : undefined;
+    f.messageId = calls ? recent.at(memory, base, w, last[F_MESSAGE_ID], ID_CAP) : undefined;
+    f.stopReason = !calls ? undefined : stop >= 0 && typeOf(w, stop) === T_NULL ? null : recent.at(memory, base, w, stop, ID_CAP);
+    f.contentText = readsContent ? stringAt(memory, base, w, last[F_CONTENT], TEXT_CAP) : undefined;
+    f.toolUses = toolUses;
+    f.toolResults = toolResults;
+    f.hasToolResultBlock = hasToolResultBlock;
+    f.firstText = firstText;
+    return f;
   }
 
   /** Whether the last reduced text holds a byte >= 0x80; if not, decoding it as Latin-1 or as UTF-8 gives one text. */
@@ -295,4 +314,47 @@ function stringAt(line: SlicingBuffer, base: number, w: Uint32Array, p: number, 
   }
   const literal = (code & HAS_NON_ASCII) === 0 ? line.latin1Slice(start - 1, end + 1) : line.utf8Slice(start - 1, end + 1);
   return capString(JSON.parse(literal) as string, cap);
+}
+
+/** Longest string RecentStrings keeps: a cwd may be longer, and is then decoded each time. */
+const RECENT_MAX_BYTES = 128;
+const RECENT_SLOTS = 64;
+
+/**
+ * A small table of recently decoded strings, looked up by their bytes. Most
+ * kept strings of a line repeat those of the lines before (the record and
+ * block types, session id, cwd, stop reason, tool name; a message id across
+ * the records of its blocks): comparing up to 128 bytes in place costs less
+ * than decoding a fresh string, and the garbage it would become. Only plain
+ * ASCII strings (no escape) go in; the rest are decoded by stringAt. A slot
+ * holds the last string whose bytes hashed to it.
+ */
+class RecentStrings {
+  private readonly bytes = new Uint8Array(RECENT_SLOTS * RECENT_MAX_BYTES);
+  private readonly lengths = new Int32Array(RECENT_SLOTS).fill(-1);
+  private readonly strings: string[] = new Array<string>(RECENT_SLOTS).fill('');
+
+  /** stringAt(line, base, w, p, cap), from the table when the same bytes were decoded lately. */
+  at(line: SlicingBuffer, base: number, w: Uint32Array, p: number, cap: number): string | undefined {
+    if (p < 0) return undefined;
+    const code = w[p];
+    const start = base + w[p + 1];
+    const length = base + w[p + 2] - start;
+    if ((code & (0xff00 | HAS_ESCAPE | HAS_NON_ASCII)) !== (T_STRING << 8) || length > RECENT_MAX_BYTES || length > cap) {
+      return stringAt(line, base, w, p, cap);
+    }
+    const slot = length === 0 ? 0 : (length * 31 + line[start] * 7 + line[start + length - 1] * 3 + line[start + (length >> 1)]) & (RECENT_SLOTS - 1);
+    const bytes = this.bytes;
+    const at = slot * RECENT_MAX_BYTES;
+    if (this.lengths[slot] === length) {
+      let i = 0;
+      while (i < length && bytes[at + i] === line[start + i]) i++;
+      if (i === length) return this.strings[slot];
+    }
+    const s = line.latin1Slice(start, start + length);
+    bytes.set(line.subarray(start, start + length), at);
+    this.lengths[slot] = length;
+    this.strings[slot] = s;
+    return s;
+  }
 }

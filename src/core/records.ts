@@ -27,7 +27,6 @@ export const METADATA_TYPES: ReadonlySet<string> = new Set([
 export interface ScannedRecord {
   kind: 'record';
   type?: string;
-  uuid?: string;
   /**
    * The record's own `timestamp`: its creation time, not when it reached disk.
    * This and the other fields of a call's context (`isSidechain`, `agentId`,

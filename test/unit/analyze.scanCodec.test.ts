@@ -23,8 +23,7 @@ const record: fc.Arbitrary<ScanResult> = fc
     stopReason: fc.constantFrom(undefined, null, 'tool_use', 'end_turn'),
     isSidechain: opt(fc.boolean()),
     agentId: opt(fc.constantFrom('a1', 'a2')),
-    // Fields the summary never reads: the codec may drop them.
-    uuid: opt(fc.uuid()),
+    // A field the summary never reads: the codec may drop it.
     cwd: opt(fc.constantFrom('/home/dev/app')),
   })
   .map((r) => {

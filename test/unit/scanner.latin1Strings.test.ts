@@ -18,7 +18,7 @@ describe('record scanner: kept strings of a Latin-1 parse decoded as UTF-8 (prop
     );
     const text = fc.array(piece, { maxLength: 300 }).map((ps) => Buffer.concat(ps));
     fc.assert(
-      fc.property(fc.constantFrom('uuid', 'lastPrompt', 'cwd', 'x\xe9'), text, text, text, (key, a, b, c) => {
+      fc.property(fc.constantFrom('sessionId', 'lastPrompt', 'cwd', 'x\xe9'), text, text, text, (key, a, b, c) => {
         const line = Buffer.concat([
           Buffer.from(`{"type":"last-prompt","${key}":"`),
           a,

@@ -185,7 +185,7 @@ describe('record scanner: both paths agree (properties)', () => {
       .oneof(fc.array(piece, { maxLength: 700 }), fc.array(rawPiece, { minLength: 150, maxLength: 700 }))
       .map((ps) => Buffer.concat(ps));
     fc.assert(
-      fc.property(fc.constantFrom('uuid', 'type', 'lastPrompt'), stringBytes, stringBytes, cuts, (key, a, b, c) => {
+      fc.property(fc.constantFrom('sessionId', 'type', 'lastPrompt'), stringBytes, stringBytes, cuts, (key, a, b, c) => {
         const line = Buffer.concat([
           Buffer.from(`{"type":"last-prompt","${key}":"`),
           a,

@@ -73,7 +73,7 @@ describe('record scanner: real transcripts', () => {
         const parsed = JSON.parse(line.toString('utf8'));
         const r = record(scanLine(line, STREAM));
         assert.equal(r.type, parsed.type);
-        assert.equal(r.uuid, parsed.uuid);
+        assert.equal(r.cwd, parsed.cwd);
         if (parsed.sessionId !== undefined) assert.equal(r.sessionId, sessionId);
         const content = Array.isArray(parsed.message?.content) ? parsed.message.content : [];
         const uses = content.filter((b: { type: string }) => b.type === 'tool_use').map((b: { id: string; name: string }) => ({ id: b.id, name: b.name }));
@@ -183,10 +183,10 @@ describe('record scanner: named cases', () => {
       });
 
       it('a repeated key: the last one wins, as in JSON.parse', () => {
-        const r = record(scanLine('{"type":"user","type":"assistant","message":{"id":"m1"},"message":5,"uuid":"a","uuid":1}', opts));
+        const r = record(scanLine('{"type":"user","type":"assistant","message":{"id":"m1"},"message":5,"cwd":"a","cwd":1}', opts));
         assert.equal(r.type, 'assistant');
         assert.equal(r.messageId, undefined);
-        assert.equal(r.uuid, undefined);
+        assert.equal(r.cwd, undefined);
       });
 
       it('decodes escapes in keys and values', () => {
@@ -196,15 +196,15 @@ describe('record scanner: named cases', () => {
       });
 
       it('invalid UTF-8 inside a string decodes to U+FFFD and is not malformed; outside a string it is', () => {
-        const bad = Buffer.concat([Buffer.from('{"type":"user","uuid":"a'), Buffer.from([0xff, 0xc3, 0x28, 0xe2, 0x82]), Buffer.from('z"}')]);
-        assert.equal(record(scanLine(bad, opts)).uuid, 'a\ufffd\ufffd(\ufffdz');
+        const bad = Buffer.concat([Buffer.from('{"type":"user","cwd":"a'), Buffer.from([0xff, 0xc3, 0x28, 0xe2, 0x82]), Buffer.from('z"}')]);
+        assert.equal(record(scanLine(bad, opts)).cwd, 'a\ufffd\ufffd(\ufffdz');
         const outside = Buffer.concat([Buffer.from('{"type":"user"'), Buffer.from([0xc3, 0xa9]), Buffer.from('}')]);
         assert.deepEqual(scanLine(outside, opts), { kind: 'malformed', reason: 'not JSON' });
       });
 
       it('caps captured strings', () => {
-        const r = record(scanLine(rec({ uuid: 'u'.repeat(ID_CAP * 3), type: 'user' }), opts));
-        assert.equal(r.uuid, 'u'.repeat(ID_CAP));
+        const r = record(scanLine(rec({ sessionId: 's'.repeat(ID_CAP * 3), type: 'user' }), opts));
+        assert.equal(r.sessionId, 's'.repeat(ID_CAP));
       });
     });
   }
@@ -214,7 +214,7 @@ describe('record scanner: named cases', () => {
     const line = Buffer.from(
       rec({
         type: 'user',
-        uuid: 'u-big',
+        sessionId: 's-big',
         toolUseResult: { stdout: huge, nested: [[{ deep: huge.slice(0, 1000) }]] },
         message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_big', content: huge }] },
         timestamp: '2026-01-01T00:00:00.000Z',
@@ -224,7 +224,7 @@ describe('record scanner: named cases', () => {
     const r = record(scanInChunks(line, 1024 * 1024));
     assert.deepEqual(r, expected);
     assert.deepEqual(r.toolResults, ['toolu_big']);
-    assert.equal(r.uuid, 'u-big');
+    assert.equal(r.sessionId, 's-big');
     // Cut anywhere inside, the same line is half-written: malformed, never a record.
     assert.deepEqual(scanInChunks(line.subarray(0, line.length - 3), 1024 * 1024), { kind: 'malformed', reason: 'truncated' });
   });

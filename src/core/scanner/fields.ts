@@ -6,7 +6,7 @@ import { METADATA_TYPES, type ScannedRecord, type ToolUseRef } from '../records'
  * Both paths fill this same shape under the same rules, and one function turns
  * it into a ScannedRecord, so they cannot drift apart:
  *
- * - Only these paths are read: root `type uuid timestamp sessionId cwd agentId`
+ * - Only these paths are read: root `type timestamp sessionId cwd agentId`
  *   (strings), `isSidechain isMeta` (booleans), `apiBlockIndex` (number),
  *   `aiTitle customTitle lastPrompt` (strings), `message.id`, `message.stop_reason`
  *   (string or null), `message.content` (string, or an array of block objects:
@@ -14,7 +14,7 @@ import { METADATA_TYPES, type ScannedRecord, type ToolUseRef } from '../records'
  * - A value of another JSON type counts as absent. A repeated key: the last one
  *   wins, as with JSON.parse.
  * - Strings are cut to a cap (in UTF-16 code units, `String#slice`), so a
- *   megabyte "uuid" in a garbage line costs no memory.
+ *   megabyte "sessionId" in a garbage line costs no memory.
  * - Invalid UTF-8 inside a string is not malformed: both paths decode it like
  *   `Buffer#toString('utf8')` does, each bad sequence becoming U+FFFD. (Outside
  *   strings any non-ASCII byte is a syntax error on both paths.)
@@ -33,7 +33,6 @@ export const NUMBER_TEXT_CAP = 64;
 
 export interface CapturedFields {
   type?: string;
-  uuid?: string;
   timestamp?: string;
   sessionId?: string;
   cwd?: string;
@@ -63,7 +62,6 @@ export function emptyFields(): CapturedFields {
 /** Root keys that hold a string, and the cap each gets. */
 export const ROOT_STRING_KEYS: Readonly<Record<string, number>> = {
   type: ID_CAP,
-  uuid: ID_CAP,
   timestamp: ID_CAP,
   sessionId: ID_CAP,
   cwd: ID_CAP * 8,
@@ -72,7 +70,7 @@ export const ROOT_STRING_KEYS: Readonly<Record<string, number>> = {
   customTitle: TEXT_CAP,
   lastPrompt: TEXT_CAP,
 };
-export type RootStringKey = 'type' | 'uuid' | 'timestamp' | 'sessionId' | 'cwd' | 'agentId' | 'aiTitle' | 'customTitle' | 'lastPrompt';
+export type RootStringKey = 'type' | 'timestamp' | 'sessionId' | 'cwd' | 'agentId' | 'aiTitle' | 'customTitle' | 'lastPrompt';
 const ROOT_STRING_KEY_NAMES = Object.keys(ROOT_STRING_KEYS) as RootStringKey[];
 
 /** What a content block contributes, once the whole block has been read. */
@@ -177,7 +175,6 @@ export function buildRecord(f: CapturedFields): ScannedRecord {
     isMetadata: f.type !== undefined && METADATA_TYPES.has(f.type),
   };
   if (f.type !== undefined) rec.type = f.type;
-  if (f.uuid !== undefined) rec.uuid = f.uuid;
   if (f.sessionId !== undefined) rec.sessionId = f.sessionId;
   if (f.cwd !== undefined) rec.cwd = f.cwd;
   if (keepsCallContext(f)) {

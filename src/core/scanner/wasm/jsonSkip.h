@@ -176,7 +176,7 @@ static inline int key_is(const u8 *k, unsigned n, const char *name) {
  * hands these numbers to ../lineReducer.ts (KeptField there): keep both in step. */
 enum Field {
   DROP = -1,
-  F_TYPE, F_UUID, F_TIMESTAMP, F_SESSION_ID, F_CWD, F_AGENT_ID, F_IS_SIDECHAIN, F_IS_META,
+  F_TYPE, F_TIMESTAMP, F_SESSION_ID, F_CWD, F_AGENT_ID, F_IS_SIDECHAIN, F_IS_META,
   F_API_BLOCK_INDEX, F_AI_TITLE, F_CUSTOM_TITLE, F_LAST_PROMPT, F_MESSAGE,
   F_MESSAGE_ID, F_STOP_REASON, F_CONTENT,
   F_BLOCK_TYPE, F_BLOCK_ID, F_BLOCK_NAME, F_TOOL_USE_ID, F_BLOCK_TEXT,
@@ -191,7 +191,7 @@ static inline enum Field field_of(enum Level level, const u8 *k, unsigned n) {
     case ROOT:
       switch (n) {
         case 3: return key_is(k, n, "cwd") ? F_CWD : DROP;
-        case 4: return key_is(k, n, "type") ? F_TYPE : key_is(k, n, "uuid") ? F_UUID : DROP;
+        case 4: return key_is(k, n, "type") ? F_TYPE : DROP;
         case 6: return key_is(k, n, "isMeta") ? F_IS_META : DROP;
         case 7:
           return key_is(k, n, "message") ? F_MESSAGE : key_is(k, n, "agentId") ? F_AGENT_ID : key_is(k, n, "aiTitle") ? F_AI_TITLE : DROP;

@@ -315,9 +315,11 @@ describe('record scanner: the wasm line reducer on named cases', () => {
       cat([b('"\\n'), utf8('naïve → '.repeat(40)), Buffer.from([0xf0, 0x9f]), b('\\u00e9"')]),
       b('"' + 'x'.repeat(199) + '\\ud83d\\ude00"'),
       b('"\\udc00\\ud800"'),
+      // An escape, then 199 units in 414 bytes: a head of 2 x 200 + 16 bytes ends inside the emoji.
+      utf8('"\\n' + '€'.repeat(16) + 'é'.repeat(182) + '😀'.repeat(10) + '"'),
     ];
     for (const t of texts) {
-      checkSame(cat([b('{"type":"user","uuid":'), t, b(',"cwd":'), t, b(',"message":{"id":'), t, b(',"content":'), t, b('}}')]));
+      checkSame(cat([b('{"type":"user","sessionId":'), t, b(',"cwd":'), t, b(',"message":{"id":'), t, b(',"content":'), t, b('}}')]));
       checkSame(cat([b('{"type":"user","message":{"content":[{"type":"text","text":'), t, b('},{"type":"tool_use","id":'), t, b(',"name":'), t, b('}]}}')]));
     }
     // Last one wins at every level: a later message, content or key of another type undoes what came before.
@@ -334,6 +336,28 @@ describe('record scanner: the wasm line reducer on named cases', () => {
       checkSame(b(line));
       assert.equal(typeof reducer!.capture(b(line)), 'object');
     }
+  });
+
+  it('decodes only the head of a long escaped string, never cut inside an escape (property)', () => {
+    // Strings a little past 6 x cap bytes, so the cut lands anywhere among the escapes.
+    // Mostly `\\uXXXX`: at 6 bytes a unit, a head any shorter than 6 x cap falls short.
+    const piece = fc.oneof(
+      { weight: 12, arbitrary: fc.constantFrom('\\u00e9', '\\ud83d\\ude00', '\\udc00') },
+      { weight: 4, arbitrary: fc.constantFrom('a', '\\n', '\\\\', '\\"', '\\\\u0041', 'é', '😀', '\\/') },
+    );
+    const long = (cap: number) =>
+      fc.tuple(fc.array(piece, { minLength: cap * 3, maxLength: cap * 3 + 40 }), fc.nat(12)).map(([ps, pad]) => {
+        let text = ps.join('');
+        while (Buffer.byteLength(text) < 6 * cap + 8 + pad) text = 'x' + text;
+        return Buffer.from(`"${text}"`, 'utf8');
+      });
+    fc.assert(
+      fc.property(long(200), long(512), (text, id) => {
+        checkSame(cat([b('{"type":"last-prompt","lastPrompt":'), text, b(',"sessionId":'), id, b('}')]));
+        checkSame(cat([b('{"type":"user","message":{"content":[{"type":"text","text":'), text, b('},{"type":"tool_use","id":'), id, b(',"name":"n"}]}}')]));
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('leaves to the whole-line path an escaped key where keys are matched, and a root that is no object', () => {

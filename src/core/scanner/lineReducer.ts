@@ -130,7 +130,8 @@ export class LineReducer {
    */
   private fieldsFromEntries(memory: SlicingBuffer, base: number, at: number, count: number): CapturedFields {
     const w = this.words;
-    const last = this.last.fill(-1);
+    const last = this.last;
+    for (let i = 0; i < KEPT_FIELDS; i++) last[i] = -1; // a loop: fill() is a builtin call, dearer for 21 slots
     // The record's type, found before the walk: it says which text fields buildRecord reads (readsText).
     let typeEntry = -1;
     for (let p = at, end = at + count * ENTRY_WORDS; p < end; p += ENTRY_WORDS) if ((w[p] & 0xff) === F_TYPE) typeEntry = p;
@@ -310,8 +311,43 @@ function stringAt(line: SlicingBuffer, base: number, w: Uint32Array, p: number, 
     if ((code & HAS_NON_ASCII) === 0) return line.latin1Slice(start, Math.min(end, start + cap));
     return capString(line.utf8Slice(start, Math.min(end, start + 3 * cap + 4)), cap);
   }
-  const literal = (code & HAS_NON_ASCII) === 0 ? line.latin1Slice(start - 1, end + 1) : line.utf8Slice(start - 1, end + 1);
-  return capString(JSON.parse(literal) as string, cap);
+  // With escapes, JSON.parse decodes the literal, or only a head of it, cut
+  // outside any escape: a cut can mangle only a UTF-8 sequence it splits (at
+  // most 3 units, at the end), so a head that gives cap + 3 units gives the
+  // first cap exactly. Text takes about a byte a unit: a head of 2 x cap bytes
+  // first; one unit takes at most 6 bytes (`\uXXXX`), so 6 x cap + 8 always do.
+  const ascii = (code & HAS_NON_ASCII) === 0;
+  if (end - start > 2 * cap + 16) {
+    const short = escapedHead(line, start, cutOutsideEscape(line, start, start + 2 * cap + 16), ascii);
+    if (short.length >= cap + 3) return capString(short, cap);
+  }
+  const stop = end - start > 6 * cap + 8 ? cutOutsideEscape(line, start, start + 6 * cap + 8) : end;
+  return capString(escapedHead(line, start, stop, ascii), cap);
+}
+
+/** The string whose JSON text (no quotes) is [start, stop) of `line`, which ends outside any escape. */
+function escapedHead(line: SlicingBuffer, start: number, stop: number, ascii: boolean): string {
+  return JSON.parse((ascii ? line.latin1Slice(start - 1, stop) : line.utf8Slice(start - 1, stop)) + '"') as string;
+}
+
+const BACKSLASH = 0x5c;
+const LETTER_U = 0x75;
+
+/**
+ * `cut`, or the start of the escape it would fall inside. The nearest
+ * backslash before the cut decides: an escape that spans the cut holds no
+ * backslash after its first byte, except the second of `\\`, which ends there.
+ */
+function cutOutsideEscape(line: Uint8Array, start: number, cut: number): number {
+  for (let i = cut - 1; i >= start && i >= cut - 6; i--) {
+    if (line[i] !== BACKSLASH) continue;
+    let run = 1;
+    while (i - run >= start && line[i - run] === BACKSLASH) run++;
+    if (run % 2 === 0) return cut; // the second byte of an escaped backslash
+    const length = i + 1 < cut && line[i + 1] === LETTER_U ? 6 : 2;
+    return i + length > cut ? i : cut;
+  }
+  return cut;
 }
 
 /** Longest string RecentStrings keeps: a cwd may be longer, and is then decoded each time. */

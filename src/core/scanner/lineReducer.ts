@@ -11,6 +11,7 @@ interface ReducerExports extends ScannerExports {
   reduceLine(line: number, length: number, out: number, outCapacity: number, stack: number): number;
   reducedHasNonAscii(): number;
   captureLine(line: number, length: number, out: number, outEntries: number, stack: number): number;
+  recall(bytes: number, length: number): number;
 }
 
 /** Output and stack regions start on 64-byte edges, like the line. */
@@ -48,7 +49,7 @@ export class LineReducer {
   /** The kernel's `bytes` that `words` and `memory` view. */
   private wordsOf: Uint8Array | undefined;
   /** The strings that repeat from line to line (type, session, cwd, message id, tool name…), decoded once. */
-  private readonly recent = new RecentStrings();
+  private readonly recent: RecentStrings;
   /** What capture() returns: one object, every field set anew for each line. */
   private readonly fields: CapturedFields = emptyFields();
   /** Per field: the word offset of its last entry, or -1 (capture()'s scratch; last one wins). */
@@ -57,6 +58,7 @@ export class LineReducer {
   private constructor(kernel: ScannerKernel) {
     this.kernel = kernel;
     this.exports = kernel.exports as ReducerExports;
+    this.recent = new RecentStrings(this.exports, kernel.recalled);
   }
 
   /** The reducer, or undefined where WebAssembly SIMD is unavailable (callers parse whole lines). */
@@ -350,23 +352,21 @@ function cutOutsideEscape(line: Uint8Array, start: number, cut: number): number 
   return cut;
 }
 
-/** Longest string RecentStrings keeps: a cwd may be longer, and is then decoded each time. */
+/** Longest string RecentStrings keeps (RECALL_MAX_BYTES in ./wasm/recall.c): a longer cwd is decoded each time. */
 const RECENT_MAX_BYTES = 128;
-const RECENT_SLOTS = 64;
 
 /**
- * A small table of recently decoded strings, looked up by their bytes. Most
- * kept strings of a line repeat those of the lines before (the record and
- * block types, session id, cwd, stop reason, tool name; a message id across
- * the records of its blocks): comparing up to 128 bytes in place costs less
- * than decoding a fresh string, and the garbage it would become. Only plain
- * ASCII strings (no escape) go in; the rest are decoded by stringAt. A slot
- * holds the last string whose bytes hashed to it.
+ * Recently decoded strings, looked up by their bytes with the module's
+ * recall() (./wasm/recall.c): most kept strings of a line repeat those of the
+ * lines before, and a slot's string costs no decoding and no garbage. Only
+ * plain ASCII strings (no escape) go in; the rest are decoded by stringAt.
+ * The strings of the slots are the kernel's, shared like its table.
  */
 class RecentStrings {
-  private readonly bytes = new Uint8Array(RECENT_SLOTS * RECENT_MAX_BYTES);
-  private readonly lengths = new Int32Array(RECENT_SLOTS).fill(-1);
-  private readonly strings: string[] = new Array<string>(RECENT_SLOTS).fill('');
+  constructor(
+    private readonly exports: ReducerExports,
+    private readonly strings: string[],
+  ) {}
 
   /** stringAt(line, base, w, p, cap), from the table when the same bytes were decoded lately. */
   at(line: SlicingBuffer, base: number, w: Uint32Array, p: number, cap: number): string | undefined {
@@ -374,21 +374,13 @@ class RecentStrings {
     const code = w[p];
     const start = base + w[p + 1];
     const length = base + w[p + 2] - start;
-    if ((code & (0xff00 | HAS_ESCAPE | HAS_NON_ASCII)) !== (T_STRING << 8) || length > RECENT_MAX_BYTES || length > cap) {
+    if ((code & (0xff00 | HAS_ESCAPE | HAS_NON_ASCII)) !== T_STRING << 8 || length > RECENT_MAX_BYTES || length > cap) {
       return stringAt(line, base, w, p, cap);
     }
-    const slot = length === 0 ? 0 : (length * 31 + line[start] * 7 + line[start + length - 1] * 3 + line[start + (length >> 1)]) & (RECENT_SLOTS - 1);
-    const bytes = this.bytes;
-    const at = slot * RECENT_MAX_BYTES;
-    if (this.lengths[slot] === length) {
-      let i = 0;
-      while (i < length && bytes[at + i] === line[start + i]) i++;
-      if (i === length) return this.strings[slot];
-    }
+    const slot = this.exports.recall(start, length);
+    if (slot >= 0) return this.strings[slot];
     const s = line.latin1Slice(start, start + length);
-    bytes.set(line.subarray(start, start + length), at);
-    this.lengths[slot] = length;
-    this.strings[slot] = s;
+    this.strings[-1 - slot] = s;
     return s;
   }
 }

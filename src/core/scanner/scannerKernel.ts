@@ -42,6 +42,8 @@ export interface ScannerKernel {
   ensureCapacity(bytes: number): Uint8Array;
   /** Which input the memory holds from heapBase on (a marker object of its user); undefined once anyone writes it. */
   loaded: object | undefined;
+  /** The string of each slot of the module's recall() table (./wasm/recall.c): one array, as there is one table. */
+  readonly recalled: string[];
 }
 
 let shared: ScannerKernel | null | undefined;
@@ -54,6 +56,7 @@ function makeKernel(exports: ScannerExports): ScannerKernel {
     bytes: new Uint8Array(exports.memory.buffer),
     heapBase,
     loaded: undefined,
+    recalled: [],
     ensureCapacity(bytes: number): Uint8Array {
       const needed = heapBase + bytes + SCANNER_READ_PAST_END;
       if (needed > kernel.bytes.length) {

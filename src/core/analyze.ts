@@ -7,8 +7,10 @@ import type { TranscriptAnalysis } from './analyze/types';
 import type { Clock } from './clock';
 import type { FileAccess } from './fileAccess';
 import type { ScanResult } from './records';
-import { createRecordScanner } from './scanner';
-import { FileTail } from './tail';
+import { createRecordScanner, DEFAULT_REDUCED_STREAM_THRESHOLD } from './scanner';
+import { createReadingKernel, type ReadingKernel } from './scanner/scannerKernel';
+import { DEFAULT_TAIL_CHUNK_SIZE, FileTail } from './tail';
+import { READS_AHEAD } from './tailReadAhead';
 import type { TailChange } from './tailTypes';
 
 export type * from './analyze/types';
@@ -112,12 +114,14 @@ interface TranscriptRead {
 
 async function readInOneThread(opts: AnalyzeOptions, sizeAtStart: number): Promise<TranscriptRead> {
   const summary = new TranscriptSummary();
+  const kernel = readingKernel(opts.chunkSize ?? DEFAULT_TAIL_CHUNK_SIZE, opts.streamThreshold);
   const tail = new FileTail<ScanResult>({
     path: opts.path,
     files: opts.files,
     clock: opts.clock,
-    scanner: createRecordScanner({ streamThreshold: opts.streamThreshold }),
+    scanner: createRecordScanner({ streamThreshold: opts.streamThreshold, kernel: kernel ?? undefined }),
     chunkSize: opts.chunkSize,
+    readBuffer: kernel?.readBuffer,
     maxBytesPerRead: Math.max(1, opts.sliceBytes ?? DEFAULT_SLICE_BYTES),
     onLine: (l) => summary.add(l.line, l.scan),
   });
@@ -134,6 +138,24 @@ async function readInOneThread(opts: AnalyzeOptions, sizeAtStart: number): Promi
   } finally {
     await tail.close();
   }
+}
+
+/** Scratch past which a reading kernel is not worth its memory (a test's huge streamThreshold): the tail's own buffers then. */
+const MAX_READING_SCRATCH = 64 * 1024 * 1024;
+
+/**
+ * A wasm instance whose memory holds the tail's read buffers, so the scanner
+ * reads each chunk where it was read to (./scanner/scannerKernel.ts); null
+ * where wasm cannot run or its scratch would be too large. Its scratch holds
+ * what the scanners put at heapBase: a line of up to streamThreshold bytes
+ * with its list of kept values (under 7.2 bytes a byte of line, see
+ * LineReducer), or a chunk the string skipper copies in.
+ */
+function readingKernel(chunkSize: number, streamThreshold: number | undefined): ReadingKernel | null {
+  const threshold = streamThreshold ?? DEFAULT_REDUCED_STREAM_THRESHOLD;
+  const scratch = Math.max(8 * threshold, chunkSize) + 64 * 1024;
+  if (!(scratch <= MAX_READING_SCRATCH)) return null;
+  return createReadingKernel(READS_AHEAD + 1, chunkSize, scratch);
 }
 
 /**

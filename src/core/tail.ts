@@ -15,6 +15,13 @@ export interface FileTailOptions<T> {
   /** Size of each read buffer (up to three: two are read into while the third is scanned), reused for every read; no pushed chunk is larger. */
   chunkSize?: number;
   /**
+   * The read buffers, instead of `chunkSize` ones of the tail's own: buffer i
+   * (0 … READS_AHEAD), asked for at each use, all of one size. analyze hands
+   * out views of a wasm memory, so the scanner reads chunks where they were
+   * read to, without copying them in (see ../scanner/scannerKernel.ts).
+   */
+  readBuffer?: (index: number) => Buffer;
+  /**
    * At most this many bytes per read(); the rest waits for the next one and the
    * read says `more`. Bounds the lines one TailRead holds when a multi-GB file is
    * first indexed. Default: unbounded.
@@ -70,9 +77,8 @@ export class FileTail<T> {
   private readonly files: FileAccess;
   private readonly clock: Clock;
   private readonly scanner: LineScanner<T>;
-  private readonly buffer: Buffer;
-  /** The read buffers for reads running ahead (see ./tailReadAhead), made on the first read of more than one chunk. */
-  private readonly spares: Buffer[] = [];
+  /** Read buffer i (see ./tailReadAhead: 0, and more for reads running ahead, made when first needed). */
+  private readonly readBuffer: (index: number) => Buffer;
   private readonly maxBytesPerRead: number;
   private readonly onLine: ((line: TailLine<T>) => void) | undefined;
   private readonly window = new ConsumedWindow();
@@ -99,9 +105,14 @@ export class FileTail<T> {
     this.files = opts.files;
     this.clock = opts.clock;
     this.scanner = opts.scanner;
-    const chunkSize = opts.chunkSize ?? DEFAULT_TAIL_CHUNK_SIZE;
-    if (!Number.isInteger(chunkSize) || chunkSize < 1) throw new RangeError(`chunkSize must be a positive integer, got ${chunkSize}`);
-    this.buffer = Buffer.alloc(chunkSize);
+    if (opts.readBuffer !== undefined) {
+      this.readBuffer = opts.readBuffer;
+    } else {
+      const chunkSize = opts.chunkSize ?? DEFAULT_TAIL_CHUNK_SIZE;
+      if (!Number.isInteger(chunkSize) || chunkSize < 1) throw new RangeError(`chunkSize must be a positive integer, got ${chunkSize}`);
+      const buffers: Buffer[] = [];
+      this.readBuffer = (i) => (buffers[i] ??= Buffer.alloc(chunkSize));
+    }
     const maxBytes = opts.maxBytesPerRead ?? Number.POSITIVE_INFINITY;
     if (!(maxBytes >= 1)) throw new RangeError(`maxBytesPerRead must be at least 1, got ${maxBytes}`);
     this.maxBytesPerRead = maxBytes;
@@ -307,8 +318,7 @@ export class FileTail<T> {
 
   /** Reads up to `target` (the size seen at the start, so a busy writer cannot keep one read going), reading ahead. */
   private readUpTo(target: number, out: ReadOutput<T>): Promise<unknown> {
-    const buffers = { first: this.buffer, spare: (i: number) => (this.spares[i] ??= Buffer.alloc(this.buffer.length)) };
-    return readAhead(this.handle!, buffers, this.consumed, target, (chunk) => this.consume(chunk, out));
+    return readAhead(this.handle!, this.readBuffer, this.consumed, target, (chunk) => this.consume(chunk, out));
   }
 
   /** Splits a chunk at its newlines, pushing line bytes (newline excluded) into the scanner. */

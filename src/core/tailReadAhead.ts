@@ -15,7 +15,8 @@ class ReadFailure {
 export const READS_AHEAD = 2;
 
 interface Ahead {
-  buffer: Buffer;
+  /** Which buffer: buffers(index) gives it, at issue and again when consumed. */
+  index: number;
   position: number;
   length: number;
   result: Promise<number | ReadFailure>;
@@ -28,35 +29,38 @@ interface Ahead {
  * comes back short (the file shrank) is where reading goes on from, and the
  * reads issued after it are dropped. None is left running on return, even when
  * `consume` throws. A chunk is a view into a buffer reused once it is consumed:
- * `spare(i)` gives the extra buffers (0 … READS_AHEAD - 1), made when first needed.
+ * `buffer(i)` gives buffer i (0 … READS_AHEAD), asked for only when first
+ * needed, and again for each use, so an owner may hand out a fresh view of the
+ * same memory (a wasm memory that grew replaces its views).
  *
  * Returns the read error (reading stops there), or undefined; a read of 0
  * bytes (the file shrank), or `consume` returning false, ends it early.
  */
 export async function readAhead(
   handle: OpenFile,
-  buffers: { first: Buffer; spare: (index: number) => Buffer },
+  buffer: (index: number) => Buffer,
   from: number,
   target: number,
   consume: (chunk: Buffer) => boolean | void,
 ): Promise<unknown> {
-  const free: Buffer[] = [buffers.first];
-  let spares = 0;
+  const free: number[] = [0];
+  let used = 1;
   const ahead: Ahead[] = [];
   let next = from;
   const issue = (): void => {
     while (ahead.length < READS_AHEAD + 1 && next < target) {
       if (free.length === 0) {
-        if (spares >= READS_AHEAD) return;
-        free.push(buffers.spare(spares++));
+        if (used > READS_AHEAD) return;
+        free.push(used++);
       }
-      const buffer = free.pop()!;
-      const length = Math.min(buffer.length, target - next);
-      const result = handle.read(buffer, 0, length, next).then(
+      const index = free.pop()!;
+      const into = buffer(index);
+      const length = Math.min(into.length, target - next);
+      const result = handle.read(into, 0, length, next).then(
         (n) => n,
         (err: unknown) => new ReadFailure(err),
       );
-      ahead.push({ buffer, position: next, length, result });
+      ahead.push({ index, position: next, length, result });
       next += length;
     }
   };
@@ -71,13 +75,13 @@ export async function readAhead(
         // Short: the reads issued after this one assumed it full. Drop them and go on from here.
         for (const dropped of ahead.splice(0)) {
           await dropped.result;
-          free.push(dropped.buffer);
+          free.push(dropped.index);
         }
         next = read.position + n;
       }
       issue();
-      const more = consume(read.buffer.subarray(0, n));
-      free.push(read.buffer);
+      const more = consume(buffer(read.index).subarray(0, n));
+      free.push(read.index);
       if (more === false) break;
     }
   } finally {

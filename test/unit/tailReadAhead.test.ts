@@ -63,9 +63,9 @@ describe('readAhead: reads running ahead of the scan', () => {
           const target = from + (bytes.length - from === 0 ? 0 : b % (bytes.length - from + 1));
           const handle = new ShortReads(await nodeFileAccess.open(file), new Set(shortCalls));
           const got: Buffer[] = [];
-          const spares: Buffer[] = [];
+          const buffers: Buffer[] = [];
           try {
-            const failure = await readAhead(handle, { first: Buffer.alloc(chunk), spare: (i) => (spares[i] ??= Buffer.alloc(chunk)) }, from, target, (c) => {
+            const failure = await readAhead(handle, (i) => (buffers[i] ??= Buffer.alloc(chunk)), from, target, (c) => {
               got.push(Buffer.from(c));
             });
             assert.equal(failure, undefined);
@@ -75,7 +75,7 @@ describe('readAhead: reads running ahead of the scan', () => {
           assert.deepEqual(Buffer.concat(got), Buffer.from(bytes.subarray(from, target)));
           assert.equal(handle.running, 0, 'a read left running');
           assert.ok(handle.maxRunning <= READS_AHEAD + 1);
-          assert.ok(spares.length <= READS_AHEAD);
+          assert.ok(buffers.length <= READS_AHEAD + 1, 'no more buffers than reads at once');
         },
       ),
       { numRuns: 200 },
@@ -86,7 +86,7 @@ describe('readAhead: reads running ahead of the scan', () => {
     fs.writeFileSync(file, Buffer.alloc(64 * 1024, 7));
     const handle = new ShortReads(await nodeFileAccess.open(file), new Set());
     let runningWhileConsumed = 0;
-    await readAhead(handle, { first: Buffer.alloc(1024), spare: () => Buffer.alloc(1024) }, 0, 64 * 1024, () => {
+    await readAhead(handle, () => Buffer.alloc(1024), 0, 64 * 1024, () => {
       runningWhileConsumed = Math.max(runningWhileConsumed, handle.running);
     });
     await handle.close();
@@ -97,14 +97,14 @@ describe('readAhead: reads running ahead of the scan', () => {
     fs.writeFileSync(file, Buffer.alloc(10_000, 1));
     const stopper = new ShortReads(await nodeFileAccess.open(file), new Set());
     let chunks = 0;
-    assert.equal(await readAhead(stopper, { first: Buffer.alloc(100), spare: () => Buffer.alloc(100) }, 0, 10_000, () => ++chunks < 3), undefined);
+    assert.equal(await readAhead(stopper, () => Buffer.alloc(100), 0, 10_000, () => ++chunks < 3), undefined);
     assert.equal(chunks, 3);
     assert.equal(stopper.running, 0);
     await stopper.close();
 
     const failing = new ShortReads(await nodeFileAccess.open(file), new Set(), 4);
     let seen = 0;
-    const failure = await readAhead(failing, { first: Buffer.alloc(100), spare: () => Buffer.alloc(100) }, 0, 10_000, (c) => {
+    const failure = await readAhead(failing, () => Buffer.alloc(100), 0, 10_000, (c) => {
       seen += c.length;
     });
     assert.match(String(failure), /EIO/);

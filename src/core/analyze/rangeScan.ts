@@ -66,8 +66,8 @@ const SPARE_SCAN_BUFFERS = 4;
  */
 export class LocalRangeScanner implements RangeScanner {
   private readonly scanner;
-  private readonly first = Buffer.alloc(CHUNK_BYTES);
-  private readonly spares: Buffer[] = [];
+  private readonly buffers: Buffer[] = [];
+  private readonly readBuffer = (i: number): Buffer => (this.buffers[i] ??= Buffer.alloc(CHUNK_BYTES));
   private queue: Promise<unknown> = Promise.resolve();
   private readonly spareScanBuffers: ArrayBuffer[] = [];
 
@@ -147,8 +147,7 @@ export class LocalRangeScanner implements RangeScanner {
     };
     const handle: OpenFile = await this.files.open(path);
     try {
-      const buffers = { first: this.first, spare: (i: number) => (this.spares[i] ??= Buffer.alloc(CHUNK_BYTES)) };
-      const failure = await readAhead(handle, buffers, position, limit, consume);
+      const failure = await readAhead(handle, this.readBuffer, position, limit, consume);
       if (failure !== undefined) throw failure;
     } finally {
       await handle.close();

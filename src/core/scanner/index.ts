@@ -3,6 +3,7 @@ import type { LineScanner } from '../tailTypes';
 import { buildRecord, fieldsFromParsed, ROOT_STRING_KEYS, type CapturedFields, type RootStringKey } from './fields';
 import { LineReducer } from './lineReducer';
 import { StreamingRecordParser } from './streamingParser';
+import type { ScannerKernel } from './scannerKernel';
 
 /**
  * The transcript record scanner. A line up to `streamThreshold` bytes is
@@ -52,6 +53,11 @@ export interface RecordScannerOptions {
    * reduced JSON text for JSON.parse (the reference the tests hold 'values' to).
    */
   reduceTo?: 'values' | 'text';
+  /**
+   * The wasm instance to scan with (default: the process's shared one). A
+   * ReadingKernel whose read buffers the tail reads into scans chunks in place.
+   */
+  kernel?: ScannerKernel;
 }
 
 class RecordScanner implements RecordLineScanner {
@@ -61,10 +67,12 @@ class RecordScanner implements RecordLineScanner {
   private streaming: StreamingRecordParser | undefined;
   private streamingActive = false;
   private readonly reducer: LineReducer | undefined;
+  private readonly kernel: ScannerKernel | undefined;
   private readonly reduceToText: boolean;
 
   constructor(opts: RecordScannerOptions) {
-    this.reducer = opts.reduce === false ? undefined : LineReducer.create();
+    this.kernel = opts.kernel;
+    this.reducer = opts.reduce === false ? undefined : LineReducer.create(opts.kernel);
     this.reduceToText = opts.reduceTo === 'text';
     const threshold = opts.streamThreshold ?? (this.reducer ? DEFAULT_REDUCED_STREAM_THRESHOLD : DEFAULT_STREAM_THRESHOLD);
     this.threshold = Math.max(0, Math.floor(threshold));
@@ -79,7 +87,7 @@ class RecordScanner implements RecordLineScanner {
     }
     const total = this.len + chunk.length;
     if (total > this.threshold) {
-      this.streaming ??= new StreamingRecordParser();
+      this.streaming ??= new StreamingRecordParser({ kernel: this.kernel });
       this.streamingActive = true;
       if (this.len > 0) this.streaming.push(this.buf.subarray(0, this.len));
       this.len = 0;
@@ -131,7 +139,7 @@ class RecordScanner implements RecordLineScanner {
 
   /** Rare: let the tokenizer say why a line is no JSON ("empty", "truncated", "not JSON"), so both paths give one reason. */
   private streamReason(line: Buffer): ScanResult {
-    const parser = (this.streaming ??= new StreamingRecordParser());
+    const parser = (this.streaming ??= new StreamingRecordParser({ kernel: this.kernel }));
     parser.push(line);
     return parser.finish();
   }

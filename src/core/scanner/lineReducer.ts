@@ -62,8 +62,7 @@ export class LineReducer {
   }
 
   /** The reducer, or undefined where WebAssembly SIMD is unavailable (callers parse whole lines). */
-  static create(): LineReducer | undefined {
-    const kernel = sharedKernel();
+  static create(kernel: ScannerKernel | null = sharedKernel()): LineReducer | undefined {
     return kernel === null ? undefined : new LineReducer(kernel);
   }
 
@@ -107,16 +106,38 @@ export class LineReducer {
     return this.captureRange(line, 0, line.length);
   }
 
-  /** capture() of the line [start, end) of `source`; the strings are decoded from the copy in wasm memory. */
+  /**
+   * capture() of the line [start, end) of `source`; the strings are decoded
+   * from the line in wasm memory: a copy at heapBase, or where it lies when
+   * `source` was read into the kernel's memory (a ReadingKernel's read buffer).
+   */
   captureRange(source: Buffer, start: number, end: number): CapturedFields | number {
     if (!LITTLE_ENDIAN) return REDUCE_FULL; // the entries are read as host-order words; wasm memory is little-endian
+    const kernel = this.kernel;
     const length = end - start;
     // A kept value takes 3 bytes of the line at least (`{},` in a content array): half the length is room enough.
     const outEntries = (length >> 1) + 16;
-    const bytes = this.place(source, start, end, outEntries * ENTRY_BYTES);
-    const base = this.kernel.heapBase;
-    const out = base + outOffset(length);
-    const count = this.exports.captureLine(base, length, out, outEntries, base + stackOffset(length, outEntries * ENTRY_BYTES));
+    const outBytes = outEntries * ENTRY_BYTES;
+    let bytes: Uint8Array;
+    let base: number;
+    let out: number;
+    let count: number;
+    if (source.buffer === kernel.bytes.buffer && source.byteOffset + end + SCANNER_READ_PAST_END <= kernel.heapBase) {
+      // In place: the output and the bit stack go to heapBase, and the end mark
+      // captureLine writes after the line (over its newline) is put back.
+      kernel.loaded = undefined;
+      bytes = kernel.ensureCapacity(align64(outBytes) + (length >> 3) + 1);
+      base = source.byteOffset + start;
+      out = kernel.heapBase;
+      const after = bytes[base + length];
+      count = this.exports.captureLine(base, length, out, outEntries, out + align64(outBytes));
+      bytes[base + length] = after;
+    } else {
+      bytes = this.place(source, start, end, outBytes);
+      base = kernel.heapBase;
+      out = base + outOffset(length);
+      count = this.exports.captureLine(base, length, out, outEntries, base + stackOffset(length, outBytes));
+    }
     if (count < 0) return count;
     if (this.wordsOf !== bytes) {
       this.words = new Uint32Array(bytes.buffer);

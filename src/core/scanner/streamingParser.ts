@@ -5,6 +5,7 @@ import { buildRecord, NUMBER_TEXT_CAP } from './fields';
 import { StringCapture } from './stringCapture';
 import { WasmInteriorSkipper, type InteriorSkipper } from './wasmInteriorSkipper';
 import { SpecialByteFinder } from './wordSkip';
+import type { ScannerKernel } from './scannerKernel';
 
 /**
  * A push tokenizer for one JSON line of any size: validates the full JSON syntax
@@ -78,8 +79,8 @@ export class StreamingRecordParser {
   private litIdx = 0;
   private litSlot = SL_NONE;
 
-  constructor(opts: { wasm?: boolean } = {}) {
-    this.interiors = (opts.wasm !== false ? WasmInteriorSkipper.create() : undefined) ?? this.specials;
+  constructor(opts: { wasm?: boolean; kernel?: ScannerKernel } = {}) {
+    this.interiors = (opts.wasm !== false ? WasmInteriorSkipper.create(opts.kernel) : undefined) ?? this.specials;
   }
 
   reset(): void {

@@ -1,4 +1,4 @@
-import { sharedKernel, type ScannerKernel } from './scannerKernel';
+import { SCANNER_READ_PAST_END, sharedKernel, type ScannerKernel } from './scannerKernel';
 
 /**
  * What the streaming tokenizer needs from a string-interior skipper: the
@@ -28,14 +28,15 @@ export class WasmInteriorSkipper implements InteriorSkipper {
   private chunk: Buffer = Buffer.alloc(0);
   /** This skipper's mark in kernel.loaded: a fresh object per chunk, since a reused Buffer may hold new bytes. */
   private chunkMark: object = {};
+  /** Where the chunk lies in the kernel's memory when it was read there, else -1. */
+  private inPlace = -1;
 
   private constructor(kernel: ScannerKernel) {
     this.kernel = kernel;
   }
 
-  /** A skipper, or undefined where WebAssembly SIMD is unavailable (callers use the JS one). */
-  static create(): WasmInteriorSkipper | undefined {
-    const kernel = sharedKernel();
+  /** A skipper on `kernel` (default: the shared one), or undefined where WebAssembly SIMD is unavailable (callers use the JS one). */
+  static create(kernel: ScannerKernel | null = sharedKernel()): WasmInteriorSkipper | undefined {
     return kernel === null ? undefined : new WasmInteriorSkipper(kernel);
   }
 
@@ -43,10 +44,15 @@ export class WasmInteriorSkipper implements InteriorSkipper {
     this.chunk = chunk;
     // Even the same Buffer may hold new bytes now (read buffers are reused): a new mark makes the next call copy.
     this.chunkMark = {};
+    // A chunk read into the kernel's own memory (a ReadingKernel's read buffer) is scanned where it lies.
+    const kernel = this.kernel;
+    const below = chunk.byteOffset + chunk.length + SCANNER_READ_PAST_END <= kernel.heapBase;
+    this.inPlace = chunk.buffer === kernel.bytes.buffer && below ? chunk.byteOffset : -1;
   }
 
   skipInterior(k: number, n: number): number {
     const kernel = this.kernel;
+    if (this.inPlace >= 0) return kernel.exports.skipInterior(this.inPlace + k, this.inPlace + n) - this.inPlace;
     if (kernel.loaded !== this.chunkMark) this.copyChunk();
     const base = kernel.heapBase;
     return kernel.exports.skipInterior(base + k, base + n) - base;

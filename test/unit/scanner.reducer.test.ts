@@ -320,7 +320,8 @@ describe('record scanner: the wasm line reducer on named cases', () => {
       cat([b('"\\n'), utf8('naïve → '.repeat(40)), Buffer.from([0xf0, 0x9f]), b('\\u00e9"')]),
       b('"' + 'x'.repeat(199) + '\\ud83d\\ude00"'),
       b('"\\udc00\\ud800"'),
-      // An escape, then 199 units in 414 bytes: a head of 2 x 200 + 16 bytes ends inside the emoji.
+      // An escape, then 199 units in 230 or 414 bytes: a head of 200 + 32 or 2 x 200 + 16 bytes ends inside the emoji.
+      utf8('"\\n' + 'a'.repeat(166) + 'é'.repeat(32) + '😀'.repeat(10) + '"'),
       utf8('"\\n' + '€'.repeat(16) + 'é'.repeat(182) + '😀'.repeat(10) + '"'),
     ];
     for (const t of texts) {

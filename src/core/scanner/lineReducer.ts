@@ -337,11 +337,13 @@ function stringAt(line: SlicingBuffer, base: number, w: Uint32Array, p: number, 
   // With escapes, JSON.parse decodes the literal, or only a head of it, cut
   // outside any escape: a cut can mangle only a UTF-8 sequence it splits (at
   // most 3 units, at the end), so a head that gives cap + 3 units gives the
-  // first cap exactly. Text takes about a byte a unit: a head of 2 x cap bytes
-  // first; one unit takes at most 6 bytes (`\uXXXX`), so 6 x cap + 8 always do.
+  // first cap exactly. Prose takes little more than a byte a unit: a head of
+  // cap + 32 bytes first, then 2 x cap + 16; one unit takes at most 6 bytes
+  // (`\uXXXX`), so 6 x cap + 8 always do.
   const ascii = (code & HAS_NON_ASCII) === 0;
-  if (end - start > 2 * cap + 16) {
-    const short = escapedHead(line, start, cutOutsideEscape(line, start, start + 2 * cap + 16), ascii);
+  for (const head of [cap + 32, 2 * cap + 16]) {
+    if (end - start <= head) break;
+    const short = escapedHead(line, start, cutOutsideEscape(line, start, start + head), ascii);
     if (short.length >= cap + 3) return capString(short, cap);
   }
   const stop = end - start > 6 * cap + 8 ? cutOutsideEscape(line, start, start + 6 * cap + 8) : end;

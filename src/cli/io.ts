@@ -6,7 +6,6 @@ import type { Clock } from '../core/clock';
 import type { FileAccess } from '../core/fileAccess';
 import type { RangeScanner } from '../core/analyze/rangeScan';
 import { nodeFileAccess } from '../platform/nodeFileAccess';
-import { WorkerRangeScanner } from '../platform/workerRangeScanner';
 
 /** Everything a subcommand touches outside itself, so tests can run it in-process. */
 export interface CliIo {
@@ -55,6 +54,11 @@ export function nodeIo(): CliIo {
     cwd: process.cwd(),
     clock: { now: () => Date.now() },
     files: nodeFileAccess,
-    rangeScanner: () => (existsSync(RANGE_SCAN_WORKER) ? new WorkerRangeScanner(RANGE_SCAN_WORKER) : undefined),
+    // Required here, not imported: worker_threads (and v8, its streams) load only for --threads 2.
+    rangeScanner: () => {
+      if (!existsSync(RANGE_SCAN_WORKER)) return undefined;
+      const { WorkerRangeScanner } = require('../platform/workerRangeScanner') as typeof import('../platform/workerRangeScanner');
+      return new WorkerRangeScanner(RANGE_SCAN_WORKER);
+    },
   };
 }

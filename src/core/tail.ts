@@ -30,7 +30,8 @@ export interface FileTailOptions<T> {
   /**
    * When set, each complete line goes to it as soon as it is read, and
    * TailRead.lines stays empty (`batch` still spans the read), so one read can
-   * cover a multi-GB file without holding its lines. Must not throw.
+   * cover a multi-GB file without holding its lines. Must not throw. The
+   * TailLine is one object, reused for the next line: read it during the call.
    */
   onLine?: (line: TailLine<T>) => void;
 }
@@ -55,8 +56,11 @@ interface ReadOutput<T> {
   changes: TailChange[];
   /** Lines read, whether gathered in `lines` or handed to onLine. */
   count: number;
-  first: TailLine<T> | undefined;
-  last: TailLine<T> | undefined;
+  /** The batch's ends, once count > 0: the first line and its start, the last line and its end. */
+  firstLine: number;
+  byteStart: number;
+  lastLine: number;
+  byteEnd: number;
 }
 
 /**
@@ -81,6 +85,8 @@ export class FileTail<T> {
   private readonly readBuffer: (index: number) => Buffer;
   private readonly maxBytesPerRead: number;
   private readonly onLine: ((line: TailLine<T>) => void) | undefined;
+  /** The one TailLine handed to onLine, line after line. */
+  private handed: TailLine<T> | undefined;
   private readonly window = new ConsumedWindow();
 
   private handle: OpenFile | undefined;
@@ -157,7 +163,7 @@ export class FileTail<T> {
   }
 
   private async readOnce(): Promise<TailRead<T>> {
-    const out: ReadOutput<T> = { now: this.clock.now(), lines: [], changes: [], count: 0, first: undefined, last: undefined };
+    const out: ReadOutput<T> = { now: this.clock.now(), lines: [], changes: [], count: 0, firstLine: 0, byteStart: 0, lastLine: 0, byteEnd: 0 };
     if (this.closed) return { lines: [], changes: [] };
     const probe = await this.probePath();
     if (this.handle) {
@@ -343,12 +349,25 @@ export class FileTail<T> {
         if (newline > pos) scanner.push(chunk.subarray(pos, newline));
         scan = scanner.finish();
       }
-      const line: TailLine<T> = { line: ++this.completeLines, byteStart, byteEnd, scan, partialDwellMs: dwell };
-      out.count += 1;
-      out.first ??= line;
-      out.last = line;
-      if (this.onLine) this.onLine(line);
-      else out.lines.push(line);
+      const number = ++this.completeLines;
+      if (out.count++ === 0) {
+        out.firstLine = number;
+        out.byteStart = byteStart;
+      }
+      out.lastLine = number;
+      out.byteEnd = byteEnd;
+      if (this.onLine) {
+        // One object for every line handed over (onLine reads it during the call): no garbage per line.
+        const line = (this.handed ??= { line: 0, byteStart: 0, byteEnd: 0, scan, partialDwellMs: 0 });
+        line.line = number;
+        line.byteStart = byteStart;
+        line.byteEnd = byteEnd;
+        line.scan = scan;
+        line.partialDwellMs = dwell;
+        this.onLine(line);
+      } else {
+        out.lines.push({ line: number, byteStart, byteEnd, scan, partialDwellMs: dwell });
+      }
       this.partialLength = 0;
       pos = newline + 1;
     }
@@ -359,16 +378,14 @@ export class FileTail<T> {
   private finish(out: ReadOutput<T>): TailRead<T> {
     const read: TailRead<T> = { lines: out.lines, changes: out.changes };
     if (this.handle && this.consumed < this.knownSize) read.more = true;
-    const first = out.first;
-    const last = out.last;
-    if (first && last) {
+    if (out.count > 0) {
       const batch: WriteBatch = {
         observedAt: out.now,
         generation: this.currentGeneration,
-        firstLine: first.line,
-        lastLine: last.line,
-        byteStart: first.byteStart,
-        byteEnd: last.byteEnd,
+        firstLine: out.firstLine,
+        lastLine: out.lastLine,
+        byteStart: out.byteStart,
+        byteEnd: out.byteEnd,
       };
       read.batch = batch;
     }

@@ -19,7 +19,8 @@ async function readAll(file: string, chunkSize: number, maxBytesPerRead: number,
     scanner: new BytesScanner(),
     chunkSize,
     maxBytesPerRead,
-    onLine: handOut ? (l) => handed.push(l) : undefined,
+    // The TailLine handed over is reused for the next line: keep a copy.
+    onLine: handOut ? (l) => handed.push({ ...l }) : undefined,
   });
   const reads: TailRead<Buffer>[] = [];
   try {
@@ -35,6 +36,23 @@ async function readAll(file: string, chunkSize: number, maxBytesPerRead: number,
 }
 
 describe('FileTail: onLine', () => {
+  it('hands over one TailLine, refilled for each line', async () => {
+    const dir = makeTempDir('tail-online-');
+    try {
+      const file = path.join(dir, 't.jsonl');
+      fs.writeFileSync(file, 'a\nbb\nccc\n');
+      const seen: Array<{ line: TailLine<Buffer>; number: number; text: string }> = [];
+      const tail = new FileTail<Buffer>({ path: file, files: nodeFileAccess, clock: new ManualClock(), scanner: new BytesScanner(), onLine: (l) => seen.push({ line: l, number: l.line, text: l.scan.toString() }) });
+      const read = await tail.read();
+      await tail.close();
+      assert.deepEqual(seen.map((s) => [s.number, s.text]), [[1, 'a'], [2, 'bb'], [3, 'ccc']]);
+      assert.ok(seen.every((s) => s.line === seen[0]!.line));
+      assert.deepEqual(read.batch && [read.batch.firstLine, read.batch.lastLine, read.batch.byteStart, read.batch.byteEnd], [1, 3, 0, 9]);
+    } finally {
+      removeTempDir(dir);
+    }
+  });
+
   it('hands out exactly the lines a read would gather, in order, with the same batches (property)', async () => {
     const lineArb = fc.array(fc.constantFrom(0x61, 0x7b, 0x22, 0x0d, 0xff), { maxLength: 40 }).map((a) => Buffer.from(a));
     await fc.assert(

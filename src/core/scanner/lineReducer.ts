@@ -350,10 +350,23 @@ function stringAt(line: SlicingBuffer, base: number, w: Uint32Array, p: number, 
   return capString(escapedHead(line, start, stop, ascii), cap);
 }
 
-/** The string whose JSON text (no quotes) is [start, stop) of `line`, which ends outside any escape. */
+/**
+ * The string whose JSON text is [start, stop) of `line` (after its opening
+ * quote), which ends outside any escape. A quote is written over the byte at
+ * `stop` for the slice and put back: one string to parse, not a concatenation
+ * that JSON.parse would flatten into a second.
+ */
 function escapedHead(line: SlicingBuffer, start: number, stop: number, ascii: boolean): string {
-  return JSON.parse((ascii ? line.latin1Slice(start - 1, stop) : line.utf8Slice(start - 1, stop)) + '"') as string;
+  const after = line[stop]!;
+  line[stop] = QUOTE;
+  try {
+    return JSON.parse(ascii ? line.latin1Slice(start - 1, stop + 1) : line.utf8Slice(start - 1, stop + 1)) as string;
+  } finally {
+    line[stop] = after;
+  }
 }
+
+const QUOTE = 0x22;
 
 const BACKSLASH = 0x5c;
 const LETTER_U = 0x75;

@@ -50,6 +50,10 @@ export class LineReducer {
   private wordsOf: Uint8Array | undefined;
   /** The strings that repeat from line to line (type, session, cwd, message id, tool name…), decoded once. */
   private readonly recent: RecentStrings;
+  /** The last source captureRange() saw, and whether it is a view of the kernel's memory (asked once per read buffer, not per line). */
+  private lastSource: Buffer | undefined;
+  private lastInKernel = false;
+  private lastBytes: Uint8Array | undefined;
   /** What capture() returns: one object, every field set anew for each line. */
   private readonly fields: CapturedFields = emptyFields();
   /** Per field: the word offset of its last entry, or -1 (capture()'s scratch; last one wins). */
@@ -106,6 +110,16 @@ export class LineReducer {
     return this.captureRange(line, 0, line.length);
   }
 
+  private inKernel(source: Buffer): boolean {
+    const bytes = this.kernel.bytes;
+    if (source !== this.lastSource || bytes !== this.lastBytes) {
+      this.lastSource = source;
+      this.lastBytes = bytes;
+      this.lastInKernel = source.buffer === bytes.buffer;
+    }
+    return this.lastInKernel;
+  }
+
   /**
    * capture() of the line [start, end) of `source`; the strings are decoded
    * from the line in wasm memory: a copy at heapBase, or where it lies when
@@ -122,7 +136,7 @@ export class LineReducer {
     let base: number;
     let out: number;
     let count: number;
-    if (source.buffer === kernel.bytes.buffer && source.byteOffset + end + SCANNER_READ_PAST_END <= kernel.heapBase) {
+    if (this.inKernel(source) && source.byteOffset + end + SCANNER_READ_PAST_END <= kernel.heapBase) {
       // In place: the output and the bit stack go to heapBase, and the end mark
       // captureLine writes after the line (over its newline) is put back.
       kernel.loaded = undefined;

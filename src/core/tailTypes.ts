@@ -1,3 +1,5 @@
+import type { Clock } from './clock';
+import type { FileAccess } from './fileAccess';
 import type { ScanResult } from './records';
 
 /**
@@ -63,4 +65,34 @@ export interface TailRead<T = ScanResult> {
   changes: TailChange[];
   /** The file holds more than this read took (maxBytesPerRead): read again at once. */
   more?: boolean;
+}
+
+/** What a FileTail (./tail.ts) follows, and how. */
+export interface FileTailOptions<T> {
+  path: string;
+  files: FileAccess;
+  clock: Clock;
+  scanner: LineScanner<T>;
+  /** Size of each read buffer (up to three: two are read into while the third is scanned), reused for every read; no pushed chunk is larger. */
+  chunkSize?: number;
+  /**
+   * The read buffers, instead of `chunkSize` ones of the tail's own: buffer i
+   * (0 … READS_AHEAD), asked for at each use, all of one size. analyze hands
+   * out views of a wasm memory, so the scanner reads chunks where they were
+   * read to, without copying them in (see ./scanner/scannerKernel.ts).
+   */
+  readBuffer?: (index: number) => Buffer;
+  /**
+   * At most this many bytes per read(); the rest waits for the next one and the
+   * read says `more`. Bounds the lines one TailRead holds when a multi-GB file is
+   * first indexed. Default: unbounded.
+   */
+  maxBytesPerRead?: number;
+  /**
+   * When set, each complete line goes to it as soon as it is read, and
+   * TailRead.lines stays empty (`batch` still spans the read), so one read can
+   * cover a multi-GB file without holding its lines. Must not throw. The
+   * TailLine is one object, reused for the next line: read it during the call.
+   */
+  onLine?: (line: TailLine<T>) => void;
 }

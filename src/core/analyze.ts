@@ -152,6 +152,7 @@ const MAX_READING_SCRATCH = 64 * 1024 * 1024;
  * LineReducer), or a chunk the string skipper copies in.
  */
 function readingKernel(chunkSize: number, streamThreshold: number | undefined): ReadingKernel | null {
+  if (!Number.isInteger(chunkSize) || chunkSize < 1) return null; // FileTail says what is wrong with it
   const threshold = streamThreshold ?? DEFAULT_REDUCED_STREAM_THRESHOLD;
   const scratch = Math.max(8 * threshold, chunkSize) + 64 * 1024;
   if (!(scratch <= MAX_READING_SCRATCH)) return null;

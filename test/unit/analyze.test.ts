@@ -193,9 +193,16 @@ describe('analyze: synthetic transcripts', () => {
         const file = write('p.jsonl', ls.join(crlf ? '\r\n' : '\n'));
         const expected = await analyze(file);
         assert.deepEqual(await analyze(file, { sliceBytes: slice, chunkSize: chunk, streamThreshold: 16 }), expected);
+        // Read into analyze's wasm memory (the default) or, with a threshold too large for that, into the tail's own buffers.
+        assert.deepEqual(await analyze(file, { streamThreshold: 2 ** 30 }), expected);
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('refuses a chunk size that is no positive integer, as the tail does', async () => {
+    const file = write('c.jsonl', `${toolUse('toolu_1')}\n`);
+    for (const chunkSize of [0, -1, 1.5]) await assert.rejects(analyze(file, { chunkSize }), RangeError);
   });
 
   it('refuses a missing transcript or channel file with AnalyzeInputError', async () => {

@@ -85,6 +85,8 @@ export class FileTail<T> {
     this.clock = opts.clock;
     this.scanner = opts.scanner;
     if (opts.readBuffer !== undefined) {
+      // A read into an empty buffer reads nothing and looks like a file that shrank: refuse it here.
+      if (opts.readBuffer(0).length < 1) throw new RangeError('readBuffer gives an empty buffer');
       this.readBuffer = opts.readBuffer;
     } else {
       const chunkSize = opts.chunkSize ?? DEFAULT_TAIL_CHUNK_SIZE;

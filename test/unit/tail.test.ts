@@ -240,10 +240,15 @@ describe('FileTail: lines', () => {
     await tail.close();
   });
 
-  it('rejects a chunk size that is not a positive integer', () => {
+  it('rejects a chunk size that is not a positive integer, and empty read buffers', () => {
     const make = (chunkSize: number) => () =>
       new FileTail({ path: 'x', files: nodeFileAccess, clock: new ManualClock(), scanner: new BytesScanner(), chunkSize });
     assert.throws(make(0), RangeError);
     assert.throws(make(1.5), RangeError);
+    // Read buffers given instead must not be empty either.
+    const given = (size: number) => () =>
+      new FileTail({ path: 'x', files: nodeFileAccess, clock: new ManualClock(), scanner: new BytesScanner(), readBuffer: () => Buffer.alloc(size) });
+    assert.throws(given(0), RangeError);
+    assert.doesNotThrow(given(1));
   });
 });

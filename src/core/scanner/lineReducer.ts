@@ -144,6 +144,7 @@ export class LineReducer {
     return this.captureRange(line, 0, line.length);
   }
 
+  /** Whether `source` is a view of the kernel's memory; worked out once per source (a chunk of a read buffer), not per line. */
   private inKernel(source: Buffer): boolean {
     const bytes = this.kernel.bytes;
     if (source !== this.lastSource || bytes !== this.lastBytes) {

@@ -1,7 +1,7 @@
 import type { Clock } from './clock';
 import { ConsumedWindow } from './consumedWindow';
 import type { FileAccess, FileIdentity, OpenFile } from './fileAccess';
-import { readAhead } from './tailReadAhead';
+import { ownReadBuffers, readAhead } from './tailReadAhead';
 import type { FileTailOptions, LineScanner, TailChange, TailChangeKind, TailLine, TailRead, WriteBatch } from './tailTypes';
 
 export type { FileTailOptions } from './tailTypes';
@@ -91,8 +91,7 @@ export class FileTail<T> {
     } else {
       const chunkSize = opts.chunkSize ?? DEFAULT_TAIL_CHUNK_SIZE;
       if (!Number.isInteger(chunkSize) || chunkSize < 1) throw new RangeError(`chunkSize must be a positive integer, got ${chunkSize}`);
-      const buffers: Buffer[] = [];
-      this.readBuffer = (i) => (buffers[i] ??= Buffer.alloc(chunkSize));
+      this.readBuffer = ownReadBuffers(chunkSize);
     }
     const maxBytes = opts.maxBytesPerRead ?? Number.POSITIVE_INFINITY;
     if (!(maxBytes >= 1)) throw new RangeError(`maxBytesPerRead must be at least 1, got ${maxBytes}`);

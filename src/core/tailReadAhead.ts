@@ -14,6 +14,12 @@ class ReadFailure {
  */
 export const READS_AHEAD = 2;
 
+/** Buffers of `size` bytes for readAhead's `buffer(i)`, each made when first asked for, then kept. */
+export function ownReadBuffers(size: number): (index: number) => Buffer {
+  const buffers: Buffer[] = [];
+  return (index) => (buffers[index] ??= Buffer.alloc(size));
+}
+
 interface Ahead {
   /** Which buffer: buffers(index) gives it, at issue and again when consumed. */
   index: number;

@@ -1,7 +1,7 @@
 import type { FileAccess, OpenFile } from '../fileAccess';
 import type { ScanResult } from '../records';
 import { createRecordScanner, type RecordScannerOptions } from '../scanner';
-import { readAhead } from '../tailReadAhead';
+import { ownReadBuffers, readAhead } from '../tailReadAhead';
 import { decodeScan, encodeScan, ScanCodecState } from './scanCodec';
 
 const NEWLINE = 0x0a;
@@ -66,8 +66,7 @@ const SPARE_SCAN_BUFFERS = 4;
  */
 export class LocalRangeScanner implements RangeScanner {
   private readonly scanner;
-  private readonly buffers: Buffer[] = [];
-  private readonly readBuffer = (i: number): Buffer => (this.buffers[i] ??= Buffer.alloc(CHUNK_BYTES));
+  private readonly readBuffer = ownReadBuffers(CHUNK_BYTES);
   private queue: Promise<unknown> = Promise.resolve();
   private readonly spareScanBuffers: ArrayBuffer[] = [];
 

@@ -177,7 +177,7 @@ export function buildRecord(f: CapturedFields): ScannedRecord {
   if (f.type !== undefined) rec.type = f.type;
   if (f.sessionId !== undefined) rec.sessionId = f.sessionId;
   if (f.cwd !== undefined) rec.cwd = f.cwd;
-  if (keepsCallContext(f)) {
+  if (keepsCallContext(f.toolUses)) {
     if (f.timestamp !== undefined) rec.timestamp = f.timestamp;
     if (f.isSidechain !== undefined) rec.isSidechain = f.isSidechain;
     if (f.agentId !== undefined) rec.agentId = f.agentId;
@@ -209,8 +209,8 @@ function promptOf(f: CapturedFields): string | undefined {
  * lines (tool results, text and thinking blocks, metadata) then cost no
  * timestamp or message id decoded. A scan path may leave them unread elsewhere.
  */
-export function keepsCallContext(f: Pick<CapturedFields, 'toolUses'>): boolean {
-  return f.toolUses.length > 0;
+export function keepsCallContext(toolUses: readonly ToolUseRef[]): boolean {
+  return toolUses.length > 0;
 }
 
 /**

@@ -84,9 +84,9 @@ export class LineReducer {
   private wordsOf: Uint8Array | undefined;
   /** The strings that repeat from line to line (type, session, cwd, message id, tool name…), decoded once. */
   private readonly recent: RecentStrings;
-  /** The last source captureRange() saw, and whether it is a view of the kernel's memory (asked once per read buffer, not per line). */
+  /** The last source captureRange() saw, and its place in the kernel's memory (kernel.placeOf, asked once per read buffer, not per line). */
   private lastSource: Buffer | undefined;
-  private lastInKernel = false;
+  private lastPlace = -1;
   private lastBytes: Uint8Array | undefined;
   /** What capture() returns: one object, every field set anew for each line. */
   private readonly fields: CapturedFields = emptyFields();
@@ -144,15 +144,15 @@ export class LineReducer {
     return this.captureRange(line, 0, line.length);
   }
 
-  /** Whether `source` is a view of the kernel's memory; worked out once per source (a chunk of a read buffer), not per line. */
-  private inKernel(source: Buffer): boolean {
+  /** kernel.placeOf(source), worked out once per source (a chunk of a read buffer), not per line. */
+  private placeOf(source: Buffer): number {
     const bytes = this.kernel.bytes;
     if (source !== this.lastSource || bytes !== this.lastBytes) {
       this.lastSource = source;
       this.lastBytes = bytes;
-      this.lastInKernel = source.buffer === bytes.buffer;
+      this.lastPlace = this.kernel.placeOf(source);
     }
-    return this.lastInKernel;
+    return this.lastPlace;
   }
 
   /**
@@ -171,12 +171,13 @@ export class LineReducer {
     let base: number;
     let out: number;
     let count: number;
-    if (this.inKernel(source) && source.byteOffset + end + SCANNER_READ_PAST_END <= kernel.heapBase) {
+    const place = this.placeOf(source);
+    if (place >= 0) {
       // In place: the output and the bit stack go to heapBase, and the end mark
       // captureLine writes after the line (over its newline) is put back.
       kernel.loaded = undefined;
       bytes = kernel.ensureCapacity(align64(outBytes) + (length >> 3) + 1);
-      base = source.byteOffset + start;
+      base = place + start;
       out = kernel.heapBase;
       const after = bytes[base + length];
       count = this.exports.captureLine(base, length, out, outEntries, out + align64(outBytes));
@@ -274,7 +275,7 @@ export class LineReducer {
     }
     const index = last[F_API_BLOCK_INDEX];
     const stop = last[F_STOP_REASON];
-    const calls = keepsCallContext({ toolUses });
+    const calls = keepsCallContext(toolUses);
     const recent = this.recent;
     // Every key set, in one order: the one object, reused for each line.
     const f = this.fields;

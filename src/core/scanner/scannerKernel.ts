@@ -40,6 +40,12 @@ export interface ScannerKernel {
   readonly heapBase: number;
   /** Grows the memory so that heapBase + bytes + SCANNER_READ_PAST_END fits; returns the (fresh) `bytes`. */
   ensureCapacity(bytes: number): Uint8Array;
+  /**
+   * Where `view` starts in the memory, if it is a view of it that lies below
+   * heapBase with SCANNER_READ_PAST_END to spare (a ReadingKernel's read
+   * buffer, which the kernels may scan in place); else -1.
+   */
+  placeOf(view: Uint8Array): number;
   /** Which input the memory holds from heapBase on (a marker object of its user); undefined once anyone writes it. */
   loaded: object | undefined;
   /** The string of each slot of the module's recall() table (./wasm/recall.c): one array, as there is one table. */
@@ -58,6 +64,10 @@ function makeKernel(exports: ScannerExports, reservedBytes = 0): ScannerKernel {
     heapBase,
     loaded: undefined,
     recalled: [],
+    placeOf(view: Uint8Array): number {
+      const inMemory = view.buffer === kernel.bytes.buffer && view.byteOffset + view.length + SCANNER_READ_PAST_END <= heapBase;
+      return inMemory ? view.byteOffset : -1;
+    },
     ensureCapacity(bytes: number): Uint8Array {
       const needed = heapBase + bytes + SCANNER_READ_PAST_END;
       if (needed > kernel.bytes.length) {

@@ -1,4 +1,4 @@
-import { SCANNER_READ_PAST_END, sharedKernel, type ScannerKernel } from './scannerKernel';
+import { sharedKernel, type ScannerKernel } from './scannerKernel';
 
 /**
  * What the streaming tokenizer needs from a string-interior skipper: the
@@ -45,9 +45,7 @@ export class WasmInteriorSkipper implements InteriorSkipper {
     // Even the same Buffer may hold new bytes now (read buffers are reused): a new mark makes the next call copy.
     this.chunkMark = {};
     // A chunk read into the kernel's own memory (a ReadingKernel's read buffer) is scanned where it lies.
-    const kernel = this.kernel;
-    const below = chunk.byteOffset + chunk.length + SCANNER_READ_PAST_END <= kernel.heapBase;
-    this.inPlace = chunk.buffer === kernel.bytes.buffer && below ? chunk.byteOffset : -1;
+    this.inPlace = this.kernel.placeOf(chunk);
   }
 
   skipInterior(k: number, n: number): number {

@@ -55,6 +55,11 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   // (measured: 85-115 MiB, capped: ~70 MiB, no slower). V8 reads this flag at
   // each growth, so setting it now takes effect.
   v8.setFlagsFromString('--semi-space-growth-factor=1');
+  // One thread reads: a read then seldom has to wake a sleeping pool thread
+  // (~50 µs of this thread's time on a VM, per read), and a cold index of
+  // 1 GiB measured ~4% faster than with libuv's four (BENCHMARKS.md). Two
+  // threads scanning (--threads 2) keep the default.
+  if (threads === '1') io.ioThreads?.(1);
   let analysis: TranscriptAnalysis;
   const rangeScanner = threads === '2' ? io.rangeScanner?.() : undefined;
   try {

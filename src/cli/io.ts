@@ -20,6 +20,12 @@ export interface CliIo {
   files: FileAccess;
   /** Resolves when the user asks to stop (SIGINT/SIGTERM); `watch` ends then. */
   stopSignal: Promise<void>;
+  /**
+   * Asks for `count` threads in libuv's pool, which does the file reads: only
+   * where the user has not set UV_THREADPOOL_SIZE, and only before the pool's
+   * first use (it reads the variable then).
+   */
+  ioThreads?(count: number): void;
   /** A second thread for `analyze` to scan part of a large transcript on; none where unavailable. */
   rangeScanner?(): ClosableRangeScanner | undefined;
 }
@@ -54,6 +60,9 @@ export function nodeIo(): CliIo {
     cwd: process.cwd(),
     clock: { now: () => Date.now() },
     files: nodeFileAccess,
+    ioThreads: (count) => {
+      process.env.UV_THREADPOOL_SIZE ??= String(count);
+    },
     // Required here, not imported: worker_threads (and v8, its streams) load only for --threads 2.
     rangeScanner: () => {
       if (!existsSync(RANGE_SCAN_WORKER)) return undefined;

@@ -9,7 +9,7 @@ import type { FileAccess } from './fileAccess';
 import type { ScanResult } from './records';
 import { createRecordScanner, DEFAULT_REDUCED_STREAM_THRESHOLD } from './scanner';
 import { createReadingKernel, type ReadingKernel } from './scanner/scannerKernel';
-import { DEFAULT_TAIL_CHUNK_SIZE, FileTail } from './tail';
+import { FileTail } from './tail';
 import { READS_AHEAD } from './tailReadAhead';
 import type { TailChange } from './tailTypes';
 
@@ -25,7 +25,7 @@ export interface AnalyzeOptions {
   clock: Clock;
   /** A hook channel file to join `pre` / `wait` events from. */
   channelPath?: string;
-  /** FileTail's read buffer. */
+  /** FileTail's chunkSize: bytes per read (default ANALYZE_CHUNK_SIZE). */
   chunkSize?: number;
   /** Lines longer than this go through the streaming tokenizer (see src/core/scanner). */
   streamThreshold?: number;
@@ -49,6 +49,15 @@ export interface AnalyzeOptions {
  * seen at the start one read may go.
  */
 export const DEFAULT_SLICE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Bytes per read for analyze, twice the tail's default: each read issued costs
+ * this thread ~50 µs on a VM (it wakes a libuv thread), and a cold index of
+ * 1 GiB issues half as many. Measured side by side (BENCHMARKS.md): 1 MiB
+ * 453 ms, 2 MiB 439 ms, 3 MiB 434 ms, 4 MiB 450 ms; 2 MiB is a little slower
+ * than 1 MiB on a file of ordinary lines alone, faster on huge lines.
+ */
+export const ANALYZE_CHUNK_SIZE = 2 * 1024 * 1024;
 
 /**
  * Below this, a second thread costs about what it saves (starting a worker
@@ -114,13 +123,14 @@ interface TranscriptRead {
 
 async function readInOneThread(opts: AnalyzeOptions, sizeAtStart: number): Promise<TranscriptRead> {
   const summary = new TranscriptSummary();
-  const kernel = readingKernel(opts.chunkSize ?? DEFAULT_TAIL_CHUNK_SIZE, opts.streamThreshold);
+  const chunkSize = opts.chunkSize ?? ANALYZE_CHUNK_SIZE;
+  const kernel = readingKernel(chunkSize, opts.streamThreshold);
   const tail = new FileTail<ScanResult>({
     path: opts.path,
     files: opts.files,
     clock: opts.clock,
     scanner: createRecordScanner({ streamThreshold: opts.streamThreshold, kernel: kernel ?? undefined }),
-    chunkSize: opts.chunkSize,
+    chunkSize,
     readBuffer: kernel?.readBuffer,
     maxBytesPerRead: Math.max(1, opts.sliceBytes ?? DEFAULT_SLICE_BYTES),
     onLine: (l) => summary.add(l.line, l.scan),

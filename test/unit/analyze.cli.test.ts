@@ -58,10 +58,12 @@ describe('CLI: transcript-lag analyze', () => {
     }
   });
 
-  it('--threads 2 asks for a second thread; 1, the default, never does; anything else exits 2', async () => {
+  it('--threads 2 asks for a second thread; 1, the default, never does, and asks for one I/O thread; anything else exits 2', async () => {
     for (const [args, wanted] of [[[], 0], [['--threads', '2'], 1], [['--threads', '1'], 0]] as const) {
       const c = capturingIo(realDir);
       let asked = 0;
+      const ioThreads: number[] = [];
+      c.io.ioThreads = (count) => ioThreads.push(count);
       c.io.rangeScanner = () => {
         asked += 1;
         const scanner = new LocalRangeScanner(nodeFileAccess);
@@ -69,6 +71,7 @@ describe('CLI: transcript-lag analyze', () => {
       };
       assert.equal(await run([transcriptName, '--json', ...args], c.io), 0);
       assert.equal(asked, wanted, args.join(' '));
+      assert.deepEqual(ioThreads, wanted ? [] : [1], args.join(' '));
     }
     const bad = capturingIo(realDir);
     assert.equal(await run([transcriptName, '--threads', '3'], bad.io), 2);

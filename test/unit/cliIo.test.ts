@@ -17,4 +17,19 @@ describe('CLI: process io', () => {
       process.off(sig, added);
     }
   });
+
+  it('ioThreads sets UV_THREADPOOL_SIZE for the pool to come, unless the user has set it', () => {
+    const before = process.env.UV_THREADPOOL_SIZE;
+    try {
+      delete process.env.UV_THREADPOOL_SIZE;
+      nodeIo().ioThreads!(1);
+      assert.equal(process.env.UV_THREADPOOL_SIZE, '1');
+      process.env.UV_THREADPOOL_SIZE = '6';
+      nodeIo().ioThreads!(1);
+      assert.equal(process.env.UV_THREADPOOL_SIZE, '6');
+    } finally {
+      if (before === undefined) delete process.env.UV_THREADPOOL_SIZE;
+      else process.env.UV_THREADPOOL_SIZE = before;
+    }
+  });
 });

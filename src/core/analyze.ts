@@ -129,7 +129,8 @@ async function readInOneThread(opts: AnalyzeOptions, sizeAtStart: number): Promi
     path: opts.path,
     files: opts.files,
     clock: opts.clock,
-    scanner: createRecordScanner({ streamThreshold: opts.streamThreshold, kernel: kernel ?? undefined }),
+    // Prompts only until the first user prompt, the one the report shows.
+    scanner: createRecordScanner({ streamThreshold: opts.streamThreshold, kernel: kernel ?? undefined, prompts: () => summary.wantsPrompt }),
     chunkSize,
     readBuffer: kernel?.readBuffer,
     maxBytesPerRead: Math.max(1, opts.sliceBytes ?? DEFAULT_SLICE_BYTES),

@@ -136,6 +136,26 @@ describe('analyze: synthetic transcripts', () => {
     assert.deepEqual(a.calls.map((c) => [c.line, c.result_line]), [[1, 3]]);
   });
 
+  it('first_prompt: the first user prompt, even after a last-prompt and before later ones; else the first last-prompt', async () => {
+    const prompt = (content: unknown, extra: Record<string, unknown> = {}) => j({ type: 'user', message: { content }, ...extra });
+    const lastPrompt = (text: string) => j({ type: 'last-prompt', lastPrompt: text });
+    const lines = [
+      lastPrompt('from before'),
+      prompt('caveat', { isMeta: true }),
+      toolResult('toolu_early'),
+      prompt([{ type: 'text', text: 'fix "the" build\n' }]),
+      lastPrompt('later'),
+      prompt('second'),
+      toolUse('toolu_p'),
+      '',
+    ];
+    for (const streamThreshold of [undefined, 0]) {
+      assert.equal((await analyze(write('prompts.jsonl', lines.join('\n')), { streamThreshold })).first_prompt, 'fix "the" build\n');
+      const onlyLastPrompts = [lastPrompt('first of two'), toolUse('toolu_q'), lastPrompt('second of two'), ''].join('\n');
+      assert.equal((await analyze(write('last.jsonl', onlyLastPrompts), { streamThreshold })).first_prompt, 'first of two');
+    }
+  });
+
   it('the first record of an id wins; results without a call are counted', async () => {
     const file = write('dup.jsonl', [toolResult('toolu_x'), toolUse('toolu_d'), toolUse('toolu_d'), toolResult('toolu_d'), toolResult('toolu_d'), ''].join('\n'));
     const a = await analyze(file);

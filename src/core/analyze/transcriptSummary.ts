@@ -104,6 +104,15 @@ export class TranscriptSummary {
     }
   }
 
+  /**
+   * Whether a prompt can still change the report: until the first user
+   * prompt (first_prompt is it, else the first last-prompt's). A scanner may
+   * leave later prompts out (RecordScannerOptions.prompts).
+   */
+  get wantsPrompt(): boolean {
+    return this.firstUserPrompt === undefined;
+  }
+
   call(toolUseId: string): AnalyzedCall | undefined {
     return this.callsById.get(toolUseId);
   }

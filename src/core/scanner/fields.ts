@@ -19,7 +19,8 @@ import { METADATA_TYPES, type ScannedRecord, type ToolUseRef } from '../records'
  *   `Buffer#toString('utf8')` does, each bad sequence becoming U+FFFD. (Outside
  *   strings any non-ASCII byte is a syntax error on both paths.)
  * - A path may leave out the text fields buildRecord does not read for the
- *   record's type (readsText), and the call context of a record without tool
+ *   record's type (readsText), the texts a prompt comes from when buildRecord
+ *   is told no prompt is wanted, and the call context of a record without tool
  *   uses (keepsCallContext): the records, not the fields, are what must agree.
  */
 export const ID_CAP = 512;
@@ -166,8 +167,11 @@ export function fieldsFromParsed(root: Record<string, unknown>, decode?: StringD
   return f;
 }
 
-/** The one place a ScannedRecord is made. */
-export function buildRecord(f: CapturedFields): ScannedRecord {
+/**
+ * The one place a ScannedRecord is made. `prompts` false: no `prompt` (the
+ * scanner's owner does not want it for this line; see RecordScannerOptions.prompts).
+ */
+export function buildRecord(f: CapturedFields, prompts = true): ScannedRecord {
   const rec: ScannedRecord = {
     kind: 'record',
     toolUses: f.toolUses,
@@ -187,7 +191,7 @@ export function buildRecord(f: CapturedFields): ScannedRecord {
   }
   if (readsText(f.type, 'aiTitle') && f.aiTitle !== undefined) rec.title = f.aiTitle;
   if (readsText(f.type, 'customTitle') && f.customTitle !== undefined) rec.title = f.customTitle;
-  const prompt = promptOf(f);
+  const prompt = prompts ? promptOf(f) : undefined;
   if (prompt !== undefined) rec.prompt = prompt;
   return rec;
 }

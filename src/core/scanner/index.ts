@@ -58,6 +58,13 @@ export interface RecordScannerOptions {
    * ReadingKernel whose read buffers the tail reads into scans chunks in place.
    */
   kernel?: ScannerKernel;
+  /**
+   * Whether the next line's `prompt` is wanted, asked once per line (default:
+   * always). Where it is not, the record has none, and the text it would come
+   * from (a user record's content, a last-prompt's lastPrompt) is not decoded:
+   * analyze reports only the first user prompt, and a session types thousands.
+   */
+  prompts?: () => boolean;
 }
 
 class RecordScanner implements RecordLineScanner {
@@ -69,9 +76,11 @@ class RecordScanner implements RecordLineScanner {
   private readonly reducer: LineReducer | undefined;
   private readonly kernel: ScannerKernel | undefined;
   private readonly reduceToText: boolean;
+  private readonly prompts: (() => boolean) | undefined;
 
   constructor(opts: RecordScannerOptions) {
     this.kernel = opts.kernel;
+    this.prompts = opts.prompts;
     this.reducer = opts.reduce === false ? undefined : LineReducer.create(opts.kernel);
     this.reduceToText = opts.reduceTo === 'text';
     const threshold = opts.streamThreshold ?? (this.reducer ? DEFAULT_REDUCED_STREAM_THRESHOLD : DEFAULT_STREAM_THRESHOLD);
@@ -107,7 +116,7 @@ class RecordScanner implements RecordLineScanner {
   finish(): ScanResult {
     if (this.streamingActive) {
       this.streamingActive = false;
-      return this.streaming!.finish();
+      return this.streaming!.finish(this.prompts?.() ?? true);
     }
     const len = this.len;
     this.len = 0;
@@ -123,16 +132,17 @@ class RecordScanner implements RecordLineScanner {
 
   /** A whole line of at most `threshold` bytes, [start, end) of `source`, read at once (nothing kept of `source`). */
   private scanBuffered(source: Buffer, start: number, end: number): ScanResult {
+    const prompts = this.prompts?.() ?? true;
     if (this.reducer !== undefined && !this.reduceToText) {
-      const fields = this.reducer.captureRange(source, start, end);
-      if (typeof fields !== 'number') return buildRecord(fields);
+      const fields = this.reducer.captureRange(source, start, end, prompts);
+      if (typeof fields !== 'number') return buildRecord(fields, prompts);
     }
     const line = source.subarray(start, end);
-    const wholeLine = (): ScanResult => parseBuffered(line, () => this.streamReason(line));
+    const wholeLine = (): ScanResult => parseBuffered(line, () => this.streamReason(line), prompts);
     if (this.reducer !== undefined && this.reduceToText) {
       const reduced = this.reducer.reduce(line);
       // The reduced text is valid JSON by construction; were it not, the whole line decides.
-      if (typeof reduced !== 'number') return parseBuffered(reduced, wholeLine, !this.reducer.reducedHasNonAscii());
+      if (typeof reduced !== 'number') return parseBuffered(reduced, wholeLine, prompts, !this.reducer.reducedHasNonAscii());
     }
     return wholeLine();
   }
@@ -154,9 +164,9 @@ class RecordScanner implements RecordLineScanner {
 /**
  * The JSON.parse path, on a whole line or on its reduced text (which must give
  * the same result); `notJson` gives the result for a line JSON.parse rejects;
- * `ascii`: the line is known to hold no byte >= 0x80.
+ * `prompts`: see buildRecord; `ascii`: the line is known to hold no byte >= 0x80.
  */
-function parseBuffered(line: Buffer, notJson: () => ScanResult, ascii = false): ScanResult {
+function parseBuffered(line: Buffer, notJson: () => ScanResult, prompts: boolean, ascii = false): ScanResult {
   // Latin-1 first: one byte per character, no UTF-8 decoding, and V8 parses a
   // one-byte string markedly faster (2x on the bench's text-heavy records). It
   // accepts exactly the lines UTF-8 decoding does (bytes >= 0x80 are legal only
@@ -167,7 +177,7 @@ function parseBuffered(line: Buffer, notJson: () => ScanResult, ascii = false): 
   if (latin1 === undefined) return notJson();
   if (latin1 === null) return { kind: 'malformed', reason: 'not an object' };
   const fields = fieldsFromParsed(latin1);
-  if (ascii || !hasNonAscii(fields)) return buildRecord(fields);
+  if (ascii || !hasNonAscii(fields)) return buildRecord(fields, prompts);
   // Same decoding as the streaming path: invalid UTF-8 becomes U+FFFD. Without
   // a `\u` escape in the line, every character >= 0x80 of a kept string is a
   // raw byte, and the escapes became ASCII characters; a UTF-8 decoder treats
@@ -175,8 +185,8 @@ function parseBuffered(line: Buffer, notJson: () => ScanResult, ascii = false): 
   // re-encoding the kept strings as Latin-1 and decoding those bytes as UTF-8
   // gives what decoding the whole line would, without parsing it again (prose
   // with accents, arrows and emoji is common in text blocks and prompts).
-  if (line.indexOf(BACKSLASH_U) === -1) return buildRecord(fieldsFromParsed(latin1, latin1BytesAsUtf8));
-  return buildRecord(fieldsFromParsed(parseObject(line.toString('utf8'))!));
+  if (line.indexOf(BACKSLASH_U) === -1) return buildRecord(fieldsFromParsed(latin1, latin1BytesAsUtf8), prompts);
+  return buildRecord(fieldsFromParsed(parseObject(line.toString('utf8'))!), prompts);
 }
 
 const BACKSLASH_U = Buffer.from('\\u', 'latin1');

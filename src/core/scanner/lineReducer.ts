@@ -159,8 +159,9 @@ export class LineReducer {
    * capture() of the line [start, end) of `source`; the strings are decoded
    * from the line in wasm memory: a copy at heapBase, or where it lies when
    * `source` was read into the kernel's memory (a ReadingKernel's read buffer).
+   * `prompts` false: the texts a prompt comes from are left undecoded (see buildRecord).
    */
-  captureRange(source: Buffer, start: number, end: number): CapturedFields | number {
+  captureRange(source: Buffer, start: number, end: number, prompts = true): CapturedFields | number {
     if (!LITTLE_ENDIAN) return REDUCE_FULL; // the entries are read as host-order words; wasm memory is little-endian
     const kernel = this.kernel;
     const length = end - start;
@@ -194,14 +195,14 @@ export class LineReducer {
       this.memory = Buffer.from(bytes.buffer) as SlicingBuffer;
       this.wordsOf = bytes;
     }
-    return this.fieldsFromEntries(this.memory, base, out >> 2, count);
+    return this.fieldsFromEntries(this.memory, base, out >> 2, count, prompts);
   }
 
   /**
    * The kept values of the entries at word `at` applied in document order, as
    * fieldsFromParsed reads JSON.parse's object; the line is in `memory` from `base` on.
    */
-  private fieldsFromEntries(memory: SlicingBuffer, base: number, at: number, count: number): CapturedFields {
+  private fieldsFromEntries(memory: SlicingBuffer, base: number, at: number, count: number, prompts: boolean): CapturedFields {
     const w = this.words;
     const last = this.last;
     for (let i = 0; i < KEPT_FIELDS; i++) last[i] = -1; // a loop: fill() is a builtin call, dearer for 21 slots
@@ -209,7 +210,7 @@ export class LineReducer {
     let typeEntry = -1;
     for (let p = at, end = at + count * ENTRY_WORDS; p < end; p += ENTRY_WORDS) if ((w[p] & 0xff) === F_TYPE) typeEntry = p;
     const type = this.recent.at(memory, base, w, typeEntry, ROOT_STRING_KEYS.type);
-    const readsContent = readsText(type, 'content');
+    const readsContent = prompts && readsText(type, 'content');
     // What the blocks of the current content add (addBlock's fields of CapturedFields).
     // Fresh arrays only for lines that have refs: most have none.
     let toolUses = NO_TOOL_USES;
@@ -289,7 +290,7 @@ export class LineReducer {
     f.apiBlockIndex = calls && index >= 0 && typeOf(w, index) === T_NUMBER ? Number(memory.latin1Slice(base + w[index + 1], base + w[index + 2])) : undefined;
     f.aiTitle = readsText(type, 'aiTitle') ? stringAt(memory, base, w, last[F_AI_TITLE], ROOT_STRING_KEYS.aiTitle) : undefined;
     f.customTitle = readsText(type, 'customTitle') ? stringAt(memory, base, w, last[F_CUSTOM_TITLE], ROOT_STRING_KEYS.customTitle) : undefined;
-    f.lastPrompt = readsText(type, 'lastPrompt') ? stringAt(memory, base, w, last[F_LAST_PROMPT], ROOT_STRING_KEYS.lastPrompt) : undefined;
+    f.lastPrompt = prompts && readsText(type, 'lastPrompt') ? stringAt(memory, base, w, last[F_LAST_PROMPT], ROOT_STRING_KEYS.lastPrompt) : undefined;
     f.messageId = calls ? recent.at(memory, base, w, last[F_MESSAGE_ID], ID_CAP) : undefined;
     f.stopReason = !calls ? undefined : stop >= 0 && typeOf(w, stop) === T_NULL ? null : recent.at(memory, base, w, stop, ID_CAP);
     f.contentText = readsContent ? stringAt(memory, base, w, last[F_CONTENT], TEXT_CAP) : undefined;

@@ -112,12 +112,12 @@ export class StreamingRecordParser {
     }
   }
 
-  /** The line ended: its result; then reset for the next line. */
-  finish(): ScanResult {
+  /** The line ended: its result (`prompts`: see buildRecord); then reset for the next line. */
+  finish(prompts = true): ScanResult {
     let result: ScanResult;
     if (this.state === NUM && this.stack.depth === 0 && NUM_TERMINAL[this.numState]) this.state = END;
     if (this.state === END) {
-      result = this.topIsObject ? buildRecord(this.sink.fields) : { kind: 'malformed', reason: 'not an object' };
+      result = this.topIsObject ? buildRecord(this.sink.fields, prompts) : { kind: 'malformed', reason: 'not an object' };
     } else if (this.state === ERROR) {
       result = { kind: 'malformed', reason: 'not JSON' };
     } else if (!this.sawAny) {

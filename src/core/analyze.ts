@@ -45,10 +45,11 @@ export interface AnalyzeOptions {
 /**
  * Lines go straight into the summary as they are read (FileTail's onLine), so
  * a slice holds no lines and can be large: the tail reads ahead within a
- * slice, and each slice costs a stat. Slices only bound how far past the size
- * seen at the start one read may go.
+ * slice, and each slice costs a stat and starts with no read running ahead
+ * (64 MiB slices cost a 1 GiB transcript ~5 ms over one slice, measured side
+ * by side). Slices only bound how far past the size seen at the start one read may go.
  */
-export const DEFAULT_SLICE_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_SLICE_BYTES = 1024 * 1024 * 1024;
 
 /**
  * Bytes per read for analyze, twice the tail's default: each read issued costs

@@ -33,7 +33,7 @@ export const F_TOOL_USE_ID = 18;
 export const F_BLOCK_TEXT = 19;
 export const F_BLOCK = 20;
 export const KEPT_FIELDS = 21;
-const T_STRING = 0;
+export const T_STRING = 0;
 export const T_NUMBER = 1;
 const T_TRUE = 2;
 const T_FALSE = 3;
@@ -55,6 +55,27 @@ export function booleanAt(w: Uint32Array, p: number): boolean | undefined {
   if (p < 0) return undefined;
   const type = typeOf(w, p);
   return type === T_TRUE ? true : type === T_FALSE ? false : undefined;
+}
+
+/**
+ * The number of the entry at p (a JSON number literal, which capture.c has
+ * validated): digits alone, as apiBlockIndex always is, are read here (up to
+ * 15 of them, exact in a double), anything else as Number() reads the literal.
+ */
+export function numberAt(line: SlicingBuffer, base: number, w: Uint32Array, p: number): number {
+  const start = base + w[p + 1]!;
+  const end = base + w[p + 2]!;
+  if (end - start <= 15) {
+    let n = 0;
+    let i = start;
+    for (; i < end; i++) {
+      const digit = line[i]! - 0x30;
+      if (digit < 0 || digit > 9) break;
+      n = n * 10 + digit;
+    }
+    if (i === end) return n;
+  }
+  return Number(line.latin1Slice(start, end));
 }
 
 /**

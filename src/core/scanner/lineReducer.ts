@@ -25,13 +25,14 @@ import {
   F_TIMESTAMP,
   F_TOOL_USE_ID,
   F_TYPE,
-  KEPT_FIELDS,
   LITTLE_ENDIAN,
   RecentStrings,
   type SlicingBuffer,
   stringAt,
   T_NULL,
   T_NUMBER,
+  T_STRING,
+  numberAt,
   typeOf,
 } from './captureEntries';
 import { sharedKernel, SCANNER_READ_PAST_END, type ScannerExports, type ScannerKernel } from './scannerKernel';
@@ -90,8 +91,6 @@ export class LineReducer {
   private lastBytes: Uint8Array | undefined;
   /** What capture() returns: one object, every field set anew for each line. */
   private readonly fields: CapturedFields = emptyFields();
-  /** Per field: the word offset of its last entry, or -1 (capture()'s scratch; last one wins). */
-  private readonly last = new Int32Array(KEPT_FIELDS);
 
   private constructor(kernel: ScannerKernel) {
     this.kernel = kernel;
@@ -201,22 +200,33 @@ export class LineReducer {
   /**
    * The kept values of the entries at word `at` applied in document order, as
    * fieldsFromParsed reads JSON.parse's object; the line is in `memory` from `base` on.
+   * One pass, each field's last entry in a local (last one wins): no per-line
+   * table to reset; a string is decoded only once the record's type says it is read.
    */
   private fieldsFromEntries(memory: SlicingBuffer, base: number, at: number, count: number, prompts: boolean): CapturedFields {
     const w = this.words;
-    const last = this.last;
-    for (let i = 0; i < KEPT_FIELDS; i++) last[i] = -1; // a loop: fill() is a builtin call, dearer for 21 slots
-    // The record's type, found before the walk: it says which text fields buildRecord reads (readsText).
-    let typeEntry = -1;
-    for (let p = at, end = at + count * ENTRY_WORDS; p < end; p += ENTRY_WORDS) if ((w[p] & 0xff) === F_TYPE) typeEntry = p;
-    const type = this.recent.at(memory, base, w, typeEntry, ROOT_STRING_KEYS.type);
-    const readsContent = prompts && readsText(type, 'content');
+    const recent = this.recent;
+    let type = -1;
+    let timestamp = -1;
+    let sessionId = -1;
+    let cwd = -1;
+    let agentId = -1;
+    let isSidechain = -1;
+    let isMeta = -1;
+    let apiBlockIndex = -1;
+    let aiTitle = -1;
+    let customTitle = -1;
+    let lastPrompt = -1;
+    let messageId = -1;
+    let stopReason = -1;
+    let content = -1;
     // What the blocks of the current content add (addBlock's fields of CapturedFields).
     // Fresh arrays only for lines that have refs: most have none.
     let toolUses = NO_TOOL_USES;
     let toolResults = NO_TOOL_RESULTS;
     let hasToolResultBlock = false;
-    let firstText: string | undefined;
+    /** The text entry of the first text block whose text is a string: decoded at the end, and only for a user record. */
+    let firstText = -1;
     let blocksAdded = false;
     let inBlock = false;
     let blockType = -1;
@@ -225,7 +235,7 @@ export class LineReducer {
     let blockToolUseId = -1;
     let blockText = -1;
     for (let p = at, end = at + count * ENTRY_WORDS; p <= end; p += ENTRY_WORDS) {
-      const field = p < end ? w[p] & 0xff : -1;
+      const field = p < end ? w[p]! & 0xff : -1;
       if (field >= F_BLOCK_TYPE && field <= F_BLOCK_TEXT) {
         if (field === F_BLOCK_TYPE) blockType = p;
         else if (field === F_BLOCK_ID) blockId = p;
@@ -238,12 +248,12 @@ export class LineReducer {
         // The block is read whole (its keys, last one wins): addBlock's rules, each string decoded only if used.
         inBlock = false;
         blocksAdded = true;
-        const blockTypeText = this.recent.at(memory, base, w, blockType, ID_CAP);
+        const blockTypeText = recent.at(memory, base, w, blockType, ID_CAP);
         if (blockTypeText === 'tool_use') {
           const id = stringAt(memory, base, w, blockId, ID_CAP);
           if (id !== undefined && toolUses.length < REFS_CAP) {
             if (toolUses === NO_TOOL_USES) toolUses = [];
-            toolUses.push({ id, name: this.recent.at(memory, base, w, blockName, ID_CAP) ?? '' });
+            toolUses.push({ id, name: recent.at(memory, base, w, blockName, ID_CAP) ?? '' });
           }
         } else if (blockTypeText === 'tool_result') {
           hasToolResultBlock = true;
@@ -252,52 +262,66 @@ export class LineReducer {
             if (toolResults === NO_TOOL_RESULTS) toolResults = [];
             toolResults.push(id);
           }
-        } else if (blockTypeText === 'text' && firstText === undefined && readsContent) {
-          firstText = stringAt(memory, base, w, blockText, TEXT_CAP);
+        } else if (blockTypeText === 'text' && firstText < 0 && blockText >= 0 && typeOf(w, blockText) === T_STRING) {
+          firstText = blockText;
         }
       }
-      if (field === F_BLOCK) {
-        inBlock = true;
-        blockType = blockId = blockName = blockToolUseId = blockText = -1;
-      } else if (field === F_MESSAGE || field === F_CONTENT) {
-        // A message (of any type) replaces the one before; so does a content within it.
-        if (field === F_MESSAGE) last[F_MESSAGE_ID] = last[F_STOP_REASON] = last[F_CONTENT] = -1;
-        else last[F_CONTENT] = p;
-        if (blocksAdded) {
-          blocksAdded = false;
-          toolUses = NO_TOOL_USES;
-          toolResults = NO_TOOL_RESULTS;
-          hasToolResultBlock = false;
-          firstText = undefined;
-        }
-      } else if (field >= 0) {
-        last[field] = p;
+      switch (field) {
+        case F_BLOCK:
+          inBlock = true;
+          blockType = blockId = blockName = blockToolUseId = blockText = -1;
+          break;
+        case F_MESSAGE:
+        case F_CONTENT:
+          // A message (of any type) replaces the one before; so does a content within it.
+          if (field === F_MESSAGE) messageId = stopReason = content = -1;
+          else content = p;
+          if (blocksAdded) {
+            blocksAdded = false;
+            toolUses = NO_TOOL_USES;
+            toolResults = NO_TOOL_RESULTS;
+            hasToolResultBlock = false;
+            firstText = -1;
+          }
+          break;
+        case F_TYPE: type = p; break;
+        case F_TIMESTAMP: timestamp = p; break;
+        case F_SESSION_ID: sessionId = p; break;
+        case F_CWD: cwd = p; break;
+        case F_AGENT_ID: agentId = p; break;
+        case F_IS_SIDECHAIN: isSidechain = p; break;
+        case F_IS_META: isMeta = p; break;
+        case F_API_BLOCK_INDEX: apiBlockIndex = p; break;
+        case F_AI_TITLE: aiTitle = p; break;
+        case F_CUSTOM_TITLE: customTitle = p; break;
+        case F_LAST_PROMPT: lastPrompt = p; break;
+        case F_MESSAGE_ID: messageId = p; break;
+        case F_STOP_REASON: stopReason = p; break;
       }
     }
-    const index = last[F_API_BLOCK_INDEX];
-    const stop = last[F_STOP_REASON];
+    const typeText = recent.at(memory, base, w, type, ROOT_STRING_KEYS.type);
+    const readsContent = prompts && readsText(typeText, 'content');
     const calls = keepsCallContext(toolUses);
-    const recent = this.recent;
     // Every key set, in one order: the one object, reused for each line.
     const f = this.fields;
-    f.type = type;
-    f.timestamp = calls ? stringAt(memory, base, w, last[F_TIMESTAMP], ROOT_STRING_KEYS.timestamp) : undefined;
-    f.sessionId = recent.at(memory, base, w, last[F_SESSION_ID], ROOT_STRING_KEYS.sessionId);
-    f.cwd = recent.at(memory, base, w, last[F_CWD], ROOT_STRING_KEYS.cwd);
-    f.agentId = calls ? recent.at(memory, base, w, last[F_AGENT_ID], ROOT_STRING_KEYS.agentId) : undefined;
-    f.isSidechain = booleanAt(w, last[F_IS_SIDECHAIN]);
-    f.isMeta = booleanAt(w, last[F_IS_META]);
-    f.apiBlockIndex = calls && index >= 0 && typeOf(w, index) === T_NUMBER ? Number(memory.latin1Slice(base + w[index + 1], base + w[index + 2])) : undefined;
-    f.aiTitle = readsText(type, 'aiTitle') ? stringAt(memory, base, w, last[F_AI_TITLE], ROOT_STRING_KEYS.aiTitle) : undefined;
-    f.customTitle = readsText(type, 'customTitle') ? stringAt(memory, base, w, last[F_CUSTOM_TITLE], ROOT_STRING_KEYS.customTitle) : undefined;
-    f.lastPrompt = prompts && readsText(type, 'lastPrompt') ? stringAt(memory, base, w, last[F_LAST_PROMPT], ROOT_STRING_KEYS.lastPrompt) : undefined;
-    f.messageId = calls ? recent.at(memory, base, w, last[F_MESSAGE_ID], ID_CAP) : undefined;
-    f.stopReason = !calls ? undefined : stop >= 0 && typeOf(w, stop) === T_NULL ? null : recent.at(memory, base, w, stop, ID_CAP);
-    f.contentText = readsContent ? stringAt(memory, base, w, last[F_CONTENT], TEXT_CAP) : undefined;
+    f.type = typeText;
+    f.timestamp = calls ? stringAt(memory, base, w, timestamp, ROOT_STRING_KEYS.timestamp) : undefined;
+    f.sessionId = recent.at(memory, base, w, sessionId, ROOT_STRING_KEYS.sessionId);
+    f.cwd = recent.at(memory, base, w, cwd, ROOT_STRING_KEYS.cwd);
+    f.agentId = calls ? recent.at(memory, base, w, agentId, ROOT_STRING_KEYS.agentId) : undefined;
+    f.isSidechain = booleanAt(w, isSidechain);
+    f.isMeta = booleanAt(w, isMeta);
+    f.apiBlockIndex = calls && apiBlockIndex >= 0 && typeOf(w, apiBlockIndex) === T_NUMBER ? numberAt(memory, base, w, apiBlockIndex) : undefined;
+    f.aiTitle = readsText(typeText, 'aiTitle') ? stringAt(memory, base, w, aiTitle, ROOT_STRING_KEYS.aiTitle) : undefined;
+    f.customTitle = readsText(typeText, 'customTitle') ? stringAt(memory, base, w, customTitle, ROOT_STRING_KEYS.customTitle) : undefined;
+    f.lastPrompt = prompts && readsText(typeText, 'lastPrompt') ? stringAt(memory, base, w, lastPrompt, ROOT_STRING_KEYS.lastPrompt) : undefined;
+    f.messageId = calls ? recent.at(memory, base, w, messageId, ID_CAP) : undefined;
+    f.stopReason = !calls ? undefined : stopReason >= 0 && typeOf(w, stopReason) === T_NULL ? null : recent.at(memory, base, w, stopReason, ID_CAP);
+    f.contentText = readsContent ? stringAt(memory, base, w, content, TEXT_CAP) : undefined;
     f.toolUses = toolUses;
     f.toolResults = toolResults;
     f.hasToolResultBlock = hasToolResultBlock;
-    f.firstText = firstText;
+    f.firstText = readsContent && firstText >= 0 ? stringAt(memory, base, w, firstText, TEXT_CAP) : undefined;
     return f;
   }
 

@@ -15,8 +15,11 @@ export class TranscriptSummary {
   private malformed = 0;
   private readonly malformedLines: Array<{ line: number; reason: string }> = [];
   private records = 0;
-  private readonly recordTypes = new Map<string, number>();
+  /** Lines per record type; a counter object per type, so a line costs one lookup. */
+  private readonly recordTypes = new Map<string, { lines: number }>();
   private readonly sessionIds = new Set<string>();
+  /** The session id last added: the lines of a session repeat it, and most skip the Set. */
+  private lastSessionId: string | undefined;
   private title: string | undefined;
   private firstUserPrompt: string | undefined;
   private firstLastPrompt: string | undefined;
@@ -48,8 +51,14 @@ export class TranscriptSummary {
     }
     this.records += 1;
     const type = scan.type ?? '(none)';
-    this.recordTypes.set(type, (this.recordTypes.get(type) ?? 0) + 1);
-    if (scan.sessionId !== undefined && this.sessionIds.size < SESSION_IDS_KEPT) this.sessionIds.add(scan.sessionId);
+    const counter = this.recordTypes.get(type);
+    if (counter === undefined) this.recordTypes.set(type, { lines: 1 });
+    else counter.lines += 1;
+    const sessionId = scan.sessionId;
+    if (sessionId !== undefined && sessionId !== this.lastSessionId && this.sessionIds.size < SESSION_IDS_KEPT) {
+      this.sessionIds.add(sessionId);
+      this.lastSessionId = sessionId;
+    }
     if (scan.title !== undefined) this.title = scan.title; // titles are rewritten as the session goes: the last one holds
     if (scan.prompt !== undefined) {
       if (scan.type === 'last-prompt') this.firstLastPrompt ??= scan.prompt;
@@ -78,7 +87,7 @@ export class TranscriptSummary {
         tool_use_id: use.id,
         tool_name: this.shared(use.name),
         line,
-        result_line: this.earlyResults.get(use.id) ?? null,
+        result_line: null,
         message_id: this.messageId(scan.messageId),
         block_index: scan.apiBlockIndex ?? null,
         timestamp: scan.timestamp ?? null,
@@ -87,7 +96,14 @@ export class TranscriptSummary {
         shape: null,
       };
       if (scan.agentId !== undefined) call.agent_id = scan.agentId;
-      this.earlyResults.delete(use.id);
+      // Results before their call are rare: most calls skip two lookups.
+      if (this.earlyResults.size > 0) {
+        const early = this.earlyResults.get(use.id);
+        if (early !== undefined) {
+          call.result_line = early;
+          this.earlyResults.delete(use.id);
+        }
+      }
       this.calls.push(call);
       this.callsById.set(use.id, call);
     }
@@ -132,7 +148,7 @@ export class TranscriptSummary {
       malformed: this.malformed,
       malformed_lines: this.malformedLines,
       records: this.records,
-      record_types: Object.fromEntries([...this.recordTypes].sort((a, b) => b[1] - a[1])),
+      record_types: Object.fromEntries([...this.recordTypes].map(([type, counter]) => [type, counter.lines] as const).sort((a, b) => b[1] - a[1])),
       session_id: sessionIds[0] ?? null,
       session_ids: sessionIds,
       title: this.title ?? null,

@@ -137,7 +137,7 @@ static const u8 *capture_array(const u8 *p, Ctx *c) {
  * REDUCE_INVALID / REDUCE_FULL. */
 __attribute__((export_name("captureLine")))
 int capture_line(u8 *line, unsigned length, u32 *out, unsigned out_entries, u8 *stack) {
-  Ctx c = {{line + length, stack}, line, out, out + 3 * out_entries, 0};
+  Ctx c = {line_of(line + length, stack), line, out, out + 3 * out_entries, 0};
   line[length] = 0;
   const u8 *p = skip_ws(line);
   if (*p != '{') return REDUCE_FULL;

@@ -16,6 +16,27 @@
 
 #define ODD_BITS 0xAAAAAAAAAAAAAAAAull
 
+/* Zero, as clang cannot know it: the vector constants are made from it once
+ * per call and kept in locals, where as v128.const V8 builds each one anew on
+ * every block of the loop. */
+unsigned char interior_opaque_zero = 0;
+
+typedef struct {
+  v128_t backslash, flip, below, nibble, simple;
+} Consts;
+
+static inline Consts consts(void) {
+  v128_t z = wasm_i8x16_splat((char)interior_opaque_zero);
+  Consts k = {
+    wasm_v128_or(z, wasm_i8x16_splat('\\')),
+    wasm_v128_or(z, wasm_i8x16_splat((char)0x82)),
+    wasm_v128_or(z, wasm_i8x16_splat(-95)),
+    wasm_v128_or(z, wasm_i8x16_splat(0x0F)),
+    wasm_v128_or(z, wasm_u8x16_make(0xFF, 0xFF, '"', 0xFF, 't', 0xFF, 'f', 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, '\\', 0xFF, 'n', '/')),
+  };
+  return k;
+}
+
 /* A byte is one of "\/fnt when it equals SIMPLE_ESCAPE[b & 15]. b and r share
  * the low nibble 2 with `"`: the vector test leaves them out (checking them
  * there cost ~6% of the kernel's time on escape-dense text), and
@@ -32,19 +53,19 @@ static inline uint64_t mask16(v128_t lanes, int shift) {
 }
 
 /* 0xFF for `"` and control bytes: v ^ 0x82 maps exactly those to -128..-96. */
-static inline v128_t quote_or_control(v128_t v) {
-  return wasm_i8x16_lt(wasm_v128_xor(v, wasm_i8x16_splat((char)0x82)), wasm_i8x16_splat(-95));
+static inline v128_t quote_or_control(v128_t v, const Consts *k) {
+  return wasm_i8x16_lt(wasm_v128_xor(v, k->flip), k->below);
 }
 
 /* 0xFF for the bytes that are one of "\/fnt. */
-static inline v128_t simple_escape(v128_t v) {
-  return wasm_i8x16_eq(wasm_i8x16_swizzle(SIMPLE_ESCAPE, wasm_v128_and(v, wasm_i8x16_splat(0x0F))), v);
+static inline v128_t simple_escape(v128_t v, const Consts *k) {
+  return wasm_i8x16_eq(wasm_i8x16_swizzle(k->simple, wasm_v128_and(v, k->nibble)), v);
 }
 
 /* The 64 bytes at p that are NOT one of "\/fnt, as bits. */
-static inline uint64_t not_simple_escapes(const unsigned char *p) {
+static inline uint64_t not_simple_escapes(const unsigned char *p, const Consts *k) {
   uint64_t simple = 0;
-  for (int i = 0; i < 64; i += 16) simple |= mask16(simple_escape(wasm_v128_load(p + i)), i);
+  for (int i = 0; i < 64; i += 16) simple |= mask16(simple_escape(wasm_v128_load(p + i), k), i);
   return ~simple;
 }
 
@@ -81,6 +102,7 @@ static inline const unsigned char *first_stop(const unsigned char *p, uint64_t s
 }
 
 const unsigned char *skip_interior(const unsigned char *p, const unsigned char *end) {
+  const Consts k = consts();
   uint64_t carry = 0; /* the byte at p is never escaped: p starts the interior or follows a whole escape */
   uint64_t backslash, stoppers, escaped;
   const unsigned char *stop;
@@ -88,14 +110,14 @@ const unsigned char *skip_interior(const unsigned char *p, const unsigned char *
   backslash = stoppers = 0;                                                   \
   for (int i = 0; i < 64; i += 16) {                                          \
     v128_t v = wasm_v128_load(p + i);                                         \
-    backslash |= mask16(wasm_i8x16_eq(v, wasm_i8x16_splat('\\')), i);         \
-    stoppers |= mask16(quote_or_control(v), i);                               \
+    backslash |= mask16(wasm_i8x16_eq(v, k.backslash), i);                    \
+    stoppers |= mask16(quote_or_control(v, &k), i);                           \
   }
   for (; end - p >= 64; p += 64) {
     CLASSIFY_BLOCK();
     if (!(carry | backslash | stoppers)) continue;
     escaped = escaped_bytes(backslash, &carry);
-    uint64_t bad = escaped ? drop_good_escapes(escaped & not_simple_escapes(p), p, end) : 0;
+    uint64_t bad = escaped ? drop_good_escapes(escaped & not_simple_escapes(p, &k), p, end) : 0;
     if ((stop = first_stop(p, stoppers, escaped, bad))) return stop;
   }
   /* The last, partial block: bytes from end on are not the string's. */
@@ -104,7 +126,7 @@ const unsigned char *skip_interior(const unsigned char *p, const unsigned char *
   unsigned len = (unsigned)(end - p);
   uint64_t in_range = (1ull << len) - 1;
   escaped = escaped_bytes(backslash, &carry);
-  uint64_t bad = drop_good_escapes(escaped & in_range & not_simple_escapes(p), p, end);
+  uint64_t bad = drop_good_escapes(escaped & in_range & not_simple_escapes(p, &k), p, end);
   bad |= escaped & (1ull << len); /* the escape of a `\` just before end is cut */
   stop = first_stop(p, stoppers & in_range, escaped, bad);
   return stop ? stop : end;

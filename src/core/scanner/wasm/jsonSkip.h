@@ -23,7 +23,15 @@ typedef unsigned char u8;
 typedef struct {
   const u8 *end;
   u8 *stack;
+  /* skip_string's vector constants, made once per line (see interior_opaque_zero). */
+  v128_t flip, below, backslash;
 } Line;
+
+static inline Line line_of(const u8 *end, u8 *stack) {
+  v128_t z = wasm_i8x16_splat((char)interior_opaque_zero);
+  Line l = {end, stack, wasm_v128_or(z, wasm_i8x16_splat((char)0x82)), wasm_v128_or(z, wasm_i8x16_splat(-95)), wasm_v128_or(z, wasm_i8x16_splat('\\'))};
+  return l;
+}
 
 enum Level { ROOT, MESSAGE, BLOCK };
 
@@ -45,8 +53,7 @@ static inline const u8 *skip_string(const u8 *p, const Line *l) {
   for (int block = 0; block < 2; block++, q += 16) {
     v128_t v = wasm_v128_load(q);
     /* `"` and control bytes: v ^ 0x82 maps exactly those to -128..-96 (see interior.c). */
-    v128_t special = wasm_v128_or(wasm_i8x16_lt(wasm_v128_xor(v, wasm_i8x16_splat((char)0x82)), wasm_i8x16_splat(-95)),
-                                  wasm_i8x16_eq(v, wasm_i8x16_splat('\\')));
+    v128_t special = wasm_v128_or(wasm_i8x16_lt(wasm_v128_xor(v, l->flip), l->below), wasm_i8x16_eq(v, l->backslash));
     unsigned bits = (unsigned)wasm_i8x16_bitmask(special);
     if (bits) {
       q += __builtin_ctz(bits);

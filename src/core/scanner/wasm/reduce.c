@@ -132,7 +132,7 @@ static const u8 *reduce_array(const u8 *p, Ctx *c) {
  * REDUCE_INVALID / REDUCE_FULL. */
 __attribute__((export_name("reduceLine")))
 int reduce_line(u8 *line, unsigned length, u8 *out, unsigned out_capacity, u8 *stack) {
-  Ctx c = {{line + length, stack}, out, out + out_capacity, 0, wasm_i64x2_splat(0)};
+  Ctx c = {line_of(line + length, stack), out, out + out_capacity, 0, wasm_i64x2_splat(0)};
   line[length] = 0;
   const u8 *p = skip_ws(line);
   if (*p != '{') return REDUCE_FULL;

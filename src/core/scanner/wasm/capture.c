@@ -82,7 +82,7 @@ static const u8 *capture_object(const u8 *p, Ctx *c, enum Level level) {
   if (*p == '}') return p + 1;
   for (;;) {
     if (*p != '"') return fail(c, REDUCE_INVALID);
-    const u8 *key = p + 1, *q = scan_key(p, &c->status);
+    const u8 *key = p + 1, *q = scan_key(p, &c->line, &c->status);
     if (!q) return 0;
     enum Field field = field_of(level, key, (unsigned)(q - key));
     p = skip_ws(q + 1);

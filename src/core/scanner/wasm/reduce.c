@@ -70,7 +70,7 @@ static const u8 *reduce_object(const u8 *p, Ctx *c, enum Level level) {
   if (*p == '}') return emit_byte(c, '}') ? p + 1 : fail(c, REDUCE_FULL);
   for (;;) {
     if (*p != '"') return fail(c, REDUCE_INVALID);
-    const u8 *key = p + 1, *q = scan_key(p, &c->status);
+    const u8 *key = p + 1, *q = scan_key(p, &c->line, &c->status);
     if (!q) return 0;
     unsigned key_length = (unsigned)(q - key);
     enum Field field = field_of(level, key, key_length);

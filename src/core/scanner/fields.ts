@@ -56,8 +56,32 @@ export interface CapturedFields {
   firstText?: string;
 }
 
+/**
+ * Every key present, in one order, on every path: one hidden class for all
+ * CapturedFields, so buildRecord, which reads them all, is not deoptimized
+ * when a second scan path first hands it one.
+ */
 export function emptyFields(): CapturedFields {
-  return { toolUses: [], toolResults: [], hasToolResultBlock: false };
+  return {
+    type: undefined,
+    timestamp: undefined,
+    sessionId: undefined,
+    cwd: undefined,
+    agentId: undefined,
+    isSidechain: undefined,
+    isMeta: undefined,
+    apiBlockIndex: undefined,
+    aiTitle: undefined,
+    customTitle: undefined,
+    lastPrompt: undefined,
+    messageId: undefined,
+    stopReason: undefined,
+    contentText: undefined,
+    toolUses: [],
+    toolResults: [],
+    hasToolResultBlock: false,
+    firstText: undefined,
+  };
 }
 
 /** Root keys that hold a string, and the cap each gets. */

@@ -11,7 +11,7 @@ import { generateTranscript } from './lib/generateTranscript';
 import type { BenchContext } from './lib/context';
 import { machineSetsExtraCaCerts, makeTempDir, timedNodeRun, timedRun, warmPageCache, type TimedRun } from './lib/proc';
 import { row, type SectionResult } from './lib/report';
-import { median } from './lib/stats';
+import { median, percentile } from './lib/stats';
 
 const SECTION = 'cold index';
 
@@ -92,6 +92,9 @@ export async function coldIndex(ctx: BenchContext): Promise<SectionResult> {
     // Both thread counts must print the same analysis, byte for byte.
     const agrees = report.lines === gen.lines && report.malformed === 0 && wcLines === gen.lines && analyzeCalls === gen.toolUses && naiveOut.calls === gen.toolUses && first.analyze2.stdout === first.analyze.stdout;
     const med = { wc: median(times.wc), analyze: median(times.analyze), analyze2: median(times.analyze2), analyzeAsIs: times.analyzeAsIs.length ? median(times.analyzeAsIs) : null, naive: median(times.naive) };
+    // analyze and wc -l run back to back in every round: the ratio within a round shares the
+    // machine's moment, where the ratio of medians can pair a fast round's wc with a slow one's analyze.
+    const perRound = times.analyze.map((t, k) => t / times.wc[k]!);
     const peakRssMiB = rss.length ? Math.max(...rss) / 1024 : null;
     const peakRss2MiB = rss2.length ? Math.max(...rss2) / 1024 : null;
     const sizeNote = `${(gen.bytes / 2 ** 20).toFixed(0)} MiB, ${gen.lines} lines, largest ${(gen.largestLine / 2 ** 20).toFixed(1)} MiB`;
@@ -99,6 +102,7 @@ export async function coldIndex(ctx: BenchContext): Promise<SectionResult> {
       section: SECTION,
       rows: [
         row(SECTION, 'analyze / wc -l', med.analyze / med.wc, 'x', { op: '<=', limit: 3.0, aim: 2.0 }, `median of ${rounds}; ${sizeNote}`),
+        row(SECTION, 'analyze / wc -l, paired by round', median(perRound), 'x', undefined, `median of ${rounds} per-round ratios; quartiles ${percentile(perRound, 25).toFixed(2)}–${percentile(perRound, 75).toFixed(2)}x`),
         row(SECTION, 'analyze / naive parse', med.analyze / med.naive, 'x', undefined, `readline + JSON.parse every line; median of ${ctx.rounds}`),
         row(SECTION, 'analyze peak RSS', peakRssMiB, 'MiB', { op: '<=', limit: 100 }, 'max over timed runs'),
         row(SECTION, 'analyze time', med.analyze, 'ms'),
@@ -111,7 +115,7 @@ export async function coldIndex(ctx: BenchContext): Promise<SectionResult> {
         row(SECTION, 'analyze saw every line and call', agrees ? 1 : 0, '', { op: '>=', limit: 1 },
           `lines ${report.lines}/${gen.lines}, calls ${analyzeCalls}/${gen.toolUses}, malformed ${report.malformed}, --threads 2 ${first.analyze2.stdout === first.analyze.stdout ? 'same' : 'DIFFERENT'}`),
       ],
-      details: { profile, generated: gen, timesMs: times, medianMs: med, analyzeRssKiB: rss, analyzeTwoThreadsRssKiB: rss2, wcLines, naive: naiveOut, analyze: { lines: report.lines, malformed: report.malformed, calls: analyzeCalls } },
+      details: { profile, generated: gen, timesMs: times, medianMs: med, perRoundRatio: perRound, analyzeRssKiB: rss, analyzeTwoThreadsRssKiB: rss2, wcLines, naive: naiveOut, analyze: { lines: report.lines, malformed: report.malformed, calls: analyzeCalls } },
     };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -1,4 +1,5 @@
 import type { ScannedRecord, ScanResult } from '../records';
+import { NO_TOOL_RESULTS, NO_TOOL_USES } from '../scanner/fields';
 
 /**
  * What a line's scan says to analyze's summary (TranscriptSummary.add), as
@@ -69,8 +70,8 @@ export function decodeScan(text: string, state: ScanCodecState): ScanResult {
   const uses = c.u ?? [];
   const rec: ScannedRecord = {
     kind: 'record',
-    toolUses: uses.map(([id, name]) => ({ id, name })),
-    toolResults: c.r ?? [],
+    toolUses: uses.length > 0 ? uses.map(([id, name]) => ({ id, name })) : NO_TOOL_USES,
+    toolResults: c.r ?? NO_TOOL_RESULTS,
     isMetadata: c.x === 1,
   };
   if (c.t !== undefined) rec.type = c.t;

@@ -77,12 +77,24 @@ export function emptyFields(): CapturedFields {
     messageId: undefined,
     stopReason: undefined,
     contentText: undefined,
-    toolUses: [],
-    toolResults: [],
+    toolUses: NO_TOOL_USES,
+    toolResults: NO_TOOL_RESULTS,
     hasToolResultBlock: false,
     firstText: undefined,
   };
 }
+
+/**
+ * The refs of a line without tool uses / results, on every scan path: one
+ * shared, frozen empty array each, as most lines have none (frozen: a push
+ * into a record's refs throws instead of reaching every other record). A
+ * fresh array only once a ref is added: the records' ref arrays are then of
+ * two kinds only, which keeps their readers' optimized code from being thrown
+ * away when a line from another path first shows up (an empty array that was
+ * never pushed to is a third).
+ */
+export const NO_TOOL_USES = Object.freeze([]) as unknown as ToolUseRef[];
+export const NO_TOOL_RESULTS = Object.freeze([]) as unknown as string[];
 
 /** Root keys that hold a string, and the cap each gets. */
 export const ROOT_STRING_KEYS: Readonly<Record<string, number>> = {
@@ -109,10 +121,16 @@ export interface BlockFields {
 
 export function addBlock(f: CapturedFields, b: BlockFields): void {
   if (b.type === 'tool_use') {
-    if (b.id !== undefined && f.toolUses.length < REFS_CAP) f.toolUses.push({ id: b.id, name: b.name ?? '' });
+    if (b.id !== undefined && f.toolUses.length < REFS_CAP) {
+      if (f.toolUses === NO_TOOL_USES) f.toolUses = [];
+      f.toolUses.push({ id: b.id, name: b.name ?? '' });
+    }
   } else if (b.type === 'tool_result') {
     f.hasToolResultBlock = true;
-    if (b.toolUseId !== undefined && f.toolResults.length < REFS_CAP) f.toolResults.push(b.toolUseId);
+    if (b.toolUseId !== undefined && f.toolResults.length < REFS_CAP) {
+      if (f.toolResults === NO_TOOL_RESULTS) f.toolResults = [];
+      f.toolResults.push(b.toolUseId);
+    }
   } else if (b.type === 'text') {
     if (b.text !== undefined && f.firstText === undefined) f.firstText = b.text;
   }
@@ -126,8 +144,8 @@ export function clearMessage(f: CapturedFields): void {
 
 export function clearContent(f: CapturedFields): void {
   f.contentText = undefined;
-  f.toolUses = [];
-  f.toolResults = [];
+  f.toolUses = NO_TOOL_USES;
+  f.toolResults = NO_TOOL_RESULTS;
   f.hasToolResultBlock = false;
   f.firstText = undefined;
 }

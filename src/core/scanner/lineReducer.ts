@@ -1,5 +1,4 @@
-import type { ToolUseRef } from '../records';
-import { emptyFields, ID_CAP, keepsCallContext, readsText, REFS_CAP, TEXT_CAP, ROOT_STRING_KEYS, type CapturedFields } from './fields';
+import { emptyFields, ID_CAP, keepsCallContext, NO_TOOL_RESULTS, NO_TOOL_USES, readsText, REFS_CAP, TEXT_CAP, ROOT_STRING_KEYS, type CapturedFields } from './fields';
 import {
   booleanAt,
   ENTRY_BYTES,
@@ -330,11 +329,3 @@ export class LineReducer {
     return this.exports.reducedHasNonAscii() !== 0;
   }
 }
-
-/**
- * The refs of a line without tool uses / results: one shared, frozen empty
- * array each, as most lines have none (frozen: a push into a record's refs
- * throws instead of reaching every other record).
- */
-const NO_TOOL_USES = Object.freeze([]) as unknown as ToolUseRef[];
-const NO_TOOL_RESULTS = Object.freeze([]) as unknown as string[];

@@ -60,6 +60,9 @@ export class FileTail<T> {
   private readonly onLine: ((line: TailLine<T>) => void) | undefined;
   /** The one TailLine handed to onLine, line after line. */
   private handed: TailLine<T> | undefined;
+  /** The read the scanner's finishLines hands lines to (set by consume), and the callback it calls. */
+  private linesOut: ReadOutput<T> | undefined;
+  private lineTaken: ((start: number, end: number, scan: T) => void) | undefined;
   private readonly window = new ConsumedWindow();
 
   private handle: OpenFile | undefined;
@@ -307,6 +310,15 @@ export class FileTail<T> {
     let pos = 0;
     const scanner = this.scanner;
     while (pos < chunk.length) {
+      if (scanner.finishLines !== undefined && this.partialLength === 0) {
+        // Whole lines the scanner takes in one go; the rest below, a line at a time.
+        this.linesOut = out;
+        const next = scanner.finishLines(chunk, pos, (this.lineTaken ??= (start, end, scan) => this.complete(this.linesOut!, this.consumed + start, this.consumed + end + 1, scan, 0)));
+        if (next !== pos) {
+          pos = next;
+          continue;
+        }
+      }
       const newline = chunk.indexOf(NEWLINE, pos);
       if (newline === -1) {
         if (this.partialLength === 0) this.partialSince = out.now;
@@ -323,30 +335,35 @@ export class FileTail<T> {
         if (newline > pos) scanner.push(chunk.subarray(pos, newline));
         scan = scanner.finish();
       }
-      const number = ++this.completeLines;
-      if (out.count++ === 0) {
-        out.firstLine = number;
-        out.byteStart = byteStart;
-      }
-      out.lastLine = number;
-      out.byteEnd = byteEnd;
-      if (this.onLine) {
-        // One object for every line handed over (onLine reads it during the call): no garbage per line.
-        const line = (this.handed ??= { line: 0, byteStart: 0, byteEnd: 0, scan, partialDwellMs: 0 });
-        line.line = number;
-        line.byteStart = byteStart;
-        line.byteEnd = byteEnd;
-        line.scan = scan;
-        line.partialDwellMs = dwell;
-        this.onLine(line);
-      } else {
-        out.lines.push({ line: number, byteStart, byteEnd, scan, partialDwellMs: dwell });
-      }
+      this.complete(out, byteStart, byteEnd, scan, dwell);
       this.partialLength = 0;
       pos = newline + 1;
     }
     this.window.record(chunk, base);
     this.consumed = base + chunk.length;
+  }
+
+  /** A complete line, numbered and handed on (to onLine, else into out.lines). */
+  private complete(out: ReadOutput<T>, byteStart: number, byteEnd: number, scan: T, dwell: number): void {
+    const number = ++this.completeLines;
+    if (out.count++ === 0) {
+      out.firstLine = number;
+      out.byteStart = byteStart;
+    }
+    out.lastLine = number;
+    out.byteEnd = byteEnd;
+    if (this.onLine) {
+      // One object for every line handed over (onLine reads it during the call): no garbage per line.
+      const line = (this.handed ??= { line: 0, byteStart: 0, byteEnd: 0, scan, partialDwellMs: 0 });
+      line.line = number;
+      line.byteStart = byteStart;
+      line.byteEnd = byteEnd;
+      line.scan = scan;
+      line.partialDwellMs = dwell;
+      this.onLine(line);
+    } else {
+      out.lines.push({ line: number, byteStart, byteEnd, scan, partialDwellMs: dwell });
+    }
   }
 
   private finish(out: ReadOutput<T>): TailRead<T> {

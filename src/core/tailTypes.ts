@@ -20,6 +20,15 @@ export interface LineScanner<T> {
    * line buffer of its own, no view per line).
    */
   finishLine?(chunk: Buffer, start: number, end: number): T;
+  /**
+   * Optional, for a scanner holding no partial line: the value of each whole
+   * line from `start` of `chunk` on, as many as it takes in one go, each
+   * handed to `line` with its bounds (`end`: its newline) in file order; the
+   * tail then reads no newlines itself for them. Returns where it stopped: the
+   * first line it leaves to push / finishLine (`start` if it took none).
+   * `line` must not call the scanner.
+   */
+  finishLines?(chunk: Buffer, start: number, line: (start: number, end: number, value: T) => void): number;
   /** Drop the partial line (the file was truncated or replaced under it). */
   reset(): void;
 }

@@ -22,6 +22,9 @@ const line = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom('{"type":"user"', 'not json', '{}', '[1]', '{"message":{"content":"x"}}  ') },
 );
 
+/** A line of the first kind above: a whole record, which the wasm capture takes. */
+const isRecord = (l: string): boolean => l.startsWith('{"type":"') && l.endsWith(']}}');
+
 describe('ReadingKernel: read buffers in wasm memory, scanned in place', () => {
   before(function () {
     if (sharedKernel() === null) this.skip(); // no wasm SIMD here: analyze reads into its own buffers
@@ -71,4 +74,56 @@ describe('ReadingKernel: read buffers in wasm memory, scanned in place', () => {
       { numRuns: 300 },
     );
   });
+
+  it('takes whole lines many at a time (finishLines) as finishLine takes them one by one (property)', () => {
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 12 }), fc.nat(SIZE), fc.boolean(), (lines, offset, partialLast) => {
+        const kernel = createReadingKernel(2, SIZE, 64 * 1024)!;
+        const buffer = kernel.readBuffer(1);
+        // The last line without its newline, at times: it is the tail's to keep for the next read.
+        const joined = Buffer.from(lines.join('\n') + (partialLast ? '' : '\n'), 'utf8');
+        if (joined.length > SIZE) return;
+        const at = Math.min(offset, SIZE - joined.length);
+        buffer.fill(0x7b);
+        joined.copy(buffer, at);
+        const end = at + joined.length;
+        const before = Buffer.from(buffer);
+        const scanner = createRecordScanner({ kernel, streamThreshold: 200 });
+        const whole = lines.length - (partialLast ? 1 : 0);
+        const taken: Array<{ start: number; end: number; scan: unknown }> = [];
+        let pos = at;
+        let byBatch = 0;
+        // As the tail does: a batch, then a line the batch left, and so on.
+        while (taken.length < whole) {
+          const next = scanner.finishLines(buffer.subarray(0, end), pos, (start, stop, scan) => taken.push({ start, end: stop, scan }));
+          byBatch += taken.length > 0 && next !== pos ? 1 : 0;
+          if (next !== pos) {
+            assert.equal(next, taken.at(-1)!.end + 1, 'it stops at the start of a line');
+            pos = next;
+            continue;
+          }
+          const stop = buffer.indexOf(0x0a, pos);
+          const left = lines[taken.length]!;
+          // Left to finishLine only when longer than the threshold or not taken by the wasm capture.
+          if (Buffer.byteLength(left) <= 200 && isRecord(left)) assert.fail(`a record of ${Buffer.byteLength(left)} bytes was left: ${left}`);
+          taken.push({ start: pos, end: stop, scan: scanner.finishLine(buffer, pos, stop) });
+          pos = stop + 1;
+        }
+        assert.deepEqual(
+          taken.map((t) => t.scan),
+          lines.slice(0, whole).map((l) => scanLine(l)),
+        );
+        let start = at;
+        for (const [i, t] of taken.entries()) {
+          assert.deepEqual([t.start, t.end], [start, start + Buffer.byteLength(lines[i]!)], `bounds of line ${i}`);
+          start = t.end + 1;
+        }
+        if (partialLast) assert.equal(scanner.finishLines(buffer.subarray(0, end), pos, () => assert.fail('no newline: nothing to take')), pos);
+        assert.ok(buffer.equals(before), 'the read buffer is unchanged');
+        assert.ok(whole === 0 || byBatch > 0 || lines.slice(0, whole).every((l) => Buffer.byteLength(l) > 200 || !isRecord(l)), 'batches were used');
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
+

@@ -116,7 +116,7 @@ class RecordScanner implements RecordLineScanner {
   finish(): ScanResult {
     if (this.streamingActive) {
       this.streamingActive = false;
-      return this.streaming!.finish(this.prompts?.() ?? true);
+      return this.streaming!.finish(this.promptsWanted());
     }
     const len = this.len;
     this.len = 0;
@@ -130,9 +130,15 @@ class RecordScanner implements RecordLineScanner {
     return this.finish();
   }
 
+  finishLines(chunk: Buffer, start: number, line: (start: number, end: number, value: ScanResult) => void): number {
+    // Lines the reducer captures in place, many to a call; any other line goes through finishLine.
+    if (this.reducer === undefined || this.reduceToText || this.len > 0 || this.streamingActive) return start;
+    return this.reducer.captureLines(chunk, start, this.threshold, this.promptsWanted, (from, to, fields, prompts) => line(from, to, buildRecord(fields, prompts)));
+  }
+
   /** A whole line of at most `threshold` bytes, [start, end) of `source`, read at once (nothing kept of `source`). */
   private scanBuffered(source: Buffer, start: number, end: number): ScanResult {
-    const prompts = this.prompts?.() ?? true;
+    const prompts = this.promptsWanted();
     if (this.reducer !== undefined && !this.reduceToText) {
       const fields = this.reducer.captureRange(source, start, end, prompts);
       if (typeof fields !== 'number') return buildRecord(fields, prompts);
@@ -153,6 +159,9 @@ class RecordScanner implements RecordLineScanner {
     parser.push(line);
     return parser.finish();
   }
+
+  /** Whether the next line's prompt is wanted (RecordScannerOptions.prompts). */
+  private readonly promptsWanted = (): boolean => this.prompts?.() ?? true;
 
   reset(): void {
     this.len = 0;

@@ -45,6 +45,7 @@ interface ReducerExports extends ScannerExports {
   reduceLine(line: number, length: number, out: number, outCapacity: number, stack: number): number;
   reducedHasNonAscii(): number;
   captureLine(line: number, length: number, out: number, outEntries: number, stack: number): number;
+  captureLines(input: number, length: number, out: number, outWords: number, stack: number, maxLine: number): number;
   recall(bytes: number, length: number): number;
 }
 
@@ -194,6 +195,60 @@ export class LineReducer {
       this.wordsOf = bytes;
     }
     return this.fieldsFromEntries(this.memory, base, out >> 2, count, prompts);
+  }
+
+  /**
+   * captureRange() of each whole line from `start` of `source` on, many lines
+   * to a call into the module (./wasm/capture.c captureLines), for a source
+   * read into the kernel's memory (a ReadingKernel's read buffer; any other is
+   * left alone). Each line's fields go to `line` with its bounds (`end`: its
+   * newline) and the `prompts()` asked for it just before, in file order.
+   * Stops at the first line it leaves to captureRange and the caller: one
+   * whose newline is not in `source`, longer than `maxLine`, or that the
+   * module does not capture (not JSON, or read whole by JSON.parse). Returns
+   * where it stopped.
+   */
+  captureLines(
+    source: Buffer,
+    start: number,
+    maxLine: number,
+    prompts: () => boolean,
+    line: (start: number, end: number, fields: CapturedFields, prompts: boolean) => void,
+  ): number {
+    if (!LITTLE_ENDIAN) return start;
+    const place = this.placeOf(source);
+    if (place < 0) return start;
+    const kernel = this.kernel;
+    // The table has room for the entries of a longest line (see captureRange), and shorter lines
+    // take only what they use: thousands of ordinary lines to a call. It must fit in the scratch
+    // the memory has: growing it would detach `source`, a view of that memory.
+    const tableWords = 2 + ENTRY_WORDS * ((maxLine >> 1) + 16);
+    const stackBytes = (maxLine >> 3) + 1;
+    const bytes = kernel.bytes;
+    if (kernel.heapBase + tableWords * 4 + stackBytes + SCANNER_READ_PAST_END > bytes.length) return start;
+    if (this.wordsOf !== bytes) {
+      this.words = new Uint32Array(bytes.buffer);
+      this.memory = Buffer.from(bytes.buffer) as SlicingBuffer;
+      this.wordsOf = bytes;
+    }
+    const w = this.words;
+    const out = kernel.heapBase;
+    let at = start;
+    for (;;) {
+      kernel.loaded = undefined;
+      const lines = this.exports.captureLines(place + at, source.length - at, out, tableWords, out + tableWords * 4, maxLine);
+      if (lines === 0) return at;
+      let header = out >> 2;
+      for (let i = 0; i < lines; i++) {
+        const length = w[header]!;
+        const count = w[header + 1]! | 0;
+        if (count < 0) return at; // captureRange says what the line is
+        const wanted = prompts();
+        line(at, at + length, this.fieldsFromEntries(this.memory, place + at, header + 2, count, wanted), wanted);
+        at += length + 1;
+        header += 2 + ENTRY_WORDS * count;
+      }
+    }
   }
 
   /**

@@ -145,3 +145,50 @@ int capture_line(u8 *line, unsigned length, u32 *out, unsigned out_entries, u8 *
   if (skip_ws(p) != c.line.end) return REDUCE_INVALID;
   return (int)(c.out - out) / 3;
 }
+
+/* The offset of the first '\n' in [p, end), or -1; 16 bytes at a time (loads
+ * may reach 15 bytes past end: the caller's input has SCANNER_READ_PAST_END). */
+static int find_newline(const u8 *p, const u8 *end) {
+  const v128_t newline = wasm_i8x16_splat('\n');
+  for (const u8 *q = p; q < end; q += 16) {
+    unsigned bits = (unsigned)wasm_i8x16_bitmask(wasm_i8x16_eq(wasm_v128_load(q), newline));
+    if (bits) {
+      const u8 *at = q + __builtin_ctz(bits);
+      return at < end ? (int)(at - p) : -1;
+    }
+  }
+  return -1;
+}
+
+/* The whole lines at the start of [p, p + length), in one call: for each line
+ * (its newline excluded), a header of two words, its length and what
+ * capture_line returned for it (its entry count, or REDUCE_INVALID /
+ * REDUCE_FULL), then its entries. Stops after a line capture_line did not
+ * take, and before the first line whose newline is not in the input, that is
+ * longer than max_line (a newline is looked for no further: a longer line is
+ * left to the caller unsearched), or whose entries might not fit in what is
+ * left of the out_words words at out. stack has max_line / 8 + 1 bytes. The
+ * newline capture_line's end mark overwrites is put back. Returns the number
+ * of lines in the table. */
+__attribute__((export_name("captureLines")))
+int capture_lines(u8 *p, unsigned length, u32 *out, unsigned out_words, u8 *stack, unsigned max_line) {
+  const u8 *end = p + length;
+  u32 *w = out;
+  const u32 *w_end = out + out_words;
+  int lines = 0;
+  while (p < end) {
+    int n = find_newline(p, (unsigned)(end - p) > max_line ? p + max_line + 1 : end);
+    if (n < 0 || (unsigned)n > max_line) break;
+    unsigned entries = ((unsigned)n >> 1) + 16; /* as many as capture_line may write (see ../lineReducer.ts) */
+    if ((unsigned)(w_end - w) < 2 + 3 * entries) break;
+    int count = capture_line(p, (unsigned)n, w + 2, entries, stack);
+    p[n] = '\n';
+    w[0] = (u32)n;
+    w[1] = (u32)count;
+    w += 2 + (count > 0 ? 3 * (unsigned)count : 0);
+    p += n + 1;
+    lines++;
+    if (count < 0) break;
+  }
+  return lines;
+}

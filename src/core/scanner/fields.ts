@@ -239,6 +239,31 @@ export function buildRecord(f: CapturedFields, prompts = true): ScannedRecord {
 }
 
 /**
+ * buildRecord, with the records of plain lines shared: a line without tool
+ * uses or results, title or prompt gives a record of its type, session and
+ * cwd alone, and most lines (metadata, text blocks, attachments, results'
+ * siblings) are such lines, of a few types in one session. One frozen record
+ * per type, made again when its session or cwd changes, instead of one per
+ * line: analyze's scan allocated more for these records than for anything
+ * else it keeps or drops.
+ */
+export class PlainRecords {
+  private readonly byType = new Map<string | undefined, ScannedRecord>();
+
+  recordOf(f: CapturedFields, prompts: boolean): ScannedRecord {
+    if (f.toolUses !== NO_TOOL_USES || f.toolResults !== NO_TOOL_RESULTS || readsText(f.type, 'aiTitle') || readsText(f.type, 'customTitle')) {
+      return buildRecord(f, prompts);
+    }
+    if (prompts && promptOf(f) !== undefined) return buildRecord(f, prompts);
+    const shared = this.byType.get(f.type);
+    if (shared !== undefined && shared.sessionId === f.sessionId && shared.cwd === f.cwd) return shared;
+    const record = Object.freeze(buildRecord(f, false));
+    if (this.byType.size < 64 || this.byType.has(f.type)) this.byType.set(f.type, record);
+    return record;
+  }
+}
+
+/**
  * `lastPrompt` of a last-prompt record; for a user record that is not meta
  * (command caveats, injected context) and carries no tool result, the typed text.
  */

@@ -1,6 +1,6 @@
 import type { ScanResult } from '../records';
 import type { LineScanner } from '../tailTypes';
-import { buildRecord, fieldsFromParsed, ROOT_STRING_KEYS, type CapturedFields, type RootStringKey } from './fields';
+import { buildRecord, fieldsFromParsed, PlainRecords, ROOT_STRING_KEYS, type CapturedFields, type RootStringKey } from './fields';
 import { LineReducer } from './lineReducer';
 import { StreamingRecordParser } from './streamingParser';
 import type { ScannerKernel } from './scannerKernel';
@@ -133,7 +133,7 @@ class RecordScanner implements RecordLineScanner {
   finishLines(chunk: Buffer, start: number, line: (start: number, end: number, value: ScanResult) => void): number {
     // Lines the reducer captures in place, many to a call; any other line goes through finishLine.
     if (this.reducer === undefined || this.reduceToText || this.len > 0 || this.streamingActive) return start;
-    return this.reducer.captureLines(chunk, start, this.threshold, this.promptsWanted, (from, to, fields, prompts) => line(from, to, buildRecord(fields, prompts)));
+    return this.reducer.captureLines(chunk, start, this.threshold, this.promptsWanted, (from, to, fields, prompts) => line(from, to, this.plainRecords.recordOf(fields, prompts)));
   }
 
   /** A whole line of at most `threshold` bytes, [start, end) of `source`, read at once (nothing kept of `source`). */
@@ -141,7 +141,7 @@ class RecordScanner implements RecordLineScanner {
     const prompts = this.promptsWanted();
     if (this.reducer !== undefined && !this.reduceToText) {
       const fields = this.reducer.captureRange(source, start, end, prompts);
-      if (typeof fields !== 'number') return buildRecord(fields, prompts);
+      if (typeof fields !== 'number') return this.plainRecords.recordOf(fields, prompts);
     }
     const line = source.subarray(start, end);
     const wholeLine = (): ScanResult => parseBuffered(line, () => this.streamReason(line), prompts);
@@ -159,6 +159,9 @@ class RecordScanner implements RecordLineScanner {
     parser.push(line);
     return parser.finish();
   }
+
+  /** The records of the reducer's plain lines, shared (see PlainRecords). */
+  private readonly plainRecords = new PlainRecords();
 
   /** Whether the next line's prompt is wanted (RecordScannerOptions.prompts). */
   private readonly promptsWanted = (): boolean => this.prompts?.() ?? true;

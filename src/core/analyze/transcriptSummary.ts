@@ -31,6 +31,12 @@ export class TranscriptSummary {
   private duplicateToolUses = 0;
   private readonly trailers: TrailerRun[] = [];
   private run: TrailerRun | undefined;
+  /**
+   * The current run's types, gathered here and copied to the run when it
+   * closes: a run's array then has just its length, where one grown by push
+   * keeps room for ~16 more, and runs are kept to the end of the file.
+   */
+  private readonly runTypes: string[] = [];
   /** One string per record type, tool name and stop reason, shared by all trailers and calls. */
   private readonly names = new Map<string, string>();
   /** The message id of the last call: the calls of one message share one string. */
@@ -66,12 +72,9 @@ export class TranscriptSummary {
     }
     if (scan.isMetadata) {
       const name = this.shared(type);
-      if (this.run) {
-        this.run.last_line = line;
-        this.run.types.push(name);
-      } else {
-        this.run = { first_line: line, last_line: line, types: [name] };
-      }
+      if (this.run) this.run.last_line = line;
+      else this.run = { first_line: line, last_line: line, types: [] };
+      this.runTypes.push(name);
     } else {
       this.closeRun();
     }
@@ -171,7 +174,11 @@ export class TranscriptSummary {
   }
 
   private closeRun(): void {
-    if (this.run) this.trailers.push(this.run);
+    if (this.run) {
+      this.run.types = this.runTypes.slice();
+      this.runTypes.length = 0;
+      this.trailers.push(this.run);
+    }
     this.run = undefined;
   }
 

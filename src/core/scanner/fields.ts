@@ -122,14 +122,15 @@ export interface BlockFields {
 export function addBlock(f: CapturedFields, b: BlockFields): void {
   if (b.type === 'tool_use') {
     if (b.id !== undefined && f.toolUses.length < REFS_CAP) {
-      if (f.toolUses === NO_TOOL_USES) f.toolUses = [];
-      f.toolUses.push({ id: b.id, name: b.name ?? '' });
+      const use = { id: b.id, name: b.name ?? '' };
+      if (f.toolUses === NO_TOOL_USES) f.toolUses = [use];
+      else f.toolUses.push(use);
     }
   } else if (b.type === 'tool_result') {
     f.hasToolResultBlock = true;
     if (b.toolUseId !== undefined && f.toolResults.length < REFS_CAP) {
-      if (f.toolResults === NO_TOOL_RESULTS) f.toolResults = [];
-      f.toolResults.push(b.toolUseId);
+      if (f.toolResults === NO_TOOL_RESULTS) f.toolResults = [b.toolUseId];
+      else f.toolResults.push(b.toolUseId);
     }
   } else if (b.type === 'text') {
     if (b.text !== undefined && f.firstText === undefined) f.firstText = b.text;

@@ -306,15 +306,17 @@ export class LineReducer {
         if (blockTypeText === 'tool_use') {
           const id = stringAt(memory, base, w, blockId, ID_CAP);
           if (id !== undefined && toolUses.length < REFS_CAP) {
-            if (toolUses === NO_TOOL_USES) toolUses = [];
-            toolUses.push({ id, name: recent.at(memory, base, w, blockName, ID_CAP) ?? '' });
+            const use = { id, name: recent.at(memory, base, w, blockName, ID_CAP) ?? '' };
+            // A literal of one: the first push into [] would make room for ~16.
+            if (toolUses === NO_TOOL_USES) toolUses = [use];
+            else toolUses.push(use);
           }
         } else if (blockTypeText === 'tool_result') {
           hasToolResultBlock = true;
           const id = stringAt(memory, base, w, blockToolUseId, ID_CAP);
           if (id !== undefined && toolResults.length < REFS_CAP) {
-            if (toolResults === NO_TOOL_RESULTS) toolResults = [];
-            toolResults.push(id);
+            if (toolResults === NO_TOOL_RESULTS) toolResults = [id];
+            else toolResults.push(id);
           }
         } else if (blockTypeText === 'text' && firstText < 0 && blockText >= 0 && typeOf(w, blockText) === T_STRING) {
           firstText = blockText;

@@ -7,10 +7,10 @@ import { createRecordScanner, type RecordLineScanner } from '../../src/core/scan
 import { createReadingKernel, sharedKernel } from '../../src/core/scanner/scannerKernel';
 import { FileTail } from '../../src/core/tail';
 import { READS_AHEAD } from '../../src/core/tailReadAhead';
-import type { LineScanner, TailLine, TailRead } from '../../src/core/tailTypes';
+import type { LineScanner, TailLine } from '../../src/core/tailTypes';
 import { nodeFileAccess } from '../../src/platform/nodeFileAccess';
 import { ManualClock } from './helpers/manualClock';
-import { makeTempDir, removeTempDir } from './helpers/tailHarness';
+import { makeTempDir, readToEnd, removeTempDir } from './helpers/tailHarness';
 
 /**
  * A scanner's finishLines takes many whole lines at once (analyze's record
@@ -52,16 +52,7 @@ async function readAll(file: string, chunkSize: number, batched: boolean, handOu
     readBuffer: kernel.readBuffer,
     onLine: handOut ? (l) => handed.push({ ...l }) : undefined,
   });
-  const reads: TailRead[] = [];
-  try {
-    for (;;) {
-      const read = await tail.read();
-      reads.push(read);
-      if (!read.more) break;
-    }
-  } finally {
-    await tail.close();
-  }
+  const reads = await readToEnd(tail);
   return { lines: handOut ? handed : reads.flatMap((r) => r.lines), batches: reads.map((r) => r.batch), partial: tail.partialBytes };
 }
 

@@ -3,10 +3,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { FileTail } from '../../src/core/tail';
-import type { TailLine, TailRead } from '../../src/core/tailTypes';
+import type { TailLine } from '../../src/core/tailTypes';
 import { nodeFileAccess } from '../../src/platform/nodeFileAccess';
 import { BytesScanner } from './helpers/lineScanners';
-import { makeTempDir, removeTempDir } from './helpers/tailHarness';
+import { makeTempDir, readToEnd, removeTempDir } from './helpers/tailHarness';
 import { ManualClock } from './helpers/manualClock';
 
 /** All reads until the tail says there is no more, with their lines whether gathered or handed out. */
@@ -22,16 +22,7 @@ async function readAll(file: string, chunkSize: number, maxBytesPerRead: number,
     // The TailLine handed over is reused for the next line: keep a copy.
     onLine: handOut ? (l) => handed.push({ ...l }) : undefined,
   });
-  const reads: TailRead<Buffer>[] = [];
-  try {
-    for (;;) {
-      const read = await tail.read();
-      reads.push(read);
-      if (!read.more) break;
-    }
-  } finally {
-    await tail.close();
-  }
+  const reads = await readToEnd(tail);
   return { reads, lines: handOut ? handed : reads.flatMap((r) => r.lines), partial: tail.partialBytes };
 }
 

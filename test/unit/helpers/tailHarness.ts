@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FileAccess } from '../../../src/core/fileAccess';
 import { FileTail } from '../../../src/core/tail';
-import type { LineScanner, TailLine } from '../../../src/core/tailTypes';
+import type { LineScanner, TailLine, TailRead } from '../../../src/core/tailTypes';
 import { nodeFileAccess } from '../../../src/platform/nodeFileAccess';
 import { BytesScanner } from './lineScanners';
 import { ManualClock } from './manualClock';
@@ -36,4 +36,18 @@ export function bytesTail(
 /** The text of each line (the tests write ASCII/UTF-8 unless they say otherwise). */
 export function texts(lines: TailLine<Buffer>[]): string[] {
   return lines.map((l) => l.scan.toString('utf8'));
+}
+
+/** Every read of `tail` until it says there is no more, then closes it. */
+export async function readToEnd<T>(tail: FileTail<T>): Promise<TailRead<T>[]> {
+  const reads: TailRead<T>[] = [];
+  try {
+    for (;;) {
+      const read = await tail.read();
+      reads.push(read);
+      if (!read.more) return reads;
+    }
+  } finally {
+    await tail.close();
+  }
 }

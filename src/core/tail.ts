@@ -60,9 +60,6 @@ export class FileTail<T> {
   private readonly onLine: ((line: TailLine<T>) => void) | undefined;
   /** The one TailLine handed to onLine, line after line. */
   private handed: TailLine<T> | undefined;
-  /** The read the scanner's finishLines hands lines to (set by consume), and the callback it calls. */
-  private linesOut: ReadOutput<T> | undefined;
-  private lineTaken: ((start: number, end: number, scan: T) => void) | undefined;
   private readonly window = new ConsumedWindow();
 
   private handle: OpenFile | undefined;
@@ -309,11 +306,12 @@ export class FileTail<T> {
     const base = this.consumed;
     let pos = 0;
     const scanner = this.scanner;
+    let taken: ((start: number, end: number, scan: T) => void) | undefined;
     while (pos < chunk.length) {
       if (scanner.finishLines !== undefined && this.partialLength === 0) {
         // Whole lines the scanner takes in one go; the rest below, a line at a time.
-        this.linesOut = out;
-        const next = scanner.finishLines(chunk, pos, (this.lineTaken ??= (start, end, scan) => this.complete(this.linesOut!, this.consumed + start, this.consumed + end + 1, scan, 0)));
+        taken ??= (start, end, scan) => this.complete(out, base + start, base + end + 1, scan, 0);
+        const next = scanner.finishLines(chunk, pos, taken);
         if (next !== pos) {
           pos = next;
           continue;

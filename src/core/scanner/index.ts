@@ -77,6 +77,10 @@ class RecordScanner implements RecordLineScanner {
   private readonly kernel: ScannerKernel | undefined;
   private readonly reduceToText: boolean;
   private readonly prompts: (() => boolean) | undefined;
+  /** The records of the reducer's plain lines, shared (see PlainRecords). */
+  private readonly plainRecords = new PlainRecords();
+  /** Whether the next line's prompt is wanted (RecordScannerOptions.prompts). */
+  private readonly promptsWanted = (): boolean => this.prompts?.() ?? true;
 
   constructor(opts: RecordScannerOptions) {
     this.kernel = opts.kernel;
@@ -159,12 +163,6 @@ class RecordScanner implements RecordLineScanner {
     parser.push(line);
     return parser.finish();
   }
-
-  /** The records of the reducer's plain lines, shared (see PlainRecords). */
-  private readonly plainRecords = new PlainRecords();
-
-  /** Whether the next line's prompt is wanted (RecordScannerOptions.prompts). */
-  private readonly promptsWanted = (): boolean => this.prompts?.() ?? true;
 
   reset(): void {
     this.len = 0;

@@ -143,6 +143,14 @@ export class LineReducer {
     return this.captureRange(line, 0, line.length);
   }
 
+  /** Points `words` and `memory` at the kernel's memory `bytes` (made again only when the memory has grown). */
+  private viewMemory(bytes: Uint8Array): void {
+    if (this.wordsOf === bytes) return;
+    this.words = new Uint32Array(bytes.buffer);
+    this.memory = Buffer.from(bytes.buffer) as SlicingBuffer;
+    this.wordsOf = bytes;
+  }
+
   /** kernel.placeOf(source), worked out once per source (a chunk of a read buffer), not per line. */
   private placeOf(source: Buffer): number {
     const bytes = this.kernel.bytes;
@@ -189,11 +197,7 @@ export class LineReducer {
       count = this.exports.captureLine(base, length, out, outEntries, base + stackOffset(length, outBytes));
     }
     if (count < 0) return count;
-    if (this.wordsOf !== bytes) {
-      this.words = new Uint32Array(bytes.buffer);
-      this.memory = Buffer.from(bytes.buffer) as SlicingBuffer;
-      this.wordsOf = bytes;
-    }
+    this.viewMemory(bytes);
     return this.fieldsFromEntries(this.memory, base, out >> 2, count, prompts);
   }
 
@@ -226,11 +230,7 @@ export class LineReducer {
     const stackBytes = (maxLine >> 3) + 1;
     const bytes = kernel.bytes;
     if (kernel.heapBase + tableWords * 4 + stackBytes + SCANNER_READ_PAST_END > bytes.length) return start;
-    if (this.wordsOf !== bytes) {
-      this.words = new Uint32Array(bytes.buffer);
-      this.memory = Buffer.from(bytes.buffer) as SlicingBuffer;
-      this.wordsOf = bytes;
-    }
+    this.viewMemory(bytes);
     const w = this.words;
     const out = kernel.heapBase;
     let at = start;

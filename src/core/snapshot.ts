@@ -1,5 +1,7 @@
 import type { SessionStats } from './engineEvents';
 
+export type CallShape = 'before_result' | 'with_result' | 'unknown';
+
 /** Where one call stands, as views show it. Built by the correlator from events only. */
 export interface CallSnapshot {
   tool_use_id: string;
@@ -17,7 +19,23 @@ export interface CallSnapshot {
   observed_at?: number;
   record_at?: number | null;
   lag_ms?: number | null;
+  /**
+   * When the exact lag is unknown (the record was indexed as history) but hook
+   * evidence bounds it: held at least `min_ms`, at most `max_ms` (null: no upper bound known).
+   */
+  lag_bounds?: { min_ms: number; max_ms: number | null };
+  /** Deprecated reading of `shape`: true only when shape is `with_result`. */
   with_result?: boolean;
+  /**
+   * How the record reached disk relative to its result, as far as evidence
+   * proves it (live observation, or the hook's pre/post evidence). `unknown`
+   * when nothing proves it: views must say "shape unknown", never guess.
+   */
+  shape?: CallShape;
+  /** The call's hook mode, when a `pre` event said it: probe waits lengthen the hold. */
+  hook_mode?: 'announce' | 'probe';
+  /** The transcript file the call's record lives in (a subagent's own file for subagent calls). */
+  transcript_path?: string;
   result_line?: number;
   wait?: { outcome: 'seen' | 'behind' | 'error'; polls: number; waited_ms: number; source?: string };
   post_at?: number;
@@ -29,6 +47,10 @@ export interface SessionSnapshot {
   title?: string;
   first_prompt?: string;
   cwd?: string;
+  /** Ms since epoch of the session's earliest record timestamp seen, when known. */
+  started_at?: number;
+  /** Git branch of the session's records, when they carry one. */
+  git_branch?: string;
   /** Held calls, oldest first. */
   held: CallSnapshot[];
   /** Most recent written calls, newest first, bounded by the recent-calls setting. */

@@ -41,6 +41,8 @@ export interface CallFacts {
   /** Earliest PreToolUse `at` reported for the call. */
   firedAt?: number;
   timeoutMs?: number;
+  /** The `mode` of the earliest `pre` event that said one. */
+  hookMode?: 'announce' | 'probe';
   /** Path named by the hook event, for calls not written yet. */
   hookTranscriptPath?: string;
   written?: WrittenObservation;

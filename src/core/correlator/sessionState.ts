@@ -119,6 +119,7 @@ export class SessionState {
     c.toolName ??= ev.tool_name;
     c.agentId ??= ev.agent_id;
     c.timeoutMs ??= ev.timeout_ms;
+    c.hookMode ??= ev.mode;
     c.hookTranscriptPath ??= ev.transcript_path;
     if (!c.written) {
       if (first) out.push({ ...this.base(ev), event: 'held', at: ev.at, ...(ev.timeout_ms ? { timeout_ms: ev.timeout_ms } : {}) });

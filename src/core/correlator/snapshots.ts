@@ -27,8 +27,12 @@ export function callSnapshot(sessionId: string, c: CallFacts): CallSnapshot {
     snap.observed_at = w.observedAt;
     snap.record_at = w.recordAt;
     snap.lag_ms = lagOf(c);
-    snap.with_result = w.withResult;
+    snap.shape = w.historical ? 'unknown' : w.withResult ? 'with_result' : 'before_result';
+    snap.with_result = snap.shape === 'with_result';
   }
+  const path = w?.path ?? c.hookTranscriptPath;
+  if (path !== undefined) snap.transcript_path = path;
+  if (c.hookMode !== undefined) snap.hook_mode = c.hookMode;
   if (w && c.result) snap.result_line = c.result.line;
   if (wait) snap.wait = { outcome: wait.outcome, polls: wait.polls, waited_ms: wait.waitedMs, ...(wait.source ? { source: wait.source } : {}) };
   if (c.postAt !== undefined) snap.post_at = c.postAt;

@@ -17,6 +17,7 @@ import {
   MAX_PATH_LENGTH,
 } from '../core/channel/constants';
 import { appendChannelLine, resolveChannelDir } from './channelWriter';
+import { checkOnDisk, recordFileOf } from './onDiskCheck';
 import { probeTranscript } from './probe';
 import { parseHookInput, readStdin, type HookInput } from './stdin';
 
@@ -99,14 +100,26 @@ async function run(argv: string[]): Promise<void> {
   });
 
   const hookEvent = input.hook_event_name;
-  if (hookEvent === 'PostToolUse' || hookEvent === 'PostToolUseFailure') {
-    appendChannelLine(dir, base.session_id, { ...head('post', firedAt), source: HOOK_SOURCE });
+  const isPost = hookEvent === 'PostToolUse' || hookEvent === 'PostToolUseFailure';
+  if (!isPost && hookEvent !== 'PreToolUse') return;
+  // What was on disk for this call while its hook ran: lets a reader that was not watching prove the
+  // call's shape later (README, "The channel"). Checked before the line is appended, so `checked_at`
+  // precedes the moment a watcher can see the event.
+  const recordPath = recordFileOf(base.transcript_path, base.session_id, optional(input.agent_id));
+  const found = recordPath === undefined ? undefined : checkOnDisk(recordPath, base.tool_use_id);
+  const evidence = found && {
+    ...found,
+    checked_at: Date.now(),
+    ...(recordPath !== base.transcript_path && recordPath !== undefined && recordPath.length <= MAX_PATH_LENGTH ? { record_path: recordPath } : {}),
+  };
+  if (isPost) {
+    appendChannelLine(dir, base.session_id, { ...head('post', firedAt), ...evidence, source: HOOK_SOURCE });
     return;
   }
-  if (hookEvent !== 'PreToolUse') return;
 
   const written = appendChannelLine(dir, base.session_id, {
     ...head('pre', firedAt),
+    ...evidence,
     prompt_id: optional(input.prompt_id),
     mode: args.probe ? 'probe' : 'announce',
     timeout_ms: args.timeoutMs,

@@ -87,6 +87,27 @@ describe('hook process: events', function () {
     assert.ok(!fs.readFileSync(file, 'utf8').includes('secret'));
   });
 
+  it('pre and post events say what was on disk for the call when the hook looked (the real transcript)', async () => {
+    const { claudeDir, env } = tempHome();
+    const { transcript, toolUseId, line } = realTranscript(claudeDir);
+    const all = fs.readFileSync(transcript, 'utf8').split('\n').filter(Boolean);
+    // PreToolUse while the record is held (the file ends before it), PostToolUse once it landed alone.
+    fs.writeFileSync(transcript, all.slice(0, line - 1).map((l) => `${l}\n`).join(''));
+    const before = Date.now();
+    await runHook({ env: { ...env, CLAUDE_CONFIG_DIR: claudeDir }, stdin: hookInput({ transcript_path: transcript, tool_use_id: toolUseId }) });
+    const sizeAtPre = fs.statSync(transcript).size;
+    fs.appendFileSync(transcript, `${all[line - 1]}\n`);
+    await runHook({ env: { ...env, CLAUDE_CONFIG_DIR: claudeDir }, stdin: hookInput({ hook_event_name: 'PostToolUse', transcript_path: transcript, tool_use_id: toolUseId }) });
+    const [pre, post] = events(path.join(claudeDir, 'transcript-lag', `${SID}.jsonl`));
+    if (pre?.event !== 'pre' || post?.event !== 'post') throw new Error(`pre then post, got ${pre?.event} ${post?.event}`);
+    assert.deepEqual([pre.record_on_disk, pre.result_on_disk, pre.bytes_on_disk], [false, false, sizeAtPre]);
+    assert.deepEqual([post.record_on_disk, post.result_on_disk, post.bytes_on_disk], [true, false, fs.statSync(transcript).size]);
+    for (const ev of [pre, post]) {
+      assert.ok(ev.checked_at! >= ev.at && ev.checked_at! >= before - 1000 && ev.checked_at! <= Date.now(), 'checked_at: when the hook looked, after it fired');
+      assert.equal(ev.record_path, undefined, 'the main transcript: no record_path');
+    }
+  });
+
   it('without CLAUDE_CONFIG_DIR writes under ~/.claude; --channel-dir overrides both', async () => {
     const { home, env } = tempHome();
     await runHook({ env, stdin: hookInput({}) });

@@ -24,8 +24,27 @@ const base = {
   source: z.string().max(200).optional(),
 };
 
+/**
+ * What was on disk for the call while its hook ran (pre and post events,
+ * optional: older hooks and other writers leave it out). A reader that was
+ * not watching proves a call's write shape from it (README, "The channel").
+ */
+const onDisk = {
+  /** Ms since epoch when the hook looked. */
+  checked_at: z.number().int().nonnegative().optional(),
+  /** Size in bytes of the file holding the call's record then, a partial last line included. */
+  bytes_on_disk: z.number().int().nonnegative().optional(),
+  /** The call's tool_use record was on disk; absent when the hook could not tell. */
+  record_on_disk: z.boolean().optional(),
+  /** A tool_result for the call was on disk; absent when the hook could not tell. */
+  result_on_disk: z.boolean().optional(),
+  /** The file looked in, when it is not `transcript_path` (a subagent's own transcript). */
+  record_path: z.string().min(1).max(4096).optional(),
+};
+
 export const preEventSchema = z.object({
   ...base,
+  ...onDisk,
   event: z.literal('pre'),
   prompt_id: z.string().max(200).optional(),
   /** `announce` reports only; `probe` also waits for its own call and reports a `wait`. */
@@ -36,6 +55,7 @@ export const preEventSchema = z.object({
 
 export const postEventSchema = z.object({
   ...base,
+  ...onDisk,
   event: z.literal('post'),
 });
 

@@ -1,0 +1,123 @@
+// Named imports, not `import * as`: esbuild would copy every export of the module at each start.
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { SAFE_SESSION_ID } from '../core/channel/constants';
+
+/**
+ * What was on disk, at one moment of a hook's life, for its own call: the
+ * evidence that lets a reader who was not watching tell later how the call's
+ * record reached disk (see the README's channel contract). One read of the
+ * file's last bytes, so it costs about as much as the stat it starts with.
+ */
+export interface OnDiskCheck {
+  /** Size of the file that holds the call's record (the subagent's own file for a subagent call), partial last line included. */
+  bytes_on_disk: number;
+  /** The call's tool_use record is on disk; absent when the check could not tell (record older than the bytes searched). */
+  record_on_disk?: boolean;
+  /** A tool_result for the call is on disk; absent when the check could not tell. */
+  result_on_disk?: boolean;
+}
+
+/** How far back from the end the check looks: the call is the newest thing in its transcript, so its lines sit near the end. */
+export const ON_DISK_WINDOW_BYTES = 4 * 1024 * 1024;
+/** Lines longer than this are judged by their position alone (an assistant tool_use record is small; a result may be huge). */
+const PARSE_LINE_BYTES = 1024 * 1024;
+const NEWLINE = 0x0a;
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
+type LineKind = 'record' | 'result' | 'other';
+
+/** What a line holding the id's bytes is, for the call `id`. */
+function kindOf(line: Buffer, id: string): LineKind {
+  if (line.length > PARSE_LINE_BYTES) {
+    // A line this long is a tool result (its output inline) or someone's text quoting the id: only the
+    // result key counts, and only when it names the id with nothing but a quote between.
+    return line.includes(`"tool_use_id":${JSON.stringify(id)}`) ? 'result' : 'other';
+  }
+  let rec: { type?: unknown; message?: { content?: unknown } };
+  try {
+    rec = JSON.parse(line.toString('utf8'));
+  } catch {
+    return 'other';
+  }
+  const content = rec?.message?.content;
+  if (!Array.isArray(content)) return 'other';
+  for (const b of content) {
+    if (!b || typeof b !== 'object') continue;
+    if (rec.type === 'assistant' && b.type === 'tool_use' && b.id === id) return 'record';
+    if (rec.type === 'user' && b.type === 'tool_result' && b.tool_use_id === id) return 'result';
+  }
+  return 'other';
+}
+
+/**
+ * Looks for the call's record and result among the last `windowBytes` of the
+ * file's complete lines. A partial last line is not on disk yet (no reader
+ * takes it). Never throws: a file that is missing, not a regular file or
+ * unreadable gives undefined (no evidence, which readers take as "unknown").
+ */
+export function checkOnDisk(path: string, toolUseId: string, windowBytes = ON_DISK_WINDOW_BYTES): OnDiskCheck | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, OPEN_FLAGS);
+    const st = fstatSync(fd);
+    if (!st.isFile()) return undefined;
+    const size = st.size;
+    const start = Math.max(0, size - windowBytes);
+    const buf = Buffer.allocUnsafe(size - start);
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, start + got);
+      if (n <= 0) break;
+      got += n;
+    }
+    const bytes = buf.subarray(0, got);
+    // Only complete lines: from the first line that starts inside the window to the last newline.
+    const from = start === 0 ? 0 : bytes.indexOf(NEWLINE) + 1;
+    const to = bytes.lastIndexOf(NEWLINE) + 1;
+    const complete = from > 0 || start === 0 ? bytes.subarray(from, Math.max(from, to)) : Buffer.alloc(0);
+    const needle = Buffer.from(JSON.stringify(toolUseId).slice(1, -1), 'utf8');
+    let record = false;
+    let result = false;
+    let at = complete.indexOf(needle);
+    while (at !== -1 && !(record && result)) {
+      const lineStart = complete.lastIndexOf(NEWLINE, at) + 1;
+      let lineEnd = complete.indexOf(NEWLINE, at);
+      if (lineEnd === -1) lineEnd = complete.length;
+      const kind = kindOf(complete.subarray(lineStart, lineEnd), toolUseId);
+      if (kind === 'record') record = true;
+      else if (kind === 'result') result = true;
+      at = complete.indexOf(needle, lineEnd);
+    }
+    // The whole file was searched: absence is proof. Otherwise a record older than the window is
+    // possible, so only its presence says something; a result always follows its record, so a
+    // record found means a missing result is not older than the window either.
+    const whole = start === 0;
+    const check: OnDiskCheck = { bytes_on_disk: size };
+    if (record || whole) check.record_on_disk = record;
+    if (result || record || whole) check.result_on_disk = result;
+    return check;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) {
+      try {
+        closeSync(fd);
+      } catch {
+        // already closed or never ours: nothing to do
+      }
+    }
+  }
+}
+
+/**
+ * The file that holds a call's record: a subagent's calls are written to
+ * `<session dir>/subagents/agent-<agent_id>.jsonl` beside the main transcript
+ * the hook input names. An agent id that could name another path is refused.
+ */
+export function recordFileOf(transcriptPath: string, sessionId: string, agentId: string | undefined): string | undefined {
+  if (agentId === undefined) return transcriptPath;
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(agentId) || !SAFE_SESSION_ID.test(sessionId)) return undefined;
+  const slash = transcriptPath.lastIndexOf('/');
+  if (slash === -1) return undefined;
+  return `${transcriptPath.slice(0, slash)}/${sessionId}/subagents/agent-${agentId}.jsonl`;
+}

@@ -104,7 +104,13 @@ export function renderTable(a: TranscriptAnalysis): string {
     row('oddities', `${c.duplicate_tool_uses} repeated tool_use records, ${c.orphan_results} results without a call`);
   }
   if (a.waits) {
-    row('waits', `${a.waits.seen} saw the call / ${a.waits.behind} ended behind${a.waits.error ? ` / ${a.waits.error} errors` : ''}${a.waits.unmatched ? ` (${a.waits.unmatched} for calls not in this file)` : ''}`);
+    // The field report's table, for this session.
+    out.push('');
+    out.push(...formatColumns([
+      ['session', 'waits that saw the call', 'waits that ended behind', 'errors'],
+      [a.session_id ?? '-', String(a.waits.seen), String(a.waits.behind), String(a.waits.error)],
+    ], []));
+    if (a.waits.unmatched) out.push(`(${a.waits.unmatched} waits for calls not in this file)`);
   }
   if (a.changes.length > 0) row('changed', a.changes.map((ch) => ch.kind).join(', ') + ' during the analysis');
   if (a.malformed_lines.length > 0) {
@@ -113,13 +119,16 @@ export function renderTable(a: TranscriptAnalysis): string {
   if (a.calls.length > 0) {
     out.push('');
     const header = ['line', 'result', 'shape', 'block', 'tool', 'tool_use_id'];
-    if (a.waits) header.push('wait');
+    if (a.waits) header.push('held', 'wait');
     const rows = a.calls.map((call) => callRow(call, a.waits !== undefined));
-    out.push(...formatColumns([header, ...rows]));
+    out.push(...formatColumns([header, ...rows], [0, 1, 3]));
     out.push('');
     out.push('shape: only what is proven. before_result: a trailer (run of metadata records) lies between the record');
-    out.push('and its result, or a seen wait (--channel) had the record on disk before the result. with_result: both');
-    out.push('on one line. unknown: neither; Claude Code does not write a trailer after every batch.');
+    out.push('and its result, or (--channel) a seen wait or the call\'s own hook had the record on disk before the result.');
+    out.push('with_result: both on one line, or (--channel) the watcher the call\'s PostToolUse hook left behind found');
+    out.push('record and result in one look.');
+    out.push('unknown: nothing proves it; Claude Code does not write a trailer after every batch.');
+    if (a.waits) out.push('held: hook fired -> record on disk, bounded by what the hook saw at PreToolUse and PostToolUse.');
   }
   return out.join('\n') + '\n';
 }
@@ -134,15 +143,24 @@ function callRow(call: AnalyzedCall, withWaits: boolean): string[] {
     call.tool_use_id,
   ];
   if (withWaits) {
+    cells.push(heldText(call.held_ms));
     cells.push(call.waits?.map((w) => `${w.outcome} (${w.polls} polls)`).join(', ') ?? '-');
   }
   return cells;
 }
 
-function formatColumns(rows: string[][]): string[] {
+/** "0–120 ms", "≥ 2.1 s", or "-" when the hook saw nothing that bounds it. */
+function heldText(held: AnalyzedCall['held_ms']): string {
+  if (!held) return '-';
+  const ms = (n: number) => (n < 1000 ? `${n} ms` : `${(n / 1000).toFixed(1)} s`);
+  return held.max_ms === null ? `>= ${ms(held.min_ms)}` : `${ms(held.min_ms)}-${ms(held.max_ms)}`;
+}
+
+/** Columns padded to their widest cell; the columns in `right` are aligned right (numbers). */
+function formatColumns(rows: string[][], right: number[]): string[] {
   const widths: number[] = [];
   for (const r of rows) r.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((r) => r.map((cell, i) => (i < 2 || i === 3 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd());
+  return rows.map((r) => r.map((cell, i) => (right.includes(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd());
 }
 
 function plural(n: number, one: string, many: string): string {

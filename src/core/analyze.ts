@@ -1,7 +1,7 @@
 import { joinChannel } from './analyze/channelJoin';
 import { readSegmentsInParallel } from './analyze/parallelRead';
 import type { RangeScanner } from './analyze/rangeScan';
-import { countShapes, proveShapesFromSeenWaits } from './analyze/shapes';
+import { countShapes, proveShapesFromHookSightings, proveShapesFromSeenWaits } from './analyze/shapes';
 import { TranscriptSummary } from './analyze/transcriptSummary';
 import type { TranscriptAnalysis } from './analyze/types';
 import type { Clock } from './clock';
@@ -110,7 +110,9 @@ export async function analyzeTranscript(opts: AnalyzeOptions): Promise<Transcrip
     const joined = await joinChannel(opts.channelPath, opts.files, opts.clock, (id) => summary.call(id));
     analysis.waits = joined.waits;
     analysis.channel = joined.channel;
-    if (proveShapesFromSeenWaits(analysis.calls) > 0) Object.assign(analysis.counts, countShapes(analysis.calls));
+    proveShapesFromSeenWaits(analysis.calls);
+    proveShapesFromHookSightings(analysis.calls, joined.sightings);
+    Object.assign(analysis.counts, countShapes(analysis.calls));
   }
   return analysis;
 }

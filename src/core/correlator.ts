@@ -57,6 +57,7 @@ export class Correlator {
     const out: EngineEvent[] = [];
     if (ev.event === 'pre') s.ingestPre(ev, observedAt, out);
     else if (ev.event === 'wait') s.ingestWait(ev, observedAt, out);
+    else if (ev.event === 'landed') s.ingestLanded(ev, observedAt);
     else s.ingestPost(ev, observedAt, out);
     s.pruneIfOverfull();
     return this.withSessionEvent(s, observedAt, out);

@@ -99,9 +99,11 @@ export interface SessionStats {
   lag_p50_ms: number | null;
   lag_p95_ms: number | null;
   lag_max_ms: number | null;
-  /** Write shapes: a call's record written before its result, or in the same batch. */
+  /** Write shapes: a call's record written before its result, or in the same batch (measured live, or proven by its hook's sightings). */
   shape_before_result: number;
   shape_with_result: number;
+  /** Calls written whose shape nothing proves (indexed as history without hook sightings). */
+  shape_unknown: number;
   malformed_lines: number;
 }
 

@@ -17,6 +17,7 @@ import {
   MAX_PATH_LENGTH,
 } from '../core/channel/constants';
 import { appendChannelLine, resolveChannelDir } from './channelWriter';
+import { LANDING_ARG, runLandingWatch, startLandingWatch } from './landingProcess';
 import { checkOnDisk, recordFileOf } from './onDiskCheck';
 import { probeTranscript } from './probe';
 import { parseHookInput, readStdin, type HookInput } from './stdin';
@@ -90,7 +91,7 @@ async function run(argv: string[]): Promise<void> {
   if (!base) return;
   const dir = resolveChannelDir(args.channelDir, process.env);
   // Key order (v, event, at first) only serves people reading the file.
-  const head = (event: 'pre' | 'post' | 'wait', at: number) => ({
+  const head = (event: 'pre' | 'post' | 'wait' | 'landed', at: number) => ({
     v: CHANNEL_SCHEMA_VERSION,
     event,
     at,
@@ -107,13 +108,20 @@ async function run(argv: string[]): Promise<void> {
   // precedes the moment a watcher can see the event.
   const recordPath = recordFileOf(base.transcript_path, base.session_id, optional(input.agent_id));
   const found = recordPath === undefined ? undefined : checkOnDisk(recordPath, base.tool_use_id);
+  const { complete_bytes: completeBytes, ...seen } = found ?? { complete_bytes: 0 };
   const evidence = found && {
-    ...found,
+    ...seen,
     checked_at: Date.now(),
     ...(recordPath !== base.transcript_path && recordPath !== undefined && recordPath.length <= MAX_PATH_LENGTH ? { record_path: recordPath } : {}),
   };
   if (isPost) {
-    appendChannelLine(dir, base.session_id, { ...head('post', firedAt), ...evidence, source: HOOK_SOURCE });
+    const posted = appendChannelLine(dir, base.session_id, { ...head('post', firedAt), ...evidence, source: HOOK_SOURCE });
+    // Neither record nor result on disk yet: whether the record lands with its result is decided after
+    // this hook exits (Claude Code appends the result once PostToolUse hooks have run). Watch for it
+    // from a detached process, so Claude Code does not wait for the answer.
+    if (posted && recordPath !== undefined && found?.record_on_disk === false && found.result_on_disk === false) {
+      startLandingWatch({ ...head('landed', 0), event: 'landed', record_path: recordPath, from_byte: completeBytes, channel_dir: dir });
+    }
     return;
   }
 
@@ -145,7 +153,8 @@ async function run(argv: string[]): Promise<void> {
 if (require.main === module) {
   // Whatever goes wrong, Claude Code must see a silent success.
   process.on('uncaughtException', () => process.exit(0));
-  run(process.argv.slice(2))
+  const argv = process.argv.slice(2);
+  (argv[0] === LANDING_ARG ? runLandingWatch(argv[1]) : run(argv))
     .catch(() => undefined)
     // stdin may still be open (a writer that never closes it): leave explicitly, always 0.
     .finally(() => process.exit(0));

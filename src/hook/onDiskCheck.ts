@@ -9,6 +9,8 @@ import { SAFE_SESSION_ID } from '../core/channel/constants';
  * file's last bytes, so it costs about as much as the stat it starts with.
  */
 export interface OnDiskCheck {
+  /** Where the file's complete lines ended: a record not on disk yet lands after it. Not in events. */
+  complete_bytes: number;
   /** Size of the file that holds the call's record (the subagent's own file for a subagent call), partial last line included. */
   bytes_on_disk: number;
   /** The call's tool_use record is on disk; absent when the check could not tell (record older than the bytes searched). */
@@ -24,14 +26,25 @@ const PARSE_LINE_BYTES = 1024 * 1024;
 const NEWLINE = 0x0a;
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
-type LineKind = 'record' | 'result' | 'other';
+export type LineKind = 'record' | 'result' | 'other';
 
-/** What a line holding the id's bytes is, for the call `id`. */
-function kindOf(line: Buffer, id: string): LineKind {
-  if (line.length > PARSE_LINE_BYTES) {
-    // A line this long is a tool result (its output inline) or someone's text quoting the id: only the
-    // result key counts, and only when it names the id with nothing but a quote between.
-    return line.includes(`"tool_use_id":${JSON.stringify(id)}`) ? 'result' : 'other';
+/** The id as its bytes appear inside a JSON string. */
+export function toolUseIdNeedle(id: string): Buffer {
+  return Buffer.from(JSON.stringify(id).slice(1, -1), 'utf8');
+}
+
+/**
+ * What a line holding the id's bytes is, for the call `id`. `partial`: only
+ * the line's first bytes are given (the rest was too long to keep).
+ */
+export function lineKind(line: Buffer, id: string, partial = false): LineKind {
+  if (partial || line.length > PARSE_LINE_BYTES) {
+    // Too long to parse: a tool result (its output inline), a record with a large input, or text quoting
+    // the id. Judged by the keys Claude Code writes first, compact, as they sit at the line's start.
+    const quoted = JSON.stringify(id);
+    if (line.includes(`"tool_use_id":${quoted}`) && line.includes('"role":"user"')) return 'result';
+    if (line.includes(`"type":"tool_use","id":${quoted}`) && line.includes('"role":"assistant"')) return 'record';
+    return 'other';
   }
   let rec: { type?: unknown; message?: { content?: unknown } };
   try {
@@ -75,7 +88,7 @@ export function checkOnDisk(path: string, toolUseId: string, windowBytes = ON_DI
     const from = start === 0 ? 0 : bytes.indexOf(NEWLINE) + 1;
     const to = bytes.lastIndexOf(NEWLINE) + 1;
     const complete = from > 0 || start === 0 ? bytes.subarray(from, Math.max(from, to)) : Buffer.alloc(0);
-    const needle = Buffer.from(JSON.stringify(toolUseId).slice(1, -1), 'utf8');
+    const needle = toolUseIdNeedle(toolUseId);
     let record = false;
     let result = false;
     let at = complete.indexOf(needle);
@@ -83,7 +96,7 @@ export function checkOnDisk(path: string, toolUseId: string, windowBytes = ON_DI
       const lineStart = complete.lastIndexOf(NEWLINE, at) + 1;
       let lineEnd = complete.indexOf(NEWLINE, at);
       if (lineEnd === -1) lineEnd = complete.length;
-      const kind = kindOf(complete.subarray(lineStart, lineEnd), toolUseId);
+      const kind = lineKind(complete.subarray(lineStart, lineEnd), toolUseId);
       if (kind === 'record') record = true;
       else if (kind === 'result') result = true;
       at = complete.indexOf(needle, lineEnd);
@@ -92,7 +105,7 @@ export function checkOnDisk(path: string, toolUseId: string, windowBytes = ON_DI
     // possible, so only its presence says something; a result always follows its record, so a
     // record found means a missing result is not older than the window either.
     const whole = start === 0;
-    const check: OnDiskCheck = { bytes_on_disk: size };
+    const check: OnDiskCheck = { complete_bytes: start + Math.max(from, to), bytes_on_disk: size };
     if (record || whole) check.record_on_disk = record;
     if (result || record || whole) check.result_on_disk = result;
     return check;

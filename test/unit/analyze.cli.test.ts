@@ -51,8 +51,10 @@ describe('CLI: transcript-lag analyze', () => {
       assert.deepEqual(printed.waits, { seen: 0, behind: 1, error: 0, unmatched: 0 });
       const table = capturingIo(tmp);
       assert.equal(await run([path.join(realDir, transcriptName), '--channel', channel], table.io), 0);
-      assert.match(table.out(), /^waits +0 saw the call \/ 1 ended behind/m);
-      assert.match(table.out(), /toolu_field001r +behind \(50 polls\)/);
+      // The field report's table, for this session.
+      assert.match(table.out(), /^session +waits that saw the call +waits that ended behind +errors$/m);
+      assert.match(table.out(), /^31fe55b3-cdf5-46f4-87b6-e09ef369569a +0 +1 +0$/m);
+      assert.match(table.out(), /toolu_field001r +- +behind \(50 polls\)/);
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
     }

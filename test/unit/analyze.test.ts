@@ -255,7 +255,7 @@ describe('analyze: --channel join', () => {
     );
     const a: TranscriptAnalysis = await analyze(transcript, { channelPath: channel });
     assert.deepEqual(a.waits, { seen: 1, behind: 2, error: 0, unmatched: 1 });
-    assert.deepEqual(a.channel!.events, { pre: 2, post: 0, wait: 3 });
+    assert.deepEqual(a.channel!.events, { pre: 2, post: 0, wait: 3, landed: 0 });
     assert.equal(a.channel!.lines, 8);
     assert.equal(Object.values(a.channel!.skipped).reduce((x, y) => x + y, 0), 3);
     const [c1, c2] = a.calls;

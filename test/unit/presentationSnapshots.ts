@@ -5,7 +5,7 @@ import type { CallSnapshot, SessionSnapshot } from '../../src/core/snapshot';
 export function stats(over: Partial<SessionStats> = {}): SessionStats {
   return {
     waits_seen: 0, waits_behind: 0, held_now: 0, calls_written: 0, lag_p50_ms: null, lag_p95_ms: null,
-    lag_max_ms: null, shape_before_result: 0, shape_with_result: 0, malformed_lines: 0, ...over,
+    lag_max_ms: null, shape_before_result: 0, shape_with_result: 0, shape_unknown: 0, malformed_lines: 0, ...over,
   };
 }
 

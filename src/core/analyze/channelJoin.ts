@@ -1,5 +1,6 @@
 import type { ChannelLine } from '../channel/reader';
 import type { Clock } from '../clock';
+import type { HookSighting, LandingSighting } from '../hookEvidence';
 import type { FileAccess } from '../fileAccess';
 import { FileTail } from '../tail';
 import type { AnalyzedCall, ChannelSummary, WaitSummary } from './types';
@@ -15,7 +16,7 @@ export async function joinChannel(
   files: FileAccess,
   clock: Clock,
   callOf: (toolUseId: string) => AnalyzedCall | undefined,
-): Promise<{ waits: WaitSummary; channel: ChannelSummary }> {
+): Promise<{ waits: WaitSummary; channel: ChannelSummary; sightings: Map<string, CallSightings> }> {
   // The channel reader validates with zod (~750 KB bundled): required only when a
   // channel file is joined, so `analyze` without --channel never loads it (the
   // CLI's build makes it a bundle of its own, see scripts/build.mjs).
@@ -23,7 +24,8 @@ export async function joinChannel(
   const scanner = createChannelScanner();
   const tail = new FileTail<ChannelLine>({ path: channelPath, files, clock, scanner });
   const waits: WaitSummary = { seen: 0, behind: 0, error: 0, unmatched: 0 };
-  const channel: ChannelSummary = { file: channelPath, lines: 0, events: { pre: 0, post: 0, wait: 0 }, skipped: {} };
+  const channel: ChannelSummary = { file: channelPath, lines: 0, events: { pre: 0, post: 0, wait: 0, landed: 0 }, skipped: {} };
+  const sightings = new Map<string, CallSightings>();
   try {
     // Channel files are small (a few hundred bytes per event): one read takes all of it.
     const read = await tail.read();
@@ -36,8 +38,17 @@ export async function joinChannel(
       const event = scan.event;
       channel.events[event.event] += 1;
       const call = callOf(event.tool_use_id);
-      if (event.event === 'pre') {
-        if (call && call.hook_fired_at === undefined) call.hook_fired_at = event.at;
+      if (event.event === 'pre' || event.event === 'post' || event.event === 'landed') {
+        if (!call) continue;
+        if (event.event === 'pre' && (call.hook_fired_at === undefined || event.at < call.hook_fired_at)) call.hook_fired_at = event.at;
+        let seen = sightings.get(call.tool_use_id);
+        if (!seen) sightings.set(call.tool_use_id, (seen = {}));
+        // The earliest of each: a duplicated line must not change the verdict.
+        if (event.event === 'landed') {
+          if (!seen.landed || event.at < seen.landed.at) seen.landed = event;
+        } else if (!seen[event.event] || event.at < seen[event.event]!.at) {
+          seen[event.event] = event;
+        }
       } else if (event.event === 'wait') {
         waits[event.outcome] += 1;
         if (!call) {
@@ -57,5 +68,12 @@ export async function joinChannel(
   } finally {
     await tail.close();
   }
-  return { waits, channel };
+  return { waits, channel, sightings };
+}
+
+/** The earliest pre and post event of a call, with what each saw on disk. */
+export interface CallSightings {
+  pre?: HookSighting;
+  post?: HookSighting;
+  landed?: LandingSighting;
 }

@@ -1,3 +1,5 @@
+import { verdictFromHook } from '../hookEvidence';
+import type { CallSightings } from './channelJoin';
 import type { AnalyzedCall, InferredShape, ShapeEvidence, TrailerRun } from './types';
 
 /**
@@ -65,6 +67,25 @@ export function proveShapesFromSeenWaits(calls: readonly AnalyzedCall[]): number
     }
   }
   return upgraded;
+}
+
+/**
+ * What each call's own hook saw on disk (src/core/hookEvidence.ts): bounds on
+ * how long it was held, and its shape where the file and the waits left it
+ * unknown. The file's proof comes first: a trailer between record and result
+ * is a write between them, whatever the hook inferred.
+ */
+export function proveShapesFromHookSightings(calls: readonly AnalyzedCall[], sightings: ReadonlyMap<string, CallSightings>): void {
+  for (const call of calls) {
+    const seen = sightings.get(call.tool_use_id);
+    if (!seen) continue;
+    const verdict = verdictFromHook(seen.pre, seen.post, seen.landed);
+    if (verdict.held) call.held_ms = verdict.held;
+    if (call.shape === 'unknown' && verdict.shape !== undefined) {
+      call.shape = verdict.shape;
+      call.shape_evidence = 'hook_on_disk';
+    }
+  }
 }
 
 /** The shape counts of `counts`, from the calls as they now stand. */

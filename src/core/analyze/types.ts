@@ -19,7 +19,7 @@ import type { TailChange } from '../tailTypes';
 export type InferredShape = 'with_result' | 'before_result' | 'unknown';
 
 /** What proves a known shape: a trailer between, a `seen` wait (--channel), or one line holding both. */
-export type ShapeEvidence = 'trailer' | 'seen_wait' | 'same_line';
+export type ShapeEvidence = 'trailer' | 'seen_wait' | 'same_line' | 'hook_on_disk';
 
 export type WaitOutcome = 'seen' | 'behind' | 'error';
 
@@ -56,6 +56,12 @@ export interface AnalyzedCall {
   waits?: CallWait[];
   /** With --channel: when the PreToolUse hook fired (ms since epoch), from its `pre` event. */
   hook_fired_at?: number;
+  /**
+   * With --channel: how long the call was held (hook fired → record on disk),
+   * bounded by what its hook saw on disk at PreToolUse and PostToolUse
+   * (src/core/hookEvidence.ts). max_ms null: not bounded from above.
+   */
+  held_ms?: { min_ms: number; max_ms: number | null };
 }
 
 export interface TrailerRun {
@@ -83,7 +89,7 @@ export interface WaitSummary {
 export interface ChannelSummary {
   file: string;
   lines: number;
-  events: { pre: number; post: number; wait: number };
+  events: { pre: number; post: number; wait: number; landed: number };
   /** Lines that were not a valid event, by kind (malformed, invalid, unknown-version, …). */
   skipped: Record<string, number>;
 }

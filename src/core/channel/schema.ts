@@ -75,9 +75,24 @@ export const waitEventSchema = z.object({
   error: z.string().max(500).optional(),
 });
 
-export const channelEventSchema = z.discriminatedUnion('event', [preEventSchema, postEventSchema, waitEventSchema]);
+/**
+ * The call's record reached disk after its PostToolUse hook had looked and not
+ * found it (our hook watches for it from a detached process). `at`: when the
+ * look that found it ran.
+ */
+export const landedEventSchema = z.object({
+  ...base,
+  event: z.literal('landed'),
+  /** The look that found the record's line also found its result's: one write, as far as a reader can tell. */
+  with_result: z.boolean(),
+  /** The file watched, when it is not `transcript_path` (a subagent's own transcript). */
+  record_path: z.string().min(1).max(4096).optional(),
+});
+
+export const channelEventSchema = z.discriminatedUnion('event', [preEventSchema, postEventSchema, waitEventSchema, landedEventSchema]);
 
 export type PreEvent = z.infer<typeof preEventSchema>;
 export type PostEvent = z.infer<typeof postEventSchema>;
 export type WaitEvent = z.infer<typeof waitEventSchema>;
+export type LandedEvent = z.infer<typeof landedEventSchema>;
 export type ChannelEvent = z.infer<typeof channelEventSchema>;

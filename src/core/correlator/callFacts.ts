@@ -1,3 +1,7 @@
+import type { HeldBounds, HookSighting, LandingSighting } from '../hookEvidence';
+import { verdictFromHook } from '../hookEvidence';
+import type { CallShape } from '../snapshot';
+
 /**
  * What the correlator knows about one call: facts merged so that the result
  * does not depend on the order they arrived in. Where two observations of the
@@ -50,6 +54,30 @@ export interface CallFacts {
   /** Canonical wait per reporting source. */
   waits: Map<string, WaitFact>;
   postAt?: number;
+  /** What the call's own hook saw on disk: the earliest pre and post that said, and the landing its watcher saw. */
+  preSighting?: HookSighting;
+  postSighting?: HookSighting;
+  landed?: LandingSighting;
+}
+
+/**
+ * The call's shape and held bounds. A record observed live was measured: the
+ * read that brought it did or did not bring its result. One indexed as
+ * history has only its hook's sightings to go by (../hookEvidence.ts).
+ */
+export function evidenceOf(call: CallFacts): { shape: CallShape; held?: HeldBounds } | undefined {
+  const w = call.written;
+  if (!w) return undefined;
+  if (!w.historical) return { shape: w.withResult ? 'with_result' : 'before_result' };
+  const verdict = verdictFromHook(call.preSighting, call.postSighting, call.landed);
+  return { shape: verdict.shape ?? 'unknown', ...(verdict.held ? { held: verdict.held } : {}) };
+}
+
+/** The earlier of two sightings of one kind: the result must not depend on arrival order. */
+export function earlierSighting<T extends { at: number }>(known: T | undefined, next: T): T {
+  if (!known || next.at < known.at) return next;
+  if (next.at > known.at) return known;
+  return JSON.stringify(next) < JSON.stringify(known) ? next : known;
 }
 
 /** Negative when `a` comes first in the canonical order. */

@@ -2,7 +2,8 @@ import type { EngineEvent, SessionStats } from '../engineEvents';
 import type { ScanResult, ScannedRecord } from '../records';
 import type { SessionSnapshot } from '../snapshot';
 import type { TailRead } from '../tailTypes';
-import type { PostEvent, PreEvent, WaitEvent } from '../channel/schema';
+import type { LandedEvent, PostEvent, PreEvent, WaitEvent } from '../channel/schema';
+import { type HookSighting, type LandingSighting, verdictFromHook } from '../hookEvidence';
 import { KeyedCounter, LagWindow } from '../stats';
 import {
   type CallFacts,
@@ -11,6 +12,8 @@ import {
   type WrittenObservation,
   compareObservations,
   compareWaits,
+  earlierSighting,
+  evidenceOf,
   lagOf,
   parseTimestamp,
 } from './callFacts';
@@ -44,6 +47,22 @@ export interface SessionLimits {
 interface Tombstone {
   observedAt: number | null;
   fired: boolean;
+  /** Indexed as history: its shape can still be proven by hook sightings that arrive late. */
+  historical: boolean;
+  pre?: HookSighting;
+  post?: HookSighting;
+  landed?: LandingSighting;
+}
+
+/** The on-disk sighting a pre or post event carries, when it carries one. */
+function sightingOf(ev: PreEvent | PostEvent): HookSighting | undefined {
+  if (ev.checked_at === undefined && ev.record_on_disk === undefined) return undefined;
+  return {
+    at: ev.at,
+    ...(ev.checked_at !== undefined ? { checked_at: ev.checked_at } : {}),
+    ...(ev.record_on_disk !== undefined ? { record_on_disk: ev.record_on_disk } : {}),
+    ...(ev.result_on_disk !== undefined ? { result_on_disk: ev.result_on_disk } : {}),
+  };
 }
 
 type Keyed<T> = { key: Observation; value: T };
@@ -103,7 +122,9 @@ export class SessionState {
     // The smallest path, not the first: the snapshot must not depend on arrival order.
     if (!this.hookPath || ev.transcript_path < this.hookPath) this.hookPath = ev.transcript_path;
     const tomb = this.tombstones.get(ev.tool_use_id);
+    const sighting = sightingOf(ev);
     if (tomb) {
+      if (sighting) this.sightTomb(ev.tool_use_id, tomb, { pre: earlierSighting(tomb.pre, sighting) });
       if (!tomb.fired && tomb.observedAt !== null) {
         tomb.fired = true;
         const lag = Math.max(0, tomb.observedAt - ev.at);
@@ -121,6 +142,10 @@ export class SessionState {
     c.timeoutMs ??= ev.timeout_ms;
     c.hookMode ??= ev.mode;
     c.hookTranscriptPath ??= ev.transcript_path;
+    if (sighting) {
+      c.preSighting = earlierSighting(c.preSighting, sighting);
+      this.countShape(c);
+    }
     if (!c.written) {
       if (first) out.push({ ...this.base(ev), event: 'held', at: ev.at, ...(ev.timeout_ms ? { timeout_ms: ev.timeout_ms } : {}) });
       return;
@@ -163,12 +188,50 @@ export class SessionState {
 
   ingestPost(ev: PostEvent, observedAt: number, out: EngineEvent[]): void {
     this.touch(observedAt);
-    if (this.tombstones.has(ev.tool_use_id)) return;
+    const sighting = sightingOf(ev);
+    const tomb = this.tombstones.get(ev.tool_use_id);
+    if (tomb) {
+      if (sighting) this.sightTomb(ev.tool_use_id, tomb, { post: earlierSighting(tomb.post, sighting) });
+      return;
+    }
     const c = this.call(ev.tool_use_id);
     c.toolName ??= ev.tool_name;
+    if (sighting) {
+      c.postSighting = earlierSighting(c.postSighting, sighting);
+      this.countShape(c);
+    }
     const first = c.postAt === undefined;
     if (first || ev.at < (c.postAt as number)) c.postAt = ev.at;
     if (first) out.push({ ...this.base(ev), event: 'post', at: ev.at });
+  }
+
+  /** The watcher our post hook left behind saw the record land (see ../hookEvidence.ts). */
+  ingestLanded(ev: LandedEvent, observedAt: number): void {
+    this.touch(observedAt);
+    const landing: LandingSighting = { at: ev.at, with_result: ev.with_result };
+    const tomb = this.tombstones.get(ev.tool_use_id);
+    if (tomb) {
+      this.sightTomb(ev.tool_use_id, tomb, { landed: earlierSighting(tomb.landed, landing) });
+      return;
+    }
+    const c = this.call(ev.tool_use_id);
+    c.toolName ??= ev.tool_name;
+    c.landed = earlierSighting(c.landed, landing);
+    this.countShape(c);
+  }
+
+  /** Counts a call's shape once it is known: measured live, or proven for history by its hook's sightings. */
+  private countShape(c: CallFacts): void {
+    const shape = evidenceOf(c)?.shape;
+    if (shape === 'with_result' || shape === 'before_result') this.shapes.set(c.id, shape === 'with_result' ? 'with' : 'before');
+  }
+
+  /** A late sighting of a call already pruned: its shape still counts, from what the tombstone kept. */
+  private sightTomb(id: string, tomb: Tombstone, sighting: Pick<Tombstone, 'pre' | 'post' | 'landed'>): void {
+    Object.assign(tomb, sighting);
+    if (!tomb.historical) return;
+    const shape = verdictFromHook(tomb.pre, tomb.post, tomb.landed).shape;
+    if (shape !== undefined) this.shapes.set(id, shape === 'with_result' ? 'with' : 'before');
   }
 
   ingestTranscript(input: TranscriptInput, out: EngineEvent[]): void {
@@ -226,7 +289,7 @@ export class SessionState {
     if (first) this.writtenCount++;
     const lag = lagOf(c);
     if (lag !== null) this.lags.set(id, lag);
-    if (!obs.historical) this.shapes.set(id, obs.withResult ? 'with' : 'before');
+    this.countShape(c);
     if (!first || obs.historical) return;
     out.push({
       ...this.callBase(c, obs.path),
@@ -287,6 +350,7 @@ export class SessionState {
       lag_max_ms: lag.max,
       shape_before_result: this.shapes.count('before'),
       shape_with_result: this.shapes.count('with'),
+      shape_unknown: Math.max(0, this.writtenCount - this.shapes.count('before') - this.shapes.count('with')),
       malformed_lines: this.disk.malformedLines(),
     };
   }
@@ -355,7 +419,14 @@ export class SessionState {
 
   private bury(c: CallFacts): void {
     this.calls.delete(c.id);
-    this.tombstones.set(c.id, { observedAt: c.written && !c.written.historical ? c.written.observedAt : null, fired: c.firedAt !== undefined });
+    this.tombstones.set(c.id, {
+      observedAt: c.written && !c.written.historical ? c.written.observedAt : null,
+      fired: c.firedAt !== undefined,
+      historical: c.written?.historical === true,
+      ...(c.preSighting ? { pre: c.preSighting } : {}),
+      ...(c.postSighting ? { post: c.postSighting } : {}),
+      ...(c.landed ? { landed: c.landed } : {}),
+    });
     while (this.tombstones.size > this.limits.rememberedCalls) this.tombstones.delete(this.tombstones.keys().next().value as string);
   }
 

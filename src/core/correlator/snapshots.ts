@@ -1,6 +1,6 @@
 import type { HeldEvent } from '../engineEvents';
 import type { CallSnapshot } from '../snapshot';
-import { type CallFacts, type WrittenObservation, compareObservations, lagOf, primaryWait } from './callFacts';
+import { type CallFacts, type WrittenObservation, compareObservations, evidenceOf, lagOf, primaryWait } from './callFacts';
 
 /** Written calls, newest first (by when their record was observed). */
 export function sortedRecent(calls: Iterable<CallFacts>): CallFacts[] {
@@ -27,7 +27,11 @@ export function callSnapshot(sessionId: string, c: CallFacts): CallSnapshot {
     snap.observed_at = w.observedAt;
     snap.record_at = w.recordAt;
     snap.lag_ms = lagOf(c);
-    snap.shape = w.historical ? 'unknown' : w.withResult ? 'with_result' : 'before_result';
+    const evidence = evidenceOf(c);
+    if (evidence) {
+      snap.shape = evidence.shape;
+      if (evidence.held && snap.lag_ms === null) snap.lag_bounds = evidence.held;
+    }
     snap.with_result = snap.shape === 'with_result';
   }
   const path = w?.path ?? c.hookTranscriptPath;

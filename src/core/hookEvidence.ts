@@ -1,0 +1,73 @@
+/**
+ * A call's write shape and how long it was held, proven from what its own hook
+ * saw on disk (the `pre` / `post` events' on-disk fields, written by
+ * src/hook/onDiskCheck.ts). One rule for the live engine, a window opened
+ * after the fact and `analyze --channel`, so they never disagree.
+ *
+ * The rule rests on the order Claude Code runs things in, checked against the
+ * real CLI by the field suite (test/field): PreToolUse runs before the tool,
+ * and the tool's result is appended to the transcript only after PostToolUse
+ * has run. So:
+ * - record on disk at PreToolUse, or at PostToolUse with no result yet: the
+ *   record reached disk before its result (`before_result`);
+ * - neither on disk at PostToolUse: only what happens after the hook exits
+ *   decides, so the hook leaves a watcher behind (src/hook/landingWatch.ts)
+ *   whose `landed` event says whether the look that found the record's line
+ *   also found its result's: `with_result` if so, else `before_result`.
+ * Anything else (no evidence, no `landed` event after a miss at PostToolUse,
+ * a result already on disk at PostToolUse without an earlier sighting) proves
+ * nothing: the shape stays unknown.
+ */
+
+/** What one hook event says was on disk for its call. */
+export interface HookSighting {
+  /** When the hook fired (`at`). */
+  at: number;
+  checked_at?: number;
+  record_on_disk?: boolean;
+  result_on_disk?: boolean;
+}
+
+/** What the watcher a post hook left behind saw when the record landed. */
+export interface LandingSighting {
+  /** When the look that found the record ran. */
+  at: number;
+  with_result: boolean;
+}
+
+export interface HeldBounds {
+  /** Held at least this long (hook fired → record on disk). */
+  min_ms: number;
+  /** Held at most this long; null when nothing bounds it from above. */
+  max_ms: number | null;
+}
+
+export interface EvidenceVerdict {
+  shape?: 'before_result' | 'with_result';
+  /** Present when the pre event's fire time anchors them. */
+  held?: HeldBounds;
+}
+
+/** Ms from the pre hook firing to a later look, never below 0. */
+function since(pre: HookSighting, look: HookSighting): number | undefined {
+  return look.checked_at === undefined ? undefined : Math.max(0, look.checked_at - pre.at);
+}
+
+export function verdictFromHook(pre: HookSighting | undefined, post: HookSighting | undefined, landed?: LandingSighting): EvidenceVerdict {
+  const verdict: EvidenceVerdict = {};
+  const preSaw = pre?.record_on_disk;
+  const postSaw = post?.record_on_disk;
+  const postMissed = postSaw === false && post?.result_on_disk === false;
+  if (preSaw === true) verdict.shape = 'before_result';
+  else if (postSaw === true && post?.result_on_disk === false) verdict.shape = 'before_result';
+  else if (postMissed && landed !== undefined) verdict.shape = landed.with_result ? 'with_result' : 'before_result';
+
+  if (pre === undefined) return verdict;
+  const atPre = since(pre, pre);
+  const atPost = post === undefined ? undefined : since(pre, post);
+  if (preSaw === true && atPre !== undefined) verdict.held = { min_ms: 0, max_ms: atPre };
+  else if (postSaw === true && atPost !== undefined) verdict.held = { min_ms: preSaw === false && atPre !== undefined ? atPre : 0, max_ms: atPost };
+  else if (postMissed && atPost !== undefined) verdict.held = { min_ms: atPost, max_ms: landed === undefined ? null : Math.max(atPost, landed.at - pre.at) };
+  else if (preSaw === false && atPre !== undefined) verdict.held = { min_ms: atPre, max_ms: null };
+  return verdict;
+}

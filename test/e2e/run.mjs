@@ -12,7 +12,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { keepPageOnLoopback, launchChromium } from '../../scripts/codeServer/browser.mjs';
+import { chromiumPath, keepPageOnLoopback, launchChromium } from '../../scripts/codeServer/browser.mjs';
+import { isMissingTool, requireCommands } from '../../scripts/lib/missingTool.mjs';
 import { installExtension, startCodeServer, workbenchUrl } from '../../scripts/codeServer/server.mjs';
 import {
   appendRecords, hookCommandFromSettings, installHook, lineCount, makeScenario, preToolUsePayload, runHookCommand, transcriptRecords,
@@ -83,6 +84,9 @@ async function main() {
     console.error(`[e2e] no result after ${WATCHDOG_MS} ms: giving up`);
     process.exit(1);
   }, WATCHDOG_MS).unref();
+  // Before packaging: a missing tool fails in a second, not minutes in.
+  chromiumPath();
+  requireCommands(['python3'], ['python3'], 'lists the VSIX');
   console.log('[e2e] packaging the VSIX');
   const vsix = packageVsix();
   await step('the VSIX holds only what the installed extension needs, within 300 KB', async () => checkVsixContents(vsix));
@@ -232,7 +236,7 @@ async function main() {
 main().then(
   (code) => process.exit(code),
   (err) => {
-    console.error(`[e2e] ${err instanceof Error ? err.stack : err}`);
+    console.error(isMissingTool(err) ? err.message : `[e2e] ${err instanceof Error ? err.stack : err}`);
     process.exit(1);
   },
 );

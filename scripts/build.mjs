@@ -1,6 +1,7 @@
 // Bundles the entry points. CommonJS, platform node, target node18: the
 // extension host of VS Code 1.90 runs Node 18, and Claude Code may run the hook
 // with whatever `node` the user has.
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 
@@ -30,17 +31,34 @@ const cliLazyModules = {
   'src/cli/analyze.ts': 'dist/cli-analyze.js',
   'src/cli/watch.ts': 'dist/cli-watch.js',
   'src/cli/installHook.ts': 'dist/cli-install-hook.js',
-  'src/core/channel/reader.ts': 'dist/cli-channel-reader.js',
 };
 const lazyBundleOf = new Map(Object.entries(cliLazyModules).map(([entry, outfile]) => [path.resolve(entry), outfile]));
+// The CLI's heavy parts (zod, chokidar, jsonc-parser) are the extension's engine bundle,
+// dist/engine.js, which exports each of these modules' names the CLI uses
+// (src/vscode/engineModule.ts): any import or require of one from a CLI bundle becomes a
+// require of dist/engine.js, so the CLI ships in the VSIX beside the extension for a few
+// KiB of its own.
+const cliFromEngineBundle = new Set(
+  ['src/core/engine.ts', 'src/platform/chokidarChangeSource.ts', 'src/platform/hookInstaller.ts', 'src/core/channel/reader.ts'].map((entry) => path.resolve(entry)),
+);
+// The build checks what the CLI relies on: engineModule.ts exports each of them whole.
+const engineModuleSource = fs.readFileSync('src/vscode/engineModule.ts', 'utf8');
+for (const file of cliFromEngineBundle) {
+  const specifier = path.relative('src/vscode', file).replace(/\\/g, '/').replace(/\.ts$/, '');
+  if (!engineModuleSource.includes(`export * from '${specifier}';`)) {
+    throw new Error(`src/vscode/engineModule.ts must \`export * from '${specifier}'\`: the CLI's bundles take it from dist/engine.js`);
+  }
+}
 const cliLazyBundles = {
   name: 'cli-lazy-bundles',
   setup(build) {
     build.onResolve({ filter: /^\./ }, async (args) => {
-      if (args.kind !== 'require-call' || args.pluginData?.cliLazyBundles) return undefined;
+      if (args.pluginData?.cliLazyBundles) return undefined;
+      if (args.kind !== 'require-call' && args.kind !== 'import-statement') return undefined;
       const resolved = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { cliLazyBundles: true } });
-      const outfile = lazyBundleOf.get(resolved.path);
       // Every bundle of the CLI lies in dist/, so the sibling is found beside the requiring one.
+      if (cliFromEngineBundle.has(resolved.path)) return { path: './engine.js', external: true };
+      const outfile = args.kind === 'require-call' ? lazyBundleOf.get(resolved.path) : undefined;
       return outfile ? { path: `./${path.basename(outfile)}`, external: true } : undefined;
     });
   },

@@ -17,7 +17,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadRecording, replayRecording } from '../test/field/replay.mjs';
+import { loadRecording, replayRecording } from './lib/replay.mjs';
+import { failAndExit } from './lib/missingTool.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const RECORDINGS = ['interactive-parallel-probe-slow.jsonl', 'print-single-probe.jsonl', 'interactive-single-probe.jsonl'];
@@ -146,7 +147,4 @@ async function main() {
   say('replay finished; Ctrl-C to stop');
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+main().catch((err) => failAndExit('demo: ', err));

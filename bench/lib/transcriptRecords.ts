@@ -1,6 +1,6 @@
 /**
  * Records shaped like the ones Claude Code 2.1.332 writes (see
- * ../shared/fixtures/real/*.jsonl): same keys in the same order, compact JSON,
+ * the transcripts in test/fixtures/real/): same keys in the same order, compact JSON,
  * raw UTF-8. Key order matters to a streaming scanner that stops early, so the
  * benchmark must not feed it friendlier records than the real ones.
  */

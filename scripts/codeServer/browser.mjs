@@ -2,15 +2,16 @@
 // browser is an error, never a skip: the suites that need it must not pass vacuously.
 import * as fs from 'node:fs';
 import { chromium } from 'playwright-core';
+import { aptInstall, findCommand, MissingToolError, missingTool } from '../lib/missingTool.mjs';
 
 export function chromiumPath() {
-  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean);
-  const found = candidates.find((p) => fs.existsSync(p));
-  if (!found) {
-    throw new Error(
-      `Chromium not found (looked at ${candidates.join(', ')}). Install the Debian package \`chromium\` (see .ci/run) or set CHROMIUM_PATH.`,
-    );
+  const given = process.env.CHROMIUM_PATH;
+  if (given) {
+    if (!fs.existsSync(given)) throw new MissingToolError(`CHROMIUM_PATH=${given} does not exist: unset it to use chromium from PATH (${aptInstall(['chromium'])})`);
+    return given;
   }
+  const found = findCommand('chromium') ?? findCommand('chromium-browser');
+  if (!found) throw missingTool('chromium', ['chromium'], 'or set CHROMIUM_PATH');
   return found;
 }
 

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { isMissingTool, missingTool } from '../lib/missingTool.mjs';
 
 export const CODE_SERVER_VERSION = '4.100.3';
 
@@ -21,8 +22,11 @@ const RIPGREP_TAG = 'v13.0.0-10';
 const RIPGREP_TARGET = 'x86_64-unknown-linux-musl';
 
 // Packages the install needs from the OS. .ci/run installs them via apt; here we
-// only check, so that a missing one fails with a clear message.
-const REQUIRED_COMMANDS = ['rg', 'g++', 'make', 'python3', 'tar'];
+// only check, so that a missing one fails with a clear message. Command → Debian package;
+// the -dev libraries node-gyp links against have no command to look for, so the
+// message's apt-get line names them too.
+const REQUIRED_COMMANDS = { rg: 'ripgrep', 'g++': 'build-essential', make: 'build-essential', python3: 'python3', 'pkg-config': 'pkg-config', tar: 'tar' };
+const NATIVE_BUILD_LIBRARIES = ['libkrb5-dev', 'libsecret-1-dev', 'libxkbfile-dev', 'libx11-dev'];
 
 export function cacheRoot() {
   return process.env.TRANSCRIPT_LAG_CACHE || path.join(os.homedir(), '.cache', 'transcript-lag');
@@ -53,7 +57,7 @@ function which(cmd) {
 
 function seedRipgrepCache(tmpDir, log) {
   const rg = which('rg');
-  if (!rg) throw new Error('ripgrep (`rg`) not found: install the Debian package `ripgrep` (see .ci/run)');
+  if (!rg) throw missingTool('rg', ['ripgrep'], 'code-server needs it');
   const cacheDir = path.join(tmpDir, `vscode-ripgrep-cache-${RIPGREP_PACKAGE_VERSION}`);
   const asset = path.join(cacheDir, `ripgrep-${RIPGREP_TAG}-${RIPGREP_TARGET}.tar.gz`);
   if (fs.existsSync(asset)) return;
@@ -78,9 +82,10 @@ export function ensureCodeServer({ log = (m) => console.error(`[code-server] ${m
   if (isInstalled()) return codeServerEntry();
   const major = Number(process.versions.node.split('.')[0]);
   if (major !== 20) throw new Error(`code-server ${CODE_SERVER_VERSION} needs Node 20; this is Node ${process.versions.node}`);
-  const missing = REQUIRED_COMMANDS.filter((c) => !which(c));
+  const missing = Object.keys(REQUIRED_COMMANDS).filter((c) => !which(c));
   if (missing.length) {
-    throw new Error(`cannot install code-server: missing ${missing.join(', ')} (run the apt-get line in .ci/run)`);
+    const packages = [...new Set(missing.map((c) => REQUIRED_COMMANDS[c])), ...NATIVE_BUILD_LIBRARIES];
+    throw missingTool(missing.join(', '), packages, `needed to install code-server ${CODE_SERVER_VERSION}`);
   }
   const dir = codeServerDir();
   fs.rmSync(dir, { recursive: true, force: true });
@@ -121,7 +126,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   try {
     console.log(ensureCodeServer());
   } catch (err) {
-    console.error(`[code-server] ${err instanceof Error ? err.message : err}`);
+    console.error(isMissingTool(err) ? err.message : `[code-server] ${err instanceof Error ? err.message : err}`);
     process.exit(1);
   }
 }

@@ -12,7 +12,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { keepPageOnLoopback, launchChromium } from '../../scripts/codeServer/browser.mjs';
+import { chromiumPath, keepPageOnLoopback, launchChromium } from '../../scripts/codeServer/browser.mjs';
+import { isMissingTool, requireCommands } from '../../scripts/lib/missingTool.mjs';
 import { installExtension, startCodeServer, workbenchUrl } from '../../scripts/codeServer/server.mjs';
 import {
   appendRecords, hookCommandFromSettings, installHook, lineCount, makeScenario, preToolUsePayload, runHookCommand, transcriptRecords,
@@ -55,8 +56,9 @@ function packageVsix() {
 }
 
 /**
- * The allow-list in .vscodeignore is the contract: dist bundles, media, docs images, README,
- * CHANGELOG, LICENSE and the channel schema; never sources, tests, maps or node_modules.
+ * The allow-list in .vscodeignore is the contract: dist bundles (the extension's and the CLI's),
+ * media, docs images, README, CHANGELOG, LICENSE and the channel schema; never sources, tests,
+ * maps or node_modules.
  * Python's zipfile lists the archive (python3 is on every machine CI builds on).
  */
 function checkVsixContents(vsix) {
@@ -65,10 +67,13 @@ function checkVsixContents(vsix) {
   const r = spawnSync('python3', ['-c', 'import sys,zipfile;print("\\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))', vsix], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`cannot list ${vsix}: ${r.stderr}`);
   const files = r.stdout.split('\n').filter(Boolean).filter((f) => f.startsWith('extension/')).map((f) => f.slice('extension/'.length));
-  const allowed = [/^package\.json$/, /^dist\/(extension|engine|hook)\.js$/, /^media\//, /^docs\/images\/[\w-]+\.png$/, /^(readme|changelog)\.md$/i, /^LICENSE(\.txt)?$/i, /^schema\/channel-event\.schema\.json$/];
+  const allowed = [/^package\.json$/, /^dist\/(extension|engine|hook|cli|cli-analyze|cli-watch|cli-install-hook|rangeScanWorker)\.js$/, /^media\//, /^docs\/images\/[\w-]+\.png$/, /^(readme|changelog)\.md$/i, /^LICENSE(\.txt)?$/i, /^schema\/channel-event\.schema\.json$/];
   const stray = files.filter((f) => !allowed.some((re) => re.test(f)));
   if (stray.length) throw new Error(`unexpected files in the VSIX: ${stray.join(', ')}`);
-  for (const needed of ['package.json', 'dist/extension.js', 'dist/engine.js', 'dist/hook.js', 'schema/channel-event.schema.json']) {
+  const required = ['package.json', 'dist/extension.js', 'dist/engine.js', 'dist/hook.js', 'schema/channel-event.schema.json'];
+  // The CLI, run from the installed extension's folder (README, "The CLI").
+  required.push('dist/cli.js', 'dist/cli-analyze.js', 'dist/cli-watch.js', 'dist/cli-install-hook.js', 'dist/rangeScanWorker.js');
+  for (const needed of required) {
     if (!files.includes(needed)) throw new Error(`the VSIX lacks ${needed}`);
   }
   return `${files.length} files, ${size} bytes`;
@@ -83,6 +88,9 @@ async function main() {
     console.error(`[e2e] no result after ${WATCHDOG_MS} ms: giving up`);
     process.exit(1);
   }, WATCHDOG_MS).unref();
+  // Before packaging: a missing tool fails in a second, not minutes in.
+  chromiumPath();
+  requireCommands(['python3'], ['python3'], 'lists the VSIX');
   console.log('[e2e] packaging the VSIX');
   const vsix = packageVsix();
   await step('the VSIX holds only what the installed extension needs, within 300 KB', async () => checkVsixContents(vsix));
@@ -232,7 +240,7 @@ async function main() {
 main().then(
   (code) => process.exit(code),
   (err) => {
-    console.error(`[e2e] ${err instanceof Error ? err.stack : err}`);
+    console.error(isMissingTool(err) ? err.message : `[e2e] ${err instanceof Error ? err.stack : err}`);
     process.exit(1);
   },
 );

@@ -34,7 +34,7 @@ export function makeScenario() {
   };
 }
 
-/** Records shaped like Claude Code 2.1's (see ../shared/fixtures/real), one JSON object per line. */
+/** Records shaped like Claude Code 2.1's (see test/fixtures/real), one JSON object per line. */
 export function transcriptRecords(s) {
   let parent = null;
   let clock = Date.now() - 60_000;

@@ -12,7 +12,8 @@ import { missingPieces, repoRoot } from './projectCli.mjs';
 import { runScenario } from './scenario.mjs';
 import { scenarios } from './scenarios.mjs';
 import { checkScenario, classifyCall } from './assertions.mjs';
-import { writeRecording } from './recordings.mjs';
+import { writeRecording } from '../../scripts/lib/recordings.mjs';
+import { isMissingTool, missingTool } from '../../scripts/lib/missingTool.mjs';
 
 export const RECORDINGS_DIR = path.join(repoRoot, 'test', 'field', 'recordings');
 // Recorded for the demo: one session held while its hooks run, one written promptly.
@@ -44,6 +45,11 @@ export function describeCall(c, def) {
 
 export async function runSuite(opts, out = (s) => process.stdout.write(s)) {
   const started = Date.now();
+  const chosen = scenarios.filter((s) => !opts.only || opts.only.includes(s.name));
+  // Before installing Claude Code: a missing tmux fails in a second, not after the download.
+  if (chosen.some((s) => s.mode === 'interactive') && !tmuxAvailable()) {
+    throw missingTool('tmux', ['tmux'], 'the field suite drives interactive Claude Code in it');
+  }
   let claudeBin;
   try {
     claudeBin = ensureClaude(opts.version, (m) => out(`field: ${m}\n`));
@@ -53,10 +59,6 @@ export async function runSuite(opts, out = (s) => process.stdout.write(s)) {
   }
   const missing = missingPieces();
   if (missing.length) throw new Error(`field test needs ${missing.join(', ')}: run \`npm run build\` first`);
-  const chosen = scenarios.filter((s) => !opts.only || opts.only.includes(s.name));
-  if (chosen.some((s) => s.mode === 'interactive') && !tmuxAvailable()) {
-    throw new Error('field test needs tmux for interactive mode (apt-get install tmux)');
-  }
   out(`field: Claude Code ${opts.version} (${claudeBin}), ${chosen.length} scenarios\n`);
   const results = [];
   for (const def of chosen) {
@@ -95,7 +97,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(new URL(im
   main().then(
     (code) => (process.exitCode = code),
     (err) => {
-      console.error(`field test failed: ${err.stack ?? err}`);
+      console.error(isMissingTool(err) ? err.message : `field test failed: ${err.stack ?? err}`);
       process.exitCode = 1;
     },
   );

@@ -15,7 +15,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
-import { keepPageOnLoopback, launchChromium } from '../../scripts/codeServer/browser.mjs';
+import { chromiumPath, keepPageOnLoopback, launchChromium } from '../../scripts/codeServer/browser.mjs';
+import { isMissingTool } from '../../scripts/lib/missingTool.mjs';
 import { startCodeServer, workbenchUrl } from '../../scripts/codeServer/server.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -183,9 +184,11 @@ async function runInElectron(scratch, testsEntry) {
 
 async function main() {
   const started = Date.now();
+  const useElectron = Boolean(process.env.VSCODE_EXECUTABLE) || process.env.TRANSCRIPT_LAG_HOST === 'electron';
+  // Before the build: a missing browser fails in a second, not after it.
+  if (!useElectron) chromiumPath();
   const testsEntry = await buildSuite();
   const scratch = makeScratch();
-  const useElectron = Boolean(process.env.VSCODE_EXECUTABLE) || process.env.TRANSCRIPT_LAG_HOST === 'electron';
   log(`${useElectron ? 'VS Code desktop (@vscode/test-electron)' : 'code-server + Chromium'}; scratch ${scratch.root}`);
   let code;
   const stopTail = tailFile(scratch.progress);
@@ -211,7 +214,7 @@ async function main() {
 main().then(
   (code) => process.exit(code),
   (err) => {
-    console.error(`[host] ${err instanceof Error ? err.stack : err}`);
+    console.error(isMissingTool(err) ? err.message : `[host] ${err instanceof Error ? err.stack : err}`);
     process.exit(1);
   },
 );

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -86,5 +86,44 @@ describe('CLI: start-up loads only what the command needs', () => {
     const inProcess = capturingIo(tmp);
     assert.equal(await run([transcript, '--json', '--channel', 'c.jsonl'], inProcess.io), 0);
     assert.deepEqual(printed, JSON.parse(inProcess.out()));
+  });
+
+  // The VSIX ships the CLI beside the extension's engine bundle: watch and install-hook take
+  // the engine, chokidar and the hook installer from dist/engine.js (scripts/build.mjs).
+  it('install-hook and uninstall-hook run the installer of dist/engine.js', () => {
+    const claudeDir = path.join(tmp, 'claude');
+    const installed = runBuilt(tmp, ['install-hook', '--claude-dir', claudeDir]);
+    assert.equal(installed.status, 0, installed.stderr);
+    assert.ok(installed.sources.some((s) => s.endsWith('src/vscode/engineModule.ts')), installed.sources.join('\n'));
+    const settings = JSON.parse(fs.readFileSync(path.join(claudeDir, 'settings.json'), 'utf8')) as { hooks: Record<string, unknown[]> };
+    assert.equal(settings.hooks.PreToolUse?.length, 1);
+    const removed = runBuilt(tmp, ['uninstall-hook', '--claude-dir', claudeDir]);
+    assert.equal(removed.status, 0, removed.stderr);
+    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(claudeDir, 'settings.json'), 'utf8')).hooks ?? {}, {});
+  });
+
+  it('watch runs the engine of dist/engine.js on a session', async () => {
+    const claudeDir = path.join(tmp, 'claude');
+    const projectDir = path.join(claudeDir, 'projects', '-work-demo');
+    fs.mkdirSync(projectDir, { recursive: true });
+    fs.copyFileSync(transcript, path.join(projectDir, path.basename(transcript)));
+    const child = spawn(process.execPath, [cli, 'watch', '--all', '--json', '--claude-dir', claudeDir], { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const firstLine = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
+        });
+        child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+        child.once('exit', (code) => reject(new Error(`watch exited ${code} before printing: ${err}`)));
+      });
+      const event = JSON.parse(firstLine) as { event: string; session_id: string };
+      assert.equal(event.event, 'session');
+      assert.equal(event.session_id, path.basename(transcript, '.jsonl'));
+    } finally {
+      child.kill();
+    }
   });
 });

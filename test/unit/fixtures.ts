@@ -1,4 +1,4 @@
 import * as path from 'node:path';
 
-/** Read-only shared fixtures: CI clones the repo with `shared/` beside it. */
-export const fixturesDir = path.resolve(__dirname, '../../../shared/fixtures');
+/** Read-only fixtures vendored in the repo (sources and licences in test/fixtures/README.md). */
+export const fixturesDir = path.resolve(__dirname, '../fixtures');

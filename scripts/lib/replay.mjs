@@ -1,4 +1,4 @@
-// Replays a field recording (test/field/recordings/*.jsonl) into a Claude dir with its timing: the
+// Replays a field recording (test/field/recordings/*.jsonl, written by ./recordings.mjs) into a Claude dir with its timing: the
 // transcript and channel lines are appended in the batches and at the moments the real CLI and hook
 // wrote them, with paths and times moved to the replay. The demo uses this; so can anyone who wants
 // a live-looking session without running Claude Code.

@@ -108,6 +108,53 @@ describe('hook process: events', function () {
     }
   });
 
+  describe('a record not on disk at PostToolUse: the watcher left behind reports how it landed', () => {
+    /** The landed event, once the detached watcher has written it (a state, polled with a bound). */
+    async function landedEvent(file: string): Promise<ChannelEvent> {
+      const until = Date.now() + 15_000;
+      for (;;) {
+        const found = fs.existsSync(file) ? events(file).find((e) => e.event === 'landed') : undefined;
+        if (found) return found;
+        if (Date.now() > until) throw new Error('no landed event within 15 s');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+
+    async function postWhileHeld(): Promise<{ transcript: string; all: string[]; line: number; channel: string; env: NodeJS.ProcessEnv; toolUseId: string }> {
+      const { claudeDir, env } = tempHome();
+      const { transcript, toolUseId, line } = realTranscript(claudeDir);
+      const all = fs.readFileSync(transcript, 'utf8').split('\n').filter(Boolean);
+      // The record is held: the file ends before it, its first bytes already written but not its newline.
+      fs.writeFileSync(transcript, all.slice(0, line - 1).map((l) => `${l}\n`).join('') + all[line - 1]!.slice(0, 40));
+      const run = await runHook({ env: { ...env, CLAUDE_CONFIG_DIR: claudeDir }, stdin: hookInput({ hook_event_name: 'PostToolUse', transcript_path: transcript, tool_use_id: toolUseId }) });
+      assert.equal(run.code, 0);
+      assert.equal(run.stdout, '');
+      return { transcript, all, line, channel: path.join(claudeDir, 'transcript-lag', `${SID}.jsonl`), env, toolUseId };
+    }
+
+    const resultIndex = (all: string[], id: string) => all.findIndex((l) => l.includes(`"tool_use_id":"${id}"`));
+
+    it('record and result in one write: landed with its result', async () => {
+      const { transcript, all, line, channel, toolUseId } = await postWhileHeld();
+      const [post] = events(channel);
+      assert.equal(post?.event === 'post' && post.record_on_disk, false);
+      const from = all[line - 1]!.slice(40);
+      fs.appendFileSync(transcript, `${from}\n${all.slice(line, resultIndex(all, toolUseId) + 1).join('\n')}\n`);
+      const landed = await landedEvent(channel);
+      assert.equal(landed.event === 'landed' && landed.with_result, true);
+      assert.equal(landed.tool_use_id, toolUseId);
+      assert.ok(landed.at >= post!.at);
+    });
+
+    it('record first, its result in a later write: landed before its result', async () => {
+      const { transcript, all, line, channel, toolUseId } = await postWhileHeld();
+      fs.appendFileSync(transcript, `${all[line - 1]!.slice(40)}\n`);
+      const landed = await landedEvent(channel);
+      assert.equal(landed.event === 'landed' && landed.with_result, false);
+      fs.appendFileSync(transcript, `${all.slice(line, resultIndex(all, toolUseId) + 1).join('\n')}\n`);
+    });
+  });
+
   it('without CLAUDE_CONFIG_DIR writes under ~/.claude; --channel-dir overrides both', async () => {
     const { home, env } = tempHome();
     await runHook({ env, stdin: hookInput({}) });

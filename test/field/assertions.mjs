@@ -57,6 +57,15 @@ export function checkScenario(result, { strictProfile }) {
       fail(`${where}: its record never reached the transcript`);
       continue;
     }
+    checkAnalyzedShape(c, analyzed.get(c.id), result, fail, where);
+    if (def.watch === false) {
+      const a = analyzed.get(c.id);
+      if (!a) fail(`${where}: analyze does not list the call`);
+      else if (a.line !== c.line) fail(`${where}: analyze says line ${a.line}, the transcript has it at ${c.line}`);
+      if (def.hook === 'probe') checkWait(c, def, fail, where);
+      if (strictProfile) checkProfile(c, def, result.version, fail, where);
+      continue;
+    }
     // watch: every call gets `written`, at the line the recorder saw.
     const w = written.get(c.id);
     if (!w) fail(`${where}: watch never reported written`);
@@ -96,7 +105,7 @@ export function checkScenario(result, { strictProfile }) {
     if (def.hook === 'probe') checkWait(c, def, fail, where);
     if (strictProfile) checkProfile(c, def, result.version, fail, where);
   }
-  if (def.hook === 'probe') {
+  if (def.hook === 'probe' && def.watch !== false) {
     const waits = result.watchEvents.filter((e) => e.event === 'wait');
     for (const c of calls) {
       const w = waits.find((e) => e.tool_use_id === c.id);
@@ -105,6 +114,26 @@ export function checkScenario(result, { strictProfile }) {
     }
   }
   return failures;
+}
+
+/**
+ * After the fact: a call whose pre and post events the hook wrote has a known shape in
+ * `analyze --channel`, the one the recorder saw, and a held time within the bounds analyze gives.
+ * Pollers 10 ms apart can disagree on "one write" only when the two writes were that close.
+ */
+function checkAnalyzedShape(c, a, result, fail, where) {
+  const hooked = (ev) => result.recording.channel.some((l) => l.text.includes(`"event":"${ev}"`) && l.text.includes(`"tool_use_id":"${c.id}"`));
+  if (!a || !hooked('pre') || !hooked('post') || c.withResult === undefined) return;
+  if (a.shape !== 'before_result' && a.shape !== 'with_result') return fail(`${where}: analyze --channel says shape ${a.shape}, the hook saw both events`);
+  if (a.hook_fired_at === undefined) fail(`${where}: analyze --channel has no hook_fired_at`);
+  const truth = c.withResult ? 'with_result' : 'before_result';
+  const close = c.resultAt !== undefined && Math.abs(c.resultAt - c.landedAt) <= 20;
+  if (a.shape !== truth && !close) fail(`${where}: analyze --channel says ${a.shape} (${a.shape_evidence}), on disk it was ${truth}`);
+  const held = a.held_ms;
+  if (!held) fail(`${where}: analyze --channel gives no bounds on the hold`);
+  else if (c.heldMs < held.min_ms - SLACK_MS || (held.max_ms !== null && c.heldMs > held.max_ms + SLACK_MS)) {
+    fail(`${where}: held ${c.heldMs} ms on disk, analyze --channel bounds it ${held.min_ms}–${held.max_ms} ms`);
+  }
 }
 
 function checkWait(c, def, fail, where) {

@@ -26,7 +26,8 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
   const projectsDir = path.join(sb.claudeDir, 'projects');
   const channelDir = path.join(sb.claudeDir, 'transcript-lag');
   const recorder = startRecorder({ roots: [projectsDir, channelDir] });
-  const watch = startWatch({ claudeDir: sb.claudeDir, cwd: sb.work });
+  // `watch: false`: nothing watches the session, so only what the hook left behind tells analyze.
+  const watch = def.watch === false ? undefined : startWatch({ claudeDir: sb.claudeDir, cwd: sb.work });
   await sleep(800);
   const env = claudeEnv(sb, api.url);
   let run;
@@ -38,10 +39,11 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
         recorder.lines.some((l) => l.file.startsWith(projectsDir) && /"stop_reason":"end_turn"/.test(l.text));
       run = await runInteractive({ claudeBin, cwd: sb.work, env, prompt: def.prompt ?? 'go', isDone: finalAnswered });
     }
-    // watch polls on its own clock: give it time to report the last writes.
+    // watch polls on its own clock: give it time to report the last writes (and the hook's landing
+    // watchers, which poll every 10 ms, time to report theirs).
     await sleep(1500);
   } finally {
-    await watch.stop();
+    await watch?.stop();
     recorder.stop();
     await api.close();
   }
@@ -78,8 +80,8 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
     durationMs: Date.now() - t0,
     apiRequests: apiLog.filter((r) => r.req).map(({ at, ...r }) => ({ t: at - t0, ...r })),
     calls,
-    watchEvents: watch.events.map((e) => ({ ...e, t: e.t - t0 })),
-    watchStderr: watch.stderr().slice(0, 2000),
+    watchEvents: watch ? watch.events.map((e) => ({ ...e, t: e.t - t0 })) : [],
+    watchStderr: watch ? watch.stderr().slice(0, 2000) : '',
     analysis,
     analyzeError,
     transcriptLineCount: transcriptLines.length,

@@ -36,5 +36,8 @@ export const scenarios = [
   { name: 'interactive-parallel-probe-slow', mode: 'interactive', ...probe, ...stream, slowHookMs: 2000, script: PARALLEL },
   // The message ends the moment its last block closes, racing the hooks' start: measured, and only
   // the invariants asserted (2.1.332 mostly writes promptly then, but not always).
+  // Nothing watching: analyze --channel must still give every call the shape the recorder saw.
+  { name: 'print-single-announce-unwatched', mode: 'print', ...announce, ...stream, watch: false, script: SINGLE },
+  { name: 'interactive-single-announce-slow-unwatched', mode: 'interactive', ...announce, ...stream, slowHookMs: 2000, watch: false, script: SINGLE },
   { name: 'interactive-single-probe-endfirst', mode: 'interactive', ...probe, blockGapMs: 20, finishDelayMs: 0, racy: true, script: SINGLE },
 ];

@@ -145,6 +145,8 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
     statusView: () => statusBar.state(),
     treeItems: () => tree.nodes(),
     badge: () => tree.badge(),
+    badgeTooltip: () => tree.badgeTooltip(),
+    statusBarAccessibilityLabel: () => statusBar.accessibilityLabel(),
     lastReveal: () => revealer.lastReveal(),
     samples: () => samples.samples(),
     reportData: () => report.lastData(),

@@ -73,14 +73,15 @@ function reportRow(s: LagSample): ReportRow {
   };
 }
 
-export function buildReport(session: SessionSnapshot, samples: readonly LagSample[], now: number): ReportData {
+/** `name`: the session's name among all sessions (sessionNames), so the report says which of like-named sessions it is. */
+export function buildReport(session: SessionSnapshot, samples: readonly LagSample[], now: number, name = sessionTitle(session)): ReportData {
   const st = session.stats;
   const lags = samples.flatMap((s) => (s.lag_ms === null ? [] : [s.lag_ms]));
   // Newest first; held calls (no disk time yet) sort by when their hook fired.
   const rows = [...samples].sort((a, b) => sampleTime(b) - sampleTime(a)).slice(0, REPORT_MAX_ROWS).map(reportRow);
   return {
     session_id: session.session_id,
-    title: sessionTitle(session),
+    title: name,
     transcript_path: session.transcript_path,
     generated_at: new Date(now).toISOString(),
     stats: st,

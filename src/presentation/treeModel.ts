@@ -109,14 +109,18 @@ function targetOfSession(session: SessionSnapshot): RevealTarget | undefined {
   return call ? revealTargetFor(session, call) : undefined;
 }
 
-/** When a call first showed: its hook fired, else its record was seen. Neither changes as its hold clears. */
+/**
+ * When a call began: its hook fired, else its record's own timestamp (a call
+ * read from history was observed only when the window opened), else when its
+ * record was seen. None of these changes as the call's hold clears.
+ */
 function firstSeen(call: CallSnapshot): number {
-  return call.fired_at ?? call.observed_at ?? 0;
+  return call.fired_at ?? call.record_at ?? call.observed_at ?? 0;
 }
 
 /**
- * A session's calls in one stable order, newest first by when each first
- * showed, held and written interleaved: a call keeps its slot when its hold
+ * A session's calls in one stable order, newest first by when each began,
+ * held and written interleaved: a call keeps its slot when its hold
  * clears, so the rows under the pointer do not move as holds clear.
  */
 export function callsInOrder(session: SessionSnapshot): CallSnapshot[] {

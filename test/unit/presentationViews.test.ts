@@ -77,6 +77,7 @@ describe('presentation: sessions a person can tell apart', () => {
     ]);
     assert.match(tree[0].tooltip, /started 11:00/);
     assert.match(tree[0].tooltip, /session new/);
+    assert.equal(buildReport(fresh, [], NOW, tree[0].label).title, 'go · 11:00');
     const picks = sessionPickItems([old, unknown, fresh], NOW);
     assert.deepEqual(picks.map((p) => p.label), tree.map((n) => n.label));
     assert.match(picks[0].detail, /\/a · new/);
@@ -170,6 +171,12 @@ describe('presentation: one meaning per signal', () => {
       const order = treeModel([after], NOW)[0].children.map((n) => n.tool_use_id);
       assert.deepEqual(order, before, `after ${clearing} cleared`);
     }
+  });
+
+  it('orders a call read from history by its record\'s own time, not by when the window read it', () => {
+    const history = writtenCall('old', 3, NOW, { fired_at: undefined, record_at: NOW - 60_000, lag_ms: null, shape: 'unknown' });
+    const s = session({ held: [heldCall('h', NOW - 5000)], recent: [history] });
+    assert.deepEqual(treeModel([s], NOW)[0].children.map((c) => c.tool_use_id), ['h', 'old']);
   });
 
   it('badges held calls with a hover that says the same number, and no hover without a badge', () => {

@@ -1,6 +1,6 @@
 import type { SessionSnapshot } from '../core/snapshot';
 import { findCall } from './callChoice';
-import { formatDuration, lagPhrase } from './format';
+import { callLagText, callShapeText, formatDuration } from './format';
 import { toolLabel } from './sessionLabel';
 
 /**
@@ -30,7 +30,7 @@ export function callDecoration(session: SessionSnapshot | undefined, toolUseId: 
   }
   return {
     line: call.line,
-    text: `${name} written here · ${lagPhrase(call.lag_ms)}${call.with_result ? ' · with its result' : ''} ▸`,
+    text: `${name} written here · ${callLagText(call)} · ${callShapeText(call.shape)} ▸`,
     held: false,
   };
 }

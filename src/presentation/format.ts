@@ -2,6 +2,7 @@
  * Short human texts for durations and counts, shared by the status bar, the
  * tree, the tooltip, the decoration and the report so they always agree.
  */
+import type { CallShape, CallSnapshot } from '../core/snapshot';
 
 /** An age or lag: `0 ms`, `850 ms`, `1.2s`, `12s`, `2m 05s`, `1h 03m`. Negative inputs read as 0. */
 export function formatDuration(ms: number): string {
@@ -44,6 +45,7 @@ export function formatBound(ms: number): string {
 
 export type WriteShape = 'with_result' | 'before_result';
 
+/** For engine events, which carry the live observation itself (a `written` event's `with_result`). */
 export function shapeOf(withResult: boolean | undefined): WriteShape | undefined {
   if (withResult === undefined) return undefined;
   return withResult ? 'with_result' : 'before_result';
@@ -53,6 +55,34 @@ export function shapeLabel(shape: WriteShape | undefined): string {
   if (shape === 'with_result') return 'with result';
   if (shape === 'before_result') return 'before result';
   return '';
+}
+
+/**
+ * A written call's shape as evidence proves it: CallSnapshot.shape only.
+ * `with_result` alone proves nothing (false may mean "not known"), so an
+ * absent or `unknown` shape reads "shape unknown".
+ */
+export function callShapeText(shape: CallShape | undefined): string {
+  if (shape === 'with_result') return 'with result';
+  if (shape === 'before_result') return 'before result';
+  return 'shape unknown';
+}
+
+/**
+ * A written call's lag as evidence proves it: `lag 2.9s` when measured; when
+ * a hook event joined the call (fired_at) but the lag was not measured, the
+ * hook's bounds on the hold (`held ≤ 2.3s`, `held 0.4–2.3s`, `held ≥ 0.4s`)
+ * or `lag unknown`; `no hook` only when no hook event joined it.
+ */
+export function callLagText(call: Pick<CallSnapshot, 'lag_ms' | 'fired_at' | 'lag_bounds'>): string {
+  if (call.lag_ms !== null && call.lag_ms !== undefined) return `lag ${formatDuration(call.lag_ms)}`;
+  const b = call.lag_bounds;
+  if (b) {
+    if (b.max_ms === null) return `held ≥ ${formatDuration(b.min_ms)}`;
+    if (b.min_ms <= 0) return `held ≤ ${formatDuration(b.max_ms)}`;
+    return `held ${formatDuration(b.min_ms)}–${formatDuration(b.max_ms)}`;
+  }
+  return call.fired_at === undefined ? 'no hook' : 'lag unknown';
 }
 
 /** `1 call` / `3 calls`. */

@@ -53,7 +53,8 @@ function fromCall(c: CallSnapshot): Partial<LagSample> {
     fired_at: c.fired_at ?? null,
     observed_at: c.observed_at ?? null,
     lag_ms: c.lag_ms ?? null,
-    shape: shapeOf(c.with_result) ?? null,
+    // Only the snapshot's shape is evidence; `with_result` false may mean "not known" (history).
+    shape: c.shape === 'with_result' || c.shape === 'before_result' ? c.shape : null,
     result_line: c.result_line ?? null,
     wait_outcome: c.wait?.outcome ?? null,
     wait_polls: c.wait?.polls ?? null,

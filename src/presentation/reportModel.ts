@@ -1,6 +1,6 @@
 import type { SessionStats } from '../core/engineEvents';
 import type { SessionSnapshot } from '../core/snapshot';
-import { formatDuration, formatLag, formatStat, shapeLabel } from './format';
+import { callShapeText, formatDuration, formatStat } from './format';
 import { lagHistogram, type HistogramBin } from './histogram';
 import { sampleTime, type LagSample } from './lagSamples';
 import { sessionTitle, toolLabel } from './sessionLabel';
@@ -50,6 +50,12 @@ export function timeOfDay(ms: number | null): string {
 /** Rows shown in the table at most; the export has them all. */
 export const REPORT_MAX_ROWS = 2000;
 
+/** A lag cell: "no hook" only when no hook event joined the call; joined but unmeasured is "lag unknown". */
+function reportLag(s: LagSample): string {
+  if (s.lag_ms !== null) return formatDuration(s.lag_ms);
+  return s.fired_at === null ? 'no hook' : 'lag unknown';
+}
+
 function reportRow(s: LagSample): ReportRow {
   const wait = s.wait_outcome === null ? '' : `${s.wait_outcome} (${s.wait_polls ?? 0} polls, ${formatDuration(s.wait_ms ?? 0)})`;
   return {
@@ -59,22 +65,23 @@ function reportRow(s: LagSample): ReportRow {
     record_at: timeOfDay(s.record_at),
     fired_at: timeOfDay(s.fired_at),
     on_disk: timeOfDay(s.observed_at),
-    lag: s.line === null ? '' : formatLag(s.lag_ms),
+    lag: s.line === null ? '' : reportLag(s),
     lag_ms: s.lag_ms,
-    shape: shapeLabel(s.shape ?? undefined),
+    shape: s.line === null ? '' : callShapeText(s.shape ?? undefined),
     wait,
     held: s.line === null,
   };
 }
 
-export function buildReport(session: SessionSnapshot, samples: readonly LagSample[], now: number): ReportData {
+/** `name`: the session's name among all sessions (sessionNames), so the report says which of like-named sessions it is. */
+export function buildReport(session: SessionSnapshot, samples: readonly LagSample[], now: number, name = sessionTitle(session)): ReportData {
   const st = session.stats;
   const lags = samples.flatMap((s) => (s.lag_ms === null ? [] : [s.lag_ms]));
   // Newest first; held calls (no disk time yet) sort by when their hook fired.
   const rows = [...samples].sort((a, b) => sampleTime(b) - sampleTime(a)).slice(0, REPORT_MAX_ROWS).map(reportRow);
   return {
     session_id: session.session_id,
-    title: sessionTitle(session),
+    title: name,
     transcript_path: session.transcript_path,
     generated_at: new Date(now).toISOString(),
     stats: st,

@@ -1,9 +1,9 @@
 import type { CallSnapshot, SessionSnapshot } from '../core/snapshot';
 import { oldestHeld } from './callChoice';
 import { COMMANDS } from './commandIds';
-import { formatDuration, lagPhrase, formatStat } from './format';
+import { callLagText, formatDuration, formatStat } from './format';
 import { commandLink, escapeMarkdown } from './markdown';
-import { sessionTitle, toolLabel } from './sessionLabel';
+import { sessionNames, sessionsNewestFirst, toolLabel } from './sessionLabel';
 
 export const WARNING_BACKGROUND = 'statusBarItem.warningBackground';
 export const ERROR_BACKGROUND = 'statusBarItem.errorBackground';
@@ -32,6 +32,8 @@ export interface StatusView {
   ticking: boolean;
   /** Markdown for the tooltip. */
   tooltip: string;
+  /** What a screen reader says: the text without icons, and the reason for the colour. */
+  accessibilityLabel: string;
 }
 
 interface HeldCall {
@@ -57,11 +59,41 @@ function newestWritten(sessions: readonly SessionSnapshot[]): CallSnapshot | und
   return newest;
 }
 
-/** The most recent wait outcome a hook reported in a session (held calls first: they are the newest). */
-function latestWaitOutcome(session: SessionSnapshot): 'seen' | 'behind' | 'error' | undefined {
-  for (const c of session.held) if (c.wait) return c.wait.outcome;
-  for (const c of session.recent) if (c.wait) return c.wait.outcome;
-  return undefined;
+/**
+ * How long after a hook's wait ended behind the status bar stays red when the
+ * call's record has landed since: long enough to be seen, short enough that
+ * the colour speaks of the present. While the call is still held it stays red.
+ */
+export const BEHIND_RED_MS = 10_000;
+
+/** When a call's hook wait ended: the wait starts as the hook fires, so fired_at + waited_ms. */
+function waitEndedAt(call: CallSnapshot): number | undefined {
+  if (!call.wait) return undefined;
+  const start = call.fired_at ?? call.observed_at;
+  return start === undefined ? undefined : start + call.wait.waited_ms;
+}
+
+/** The session's most recent hook wait, by when it ended (held and written calls alike). */
+function latestWait(session: SessionSnapshot): CallSnapshot | undefined {
+  let latest: CallSnapshot | undefined;
+  for (const c of [...session.held, ...session.recent]) {
+    if (!c.wait) continue;
+    if (!latest || (waitEndedAt(c) ?? -Infinity) > (waitEndedAt(latest) ?? -Infinity)) latest = c;
+  }
+  return latest;
+}
+
+/**
+ * A `behind` wait that still describes the present: its call is still held,
+ * or it is the session's latest wait and ended less than BEHIND_RED_MS ago.
+ */
+export function behindNow(session: SessionSnapshot, now: number): CallSnapshot | undefined {
+  const held = session.held.find((c) => c.wait?.outcome === 'behind');
+  if (held) return held;
+  const latest = latestWait(session);
+  if (latest?.wait?.outcome !== 'behind') return undefined;
+  const ended = waitEndedAt(latest);
+  return ended !== undefined && now - ended < BEHIND_RED_MS ? latest : undefined;
 }
 
 export function chooseBackground(
@@ -70,8 +102,8 @@ export function chooseBackground(
   opts: StatusOptions,
 ): { background: StatusBackground; reason: StatusView['reason'] } {
   const held = allHeld(sessions);
-  // A reviewing hook that gave up is the failure this product exists to show: red.
-  if (sessions.some((s) => latestWaitOutcome(s) === 'behind')) return { background: ERROR_BACKGROUND, reason: 'hook-behind' };
+  // A reviewing hook that gave up is the failure this product exists to show: red, while it is the present.
+  if (sessions.some((s) => behindNow(s, now) !== undefined)) return { background: ERROR_BACKGROUND, reason: 'hook-behind' };
   for (const { call } of held) {
     // A hook that reported how its wait ended has finished: it can no longer time out.
     if (call.wait) continue;
@@ -89,15 +121,36 @@ export function statusText(sessions: readonly SessionSnapshot[], now: number): s
     const oldestAge = Math.max(...held.map(({ call }) => holdAge(call, now)));
     return `$(watch) ${held.length} held · ${formatDuration(oldestAge)}`;
   }
+  // Red with a check mark would say two things at once: while a behind wait is recent, the text says it too.
+  const behind = sessions.map((s) => behindNow(s, now)).find((c) => c !== undefined);
+  if (behind) return `$(error) hook behind · ${callLagText(behind)}`;
   const last = newestWritten(sessions);
   if (last && last.lag_ms !== null && last.lag_ms !== undefined) return `$(check) ${formatDuration(last.lag_ms)}`;
   return '$(check) in sync';
 }
 
-function sessionTooltip(s: SessionSnapshot, now: number): string {
+const REASON_WORDS: Record<StatusView['reason'], string | undefined> = {
+  none: undefined,
+  'hold-past-warn': 'a hold is past the warning time',
+  'hook-behind': "a hook's wait ended behind: the record was not on disk",
+  'near-timeout': "a hold nears the hook's timeout",
+};
+
+/** What a screen reader says for the item: its text without icons, and why it is coloured. */
+export function statusAccessibilityLabel(text: string, reason: StatusView['reason']): string {
+  const words = text
+    .replace(/\$\(check\)\s*/g, 'in sync, ')
+    .replace(/\$\([a-z-]+\)\s*/g, '')
+    .replace(/ · /g, ', ')
+    .replace(/in sync, in sync/, 'in sync');
+  const why = REASON_WORDS[reason];
+  return `Transcript Lag: ${words}${why ? `; ${why}` : ''}`;
+}
+
+function sessionTooltip(s: SessionSnapshot, name: string): string {
   const st = s.stats;
   const lines = [
-    `**${escapeMarkdown(sessionTitle(s))}**`,
+    `**${escapeMarkdown(name)}**`,
     '',
     `Waits seen / behind: **${st.waits_seen}** / **${st.waits_behind}**  `,
     `Lag p50 / p95: ${formatStat(st.lag_p50_ms)} / ${formatStat(st.lag_p95_ms)}  `,
@@ -109,9 +162,10 @@ function sessionTooltip(s: SessionSnapshot, now: number): string {
       // No age here: the status text ticks; a tooltip that changed every tick would flicker while hovered.
       `Held: ${s.held.length} — oldest ${escapeMarkdown(toolLabel(h.tool_name))}, its record will land after line ${s.last_line}`,
     );
+    if (h.hook_mode === 'probe') lines.push('', "Probe mode: the hook waits for the record before it returns, so the probe's own wait lengthens the hold.");
   } else if (s.recent[0]) {
     const c = s.recent[0];
-    lines.push(`Last call: ${escapeMarkdown(toolLabel(c.tool_name))} at line ${c.line ?? '?'}, ${lagPhrase(c.lag_ms)}`);
+    lines.push(`Last call: ${escapeMarkdown(toolLabel(c.tool_name))} at line ${c.line ?? '?'}, ${callLagText(c)}`);
   }
   return lines.join('\n');
 }
@@ -121,7 +175,10 @@ const TOOLTIP_SESSIONS = 3;
 
 export function statusTooltip(sessions: readonly SessionSnapshot[], now: number): string {
   const parts = ['$(watch) **Transcript Lag**', ''];
-  for (const s of sessions.slice(0, TOOLTIP_SESSIONS)) parts.push(sessionTooltip(s, now), '', '---', '');
+  const names = sessionNames(sessions, now);
+  for (const s of sessionsNewestFirst(sessions).slice(0, TOOLTIP_SESSIONS)) {
+    parts.push(sessionTooltip(s, names.get(s.session_id) as string), '', '---', '');
+  }
   if (sessions.length > TOOLTIP_SESSIONS) parts.push(`…and ${sessions.length - TOOLTIP_SESSIONS} more in the Transcript Lag view`, '');
   const held = allHeld(sessions).length > 0;
   parts.push(
@@ -136,18 +193,21 @@ export function statusTooltip(sessions: readonly SessionSnapshot[], now: number)
 
 export function statusView(sessions: readonly SessionSnapshot[], now: number, opts: StatusOptions): StatusView {
   if (sessions.length === 0) {
-    return { visible: false, text: '', background: undefined, reason: 'none', held: 0, ticking: false, tooltip: '' };
+    return { visible: false, text: '', background: undefined, reason: 'none', held: 0, ticking: false, tooltip: '', accessibilityLabel: '' };
   }
   const held = allHeld(sessions);
   const { background, reason } = chooseBackground(sessions, now, opts);
+  const text = statusText(sessions, now);
   return {
     visible: true,
-    text: statusText(sessions, now),
+    text,
     background,
     reason,
     held: held.length,
     oldestHeldAgeMs: held.length > 0 ? Math.max(...held.map(({ call }) => holdAge(call, now))) : undefined,
-    ticking: held.length > 0,
+    // A recent behind wait must be re-rendered when it stops being recent, so the colour clears.
+    ticking: held.length > 0 || reason === 'hook-behind',
     tooltip: statusTooltip(sessions, now),
+    accessibilityLabel: statusAccessibilityLabel(text, reason),
   };
 }

@@ -1,7 +1,7 @@
 import type { CallSnapshot, SessionSnapshot } from '../core/snapshot';
 import { focusCall, revealTargetFor, type RevealTarget } from './callChoice';
-import { formatDuration, lagPhrase, shapeLabel, shapeOf } from './format';
-import { sessionTitle, toolLabel } from './sessionLabel';
+import { callLagText, callShapeText, formatDuration } from './format';
+import { sessionName, sessionNames, sessionsNewestFirst, sessionTitle, startLabel, toolLabel } from './sessionLabel';
 
 /**
  * The tree as plain data: src/vscode/heldCallsTree.ts maps each node to a
@@ -34,20 +34,46 @@ export function callNodeId(sessionId: string, toolUseId: string): string {
   return `call/${sessionId}/${toolUseId}`;
 }
 
-function outcomeText(call: CallSnapshot): string {
-  if (!call.wait) return call.fired_at === undefined ? 'no hook' : 'hook waiting';
-  return `hook ${call.wait.outcome} after ${call.wait.polls} polls`;
+/** What the hook did for a held call that has not reported a wait, in its own mode's terms. */
+function hookStateText(call: CallSnapshot): string {
+  if (call.wait) return `${call.wait.polls} polls`;
+  if (call.fired_at === undefined) return 'no hook';
+  // Only a probe waits: in announce mode (or a mode no event named) the hook fired and returned.
+  return call.hook_mode === 'probe' ? 'hook waiting' : 'hook fired';
+}
+
+/** Why a call's hold is what it is, by the hook's mode: a probe's own wait lengthens the hold it measures. */
+function hookModeNote(call: CallSnapshot): string | undefined {
+  if (call.hook_mode === 'probe') {
+    return 'Probe mode: the hook waits for the record before it returns, and Claude Code waits for the hook, so the probe\'s own wait lengthens the hold.';
+  }
+  if (call.hook_mode === 'announce') return 'Announce mode: the hook reported the call and returned at once; it does not wait.';
+  return undefined;
+}
+
+function waitLine(call: CallSnapshot): string | undefined {
+  const w = call.wait;
+  return w ? `Hook's wait: ${w.outcome} after ${w.polls} polls, ${formatDuration(w.waited_ms)}` : undefined;
 }
 
 function heldNode(session: SessionSnapshot, call: CallSnapshot, now: number): TreeNodeView {
   const age = call.fired_at === undefined ? 0 : now - call.fired_at;
-  const agent = call.agent_id ? ' · subagent' : '';
+  const held = `held ${formatDuration(age)}`;
+  // The outcome first: a narrow sidebar cuts the end of a description, never its start.
+  const parts = call.wait ? [call.wait.outcome, held, hookStateText(call)] : [held, hookStateText(call)];
+  if (call.agent_id) parts.push('subagent');
+  const tooltip = [
+    call.tool_use_id,
+    `held for ${formatDuration(age)}; its record will land after line ${session.last_line}`,
+    waitLine(call),
+    hookModeNote(call),
+  ];
   return {
     id: callNodeId(session.session_id, call.tool_use_id),
     kind: 'held',
     label: toolLabel(call.tool_name),
-    description: `held ${formatDuration(age)} · ${outcomeText(call)}${agent}`,
-    tooltip: `${call.tool_use_id}\nheld for ${formatDuration(age)}; its record will land after line ${session.last_line}`,
+    description: parts.join(' · '),
+    tooltip: tooltip.filter((l) => l !== undefined).join('\n'),
     icon: call.wait?.outcome === 'behind' ? 'error' : 'watch',
     contextValue: 'heldCall',
     session_id: session.session_id,
@@ -58,17 +84,17 @@ function heldNode(session: SessionSnapshot, call: CallSnapshot, now: number): Tr
 }
 
 function writtenNode(session: SessionSnapshot, call: CallSnapshot): TreeNodeView {
-  const shape = shapeLabel(shapeOf(call.with_result));
-  const parts = [lagPhrase(call.lag_ms)];
-  if (shape) parts.push(shape);
-  if (call.wait) parts.push(`hook ${call.wait.outcome}`);
+  // The outcome first: a narrow sidebar cuts the end of a description, never its start.
+  const parts: string[] = call.wait ? [call.wait.outcome] : [];
+  parts.push(callLagText(call), callShapeText(call.shape));
   if (call.agent_id) parts.push('subagent');
+  const tooltip = [call.tool_use_id, `record at line ${call.line ?? '?'}`, waitLine(call), hookModeNote(call)];
   return {
     id: callNodeId(session.session_id, call.tool_use_id),
     kind: 'written',
     label: toolLabel(call.tool_name),
     description: parts.join(' · '),
-    tooltip: `${call.tool_use_id}\nrecord at line ${call.line ?? '?'}`,
+    tooltip: tooltip.filter((l) => l !== undefined).join('\n'),
     icon: call.wait?.outcome === 'behind' ? 'warning' : 'check',
     contextValue: 'writtenCall',
     session_id: session.session_id,
@@ -83,22 +109,53 @@ function targetOfSession(session: SessionSnapshot): RevealTarget | undefined {
   return call ? revealTargetFor(session, call) : undefined;
 }
 
-export function sessionNode(session: SessionSnapshot, now: number): TreeNodeView {
+/**
+ * When a call began: its hook fired, else its record's own timestamp (a call
+ * read from history was observed only when the window opened), else when its
+ * record was seen. None of these changes as the call's hold clears.
+ */
+function firstSeen(call: CallSnapshot): number {
+  return call.fired_at ?? call.record_at ?? call.observed_at ?? 0;
+}
+
+/**
+ * A session's calls in one stable order, newest first by when each began,
+ * held and written interleaved: a call keeps its slot when its hold
+ * clears, so the rows under the pointer do not move as holds clear.
+ */
+export function callsInOrder(session: SessionSnapshot): CallSnapshot[] {
+  return [...session.held, ...session.recent].sort(
+    (a, b) => firstSeen(b) - firstSeen(a) || (a.tool_use_id < b.tool_use_id ? -1 : a.tool_use_id > b.tool_use_id ? 1 : 0),
+  );
+}
+
+function sessionTooltip(session: SessionSnapshot, now: number): string {
+  const start = startLabel(session.started_at, now);
+  return [
+    sessionTitle(session),
+    start === undefined ? 'started: unknown' : `started ${start}`,
+    session.cwd,
+    session.git_branch === undefined ? undefined : `branch ${session.git_branch}`,
+    `session ${session.session_id}`,
+    session.transcript_path,
+    `${session.last_line} lines on disk`,
+  ]
+    .filter((l) => l !== undefined && l.length > 0)
+    .join('\n');
+}
+
+export function sessionNode(session: SessionSnapshot, now: number, name = sessionName(session, [session], now)): TreeNodeView {
   const st = session.stats;
   const desc = [session.held.length > 0 ? `${session.held.length} held` : 'in sync'];
   if (st.waits_seen + st.waits_behind > 0) desc.push(`waits ${st.waits_seen} seen / ${st.waits_behind} behind`);
   if (st.lag_p50_ms !== null) desc.push(`p50 ${formatDuration(st.lag_p50_ms)}`);
-  // Held calls first: they are what a user opens the view for.
-  const children = [
-    ...session.held.map((c) => heldNode(session, c, now)),
-    ...session.recent.map((c) => writtenNode(session, c)),
-  ];
+  const children = callsInOrder(session).map((c) => (c.state === 'held' || c.line === undefined ? heldNode(session, c, now) : writtenNode(session, c)));
   return {
     id: sessionNodeId(session.session_id),
     kind: 'session',
-    label: sessionTitle(session),
+    label: name,
     description: desc.join(' · '),
-    tooltip: `${session.transcript_path}\n${session.last_line} lines on disk`,
+    tooltip: sessionTooltip(session, now),
     icon: session.held.length > 0 ? 'watch' : 'comment-discussion',
     contextValue: 'session',
     session_id: session.session_id,
@@ -107,8 +164,10 @@ export function sessionNode(session: SessionSnapshot, now: number): TreeNodeView
   };
 }
 
+/** Sessions most recent first, each named so a person can tell it from the others. */
 export function treeModel(sessions: readonly SessionSnapshot[], now: number): TreeNodeView[] {
-  return sessions.map((s) => sessionNode(s, now));
+  const names = sessionNames(sessions, now);
+  return sessionsNewestFirst(sessions).map((s) => sessionNode(s, now, names.get(s.session_id)));
 }
 
 /** The view badge: calls held across sessions; undefined hides it. */

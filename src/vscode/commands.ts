@@ -3,7 +3,7 @@ import type { SessionSnapshot } from '../core/snapshot';
 import { focusCall, revealTargetFor, statusClickTarget, type RevealTarget } from '../presentation/callChoice';
 import { COMMANDS } from '../presentation/commandIds';
 import type { LagSample } from '../presentation/lagSamples';
-import { sessionTitle } from '../presentation/sessionLabel';
+import { sessionPickItems } from '../presentation/sessionLabel';
 import type { TreeNodeView } from '../presentation/treeModel';
 import { exportLagSamples } from './export';
 import { installHookCommand, uninstallHookCommand, type HookCommandDeps } from './hookCommands';
@@ -26,11 +26,12 @@ async function chooseSession(deps: CommandDeps, sessionId?: string): Promise<Ses
   if (sessionId) return deps.session(sessionId);
   const sessions = deps.sessions();
   if (sessions.length <= 1) return sessions[0];
-  const pick = await vscode.window.showQuickPick(
-    sessions.map((s) => ({ label: sessionTitle(s), description: s.held.length > 0 ? `${s.held.length} held` : '', session: s })),
-    { title: 'Transcript Lag: choose a session' },
-  );
-  return pick?.session;
+  const pick = await vscode.window.showQuickPick(sessionPickItems(sessions, deps.now()), {
+    title: 'Transcript Lag: choose a session',
+    matchOnDescription: true,
+    matchOnDetail: true,
+  });
+  return pick ? deps.session(pick.session_id) : undefined;
 }
 
 function noSession(): undefined {

@@ -75,7 +75,7 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
   const revealer = new Revealer(session, now, log);
   const report = new SessionReport(context.extensionUri, session, (id) => samples.samples(id), now, async (s, line) => {
     await revealer.reveal({ session_id: s.session_id, tool_use_id: '', transcript_path: s.transcript_path, line, held: false });
-  });
+  }, sessions);
 
   // The report posts its whole table: once a second is live enough and keeps a long session cheap.
   const reportUpdates = createCoalescer(() => report.refresh(), REPORT_REFRESH_INTERVAL_MS, realScheduler);
@@ -145,6 +145,8 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
     statusView: () => statusBar.state(),
     treeItems: () => tree.nodes(),
     badge: () => tree.badge(),
+    badgeTooltip: () => tree.badgeTooltip(),
+    statusBarAccessibilityLabel: () => statusBar.accessibilityLabel(),
     lastReveal: () => revealer.lastReveal(),
     samples: () => samples.samples(),
     reportData: () => report.lastData(),

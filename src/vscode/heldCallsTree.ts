@@ -33,8 +33,9 @@ export class HeldCallsTree implements vscode.TreeDataProvider<TreeNodeView>, vsc
    */
   refresh(): void {
     const sessions = this.sessions();
+    // Value and hover text together: the hover must never speak of a badge that is gone.
     const badge = heldBadge(sessions);
-    if (badge?.value !== this.view.badge?.value) this.view.badge = badge;
+    if (badge?.value !== this.view.badge?.value || badge?.tooltip !== this.view.badge?.tooltip) this.view.badge = badge;
     // Hidden views skip the work: becoming visible refreshes (see the constructor).
     if (!this.view.visible) {
       this.shownKey = undefined;
@@ -79,6 +80,11 @@ export class HeldCallsTree implements vscode.TreeDataProvider<TreeNodeView>, vsc
 
   badge(): number | undefined {
     return this.view.badge?.value;
+  }
+
+  /** The badge's hover text as set on the view; undefined when there is no badge. */
+  badgeTooltip(): string | undefined {
+    return this.view.badge?.tooltip;
   }
 
   dispose(): void {

@@ -4,7 +4,7 @@ import type { SessionSnapshot } from '../core/snapshot';
 import { REPORT_VIEW_TYPE } from '../presentation/commandIds';
 import type { LagSample } from '../presentation/lagSamples';
 import { buildReport, type ReportData } from '../presentation/reportModel';
-import { sessionTitle } from '../presentation/sessionLabel';
+import { sessionName } from '../presentation/sessionLabel';
 
 /** Messages from media/report.js. */
 type FromWebview = { type: 'ready' } | { type: 'openLine'; line: number };
@@ -26,6 +26,7 @@ export class SessionReport implements vscode.Disposable {
     private readonly samples: (sessionId: string) => LagSample[],
     private readonly now: () => number,
     private readonly openLine: (session: SessionSnapshot, line: number) => Promise<void>,
+    private readonly sessions: () => SessionSnapshot[],
   ) {}
 
   show(sessionId: string): void {
@@ -66,9 +67,14 @@ export class SessionReport implements vscode.Disposable {
     return this.lastPosted;
   }
 
+  /** The session's name as the tree and the picker give it: like-named sessions stay apart. */
+  private nameOf(s: SessionSnapshot): string {
+    return sessionName(s, this.sessions(), this.now());
+  }
+
   private titleFor(sessionId: string): string {
     const s = this.session(sessionId);
-    return `Transcript Lag: ${s ? sessionTitle(s) : sessionId.slice(0, 8)}`;
+    return `Transcript Lag: ${s ? this.nameOf(s) : sessionId.slice(0, 8)}`;
   }
 
   private receive(m: FromWebview): void {
@@ -86,7 +92,10 @@ export class SessionReport implements vscode.Disposable {
       void this.panel.webview.postMessage({ type: 'gone', session_id: this.sessionId });
       return;
     }
-    this.lastPosted = buildReport(s, this.samples(s.session_id), this.now());
+    const name = this.nameOf(s);
+    const title = `Transcript Lag: ${name}`;
+    if (this.panel.title !== title) this.panel.title = title;
+    this.lastPosted = buildReport(s, this.samples(s.session_id), this.now(), name);
     void this.panel.webview.postMessage({ type: 'report', data: this.lastPosted });
   }
 

@@ -30,9 +30,9 @@ export class StatusBar implements vscode.Disposable {
       return;
     }
     // Each property set is a message to the workbench: set only what changed.
-    if (v.text !== prev?.text) {
-      this.item.text = v.text;
-      this.item.accessibilityInformation = { label: v.text.replace(/\$\([a-z-]+\)\s*/g, '') };
+    if (v.text !== prev?.text) this.item.text = v.text;
+    if (v.accessibilityLabel !== prev?.accessibilityLabel) {
+      this.item.accessibilityInformation = { label: v.accessibilityLabel, role: 'button' };
     }
     if (v.background !== prev?.background || !prev) {
       this.item.backgroundColor = v.background ? new vscode.ThemeColor(v.background) : undefined;
@@ -48,6 +48,11 @@ export class StatusBar implements vscode.Disposable {
   /** True while the text shows an age that must tick (the composition root re-renders on a timer). */
   ticking(): boolean {
     return this.last?.ticking === true;
+  }
+
+  /** For the test API: the item's accessibility label as set; undefined while hidden. */
+  accessibilityLabel(): string | undefined {
+    return this.last?.visible ? this.item.accessibilityInformation?.label : undefined;
   }
 
   /** For the test API: what the item shows now; undefined while hidden. */

@@ -28,6 +28,10 @@ export interface TranscriptLagApi {
   treeItems(): TreeNodeView[];
   /** The view badge value (calls held); undefined when no badge. */
   badge(): number | undefined;
+  /** The badge's hover text as set on the view; undefined when no badge. */
+  badgeTooltip(): string | undefined;
+  /** The status bar item's accessibility label as set; undefined while hidden. */
+  statusBarAccessibilityLabel(): string | undefined;
   /** The last "open at line": path, line (1-based), held or not, the after-line decoration now. */
   lastReveal(): RevealRecord | undefined;
   /** Every call seen since activation, as Export Lag Samples writes them. */

@@ -183,7 +183,9 @@ async function main() {
       const badge = await wb.activityBadge('Transcript Lag');
       await wb.screenshot('e2e-3-view-lists-call');
       if (badge !== '1') throw new Error(`activity bar badge ${JSON.stringify(badge)}, expected "1"`);
-      return `${row.label}: ${row.description}`;
+      const label = await wb.activityLabel('Transcript Lag');
+      if (!/1 call held/.test(label ?? '')) throw new Error(`activity bar entry says ${JSON.stringify(label)} with badge 1`);
+      return `${row.label}: ${row.description}; entry: ${JSON.stringify(label)}`;
     });
 
     await step('appending the record clears held', async () => {
@@ -208,7 +210,10 @@ async function main() {
       );
       const badge = await wb.activityBadge('Transcript Lag');
       if (badge !== undefined) throw new Error(`badge still shows ${JSON.stringify(badge)} with nothing held`);
-      return `${row.label}: ${row.description}`;
+      // The badge's hover goes with it: the entry must not still speak of held calls.
+      const label = await wb.activityLabel('Transcript Lag');
+      if (/held/.test(label ?? '')) throw new Error(`no badge, but the entry still says ${JSON.stringify(label)}`);
+      return `${row.label}: ${row.description}; entry: ${JSON.stringify(label)}`;
     });
 
     await step('clicking the call in the view opens the transcript at its record line', async () => {

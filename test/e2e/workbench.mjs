@@ -75,6 +75,11 @@ export class Workbench {
     );
   }
 
+  /** The accessible name of an activity bar entry: its title, and its badge's hover text while it has one. */
+  async activityLabel(title) {
+    return this.page.locator(`.activitybar .action-item a[aria-label^="${title}"]`).first().getAttribute('aria-label');
+  }
+
   /** The badge number on an activity bar entry, or undefined without a badge. */
   async activityBadge(title) {
     const badge = this.page.locator(`.activitybar .action-item:has(a[aria-label^="${title}"]) .badge-content`).first();

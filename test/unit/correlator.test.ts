@@ -150,6 +150,17 @@ describe('Correlator', () => {
     assert.equal(c.snapshot(SESSION), undefined);
   });
 
+  it("starts a session at the earliest record timestamp seen, whatever order the records came in", () => {
+    const { c } = run([
+      { kind: 'read', read: tailRead(100, 1, [plain({ cwd: '/w', prompt: 'go' })]) },
+      { kind: 'read', read: tailRead(200, 2, [toolUse('B', { timestamp: '2026-01-01T10:05:00.000Z' })]) },
+      { kind: 'read', read: tailRead(300, 1, [toolUse('A', { timestamp: '2026-01-01T10:00:00.000Z' }), toolUse('X', { timestamp: 'not a date' })], 2) },
+    ]);
+    assert.equal(c.snapshot(SESSION)?.started_at, Date.parse('2026-01-01T10:00:00.000Z'));
+    const none = run([{ kind: 'read', read: tailRead(100, 1, [plain({ cwd: '/w', prompt: 'go' })]) }]).c;
+    assert.equal(none.snapshot(SESSION)?.started_at, undefined);
+  });
+
   it('emits a session event when stats or title change, not otherwise', () => {
     const c = new Correlator();
     const e1 = c.ingestTranscript({ sessionId: SESSION, transcriptPath: TRANSCRIPT, isMain: true, read: tailRead(10, 1, [plain({ type: 'ai-title', title: 'Fix the tail', isMetadata: true })]) });
@@ -210,6 +221,7 @@ describe('Correlator: order of arrival does not matter', () => {
     assert.equal(reference.title, 'T');
     assert.equal(reference.cwd, '/w');
     assert.equal(reference.first_prompt, 'go');
+    assert.equal(reference.started_at, Date.parse('2026-01-01T00:00:00.000Z'));
   });
 
   it('every permutation of the inputs ends in the same snapshot', () => {

@@ -54,7 +54,7 @@ describe('presentation: lag samples from engine events', () => {
     const snap = session({
       session_id: 's1',
       held: [heldCall('h1', T + 50, { tool_name: 'Grep' })],
-      recent: [writtenCall('w1', 99, T + 999, { lag_ms: 7 }), writtenCall('w0', 12, T - 400, { lag_ms: 300, with_result: true })],
+      recent: [writtenCall('w1', 99, T + 999, { lag_ms: 7 }), writtenCall('w0', 12, T - 400, { lag_ms: 300, with_result: true, shape: 'with_result' })],
     });
     store.absorb(snap);
     // Oldest first, whatever order the calls reached the store in.

@@ -106,7 +106,7 @@ describe('presentation: status bar', () => {
   });
 
   it('turns to the error colour when the latest wait a hook reported ended behind', () => {
-    const behind = writtenCall('a', 9, NOW - 50, { wait: { outcome: 'behind', polls: 50, waited_ms: 5000 } });
+    const behind = writtenCall('a', 9, NOW - 50, { fired_at: NOW - 6000, wait: { outcome: 'behind', polls: 50, waited_ms: 5000 } });
     const v = statusView([session({ recent: [behind] })], NOW, opts);
     assert.equal(v.background, ERROR_BACKGROUND);
     assert.equal(v.reason, 'hook-behind');

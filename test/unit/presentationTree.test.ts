@@ -36,21 +36,24 @@ describe('presentation: line choice', () => {
 });
 
 describe('presentation: tree', () => {
-  it('lists held calls before written ones, with age, outcome, lag and shape', () => {
+  it('lists calls newest first, with outcome, age, lag and shape', () => {
     const s = session({
       held: [heldCall('h1', NOW - 2500, { tool_name: 'Edit', wait: { outcome: 'behind', polls: 50, waited_ms: 5000 } })],
-      recent: [writtenCall('w1', 30, NOW - 10, { lag_ms: 1200, with_result: true }), writtenCall('w0', 20, NOW - 900, { lag_ms: null })],
+      recent: [
+        writtenCall('w1', 30, NOW - 10, { fired_at: NOW - 1210, lag_ms: 1200, with_result: true, shape: 'with_result' }),
+        writtenCall('w0', 20, NOW - 3000, { fired_at: undefined, lag_ms: null, shape: 'before_result' }),
+      ],
     });
     const [root] = treeModel([s], NOW);
     assert.equal(root.label, 'Fix the parser');
     assert.match(root.description, /1 held/);
-    assert.deepEqual(root.children.map((c) => c.kind), ['held', 'written', 'written']);
-    assert.equal(root.children[0].label, 'Edit');
-    assert.equal(root.children[0].description, 'held 2.5s · hook behind after 50 polls');
-    assert.equal(root.children[1].description, 'lag 1.2s · with result');
+    assert.deepEqual(root.children.map((c) => c.kind), ['written', 'held', 'written']);
+    assert.equal(root.children[1].label, 'Edit');
+    assert.equal(root.children[1].description, 'behind · held 2.5s · 50 polls');
+    assert.equal(root.children[0].description, 'lag 1.2s · with result');
     assert.equal(root.children[2].description, 'no hook · before result');
-    assert.equal(root.children[0].target?.line, 40);
-    assert.equal(root.children[1].target?.line, 30);
+    assert.equal(root.children[1].target?.line, 40);
+    assert.equal(root.children[0].target?.line, 30);
   });
 
   it('keeps a call\'s id when it goes from held to written, and ids unique across sessions', () => {
@@ -77,10 +80,13 @@ describe('presentation: after-line decoration', () => {
     const d1 = callDecoration(held, 't', NOW);
     assert.deepEqual([d1?.line, d1?.held], [55, true]);
     assert.match(d1?.text ?? '', /Bash held 1\.2s/);
-    const written = session({ last_line: 58, recent: [writtenCall('t', 57, NOW, { tool_name: 'Bash', lag_ms: 1300, with_result: true })] });
+    const written = session({ last_line: 58, recent: [writtenCall('t', 57, NOW, { tool_name: 'Bash', lag_ms: 1300, with_result: true, shape: 'with_result' })] });
     const d2 = callDecoration(written, 't', NOW);
     assert.deepEqual([d2?.line, d2?.held], [57, false]);
-    assert.match(d2?.text ?? '', /lag 1\.3s · with its result/);
+    assert.match(d2?.text ?? '', /lag 1\.3s · with result/);
+    // with_result alone proves no shape.
+    const unproven = session({ recent: [writtenCall('t', 57, NOW, { lag_ms: 1300, with_result: true })] });
+    assert.match(callDecoration(unproven, 't', NOW)?.text ?? '', /lag 1\.3s · shape unknown/);
   });
 
   it('is gone once the call has left the snapshot', () => {

@@ -80,6 +80,12 @@ export class SessionState {
   private title?: Keyed<string>;
   private firstPrompt?: Keyed<string>;
   private cwd?: Keyed<string>;
+  /**
+   * Earliest record `timestamp` seen. The scanner keeps `timestamp` only on
+   * records with tool uses, so this is when the session's first call was
+   * made as far as its records show, not its very first line.
+   */
+  private startedAt?: number;
   private mainPath?: string;
   private hookPath?: string;
   lastActivityAt = 0;
@@ -330,6 +336,8 @@ export class SessionState {
     if (rec.title && (!this.title || compareObservations(obs, this.title.key) > 0)) this.title = { key: obs, value: rec.title };
     if (rec.prompt && !rec.isMetadata && (!this.firstPrompt || compareObservations(obs, this.firstPrompt.key) < 0)) this.firstPrompt = { key: obs, value: rec.prompt };
     if (rec.cwd && (!this.cwd || compareObservations(obs, this.cwd.key) < 0)) this.cwd = { key: obs, value: rec.cwd };
+    const at = parseTimestamp(rec.timestamp);
+    if (at !== null && (this.startedAt === undefined || at < this.startedAt)) this.startedAt = at;
   }
 
   get cwdValue(): string | undefined {
@@ -369,6 +377,7 @@ export class SessionState {
       ...(this.title ? { title: this.title.value } : {}),
       ...(this.firstPrompt ? { first_prompt: this.firstPrompt.value } : {}),
       ...(this.cwd ? { cwd: this.cwd.value } : {}),
+      ...(this.startedAt !== undefined ? { started_at: this.startedAt } : {}),
       held,
       recent,
       stats: this.stats(),

@@ -72,7 +72,7 @@ describe('open at the held line', () => {
     await runHook(claude, s.preToolUse('toolu_big_held', 'Bash'));
     await eventually(api, 'the held call', () => api.treeItems().some((n) => n.session_id === s.sessionId && n.children.some((c) => c.kind === 'held')), 60_000);
     const lines = s.lineCount();
-    await vscode.commands.executeCommand(COMMANDS.openHeldLine, api.treeItems().find((n) => n.session_id === s.sessionId)!.children[0].target);
+    await vscode.commands.executeCommand(COMMANDS.openHeldLine, api.treeItems().find((n) => n.session_id === s.sessionId)!.children.find((c) => c.kind === 'held')!.target);
     const at = await eventually(api, 'the transcript editor', () => activeLine()?.path === s.transcriptPath && activeLine(), 30_000);
     assert.equal(at.line, lines);
     assert.equal(api.lastReveal()?.openedWithoutDocument, false);

@@ -75,6 +75,34 @@ describe('status bar', () => {
     assert.match(api.statusBarTooltip() ?? '', /Waits seen \/ behind: \*\*0\*\* \/ \*\*1\*\*/);
   });
 
+  it('is never red with a check mark after a behind wait, and clears once in sync', async () => {
+    const api = await extensionApi();
+    const s = new FakeSession(claude).prompt('go');
+    const hook = await runHook(claude, s.preToolUse('toolu_sb_behind_sync', 'Bash'), ['--probe', '--polls', '2', '--poll-ms', '20']);
+    assert.equal(hook.code, 0);
+    await eventually(api, 'the error colour while held', () => api.statusBarBackground() === ERROR);
+    assert.match(api.statusBarText() ?? '', /^\$\(watch\) 1 held/);
+    assert.match(api.statusBarAccessibilityLabel() ?? '', /^Transcript Lag: 1 held, .*behind/);
+    s.toolUse('toolu_sb_behind_sync', 'Bash', { command: 'true' });
+    const seen: string[] = [];
+    const redWithCheck: string[] = [];
+    // Red for at most 10 s after the wait ended (see BEHIND_RED_MS), then plain; never red with a check.
+    await eventually(
+      api,
+      'the colour to clear once in sync',
+      () => {
+        const v = api.statusView();
+        if (!v) return false;
+        seen.push(`${v.background ?? 'default'} ${v.text}`);
+        if (v.background === ERROR && v.text.includes('$(check)')) redWithCheck.push(v.text);
+        return v.held === 0 && v.background === undefined && v.text.startsWith('$(check)');
+      },
+      20_000,
+    );
+    assert.deepEqual(redWithCheck, [], 'never red with a check mark');
+    assert.ok(seen.some((x) => x.startsWith(`${ERROR} $(error) hook behind`)), seen.slice(0, 5).join(' | '));
+  });
+
   it('turns to the error colour as a hold nears the hook timeout', async () => {
     const api = await extensionApi();
     const s = new FakeSession(claude).prompt('go');

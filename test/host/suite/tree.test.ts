@@ -1,5 +1,6 @@
-// The held-calls tree: sessions, held calls first (tool, live age, hook outcome),
-// then recent written calls (tool, lag, shape); the badge counts held calls.
+// The held-calls tree: sessions named so a person can tell them apart, most recent
+// first; their calls newest first in one stable order (held: outcome, live age, what
+// the hook does; written: outcome, lag, shape); the badge counts held calls.
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { TREE_VIEW_ID } from '../../../src/presentation/commandIds';
@@ -18,7 +19,7 @@ describe('held-calls tree', () => {
     await vscode.commands.executeCommand(`${TREE_VIEW_ID}.focus`);
   });
 
-  it('lists a session with its held calls first, then written calls, and badges the held count', async () => {
+  it('lists a session with its calls newest first, outcome first, and badges the held count', async () => {
     const api = await extensionApi();
     const s = (session = new FakeSession(claude).title('Refactor the tail').prompt('refactor'));
     await sessionFollowed(api, s);
@@ -34,25 +35,29 @@ describe('held-calls tree', () => {
       return n && n.children.filter((c) => c.kind === 'held').length === 2 && n.children.some((c) => c.kind === 'written') && n;
     });
     assert.equal(node.kind, 'session');
-    assert.equal(node.label, 'Refactor the tail');
+    // Named by its title and start time (local hh:mm of its first call's record).
+    assert.match(node.label, /^Refactor the tail · \d\d:\d\d$/);
     assert.match(node.description, /^2 held/);
     assert.deepEqual(
       node.children.map((c) => [c.kind, c.label, c.tool_use_id]),
       [
-        ['held', 'Bash', 'toolu_tree_h1'],
         ['held', 'Grep', 'toolu_tree_h2'],
+        ['held', 'Bash', 'toolu_tree_h1'],
         ['written', 'Read', 'toolu_tree_done'],
       ],
     );
-    assert.match(node.children[0].description, /^held \d.* · hook waiting$/);
+    // Announce mode (the default install): the hook fired and returned; nothing waits.
+    assert.match(node.children[0].description, /^held \d.* · hook fired$/);
     assert.match(node.children[2].description, /^lag \d.*/);
     assert.match(node.children[2].description, /with result|before result/);
     assert.equal(api.badge(), 2);
+    assert.equal(api.badgeTooltip(), '2 calls held back from the transcript');
   });
 
   it('moves a call from held to written when its record lands and lowers the badge', async () => {
     const api = await extensionApi();
     const before = api.treeItems().find((n) => n.session_id === session.sessionId)!;
+    const order = (n: typeof before) => n.children.map((c) => c.tool_use_id);
     session.toolUse('toolu_tree_h1', 'Bash');
     const after = await eventually(api, 'h1 written', () => {
       const n = api.treeItems().find((x) => x.session_id === session.sessionId);
@@ -62,6 +67,56 @@ describe('held-calls tree', () => {
     // The id survives the move, so VS Code keeps selection and expansion.
     const idOf = (n: typeof before) => n.children.find((c) => c.tool_use_id === 'toolu_tree_h1')!.id;
     assert.equal(idOf(after), idOf(before));
+    // Every row keeps its slot: a click aimed at a row lands on it while holds clear.
+    assert.deepEqual(order(after), order(before));
     assert.equal(api.badge(), 1);
+    assert.equal(api.badgeTooltip(), '1 call held back from the transcript');
+    session.toolUse('toolu_tree_h2', 'Grep');
+    await eventually(api, 'nothing held', () => api.badge() === undefined);
+    assert.equal(api.badgeTooltip(), undefined, 'no badge, no badge hover');
+  });
+
+  it('tells apart two sessions that began with the same prompt', async () => {
+    const api = await extensionApi();
+    const a = new FakeSession(claude).prompt('go');
+    const b = new FakeSession(claude).prompt('go');
+    // A call each, so each has a start time from its records.
+    a.toolUse('toolu_tree_a', 'Read');
+    b.toolUse('toolu_tree_b', 'Read');
+    const [na, nb] = await eventually(api, 'both sessions with a start time', () => {
+      const items = api.treeItems();
+      const x = items.find((n) => n.session_id === a.sessionId);
+      const y = items.find((n) => n.session_id === b.sessionId);
+      return x && y && /\d\d:\d\d/.test(x.label) && /\d\d:\d\d/.test(y.label) && [x, y];
+    });
+    assert.match(na.label, /^go · /);
+    assert.match(nb.label, /^go · /);
+    assert.notEqual(na.label, nb.label);
+  });
+
+  it('says "hook waiting" only while a probe waits, "hook fired" in announce mode', async () => {
+    const api = await extensionApi();
+    const s = new FakeSession(claude).prompt('probe me');
+    await sessionFollowed(api, s);
+    const rowOf = (id: string) => api.treeItems().find((n) => n.session_id === s.sessionId)?.children.find((c) => c.tool_use_id === id);
+    await runHook(claude, s.preToolUse('toolu_tree_announce', 'Bash'));
+    const announced = await eventually(api, 'the announced call held', () => rowOf('toolu_tree_announce'));
+    assert.match(announced.description, /^held \d.* · hook fired$/);
+    assert.doesNotMatch(announced.tooltip, /probe/i);
+    // A probe that looks 40 × 100 ms for a record that never lands: held and waiting meanwhile.
+    const probe = runHook(claude, s.preToolUse('toolu_tree_probe', 'Bash'), ['--probe', '--polls', '40', '--poll-ms', '100']);
+    const waiting = await eventually(api, 'the probe waiting', () => {
+      const r = rowOf('toolu_tree_probe');
+      return r && /hook waiting/.test(r.description) && r;
+    });
+    assert.match(waiting.description, /^held \d.* · hook waiting$/);
+    assert.match(waiting.tooltip, /probe's own wait lengthens the hold/);
+    assert.match(rowOf('toolu_tree_announce')!.description, /hook fired$/, 'the announced call still does not wait');
+    assert.equal((await probe).code, 0);
+    const reported = await eventually(api, 'the probe to report', () => {
+      const r = rowOf('toolu_tree_probe');
+      return r && /^behind · /.test(r.description) && r;
+    });
+    assert.match(reported.description, /^behind · held \d.* · \d+ polls$/);
   });
 });

@@ -1,5 +1,5 @@
 import type { CallSnapshot, SessionSnapshot } from '../core/snapshot';
-import { oldestHeld } from './callChoice';
+import { heldLineOf, oldestHeld } from './callChoice';
 import { COMMANDS } from './commandIds';
 import { formatDuration, lagPhrase, formatStat } from './format';
 import { commandLink, escapeMarkdown } from './markdown';
@@ -94,6 +94,12 @@ export function statusText(sessions: readonly SessionSnapshot[], now: number): s
   return '$(check) in sync';
 }
 
+function heldLineText(s: SessionSnapshot, h: CallSnapshot): string {
+  const line = heldLineOf(s, h);
+  const sub = h.agent_id !== undefined ? ' of its subagent transcript' : '';
+  return line === undefined ? 'its subagent transcript was not found' : `its record will land after line ${line}${sub}`;
+}
+
 function sessionTooltip(s: SessionSnapshot, now: number): string {
   const st = s.stats;
   const lines = [
@@ -107,7 +113,7 @@ function sessionTooltip(s: SessionSnapshot, now: number): string {
   if (h) {
     lines.push(
       // No age here: the status text ticks; a tooltip that changed every tick would flicker while hovered.
-      `Held: ${s.held.length} — oldest ${escapeMarkdown(toolLabel(h.tool_name))}, its record will land after line ${s.last_line}`,
+      `Held: ${s.held.length} — oldest ${escapeMarkdown(toolLabel(h.tool_name))}, ${heldLineText(s, h)}`,
     );
   } else if (s.recent[0]) {
     const c = s.recent[0];

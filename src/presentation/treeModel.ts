@@ -1,5 +1,5 @@
 import type { CallSnapshot, SessionSnapshot } from '../core/snapshot';
-import { focusCall, revealTargetFor, type RevealTarget } from './callChoice';
+import { callTranscriptPath, focusCall, heldLineOf, revealTargetFor, type RevealTarget } from './callChoice';
 import { formatDuration, lagPhrase, shapeLabel, shapeOf } from './format';
 import { sessionTitle, toolLabel } from './sessionLabel';
 
@@ -39,6 +39,18 @@ function outcomeText(call: CallSnapshot): string {
   return `hook ${call.wait.outcome} after ${call.wait.polls} polls`;
 }
 
+/** Where a held call's record will land, in words: a subagent's own file is named, and one never seen is said to be. */
+function heldWhere(session: SessionSnapshot, call: CallSnapshot): string {
+  const line = heldLineOf(session, call);
+  const file = callTranscriptPath(session, call);
+  const inFile = file === session.transcript_path ? '' : ` of ${baseName(file)}`;
+  return line === undefined ? `its transcript ${baseName(file)} was not found` : `its record will land after line ${line}${inFile}`;
+}
+
+function baseName(p: string): string {
+  return p.slice(Math.max(p.lastIndexOf('/'), p.lastIndexOf('\\')) + 1);
+}
+
 function heldNode(session: SessionSnapshot, call: CallSnapshot, now: number): TreeNodeView {
   const age = call.fired_at === undefined ? 0 : now - call.fired_at;
   const agent = call.agent_id ? ' · subagent' : '';
@@ -47,7 +59,7 @@ function heldNode(session: SessionSnapshot, call: CallSnapshot, now: number): Tr
     kind: 'held',
     label: toolLabel(call.tool_name),
     description: `held ${formatDuration(age)} · ${outcomeText(call)}${agent}`,
-    tooltip: `${call.tool_use_id}\nheld for ${formatDuration(age)}; its record will land after line ${session.last_line}`,
+    tooltip: `${call.tool_use_id}\nheld for ${formatDuration(age)}; ${heldWhere(session, call)}`,
     icon: call.wait?.outcome === 'behind' ? 'error' : 'watch',
     contextValue: 'heldCall',
     session_id: session.session_id,

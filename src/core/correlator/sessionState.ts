@@ -217,14 +217,14 @@ export class SessionState {
           ...(rec.messageId !== undefined ? { messageId: rec.messageId } : {}),
           ...(rec.apiBlockIndex !== undefined ? { blockIndex: rec.apiBlockIndex } : {}),
         };
-        this.ingestToolUse(tu.id, tu.name, input.agentId ?? rec.agentId, written, out);
+        this.ingestToolUse(tu.id, tu.name, input.agentId ?? rec.agentId, written, out, l.partialDwellMs);
       }
       for (const id of rec.toolResults) this.ingestResult(id, obs, out);
     }
     this.prune();
   }
 
-  private ingestToolUse(id: string, name: string, agentId: string | undefined, obs: WrittenObservation, out: EngineEvent[]): void {
+  private ingestToolUse(id: string, name: string, agentId: string | undefined, obs: WrittenObservation, out: EngineEvent[], partialDwellMs = 0): void {
     if (this.tombstones.has(id)) return;
     const c = this.call(id);
     c.toolName ??= name;
@@ -251,6 +251,7 @@ export class SessionState {
       ...(obs.blockIndex !== undefined ? { block_index: obs.blockIndex } : {}),
       batch_first_line: obs.batchFirstLine,
       batch_last_line: obs.batchLastLine,
+      ...(partialDwellMs > 0 ? { partial_dwell_ms: partialDwellMs } : {}),
     });
     // A result that arrived before its record (only in odd orders) is reported once the call is written.
     if (c.result) this.emitResult(c, out);

@@ -37,6 +37,9 @@ function subagentFile(s: FakeSession, agentId: string): { file: string; append(r
   };
 }
 
+// Waits are bounded generously: the machine running the suite may be shared and slow.
+const WAIT_MS = 30_000;
+
 describe('subagent calls', () => {
   let claude: string;
 
@@ -46,7 +49,8 @@ describe('subagent calls', () => {
   });
   afterEach(closeAllEditors);
 
-  it('a held subagent call opens its own file at its last line, then at its record line; the export row names that file', async () => {
+  it('a held subagent call opens its own file at its last line, then at its record line; the export row names that file', async function () {
+    this.timeout(120_000);
     const api = await extensionApi();
     // The main transcript is longer than the subagent's, so a wrong file or line shows.
     const s = new FakeSession(claude).prompt('go').toolUse('toolu_sa_agent', 'Agent').prompt('a').prompt('b').prompt('c');
@@ -58,15 +62,16 @@ describe('subagent calls', () => {
     await runHook(claude, { ...s.preToolUse('toolu_sa_held', 'Bash'), agent_id: 'a1b2c3', agent_type: 'general-purpose' });
     const node = await eventually(api, 'the held subagent call', () =>
       api.treeItems().flatMap((n) => n.children).find((c) => c.tool_use_id === 'toolu_sa_held' && c.kind === 'held'),
+      WAIT_MS,
     );
     assert.match(node.description, /subagent/);
     const heldLine = sub.lines();
     // The subagent's file may be found a poll after the hook event (discovery lists subagents/ per tick).
-    await eventually(api, 'the held line in the subagent file', () => api.engine()?.session(s.sessionId)?.held[0]?.held_line === heldLine);
+    await eventually(api, 'the held line in the subagent file', () => api.engine()?.session(s.sessionId)?.held[0]?.held_line === heldLine, WAIT_MS);
 
     // The status bar click: the oldest held call is this one.
     await vscode.commands.executeCommand(COMMANDS.openHeldLine);
-    const at = await eventually(api, 'the subagent transcript editor', () => activeLine()?.path === sub.file && activeLine());
+    const at = await eventually(api, 'the subagent transcript editor', () => activeLine()?.path === sub.file && activeLine(), WAIT_MS);
     assert.equal(at.line, heldLine);
     const reveal = api.lastReveal()!;
     assert.deepEqual([reveal.transcript_path, reveal.line, reveal.held, reveal.decoration?.line, reveal.decoration?.held], [sub.file, heldLine, true, heldLine, true]);
@@ -74,15 +79,16 @@ describe('subagent calls', () => {
     sub.append({ type: 'assistant', message: { id: 'msg_sa_1', role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_sa_held', name: 'Bash', input: {} }], stop_reason: 'tool_use' } });
     const recordLine = sub.lines();
     sub.append({ type: 'user', message: { role: 'user', content: [{ tool_use_id: 'toolu_sa_held', type: 'tool_result', content: 'ok' }] } });
-    const moved = await eventually(api, 'the note to move to the record', () => api.lastReveal()?.decoration?.held === false && api.lastReveal()!.decoration!);
+    const moved = await eventually(api, 'the note to move to the record', () => api.lastReveal()?.decoration?.held === false && api.lastReveal()!.decoration!, WAIT_MS);
     assert.equal(moved.line, recordLine);
 
     await closeAllEditors();
     const written = await eventually(api, 'the written subagent call', () =>
       api.treeItems().flatMap((n) => n.children).find((c) => c.tool_use_id === 'toolu_sa_held' && c.kind === 'written'),
+      WAIT_MS,
     );
     await vscode.commands.executeCommand(COMMANDS.openCall, written.target);
-    const again = await eventually(api, 'the subagent transcript at the record', () => activeLine()?.path === sub.file && activeLine());
+    const again = await eventually(api, 'the subagent transcript at the record', () => activeLine()?.path === sub.file && activeLine(), WAIT_MS);
     assert.equal(again.line, recordLine);
 
     const target = path.join(scratchRoot(), 'subagent-samples.json');

@@ -125,7 +125,7 @@ export class SessionState {
     c.hookMode ??= ev.mode;
     c.hookTranscriptPath ??= ev.transcript_path;
     if (!c.written) {
-      if (first) out.push({ ...this.base({ ...ev, transcript_path: this.heldPlace(c).path ?? ev.transcript_path }), event: 'held', at: ev.at, ...(ev.timeout_ms ? { timeout_ms: ev.timeout_ms } : {}) });
+      if (first) out.push({ ...this.base({ ...ev, transcript_path: (c.agentId !== undefined && this.heldPlace(c).path) || ev.transcript_path }), event: 'held', at: ev.at, ...(ev.timeout_ms ? { timeout_ms: ev.timeout_ms } : {}) });
       return;
     }
     const lag = lagOf(c);
@@ -381,17 +381,17 @@ export class SessionState {
    * Where a held call's record will land: a subagent call in its subagent's
    * own transcript (known once that file was read; else the place Claude Code
    * writes it, with no held line: nothing of it was seen), any other call in
-   * the file its hook named. The held line is that file's last line on disk.
+   * the session's main transcript. The held line is that file's last line on disk.
    */
   private heldPlace(c: CallFacts): HeldPlace {
-    const main = c.hookTranscriptPath ?? this.mainPath;
+    const main = this.mainPath ?? c.hookTranscriptPath;
     if (c.agentId !== undefined) {
       const own = this.agentPaths.get(c.agentId);
       if (own !== undefined) return { path: own, line: this.disk.lastLineOf(own) ?? 0 };
       return main === undefined ? {} : { path: subagentTranscriptPath(main, c.agentId) };
     }
     if (main === undefined) return { line: this.disk.lastLine };
-    return { path: main, line: this.disk.lastLineOf(main) ?? (main === this.mainPath ? this.disk.lastLine : 0) };
+    return { path: main, line: this.disk.lastLineOf(main) ?? this.disk.lastLine };
   }
 
   /** Held events for calls still held, e.g. after catching up on history at start. */

@@ -7,6 +7,7 @@ import { nodeFileAccess } from '../../src/platform/nodeFileAccess';
 import { revealTargetFor, statusClickTarget } from '../../src/presentation/callChoice';
 import { callDecoration } from '../../src/presentation/decoration';
 import { LagSampleStore } from '../../src/presentation/lagSamples';
+import { buildReport } from '../../src/presentation/reportModel';
 import { treeModel } from '../../src/presentation/treeModel';
 import { ClaudeDirFixture, preLine, toolResultRecord, toolUseRecord, userPrompt } from './engineFixture';
 
@@ -77,6 +78,9 @@ describe('subagent calls: their own transcript', () => {
 
     const row = samples.samples(SID).find((r) => r.tool_use_id === 'toolu_sub1')!;
     assert.deepEqual([row.transcript_path, row.line, row.agent_id], [agent, 3, 'ab12']);
+    // The report names the file of a subagent's line (its link opens that file), and no file for the main transcript's.
+    const rows = buildReport(after, samples.samples(SID), now).rows;
+    assert.deepEqual(rows.map((r) => [r.tool_use_id, r.line, r.file]).sort(), [['toolu_agent', '4', ''], ['toolu_sub1', '3', 'agent-ab12.jsonl']].sort());
     // A store that learns the call from the snapshot alone (calls from before activation) names the same file.
     const fresh = new LagSampleStore();
     fresh.absorb(after);

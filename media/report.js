@@ -124,9 +124,11 @@
         a.setAttribute('href', '#');
         a.addEventListener('click', (ev) => {
           ev.preventDefault();
-          vscode.postMessage({ type: 'openLine', line: Number(r.line) });
+          vscode.postMessage({ type: 'openLine', line: Number(r.line), tool_use_id: r.tool_use_id });
         });
         lineCell.appendChild(a);
+        // A subagent's call: its line is in the subagent's own transcript.
+        if (r.file) lineCell.appendChild(el('span', 'muted', ` ${r.file}`));
       }
       tr.appendChild(lineCell);
       for (const v of [r.record_at, r.fired_at, r.on_disk]) tr.appendChild(el('td', 'mono', v));

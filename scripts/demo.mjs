@@ -1,15 +1,22 @@
-// npm run demo: builds, then opens the extension on a replayed Claude Code session.
+// npm run demo: builds, then opens the extension on replayed Claude Code sessions.
 //
 // The sessions are real recordings from the field suite (test/field/recordings/), written
-// by Claude Code 2.1.332 and our hook, replayed with their timing into a temp Claude dir:
-// calls held while a slow hook runs (interactive mode), and calls written promptly
-// (print mode). With the `code` CLI on PATH it opens VS Code on a temp profile; without
-// it, it starts code-server on 127.0.0.1 and prints the URL.
+// by Claude Code 2.1.332 and our hook, replayed with their timing into a temp Claude dir.
+// What it shows, in order:
+//   1. a finished session, written before the window opens: opened after the fact (history);
+//   2. once a window shows the extension: calls held while a slow second hook runs, whose
+//      probe ends `behind` (interactive mode); calls written promptly (print mode); one call
+//      per message held ~1 s (interactive mode);
+//   3. each window that connects later (a reload, a second browser tab) gets the first live
+//      session again, as a new session.
+// It ends by itself: --linger-sec after the last replay without a new window (default 600).
+// With the `code` CLI on PATH it opens VS Code on a temp profile; without it, it starts
+// code-server on 127.0.0.1 and prints the URL.
 //
-// Options: --speed N (replay N times faster), --rounds N (replay the set N times, 0 = until
-// Ctrl-C; default 0), --code-server (use code-server even when `code` is on PATH),
-// --no-open (replay only; print the Claude dir), --exit-after-replay (for a smoke test),
-// --dir D (use and keep folder D instead of a temp folder removed on exit).
+// Options: --speed N (replay N times faster), --rounds N (replay the live set N times, default 1),
+// --linger-sec S, --code-server (use code-server even when `code` is on PATH), --no-open (replay
+// only, at once; print the Claude dir), --exit-after-replay (for a smoke test), --dir D (use and keep
+// folder D instead of a temp folder removed on exit), --skip-build.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -21,12 +28,21 @@ import { loadRecording, replayRecording } from './lib/replay.mjs';
 import { failAndExit } from './lib/missingTool.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const RECORDINGS = ['interactive-parallel-probe-slow.jsonl', 'print-single-probe.jsonl', 'interactive-single-probe.jsonl'];
+const EXTENSION_ID = 'transcript-lag.transcript-lag';
+
+/** Each recording's prompt was "go": the demo's copies get prompts of their own, so the view tells them apart. */
+const FINISHED = { file: 'print-single-probe.jsonl', prompt: 'Earlier: list the files (finished before the window opened)' };
+const LIVE = [
+  { file: 'interactive-parallel-probe-slow.jsonl', prompt: 'Held: two parallel calls while a slow hook runs (probe ends behind)' },
+  { file: 'print-single-probe.jsonl', prompt: 'Written: print mode, each call on disk when its message ends' },
+  { file: 'interactive-single-probe.jsonl', prompt: 'Held: one call per message, ~1 s each' },
+];
 
 const { values: opts } = parseArgs({
   options: {
     speed: { type: 'string', default: '1' },
-    rounds: { type: 'string', default: '0' },
+    rounds: { type: 'string', default: '1' },
+    'linger-sec': { type: 'string', default: '600' },
     'code-server': { type: 'boolean', default: false },
     'no-open': { type: 'boolean', default: false },
     'exit-after-replay': { type: 'boolean', default: false },
@@ -36,8 +52,9 @@ const { values: opts } = parseArgs({
 });
 const speed = Number(opts.speed);
 const rounds = Number(opts.rounds);
-if (!(speed > 0) || !Number.isInteger(rounds) || rounds < 0) {
-  console.error('demo: --speed must be > 0 and --rounds a whole number >= 0');
+const lingerMs = Number(opts['linger-sec']) * 1000;
+if (!(speed > 0) || !Number.isInteger(rounds) || rounds < 1 || !(lingerMs >= 0)) {
+  console.error('demo: --speed must be > 0, --rounds a whole number >= 1, --linger-sec >= 0');
   process.exit(2);
 }
 
@@ -49,58 +66,148 @@ function onPath(command) {
   return spawnSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' }).status === 0;
 }
 
-/** Each replay gets a session id of its own, so a round adds new sessions instead of repeating records. */
-function withFreshSession(recording) {
-  const from = recording.meta.session_id;
-  const to = randomUUID();
-  const swap = (text) => text.split(from).join(to);
-  return {
-    meta: { ...recording.meta, session_id: to },
-    rows: recording.rows.map((r) => ({ ...r, text: swap(r.text) })),
-  };
+function sleep(ms, signal) {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const t = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
-async function replayLoop({ claudeDir, workspace, home, signal }) {
-  const recordings = RECORDINGS.map((f) => loadRecording(path.join(repo, 'test/field/recordings', f)));
-  for (let round = 1; rounds === 0 || round <= rounds; round++) {
-    for (const recording of recordings) {
-      if (signal.aborted) return;
-      const fresh = withFreshSession(recording);
-      say(`replaying ${recording.meta.scenario} (Claude Code ${recording.meta.claude_code_version}, ${recording.meta.mode} mode), session ${fresh.meta.session_id}`);
-      const { transcript } = await replayRecording(fresh, { claudeDir, workspace, home, speed, signal });
-      say(`  done: ${path.relative(claudeDir, transcript)}`);
-      await new Promise((r) => setTimeout(r, 3000 / speed));
+/**
+ * A copy of a recording as a session of its own: a new session id (a replay adds a
+ * session instead of repeating records) and the first prompt, "go" in every
+ * recording, rewritten to `prompt`. No line is added or removed: every call stays
+ * at its recorded line.
+ */
+function demoCopy(recording, prompt) {
+  const from = recording.meta.session_id;
+  const to = randomUUID();
+  let prompted = false;
+  const rows = recording.rows.map((r) => {
+    let text = r.text.split(from).join(to);
+    if (!prompted && r.kind === 'transcript') {
+      const obj = JSON.parse(text);
+      if (obj.type === 'user' && typeof obj.message?.content === 'string') {
+        obj.message.content = prompt;
+        text = JSON.stringify(obj);
+        prompted = true;
+      }
     }
+    return { ...r, text };
+  });
+  return { meta: { ...recording.meta, session_id: to }, rows };
+}
+
+function load(file) {
+  return loadRecording(path.join(repo, 'test/field/recordings', file));
+}
+
+async function replay(entry, prompt, ctx, replaySpeed = speed) {
+  const recording = load(entry.file);
+  const copy = demoCopy(recording, prompt);
+  say(`replaying ${recording.meta.scenario} (Claude Code ${recording.meta.claude_code_version}, ${recording.meta.mode} mode) as "${prompt}"`);
+  const { transcript } = await replayRecording(copy, { claudeDir: ctx.claudeDir, workspace: ctx.workspace, home: ctx.home, speed: replaySpeed, signal: ctx.signal });
+  say(`  done: ${path.relative(ctx.claudeDir, transcript)}`);
+}
+
+/**
+ * Windows that have loaded the extension so far: VS Code and code-server give
+ * each extension host a log folder of its own per extension, under the
+ * user-data dir's logs/ (…/exthost<N>/<extension id>/). A new one means a window
+ * connected (or reloaded). Bounded walk: the logs tree is small and ours.
+ */
+function extensionHostsSeen(userDataDir) {
+  const found = new Set();
+  const walk = (dir, depth) => {
+    if (depth > 6) return;
+    let entries;
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (!e.isDirectory()) continue;
+      const full = path.join(dir, e.name);
+      if (e.name.toLowerCase() === EXTENSION_ID) found.add(full);
+      else walk(full, depth + 1);
+    }
+  };
+  walk(path.join(userDataDir, 'logs'), 0);
+  return found.size;
+}
+
+/** Resolves with the number of extension hosts once it exceeds `known`, or undefined when the time is up. */
+async function nextWindow(userDataDir, known, withinMs, signal) {
+  const until = Date.now() + withinMs;
+  while (!signal.aborted && Date.now() < until) {
+    const n = extensionHostsSeen(userDataDir);
+    if (n > known) return n;
+    await sleep(500, signal);
+  }
+  return undefined;
+}
+
+async function runDemo(ctx, userDataDir) {
+  let windows = 0;
+  if (userDataDir) {
+    say('waiting for a window to show the extension before the replay starts');
+    const n = await nextWindow(userDataDir, 0, 30 * 60_000, ctx.signal);
+    if (n === undefined) return say('no window connected within 30 minutes; stopping');
+    windows = n;
+    say('a window is open: replaying');
+    // The extension reads its first look as history: give it a moment before the first live write.
+    await sleep(2000, ctx.signal);
+  }
+  for (let round = 1; round <= rounds && !ctx.signal.aborted; round++) {
+    for (const entry of LIVE) {
+      if (ctx.signal.aborted) return;
+      await replay(entry, round === 1 ? entry.prompt : `${entry.prompt} · round ${round}`, ctx);
+      await sleep(3000 / speed, ctx.signal);
+    }
+  }
+  if (!userDataDir || opts['exit-after-replay']) return;
+  // Bounded: each new window replays the first live session again; quiet for lingerMs, the demo ends.
+  for (let again = 2; !ctx.signal.aborted; again++) {
+    say(`replay finished; a new window (or a reload) replays the first session again; stopping after ${Math.round(lingerMs / 1000)} s without one`);
+    const n = await nextWindow(userDataDir, windows, lingerMs, ctx.signal);
+    if (n === undefined) return;
+    windows = n;
+    await sleep(2000, ctx.signal);
+    await replay(LIVE[0], `${LIVE[0].prompt} · again (${again})`, ctx);
   }
 }
 
 async function openVsCode({ workspace, env, root }) {
   const useCode = onPath('code') && !opts['code-server'];
   if (useCode) {
+    const userDataDir = path.join(root, 'vscode-user');
     const args = [
       '--new-window',
-      '--user-data-dir', path.join(root, 'vscode-user'),
+      '--user-data-dir', userDataDir,
       '--extensions-dir', path.join(root, 'vscode-extensions'),
       `--extensionDevelopmentPath=${repo}`,
       workspace,
     ];
     say(`opening VS Code: code ${args.join(' ')}`);
     spawn('code', args, { env, stdio: 'ignore', detached: true }).unref();
-    return { stop: async () => {} };
+    return { stop: async () => {}, userDataDir };
   }
   const { startCodeServer, workbenchUrl } = await import('./codeServer/server.mjs');
   say('no `code` on PATH: starting code-server on 127.0.0.1 (installed on first use, which takes a few minutes)');
-  const server = await startCodeServer({
-    userDataDir: path.join(root, 'code-server-user'),
-    extensionsDir: path.join(root, 'code-server-extensions'),
-    env,
-  });
+  const userDataDir = path.join(root, 'code-server-user');
+  const server = await startCodeServer({ userDataDir, extensionsDir: path.join(root, 'code-server-extensions'), env });
   const url = workbenchUrl(server.origin, {
     folder: workspace,
     payload: [['extensionDevelopmentPath', `vscode-remote://${server.authority}${repo}`]],
   });
-  say(`open this URL in a browser on this machine:\n\n  ${url}\n`);
-  return server;
+  say(`open this URL in a browser on this machine; the replay starts when the page has loaded:\n\n  ${url}\n`);
+  return { stop: () => server.stop(), userDataDir };
 }
 
 async function main() {
@@ -118,15 +225,18 @@ async function main() {
   fs.mkdirSync(workspace, { recursive: true });
   fs.writeFileSync(
     path.join(workspace, 'README.md'),
-    '# Transcript Lag demo\n\nA replayed Claude Code session works in this folder. Watch the status bar and the Transcript Lag view.\n',
+    '# Transcript Lag demo\n\nReplayed Claude Code sessions work in this folder. Watch the status bar and the Transcript Lag view.\n',
   );
   say(`temp Claude dir: ${claudeDir}`);
   say(`workspace:       ${workspace}`);
   const env = { ...process.env, CLAUDE_CONFIG_DIR: claudeDir };
 
   const abort = new AbortController();
-  let server = { stop: async () => {} };
+  let server = { stop: async () => {}, userDataDir: undefined };
+  let stopped = false;
   const stop = async () => {
+    if (stopped) return;
+    stopped = true;
     abort.abort();
     await server.stop();
     if (!keep) fs.rmSync(root, { recursive: true, force: true });
@@ -134,17 +244,13 @@ async function main() {
   process.once('SIGINT', () => void stop().then(() => process.exit(0)));
   process.once('SIGTERM', () => void stop().then(() => process.exit(0)));
 
-  if (!opts['no-open']) {
-    server = await openVsCode({ workspace, env, root });
-    // Give the window time to load and the extension to activate before the first call fires.
-    await new Promise((r) => setTimeout(r, 5000));
-  }
-  await replayLoop({ claudeDir, workspace, home, signal: abort.signal });
-  if (opts['exit-after-replay']) {
-    await stop();
-    return;
-  }
-  say('replay finished; Ctrl-C to stop');
+  const ctx = { claudeDir, workspace, home, signal: abort.signal };
+  // A session that ended before the window opened: the extension reads it as history.
+  await replay(FINISHED, FINISHED.prompt, ctx, Number.MAX_SAFE_INTEGER);
+  if (!opts['no-open']) server = await openVsCode({ workspace, env, root });
+  await runDemo(ctx, server.userDataDir);
+  await stop();
+  say('demo finished');
 }
 
 main().catch((err) => failAndExit('demo: ', err));

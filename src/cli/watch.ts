@@ -64,7 +64,7 @@ export function readableLine(e: EngineEvent): string {
     case 'held':
       return `${head}  ${call}  fired; its record is not on disk\n`;
     case 'written':
-      return `${head}  ${call}  line ${e.line}  lag ${formatLag(e.lag_ms)}  ${e.with_result ? 'with its result' : 'before its result'}\n`;
+      return `${head}  ${call}  line ${e.line}  lag ${formatLag(e.lag_ms)}  ${e.with_result ? 'with its result' : 'before its result'}${e.partial_dwell_ms ? `  sat partial ${formatDuration(e.partial_dwell_ms)}` : ''}\n`;
     case 'joined':
       return `${head}  ${call}  hook reported late: lag ${formatDuration(e.lag_ms)}\n`;
     case 'result':
@@ -73,6 +73,8 @@ export function readableLine(e: EngineEvent): string {
       return `${head}  ${call}  ${e.outcome} after ${e.polls} polls (${formatDuration(e.waited_ms)})${e.source && e.source !== 'transcript-lag-hook' ? ` from ${e.source}` : ''}\n`;
     case 'post':
       return `${head}  ${call}  PostToolUse\n`;
+    case 'partial':
+      return `${head}  line ${e.line} is partial on disk: ${e.bytes} bytes, no newline yet\n`;
     case 'tail':
       return `${head}  transcript ${e.change} (generation ${e.generation})\n`;
     case 'session': {

@@ -123,6 +123,16 @@ export async function listProjectTranscripts(files: FileAccess, projectDir: stri
   return refs;
 }
 
+/**
+ * Where Claude Code (2.1.x) writes subagent `agentId`'s transcript for the
+ * session whose main transcript is `mainTranscript`: `<session>/subagents/agent-<id>.jsonl`
+ * beside it. Hook payloads of a subagent's calls name only the main transcript.
+ */
+export function subagentTranscriptPath(mainTranscript: string, agentId: string): string {
+  const dir = path.dirname(mainTranscript);
+  return path.join(dir, path.basename(mainTranscript, JSONL), 'subagents', `agent-${agentId}${JSONL}`);
+}
+
 /** Names of the project folders under `<claudeDir>/projects/`. */
 export async function listProjectDirs(files: FileAccess, claudeDir: string): Promise<string[]> {
   const projects = projectsDirOf(claudeDir);

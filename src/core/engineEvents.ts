@@ -38,6 +38,8 @@ export interface WrittenEvent extends CallEventBase {
   block_index?: number;
   batch_first_line: number;
   batch_last_line: number;
+  /** Ms the record's line sat on disk without its newline (half a record); absent when it arrived whole. */
+  partial_dwell_ms?: number;
 }
 
 /** A hook event arrived after the call's record had been written: the call's lag, learned late. */
@@ -79,6 +81,23 @@ export interface TailChangeEvent {
   generation: number;
 }
 
+/**
+ * A read left bytes after the file's last newline: half a record sits on disk.
+ * Once per partial line; `at` = the read that first saw it. Its `written` (if it
+ * holds a call) says how long it sat partial.
+ */
+export interface PartialEvent {
+  event: 'partial';
+  session_id: string;
+  transcript_path: string;
+  at: number;
+  generation: number;
+  /** 1-based number the line will have once its newline lands. */
+  line: number;
+  /** Bytes of it on disk so far. */
+  bytes: number;
+}
+
 /** A session started being followed, or its title/stats changed. */
 export interface SessionEvent {
   event: 'session';
@@ -115,4 +134,5 @@ export type EngineEvent =
   | WaitOutcomeEvent
   | PostEvent
   | TailChangeEvent
+  | PartialEvent
   | SessionEvent;

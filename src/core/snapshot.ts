@@ -34,8 +34,18 @@ export interface CallSnapshot {
   shape?: CallShape;
   /** The call's hook mode, when a `pre` event said it: probe waits lengthen the hold. */
   hook_mode?: 'announce' | 'probe';
-  /** The transcript file the call's record lives in (a subagent's own file for subagent calls). */
+  /**
+   * The transcript file the call's record lives in (a subagent's own file for
+   * subagent calls; for a held subagent call whose file was never seen, where
+   * Claude Code writes it, `<session>/subagents/agent-<agent_id>.jsonl`).
+   */
   transcript_path?: string;
+  /**
+   * Held calls only: the last complete line on disk of `transcript_path`, after
+   * which the record will land. Absent when that file was never seen (a subagent
+   * transcript not found yet).
+   */
+  held_line?: number;
   result_line?: number;
   wait?: { outcome: 'seen' | 'behind' | 'error'; polls: number; waited_ms: number; source?: string };
   post_at?: number;

@@ -12,17 +12,39 @@ export interface RevealTarget {
   /** 1-based; at least 1 (an empty transcript opens at its top). */
   line: number;
   held: boolean;
+  /**
+   * True when the file was never seen: a held subagent call whose subagent
+   * transcript was not found. `transcript_path` is then where Claude Code
+   * writes it, and nothing should be opened in its place.
+   */
+  not_found?: boolean;
+}
+
+/** The file a call's record is (or will be) in: its own, which for a subagent call is the subagent's transcript. */
+export function callTranscriptPath(session: SessionSnapshot, call: CallSnapshot): string {
+  return call.transcript_path ?? session.transcript_path;
+}
+
+/**
+ * A held call's held line: the last line on disk of the file its record will
+ * land in. Undefined for a subagent call whose transcript was never seen.
+ */
+export function heldLineOf(session: SessionSnapshot, call: CallSnapshot): number | undefined {
+  if (call.held_line !== undefined) return call.held_line;
+  if (call.agent_id !== undefined && callTranscriptPath(session, call) !== session.transcript_path) return undefined;
+  return session.last_line;
 }
 
 export function revealTargetFor(session: SessionSnapshot, call: CallSnapshot): RevealTarget {
   const held = call.state === 'held' || call.line === undefined;
-  const line = held ? session.last_line : (call.line as number);
+  const line = held ? heldLineOf(session, call) : (call.line as number);
   return {
     session_id: session.session_id,
     tool_use_id: call.tool_use_id,
-    transcript_path: session.transcript_path,
-    line: Math.max(1, line),
+    transcript_path: callTranscriptPath(session, call),
+    line: Math.max(1, line ?? 1),
     held,
+    ...(line === undefined ? { not_found: true } : {}),
   };
 }
 

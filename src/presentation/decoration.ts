@@ -1,5 +1,5 @@
 import type { SessionSnapshot } from '../core/snapshot';
-import { findCall } from './callChoice';
+import { findCall, heldLineOf } from './callChoice';
 import { callLagText, callShapeText, formatDuration } from './format';
 import { toolLabel } from './sessionLabel';
 
@@ -23,7 +23,7 @@ export function callDecoration(session: SessionSnapshot | undefined, toolUseId: 
   if (call.state === 'held' || call.line === undefined) {
     const age = call.fired_at === undefined ? 0 : now - call.fired_at;
     return {
-      line: Math.max(1, session.last_line),
+      line: Math.max(1, heldLineOf(session, call) ?? 1),
       text: `${name} held ${formatDuration(age)} — its record will land after this line ▸`,
       held: true,
     };

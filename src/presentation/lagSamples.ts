@@ -78,7 +78,7 @@ export class LagSampleStore {
 
   /** Folds one engine event in; returns true when a sample changed. */
   add(e: EngineEvent): boolean {
-    if (e.event === 'tail' || e.event === 'session' || e.event === 'post') return false;
+    if (e.event === 'tail' || e.event === 'session' || e.event === 'post' || e.event === 'partial') return false;
     const s = this.sampleFor(e);
     if (e.tool_name && !s.tool_name) s.tool_name = e.tool_name;
     if (e.agent_id && !s.agent_id) s.agent_id = e.agent_id;
@@ -89,6 +89,8 @@ export class LagSampleStore {
       case 'written':
         // The first record of an id wins: a replayed or duplicated record must not move the call.
         if (s.line === null) {
+          // The file the record is in: a subagent call's held event may have named the main transcript.
+          s.transcript_path = e.transcript_path;
           s.line = e.line;
           s.generation = e.generation;
           s.observed_at = e.at;
@@ -125,7 +127,8 @@ export class LagSampleStore {
     // Oldest first, so insertion order stays chronological: recent is newest first, held oldest first.
     for (const call of [...session.recent].reverse().concat(session.held)) {
       if (known?.has(call.tool_use_id)) continue;
-      Object.assign(this.sampleFor({ ...call, transcript_path: session.transcript_path }), fromCall(call));
+      const transcriptPath = call.transcript_path ?? session.transcript_path;
+      Object.assign(this.sampleFor({ ...call, transcript_path: transcriptPath }), fromCall(call), { transcript_path: transcriptPath });
     }
   }
 

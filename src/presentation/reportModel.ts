@@ -13,6 +13,8 @@ export interface ReportRow {
   tool_use_id: string;
   tool: string;
   line: string;
+  /** The file the line is in when it is not the session's own transcript (a subagent's), by name; else ''. */
+  file: string;
   record_at: string;
   fired_at: string;
   on_disk: string;
@@ -56,12 +58,13 @@ function reportLag(s: LagSample): string {
   return s.fired_at === null ? 'no hook' : 'lag unknown';
 }
 
-function reportRow(s: LagSample): ReportRow {
+function reportRow(s: LagSample, mainPath: string): ReportRow {
   const wait = s.wait_outcome === null ? '' : `${s.wait_outcome} (${s.wait_polls ?? 0} polls, ${formatDuration(s.wait_ms ?? 0)})`;
   return {
     tool_use_id: s.tool_use_id,
     tool: toolLabel(s.tool_name ?? undefined),
     line: s.line === null ? 'held' : String(s.line),
+    file: s.transcript_path === mainPath ? '' : s.transcript_path.slice(Math.max(s.transcript_path.lastIndexOf('/'), s.transcript_path.lastIndexOf('\\')) + 1),
     record_at: timeOfDay(s.record_at),
     fired_at: timeOfDay(s.fired_at),
     on_disk: timeOfDay(s.observed_at),
@@ -78,7 +81,7 @@ export function buildReport(session: SessionSnapshot, samples: readonly LagSampl
   const st = session.stats;
   const lags = samples.flatMap((s) => (s.lag_ms === null ? [] : [s.lag_ms]));
   // Newest first; held calls (no disk time yet) sort by when their hook fired.
-  const rows = [...samples].sort((a, b) => sampleTime(b) - sampleTime(a)).slice(0, REPORT_MAX_ROWS).map(reportRow);
+  const rows = [...samples].sort((a, b) => sampleTime(b) - sampleTime(a)).slice(0, REPORT_MAX_ROWS).map((s) => reportRow(s, session.transcript_path));
   return {
     session_id: session.session_id,
     title: name,
@@ -90,7 +93,7 @@ export function buildReport(session: SessionSnapshot, samples: readonly LagSampl
       { label: 'Held now', value: String(session.held.length) },
       { label: 'Calls written', value: String(st.calls_written) },
       { label: 'Lag p50 / p95 / max', value: `${formatStat(st.lag_p50_ms)} / ${formatStat(st.lag_p95_ms)} / ${formatStat(st.lag_max_ms)}` },
-      { label: 'Shapes', value: `${st.shape_before_result} before result · ${st.shape_with_result} with result` },
+      { label: 'Shapes', value: `${st.shape_before_result} before result · ${st.shape_with_result} with result · ${st.shape_unknown} unknown` },
       { label: 'Malformed lines', value: String(st.malformed_lines) },
     ],
     histogram: lagHistogram(lags),

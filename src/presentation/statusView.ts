@@ -1,5 +1,5 @@
 import type { CallSnapshot, SessionSnapshot } from '../core/snapshot';
-import { oldestHeld } from './callChoice';
+import { heldLineOf, oldestHeld } from './callChoice';
 import { COMMANDS } from './commandIds';
 import { callLagText, formatDuration, formatStat } from './format';
 import { commandLink, escapeMarkdown } from './markdown';
@@ -147,6 +147,12 @@ export function statusAccessibilityLabel(text: string, reason: StatusView['reaso
   return `Transcript Lag: ${words}${why ? `; ${why}` : ''}`;
 }
 
+function heldLineText(s: SessionSnapshot, h: CallSnapshot): string {
+  const line = heldLineOf(s, h);
+  const sub = h.agent_id !== undefined ? ' of its subagent transcript' : '';
+  return line === undefined ? 'its subagent transcript was not found' : `its record will land after line ${line}${sub}`;
+}
+
 function sessionTooltip(s: SessionSnapshot, name: string): string {
   const st = s.stats;
   const lines = [
@@ -154,13 +160,13 @@ function sessionTooltip(s: SessionSnapshot, name: string): string {
     '',
     `Waits seen / behind: **${st.waits_seen}** / **${st.waits_behind}**  `,
     `Lag p50 / p95: ${formatStat(st.lag_p50_ms)} / ${formatStat(st.lag_p95_ms)}  `,
-    `Shapes: ${st.shape_before_result} before result · ${st.shape_with_result} with result  `,
+    `Shapes: ${st.shape_before_result} before result · ${st.shape_with_result} with result · ${st.shape_unknown} unknown  `,
   ];
   const h = oldestHeld(s);
   if (h) {
     lines.push(
       // No age here: the status text ticks; a tooltip that changed every tick would flicker while hovered.
-      `Held: ${s.held.length} — oldest ${escapeMarkdown(toolLabel(h.tool_name))}, its record will land after line ${s.last_line}`,
+      `Held: ${s.held.length} — oldest ${escapeMarkdown(toolLabel(h.tool_name))}, ${heldLineText(s, h)}`,
     );
     if (h.hook_mode === 'probe') lines.push('', "Probe mode: the hook waits for the record before it returns, so the probe's own wait lengthens the hold.");
   } else if (s.recent[0]) {

@@ -1,5 +1,5 @@
 import type { CallSnapshot, SessionSnapshot } from '../core/snapshot';
-import { focusCall, revealTargetFor, type RevealTarget } from './callChoice';
+import { callTranscriptPath, focusCall, heldLineOf, revealTargetFor, type RevealTarget } from './callChoice';
 import { callLagText, callShapeText, formatDuration } from './format';
 import { sessionName, sessionNames, sessionsNewestFirst, sessionTitle, startLabel, toolLabel } from './sessionLabel';
 
@@ -56,6 +56,18 @@ function waitLine(call: CallSnapshot): string | undefined {
   return w ? `Hook's wait: ${w.outcome} after ${w.polls} polls, ${formatDuration(w.waited_ms)}` : undefined;
 }
 
+/** Where a held call's record will land, in words: a subagent's own file is named, and one never seen is said to be. */
+function heldWhere(session: SessionSnapshot, call: CallSnapshot): string {
+  const line = heldLineOf(session, call);
+  const file = callTranscriptPath(session, call);
+  const inFile = file === session.transcript_path ? '' : ` of ${baseName(file)}`;
+  return line === undefined ? `its transcript ${baseName(file)} was not found` : `its record will land after line ${line}${inFile}`;
+}
+
+function baseName(p: string): string {
+  return p.slice(Math.max(p.lastIndexOf('/'), p.lastIndexOf('\\')) + 1);
+}
+
 function heldNode(session: SessionSnapshot, call: CallSnapshot, now: number): TreeNodeView {
   const age = call.fired_at === undefined ? 0 : now - call.fired_at;
   const held = `held ${formatDuration(age)}`;
@@ -64,7 +76,7 @@ function heldNode(session: SessionSnapshot, call: CallSnapshot, now: number): Tr
   if (call.agent_id) parts.push('subagent');
   const tooltip = [
     call.tool_use_id,
-    `held for ${formatDuration(age)}; its record will land after line ${session.last_line}`,
+    `held for ${formatDuration(age)}; ${heldWhere(session, call)}`,
     waitLine(call),
     hookModeNote(call),
   ];

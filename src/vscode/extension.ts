@@ -73,8 +73,8 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
   const statusBar = new StatusBar(sessions, () => settings.warnAfterMs, now);
   const tree = new HeldCallsTree(sessions, now);
   const revealer = new Revealer(session, now, log);
-  const report = new SessionReport(context.extensionUri, session, (id) => samples.samples(id), now, async (s, line) => {
-    await revealer.reveal({ session_id: s.session_id, tool_use_id: '', transcript_path: s.transcript_path, line, held: false });
+  const report = new SessionReport(context.extensionUri, session, (id) => samples.samples(id), now, async (s, line, transcriptPath) => {
+    await revealer.reveal({ session_id: s.session_id, tool_use_id: '', transcript_path: transcriptPath, line, held: false });
   }, sessions);
 
   // The report posts its whole table: once a second is live enough and keeps a long session cheap.

@@ -26,6 +26,9 @@ export function logEvent(log: vscode.LogOutputChannel, e: EngineEvent): void {
     case 'tail':
       log.warn(`transcript ${e.change}: ${e.transcript_path} (generation ${e.generation})`);
       break;
+    case 'partial':
+      log.debug(`partial line ${e.line} (${e.bytes} bytes) in ${e.transcript_path}`);
+      break;
     case 'session':
       log.debug(`session ${e.session_id.slice(0, 8)}: ${e.title ?? ''}`);
       break;

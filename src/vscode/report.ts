@@ -7,7 +7,7 @@ import { buildReport, type ReportData } from '../presentation/reportModel';
 import { sessionName } from '../presentation/sessionLabel';
 
 /** Messages from media/report.js. */
-type FromWebview = { type: 'ready' } | { type: 'openLine'; line: number };
+type FromWebview = { type: 'ready' } | { type: 'openLine'; line: number; tool_use_id?: string };
 
 /**
  * The session report: a webview with local assets only (media/report.js,
@@ -25,7 +25,8 @@ export class SessionReport implements vscode.Disposable {
     private readonly session: (sessionId: string) => SessionSnapshot | undefined,
     private readonly samples: (sessionId: string) => LagSample[],
     private readonly now: () => number,
-    private readonly openLine: (session: SessionSnapshot, line: number) => Promise<void>,
+    /** Opens `transcriptPath` (the row's own file: a subagent call's is the subagent's transcript) at `line`. */
+    private readonly openLine: (session: SessionSnapshot, line: number, transcriptPath: string) => Promise<void>,
     private readonly sessions: () => SessionSnapshot[],
   ) {}
 
@@ -81,7 +82,9 @@ export class SessionReport implements vscode.Disposable {
     if (m.type === 'ready') this.post();
     else if (m.type === 'openLine' && this.sessionId && Number.isInteger(m.line) && m.line > 0) {
       const s = this.session(this.sessionId);
-      if (s) void this.openLine(s, m.line);
+      if (!s) return;
+      const sample = typeof m.tool_use_id === 'string' ? this.samples(s.session_id).find((x) => x.tool_use_id === m.tool_use_id) : undefined;
+      void this.openLine(s, m.line, sample?.transcript_path ?? s.transcript_path);
     }
   }
 

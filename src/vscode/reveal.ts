@@ -15,6 +15,8 @@ export interface RevealRecord {
   decoration?: CallDecoration;
   /** True when the file was too large for an extension to hold and VS Code opened it directly. */
   openedWithoutDocument: boolean;
+  /** True when nothing was opened: the call's own transcript (a subagent's) was not found. */
+  notFound?: boolean;
 }
 
 /**
@@ -56,6 +58,7 @@ export class Revealer implements vscode.Disposable {
   }
 
   async reveal(target: RevealTarget): Promise<RevealRecord> {
+    if (target.not_found) return this.notFound(target);
     const uri = vscode.Uri.file(target.transcript_path);
     const line0 = target.line - 1;
     let openedWithoutDocument = false;
@@ -88,6 +91,19 @@ export class Revealer implements vscode.Disposable {
     };
     this.log.info(`Opened ${target.transcript_path} at line ${target.line} (${target.held ? 'held' : 'written'} ${target.tool_use_id})`);
     this.refresh();
+    return this.lastReveal() as RevealRecord;
+  }
+
+  /**
+   * A held subagent call whose own transcript was never seen: say so, and open
+   * nothing, since the main transcript is not where its record will land.
+   */
+  private notFound(target: RevealTarget): RevealRecord {
+    this.tracked = undefined;
+    this.last = { transcript_path: target.transcript_path, tool_use_id: target.tool_use_id, line: target.line, held: target.held, openedWithoutDocument: false, notFound: true };
+    const message = `Transcript Lag: the subagent transcript of ${target.tool_use_id} was not found (expected ${target.transcript_path}).`;
+    this.log.warn(message);
+    void vscode.window.showWarningMessage(message);
     return this.lastReveal() as RevealRecord;
   }
 

@@ -139,6 +139,33 @@ describe('install-hook / uninstall-hook', function () {
     assert.equal(fs.readFileSync(settingsPath, 'utf8'), '{}');
   });
 
+  it('probe: the entry\'s timeout and the one the installed hook reports are one, past the whole wait; an older entry of ours is replaced', async function () {
+    if (process.platform === 'win32') this.skip();
+    const { home, claudeDir } = tempHome();
+    const settingsPath = path.join(claudeDir, 'settings.json');
+    fs.mkdirSync(claudeDir, { recursive: true });
+    // An install from before entries carried a timeout: still ours, so installing again replaces it.
+    fs.writeFileSync(settingsPath, JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `node '/old/transcript-lag/bin/transcript-lag-hook.js' --channel-dir /old` }] }] } }));
+    const io = cliIo(home);
+    assert.equal(await runInstall(['--probe', '--claude-dir', claudeDir, '--polls', '3', '--poll-ms', '20'], io), 0, io.err.join(''));
+    const pre = read(settingsPath).hooks!.PreToolUse;
+    assert.equal(pre.length, 1);
+    const entry = pre[0].hooks[0];
+    assert.equal(entry.timeout, 6);
+    assert.ok(entry.timeout * 1000 > 3 * 20 + 1000, 'Claude Code must not cancel the probe before it reports');
+    runLikeClaudeCode(entry.command, hookInput({ session_id: 'timed' }));
+    const events = readJsonLines(path.join(claudeDir, 'transcript-lag', 'timed.jsonl')).map((l) => channelEventSchema.parse(l));
+    const reported = events.find((e) => e.event === 'pre');
+    assert.equal(reported?.event === 'pre' && reported.timeout_ms, entry.timeout * 1000);
+
+    // A wait longer than the hook can report a timeout for is refused, not installed with the two disagreeing.
+    const before = fs.readFileSync(settingsPath, 'utf8');
+    const io2 = cliIo(home);
+    assert.equal(await runInstall(['--probe', '--claude-dir', claudeDir, '--polls', '10000', '--poll-ms', '60000'], io2), 1);
+    assert.match(io2.err.join(''), /longer than the hook's timeout can be/);
+    assert.equal(fs.readFileSync(settingsPath, 'utf8'), before);
+  });
+
   it('CLI: usage errors exit 2', async () => {
     const { home } = tempHome();
     for (const args of [['--polls', '5'], ['--node', 'node'], ['--bogus'], ['--probe', '--poll-ms', '0']]) {

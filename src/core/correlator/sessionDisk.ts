@@ -12,6 +12,8 @@ type BatchRow = SessionSnapshot['batches'][number];
  */
 export class SessionDisk {
   private main?: { generation: number; lastLine: number; bytes: number };
+  /** Every file's extent (main and subagents'): the held line of a call that will land in it. */
+  private readonly files = new Map<string, { generation: number; lastLine: number }>();
   private batches: BatchRow[] = [];
   private readonly batchKeys = new Set<string>();
   private readonly malformed = new Map<string, Map<number, number>>();
@@ -42,6 +44,17 @@ export class SessionDisk {
   private noteMain(generation: number, lastLine: number, bytes: number): void {
     const m = this.main;
     if (!m || generation > m.generation || (generation === m.generation && lastLine > m.lastLine)) this.main = { generation, lastLine, bytes };
+  }
+
+  /** A read of `path` brought lines up to `lastLine` of `generation` (0 after a change: a new generation starts empty). */
+  noteFile(path: string, generation: number, lastLine: number): void {
+    const f = this.files.get(path);
+    if (!f || generation > f.generation || (generation === f.generation && lastLine > f.lastLine)) this.files.set(path, { generation, lastLine });
+  }
+
+  /** Complete lines on disk in `path`'s current generation; undefined when no read of it was seen. */
+  lastLineOf(path: string): number | undefined {
+    return this.files.get(path)?.lastLine;
   }
 
   countMalformed(path: string, generation: number): void {

@@ -17,9 +17,10 @@ import {
   lagOf,
   parseTimestamp,
 } from './callFacts';
+import { subagentTranscriptPath } from '../discovery';
 import { LineRanges } from './lineRanges';
 import { SessionDisk } from './sessionDisk';
-import { type EventSubject, callEventBase, callSnapshot, heldEventOf, sortedRecent } from './snapshots';
+import { type EventSubject, type HeldPlace, callEventBase, callSnapshot, heldEventOf, sortedRecent } from './snapshots';
 
 export interface TranscriptInput {
   sessionId: string;
@@ -88,6 +89,8 @@ export class SessionState {
   private startedAt?: number;
   private mainPath?: string;
   private hookPath?: string;
+  /** Each subagent's own transcript, by agent id: a held subagent call's record lands there, not in the main file. */
+  private readonly agentPaths = new Map<string, string>();
   lastActivityAt = 0;
   lastEmitted = '';
 
@@ -153,7 +156,7 @@ export class SessionState {
       this.countShape(c);
     }
     if (!c.written) {
-      if (first) out.push({ ...this.base(ev), event: 'held', at: ev.at, ...(ev.timeout_ms ? { timeout_ms: ev.timeout_ms } : {}) });
+      if (first) out.push({ ...this.base({ ...ev, transcript_path: (c.agentId !== undefined && this.heldPlace(c).path) || ev.transcript_path }), event: 'held', at: ev.at, ...(ev.timeout_ms ? { timeout_ms: ev.timeout_ms } : {}) });
       return;
     }
     const lag = lagOf(c);
@@ -244,13 +247,19 @@ export class SessionState {
     const { read, transcriptPath: path } = input;
     const historical = input.historical === true;
     if (input.isMain && (!this.mainPath || path < this.mainPath)) this.mainPath = path;
+    if (!input.isMain && input.agentId !== undefined) {
+      const known = this.agentPaths.get(input.agentId);
+      if (known === undefined || path < known) this.agentPaths.set(input.agentId, path);
+    }
     for (const change of read.changes) {
       this.touch(change.at);
       out.push({ event: 'tail', session_id: this.sessionId, transcript_path: path, at: change.at, change: change.kind, generation: change.generation });
       if (input.isMain) this.disk.noteChange(change.generation);
+      this.disk.noteFile(path, change.generation, 0);
     }
     const batch = read.batch;
     if (!batch) return;
+    this.disk.noteFile(path, batch.generation, batch.lastLine);
     this.touch(historical && input.activityAt !== undefined ? Math.min(input.activityAt, batch.observedAt) : batch.observedAt);
     const batchKey = `${path}\u0000${batch.generation}\u0000${batch.firstLine}`;
     if (input.isMain) this.disk.noteMainBatch(batchKey, batch);
@@ -277,14 +286,14 @@ export class SessionState {
           ...(rec.messageId !== undefined ? { messageId: rec.messageId } : {}),
           ...(rec.apiBlockIndex !== undefined ? { blockIndex: rec.apiBlockIndex } : {}),
         };
-        this.ingestToolUse(tu.id, tu.name, input.agentId ?? rec.agentId, written, out);
+        this.ingestToolUse(tu.id, tu.name, input.agentId ?? rec.agentId, written, out, l.partialDwellMs);
       }
       for (const id of rec.toolResults) this.ingestResult(id, obs, out);
     }
     this.prune();
   }
 
-  private ingestToolUse(id: string, name: string, agentId: string | undefined, obs: WrittenObservation, out: EngineEvent[]): void {
+  private ingestToolUse(id: string, name: string, agentId: string | undefined, obs: WrittenObservation, out: EngineEvent[], partialDwellMs = 0): void {
     if (this.tombstones.has(id)) return;
     const c = this.call(id);
     c.toolName ??= name;
@@ -311,6 +320,7 @@ export class SessionState {
       ...(obs.blockIndex !== undefined ? { block_index: obs.blockIndex } : {}),
       batch_first_line: obs.batchFirstLine,
       batch_last_line: obs.batchLastLine,
+      ...(partialDwellMs > 0 ? { partial_dwell_ms: partialDwellMs } : {}),
     });
     // A result that arrived before its record (only in odd orders) is reported once the call is written.
     if (c.result) this.emitResult(c, out);
@@ -367,7 +377,7 @@ export class SessionState {
     const held = [...this.calls.values()]
       .filter((c) => c.firedAt !== undefined && !c.written)
       .sort((a, b) => (a.firedAt as number) - (b.firedAt as number) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-      .map((c) => callSnapshot(this.sessionId, c));
+      .map((c) => callSnapshot(this.sessionId, c, this.heldPlace(c)));
     const recent = sortedRecent(this.calls.values())
       .slice(0, this.limits.recentCalls)
       .map((c) => callSnapshot(this.sessionId, c));
@@ -447,9 +457,26 @@ export class SessionState {
     return callEventBase(this.sessionId, { tool_use_id: c.id, tool_name: c.toolName, transcript_path: path, agent_id: c.agentId });
   }
 
+  /**
+   * Where a held call's record will land: a subagent call in its subagent's
+   * own transcript (known once that file was read; else the place Claude Code
+   * writes it, with no held line: nothing of it was seen), any other call in
+   * the session's main transcript. The held line is that file's last line on disk.
+   */
+  private heldPlace(c: CallFacts): HeldPlace {
+    const main = this.mainPath ?? c.hookTranscriptPath;
+    if (c.agentId !== undefined) {
+      const own = this.agentPaths.get(c.agentId);
+      if (own !== undefined) return { path: own, line: this.disk.lastLineOf(own) ?? 0 };
+      return main === undefined ? {} : { path: subagentTranscriptPath(main, c.agentId) };
+    }
+    if (main === undefined) return { line: this.disk.lastLine };
+    return { path: main, line: this.disk.lastLineOf(main) ?? this.disk.lastLine };
+  }
+
   /** Held events for calls still held, e.g. after catching up on history at start. */
   heldEvents(): EngineEvent[] {
-    return this.snapshot().held.map((h) => heldEventOf(h, this.calls.get(h.tool_use_id)?.hookTranscriptPath ?? this.transcriptPath));
+    return this.snapshot().held.map((h) => heldEventOf(h, h.transcript_path ?? this.transcriptPath));
   }
 }
 

@@ -9,7 +9,13 @@ export function sortedRecent(calls: Iterable<CallFacts>): CallFacts[] {
   return written.sort((a, b) => compareObservations(b.written as WrittenObservation, a.written as WrittenObservation));
 }
 
-export function callSnapshot(sessionId: string, c: CallFacts): CallSnapshot {
+/** Where a held call's record will land: its file, and that file's last complete line (undefined: the file was not seen). */
+export interface HeldPlace {
+  path?: string;
+  line?: number;
+}
+
+export function callSnapshot(sessionId: string, c: CallFacts, held: HeldPlace = {}): CallSnapshot {
   const w = c.written;
   const wait = primaryWait(c);
   const snap: CallSnapshot = {
@@ -34,8 +40,9 @@ export function callSnapshot(sessionId: string, c: CallFacts): CallSnapshot {
     }
     snap.with_result = snap.shape === 'with_result';
   }
-  const path = w?.path ?? c.hookTranscriptPath;
+  const path = w ? w.path : (held.path ?? c.hookTranscriptPath);
   if (path !== undefined) snap.transcript_path = path;
+  if (!w && held.line !== undefined) snap.held_line = held.line;
   if (c.hookMode !== undefined) snap.hook_mode = c.hookMode;
   if (w && c.result) snap.result_line = c.result.line;
   if (wait) snap.wait = { outcome: wait.outcome, polls: wait.polls, waited_ms: wait.waitedMs, ...(wait.source ? { source: wait.source } : {}) };

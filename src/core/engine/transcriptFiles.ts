@@ -31,6 +31,8 @@ interface TranscriptFile {
   mtimeMs?: number;
   /** Lines ending at or below this byte were on disk before we followed the file: history, not live. */
   historyBytes: number;
+  /** Where the partial line last reported starts (generation and byte): each partial line is reported once. */
+  partialReported?: string;
 }
 
 const MAX_PENDING_READS = 64;
@@ -127,8 +129,29 @@ export class TranscriptFiles {
     await this.read(t);
   }
 
-  private read(t: TranscriptFile): Promise<void> {
-    return t.file.read((read, catchUp) => this.ingest(t, read, catchUp)).catch(() => undefined);
+  private async read(t: TranscriptFile): Promise<void> {
+    const catchUp = t.file.catchUp;
+    await t.file.read((read, wasCatchUp) => this.ingest(t, read, wasCatchUp)).catch(() => undefined);
+    this.notePartial(t, catchUp);
+  }
+
+  /**
+   * Half a record on disk (bytes after the last newline) is what a hook polling
+   * the file would see: reported once per partial line, when the read that
+   * first saw it ends.
+   */
+  private notePartial(t: TranscriptFile, catchUp: boolean): void {
+    const tail = t.file.tail;
+    const bytes = tail.partialBytes;
+    if (bytes === 0 || t.sessionId === undefined || t.file.closed) return;
+    const key = `${tail.generation}\u0000${tail.offset - bytes}`;
+    if (key === t.partialReported) return;
+    t.partialReported = key;
+    if (this.sink.isForeign(t.sessionId)) return;
+    this.sink.emit(
+      [{ event: 'partial', session_id: t.sessionId, transcript_path: t.ref.path, at: this.clock.now(), generation: tail.generation, line: tail.lineCount + 1, bytes }],
+      catchUp,
+    );
   }
 
   private ingest(t: TranscriptFile, read: TailRead<ScanResult>, catchUp: boolean): void {

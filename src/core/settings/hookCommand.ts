@@ -24,6 +24,9 @@ export function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
+/** The largest --timeout-ms the hook takes (src/hook/main.ts parseHookArgs). */
+export const MAX_HOOK_TIMEOUT_MS = 86_400_000;
+
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
@@ -35,7 +38,12 @@ export function hookTimeoutSeconds(spec: Pick<HookCommandSpec, 'probe' | 'polls'
   const base = 5;
   if (!spec.probe) return base;
   const waitMs = (spec.polls ?? DEFAULT_PROBE_POLLS) * (spec.pollMs ?? DEFAULT_PROBE_POLL_MS);
-  return base + Math.ceil(waitMs / 1000);
+  const seconds = base + Math.ceil(waitMs / 1000);
+  // The hook ignores a --timeout-ms it does not accept: the entry's timeout and the one the hook reports must be one.
+  if (seconds * 1000 > MAX_HOOK_TIMEOUT_MS) {
+    throw new RangeError(`a probe wait of ${spec.polls ?? DEFAULT_PROBE_POLLS} polls × ${spec.pollMs ?? DEFAULT_PROBE_POLL_MS} ms is longer than the hook's timeout can be (${MAX_HOOK_TIMEOUT_MS / 3_600_000} h)`);
+  }
+  return seconds;
 }
 
 function positiveInt(name: string, value: number | undefined): void {

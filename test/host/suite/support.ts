@@ -131,6 +131,16 @@ export class FakeSession {
     });
   }
 
+  /** The call's record and its result in one write, as Claude Code writes a record held until its result. */
+  toolUseWithResult(id: string, name: string): this {
+    const before = fs.existsSync(this.transcriptPath) ? fs.statSync(this.transcriptPath).size : 0;
+    this.toolUse(id, name).toolResult(id);
+    const both = fs.readFileSync(this.transcriptPath).subarray(before);
+    fs.truncateSync(this.transcriptPath, before);
+    fs.appendFileSync(this.transcriptPath, both);
+    return this;
+  }
+
   title(text: string): this {
     return this.append({ type: 'ai-title', aiTitle: text, sessionId: this.sessionId });
   }

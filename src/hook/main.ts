@@ -8,19 +8,12 @@
  * it as a decision), always exits 0, never keeps tool_input/tool_response, and
  * is bounded in time: ≤ 1 s in announce mode, polls × interval + 1 s in probe mode.
  */
-import {
-  CHANNEL_SCHEMA_VERSION,
-  DEFAULT_PROBE_POLLS,
-  DEFAULT_PROBE_POLL_MS,
-  HOOK_SOURCE,
-  MAX_ID_LENGTH,
-  MAX_PATH_LENGTH,
-} from '../core/channel/constants';
+import { DEFAULT_PROBE_POLLS, DEFAULT_PROBE_POLL_MS, HOOK_SOURCE } from '../core/channel/constants';
+import { reportCall } from './callReport';
 import { appendChannelLine, resolveChannelDir } from './channelWriter';
 import { LANDING_ARG, runLandingWatch, startLandingWatch } from './landingProcess';
-import { checkOnDisk, recordFileOf } from './onDiskCheck';
 import { probeTranscript } from './probe';
-import { parseHookInput, readStdin, type HookInput } from './stdin';
+import { parseHookInput, readStdin } from './stdin';
 
 /**
  * Milliseconds since the process started. process.uptime() rather than
@@ -66,20 +59,6 @@ export function parseHookArgs(argv: string[]): HookArgs {
   return args;
 }
 
-/** An id-like optional field, left out when it would not pass the channel schema. */
-function optional(value: string | undefined): string | undefined {
-  return value && value.length <= MAX_ID_LENGTH ? value : undefined;
-}
-
-/** The fields every event carries, or undefined when the input cannot make a valid event. */
-function baseFields(input: HookInput) {
-  const { session_id, transcript_path, tool_use_id } = input;
-  if (!session_id || !transcript_path || !tool_use_id) return undefined;
-  if (session_id.length > MAX_ID_LENGTH || tool_use_id.length > MAX_ID_LENGTH) return undefined;
-  if (transcript_path.length > MAX_PATH_LENGTH) return undefined;
-  return { session_id, transcript_path, tool_use_id };
-}
-
 async function run(argv: string[]): Promise<void> {
   const args = parseHookArgs(argv);
   const budget = args.probe ? args.polls * args.pollMs : 0;
@@ -87,53 +66,19 @@ async function run(argv: string[]): Promise<void> {
 
   const input = parseHookInput(await readStdin(STDIN_BUDGET_MS - sinceStart()));
   if (!input) return;
-  const base = baseFields(input);
-  if (!base) return;
   const dir = resolveChannelDir(args.channelDir, process.env);
-  // Key order (v, event, at first) only serves people reading the file.
-  const head = (event: 'pre' | 'post' | 'wait' | 'landed', at: number) => ({
-    v: CHANNEL_SCHEMA_VERSION,
-    event,
-    at,
-    ...base,
-    tool_name: optional(input.tool_name),
-    agent_id: optional(input.agent_id),
-  });
-
-  const hookEvent = input.hook_event_name;
-  const isPost = hookEvent === 'PostToolUse' || hookEvent === 'PostToolUseFailure';
-  if (!isPost && hookEvent !== 'PreToolUse') return;
-  // What was on disk for this call while its hook ran: lets a reader that was not watching prove the
-  // call's shape later (README, "The channel"). Checked before the line is appended, so `checked_at`
-  // precedes the moment a watcher can see the event.
-  const recordPath = recordFileOf(base.transcript_path, base.session_id, optional(input.agent_id));
-  const found = recordPath === undefined ? undefined : checkOnDisk(recordPath, base.tool_use_id);
-  const { complete_bytes: completeBytes, ...seen } = found ?? { complete_bytes: 0 };
-  const evidence = found && {
-    ...seen,
-    checked_at: Date.now(),
-    ...(recordPath !== base.transcript_path && recordPath !== undefined && recordPath.length <= MAX_PATH_LENGTH ? { record_path: recordPath } : {}),
-  };
-  if (isPost) {
-    const posted = appendChannelLine(dir, base.session_id, { ...head('post', firedAt), ...evidence, source: HOOK_SOURCE });
-    // Neither record nor result on disk yet: whether the record lands with its result is decided after
-    // this hook exits (Claude Code appends the result once PostToolUse hooks have run). Watch for it
-    // from a detached process, so Claude Code does not wait for the answer.
-    if (posted && recordPath !== undefined && found?.record_on_disk === false && found.result_on_disk === false) {
-      startLandingWatch({ ...head('landed', 0), event: 'landed', record_path: recordPath, from_byte: completeBytes, channel_dir: dir });
-    }
-    return;
-  }
-
-  const written = appendChannelLine(dir, base.session_id, {
-    ...head('pre', firedAt),
-    ...evidence,
-    prompt_id: optional(input.prompt_id),
+  const reported = reportCall(input, {
+    channelDir: dir,
+    firedAt,
     mode: args.probe ? 'probe' : 'announce',
-    timeout_ms: args.timeoutMs,
-    source: HOOK_SOURCE,
+    transport: 'command',
+    timeoutMs: args.timeoutMs,
+    now: Date.now,
+    // A detached process: Claude Code does not wait for it.
+    watchLanding: startLandingWatch,
   });
-  if (!args.probe || !written) return;
+  if (!reported || reported.event !== 'pre' || !args.probe || !reported.written) return;
+  const { base, head } = reported;
 
   const result = await probeTranscript(base.transcript_path, base.tool_use_id, {
     polls: args.polls,

@@ -49,6 +49,8 @@ export const preEventSchema = z.object({
   prompt_id: z.string().max(200).optional(),
   /** `announce` reports only; `probe` also waits for its own call and reports a `wait`. */
   mode: z.enum(['announce', 'probe']).optional(),
+  /** How the hook reached us: a `command` hook process (the default when absent) or an `http` hook. */
+  transport: z.enum(['command', 'http']).optional(),
   /** Hook timeout in ms, when known: views warn as a hold nears it. */
   timeout_ms: z.number().int().positive().optional(),
 });

@@ -62,7 +62,11 @@ function parseJob(payload: string | undefined): LandingJob | undefined {
 
 export async function runLandingWatch(payload: string | undefined): Promise<void> {
   const job = parseJob(payload);
-  if (!job) return;
+  if (job) await watchAndReport(job);
+}
+
+/** Watches the job's record land and appends its `landed` event; in this process (the HTTP receiver) or a detached one. */
+export async function watchAndReport(job: LandingJob): Promise<void> {
   const landing = await watchLanding(job.record_path, job.tool_use_id, {
     fromByte: job.from_byte,
     deadline: Date.now() + LANDING_WATCH_MS,

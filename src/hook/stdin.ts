@@ -49,7 +49,7 @@ export interface StdinBytes {
 }
 
 /** Keeps the whole payload up to the parse cap, then only its edges, so memory stays bounded whatever arrives. */
-class PayloadCollector {
+export class PayloadCollector {
   private chunks: Buffer[] = [];
   private total = 0;
   private head: Buffer | undefined;

@@ -161,8 +161,16 @@ export class EngineHost {
     });
     this.engine = engine;
     this.engineSubscription = engine.onEvent((e) => this.deps.onEvent(e));
-    await engine.start();
-    this.deps.log.info(`Following sessions under ${this.claudeDir} (scope: ${this.settings.sessions})`);
+    // Resolves once each file's history end is fixed: lines appended from then on are live while
+    // the history is still being indexed; each session shows once its own history is in.
+    const ready = await engine.start();
+    const mib = (ready.historyBytes / 2 ** 20).toFixed(1);
+    this.deps.log.info(`Following sessions under ${this.claudeDir} (scope: ${this.settings.sessions}): ${ready.files} transcripts, ${mib} MiB of history to index`);
+    void engine.indexed().then(() => {
+      if (this.engine !== engine) return;
+      this.deps.log.info(`History indexed (${mib} MiB)`);
+      this.deps.onChanged();
+    });
     this.scheduleTick();
     this.deps.onChanged();
   }

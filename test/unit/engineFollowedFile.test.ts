@@ -28,7 +28,7 @@ describe('engine: FollowedFile', () => {
   }
 
   it('hands live lines over as one batch even when the tail needed several bounded reads', async () => {
-    const f = new FollowedFile(file, nodeFileAccess, new ManualClock(), createRecordScanner(), false, 100);
+    const f = new FollowedFile(file, nodeFileAccess, new ManualClock(), createRecordScanner(), 0, 100);
     await fsp.writeFile(file, lines);
     const got = await readOnce(f);
     assert.equal(got.length, 1);
@@ -39,7 +39,7 @@ describe('engine: FollowedFile', () => {
   });
 
   it('hands history over in bounded steps, all marked catch-up, then reads live', async () => {
-    const f = new FollowedFile(file, nodeFileAccess, new ManualClock(), createRecordScanner(), true, 100);
+    const f = new FollowedFile(file, nodeFileAccess, new ManualClock(), createRecordScanner(), Buffer.byteLength(lines), 100);
     await fsp.writeFile(file, lines);
     const got = await readOnce(f);
     assert.ok(got.length > 1);

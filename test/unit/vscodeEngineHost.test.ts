@@ -140,6 +140,7 @@ describe('vscode: engine host', () => {
       assert.equal(engines.length, 2);
       assert.equal(disposed, 1);
       assert.equal(host.currentClaudeDir(), other.claudeDir);
+      await host.current()?.indexed();
       assert.deepEqual(host.sessions().map((s) => s.session_id), ['s3']);
       assert.equal(sched.pending(), 1, 'one tick loop, the new engine\'s');
       await host.stop();

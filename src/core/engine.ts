@@ -148,6 +148,8 @@ export class TranscriptLagEngine {
     const left = this.transcripts.historyLeft();
     this.ready = { at: this.opts.clock.now(), files: left.files, historyBytes: left.bytes };
     this.indexing = this.serialized(() => this.indexHistory(now));
+    // Whoever awaits indexed() sees a failure; nobody awaiting it is no unhandled rejection.
+    this.indexing.catch(() => undefined);
   }
 
   /**

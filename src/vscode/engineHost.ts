@@ -166,11 +166,14 @@ export class EngineHost {
     const ready = await engine.start();
     const mib = (ready.historyBytes / 2 ** 20).toFixed(1);
     this.deps.log.info(`Following sessions under ${this.claudeDir} (scope: ${this.settings.sessions}): ${ready.files} transcripts, ${mib} MiB of history to index`);
-    void engine.indexed().then(() => {
-      if (this.engine !== engine) return;
-      this.deps.log.info(`History indexed (${mib} MiB)`);
-      this.deps.onChanged();
-    });
+    engine.indexed().then(
+      () => {
+        if (this.engine !== engine) return;
+        this.deps.log.info(`History indexed (${mib} MiB)`);
+        this.deps.onChanged();
+      },
+      (err: unknown) => this.deps.log.warn(`indexing history failed: ${errorText(err)}`),
+    );
     this.scheduleTick();
     this.deps.onChanged();
   }

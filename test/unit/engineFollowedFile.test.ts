@@ -50,4 +50,19 @@ describe('engine: FollowedFile', () => {
     assert.deepEqual(live.map((g) => [g.catchUp, g.read.batch?.firstLine]), [[false, 7]]);
     await f.close();
   });
+
+  it('history ends at a byte fixed before reading: what was appended since is live, a line half-written then too', async () => {
+    const half = '{"type":"user","uuid":"half"';
+    await fsp.writeFile(file, lines + half);
+    const historyEnd = Buffer.byteLength(lines + half);
+    const f = new FollowedFile(file, nodeFileAccess, new ManualClock(), createRecordScanner(), historyEnd, 100);
+    await fsp.appendFile(file, '}\n{"type":"user","uuid":"after"}\n');
+    const history = await readOnce(f);
+    assert.ok(history.every((g) => g.catchUp));
+    assert.deepEqual(history.flatMap((g) => g.read.lines.map((l) => l.line)), [1, 2, 3, 4, 5, 6], 'a read that starts in history stops where it ends');
+    assert.equal(f.inHistory, false);
+    const live = await readOnce(f);
+    assert.deepEqual(live.map((g) => [g.catchUp, g.read.lines.map((l) => l.line)]), [[false, [7, 8]]]);
+    await f.close();
+  });
 });

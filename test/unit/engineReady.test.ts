@@ -20,6 +20,7 @@ describe('engine: ready before history is indexed', () => {
   let fx: ClaudeDirFixture;
   let clock: ManualClock;
   let engine: TranscriptLagEngine | undefined;
+  let gate: GatedFileAccess | undefined;
   let events: EngineEvent[];
   let t: string;
 
@@ -32,6 +33,7 @@ describe('engine: ready before history is indexed', () => {
     await fx.append(t, [userPrompt(S, fx.workspace), toolUseRecord(S, fx.workspace, 'toolu_hist'), toolResultRecord(S, fx.workspace, 'toolu_hist'), ...filler]);
   });
   afterEach(async () => {
+    gate?.release();
     await engine?.dispose();
     engine = undefined;
     await fx.remove();
@@ -42,7 +44,7 @@ describe('engine: ready before history is indexed', () => {
 
   /** Starts the engine with reads of the transcript stopping after `passBefore` steps until released. */
   async function startGated(passBefore: number, changes?: ChangeSource): Promise<{ ready: EngineReady; files: GatedFileAccess }> {
-    const files = new GatedFileAccess((p) => p === t, passBefore);
+    const files = (gate = new GatedFileAccess((p) => p === t, passBefore));
     engine = new TranscriptLagEngine({ claudeDir: fx.claudeDir, workspaceFolders: [fx.workspace], scope: 'workspace', files, clock, maxBytesPerRead: STEP, ...(changes ? { changes } : {}) });
     engine.onEvent((e) => events.push(e));
     // Were start() to wait for the history, it would wait at the gate for ever: say so instead of timing out.

@@ -147,24 +147,22 @@ export class TranscriptLagEngine {
     this.subscribe();
     const left = this.transcripts.historyLeft();
     this.ready = { at: this.opts.clock.now(), files: left.files, historyBytes: left.bytes };
-    this.indexing = this.serialized(() => this.indexHistory(now));
+    this.indexing = this.serialized(() => this.indexHistory());
     // Whoever awaits indexed() sees a failure; nobody awaiting it is no unhandled rejection.
     this.indexing.catch(() => undefined);
   }
 
   /**
    * Indexes every followed file's history, smallest first, showing each
-   * session once its own history is in; then reads what was appended
-   * meanwhile, channel first, as a tick does.
+   * session once its own history is in; then polls as a tick does, so what
+   * was appended meanwhile (new channel files too) is read at once, channel
+   * first, whether or not a change notification said so.
    */
-  private async indexHistory(startedAt: number): Promise<void> {
+  private async indexHistory(): Promise<void> {
     const stopped = () => this.stopping;
     await this.transcripts.indexHistory(() => this.settleVisibility(), stopped);
     if (stopped()) return;
-    await this.channels.readAll();
-    await this.transcripts.readAll();
-    await this.settleVisibility();
-    await this.pruneChannels(startedAt);
+    await this.poll();
   }
 
   private subscribe(): void {
@@ -193,20 +191,24 @@ export class TranscriptLagEngine {
         await this.catchUpIfNeeded();
         return;
       }
-      const now = this.opts.clock.now();
-      const force = now - this.lastRescanAt >= (this.opts.rescanMs ?? 10_000);
-      if (force) {
-        this.lastRescanAt = now;
-        await this.matcher.refresh();
-      }
-      await this.channels.discover(false, force);
-      await this.transcripts.discover(force, false);
-      await this.channels.readAll();
-      await this.transcripts.readAll();
-      await this.settleVisibility();
-      this.evict(now);
-      await this.pruneChannels(now);
+      await this.poll();
     });
+  }
+
+  private async poll(): Promise<void> {
+    const now = this.opts.clock.now();
+    const force = now - this.lastRescanAt >= (this.opts.rescanMs ?? 10_000);
+    if (force) {
+      this.lastRescanAt = now;
+      await this.matcher.refresh();
+    }
+    await this.channels.discover(false, force);
+    await this.transcripts.discover(force, false);
+    await this.channels.readAll();
+    await this.transcripts.readAll();
+    await this.settleVisibility();
+    this.evict(now);
+    await this.pruneChannels(now);
   }
 
   private serialized(fn: () => Promise<void>): Promise<void> {

@@ -44,6 +44,8 @@ interface Phase {
   /** When the big session's history was indexed (its session shown), ms after ready; null if not seen. */
   bigIndexedMs: number | null;
   lastEventMs: number | null;
+  /** The last event of the records appended to the small session, ms after ready: it must not wait for the big one's history. */
+  lastSmallEventMs: number | null;
   appended: number;
   missed: string[];
   heldWithLag: number;
@@ -105,11 +107,14 @@ async function settle(ids: string[], heldIds: Set<string>, written: Map<string, 
 function summarize(readyMs: number, appendsDoneMs: number, readyAt: number, bigIndexedAt: number | null, ids: string[], heldIds: Set<string>, written: Map<string, Written>): Phase {
   const missed = ids.filter((id) => !written.has(id));
   const times = ids.flatMap((id) => (written.has(id) ? [written.get(id)!.atMs] : []));
+  // appendRecords puts the even-numbered records in the small session.
+  const smallTimes = ids.flatMap((id, n) => (n % 2 === 0 && written.has(id) ? [written.get(id)!.atMs] : []));
   return {
     readyMs,
     appendsDoneMs,
     bigIndexedMs: bigIndexedAt === null ? null : bigIndexedAt - readyAt,
     lastEventMs: times.length ? Math.max(...times) - readyAt : null,
+    lastSmallEventMs: smallTimes.length ? Math.max(...smallTimes) - readyAt : null,
     appended: ids.length,
     missed,
     held: heldIds.size,
@@ -199,6 +204,7 @@ function rows(label: string, p: Phase, mib: string): Row[] {
     row(SECTION, `${label}: time to ready`, p.readyMs, 'ms', { op: '<=', limit: 1000 }, `${mib} MiB transcript of another session present`),
     row(SECTION, `${label}: records appended after ready without an event`, p.missed.length, '', { op: '<=', limit: 0 },
       `of ${p.appended}, appended within ${p.appendsDoneMs.toFixed(0)} ms of ready, ${indexed}; last event ${p.lastEventMs?.toFixed(0) ?? '—'} ms after ready`),
+    row(SECTION, `${label}: last event of the small session's records`, p.lastSmallEventMs, 'ms', undefined, 'after ready, while the big one is indexed'),
     row(SECTION, `${label}: held calls with their lag`, p.heldWithLag, '', { op: '>=', limit: p.held },
       `of ${p.held}; ${p.heldLagOnWritten} on the written event, the rest in a joined event (pre appended just before its record)`),
   ];

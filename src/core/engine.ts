@@ -114,9 +114,8 @@ export class TranscriptLagEngine {
   /**
    * Discovery: fixes where each followed file's history ends, reads the hook
    * channel, subscribes to changes and resolves: from then on every line
-   * appended is live. Indexing the transcripts' history goes on after, in the
-   * serial queue (so the first tick() waits for it); a session is shown once
-   * its own history is indexed.
+   * appended is live. Indexing the transcripts' history goes on after (see
+   * indexed()); a session is shown once its own history is indexed.
    */
   async start(): Promise<EngineReady> {
     await this.serialized(() => this.catchUpIfNeeded());
@@ -147,7 +146,7 @@ export class TranscriptLagEngine {
     this.subscribe();
     const left = this.transcripts.historyLeft();
     this.ready = { at: this.opts.clock.now(), files: left.files, historyBytes: left.bytes };
-    this.indexing = this.serialized(() => this.indexHistory());
+    this.indexing = this.indexHistory();
     // Whoever awaits indexed() sees a failure; nobody awaiting it is no unhandled rejection.
     this.indexing.catch(() => undefined);
   }
@@ -156,13 +155,18 @@ export class TranscriptLagEngine {
    * Indexes every followed file's history, smallest first, showing each
    * session once its own history is in; then polls as a tick does, so what
    * was appended meanwhile (new channel files too) is read at once, channel
-   * first, whether or not a change notification said so.
+   * first, whether or not a change notification said so. Runs beside the
+   * serial queue: ticks and change notifications go on reading the other
+   * files meanwhile. dispose() and a rebuilding reconfigure() stop it.
    */
   private async indexHistory(): Promise<void> {
-    const stopped = () => this.stopping;
-    await this.transcripts.indexHistory(() => this.settleVisibility(), stopped);
+    // Yield first: start() resolves (ready) before any history is read.
+    await Promise.resolve();
+    const files = this.transcripts;
+    const stopped = () => this.stopping || this.transcripts !== files;
+    await files.indexHistory(() => this.settleVisibility(), stopped);
     if (stopped()) return;
-    await this.poll();
+    await this.serialized(() => this.poll());
   }
 
   private subscribe(): void {

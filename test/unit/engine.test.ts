@@ -365,6 +365,7 @@ describe('TranscriptLagEngine', () => {
     engine.onEvent((e) => events.push(e));
     await engine.tick();
     await engine.start();
+    await engine.indexed();
     assert.deepEqual(events.map((e) => e.event), ['session']);
     await fx.append(t, [toolUseRecord(S, fx.workspace, 'toolu_live')]);
     await engine.tick();

@@ -108,6 +108,23 @@ describe('engine: ready before history is indexed', () => {
     assert.equal(engine!.session(S)?.stats.calls_written, 3);
   });
 
+  it('ticks go on reading the other sessions while a big one is being indexed', async () => {
+    const small = 'a1b2c3d4-0000-4000-8000-00000000000c';
+    const ts = fx.transcriptPath(small);
+    await fx.append(ts, [userPrompt(small, fx.workspace)]);
+    const { files } = await startGated(3);
+    await files.reachedGate;
+    await fx.append(ts, [toolUseRecord(small, fx.workspace, 'toolu_small')]);
+    clock.advance(10);
+    // Were ticks queued behind the indexing held at the gate, this would not return (the test times out).
+    await engine!.tick();
+    assert.deepEqual(callSeq('toolu_small'), ['written']);
+    assert.deepEqual(engine!.sessions().map((x) => x.session_id), [small], 'the big session shows once its history is in');
+    files.release();
+    await engine!.indexed();
+    assert.deepEqual(engine!.sessions().map((x) => x.session_id).sort(), [S, small].sort());
+  });
+
   it('a hook event read while indexing, for a record that turns out to be history, is not reported held', async () => {
     let notify: ((p: string) => void) | undefined;
     const changes: ChangeSource = { watch: (_folders, onChange) => ((notify = onChange), { dispose: () => undefined }) };

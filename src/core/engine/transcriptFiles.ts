@@ -43,6 +43,8 @@ export class TranscriptFiles {
    */
   private readonly seen = new Map<string, number | undefined>();
   private readonly index: TranscriptIndex;
+  /** Files indexHistory() is still to read the history of. */
+  private readonly indexing = new Set<TranscriptFile>();
 
   constructor(
     private readonly files: FileAccess,
@@ -122,14 +124,22 @@ export class TranscriptFiles {
   /**
    * Reads the history of every followed file up to where it ended when
    * followed, smallest first (a small session is shown at once, not after a
-   * 1 GB neighbour), calling `afterFile` after each.
+   * 1 GB neighbour), calling `afterFile` after each. Meanwhile readAll()
+   * leaves the files still waiting here alone, so a tick reads the others
+   * instead of queueing behind a big file's history.
    */
   async indexHistory(afterFile: () => Promise<void>, stopped: () => boolean): Promise<void> {
     const waiting = [...this.followed.values()].filter((t) => t.file.inHistory).sort((a, b) => a.file.historyLeft - b.file.historyLeft);
-    for (const t of waiting) {
-      await this.readHistory(t, stopped);
-      if (stopped()) return;
-      await afterFile();
+    for (const t of waiting) this.indexing.add(t);
+    try {
+      for (const t of waiting) {
+        await this.readHistory(t, stopped);
+        this.indexing.delete(t);
+        if (stopped()) return;
+        await afterFile();
+      }
+    } finally {
+      this.indexing.clear();
     }
   }
 
@@ -148,7 +158,7 @@ export class TranscriptFiles {
   }
 
   async readAll(): Promise<void> {
-    for (const t of [...this.followed.values()]) await this.read(t);
+    for (const t of [...this.followed.values()]) if (!this.indexing.has(t)) await this.read(t);
   }
 
   /** A change notification: read the file at once if it is (or should be) followed. */

@@ -171,7 +171,7 @@ async function hostPhase(site: Site, count: number): Promise<Phase> {
       files: nodeFileAccess,
       clock: { now: () => Date.now() },
       createEngine: async (opts) => new TranscriptLagEngine(opts),
-      createChangeSource: async () => chokidarChangeSource(),
+      createChangeSource: async (onReady) => chokidarChangeSource({ onReady }),
       resolveClaudeDir: () => site.claudeDir,
       workspaceFolders: () => [site.workspace],
       onEvent: (e) => {

@@ -108,28 +108,31 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 2;
   }
   const claudeDir = parsed.claudeDir ?? resolveClaudeDir(io.env, io.homedir);
+  let stopped = false;
+  let ticking: Promise<void> = Promise.resolve();
+  const tick = () => {
+    if (stopped) return;
+    ticking = ticking.then(() => engine.tick()).catch((err: unknown) => io.stderr(`transcript-lag watch: ${err instanceof Error ? err.message : String(err)}\n`));
+  };
   const engine = new TranscriptLagEngine({
     claudeDir,
     workspaceFolders: [io.cwd],
     scope: parsed.all ? 'all' : 'workspace',
     files: io.files,
     clock: io.clock,
-    changes: chokidarChangeSource(),
+    // The watcher reports changes only once its own scan is done, a moment after ready: a poll
+    // then reads at once what was appended in between, instead of at the next stat poll.
+    changes: chokidarChangeSource({ onReady: tick }),
     removeFile: (p) => fsp.unlink(p),
   });
   const print = parsed.json ? jsonLine : readableLine;
   engine.onEvent((e) => io.stdout(print(e)));
   if (!parsed.json) io.stderr(`watching ${parsed.all ? 'every session' : `sessions of ${io.cwd}`} under ${claudeDir} (Ctrl-C stops)\n`);
 
-  let stopped = false;
-  let ticking: Promise<void> = Promise.resolve();
   const ready = await engine.start();
   io.stdout(parsed.json ? readyJsonLine(ready) : readyReadableLine(ready));
   // The CLI is the composition root: the timer lives here, never in the engine.
-  const timer = setInterval(() => {
-    if (stopped) return;
-    ticking = ticking.then(() => engine.tick()).catch((err: unknown) => io.stderr(`transcript-lag watch: ${err instanceof Error ? err.message : String(err)}\n`));
-  }, parsed.pollMs);
+  const timer = setInterval(tick, parsed.pollMs);
   try {
     await io.stopSignal;
   } finally {

@@ -40,7 +40,12 @@ export interface EngineHostDeps {
   clock: Clock;
   /** Async so the engine's code (zod, chokidar) is only loaded once there is a Claude dir to follow. */
   createEngine(opts: EngineOptions): Promise<TranscriptLagEngine>;
-  createChangeSource?(): Promise<ChangeSource>;
+  /**
+   * The change source; `onReady` is for it to call once it reports changes (a watcher's own scan
+   * ends a moment after the engine's ready): the host then polls, so nothing appended in between
+   * waits for the next tick.
+   */
+  createChangeSource?(onReady: () => void): Promise<ChangeSource>;
   resolveClaudeDir(setting: string): string;
   workspaceFolders(): string[];
   /** Every engine event, in order. */
@@ -155,7 +160,7 @@ export class EngineHost {
       scope: this.settings.sessions,
       files: this.deps.files,
       clock: this.deps.clock,
-      changes: await this.deps.createChangeSource?.(),
+      changes: await this.deps.createChangeSource?.(() => void this.tick()),
       recentCalls: this.settings.recentCalls,
       channelMaxAgeMs: channelMaxAgeMs(this.settings),
     });

@@ -79,7 +79,7 @@ export class TranscriptLagEngine {
   private lastPruneAt = -Infinity;
   private tickQueue: Promise<void> = Promise.resolve();
   private ready: EngineReady | undefined;
-  /** Indexing the history found at start; ticks queue behind it. */
+  /** Indexing the history found at start (beside the serial queue: ticks go on meanwhile). */
   private indexing: Promise<void> = Promise.resolve();
   /** dispose() was called: indexing stops between reads instead of finishing first. */
   private stopping = false;

@@ -121,7 +121,7 @@ export class ChannelFiles {
       if (cf.sessionId !== sessionId) continue;
       this.followed.delete(p);
       // Written again later (a resumed session): what we read was history, only what follows is live.
-      this.seen.set(p, cf.file.tail.offset);
+      this.seen.set(p, cf.file.seenUpTo);
       void cf.file.close().catch(() => undefined);
     }
   }

@@ -49,6 +49,11 @@ export class FollowedFile<T> {
     return this.inHistory ? this.historyEnd - this.tail.offset : 0;
   }
 
+  /** Where what we have read or counted as history ends: a file followed again later is live only past it. */
+  get seenUpTo(): number {
+    return this.tail.offset + this.historyLeft;
+  }
+
   /**
    * Reads what the file gained and hands it to `handle`, after every earlier
    * read of this file. A read that starts in history reads up to its end and

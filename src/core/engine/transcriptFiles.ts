@@ -225,7 +225,7 @@ export class TranscriptFiles {
       if (t.sessionId !== sessionId) continue;
       this.followed.delete(p);
       // If it is written again (a resumed session), what we read was history and only what follows is live.
-      this.seen.set(p, t.file.tail.offset);
+      this.seen.set(p, t.file.seenUpTo);
       this.index.forgetSession(t.ref.projectDir, sessionId);
       await t.file.close().catch(() => undefined);
     }

@@ -119,12 +119,7 @@ export class FileTail<T> {
     return this.knownSize;
   }
 
-  /**
-   * Reads every byte the file has gained up to its size at the start of the
-   * read (and at most maxBytesPerRead). With `upTo`, stops at that byte offset
-   * too: the engine indexes a file's history up to where it ended at start,
-   * and no further, so what follows is read as live.
-   */
+  /** Reads what the file gained up to its size at the start of the read, at most maxBytesPerRead, and not past `upTo`. */
   read(upTo = Number.POSITIVE_INFINITY): Promise<TailRead<T>> {
     const result = this.queue.then(() => this.readOnce(upTo));
     this.queue = result.catch(() => undefined);

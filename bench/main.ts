@@ -5,7 +5,7 @@
  *
  * Options: --json (one JSON object on stdout), --quick (small counts, for
  * checking the harness), --size 1G|200M|<bytes> (cold-index transcript),
- * --rounds N, --only latency,cold,hook,extension,burst, --profile (where
+ * --rounds N, --only latency,cold,hook,extension,burst,ready, --profile (where
  * analyze spends its time, from node --cpu-prof on an unminified CLI bundle),
  * --save FILE (the JSON report to a file as well as the table).
  */
@@ -42,6 +42,7 @@ const sections: Record<string, { title: string; load: () => Section }> = {
   hook: { title: 'hook', load: () => hookCost },
   extension: { title: 'extension', load: bundled('extension', 'extensionCost') },
   burst: { title: 'burst', load: bundled('burst', 'burst') },
+  ready: { title: 'ready', load: bundled('ready', 'readyWithHistory') },
 };
 
 export function parseSize(text: string): number {

@@ -5,7 +5,7 @@ export interface BenchContext {
   bundleDir: string;
   /** Smaller counts and sizes, for checking the harness itself. */
   quick: boolean;
-  /** Cold-index transcript size in bytes. */
+  /** Size in bytes of the big generated transcript (cold index, ready). */
   sizeBytes: number;
   /** Timed rounds per contender where rounds apply. */
   rounds: number;

@@ -2,7 +2,7 @@ import { promises as fsp } from 'node:fs';
 import type { CliIo } from './io';
 import type { EngineEvent } from '../core/engineEvents';
 import { resolveClaudeDir } from '../core/discovery';
-import { TranscriptLagEngine } from '../core/engine';
+import { TranscriptLagEngine, type EngineReady } from '../core/engine';
 import { chokidarChangeSource } from '../platform/chokidarChangeSource';
 import { formatDuration, formatLag, shortId } from '../presentation/format';
 
@@ -17,6 +17,9 @@ ended), plus session and tail changes. Ctrl-C stops.
   --all            every session under the Claude dir, not only this folder's
   --claude-dir D   the Claude dir (default: $CLAUDE_CONFIG_DIR or ~/.claude)
   --json           one JSON object per line: event, session_id, tool_use_id, at (ms since epoch), ...
+                   The first is {"event":"ready",...,"files":N,"history_bytes":B}: from then on every
+                   line appended to a transcript or hook channel is reported, while the history
+                   found at start (B bytes in N transcripts) is still being indexed.
   --poll-ms N      stat poll interval, the safety net for missed file events (default 1000)
 `;
 
@@ -44,6 +47,16 @@ function parseArgs(args: string[]): WatchArgs | string {
     } else return `unknown option '${a}'`;
   }
   return out;
+}
+
+/** `ready`: where history ends is fixed for every followed file; what is appended after is live. */
+export function readyJsonLine(ready: EngineReady): string {
+  return `${JSON.stringify({ event: 'ready', session_id: null, tool_use_id: null, at: ready.at, files: ready.files, history_bytes: ready.historyBytes })}\n`;
+}
+
+export function readyReadableLine(ready: EngineReady): string {
+  const mib = (ready.historyBytes / 2 ** 20).toFixed(1);
+  return `${clockTime(ready.at)}  ready: following ${ready.files} transcript${ready.files === 1 ? '' : 's'}; ${mib} MiB of history being indexed, everything appended from now on is live\n`;
 }
 
 /** The `--json` line: the event's own fields, with `tool_use_id` present (null) on session and tail events. */
@@ -97,27 +110,31 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 2;
   }
   const claudeDir = parsed.claudeDir ?? resolveClaudeDir(io.env, io.homedir);
+  let stopped = false;
+  let ticking: Promise<void> = Promise.resolve();
+  const tick = () => {
+    if (stopped) return;
+    ticking = ticking.then(() => engine.tick()).catch((err: unknown) => io.stderr(`transcript-lag watch: ${err instanceof Error ? err.message : String(err)}\n`));
+  };
   const engine = new TranscriptLagEngine({
     claudeDir,
     workspaceFolders: [io.cwd],
     scope: parsed.all ? 'all' : 'workspace',
     files: io.files,
     clock: io.clock,
-    changes: chokidarChangeSource(),
+    // The watcher reports changes only once its own scan is done, a moment after ready: a poll
+    // then reads at once what was appended in between, instead of at the next stat poll.
+    changes: chokidarChangeSource({ onReady: tick }),
     removeFile: (p) => fsp.unlink(p),
   });
   const print = parsed.json ? jsonLine : readableLine;
   engine.onEvent((e) => io.stdout(print(e)));
   if (!parsed.json) io.stderr(`watching ${parsed.all ? 'every session' : `sessions of ${io.cwd}`} under ${claudeDir} (Ctrl-C stops)\n`);
 
-  let stopped = false;
-  let ticking: Promise<void> = Promise.resolve();
-  await engine.start();
+  const ready = await engine.start();
+  io.stdout(parsed.json ? readyJsonLine(ready) : readyReadableLine(ready));
   // The CLI is the composition root: the timer lives here, never in the engine.
-  const timer = setInterval(() => {
-    if (stopped) return;
-    ticking = ticking.then(() => engine.tick()).catch((err: unknown) => io.stderr(`transcript-lag watch: ${err instanceof Error ? err.message : String(err)}\n`));
-  }, parsed.pollMs);
+  const timer = setInterval(tick, parsed.pollMs);
   try {
     await io.stopSignal;
   } finally {

@@ -31,6 +31,22 @@ export interface EngineOptions {
   channelMaxAgeMs?: number;
   /** Deletes a file; the engine uses it only to prune old channel files. */
   removeFile?: (path: string) => Promise<void>;
+  /** Bytes per transcript read (default 8 MiB): history is indexed in steps of this size. */
+  maxBytesPerRead?: number;
+}
+
+/**
+ * What start() resolves with: the moment every followed file's history end
+ * was fixed (its size then). Lines past it are live, whenever they are read;
+ * indexing the history goes on after this (see indexed()).
+ */
+export interface EngineReady {
+  /** Clock time when the history ends were fixed. */
+  at: number;
+  /** Transcript files followed. */
+  files: number;
+  /** Bytes of transcript history still to index. */
+  historyBytes: number;
 }
 
 export const DEFAULT_IDLE_EVICT_MS = 2 * 60 * 60 * 1000;
@@ -62,6 +78,11 @@ export class TranscriptLagEngine {
   private lastRescanAt = -Infinity;
   private lastPruneAt = -Infinity;
   private tickQueue: Promise<void> = Promise.resolve();
+  private ready: EngineReady | undefined;
+  /** Indexing the history found at start (beside the serial queue: ticks go on meanwhile). */
+  private indexing: Promise<void> = Promise.resolve();
+  /** dispose() was called: indexing stops between reads instead of finishing first. */
+  private stopping = false;
 
   constructor(opts: EngineOptions) {
     this.opts = opts;
@@ -86,19 +107,32 @@ export class TranscriptLagEngine {
         this.correlator.drop(sessionId);
       },
     };
-    this.transcripts = new TranscriptFiles(o.files, o.clock, o.claudeDir, this.correlator, accept, sink);
+    this.transcripts = new TranscriptFiles(o.files, o.clock, o.claudeDir, this.correlator, accept, sink, o.maxBytesPerRead);
     this.channels = new ChannelFiles(o.files, o.clock, o.claudeDir, this.correlator, sink, (p) => this.transcripts.followFromHook(p));
   }
 
-  /** Discovery and a first read of every matching session; then subscribes to changes. */
-  async start(): Promise<void> {
+  /**
+   * Discovery: fixes where each followed file's history ends, reads the hook
+   * channel, subscribes to changes and resolves: from then on every line
+   * appended is live. Indexing the transcripts' history goes on after (see
+   * indexed()); a session is shown once its own history is indexed.
+   */
+  async start(): Promise<EngineReady> {
     await this.serialized(() => this.catchUpIfNeeded());
+    if (!this.ready) throw new Error('engine disposed before it started');
+    return this.ready;
+  }
+
+  /** Resolves once the history found at start (or at the last reconfigure) is indexed. */
+  indexed(): Promise<void> {
+    return this.indexing;
   }
 
   /**
-   * The first look: lists everything, reads the channel (so hook events are
-   * known before the records that answer them), then transcripts, as history:
-   * indexed without replaying it as live events. Runs inside the serial queue.
+   * The first look: lists everything and fixes each file's history end, reads
+   * the channel's history (so hook events are known before the records that
+   * answer them), and queues indexing the transcripts' history: indexed
+   * without replaying it as live events. Runs inside the serial queue.
    */
   private async catchUpIfNeeded(): Promise<void> {
     if (this.started) return;
@@ -109,10 +143,30 @@ export class TranscriptLagEngine {
     await this.transcripts.discover(true, true);
     await this.channels.discover(true, true);
     await this.channels.readAll();
-    await this.transcripts.readAll();
-    await this.settleVisibility(true);
-    await this.pruneChannels(now);
     this.subscribe();
+    const left = this.transcripts.historyLeft();
+    this.ready = { at: this.opts.clock.now(), files: left.files, historyBytes: left.bytes };
+    this.indexing = this.indexHistory();
+    // Whoever awaits indexed() sees a failure; nobody awaiting it is no unhandled rejection.
+    this.indexing.catch(() => undefined);
+  }
+
+  /**
+   * Indexes every followed file's history, smallest first, showing each
+   * session once its own history is in; then polls as a tick does, so what
+   * was appended meanwhile (new channel files too) is read at once, channel
+   * first, whether or not a change notification said so. Runs beside the
+   * serial queue: ticks and change notifications go on reading the other
+   * files meanwhile. dispose() and a rebuilding reconfigure() stop it.
+   */
+  private async indexHistory(): Promise<void> {
+    // Yield first: start() resolves (ready) before any history is read.
+    await Promise.resolve();
+    const files = this.transcripts;
+    const stopped = () => this.stopping || this.transcripts !== files;
+    await files.indexHistory(() => this.settleVisibility(), stopped);
+    if (stopped()) return;
+    await this.serialized(() => this.poll());
   }
 
   private subscribe(): void {
@@ -127,7 +181,7 @@ export class TranscriptLagEngine {
     try {
       if (this.channels.owns(changed)) await this.channels.readPath(changed);
       else await this.transcripts.readPath(changed);
-      await this.settleVisibility(false);
+      await this.settleVisibility();
     } catch {
       // Best effort: the next tick reads whatever this missed.
     }
@@ -141,20 +195,24 @@ export class TranscriptLagEngine {
         await this.catchUpIfNeeded();
         return;
       }
-      const now = this.opts.clock.now();
-      const force = now - this.lastRescanAt >= (this.opts.rescanMs ?? 10_000);
-      if (force) {
-        this.lastRescanAt = now;
-        await this.matcher.refresh();
-      }
-      await this.channels.discover(false, force);
-      await this.transcripts.discover(force, false);
-      await this.channels.readAll();
-      await this.transcripts.readAll();
-      await this.settleVisibility(false);
-      this.evict(now);
-      await this.pruneChannels(now);
+      await this.poll();
     });
+  }
+
+  private async poll(): Promise<void> {
+    const now = this.opts.clock.now();
+    const force = now - this.lastRescanAt >= (this.opts.rescanMs ?? 10_000);
+    if (force) {
+      this.lastRescanAt = now;
+      await this.matcher.refresh();
+    }
+    await this.channels.discover(false, force);
+    await this.transcripts.discover(force, false);
+    await this.channels.readAll();
+    await this.transcripts.readAll();
+    await this.settleVisibility();
+    this.evict(now);
+    await this.pruneChannels(now);
   }
 
   private serialized(fn: () => Promise<void>): Promise<void> {
@@ -165,7 +223,7 @@ export class TranscriptLagEngine {
   }
 
   /** Decides which sessions the views see: all, or those whose cwd matches the workspace. */
-  private async settleVisibility(afterCatchUp: boolean): Promise<void> {
+  private async settleVisibility(): Promise<void> {
     const now = this.opts.clock.now();
     for (const id of this.correlator.sessionIds()) {
       let shown = this.visible.get(id);
@@ -183,6 +241,8 @@ export class TranscriptLagEngine {
           }
         }
         if (this.visible.has(id)) continue;
+        // Shown once its history is indexed: until then, which of its calls are held is not known.
+        if (shown && this.transcripts.historyPending(id)) continue;
         this.visible.set(id, shown);
         const buffered = this.undecided.get(id) ?? [];
         this.undecided.delete(id);
@@ -193,7 +253,7 @@ export class TranscriptLagEngine {
           continue;
         }
         this.announce(id, now, buffered);
-      } else if (afterCatchUp && shown) this.announce(id, now, []);
+      }
     }
     for (const id of this.undecided.keys()) if (!this.correlator.has(id)) this.undecided.delete(id);
     if (this.visible.size > 10_000) {
@@ -203,14 +263,24 @@ export class TranscriptLagEngine {
 
   /**
    * A session becomes visible: its session event, its calls held since before
-   * we looked (history), then the live events it had while undecided.
+   * we looked (history), then the live events it had while undecided. A live
+   * `held` whose record turned out to be in the history indexed since (the
+   * hook's event landed after the history end, the record before it) is not
+   * held: it is left out.
    */
   private announce(sessionId: string, now: number, buffered: EngineEvent[]): void {
     const ev = this.correlator.sessionEvent(sessionId, now);
     if (ev) this.emit(ev);
+    const heldNow = this.correlator.heldEvents(sessionId);
+    const stillHeld = new Set(heldNow.map((e) => (e.event === 'held' ? e.tool_use_id : '')));
+    const writtenLive = new Set(buffered.map((e) => (e.event === 'written' ? e.tool_use_id : '')));
     const announced = new Set(buffered.map((e) => (e.event === 'held' ? e.tool_use_id : '')));
-    for (const held of this.correlator.heldEvents(sessionId)) if (held.event === 'held' && !announced.has(held.tool_use_id)) this.emit(held);
-    for (const e of buffered) if (e.event !== 'session') this.emit(e);
+    for (const held of heldNow) if (held.event === 'held' && !announced.has(held.tool_use_id)) this.emit(held);
+    for (const e of buffered) {
+      if (e.event === 'session') continue;
+      if (e.event === 'held' && !stillHeld.has(e.tool_use_id) && !writtenLive.has(e.tool_use_id)) continue;
+      this.emit(e);
+    }
   }
 
   private deliver(events: EngineEvent[], catchUp: boolean): void {
@@ -221,8 +291,9 @@ export class TranscriptLagEngine {
       else if (shown === undefined) {
         let list = this.undecided.get(e.session_id);
         if (!list) this.undecided.set(e.session_id, (list = []));
-        // Bounded: a session that never shows its cwd must not grow this without end.
-        if (list.length < 1000) list.push(e);
+        // Bounded: a session that never shows its cwd must not grow this without end. One
+        // whose history is being indexed keeps all: that ends, and what it buffers is its live events.
+        if (list.length < 1000 || this.transcripts.historyPending(e.session_id)) list.push(e);
       }
     }
   }
@@ -292,6 +363,7 @@ export class TranscriptLagEngine {
       this.undecided.clear();
       this.build();
       this.started = false;
+      this.ready = undefined;
       this.lastRescanAt = -Infinity;
       if (wasStarted) await this.catchUpIfNeeded();
     });
@@ -306,6 +378,7 @@ export class TranscriptLagEngine {
 
   async dispose(): Promise<void> {
     this.listeners.clear();
+    this.stopping = true;
     await this.serialized(async () => {
       this.disposed = true;
       await this.closeAll();

@@ -119,9 +119,9 @@ export class FileTail<T> {
     return this.knownSize;
   }
 
-  /** Reads every byte the file has gained up to its size at the start of the read. */
-  read(): Promise<TailRead<T>> {
-    const result = this.queue.then(() => this.readOnce());
+  /** Reads what the file gained up to its size at the start of the read, at most maxBytesPerRead, and not past `upTo`. */
+  read(upTo = Number.POSITIVE_INFINITY): Promise<TailRead<T>> {
+    const result = this.queue.then(() => this.readOnce(upTo));
     this.queue = result.catch(() => undefined);
     return result;
   }
@@ -136,13 +136,13 @@ export class FileTail<T> {
     return result;
   }
 
-  private async readOnce(): Promise<TailRead<T>> {
+  private async readOnce(upTo: number): Promise<TailRead<T>> {
     const out: ReadOutput<T> = { now: this.clock.now(), lines: [], changes: [], count: 0, firstLine: 0, byteStart: 0, lastLine: 0, byteEnd: 0 };
     if (this.closed) return { lines: [], changes: [] };
     const probe = await this.probePath();
     if (this.handle) {
       if (probe.kind === 'file' && sameFile(probe.id, this.identity)) {
-        await this.follow(probe.id, out);
+        await this.follow(probe.id, out, upTo);
         return this.finish(out);
       }
       // The path no longer names the open file. Lines appended to it before it went
@@ -151,7 +151,7 @@ export class FileTail<T> {
       if (out.count > 0) return this.finish(out);
       await this.leave(probe, out);
     }
-    await this.openFromPath(probe, out);
+    await this.openFromPath(probe, out, upTo);
     return this.finish(out);
   }
 
@@ -167,7 +167,7 @@ export class FileTail<T> {
   }
 
   /** Same file as before: check it was not cut or rewritten under the offset, then read on. */
-  private async follow(id: FileIdentity, out: ReadOutput<T>): Promise<void> {
+  private async follow(id: FileIdentity, out: ReadOutput<T>, upTo: number): Promise<void> {
     const changedSinceLastRead = id.size !== this.knownSize || id.mtimeMs !== this.knownMtimeMs;
     this.knownSize = id.size;
     this.knownMtimeMs = id.mtimeMs;
@@ -187,7 +187,7 @@ export class FileTail<T> {
         this.generationBound = true;
       }
     }
-    const failure = await this.readUpTo(Math.min(id.size, this.consumed + this.maxBytesPerRead), out);
+    const failure = await this.readUpTo(Math.min(id.size, this.consumed + this.maxBytesPerRead, Math.max(upTo, this.consumed)), out);
     if (failure !== undefined) await this.readFailed(failure, out);
   }
 
@@ -230,7 +230,7 @@ export class FileTail<T> {
   }
 
   /** No file is open: open what the path names, or note once why there is nothing to read. */
-  private async openFromPath(probe: PathProbe, out: ReadOutput<T>): Promise<void> {
+  private async openFromPath(probe: PathProbe, out: ReadOutput<T>, upTo: number): Promise<void> {
     this.knownSize = 0;
     if (probe.kind === 'missing') {
       if (this.status === 'unreadable') {
@@ -268,7 +268,7 @@ export class FileTail<T> {
     this.status = 'open';
     this.generationBound = true;
     this.knownMtimeMs = -1;
-    await this.follow(id, out);
+    await this.follow(id, out, upTo);
   }
 
   private markUnreadable(detail: string, out: ReadOutput<T>): void {

@@ -40,7 +40,12 @@ export interface EngineHostDeps {
   clock: Clock;
   /** Async so the engine's code (zod, chokidar) is only loaded once there is a Claude dir to follow. */
   createEngine(opts: EngineOptions): Promise<TranscriptLagEngine>;
-  createChangeSource?(): Promise<ChangeSource>;
+  /**
+   * The change source; `onReady` is for it to call once it reports changes (a watcher's own scan
+   * ends a moment after the engine's ready): the host then polls, so nothing appended in between
+   * waits for the next tick.
+   */
+  createChangeSource?(onReady: () => void): Promise<ChangeSource>;
   resolveClaudeDir(setting: string): string;
   workspaceFolders(): string[];
   /** Every engine event, in order. */
@@ -155,14 +160,25 @@ export class EngineHost {
       scope: this.settings.sessions,
       files: this.deps.files,
       clock: this.deps.clock,
-      changes: await this.deps.createChangeSource?.(),
+      changes: await this.deps.createChangeSource?.(() => void this.tick()),
       recentCalls: this.settings.recentCalls,
       channelMaxAgeMs: channelMaxAgeMs(this.settings),
     });
     this.engine = engine;
     this.engineSubscription = engine.onEvent((e) => this.deps.onEvent(e));
-    await engine.start();
-    this.deps.log.info(`Following sessions under ${this.claudeDir} (scope: ${this.settings.sessions})`);
+    // Resolves once each file's history end is fixed: lines appended from then on are live while
+    // the history is still being indexed; each session shows once its own history is in.
+    const ready = await engine.start();
+    const mib = (ready.historyBytes / 2 ** 20).toFixed(1);
+    this.deps.log.info(`Following sessions under ${this.claudeDir} (scope: ${this.settings.sessions}): ${ready.files} transcripts, ${mib} MiB of history to index`);
+    engine.indexed().then(
+      () => {
+        if (this.engine !== engine) return;
+        this.deps.log.info(`History indexed (${mib} MiB)`);
+        this.deps.onChanged();
+      },
+      (err: unknown) => this.deps.log.warn(`indexing history failed: ${errorText(err)}`),
+    );
     this.scheduleTick();
     this.deps.onChanged();
   }

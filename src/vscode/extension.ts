@@ -55,7 +55,7 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
       // removeFile lets the engine prune week-old channel files; it touches nothing else.
       createEngine: async (opts) =>
         new (loadEngineModule().TranscriptLagEngine)({ ...opts, removeFile: (p) => fsp.rm(p, { force: true }) }),
-      createChangeSource: async () => loadEngineModule().chokidarChangeSource(),
+      createChangeSource: async (onReady) => loadEngineModule().chokidarChangeSource({ onReady }),
       resolveClaudeDir: (setting) => resolveClaudeDir(setting),
       workspaceFolders: workspaceFolderPaths,
       onEvent: (e: EngineEvent) => {

@@ -109,12 +109,14 @@ describe('CLI: start-up loads only what the command needs', () => {
     fs.copyFileSync(transcript, path.join(projectDir, path.basename(transcript)));
     const child = spawn(process.execPath, [cli, 'watch', '--all', '--json', '--claude-dir', claudeDir], { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
+      // `ready` comes first (where history ends is fixed), then the session once its history is indexed.
       const firstLine = await new Promise<string>((resolve, reject) => {
         let out = '';
         let err = '';
         child.stdout.on('data', (chunk: Buffer) => {
           out += chunk.toString();
-          if (out.includes('\n')) resolve(out.slice(0, out.indexOf('\n')));
+          const session = out.split('\n').find((l) => l.includes('"event":"session"'));
+          if (session) resolve(session);
         });
         child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
         child.once('exit', (code) => reject(new Error(`watch exited ${code} before printing: ${err}`)));

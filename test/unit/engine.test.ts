@@ -32,6 +32,7 @@ describe('TranscriptLagEngine', () => {
     engine = new TranscriptLagEngine({ claudeDir: fx.claudeDir, workspaceFolders: [fx.workspace], scope: 'workspace', files: nodeFileAccess, clock, ...extra });
     engine.onEvent((e) => events.push(e));
     await engine.start();
+    await engine.indexed();
   }
 
   const of = (kind: EngineEvent['event']) => events.filter((e) => e.event === kind);
@@ -351,6 +352,7 @@ describe('TranscriptLagEngine', () => {
     await startedSession();
     assert.deepEqual(engine.sessions().map((s) => s.session_id), [S]);
     await engine.reconfigure({ scope: 'all', recentCalls: 5 });
+    await engine.indexed();
     assert.deepEqual(engine.sessions().map((s) => s.session_id).sort(), [S, theirs].sort());
     assert.deepEqual(callSeq('toolu_t'), []);
     assert.equal(engine.session(theirs)?.stats.calls_written, 1);
@@ -363,6 +365,7 @@ describe('TranscriptLagEngine', () => {
     engine.onEvent((e) => events.push(e));
     await engine.tick();
     await engine.start();
+    await engine.indexed();
     assert.deepEqual(events.map((e) => e.event), ['session']);
     await fx.append(t, [toolUseRecord(S, fx.workspace, 'toolu_live')]);
     await engine.tick();

@@ -32,6 +32,7 @@ describe('engine: calls indexed as history, labelled from their hook evidence', 
     engine = new TranscriptLagEngine({ claudeDir: fx.claudeDir, workspaceFolders: [fx.workspace], scope: 'workspace', files: nodeFileAccess, clock, ...extra });
     engine.onEvent((e) => events.push(e));
     await engine.start();
+    await engine.indexed();
   }
 
   const sighting = (event: 'pre' | 'post', t: string, id: string, at: number, checkedAfter: number, record: boolean, result: boolean) => ({

@@ -28,7 +28,7 @@ describe('engine: FollowedFile', () => {
   }
 
   it('hands live lines over as one batch even when the tail needed several bounded reads', async () => {
-    const f = new FollowedFile(file, nodeFileAccess, new ManualClock(), createRecordScanner(), false, 100);
+    const f = new FollowedFile(file, nodeFileAccess, new ManualClock(), createRecordScanner(), 0, 100);
     await fsp.writeFile(file, lines);
     const got = await readOnce(f);
     assert.equal(got.length, 1);
@@ -39,7 +39,7 @@ describe('engine: FollowedFile', () => {
   });
 
   it('hands history over in bounded steps, all marked catch-up, then reads live', async () => {
-    const f = new FollowedFile(file, nodeFileAccess, new ManualClock(), createRecordScanner(), true, 100);
+    const f = new FollowedFile(file, nodeFileAccess, new ManualClock(), createRecordScanner(), Buffer.byteLength(lines), 100);
     await fsp.writeFile(file, lines);
     const got = await readOnce(f);
     assert.ok(got.length > 1);
@@ -48,6 +48,21 @@ describe('engine: FollowedFile', () => {
     await fsp.appendFile(file, '{"type":"user"}\n');
     const live = await readOnce(f);
     assert.deepEqual(live.map((g) => [g.catchUp, g.read.batch?.firstLine]), [[false, 7]]);
+    await f.close();
+  });
+
+  it('history ends at a byte fixed before reading: what was appended since is live, a line half-written then too', async () => {
+    const half = '{"type":"user","uuid":"half"';
+    await fsp.writeFile(file, lines + half);
+    const historyEnd = Buffer.byteLength(lines + half);
+    const f = new FollowedFile(file, nodeFileAccess, new ManualClock(), createRecordScanner(), historyEnd, 100);
+    await fsp.appendFile(file, '}\n{"type":"user","uuid":"after"}\n');
+    const history = await readOnce(f);
+    assert.ok(history.every((g) => g.catchUp));
+    assert.deepEqual(history.flatMap((g) => g.read.lines.map((l) => l.line)), [1, 2, 3, 4, 5, 6], 'a read that starts in history stops where it ends');
+    assert.equal(f.inHistory, false);
+    const live = await readOnce(f);
+    assert.deepEqual(live.map((g) => [g.catchUp, g.read.lines.map((l) => l.line)]), [[false, [7, 8]]]);
     await f.close();
   });
 });

@@ -2,11 +2,13 @@ import { strict as assert } from 'node:assert';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { TranscriptLagEngine, type EngineOptions } from '../../src/core/engine';
+import type { EngineEvent } from '../../src/core/engineEvents';
 import type { FileAccess } from '../../src/core/fileAccess';
 import { nodeFileAccess } from '../../src/platform/nodeFileAccess';
 import { CLAUDE_DIR_POLL_MS, EngineHost, TICK_INTERVAL_MS, type HostLog } from '../../src/vscode/engineHost';
 import type { ExtensionSettings } from '../../src/vscode/settings';
-import { ClaudeDirFixture, userPrompt } from './engineFixture';
+import { ClaudeDirFixture, toolUseRecord, userPrompt } from './engineFixture';
+import { GatedFileAccess } from './helpers/gatedFileAccess';
 import { manualScheduler } from './manualScheduler';
 
 // The extension's engine lifecycle without VS Code: real engine, real temp
@@ -35,7 +37,7 @@ describe('vscode: engine host', () => {
     },
   });
 
-  function makeHost(s: ExtensionSettings, sched: ReturnType<typeof manualScheduler>, files = countingFiles()) {
+  function makeHost(s: ExtensionSettings, sched: ReturnType<typeof manualScheduler>, files = countingFiles(), onEvent: (e: EngineEvent) => void = () => undefined) {
     return new EngineHost(
       {
         log,
@@ -59,7 +61,7 @@ describe('vscode: engine host', () => {
         },
         resolveClaudeDir: (setting) => setting,
         workspaceFolders: () => [fx.workspace],
-        onEvent: () => undefined,
+        onEvent,
         onChanged: () => undefined,
       },
       s,
@@ -126,6 +128,28 @@ describe('vscode: engine host', () => {
     assert.equal(disposed, 1);
   });
 
+  it('starts without waiting for the history to be indexed; records appended after reach the views', async () => {
+    const t = fx.transcriptPath('s4');
+    await fx.append(t, [userPrompt('s4', fx.workspace)]);
+    const gate = new GatedFileAccess((p) => p === t, 0);
+    const events: EngineEvent[] = [];
+    const host = makeHost(settings(), manualScheduler(Date.now()), gate, (e) => events.push(e));
+    try {
+      // Were the host to wait for the history, start() would wait at the gate for ever (the test times out).
+      await host.start();
+      assert.equal(gate.readEnds.get(t) ?? 0, 0, 'no byte of the history read yet');
+      assert.match(log.lines.join('\n'), /1 transcripts, [0-9.]+ MiB of history to index/);
+      await fx.append(t, [toolUseRecord('s4', fx.workspace, 'toolu_after_start')]);
+      gate.release();
+      await host.current()?.indexed();
+      assert.deepEqual(events.filter((e) => e.event === 'written').map((e) => e.event === 'written' && e.tool_use_id), ['toolu_after_start']);
+      assert.deepEqual(host.sessions().map((x) => x.session_id), ['s4']);
+    } finally {
+      gate.release();
+      await host.stop();
+    }
+  });
+
   it('rebuilds the engine when the Claude dir setting changes, and only reconfigures for other settings', async () => {
     const sched = manualScheduler(1_000_000);
     const host = makeHost(settings(), sched);
@@ -140,6 +164,7 @@ describe('vscode: engine host', () => {
       assert.equal(engines.length, 2);
       assert.equal(disposed, 1);
       assert.equal(host.currentClaudeDir(), other.claudeDir);
+      await host.current()?.indexed();
       assert.deepEqual(host.sessions().map((s) => s.session_id), ['s3']);
       assert.equal(sched.pending(), 1, 'one tick loop, the new engine\'s');
       await host.stop();

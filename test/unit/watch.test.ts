@@ -1,14 +1,18 @@
 import { strict as assert } from 'node:assert';
+import { promises as fsp } from 'node:fs';
 import type { CliIo } from '../../src/cli/io';
 import { jsonLine, readableLine, run } from '../../src/cli/watch';
 import type { EngineEvent } from '../../src/core/engineEvents';
+import type { FileAccess } from '../../src/core/fileAccess';
 import { nodeFileAccess } from '../../src/platform/nodeFileAccess';
-import { ClaudeDirFixture, preLine, toolUseRecord, userPrompt } from './engineFixture';
+import { ClaudeDirFixture, preLine, toolResultRecord, toolUseRecord, userPrompt } from './engineFixture';
+import { GatedFileAccess } from './helpers/gatedFileAccess';
 
 const S = 'e0000000-0000-4000-8000-000000000005';
+const isReadyObj = (o: Record<string, unknown>) => o.event === 'ready';
 
 /** A CliIo that captures output and lets the test wait for a line, and stop the command. */
-function capturingIo(cwd: string, env: NodeJS.ProcessEnv = {}) {
+function capturingIo(cwd: string, env: NodeJS.ProcessEnv = {}, files: FileAccess = nodeFileAccess) {
   const out: string[] = [];
   const err: string[] = [];
   let waiters: { test: (lines: string[]) => boolean; resolve: () => void }[] = [];
@@ -27,7 +31,7 @@ function capturingIo(cwd: string, env: NodeJS.ProcessEnv = {}) {
     homedir: '/nonexistent-home',
     cwd,
     clock: { now: () => Date.now() },
-    files: nodeFileAccess,
+    files,
     stopSignal,
   };
   const until = (test: (lines: string[]) => boolean) =>
@@ -68,7 +72,8 @@ describe('watch CLI', () => {
     assert.equal(await done, 0);
 
     const objs = c.out.map((l) => JSON.parse(l) as Record<string, unknown>);
-    for (const o of objs) {
+    assert.equal(objs[0].event, 'ready');
+    for (const o of objs.slice(1)) {
       assert.equal(typeof o.event, 'string');
       assert.equal(o.session_id, S);
       assert.ok('tool_use_id' in o);
@@ -80,6 +85,51 @@ describe('watch CLI', () => {
     assert.equal(written?.line, 2);
     assert.equal(written?.with_result, false);
     assert.ok(typeof written?.lag_ms === 'number' && written.lag_ms >= 0);
+  });
+
+  it('--json: ready comes before the history is indexed, and every record appended after it is an event', async () => {
+    const t = fx.transcriptPath(S);
+    await fx.append(t, [userPrompt(S, fx.workspace), toolUseRecord(S, fx.workspace, 'toolu_hist'), toolResultRecord(S, fx.workspace, 'toolu_hist')]);
+    const historyBytes = (await fsp.stat(t)).size;
+    // Every read of the transcript waits at the gate until released: indexing its history cannot finish before.
+    const gate = new GatedFileAccess((p) => p === t, 0);
+    const c = capturingIo(fx.workspace, {}, gate);
+    const done = run(['--json', '--claude-dir', fx.claudeDir, '--poll-ms', '20'], c.io);
+    running = { stop: () => (gate.release(), c.stop()), done };
+    const isReady = (l: string) => JSON.parse(l).event === 'ready';
+    const outcome = await Promise.race([
+      c.until((lines) => lines.some(isReady)).then(() => 'ready'),
+      gate.reachedGate.then(() => new Promise((r) => setImmediate(r))).then(() => 'stuck'),
+    ]);
+    assert.equal(outcome, 'ready', 'ready waited for the history to be indexed');
+    assert.equal(gate.readEnds.get(t) ?? 0, 0, 'no byte of the history indexed yet');
+    const ready = JSON.parse(c.out[0]) as Record<string, unknown>;
+    assert.deepEqual([ready.event, ready.session_id, ready.tool_use_id, ready.files, ready.history_bytes], ['ready', null, null, 1, historyBytes]);
+    assert.equal(typeof ready.at, 'number');
+
+    const fired = Date.now();
+    await fx.append(fx.channelPath(S), [preLine(S, t, 'toolu_a1', fired)]);
+    await fx.append(t, [toolUseRecord(S, fx.workspace, 'toolu_a1')]);
+    await fx.append(t, [toolUseRecord(S, fx.workspace, 'toolu_a2'), toolResultRecord(S, fx.workspace, 'toolu_a2')]);
+    await fx.append(t, [toolUseRecord(S, fx.workspace, 'toolu_a3')]);
+    gate.release();
+    const written = (id: string) => (lines: string[]) => lines.some((l) => JSON.parse(l).event === 'written' && JSON.parse(l).tool_use_id === id);
+    await c.until(written('toolu_a1'));
+    await c.until(written('toolu_a2'));
+    await c.until(written('toolu_a3'));
+    running.stop();
+    assert.equal(await done, 0);
+
+    const objs = c.out.map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.equal(objs.filter(isReadyObj).length, 1);
+    const seq = (id: string) => objs.filter((o) => o.tool_use_id === id).map((o) => o.event);
+    assert.deepEqual(seq('toolu_hist'), [], 'history: no call events');
+    assert.deepEqual(seq('toolu_a1'), ['held', 'written']);
+    assert.deepEqual(seq('toolu_a2'), ['written', 'result']);
+    assert.deepEqual(seq('toolu_a3'), ['written']);
+    const a1 = objs.find((o) => o.event === 'written' && o.tool_use_id === 'toolu_a1');
+    assert.deepEqual([a1?.line, a1?.fired_at], [4, fired]);
+    assert.ok(typeof a1?.lag_ms === 'number' && a1.lag_ms >= 0);
   });
 
   it('follows the Claude dir named by $CLAUDE_CONFIG_DIR, with a readable line per event', async () => {

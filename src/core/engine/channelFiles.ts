@@ -23,7 +23,8 @@ interface ChannelFile {
  */
 export class ChannelFiles {
   private readonly followed = new Map<string, ChannelFile>();
-  private readonly seen = new Set<string>();
+  /** Channel files listed before, with their size when last looked at (undefined: not looked at). */
+  private readonly seen = new Map<string, number | undefined>();
   private readonly dir: string;
 
   constructor(
@@ -50,22 +51,29 @@ export class ChannelFiles {
       const p = path.join(this.dir, name);
       if (sessionId === undefined || this.followed.has(p) || this.sink.isForeign(sessionId)) continue;
       const wasSeen = this.seen.has(p);
-      this.seen.add(p);
+      const seenSize = this.seen.get(p);
+      if (!wasSeen) this.seen.set(p, undefined);
       const known = this.correlator.has(sessionId);
       // An old file is looked at again only on a forced rescan: a poll must not stat every file of the week.
       if (wasSeen && !known && !atStart && !force) continue;
+      const st = !known || atStart ? await this.files.stat(p).catch(() => undefined) : undefined;
       if (!known) {
-        const st = await this.files.stat(p).catch(() => undefined);
-        if (!st?.isFile || now - st.mtimeMs > this.sink.activeWindowMs) continue;
+        if (!st?.isFile || now - st.mtimeMs > this.sink.activeWindowMs) {
+          this.seen.set(p, st?.size);
+          continue;
+        }
       }
+      // History: at start, what it holds now; a file seen before, what it held then; a new file has none.
+      const historyEnd = atStart ? (st?.size ?? 0) : (seenSize ?? 0);
       // A change notification may have followed it while we were looking.
-      if (!this.followed.has(p)) this.follow(p, sessionId, atStart || wasSeen);
+      if (!this.followed.has(p)) this.follow(p, sessionId, historyEnd);
     }
     if (this.seen.size > 100_000) this.seen.clear();
   }
 
-  private follow(p: string, sessionId: string, catchUp: boolean): ChannelFile {
-    const cf: ChannelFile = { sessionId, file: new FollowedFile(p, this.files, this.clock, createChannelScanner(), catchUp) };
+  private follow(p: string, sessionId: string, historyEnd: number): ChannelFile {
+    this.seen.delete(p);
+    const cf: ChannelFile = { sessionId, file: new FollowedFile(p, this.files, this.clock, createChannelScanner(), historyEnd) };
     this.followed.set(p, cf);
     return cf;
   }
@@ -80,9 +88,7 @@ export class ChannelFiles {
     if (!cf) {
       const sessionId = sessionIdOfChannelFile(path.basename(p));
       if (sessionId === undefined || this.sink.isForeign(sessionId)) return;
-      const wasSeen = this.seen.has(p);
-      this.seen.add(p);
-      cf = this.follow(p, sessionId, wasSeen);
+      cf = this.follow(p, sessionId, this.seen.get(p) ?? 0);
     }
     await this.read(cf);
   }
@@ -114,6 +120,8 @@ export class ChannelFiles {
     for (const [p, cf] of [...this.followed]) {
       if (cf.sessionId !== sessionId) continue;
       this.followed.delete(p);
+      // Written again later (a resumed session): what we read was history, only what follows is live.
+      this.seen.set(p, cf.file.seenUpTo);
       void cf.file.close().catch(() => undefined);
     }
   }

@@ -11,58 +11,93 @@ const MAX_READS_PER_TURN = 1000;
 /**
  * One followed file: its tail and a queue so that reads of the file, and the
  * handling of each read, happen one after the other whoever asks (a tick, a
- * change notification). Different files are read independently.
+ * change notification, the engine indexing history). Different files are
+ * read independently.
+ *
+ * What the file held when we started following it is history: its complete
+ * lines ending at or below `historyEnd` (a byte offset fixed before any read)
+ * are handed over as catch-up, everything past it as live, whenever and by
+ * whichever read they are read. So a line appended while history is still
+ * being indexed is live however late it is read.
  */
 export class FollowedFile<T> {
   readonly tail: FileTail<T>;
   private queue: Promise<void> = Promise.resolve();
   closed = false;
-  /**
-   * The next read catches up on what the file held before we followed it
-   * (history at start, a revived old session): its lines were not seen arriving.
-   */
-  catchUp: boolean;
+  /** Lines ending at or below this byte were on disk before we followed the file. 0: none. */
+  private historyEnd: number;
 
   constructor(
     readonly path: string,
     files: FileAccess,
     clock: Clock,
     scanner: LineScanner<T>,
-    catchUp: boolean,
+    historyEnd: number,
     maxBytesPerRead = MAX_BYTES_PER_READ,
   ) {
-    this.catchUp = catchUp;
+    this.historyEnd = historyEnd;
     this.tail = new FileTail<T>({ path, files, clock, scanner, maxBytesPerRead });
+  }
+
+  /** History not read yet: the next read() indexes it (and stops where it ends). */
+  get inHistory(): boolean {
+    return !this.closed && this.tail.offset < this.historyEnd;
+  }
+
+  /** Bytes of history not read yet. */
+  get historyLeft(): number {
+    return this.inHistory ? this.historyEnd - this.tail.offset : 0;
+  }
+
+  /** Where what we have read or counted as history ends: a file followed again later is live only past it. */
+  get seenUpTo(): number {
+    return this.tail.offset + this.historyLeft;
   }
 
   /**
    * Reads what the file gained and hands it to `handle`, after every earlier
-   * read of this file. History is handed over in bounded steps; live lines are
-   * handed over as one read however many steps the tail took, because what
-   * arrived together is one write batch (a record and its result in one
-   * batch is the `with_result` shape).
+   * read of this file. A read that starts in history reads up to its end and
+   * no further, handing it over in bounded steps (the engine reads the hook
+   * channel again before the live lines after it, so a hook event appended
+   * meanwhile is known before the record it announces). Live lines are handed
+   * over as one read however many steps the tail took, because what arrived
+   * together is one write batch (a record and its result in one batch is the
+   * `with_result` shape).
    */
   read(handle: (read: TailRead<T>, catchUp: boolean) => void): Promise<void> {
     const next = this.queue.then(async () => {
       if (this.closed) return;
-      const catchUp = this.catchUp;
-      let read = await this.tail.read();
-      this.catchUp = false;
-      for (let turns = 1; read.more && turns < MAX_READS_PER_TURN && !this.closed; turns++) {
-        const more = await this.tail.read();
-        if (catchUp || more.changes.length > 0) {
-          this.hand(read, catchUp, handle);
-          read = more;
-        } else read = mergeReads(read, more);
+      const historyOnly = this.inHistory;
+      let live: TailRead<T> | undefined;
+      let caughtUp = false;
+      for (let turns = 0; turns < MAX_READS_PER_TURN && !this.closed; turns++) {
+        const read = await this.tail.read(historyOnly ? this.historyEnd : Number.POSITIVE_INFINITY);
+        if (read.changes.length > 0) {
+          // Truncated, replaced, re-created: the new generation was written after we looked.
+          this.historyEnd = 0;
+          this.hand(live, false, handle);
+          live = undefined;
+        }
+        const [history, rest] = splitRead(read, this.historyEnd);
+        if (history) {
+          this.hand(live, false, handle);
+          live = undefined;
+          this.hand(history, true, handle);
+        }
+        live = live ? mergeReads(live, rest) : rest;
+        if (!read.more) caughtUp = true;
+        if (!read.more || (historyOnly && !this.inHistory)) break;
       }
-      this.hand(read, catchUp, handle);
+      this.hand(live, false, handle);
+      // Read to the end and still short of it: the file shrank unnoticed before we opened it; what comes next is new.
+      if (caughtUp) this.historyEnd = Math.min(this.historyEnd, this.tail.offset);
     });
     this.queue = next.catch(() => undefined);
     return next;
   }
 
-  private hand(read: TailRead<T>, catchUp: boolean, handle: (read: TailRead<T>, catchUp: boolean) => void): void {
-    if (this.closed || (!read.batch && read.changes.length === 0)) return;
+  private hand(read: TailRead<T> | undefined, catchUp: boolean, handle: (read: TailRead<T>, catchUp: boolean) => void): void {
+    if (!read || this.closed || (!read.batch && read.changes.length === 0)) return;
     handle(read, catchUp);
   }
 
@@ -79,4 +114,26 @@ function mergeReads<T>(a: TailRead<T>, b: TailRead<T>): TailRead<T> {
   if (a.batch && b.batch) merged.batch = { ...a.batch, lastLine: b.batch.lastLine, byteEnd: b.batch.byteEnd };
   else if (a.batch ?? b.batch) merged.batch = a.batch ?? b.batch;
   return merged;
+}
+
+/**
+ * Splits a read at a byte offset: the lines ending at or below it (history,
+ * with the read's changes), then the rest (live). A line half-written when the
+ * history end was fixed ends past it: it is live.
+ */
+function splitRead<T>(read: TailRead<T>, atByte: number): [TailRead<T> | undefined, TailRead<T>] {
+  const first = read.lines[0];
+  if (!first || first.byteEnd > atByte) return [undefined, read];
+  const cut = read.lines.findIndex((l) => l.byteEnd > atByte);
+  if (cut === -1) return [read, { lines: [], changes: [] }];
+  const part = (lines: TailRead<T>['lines'], changes: TailRead<T>['changes']): TailRead<T> => {
+    const out: TailRead<T> = { lines, changes };
+    const a = lines[0];
+    const b = lines[lines.length - 1];
+    if (read.batch && a && b) out.batch = { ...read.batch, firstLine: a.line, lastLine: b.line, byteStart: a.byteStart, byteEnd: b.byteEnd };
+    return out;
+  };
+  const live = part(read.lines.slice(cut), []);
+  if (read.more) live.more = true;
+  return [part(read.lines.slice(0, cut), read.changes), live];
 }

@@ -7,7 +7,7 @@ import type { ScanResult } from '../records';
 import type { TailRead } from '../tailTypes';
 import { type TranscriptRef, transcriptRefOf } from '../discovery';
 import { createRecordScanner } from '../scanner';
-import { FollowedFile } from './followedFile';
+import { FollowedFile, MAX_BYTES_PER_READ } from './followedFile';
 import { TranscriptIndex } from './transcriptIndex';
 
 /** What the file registries hand back to the engine. */
@@ -26,11 +26,9 @@ interface TranscriptFile {
   /** Known from the path, or (older agent-*.jsonl) from the first record carrying it. */
   sessionId?: string;
   /** Reads of an older agent transcript before any record named its session, kept in order. */
-  pending: TailRead<ScanResult>[];
+  pending: { read: TailRead<ScanResult>; catchUp: boolean }[];
   /** mtime when discovery chose the file: history's activity time. */
   mtimeMs?: number;
-  /** Lines ending at or below this byte were on disk before we followed the file: history, not live. */
-  historyBytes: number;
   /** Where the partial line last reported starts (generation and byte): each partial line is reported once. */
   partialReported?: string;
 }
@@ -47,6 +45,8 @@ export class TranscriptFiles {
    */
   private readonly seen = new Map<string, number | undefined>();
   private readonly index: TranscriptIndex;
+  /** Files indexHistory() is still to read the history of. */
+  private readonly indexing = new Set<TranscriptFile>();
 
   constructor(
     private readonly files: FileAccess,
@@ -55,6 +55,8 @@ export class TranscriptFiles {
     private readonly correlator: Correlator,
     private readonly accept: (projectDirName: string) => boolean,
     private readonly sink: EngineSink,
+    /** Bytes per tail read (tests make it small so history takes many steps). */
+    private readonly maxBytesPerRead = MAX_BYTES_PER_READ,
   ) {
     this.index = new TranscriptIndex(files, claudeDir, accept);
   }
@@ -74,29 +76,73 @@ export class TranscriptFiles {
       }
       // A change notification may have followed it while we were looking.
       if (this.followed.has(ref.path)) continue;
-      this.follow(ref, atStart).mtimeMs = st.mtimeMs;
+      // At start, its history ends where the file ends now: whatever is appended after is live, however long indexing takes.
+      this.follow(ref, atStart ? st.size : undefined).mtimeMs = st.mtimeMs;
     }
     if (this.seen.size > 100_000) this.seen.clear();
     // A followed session's subagents start while it runs: look in its subagents/ folder when that changed.
     for (const t of [...this.followed.values()]) {
       if (t.ref.kind !== 'session' || t.sessionId === undefined) continue;
       const subs = await this.index.subagentsIfChanged(t.ref.projectDir, t.sessionId);
-      for (const ref of subs ?? []) if (!this.followed.has(ref.path)) this.follow(ref, atStart);
+      for (const ref of subs ?? []) {
+        if (this.followed.has(ref.path)) continue;
+        const size = atStart ? ((await this.files.stat(ref.path).catch(() => undefined))?.size ?? 0) : undefined;
+        if (!this.followed.has(ref.path)) this.follow(ref, size);
+      }
     }
   }
 
-  private follow(ref: TranscriptRef, atStart: boolean): TranscriptFile {
-    const historyBytes = atStart ? Infinity : this.seen.has(ref.path) ? (this.seen.get(ref.path) ?? Infinity) : 0;
+  /**
+   * Follows a transcript. `historyEnd`: its size when discovery looked at
+   * start; otherwise its size when last seen unfollowed (a revived session),
+   * or 0 for a file new since start (all of it is live).
+   */
+  private follow(ref: TranscriptRef, historyEnd: number | undefined): TranscriptFile {
+    const end = historyEnd ?? this.seen.get(ref.path) ?? 0;
     this.seen.delete(ref.path);
     const t: TranscriptFile = {
       ref,
-      file: new FollowedFile(ref.path, this.files, this.clock, createRecordScanner(), historyBytes > 0),
+      file: new FollowedFile(ref.path, this.files, this.clock, createRecordScanner(), end, this.maxBytesPerRead),
       ...(ref.sessionId !== undefined ? { sessionId: ref.sessionId } : {}),
       pending: [],
-      historyBytes,
     };
     this.followed.set(ref.path, t);
     return t;
+  }
+
+  /** Files followed, and the bytes of history they held when followed and have not indexed yet. */
+  historyLeft(): { files: number; bytes: number } {
+    let bytes = 0;
+    for (const t of this.followed.values()) bytes += t.file.historyLeft;
+    return { files: this.followed.size, bytes };
+  }
+
+  /** Some file of the session still has history to index: what it holds (and holds back) is not known yet. */
+  historyPending(sessionId: string): boolean {
+    for (const t of this.followed.values()) if (t.sessionId === sessionId && t.file.inHistory) return true;
+    return false;
+  }
+
+  /**
+   * Reads the history of every followed file up to where it ended when
+   * followed, smallest first (a small session is shown at once, not after a
+   * 1 GB neighbour), calling `afterFile` after each. Meanwhile readAll()
+   * leaves the files still waiting here alone, so a tick reads the others
+   * instead of queueing behind a big file's history.
+   */
+  async indexHistory(afterFile: () => Promise<void>, stopped: () => boolean): Promise<void> {
+    const waiting = [...this.followed.values()].filter((t) => t.file.inHistory).sort((a, b) => a.file.historyLeft - b.file.historyLeft);
+    for (const t of waiting) this.indexing.add(t);
+    try {
+      for (const t of waiting) {
+        await this.readHistory(t, stopped);
+        this.indexing.delete(t);
+        if (stopped()) return;
+        await afterFile();
+      }
+    } finally {
+      this.indexing.clear();
+    }
   }
 
   /**
@@ -109,12 +155,12 @@ export class TranscriptFiles {
     if (!ref || !this.accept(path.basename(ref.projectDir))) return false;
     if (this.followed.has(ref.path)) return true;
     if (ref.sessionId !== undefined && this.sink.isForeign(ref.sessionId)) return false;
-    this.follow(ref, false);
+    this.follow(ref, undefined);
     return true;
   }
 
   async readAll(): Promise<void> {
-    for (const t of [...this.followed.values()]) await this.read(t);
+    for (const t of [...this.followed.values()]) if (!this.indexing.has(t)) await this.read(t);
   }
 
   /** A change notification: read the file at once if it is (or should be) followed. */
@@ -124,15 +170,29 @@ export class TranscriptFiles {
       const ref = transcriptRefOf(this.claudeDir, changed);
       if (!ref || !this.accept(path.basename(ref.projectDir))) return;
       if (ref.sessionId !== undefined && this.sink.isForeign(ref.sessionId)) return;
-      t = this.follow(ref, false);
+      t = this.follow(ref, undefined);
     }
     await this.read(t);
   }
 
+  /** Whatever history the file has left, then what came after it, as live. */
   private async read(t: TranscriptFile): Promise<void> {
-    const catchUp = t.file.catchUp;
-    await t.file.read((read, wasCatchUp) => this.ingest(t, read, wasCatchUp)).catch(() => undefined);
-    this.notePartial(t, catchUp);
+    await this.readHistory(t, () => false);
+    await this.readOnce(t);
+  }
+
+  /** A read() stops where history ends, or after 8 GB of it; no progress means the file is gone or unreadable. */
+  private async readHistory(t: TranscriptFile, stopped: () => boolean): Promise<void> {
+    for (let before = -1; t.file.inHistory && !stopped() && t.file.tail.offset !== before; ) {
+      before = t.file.tail.offset;
+      await this.readOnce(t);
+    }
+  }
+
+  private async readOnce(t: TranscriptFile): Promise<void> {
+    await t.file.read((read, catchUp) => this.ingest(t, read, catchUp)).catch(() => undefined);
+    // A partial line is past every complete one: history only while the history is not read to its end.
+    this.notePartial(t, t.file.inHistory);
   }
 
   /**
@@ -158,26 +218,15 @@ export class TranscriptFiles {
     if (t.sessionId === undefined) {
       const named = read.lines.find((l) => l.scan.kind === 'record' && l.scan.sessionId);
       if (!named || named.scan.kind !== 'record' || !named.scan.sessionId) {
-        t.pending.push(read);
+        t.pending.push({ read, catchUp });
         if (t.pending.length > MAX_PENDING_READS) t.pending.shift();
         return;
       }
       t.sessionId = named.scan.sessionId;
       const earlier = t.pending.splice(0);
-      for (const r of earlier) this.ingestFor(t, t.sessionId, r, catchUp);
+      for (const p of earlier) this.ingestPart(t, t.sessionId, p.read, p.catchUp);
     }
-    this.ingestFor(t, t.sessionId, read, catchUp);
-  }
-
-  /** A catch-up read of a revived file: history up to what it held when last seen, live beyond. */
-  private ingestFor(t: TranscriptFile, sessionId: string, read: TailRead<ScanResult>, catchUp: boolean): void {
-    if (!catchUp || t.historyBytes === Infinity || read.lines.every((l) => l.byteEnd <= t.historyBytes)) {
-      this.ingestPart(t, sessionId, read, catchUp);
-      return;
-    }
-    const [history, live] = splitRead(read, t.historyBytes);
-    if (history) this.ingestPart(t, sessionId, history, true);
-    this.ingestPart(t, sessionId, live, false);
+    this.ingestPart(t, t.sessionId, read, catchUp);
   }
 
   private ingestPart(t: TranscriptFile, sessionId: string, read: TailRead<ScanResult>, catchUp: boolean): void {
@@ -199,7 +248,7 @@ export class TranscriptFiles {
       if (t.sessionId !== sessionId) continue;
       this.followed.delete(p);
       // If it is written again (a resumed session), what we read was history and only what follows is live.
-      this.seen.set(p, t.file.tail.offset);
+      this.seen.set(p, t.file.seenUpTo);
       this.index.forgetSession(t.ref.projectDir, sessionId);
       await t.file.close().catch(() => undefined);
     }
@@ -210,21 +259,4 @@ export class TranscriptFiles {
     this.followed.clear();
     for (const t of all) await t.file.close().catch(() => undefined);
   }
-}
-
-/** Splits a read at a byte offset: lines ending at or below it, then the rest (with the read's changes first). */
-function splitRead(read: TailRead<ScanResult>, atByte: number): [TailRead<ScanResult> | undefined, TailRead<ScanResult>] {
-  const before = read.lines.filter((l) => l.byteEnd <= atByte);
-  const after = read.lines.filter((l) => l.byteEnd > atByte);
-  const part = (lines: TailRead<ScanResult>['lines'], changes: TailRead<ScanResult>['changes']): TailRead<ScanResult> => {
-    const out: TailRead<ScanResult> = { lines, changes };
-    const first = lines[0];
-    const last = lines[lines.length - 1];
-    if (read.batch && first && last) {
-      out.batch = { ...read.batch, firstLine: first.line, lastLine: last.line, byteStart: first.byteStart, byteEnd: last.byteEnd };
-    }
-    return out;
-  };
-  if (before.length === 0) return [undefined, read];
-  return [part(before, read.changes), part(after, [])];
 }

@@ -30,11 +30,17 @@ export interface ScannedRecord {
   /**
    * The record's own `timestamp`: its creation time, not when it reached disk.
    * This and the other fields of a call's context (`isSidechain`, `agentId`,
-   * `messageId`, `apiBlockIndex`, `stopReason`) are kept only on records with
+   * `messageId`, `apiBlockIndex`, `stopReason`, `requestSessionId`) are kept only on records with
    * tool uses, where they are read.
    */
   timestamp?: string;
   sessionId?: string;
+  /**
+   * `requestSessionId`: the session whose API request made the message. Claude Code
+   * writes it on the assistant records a forked session (`--resume <id> --fork-session`)
+   * copies from its parent, with the parent's id, and only there (2.1.332); call context.
+   */
+  requestSessionId?: string;
   cwd?: string;
   isSidechain?: boolean;
   agentId?: string;
@@ -61,3 +67,14 @@ export interface MalformedLine {
 }
 
 export type ScanResult = ScannedRecord | MalformedLine;
+
+/**
+ * The session a record with tool uses was copied from, when it names one other
+ * than its own: a fork's copy of its parent's conversation, whose calls are the
+ * parent's history, not calls of the fork. `sessionId`: the file's session, for
+ * a record that does not say its own.
+ */
+export function copiedFrom(rec: ScannedRecord, sessionId?: string): string | undefined {
+  const origin = rec.requestSessionId;
+  return origin !== undefined && origin !== (rec.sessionId ?? sessionId) ? origin : undefined;
+}

@@ -51,6 +51,12 @@ export interface CallFacts {
   hookTranscriptPath?: string;
   written?: WrittenObservation;
   result?: Observation;
+  /**
+   * The session a fork copied the call's record from (its `requestSessionId`): the
+   * call is the parent's history, indexed like one read at start, and its copied
+   * result is history too.
+   */
+  copiedFrom?: string;
   /** Canonical wait per reporting source. */
   waits: Map<string, WaitFact>;
   postAt?: number;

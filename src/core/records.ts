@@ -70,11 +70,11 @@ export type ScanResult = ScannedRecord | MalformedLine;
 
 /**
  * The session a record with tool uses was copied from, when it names one other
- * than its own: a fork's copy of its parent's conversation, whose calls are the
- * parent's history, not calls of the fork. `sessionId`: the file's session, for
- * a record that does not say its own.
+ * than its own `sessionId`: a fork's copy of its parent's conversation, whose
+ * calls are the parent's history, not calls of the fork. A record that does
+ * not name both is no proven copy.
  */
-export function copiedFrom(rec: ScannedRecord, sessionId?: string): string | undefined {
+export function copiedFrom(rec: ScannedRecord): string | undefined {
   const origin = rec.requestSessionId;
-  return origin !== undefined && origin !== (rec.sessionId ?? sessionId) ? origin : undefined;
+  return origin !== undefined && rec.sessionId !== undefined && origin !== rec.sessionId ? origin : undefined;
 }

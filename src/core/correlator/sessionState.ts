@@ -264,7 +264,7 @@ export class SessionState {
       const obs: Observation = { ...obsBase, line: l.line };
       this.noteMetadata(rec, obs);
       // A fork's copy of its parent's calls: history, whenever it was read.
-      const origin = rec.toolUses.length > 0 ? copiedFrom(rec, this.sessionId) : undefined;
+      const origin = rec.toolUses.length > 0 ? copiedFrom(rec) : undefined;
       for (const tu of rec.toolUses) {
         const written: WrittenObservation = {
           ...obs,

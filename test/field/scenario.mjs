@@ -76,7 +76,8 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
     const forkTranscript = forkEvent?.transcript;
     const forkChannel = forkEvent ? path.join(channelDir, `${forkEvent.session}.jsonl`) : undefined;
     const forkLines = recorder.lines.filter((l) => l.file === forkTranscript);
-    const forkChannelEvents = recorder.lines.filter((l) => l.file === forkChannel).map((l) => ({ t: l.t, ...JSON.parse(l.text) }));
+    const forkChannelLines = recorder.lines.filter((l) => l.file === forkChannel);
+    const forkChannelEvents = forkChannelLines.map((l) => ({ t: l.t, ...JSON.parse(l.text) }));
     for (const [index, turn] of def.forkScript.entries()) {
       for (const c of turn) {
         calls.push({
@@ -92,6 +93,7 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
       transcript: forkTranscript,
       channelFile: forkChannel,
       transcriptLines: forkLines.map((l) => ({ t: l.t - t0, line: l.line, text: l.text })),
+      channelLines: forkChannelLines.map((l) => ({ t: l.t - t0, line: l.line, text: l.text })),
     };
     try {
       fork.analysis = forkTranscript && fs.existsSync(forkTranscript) ? analyze(forkTranscript, forkChannel) : undefined;

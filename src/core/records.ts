@@ -36,9 +36,9 @@ export interface ScannedRecord {
   timestamp?: string;
   sessionId?: string;
   /**
-   * `requestSessionId`: the session whose API request made the message. Claude Code
-   * writes it on the assistant records a forked session (`--resume <id> --fork-session`)
-   * copies from its parent, with the parent's id, and only there (2.1.332); call context.
+   * `requestSessionId`: the session whose API request made the message. Seen (2.1.332)
+   * only on the assistant records a forked session (`--resume <id> --fork-session`)
+   * copies from its parent, with the parent's id; call context.
    */
   requestSessionId?: string;
   cwd?: string;

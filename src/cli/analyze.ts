@@ -99,6 +99,7 @@ export function renderTable(a: TranscriptAnalysis): string {
   if (a.title !== null) row('title', a.title);
   if (a.first_prompt !== null) row('prompt', JSON.stringify(oneLine(a.first_prompt, 80)));
   row('calls', `${c.calls}: ${c.before_result} before_result, ${c.with_result} with_result, ${c.unknown_shape} shape unknown, ${c.no_result} without result`);
+  if (c.copied_calls > 0) row('forked', `${plural(c.copied_calls, 'call', 'calls')} copied from ${a.copied_from.join(', ')}: its history, not counted above`);
   row('trailers', `${c.trailers}, so ${plural(c.batches, 'inferred batch', 'inferred batches')}`);
   if (c.duplicate_tool_uses > 0 || c.orphan_results > 0) {
     row('oddities', `${c.duplicate_tool_uses} repeated tool_use records, ${c.orphan_results} results without a call`);

@@ -30,11 +30,17 @@ export interface ScannedRecord {
   /**
    * The record's own `timestamp`: its creation time, not when it reached disk.
    * This and the other fields of a call's context (`isSidechain`, `agentId`,
-   * `messageId`, `apiBlockIndex`, `stopReason`) are kept only on records with
+   * `messageId`, `apiBlockIndex`, `stopReason`, `requestSessionId`) are kept only on records with
    * tool uses, where they are read.
    */
   timestamp?: string;
   sessionId?: string;
+  /**
+   * `requestSessionId`: the session whose API request made the message. Seen (2.1.332)
+   * only on the assistant records a forked session (`--resume <id> --fork-session`)
+   * copies from its parent, with the parent's id; call context.
+   */
+  requestSessionId?: string;
   cwd?: string;
   isSidechain?: boolean;
   agentId?: string;
@@ -61,3 +67,14 @@ export interface MalformedLine {
 }
 
 export type ScanResult = ScannedRecord | MalformedLine;
+
+/**
+ * The session a record with tool uses was copied from, when it names one other
+ * than its own `sessionId`: a fork's copy of its parent's conversation, whose
+ * calls are the parent's history, not calls of the fork. A record that does
+ * not name both is no proven copy.
+ */
+export function copiedFrom(rec: ScannedRecord): string | undefined {
+  const origin = rec.requestSessionId;
+  return origin !== undefined && rec.sessionId !== undefined && origin !== rec.sessionId ? origin : undefined;
+}

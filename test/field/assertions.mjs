@@ -42,13 +42,23 @@ export function checkScenario(result, { strictProfile }) {
   if (def.mode === 'interactive' && !result.run?.finished) fail('the interactive session never wrote its final answer');
   if (!result.sessionId) fail('no hook event: the CLI never ran a tool (see api requests and screen)');
 
+  // A fork's own calls are its session's: watched, analyzed and hooked there.
+  const parentSession = result.sessionId;
+  const sessionOf = (c) => c.session ?? parentSession;
   const written = new Map();
-  for (const e of result.watchEvents) if (e.event === 'written' && e.tool_use_id) written.set(e.tool_use_id, e);
-  const analyzed = new Map((result.analysis?.calls ?? []).map((c) => [c.tool_use_id, c]));
+  for (const e of result.watchEvents) {
+    if (e.event === 'written' && e.tool_use_id) written.set(`${e.session_id}/${e.tool_use_id}`, e);
+  }
+  const analyzedIn = (analysis) => new Map((analysis?.calls ?? []).map((c) => [c.tool_use_id, c]));
+  const analyzedParent = analyzedIn(result.analysis);
+  const analyzedFork = analyzedIn(result.fork?.analysis);
   if (result.analyzeError) fail(`analyze failed: ${result.analyzeError}`);
+  if (def.forkScript) checkFork(result, fail);
 
   for (const c of calls) {
     const where = `${c.id} (${c.tool})`;
+    const analyzed = c.session ? analyzedFork : analyzedParent;
+    const channel = c.session ? result.fork?.channelLines ?? [] : result.recording.channel;
     if (c.firedAt === undefined) {
       fail(`${where}: PreToolUse never fired`);
       continue;
@@ -57,7 +67,7 @@ export function checkScenario(result, { strictProfile }) {
       fail(`${where}: its record never reached the transcript`);
       continue;
     }
-    checkAnalyzedShape(c, analyzed.get(c.id), result, fail, where);
+    checkAnalyzedShape(c, analyzed.get(c.id), channel, fail, where);
     if (def.watch === false) {
       const a = analyzed.get(c.id);
       if (!a) fail(`${where}: analyze does not list the call`);
@@ -67,7 +77,7 @@ export function checkScenario(result, { strictProfile }) {
       continue;
     }
     // watch: every call gets `written`, at the line the recorder saw.
-    const w = written.get(c.id);
+    const w = written.get(`${sessionOf(c)}/${c.id}`);
     if (!w) fail(`${where}: watch never reported written`);
     else {
       if (w.line !== c.line) fail(`${where}: watch says line ${w.line}, the transcript has it at ${c.line}`);
@@ -81,14 +91,14 @@ export function checkScenario(result, { strictProfile }) {
     // The lag watch reports (on `written`, or on `joined` when the hook's report came after the
     // record) is the recorder's fired → on-disk time: never less, and at most watch's 1 s stat poll
     // more (its safety net when a change notification is late or missed).
-    const lagEvent = result.watchEvents.find((e) => e.tool_use_id === c.id && typeof e.lag_ms === 'number');
+    const lagEvent = result.watchEvents.find((e) => e.session_id === sessionOf(c) && e.tool_use_id === c.id && typeof e.lag_ms === 'number');
     if (!lagEvent) fail(`${where}: watch never reported a lag`);
     else if (lagEvent.lag_ms < c.heldMs - SLACK_MS || lagEvent.lag_ms > c.heldMs + WATCH_POLL_MS + SLACK_MS) {
       fail(`${where}: watch says lag ${lagEvent.lag_ms} ms, on disk it was ${c.heldMs} ms`);
     }
     // A call held for a second or more must have been shown as held before it was written.
     if (c.heldMs >= 1000) {
-      const held = result.watchEvents.find((e) => e.event === 'held' && e.tool_use_id === c.id);
+      const held = result.watchEvents.find((e) => e.event === 'held' && e.session_id === sessionOf(c) && e.tool_use_id === c.id);
       if (!held) fail(`${where}: held ${c.heldMs} ms but watch never reported it held`);
       else if (w && held.t > w.t) fail(`${where}: watch reported held after written`);
     }
@@ -121,8 +131,8 @@ export function checkScenario(result, { strictProfile }) {
  * `analyze --channel`, the one the recorder saw, and a held time within the bounds analyze gives.
  * Pollers 10 ms apart can disagree on "one write" only when the two writes were that close.
  */
-function checkAnalyzedShape(c, a, result, fail, where) {
-  const hooked = (ev) => result.recording.channel.some((l) => l.text.includes(`"event":"${ev}"`) && l.text.includes(`"tool_use_id":"${c.id}"`));
+function checkAnalyzedShape(c, a, channel, fail, where) {
+  const hooked = (ev) => channel.some((l) => l.text.includes(`"event":"${ev}"`) && l.text.includes(`"tool_use_id":"${c.id}"`));
   if (!a || !hooked('pre') || !hooked('post') || c.withResult === undefined) return;
   if (a.shape !== 'before_result' && a.shape !== 'with_result') return fail(`${where}: analyze --channel says shape ${a.shape}, the hook saw both events`);
   if (a.hook_fired_at === undefined) fail(`${where}: analyze --channel has no hook_fired_at`);
@@ -134,6 +144,27 @@ function checkAnalyzedShape(c, a, result, fail, where) {
   else if (c.heldMs < held.min_ms - SLACK_MS || (held.max_ms !== null && c.heldMs > held.max_ms + SLACK_MS)) {
     fail(`${where}: held ${c.heldMs} ms on disk, analyze --channel bounds it ${held.min_ms}–${held.max_ms} ms`);
   }
+}
+
+/**
+ * A fork's file starts with a copy of its parent's calls: the parent's history. watch reports none
+ * of them as the fork's (no written, result or lag in the fork's session), and analyze of the fork
+ * counts them apart, naming the parent.
+ */
+function checkFork(result, fail) {
+  const fork = result.fork;
+  if (!fork?.sessionId) return fail('fork: no hook event of the forked session');
+  if (result.def.mode === 'print' && fork.run?.code !== 0) fail(`fork: claude -p --resume --fork-session exited ${fork.run?.code ?? fork.run?.signal}`);
+  const copied = result.def.script.flat().map((c) => c.id);
+  const copiedOnDisk = copied.filter((id) => fork.transcriptLines.some((l) => l.text.includes(`"id":"${id}"`) && l.text.includes('"tool_use"')));
+  if (copiedOnDisk.length !== copied.length) fail(`fork: expected the parent's ${copied.join(', ')} copied into the fork's file, found ${copiedOnDisk.join(', ') || 'none'}`);
+  for (const id of copied) {
+    const reported = result.watchEvents.filter((e) => e.session_id === fork.sessionId && e.tool_use_id === id && (e.event === 'written' || e.event === 'result' || typeof e.lag_ms === 'number'));
+    if (reported.length) fail(`fork: watch reports the parent's ${id} as the fork's (${reported.map((e) => e.event).join(', ')})`);
+    if (fork.analysis?.calls.some((c) => c.tool_use_id === id)) fail(`fork: analyze lists the parent's ${id} among the fork's calls`);
+  }
+  if (fork.analysis && fork.analysis.counts.copied_calls !== copied.length) fail(`fork: analyze counts ${fork.analysis.counts.copied_calls} copied calls, the parent made ${copied.length}`);
+  if (fork.analysis && (fork.analysis.copied_from ?? []).join() !== result.sessionId) fail(`fork: analyze says copied from ${(fork.analysis.copied_from ?? []).join() || 'nothing'}, the parent is ${result.sessionId}`);
 }
 
 function checkWait(c, def, fail, where) {

@@ -6,10 +6,10 @@ import fs from 'node:fs';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** `claude -p PROMPT`: resolves when the process exits (or is killed at the timeout). */
-export function runPrint({ claudeBin, cwd, env, prompt, timeoutMs = 90_000 }) {
+export function runPrint({ claudeBin, cwd, env, prompt, extraArgs = [], timeoutMs = 90_000 }) {
   return new Promise((resolve) => {
     const startedAt = Date.now();
-    const child = spawn(claudeBin, ['-p', prompt, '--permission-mode', 'acceptEdits'], {
+    const child = spawn(claudeBin, ['-p', prompt, ...extraArgs, '--permission-mode', 'acceptEdits'], {
       cwd,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],

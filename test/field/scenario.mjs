@@ -31,9 +31,11 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
   await sleep(800);
   const env = claudeEnv(sb, api.url);
   let run;
+  let forkRun;
   try {
     if (def.mode === 'print') {
       run = await runPrint({ claudeBin, cwd: sb.work, env, prompt: def.prompt ?? 'go' });
+      if (def.forkScript) forkRun = await runFork({ claudeBin, sb, env, api, script: def.script, forkScript: def.forkScript });
     } else {
       const finalAnswered = () =>
         recorder.lines.some((l) => l.file.startsWith(projectsDir) && /"stop_reason":"end_turn"/.test(l.text));
@@ -67,6 +69,38 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
   } catch (err) {
     analyzeError = String(err.message ?? err);
   }
+  // A fork: its session is the other one the hooks saw; its own calls are measured in its transcript.
+  let fork;
+  if (def.forkScript) {
+    const forkEvent = events.find((e) => e.session && e.session !== sessionId);
+    const forkTranscript = forkEvent?.transcript;
+    const forkChannel = forkEvent ? path.join(channelDir, `${forkEvent.session}.jsonl`) : undefined;
+    const forkLines = recorder.lines.filter((l) => l.file === forkTranscript);
+    const forkChannelLines = recorder.lines.filter((l) => l.file === forkChannel);
+    const forkChannelEvents = forkChannelLines.map((l) => ({ t: l.t, ...JSON.parse(l.text) }));
+    for (const [index, turn] of def.forkScript.entries()) {
+      for (const c of turn) {
+        calls.push({
+          message: def.script.length + index,
+          session: forkEvent?.session,
+          ...measureCall(c, { events, transcriptLines: forkLines, channelEvents: forkChannelEvents }),
+        });
+      }
+    }
+    fork = {
+      run: forkRun && { ...forkRun, stdout: forkRun.stdout?.slice(0, 500), stderr: forkRun.stderr?.slice(0, 2000) },
+      sessionId: forkEvent?.session,
+      transcript: forkTranscript,
+      channelFile: forkChannel,
+      transcriptLines: forkLines.map((l) => ({ t: l.t - t0, line: l.line, text: l.text })),
+      channelLines: forkChannelLines.map((l) => ({ t: l.t - t0, line: l.line, text: l.text })),
+    };
+    try {
+      fork.analysis = forkTranscript && fs.existsSync(forkTranscript) ? analyze(forkTranscript, forkChannel) : undefined;
+    } catch (err) {
+      analyzeError = `fork: ${String(err.message ?? err)}`;
+    }
+  }
   const result = {
     scenario: def.name,
     version,
@@ -84,6 +118,7 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
     watchStderr: watch ? watch.stderr().slice(0, 2000) : '',
     analysis,
     analyzeError,
+    fork,
     transcriptLineCount: transcriptLines.length,
     recording: {
       transcript: transcriptLines.map((l) => ({ t: l.t - t0, line: l.line, text: l.text })),
@@ -93,6 +128,19 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
   };
   if (!keep) fs.rmSync(sb.root, { recursive: true, force: true });
   return result;
+}
+
+/**
+ * `claude -p --resume <parent> --fork-session go` in the same sandbox: a new session whose file
+ * starts with a copy of the parent's conversation; the stand-in then answers with the fork's turns.
+ */
+async function runFork({ claudeBin, sb, env, api, script, forkScript }) {
+  const parent = readJsonl(sb.eventLog).find((e) => e.session)?.session;
+  if (!parent) return undefined;
+  api.setScript([...script, ...forkScript]);
+  // The parent's last writes are on disk and watch has reported them before the fork starts.
+  await sleep(500);
+  return runPrint({ claudeBin, cwd: sb.work, env, prompt: 'go', extraArgs: ['--resume', parent, '--fork-session'] });
 }
 
 /** Ground truth for one call: when its hooks fired, when its record and its result reached disk. */

@@ -21,6 +21,10 @@ export const PARALLEL = (work) => [
   [read('toolu_field002r', `${work}/notes.txt`), bash('toolu_field002b', 'sleep 1')],
 ];
 
+/** A fork: the parent session makes one call; `--resume <parent> --fork-session` then makes its own. */
+export const FORK_PARENT = (work) => [[bash('toolu_field001b', 'echo parent')]];
+export const FORK_OWN = [[bash('toolu_field002b', 'echo fork')]];
+
 const probe = { hook: 'probe', polls: 10, pollMs: 100 };
 const announce = { hook: 'announce', polls: 10, pollMs: 100 };
 // A model's stream does not end the instant a tool_use block closes: the stand-in waits before
@@ -40,4 +44,6 @@ export const scenarios = [
   { name: 'print-single-announce-unwatched', mode: 'print', ...announce, ...stream, watch: false, script: SINGLE },
   { name: 'interactive-single-announce-slow-unwatched', mode: 'interactive', ...announce, ...stream, slowHookMs: 2000, watch: false, script: SINGLE },
   { name: 'interactive-single-probe-endfirst', mode: 'interactive', ...probe, blockGapMs: 20, finishDelayMs: 0, racy: true, script: SINGLE },
+  // A forked session copies the parent's conversation into its file: history, never the fork's calls.
+  { name: 'print-fork-announce', mode: 'print', ...announce, ...stream, script: FORK_PARENT, forkScript: FORK_OWN },
 ];

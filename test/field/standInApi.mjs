@@ -119,6 +119,10 @@ export function startStandInApi({ script, logFile, model = 'claude-opus-5-5', bl
       resolve({
         port,
         url: `http://127.0.0.1:${port}`,
+        /** A later run in the same sandbox (a fork) continues with these turns. */
+        setScript: (turns) => {
+          script = turns;
+        },
         close: () => new Promise((r) => server.close(() => r())),
       });
     });

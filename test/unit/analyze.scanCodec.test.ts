@@ -23,6 +23,8 @@ const record: fc.Arbitrary<ScanResult> = fc
     stopReason: fc.constantFrom(undefined, null, 'tool_use', 'end_turn'),
     isSidechain: opt(fc.boolean()),
     agentId: opt(fc.constantFrom('a1', 'a2')),
+    // A fork's copies name their parent's session here.
+    requestSessionId: opt(fc.constantFrom('s1', 's2', 'p0')),
     // A field the summary never reads: the codec may drop it.
     cwd: opt(fc.constantFrom('/home/dev/app')),
   })

@@ -43,7 +43,10 @@ const toolResult = (id: string) => j({ type: 'user', message: { content: [{ type
 const trailer = () => ['last-prompt', 'mode', 'permission-mode', 'atis-latch'].map((type) => j({ type, sessionId: 's' }));
 
 describe('analyze: real transcripts against probe.log', () => {
-  const realDirs = fs.readdirSync(path.join(fixturesDir, 'real')).map((d) => path.join(fixturesDir, 'real', d));
+  const realDirs = fs
+    .readdirSync(path.join(fixturesDir, 'real'))
+    .map((d) => path.join(fixturesDir, 'real', d))
+    .filter((d) => fs.existsSync(path.join(d, 'probe.log')));
   for (const dir of realDirs) {
     const transcript = path.join(dir, fs.readdirSync(dir).find((f) => f.endsWith('.jsonl'))!);
     it(`${path.basename(dir)}: call lines are probe.log's seen lines; result lines hold the matching tool_result`, async () => {

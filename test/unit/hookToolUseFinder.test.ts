@@ -21,10 +21,10 @@ interface Seen {
   line: number;
 }
 
-/** Every real transcript with, from its probe.log, each call and the line its record landed on. */
+/** Every real transcript that has a probe.log with, from it, each call and the line its record landed on. */
 function realCases(): { transcript: Buffer; seen: Seen[] }[] {
   const root = path.join(fixturesDir, 'real');
-  return fs.readdirSync(root).map((name) => {
+  return fs.readdirSync(root).filter((name) => fs.existsSync(path.join(root, name, 'probe.log'))).map((name) => {
     const dir = path.join(root, name);
     const file = fs.readdirSync(dir).find((n) => n.endsWith('.jsonl'))!;
     const seen = fs

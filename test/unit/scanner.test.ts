@@ -35,14 +35,17 @@ function fileLines(file: string): Buffer[] {
 }
 
 const realDirs = fs.readdirSync(path.join(fixturesDir, 'real')).map((d) => path.join(fixturesDir, 'real', d));
-const transcriptOf = (dir: string) => path.join(dir, fs.readdirSync(dir).find((f) => f.endsWith('.jsonl'))!);
+/** Every transcript of every real folder (a fork's folder holds its parent's too). */
+const realTranscripts = realDirs.flatMap((dir) =>
+  fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')).map((f) => ({ dir, transcript: path.join(dir, f) })),
+);
 const probeOf = (dir: string) =>
   fs.readFileSync(path.join(dir, 'probe.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('record scanner: real transcripts', () => {
-  for (const dir of realDirs) {
-    const name = path.basename(dir);
-    const lines = fileLines(transcriptOf(dir));
+  for (const { dir, transcript } of realTranscripts) {
+    const name = `${path.basename(dir)}/${path.basename(transcript).slice(0, 8)}`;
+    const lines = fileLines(transcript);
 
     it(`${name}: every line is a record, identical on both paths and for any chunking`, () => {
       for (const [i, line] of lines.entries()) {
@@ -54,7 +57,8 @@ describe('record scanner: real transcripts', () => {
       }
     });
 
-    it(`${name}: the line probe.log saw each call on holds its tool_use, and no earlier line does`, () => {
+    const probed = fs.existsSync(path.join(dir, 'probe.log'));
+    if (probed) it(`${name}: the line probe.log saw each call on holds its tool_use, and no earlier line does`, () => {
       const seen = probeOf(dir).filter((e) => e.ev === 'seen');
       assert.ok(seen.length > 0);
       for (const ev of seen) {
@@ -68,7 +72,7 @@ describe('record scanner: real transcripts', () => {
     });
 
     it(`${name}: fields match the records as JSON.parse reads them`, () => {
-      const sessionId = path.basename(transcriptOf(dir), '.jsonl');
+      const sessionId = path.basename(transcript, '.jsonl');
       for (const line of lines) {
         const parsed = JSON.parse(line.toString('utf8'));
         const r = record(scanLine(line, STREAM));
@@ -85,6 +89,7 @@ describe('record scanner: real transcripts', () => {
         assert.equal(r.timestamp, calls ? parsed.timestamp : undefined);
         assert.equal(r.messageId, calls ? parsed.message?.id : undefined);
         assert.equal(r.apiBlockIndex, calls ? parsed.apiBlockIndex : undefined);
+        assert.equal(r.requestSessionId, calls ? parsed.requestSessionId : undefined);
         if (parsed.type === 'assistant') assert.equal(r.stopReason, calls ? parsed.message.stop_reason : undefined);
         if (parsed.type === 'last-prompt') assert.equal(r.prompt, parsed.lastPrompt);
       }
@@ -140,6 +145,7 @@ describe('record scanner: named cases', () => {
     apiBlockIndex: 2,
     isSidechain: true,
     agentId: 'a7',
+    requestSessionId: 's0',
     message: { id: 'msg_1', stop_reason: null, content: [{ type: 'tool_use', id: 'toolu_1', name: 'Edit', input: { x: 1 } }] },
   });
 
@@ -153,6 +159,7 @@ describe('record scanner: named cases', () => {
         assert.equal(r.apiBlockIndex, 2);
         assert.equal(r.isSidechain, true);
         assert.equal(r.agentId, 'a7');
+        assert.equal(r.requestSessionId, 's0');
         assert.equal(r.isMetadata, false);
       });
 

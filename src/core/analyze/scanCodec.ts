@@ -14,7 +14,7 @@ import { NO_TOOL_RESULTS, NO_TOOL_USES } from '../scanner/fields';
  * Keys: m malformed reason; t type; s session id (null: none); n title;
  * p prompt; x metadata; u uses as [id, name]; r result ids; and with uses:
  * i message id, b block index, c timestamp, z stop reason (null kept),
- * e sidechain, a agent id.
+ * e sidechain, a agent id, o request session id (a fork's copies).
  */
 interface Compact {
   m?: string;
@@ -31,6 +31,7 @@ interface Compact {
   z?: string | null;
   e?: 1;
   a?: string;
+  o?: string;
 }
 
 /** The session id of the line before, on each side; a range starts with none. */
@@ -58,6 +59,7 @@ export function encodeScan(scan: ScanResult, state: ScanCodecState): string {
     if (scan.stopReason !== undefined) c.z = scan.stopReason;
     if (scan.isSidechain === true) c.e = 1;
     if (scan.agentId !== undefined) c.a = scan.agentId;
+    if (scan.requestSessionId !== undefined) c.o = scan.requestSessionId;
   }
   return JSON.stringify(c);
 }
@@ -84,5 +86,6 @@ export function decodeScan(text: string, state: ScanCodecState): ScanResult {
   if (c.z !== undefined) rec.stopReason = c.z;
   if (c.e === 1) rec.isSidechain = true;
   if (c.a !== undefined) rec.agentId = c.a;
+  if (c.o !== undefined) rec.requestSessionId = c.o;
   return rec;
 }

@@ -1,4 +1,4 @@
-import type { ScanResult } from '../records';
+import { type ScannedRecord, type ScanResult, copiedFrom } from '../records';
 import { countShapes, shapeFromFile } from './shapes';
 import type { AnalyzedCall, InferredBatch, TrailerRun, TranscriptAnalysis } from './types';
 
@@ -29,6 +29,9 @@ export class TranscriptSummary {
   private readonly earlyResults = new Map<string, number>();
   private results = 0;
   private duplicateToolUses = 0;
+  /** Ids of the calls a fork copied from its parent: not this session's calls (see counts.copied_calls). */
+  private readonly copiedIds = new Set<string>();
+  private readonly copiedFrom: string[] = [];
   private readonly trailers: TrailerRun[] = [];
   private run: TrailerRun | undefined;
   /**
@@ -80,6 +83,45 @@ export class TranscriptSummary {
     }
     // Indexed loops: most lines share one frozen empty array, which for-of would iterate through an iterator object each.
     const uses = scan.toolUses;
+    if (uses.length > 0 && scan.requestSessionId !== undefined) {
+      const origin = copiedFrom(scan);
+      if (origin !== undefined) this.addCopies(scan, origin);
+      else this.addCalls(line, scan);
+    } else if (uses.length > 0) {
+      this.addCalls(line, scan);
+    }
+    const results = scan.toolResults;
+    for (let i = 0; i < results.length; i++) {
+      const id = results[i]!;
+      const call = this.callsById.get(id);
+      if (call) {
+        this.results += 1;
+        call.result_line ??= line;
+      } else if (this.copiedIds.size > 0 && this.copiedIds.has(id)) {
+        // The copied result of a copied call: history too.
+      } else {
+        this.results += 1;
+        if (!this.earlyResults.has(id)) this.earlyResults.set(id, line);
+      }
+    }
+  }
+
+  /** A fork's copy of its parent's calls: kept apart, never as calls of this session. */
+  private addCopies(scan: ScannedRecord, origin: string): void {
+    if (!this.copiedFrom.includes(origin) && this.copiedFrom.length < SESSION_IDS_KEPT) this.copiedFrom.push(origin);
+    for (const use of scan.toolUses) {
+      if (this.callsById.has(use.id) || this.copiedIds.has(use.id)) {
+        this.duplicateToolUses += 1;
+        continue;
+      }
+      this.copiedIds.add(use.id);
+      // Its result came first (odd order): a copy's, not this session's, nor an orphan.
+      if (this.earlyResults.delete(use.id)) this.results -= 1;
+    }
+  }
+
+  private addCalls(line: number, scan: ScannedRecord): void {
+    const uses = scan.toolUses;
     for (let i = 0; i < uses.length; i++) {
       const use = uses[i]!;
       if (this.callsById.has(use.id)) {
@@ -109,17 +151,6 @@ export class TranscriptSummary {
       }
       this.calls.push(call);
       this.callsById.set(use.id, call);
-    }
-    const results = scan.toolResults;
-    for (let i = 0; i < results.length; i++) {
-      const id = results[i]!;
-      this.results += 1;
-      const call = this.callsById.get(id);
-      if (call) {
-        call.result_line ??= line;
-      } else if (!this.earlyResults.has(id)) {
-        this.earlyResults.set(id, line);
-      }
     }
   }
 
@@ -154,6 +185,7 @@ export class TranscriptSummary {
       record_types: Object.fromEntries([...this.recordTypes].map(([type, counter]) => [type, counter.lines] as const).sort((a, b) => b[1] - a[1])),
       session_id: sessionIds[0] ?? null,
       session_ids: sessionIds,
+      copied_from: this.copiedFrom,
       title: this.title ?? null,
       first_prompt: this.firstUserPrompt ?? this.firstLastPrompt ?? null,
       counts: {
@@ -163,6 +195,7 @@ export class TranscriptSummary {
         no_result: this.calls.filter((c) => c.result_line === null).length,
         duplicate_tool_uses: this.duplicateToolUses,
         orphan_results: this.earlyResults.size,
+        copied_calls: this.copiedIds.size,
         sidechain_calls: this.calls.filter((c) => c.is_sidechain).length,
         trailers: this.trailers.length,
         batches: batches.length,

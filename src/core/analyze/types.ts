@@ -108,6 +108,8 @@ export interface TranscriptAnalysis {
   record_types: Record<string, number>;
   session_id: string | null;
   session_ids: string[];
+  /** The sessions a fork copied its calls from (their `requestSessionId`), in file order; empty for no fork. */
+  copied_from: string[];
   title: string | null;
   first_prompt: string | null;
   counts: {
@@ -122,6 +124,12 @@ export interface TranscriptAnalysis {
     duplicate_tool_uses: number;
     /** tool_result blocks whose id is no call in this file. */
     orphan_results: number;
+    /**
+     * tool_use ids a fork copied from its parent's conversation (their records name
+     * another session, `copied_from`): the parent's history, left out of `calls`,
+     * and their results out of `results`.
+     */
+    copied_calls: number;
     sidechain_calls: number;
     trailers: number;
     batches: number;

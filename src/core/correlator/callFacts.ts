@@ -47,10 +47,18 @@ export interface CallFacts {
   timeoutMs?: number;
   /** The `mode` of the earliest `pre` event that said one. */
   hookMode?: 'announce' | 'probe';
+  /** How the earliest `pre` event reached the channel: a command hook unless it says http. */
+  transport?: 'command' | 'http';
   /** Path named by the hook event, for calls not written yet. */
   hookTranscriptPath?: string;
   written?: WrittenObservation;
   result?: Observation;
+  /**
+   * The session a fork copied the call's record from (its `requestSessionId`): the
+   * call is the parent's history, indexed like one read at start, and its copied
+   * result is history too.
+   */
+  copiedFrom?: string;
   /** Canonical wait per reporting source. */
   waits: Map<string, WaitFact>;
   postAt?: number;

@@ -1,5 +1,5 @@
 import type { EngineEvent, SessionStats } from '../engineEvents';
-import type { ScanResult, ScannedRecord } from '../records';
+import { type ScanResult, type ScannedRecord, copiedFrom } from '../records';
 import type { SessionSnapshot } from '../snapshot';
 import type { TailRead } from '../tailTypes';
 import type { LandedEvent, PostEvent, PreEvent, WaitEvent } from '../channel/schema';
@@ -150,13 +150,14 @@ export class SessionState {
     c.agentId ??= ev.agent_id;
     c.timeoutMs ??= ev.timeout_ms;
     c.hookMode ??= ev.mode;
+    c.transport ??= ev.transport ?? 'command';
     c.hookTranscriptPath ??= ev.transcript_path;
     if (sighting) {
       c.preSighting = earlierSighting(c.preSighting, sighting);
       this.countShape(c);
     }
     if (!c.written) {
-      if (first) out.push({ ...this.base({ ...ev, transcript_path: (c.agentId !== undefined && this.heldPlace(c).path) || ev.transcript_path }), event: 'held', at: ev.at, ...(ev.timeout_ms ? { timeout_ms: ev.timeout_ms } : {}) });
+      if (first) out.push({ ...this.base({ ...ev, transcript_path: (c.agentId !== undefined && this.heldPlace(c).path) || ev.transcript_path }), event: 'held', at: ev.at, transport: c.transport, ...(ev.timeout_ms ? { timeout_ms: ev.timeout_ms } : {}) });
       return;
     }
     const lag = lagOf(c);
@@ -278,26 +279,30 @@ export class SessionState {
       const rec = l.scan;
       const obs: Observation = { ...obsBase, line: l.line };
       this.noteMetadata(rec, obs);
+      // A fork's copy of its parent's calls: history, whenever it was read.
+      const origin = rec.toolUses.length > 0 ? copiedFrom(rec) : undefined;
       for (const tu of rec.toolUses) {
         const written: WrittenObservation = {
           ...obs,
+          ...(origin !== undefined ? { historical: true } : {}),
           recordAt: parseTimestamp(rec.timestamp),
           withResult: resultsInBatch.has(tu.id),
           ...(rec.messageId !== undefined ? { messageId: rec.messageId } : {}),
           ...(rec.apiBlockIndex !== undefined ? { blockIndex: rec.apiBlockIndex } : {}),
         };
-        this.ingestToolUse(tu.id, tu.name, input.agentId ?? rec.agentId, written, out, l.partialDwellMs);
+        this.ingestToolUse(tu.id, tu.name, input.agentId ?? rec.agentId, written, origin, out, l.partialDwellMs);
       }
       for (const id of rec.toolResults) this.ingestResult(id, obs, out);
     }
     this.prune();
   }
 
-  private ingestToolUse(id: string, name: string, agentId: string | undefined, obs: WrittenObservation, out: EngineEvent[], partialDwellMs = 0): void {
+  private ingestToolUse(id: string, name: string, agentId: string | undefined, obs: WrittenObservation, origin: string | undefined, out: EngineEvent[], partialDwellMs = 0): void {
     if (this.tombstones.has(id)) return;
     const c = this.call(id);
     c.toolName ??= name;
     c.agentId ??= agentId;
+    c.copiedFrom ??= origin;
     const first = !c.written;
     if (!first && compareObservations(obs, c.written as WrittenObservation) >= 0) return;
     c.written = obs;
@@ -309,6 +314,7 @@ export class SessionState {
     out.push({
       ...this.callBase(c, obs.path),
       event: 'written',
+      ...(c.transport !== undefined ? { transport: c.transport } : {}),
       at: obs.observedAt,
       line: obs.line,
       generation: obs.generation,
@@ -326,9 +332,11 @@ export class SessionState {
     if (c.result) this.emitResult(c, out);
   }
 
-  private ingestResult(id: string, obs: Observation, out: EngineEvent[]): void {
+  private ingestResult(id: string, live: Observation, out: EngineEvent[]): void {
     if (this.tombstones.has(id)) return;
     const c = this.call(id);
+    // The result of a copied call was copied with it (it carries no mark of its own).
+    const obs = c.copiedFrom !== undefined && !live.historical ? { ...live, historical: true } : live;
     const first = !c.result;
     if (!first && compareObservations(obs, c.result as Observation) >= 0) return;
     c.result = obs;

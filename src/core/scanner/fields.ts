@@ -6,8 +6,8 @@ import { METADATA_TYPES, type ScannedRecord, type ToolUseRef } from '../records'
  * Both paths fill this same shape under the same rules, and one function turns
  * it into a ScannedRecord, so they cannot drift apart:
  *
- * - Only these paths are read: root `type timestamp sessionId cwd agentId`
- *   (strings), `isSidechain isMeta` (booleans), `apiBlockIndex` (number),
+ * - Only these paths are read: root `type timestamp sessionId requestSessionId
+ *   cwd agentId` (strings), `isSidechain isMeta` (booleans), `apiBlockIndex` (number),
  *   `aiTitle customTitle lastPrompt` (strings), `message.id`, `message.stop_reason`
  *   (string or null), `message.content` (string, or an array of block objects:
  *   `type id name tool_use_id text`).
@@ -27,7 +27,7 @@ export const ID_CAP = 512;
 export const TEXT_CAP = 200;
 /** Tool use / result refs kept per line; real records carry one. */
 export const REFS_CAP = 1000;
-/** Longest interesting key is 13 chars ("apiBlockIndex"); keys longer than this never match. */
+/** Longest interesting key is 16 chars ("requestSessionId"); keys longer than this never match. */
 export const KEY_CAP = 16;
 /** apiBlockIndex literals longer than this are ignored by the streaming path (no real record has one). */
 export const NUMBER_TEXT_CAP = 64;
@@ -36,6 +36,7 @@ export interface CapturedFields {
   type?: string;
   timestamp?: string;
   sessionId?: string;
+  requestSessionId?: string;
   cwd?: string;
   agentId?: string;
   isSidechain?: boolean;
@@ -66,6 +67,7 @@ export function emptyFields(): CapturedFields {
     type: undefined,
     timestamp: undefined,
     sessionId: undefined,
+    requestSessionId: undefined,
     cwd: undefined,
     agentId: undefined,
     isSidechain: undefined,
@@ -101,13 +103,14 @@ export const ROOT_STRING_KEYS: Readonly<Record<string, number>> = {
   type: ID_CAP,
   timestamp: ID_CAP,
   sessionId: ID_CAP,
+  requestSessionId: ID_CAP,
   cwd: ID_CAP * 8,
   agentId: ID_CAP,
   aiTitle: TEXT_CAP,
   customTitle: TEXT_CAP,
   lastPrompt: TEXT_CAP,
 };
-export type RootStringKey = 'type' | 'timestamp' | 'sessionId' | 'cwd' | 'agentId' | 'aiTitle' | 'customTitle' | 'lastPrompt';
+export type RootStringKey = 'type' | 'timestamp' | 'sessionId' | 'requestSessionId' | 'cwd' | 'agentId' | 'aiTitle' | 'customTitle' | 'lastPrompt';
 const ROOT_STRING_KEY_NAMES = Object.keys(ROOT_STRING_KEYS) as RootStringKey[];
 
 /** What a content block contributes, once the whole block has been read. */
@@ -226,6 +229,7 @@ export function buildRecord(f: CapturedFields, prompts = true): ScannedRecord {
   if (f.cwd !== undefined) rec.cwd = f.cwd;
   if (keepsCallContext(f.toolUses)) {
     if (f.timestamp !== undefined) rec.timestamp = f.timestamp;
+    if (f.requestSessionId !== undefined) rec.requestSessionId = f.requestSessionId;
     if (f.isSidechain !== undefined) rec.isSidechain = f.isSidechain;
     if (f.agentId !== undefined) rec.agentId = f.agentId;
     if (f.messageId !== undefined) rec.messageId = f.messageId;
@@ -276,7 +280,7 @@ function promptOf(f: CapturedFields): string | undefined {
 
 /**
  * Whether buildRecord keeps the context of a call: `timestamp`, `messageId`,
- * `apiBlockIndex`, `stopReason`, `isSidechain`, `agentId`. Only on a record
+ * `apiBlockIndex`, `stopReason`, `isSidechain`, `agentId`, `requestSessionId`. Only on a record
  * with tool uses: the correlator and analyze read them there alone, and most
  * lines (tool results, text and thinking blocks, metadata) then cost no
  * timestamp or message id decoded. A scan path may leave them unread elsewhere.

@@ -196,6 +196,7 @@ enum Field {
   F_BLOCK_TYPE, F_BLOCK_ID, F_BLOCK_NAME, F_TOOL_USE_ID, F_BLOCK_TEXT,
   /* An object element of message.content (no key: it starts a block). */
   F_BLOCK,
+  F_REQUEST_SESSION_ID,
 };
 
 /* What a key of an object at `level` is. By length first: most keys of a
@@ -213,6 +214,7 @@ static inline enum Field field_of(enum Level level, const u8 *k, unsigned n) {
         case 10: return key_is(k, n, "lastPrompt") ? F_LAST_PROMPT : DROP;
         case 11: return key_is(k, n, "isSidechain") ? F_IS_SIDECHAIN : key_is(k, n, "customTitle") ? F_CUSTOM_TITLE : DROP;
         case 13: return key_is(k, n, "apiBlockIndex") ? F_API_BLOCK_INDEX : DROP;
+        case 16: return key_is(k, n, "requestSessionId") ? F_REQUEST_SESSION_ID : DROP;
       }
       return DROP;
     case MESSAGE:

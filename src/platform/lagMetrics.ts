@@ -1,0 +1,115 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { EngineEvent } from '../core/engineEvents';
+
+/**
+ * The engine's events as Prometheus series (README, "Metrics"), for a team
+ * that scrapes every developer's `watch --metrics` or extension. Labels are
+ * bounded: no session or tool_use ids, tools folded to the built-in ones plus
+ * `mcp` and `other`. Counters only grow for the life of the process, whatever
+ * sessions the engine evicts, as Prometheus expects of a counter.
+ */
+
+/** Claude Code's own tools keep their name; anything else is `mcp` (an MCP server's tool) or `other`. */
+const KNOWN_TOOLS = new Set([
+  'Agent', 'Bash', 'BashOutput', 'Edit', 'ExitPlanMode', 'Glob', 'Grep', 'KillShell', 'LS', 'MultiEdit',
+  'NotebookEdit', 'Read', 'SlashCommand', 'Task', 'TodoWrite', 'WebFetch', 'WebSearch', 'Write',
+]);
+
+export function toolLabel(name: string | undefined): string {
+  if (name === undefined) return 'other';
+  if (KNOWN_TOOLS.has(name)) return name;
+  return name.startsWith('mcp__') ? 'mcp' : 'other';
+}
+
+/** Hold buckets in seconds: from a prompt write (~0.1 s) to a slow reviewing hook's timeout (60 s). */
+export const HELD_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 30, 60];
+
+export interface LagMetricsOptions {
+  /** Calls held now, summed over the sessions followed: read at each scrape. */
+  heldNow: () => number;
+  /** Claude Code versions seen in the transcripts followed, read at each scrape. */
+  versions?: () => Iterable<string>;
+}
+
+export class LagMetrics {
+  readonly registry = new Registry();
+  private readonly held: Histogram<'tool' | 'shape' | 'transport'>;
+  private readonly calls: Counter<'shape'>;
+  private readonly waits: Counter<'outcome'>;
+  /** Calls whose hook fired, so the transport of their `written` event is known (ids forgotten once written). */
+  private readonly transports = new Map<string, 'command' | 'http'>();
+
+  constructor(opts: LagMetricsOptions) {
+    const registers = [this.registry];
+    this.held = new Histogram({
+      name: 'transcript_lag_held_seconds',
+      help: 'How long a call was held: its PreToolUse hook fired until its record was on disk.',
+      labelNames: ['tool', 'shape', 'transport'],
+      buckets: HELD_BUCKETS,
+      registers,
+    });
+    this.calls = new Counter({
+      name: 'transcript_lag_calls_total',
+      help: "Calls whose record was seen to reach disk, by write shape: before its result, or with it in one write.",
+      labelNames: ['shape'],
+      registers,
+    });
+    this.waits = new Counter({
+      name: 'transcript_lag_waits_total',
+      help: "Hook waits for their own call's record, by how they ended: seen, behind or error.",
+      labelNames: ['outcome'],
+      registers,
+    });
+    new Gauge({
+      name: 'transcript_lag_held_calls',
+      help: 'Calls held now: their PreToolUse fired and their record is not on disk yet.',
+      registers,
+      collect() {
+        this.set(opts.heldNow());
+      },
+    });
+    const versions = opts.versions;
+    if (versions) {
+      new Gauge({
+        name: 'transcript_lag_claude_code_info',
+        help: 'Claude Code versions seen in the transcripts followed (value 1).',
+        labelNames: ['version'],
+        registers,
+        collect() {
+          this.reset();
+          for (const v of versions()) this.set({ version: v }, 1);
+        },
+      });
+    }
+    // Zero series for every outcome and shape, so rates and ratios exist before the first event.
+    for (const outcome of ['seen', 'behind', 'error']) this.waits.inc({ outcome }, 0);
+    for (const shape of ['before_result', 'with_result']) this.calls.inc({ shape }, 0);
+  }
+
+  observe(e: EngineEvent): void {
+    if (e.event === 'held') {
+      this.transports.set(e.tool_use_id, e.transport ?? 'command');
+      if (this.transports.size > 100_000) this.transports.delete(this.transports.keys().next().value as string);
+    } else if (e.event === 'written') {
+      const shape = e.with_result ? 'with_result' : 'before_result';
+      this.calls.inc({ shape });
+      const transport = e.transport ?? this.transports.get(e.tool_use_id) ?? 'none';
+      this.transports.delete(e.tool_use_id);
+      if (e.lag_ms !== null) this.held.observe({ tool: toolLabel(e.tool_name), shape, transport }, e.lag_ms / 1000);
+    } else if (e.event === 'joined') {
+      // The hook's report came after the record was seen: its lag is known only now; its shape was counted.
+      this.held.observe({ tool: toolLabel(e.tool_name), shape: 'unknown', transport: this.transports.get(e.tool_use_id) ?? 'command' }, e.lag_ms / 1000);
+    } else if (e.event === 'wait') {
+      this.waits.inc({ outcome: e.outcome });
+    }
+  }
+
+  /** The text exposition format, for GET /metrics. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

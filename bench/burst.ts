@@ -5,7 +5,8 @@
  * second.
  */
 import * as path from 'node:path';
-import { createCoalescer, DEFAULT_REFRESH_INTERVAL_MS, realScheduler } from '../src/presentation/coalesce';
+import { systemClock } from '../src/platform/systemClock';
+import { createCoalescer, DEFAULT_REFRESH_INTERVAL_MS } from '../src/presentation/coalesce';
 import { engineStrategy } from './engineStrategy';
 import type { BenchContext } from './lib/context';
 import { row, type SectionResult } from './lib/report';
@@ -20,7 +21,7 @@ export async function burst(ctx: BenchContext): Promise<SectionResult> {
   const durationMs = ctx.quick ? 3000 : 10_000;
   const refreshes: number[] = [];
   let events = 0;
-  const coalescer = createCoalescer(() => refreshes.push(performance.now()), DEFAULT_REFRESH_INTERVAL_MS, realScheduler);
+  const coalescer = createCoalescer(() => refreshes.push(performance.now()), DEFAULT_REFRESH_INTERVAL_MS, systemClock);
   // Wired as src/vscode/extension.ts does: every engine event and every tick request a render.
   const strategy = engineStrategy({
     onEvent: () => {

@@ -7,6 +7,7 @@
 import type { EngineEvent } from '../src/core/engineEvents';
 import { chokidarChangeSource } from '../src/platform/chokidarChangeSource';
 import { nodeFileAccess } from '../src/platform/nodeFileAccess';
+import { systemClock } from '../src/platform/systemClock';
 import { EngineHost } from '../src/vscode/engineHost';
 import type { WatchStrategy } from './lib/writerPhase';
 
@@ -31,7 +32,7 @@ export function engineStrategy(opts: EngineStrategyOptions = {}): WatchStrategy 
         {
           log: quietLog,
           files: nodeFileAccess,
-          clock: { now: () => Date.now() },
+          clock: systemClock,
           createEngine: async (engineOpts) => new (await import('../src/core/engine')).TranscriptLagEngine(engineOpts),
           createChangeSource: async () => chokidarChangeSource(),
           resolveClaudeDir: () => site.claudeDir,

@@ -17,6 +17,7 @@ import { createInterface } from 'node:readline';
 import { TranscriptLagEngine } from '../src/core/engine';
 import { chokidarChangeSource } from '../src/platform/chokidarChangeSource';
 import { nodeFileAccess } from '../src/platform/nodeFileAccess';
+import { systemClock } from '../src/platform/systemClock';
 import { EngineHost } from '../src/vscode/engineHost';
 import type { BenchContext } from './lib/context';
 import { generateTranscript } from './lib/generateTranscript';
@@ -169,7 +170,7 @@ async function hostPhase(site: Site, count: number): Promise<Phase> {
     {
       log: quiet,
       files: nodeFileAccess,
-      clock: { now: () => Date.now() },
+      clock: systemClock,
       createEngine: async (opts) => new TranscriptLagEngine(opts),
       createChangeSource: async (onReady) => chokidarChangeSource({ onReady }),
       resolveClaudeDir: () => site.claudeDir,

@@ -10,9 +10,10 @@ import { FileTail } from '../src/core/tail';
 import { createRecordScanner } from '../src/core/scanner';
 import type { ScanResult } from '../src/core/records';
 import { nodeFileAccess } from '../src/platform/nodeFileAccess';
+import { systemClock } from '../src/platform/systemClock';
 import type { TranscriptSite, WatchStrategy } from './lib/writerPhase';
 
-const clock = { now: () => Date.now() };
+const clock = systemClock;
 
 /** Reads the tail one read at a time (a change event during a read asks for one more). */
 function tailFeeder(site: TranscriptSite, seen: (id: string) => void) {

@@ -46,6 +46,7 @@ const opts = parseArgs(process.argv.slice(2));
 const { TranscriptLagEngine } = tsxRequire('../src/core/engine.ts', import.meta.url);
 const { projectSlug } = tsxRequire('../src/core/discovery.ts', import.meta.url);
 const { nodeFileAccess } = tsxRequire('../src/platform/nodeFileAccess.ts', import.meta.url);
+const { systemClock } = tsxRequire('../src/platform/systemClock.ts', import.meta.url);
 
 const root = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'tl-soak-')));
 const claudeDir = path.join(root, 'claude');
@@ -65,7 +66,7 @@ const engine = new TranscriptLagEngine({
   workspaceFolders: [workspace],
   scope: 'workspace',
   files: nodeFileAccess,
-  clock: { now: () => Date.now() },
+  clock: systemClock,
   recentCalls: 20,
   idleEvictMs,
   activeWindowMs: idleEvictMs,

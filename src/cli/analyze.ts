@@ -49,16 +49,16 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   }
   const file = path.resolve(io.cwd, parsed.positionals[0]!);
   const channel = parsed.values.channel === undefined ? undefined : path.resolve(io.cwd, parsed.values.channel);
-  // Keep V8's young generation at its starting size (1 MB semi-spaces) in this
-  // process: analyze makes a line's garbage at a time and keeps little, yet over
-  // a 1 GB transcript V8 doubles the nursery to 32 MB, a third of peak RSS
-  // (measured: 85-115 MiB, capped: ~70 MiB, no slower). V8 reads this flag at
+  // Keep V8's young generation at its starting size in this process: analyze
+  // makes a line's garbage at a time and keeps little, yet over a large
+  // transcript V8 keeps doubling the nursery, which then makes up much of peak
+  // RSS, and capping it costs no time (BENCHMARKS.md). V8 reads this flag at
   // each growth, so setting it now takes effect.
   v8.setFlagsFromString('--semi-space-growth-factor=1');
-  // One thread reads: a read then seldom has to wake a sleeping pool thread
-  // (~50 µs of this thread's time on a VM, per read), and a cold index of
-  // 1 GiB measured ~4% faster than with libuv's four (BENCHMARKS.md). Two
-  // threads scanning (--threads 2) keep the default.
+  // One thread reads: a read then seldom has to wake a sleeping pool thread,
+  // which costs this thread time at every read it issues, so a cold index runs
+  // faster than with libuv's four (BENCHMARKS.md). Two threads scanning
+  // (--threads 2) keep the default.
   if (threads === '1') io.ioThreads?.(1);
   let analysis: TranscriptAnalysis;
   const rangeScanner = threads === '2' ? io.rangeScanner?.() : undefined;
@@ -76,7 +76,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   if (parsed.values.json) {
     // In pieces, so a report of many calls is never one big string (see jsonPieces),
     // each taken in before the next: to a slow pipe reader, writes queue in
-    // memory (16 MB queued for a 5 MB report, measured).
+    // memory, several times the report's size.
     for (const piece of jsonPieces(analysis as unknown as Record<string, unknown>)) {
       io.stdout(piece);
       await io.stdoutDrained?.();

@@ -6,6 +6,7 @@ import type { Clock } from '../core/clock';
 import type { FileAccess } from '../core/fileAccess';
 import type { RangeScanner } from '../core/analyze/rangeScan';
 import { nodeFileAccess } from '../platform/nodeFileAccess';
+import { systemClock } from '../platform/systemClock';
 
 /** Everything a subcommand touches outside itself, so tests can run it in-process. */
 export interface CliIo {
@@ -58,7 +59,7 @@ export function nodeIo(): CliIo {
     env: process.env,
     homedir: os.homedir(),
     cwd: process.cwd(),
-    clock: { now: () => Date.now() },
+    clock: systemClock,
     files: nodeFileAccess,
     ioThreads: (count) => {
       process.env.UV_THREADPOOL_SIZE ??= String(count);

@@ -1,8 +1,8 @@
 // transcript-lag CLI: each subcommand is its own module exporting run(args, io).
 // A subcommand's module is required only when it runs: scripts/build.mjs makes
 // each its own bundle beside dist/cli.js, so `analyze` never parses or
-// initialises watch's engine, chokidar, jsonc-parser or zod (~50 ms of a ~150 ms
-// start, measured). require(), not import(): the tests run the sources under
+// initialises watch's engine, chokidar, jsonc-parser or zod, a third of a start
+// that loads them (BENCHMARKS.md). require(), not import(): the tests run the sources under
 // tsx's CommonJS loader, where import() of an extensionless path does not resolve.
 import type { CliIo } from './io';
 import { nodeIo } from './io';

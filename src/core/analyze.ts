@@ -45,24 +45,23 @@ export interface AnalyzeOptions {
 /**
  * Lines go straight into the summary as they are read (FileTail's onLine), so
  * a slice holds no lines and can be large: the tail reads ahead within a
- * slice, and each slice costs a stat and starts with no read running ahead
- * (64 MiB slices cost a 1 GiB transcript ~5 ms over one slice, measured side
- * by side). Slices only bound how far past the size seen at the start one read may go.
+ * slice, and each slice costs a stat and starts with no read running ahead,
+ * so one slice is the fastest. Slices only bound how far past the size seen at
+ * the start one read may go.
  */
 export const DEFAULT_SLICE_BYTES = 1024 * 1024 * 1024;
 
 /**
  * Bytes per read for analyze, twice the tail's default: each read issued costs
- * this thread ~50 µs on a VM (it wakes a libuv thread), and a cold index of
- * 1 GiB issues half as many. Measured side by side (BENCHMARKS.md): 1 MiB
- * 453 ms, 2 MiB 439 ms, 3 MiB 434 ms, 4 MiB 450 ms; 2 MiB is a little slower
- * than 1 MiB on a file of ordinary lines alone, faster on huge lines.
+ * this thread time (it may wake a libuv thread), and this issues half as many.
+ * Larger reads were no faster, and 2 MiB loses a little on ordinary lines only
+ * to gain more on huge ones (sizes compared in BENCHMARKS.md).
  */
 export const ANALYZE_CHUNK_SIZE = 2 * 1024 * 1024;
 
 /**
- * Below this, a second thread costs about what it saves (starting a worker
- * and its scanner takes tens of ms; the scan runs at several hundred MB/s).
+ * Below this, a second thread costs about what it saves: starting a worker and
+ * its scanner takes about as long as one thread takes to scan a file this size.
  */
 export const PARALLEL_MIN_BYTES = 64 * 1024 * 1024;
 

@@ -9,8 +9,8 @@ class ReadFailure {
  * Reads running ahead of the one being consumed. Two: while one chunk is
  * scanned, the next two are read on libuv's threads, so when scanning
  * outruns reading (a huge line's string interiors scan faster than one thread
- * copies from the page cache) two copies run at once; with one read ahead, a
- * cold index of 1 GiB spent ~13% of its time waiting for reads.
+ * copies from the page cache) two copies run at once; with one read ahead,
+ * a cold index spends a noticeable share of its time waiting (BENCHMARKS.md).
  */
 export const READS_AHEAD = 2;
 

@@ -50,7 +50,7 @@ export function chokidarChangeSource(opts: ChokidarChangeSourceOptions = {}): Ch
       };
       watcher.on('add', forward).on('change', forward).on('unlink', forward).on('addDir', forward);
       // chokidar's `raw` events are fs.watch's own, unthrottled: a write right after a reported
-      // one is read at once instead of at the trailing notification (bench: p99 7 ms, not 55 ms).
+      // one is read at once instead of at the trailing notification (figures in BENCHMARKS.md).
       // `name` is the entry that changed and `watchedPath` the file or folder fs.watch was given.
       watcher.on('raw', (_event, name, details) => {
         const watched = (details as { watchedPath?: unknown } | undefined)?.watchedPath;

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import type { FileAccess, FileIdentity, OpenFile } from '../core/fileAccess';
 
 // The callback API, wrapped here, rather than fs/promises: loading fs/promises
-// costs every CLI start ~1.6 ms, and its FileHandle wraps each read in more
+// is a cost at every CLI start, and its FileHandle wraps each read in more
 // objects than one callback does.
 
 function identity(s: fs.Stats): FileIdentity {

@@ -47,7 +47,7 @@ export class WorkerRangeScanner implements RangeScanner {
   private start(): Worker {
     // A small heap: the thread keeps one segment's scans at a time (see
     // ../core/analyze/parallelRead.ts), and V8 would otherwise let its garbage
-    // grow the process by ~70 MB over a gigabyte. Running out ends the thread,
+    // grow the process by tens of MB over a gigabyte. Running out ends the thread,
     // and analyze then reads in one thread.
     const worker = new Worker(this.script, { resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 24 } });
     worker.on('message', (response: RangeResponse) => {

@@ -1,20 +1,4 @@
-/**
- * Turns a burst of "something changed" into at most one refresh per interval:
- * the first request after a quiet period runs at once (a held call shows
- * without delay), later ones in the same interval fold into one trailing run.
- * The scheduler is injected so tests drive time without sleeping.
- */
-export interface Scheduler {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export const realScheduler: Scheduler = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-};
+import type { Scheduler } from '../core/clock';
 
 /**
  * At most 10 refreshes in any second under a burst of events. Not 100: the clock
@@ -30,6 +14,12 @@ export interface Coalescer {
   dispose(): void;
 }
 
+/**
+ * Turns a burst of "something changed" into at most one refresh per interval:
+ * the first request after a quiet period runs at once (a held call shows
+ * without delay), later ones in the same interval fold into one trailing run.
+ * The scheduler is injected so tests drive time without sleeping.
+ */
 export function createCoalescer(run: () => void, intervalMs: number, scheduler: Scheduler): Coalescer {
   let lastRun = -Infinity;
   let pending: unknown;

@@ -1,10 +1,9 @@
 import type { ChangeSource } from '../core/changeSource';
-import type { Clock } from '../core/clock';
+import type { Scheduler } from '../core/clock';
 import type { EngineEvent } from '../core/engineEvents';
 import type { FileAccess } from '../core/fileAccess';
 import type { SessionSnapshot } from '../core/snapshot';
 import type { EngineOptions, TranscriptLagEngine } from '../core/engine';
-import { realScheduler, type Scheduler } from '../presentation/coalesce';
 import { errorText } from './errorText';
 import type { ExtensionSettings } from './settings';
 
@@ -30,14 +29,13 @@ export interface HostLog {
 
 /**
  * Kept free of `vscode` (types aside) so its lifecycle — no Claude dir, the dir
- * appearing, settings changes — is tested in plain mocha with a manual scheduler.
+ * appearing, settings changes — is tested in plain mocha with a manual clock.
  */
 export interface EngineHostDeps {
   log: HostLog;
-  /** Timers for the tick loop and the Claude dir poll; tests pass a manual one. */
-  scheduler?: Scheduler;
   files: FileAccess;
-  clock: Clock;
+  /** The engine's time, and the timers of the tick loop and the Claude dir poll; tests pass a manual one. */
+  clock: Scheduler;
   /** Async so the engine's code (zod, chokidar) is only loaded once there is a Claude dir to follow. */
   createEngine(opts: EngineOptions): Promise<TranscriptLagEngine>;
   /**
@@ -72,14 +70,10 @@ export class EngineHost {
   /** Serialises start/stop/reconfigure so a quick settings change cannot start two engines. */
   private queue: Promise<void> = Promise.resolve();
 
-  private readonly scheduler: Scheduler;
-
   constructor(
     private readonly deps: EngineHostDeps,
     private settings: ExtensionSettings,
-  ) {
-    this.scheduler = deps.scheduler ?? realScheduler;
-  }
+  ) {}
 
   current(): TranscriptLagEngine | undefined {
     return this.engine;
@@ -141,7 +135,7 @@ export class EngineHost {
   private async startNow(): Promise<void> {
     if (this.disposed || this.engine) return;
     // An explicit start (e.g. after Install Hook created the dir) replaces a pending poll.
-    if (this.dirPollTimer !== undefined) this.scheduler.clearTimeout(this.dirPollTimer);
+    if (this.dirPollTimer !== undefined) this.deps.clock.clearTimeout(this.dirPollTimer);
     this.dirPollTimer = undefined;
     this.claudeDir = this.deps.resolveClaudeDir(this.settings.claudeDir);
     const stat = await this.deps.files.stat(this.claudeDir);
@@ -185,7 +179,7 @@ export class EngineHost {
 
   private scheduleDirPoll(): void {
     if (this.disposed) return;
-    this.dirPollTimer = this.scheduler.setTimeout(() => {
+    this.dirPollTimer = this.deps.clock.setTimeout(() => {
       this.dirPollTimer = undefined;
       void this.enqueue(() => this.startNow());
     }, CLAUDE_DIR_POLL_MS);
@@ -195,7 +189,7 @@ export class EngineHost {
   private scheduleTick(): void {
     const engine = this.engine;
     if (this.disposed || !engine) return;
-    this.tickTimer = this.scheduler.setTimeout(() => {
+    this.tickTimer = this.deps.clock.setTimeout(() => {
       this.tickTimer = undefined;
       // Only the loop of the engine still running goes on (a restart starts its own).
       void this.tickNow().finally(() => {
@@ -226,8 +220,8 @@ export class EngineHost {
   }
 
   private async stopNow(): Promise<void> {
-    if (this.tickTimer !== undefined) this.scheduler.clearTimeout(this.tickTimer);
-    if (this.dirPollTimer !== undefined) this.scheduler.clearTimeout(this.dirPollTimer);
+    if (this.tickTimer !== undefined) this.deps.clock.clearTimeout(this.tickTimer);
+    if (this.dirPollTimer !== undefined) this.deps.clock.clearTimeout(this.dirPollTimer);
     this.tickTimer = undefined;
     this.dirPollTimer = undefined;
     this.engineSubscription?.dispose();

@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { EngineEvent } from '../core/engineEvents';
 import { nodeFileAccess } from '../platform/nodeFileAccess';
-import { createCoalescer, DEFAULT_REFRESH_INTERVAL_MS, realScheduler } from '../presentation/coalesce';
+import { systemClock } from '../platform/systemClock';
+import { createCoalescer, DEFAULT_REFRESH_INTERVAL_MS } from '../presentation/coalesce';
 import { LagSampleStore } from '../presentation/lagSamples';
 import { registerCommands } from './commands';
 import { EngineHost } from './engineHost';
@@ -40,13 +41,13 @@ const REPORT_REFRESH_INTERVAL_MS = 1000;
  */
 export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
   const log = createLog();
-  const clock = { now: () => Date.now() };
+  const clock = systemClock;
   const now = clock.now;
   let settings = readSettings();
   const samples = new LagSampleStore();
 
   // Views render through one coalescer: a burst of engine events costs ~10 renders a second at most.
-  const views = createCoalescer(() => render(), DEFAULT_REFRESH_INTERVAL_MS, realScheduler);
+  const views = createCoalescer(() => render(), DEFAULT_REFRESH_INTERVAL_MS, clock);
   const host = new EngineHost(
     {
       log,
@@ -78,7 +79,7 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
   }, sessions);
 
   // The report posts its whole table: once a second is live enough and keeps a long session cheap.
-  const reportUpdates = createCoalescer(() => report.refresh(), REPORT_REFRESH_INTERVAL_MS, realScheduler);
+  const reportUpdates = createCoalescer(() => report.refresh(), REPORT_REFRESH_INTERVAL_MS, clock);
 
   let ageTimer: ReturnType<typeof setInterval> | undefined;
   function render(): void {

@@ -1,12 +1,13 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import type { EngineEvent } from '../../src/core/engineEvents';
+import type { Scheduler } from '../../src/core/clock';
 import { createCoalescer } from '../../src/presentation/coalesce';
 import { csvHeader, samplesToCsv, samplesToJson } from '../../src/presentation/exportRows';
 import { LAG_BIN_EDGES_MS, lagHistogram } from '../../src/presentation/histogram';
 import { LagSampleStore } from '../../src/presentation/lagSamples';
 import { buildReport } from '../../src/presentation/reportModel';
-import { manualScheduler } from './manualScheduler';
+import { ManualClock } from './helpers/manualClock';
 import { heldCall, session, writtenCall } from './presentationSnapshots';
 
 const T = 1_750_000_000_000;
@@ -149,17 +150,17 @@ describe('presentation: report model', () => {
 
 describe('presentation: refresh coalescing', () => {
   it('runs the first request at once and folds a burst into at most one run per interval', () => {
-    const { scheduler, advance } = manualScheduler();
+    const clock = new ManualClock(0);
     const runs: number[] = [];
-    const c = createCoalescer(() => runs.push(scheduler.now()), 100, scheduler);
+    const c = createCoalescer(() => runs.push(clock.now()), 100, clock);
     c.request();
     assert.deepEqual(runs, [0]);
     // A burst: one event every millisecond for one second.
     for (let i = 0; i < 1000; i++) {
-      advance(1);
+      clock.advance(1);
       c.request();
     }
-    advance(200);
+    clock.advance(200);
     assert.ok(runs.length <= 12, `ran ${runs.length} times`);
     assert.ok(runs.length >= 10, `ran ${runs.length} times`);
     for (let i = 1; i < runs.length; i++) assert.ok(runs[i] - runs[i - 1] >= 100);
@@ -168,14 +169,18 @@ describe('presentation: refresh coalescing', () => {
   });
 
   it('never runs twice within an interval, even when timers fire early', () => {
-    const { scheduler: exact, advance } = manualScheduler();
+    const exact = new ManualClock(0);
     // Node's timers can fire a millisecond or two before Date.now() says they are due.
-    const early = { ...exact, setTimeout: (fn: () => void, ms: number) => exact.setTimeout(fn, Math.max(1, ms - 2)) };
+    const early: Scheduler = {
+      now: () => exact.now(),
+      setTimeout: (fn, ms) => exact.setTimeout(fn, Math.max(1, ms - 2)),
+      clearTimeout: (h) => exact.clearTimeout(h),
+    };
     const runs: number[] = [];
     const c = createCoalescer(() => runs.push(exact.now()), 100, early);
     for (let i = 0; i < 3000; i++) {
       c.request();
-      advance(1);
+      exact.advance(1);
     }
     for (let i = 1; i < runs.length; i++) assert.ok(runs[i]! - runs[i - 1]! >= 100, `runs ${runs[i - 1]} and ${runs[i]} are closer than the interval`);
     for (let from = 0; from <= 2000; from += 7) {
@@ -184,13 +189,13 @@ describe('presentation: refresh coalescing', () => {
   });
 
   it('runs nothing after dispose', () => {
-    const { scheduler, advance } = manualScheduler();
+    const clock = new ManualClock(0);
     let runs = 0;
-    const c = createCoalescer(() => runs++, 100, scheduler);
+    const c = createCoalescer(() => runs++, 100, clock);
     c.request();
     c.request();
     c.dispose();
-    advance(500);
+    clock.advance(500);
     assert.equal(runs, 1);
   });
 });

@@ -9,10 +9,10 @@ import { CLAUDE_DIR_POLL_MS, EngineHost, TICK_INTERVAL_MS, type HostLog } from '
 import type { ExtensionSettings } from '../../src/vscode/settings';
 import { ClaudeDirFixture, toolUseRecord, userPrompt } from './engineFixture';
 import { GatedFileAccess } from './helpers/gatedFileAccess';
-import { manualScheduler } from './manualScheduler';
+import { ManualClock } from './helpers/manualClock';
 
 // The extension's engine lifecycle without VS Code: real engine, real temp
-// files, a manual scheduler for its timers (no sleeping).
+// files, a manual clock for its timers (no sleeping).
 describe('vscode: engine host', () => {
   let fx: ClaudeDirFixture;
   let stats: string[];
@@ -37,13 +37,12 @@ describe('vscode: engine host', () => {
     },
   });
 
-  function makeHost(s: ExtensionSettings, sched: ReturnType<typeof manualScheduler>, files = countingFiles(), onEvent: (e: EngineEvent) => void = () => undefined) {
+  function makeHost(s: ExtensionSettings, clock: ManualClock, files = countingFiles(), onEvent: (e: EngineEvent) => void = () => undefined) {
     return new EngineHost(
       {
         log,
-        scheduler: sched.scheduler,
         files,
-        clock: { now: sched.now },
+        clock,
         createEngine: async (opts: EngineOptions) => {
           const e = new TranscriptLagEngine(opts);
           const tick = e.tick.bind(e);
@@ -80,15 +79,15 @@ describe('vscode: engine host', () => {
 
   it('without a Claude dir costs one stat per poll and builds no engine until the dir appears', async () => {
     const missing = path.join(fx.root, 'not-yet');
-    const sched = manualScheduler(1_000_000);
-    const host = makeHost(settings({ claudeDir: missing }), sched);
+    const clock = new ManualClock(1_000_000);
+    const host = makeHost(settings({ claudeDir: missing }), clock);
     await host.start();
     assert.deepEqual(stats, [missing]);
     assert.equal(engines.length, 0);
     assert.equal(host.current(), undefined);
-    assert.equal(sched.pending(), 1, 'one poll timer, nothing else');
+    assert.equal(clock.pending(), 1, 'one poll timer, nothing else');
 
-    sched.advance(CLAUDE_DIR_POLL_MS);
+    clock.advance(CLAUDE_DIR_POLL_MS);
     await host.tick(); // settles the poll's queued start
     assert.deepEqual(stats, [missing, missing]);
     assert.equal(engines.length, 0);
@@ -97,12 +96,12 @@ describe('vscode: engine host', () => {
     // An explicit start while waiting replaces the pending poll instead of adding one.
     await host.start();
     assert.deepEqual(stats, [missing, missing, missing]);
-    assert.equal(sched.pending(), 1);
+    assert.equal(clock.pending(), 1);
 
     await fsp.mkdir(path.join(missing, 'projects'), { recursive: true });
     const transcript = path.join(missing, 'projects', path.basename(path.dirname(fx.transcriptPath('s'))), 's.jsonl');
     await fx.append(transcript, [userPrompt('s', fx.workspace)]);
-    sched.advance(CLAUDE_DIR_POLL_MS);
+    clock.advance(CLAUDE_DIR_POLL_MS);
     await host.tick();
     assert.equal(engines.length, 1);
     assert.equal(host.currentClaudeDir(), missing);
@@ -111,20 +110,20 @@ describe('vscode: engine host', () => {
   });
 
   it('polls on a timer, one tick at a time, and reads new sessions', async () => {
-    const sched = manualScheduler(1_000_000);
-    const host = makeHost(settings(), sched);
+    const clock = new ManualClock(1_000_000);
+    const host = makeHost(settings(), clock);
     await host.start();
     assert.equal(engines.length, 1);
-    assert.equal(sched.pending(), 1);
+    assert.equal(clock.pending(), 1);
     await fx.append(fx.transcriptPath('s2'), [userPrompt('s2', fx.workspace)]);
-    sched.advance(TICK_INTERVAL_MS);
+    clock.advance(TICK_INTERVAL_MS);
     assert.equal(ticks, 1);
     await host.tick(); // waits for the timer's tick, then one more
     assert.equal(ticks, 2);
-    assert.equal(sched.pending(), 1, 'the loop rescheduled itself exactly once');
+    assert.equal(clock.pending(), 1, 'the loop rescheduled itself exactly once');
     assert.deepEqual(host.sessions().map((s) => s.session_id), ['s2']);
     await host.stop();
-    assert.equal(sched.pending(), 0);
+    assert.equal(clock.pending(), 0);
     assert.equal(disposed, 1);
   });
 
@@ -133,7 +132,7 @@ describe('vscode: engine host', () => {
     await fx.append(t, [userPrompt('s4', fx.workspace)]);
     const gate = new GatedFileAccess((p) => p === t, 0);
     const events: EngineEvent[] = [];
-    const host = makeHost(settings(), manualScheduler(Date.now()), gate, (e) => events.push(e));
+    const host = makeHost(settings(), new ManualClock(Date.now()), gate, (e) => events.push(e));
     try {
       // Were the host to wait for the history, start() would wait at the gate for ever (the test times out).
       await host.start();
@@ -151,8 +150,8 @@ describe('vscode: engine host', () => {
   });
 
   it('rebuilds the engine when the Claude dir setting changes, and only reconfigures for other settings', async () => {
-    const sched = manualScheduler(1_000_000);
-    const host = makeHost(settings(), sched);
+    const clock = new ManualClock(1_000_000);
+    const host = makeHost(settings(), clock);
     await host.start();
     await host.applySettings(settings({ recentCalls: 5 }));
     assert.equal(engines.length, 1);
@@ -166,7 +165,7 @@ describe('vscode: engine host', () => {
       assert.equal(host.currentClaudeDir(), other.claudeDir);
       await host.current()?.indexed();
       assert.deepEqual(host.sessions().map((s) => s.session_id), ['s3']);
-      assert.equal(sched.pending(), 1, 'one tick loop, the new engine\'s');
+      assert.equal(clock.pending(), 1, 'one tick loop, the new engine\'s');
       await host.stop();
     } finally {
       await other.remove();
@@ -174,12 +173,12 @@ describe('vscode: engine host', () => {
   });
 
   it('applies a shorter channel retention at the next tick, without restarting the engine', async () => {
-    const sched = manualScheduler(10 * 3600 * 1000);
+    const clock = new ManualClock(10 * 3600 * 1000);
     const removed: string[] = [];
     const channel = path.join(fx.claudeDir, 'transcript-lag', 'd0000000-0000-4000-8000-00000000000a.jsonl');
     await fx.append(channel, [{ v: 1 }]);
     await fsp.utimes(channel, new Date(0), new Date(0)); // 10 h old by the scheduler's clock: idle, not followed
-    const host = makeHost(settings(), sched);
+    const host = makeHost(settings(), clock);
     const create = (host as unknown as { deps: { createEngine: (o: EngineOptions) => Promise<TranscriptLagEngine> } }).deps;
     const plain = create.createEngine;
     create.createEngine = (o) => plain({ ...o, removeFile: async (p) => void removed.push(p) });

@@ -17,7 +17,7 @@ export async function joinChannel(
   clock: Clock,
   callOf: (toolUseId: string) => AnalyzedCall | undefined,
 ): Promise<{ waits: WaitSummary; channel: ChannelSummary; sightings: Map<string, CallSightings> }> {
-  // The channel reader validates with zod (~750 KB bundled): required only when a
+  // The channel reader validates with zod, large to load: required only when a
   // channel file is joined, so `analyze` without --channel never loads it (the
   // CLI's build makes it a bundle of its own, see scripts/build.mjs).
   const { createChannelScanner } = require('../channel/reader') as typeof import('../channel/reader');

@@ -1,9 +1,9 @@
 /**
  * The text of JSON.stringify(value), for a plain-data object, in pieces: each
  * top-level array longer than `batch` comes `batch` elements at a time. The
- * report of a 1 GB transcript holds ~15k calls: as one string that is ~5 MB,
- * twice that once a prompt makes it two-byte, plus its UTF-8 copy on the way
- * out, which was the peak of analyze's memory. Written piece by piece, the
+ * report of a large transcript holds many thousands of calls: as one string,
+ * twice as large once a prompt makes it two-byte, plus its UTF-8 copy on the
+ * way out, it was the peak of analyze's memory. Written piece by piece, the
  * peak stays with the scan.
  */
 export function* jsonPieces(value: Record<string, unknown>, batch = 100): Generator<string> {

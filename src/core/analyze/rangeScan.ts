@@ -27,7 +27,7 @@ export interface RangeScan extends RangeRead {
    * one line each, holding what analyze's summary reads (./scanCodec.ts; see
    * forEachScan). A segment's scans wait until the fold reaches them; as
    * objects (or strings) they would be promoted to V8's old generation in both
-   * threads, whose lazy collection grew a gigabyte's analysis by some 70 MB.
+   * threads, whose lazy collection grew a gigabyte's analysis by tens of MB.
    * Bytes outside the heap cost only themselves, cross threads without a
    * copy, and the objects parsed from them at the fold die young.
    */
@@ -49,7 +49,7 @@ export interface RangeScanner {
   /**
    * Takes back a range's `scans` once they are folded, to write later ranges
    * into: the buffers go round instead of piling up as garbage (outside the
-   * heap, V8 frees them late, and a gigabyte left ~60 MB of them behind).
+   * heap, V8 frees them late, and a gigabyte left tens of MB of them behind).
    */
   recycle?(range: RangeScan): void;
 }

@@ -8,8 +8,8 @@ import { NO_TOOL_RESULTS, NO_TOOL_USES } from '../scanner/fields';
  * only what add() reads, and only where it reads it: a call's message id, block
  * index, timestamp, stop reason, sidechain flag and agent id only on lines with
  * tool uses; defaults (not metadata, no uses, no results) left out; the session
- * id only when it differs from the line before. A typical line shrinks from
- * ~240 bytes of full scan to ~60.
+ * id only when it differs from the line before, so a typical line's text is
+ * a fraction of its full scan's.
  *
  * Keys: m malformed reason; t type; s session id (null: none); n title;
  * p prompt; x metadata; u uses as [id, name]; r result ids; and with uses:

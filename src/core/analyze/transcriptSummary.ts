@@ -218,7 +218,7 @@ export class TranscriptSummary {
   /**
    * Calls are what analyze holds for the whole file: sharing their repeated
    * strings keeps the heap's promoted bytes down, and with them how far V8
-   * grows the young generation (a third of peak RSS on a 1 GB transcript).
+   * grows the young generation, a large part of peak RSS (see src/cli/analyze.ts).
    * Names are few; anything else is kept as is.
    */
   private shared(text: string): string {

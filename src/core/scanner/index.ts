@@ -19,19 +19,18 @@ import type { ScannerKernel } from './scannerKernel';
  * U+FFFD, not malformed) and for garbage.
  */
 /**
- * Without the reducer. Measured on transcripts of 200-900 MB (real records,
- * multi-MB tool results, a 64 MB line): from 4-16 KiB up the tokenizer is as
- * fast as JSON.parse plus decoding, and it allocates next to nothing, where
- * JSON.parse builds a whole object tree per line (peak RSS 96 MB at a 1 MiB
- * threshold, ~80 MB here). Small records stay on JSON.parse, whose native loop
- * wins on dense structure.
+ * Without the reducer. From about this length up the tokenizer is as fast as
+ * JSON.parse plus decoding, and it allocates next to nothing, where JSON.parse
+ * builds a whole object tree per line, which raises peak RSS. Small records
+ * stay on JSON.parse, whose native loop wins on dense structure (figures in
+ * BENCHMARKS.md).
  */
 export const DEFAULT_STREAM_THRESHOLD = 16 * 1024;
 /**
  * With the reducer, which builds nothing for the bytes it drops: on the bench's
  * 16-64 KiB records and on escaped tool output it beats the tokenizer up to
- * 64 KiB (4.5 vs 3.1 GB/s on 64 KiB lines), and loses from 256 KiB on
- * (5.8 vs 6.1 GB/s), where it costs a copy of the line the tokenizer does not make.
+ * 64 KiB, and loses from 256 KiB on, where it costs a copy of the line the
+ * tokenizer does not make (figures in BENCHMARKS.md).
  */
 export const DEFAULT_REDUCED_STREAM_THRESHOLD = 64 * 1024;
 
@@ -178,7 +177,7 @@ class RecordScanner implements RecordLineScanner {
  */
 function parseBuffered(line: Buffer, notJson: () => ScanResult, prompts: boolean, ascii = false): ScanResult {
   // Latin-1 first: one byte per character, no UTF-8 decoding, and V8 parses a
-  // one-byte string markedly faster (2x on the bench's text-heavy records). It
+  // one-byte string markedly faster (BENCHMARKS.md). It
   // accepts exactly the lines UTF-8 decoding does (bytes >= 0x80 are legal only
   // inside strings either way, and a bad UTF-8 sequence never swallows an ASCII
   // byte), so only the kept strings can differ, and only if one holds a

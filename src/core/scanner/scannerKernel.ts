@@ -118,8 +118,8 @@ export interface ReadingKernel extends ScannerKernel {
 /**
  * A kernel for one reader, with `count` read buffers of `size` bytes inside
  * its wasm memory, for FileTail's `readBuffer`: a chunk is read where the
- * kernels scan it, and not copied in (for a cold index of 1 GiB, every byte
- * copied once less: 15–20% of its time). Its memory starts large enough for
+ * kernels scan it, and not copied in: every byte is copied once less, the
+ * largest single saving of a cold index (BENCHMARKS.md). Its memory starts large enough for
  * `scratchBytes` of input at heapBase, so that reads in flight never see it
  * grow (a wasm memory grows in place on 64-bit V8, but replaces its views);
  * pages never touched cost no memory. Null where the module cannot run.

@@ -11,9 +11,9 @@ import type { ScannerKernel } from './scannerKernel';
  * A push tokenizer for one JSON line of any size: validates the full JSON syntax
  * (same grammar as JSON.parse) while keeping only the fields in ./fields.ts, with
  * capped strings. Memory is O(caps + nesting/8) whatever the line's length.
- * String interiors, where nearly all bytes of a huge line are, are skipped 16
- * bytes at a time by a wasm SIMD kernel (./wasmInteriorSkipper.ts), or four at a
- * time in JS where that is unavailable (./wordSkip.ts), stopping only at `"`,
+ * String interiors, where nearly all bytes of a huge line are, are skipped 64
+ * bytes at a time by a wasm SIMD kernel (./wasmInteriorSkipper.ts, ./wasm/interior.c),
+ * or four at a time in JS where that is unavailable (./wordSkip.ts), stopping only at `"`,
  * `\` and control bytes that are not part of a valid escape.
  */
 

@@ -17,10 +17,11 @@ export interface InteriorSkipper {
 /**
  * Skips string interiors with the wasm SIMD kernel in ./wasm/interior.c (the
  * shared module of ./scannerKernel.ts): nearly all bytes of a huge line are
- * string interior, and the JS word loop tops out near 550 MB/s, where the
- * kernel runs at about 6 GB/s even on escape-dense code text. The chunk is
- * copied into wasm memory at heapBase once, on the first skipInterior() of the
- * chunk (a memcpy: about a third of the scan's time). The memory is shared, so
+ * string interior, and the SIMD kernel scans them many times faster than the
+ * JS word loop, even on escape-dense code text (figures in
+ * BENCHMARKS.md). The chunk is copied into wasm memory at heapBase once, on
+ * the first skipInterior() of the chunk (a memcpy, a large share of the scan's
+ * time: why analyze reads straight into wasm memory). The memory is shared, so
  * `kernel.loaded` is compared with this skipper's marker, not trusted.
  */
 export class WasmInteriorSkipper implements InteriorSkipper {

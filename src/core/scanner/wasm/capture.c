@@ -4,7 +4,7 @@
  * type of its value and where the value lies in the line. ../lineReducer.ts
  * builds the captured fields from that list with fields.ts's rules (last one
  * wins, caps, UTF-8 decoding), so an ordinary line costs no JSON.parse and no
- * object tree; the property tests in test/unit/scanner.capture.test.ts hold the
+ * object tree; the property tests in test/unit/scanner.reducer.test.ts hold the
  * list's result to the reduced text's and the whole line's. */
 #include <wasm_simd128.h>
 #include "jsonSkip.h"

@@ -39,7 +39,7 @@ static inline Consts consts(void) {
 
 /* A byte is one of "\/fnt when it equals SIMPLE_ESCAPE[b & 15]. b and r share
  * the low nibble 2 with `"`: the vector test leaves them out (checking them
- * there cost ~6% of the kernel's time on escape-dense text), and
+ * there slowed every block that holds an escape, for bytes that are rare), and
  * drop_good_escapes accepts them one by one (they are rare in transcripts).
  * Unused entries hold a byte of another low nibble, so they match nothing. */
 #define SIMPLE_ESCAPE wasm_u8x16_make(0xFF, 0xFF, '"', 0xFF, 't', 0xFF, 'f', 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, '\\', 0xFF, 'n', '/')

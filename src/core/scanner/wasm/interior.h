@@ -14,7 +14,7 @@ const unsigned char *skip_interior(const unsigned char *p, const unsigned char *
 
 /* Zero, defined in interior.c where no other file of the module sees its
  * value: vector constants made from it are computed once before a loop and
- * kept, where a v128.const is built anew by V8 at every use (~4 instructions). */
+ * kept, where a v128.const is built anew by V8 at every use. */
 extern unsigned char interior_opaque_zero;
 
 #endif

@@ -187,7 +187,8 @@ static inline int key_is(const u8 *k, unsigned n, const char *name) {
 }
 
 /* The values the engine reads (../fields.ts), by where their key sits. capture.c
- * hands these numbers to ../lineReducer.ts (KeptField there): keep both in step. */
+ * hands these numbers to ../lineReducer.ts, which reads them as the F_* constants
+ * of ../captureEntries.ts: keep both in step. */
 enum Field {
   DROP = -1,
   F_TYPE, F_TIMESTAMP, F_SESSION_ID, F_CWD, F_AGENT_ID, F_IS_SIDECHAIN, F_IS_META,

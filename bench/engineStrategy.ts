@@ -46,7 +46,7 @@ export function engineStrategy(opts: EngineStrategyOptions = {}): WatchStrategy 
             onChanged?.();
           },
         },
-        { claudeDir: site.claudeDir, sessions: 'workspace', warnAfterMs: 2000, probePolls: 50, probePollMs: 100, recentCalls: 20, channelRetentionDays: 7 },
+        { claudeDir: site.claudeDir, sessions: 'workspace', warnAfterMs: 2000, probePolls: 50, probePollMs: 100, recentCalls: 20, channelRetentionDays: 7, metricsPort: 0, metricsHost: '127.0.0.1' },
       );
       await host.start();
       if (!host.current()) throw new Error(`EngineHost did not start an engine on ${site.claudeDir}`);

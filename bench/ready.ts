@@ -183,7 +183,7 @@ async function hostPhase(site: Site, count: number): Promise<Phase> {
       },
       onChanged: () => undefined,
     },
-    { claudeDir: site.claudeDir, sessions: 'workspace', warnAfterMs: 2000, probePolls: 50, probePollMs: 100, recentCalls: 20, channelRetentionDays: 7 },
+    { claudeDir: site.claudeDir, sessions: 'workspace', warnAfterMs: 2000, probePolls: 50, probePollMs: 100, recentCalls: 20, channelRetentionDays: 7, metricsPort: 0, metricsHost: '127.0.0.1' },
   );
   const t0 = performance.now();
   try {

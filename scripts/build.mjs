@@ -31,6 +31,7 @@ const cliLazyModules = {
   'src/cli/analyze.ts': 'dist/cli-analyze.js',
   'src/cli/watch.ts': 'dist/cli-watch.js',
   'src/cli/installHook.ts': 'dist/cli-install-hook.js',
+  'src/platform/metricsModule.ts': 'dist/metrics.js',
 };
 const lazyBundleOf = new Map(Object.entries(cliLazyModules).map(([entry, outfile]) => [path.resolve(entry), outfile]));
 // The CLI's heavy parts (zod, chokidar, jsonc-parser) are the extension's engine bundle,

@@ -4,9 +4,11 @@ import type { EngineEvent } from '../core/engineEvents';
 import { resolveClaudeDir } from '../core/discovery';
 import { TranscriptLagEngine, type EngineReady } from '../core/engine';
 import { chokidarChangeSource } from '../platform/chokidarChangeSource';
+import { parseMetricsAddress, type MetricsAddress } from '../platform/metricsAddress';
+import type { MetricsServer } from '../platform/metricsServer';
 import { formatDuration, formatLag, shortId } from '../presentation/format';
 
-const usage = `Usage: transcript-lag watch [--all] [--claude-dir D] [--json] [--poll-ms N]
+const usage = `Usage: transcript-lag watch [--all] [--claude-dir D] [--json] [--poll-ms N] [--metrics [HOST:]PORT]
 
 Follows live Claude Code sessions of the current folder (or, with --all, every
 session under the Claude dir) and prints what happens to each tool call:
@@ -21,6 +23,9 @@ ended), plus session and tail changes. Ctrl-C stops.
                    line appended to a transcript or hook channel is reported, while the history
                    found at start (B bytes in N transcripts) is still being indexed.
   --poll-ms N      stat poll interval, the safety net for missed file events (default 1000)
+  --metrics [HOST:]PORT
+                   also serve Prometheus metrics at http://HOST:PORT/metrics (HOST defaults to
+                   127.0.0.1: say 0.0.0.0 only if other machines must scrape it)
 `;
 
 interface WatchArgs {
@@ -28,6 +33,7 @@ interface WatchArgs {
   json: boolean;
   claudeDir?: string;
   pollMs: number;
+  metrics?: MetricsAddress;
 }
 
 function parseArgs(args: string[]): WatchArgs | string {
@@ -44,6 +50,10 @@ function parseArgs(args: string[]): WatchArgs | string {
       const n = Number(args[++i]);
       if (!Number.isInteger(n) || n < 10 || n > 600_000) return '--poll-ms needs a whole number of milliseconds between 10 and 600000';
       out.pollMs = n;
+    } else if (a === '--metrics') {
+      const address = parseMetricsAddress(args[++i] ?? '');
+      if (!address) return '--metrics needs PORT or HOST:PORT';
+      out.metrics = address;
     } else return `unknown option '${a}'`;
   }
   return out;
@@ -129,6 +139,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   });
   const print = parsed.json ? jsonLine : readableLine;
   engine.onEvent((e) => io.stdout(print(e)));
+  const metricsServer = parsed.metrics ? await serveMetrics(engine, parsed.metrics, io) : undefined;
   if (!parsed.json) io.stderr(`watching ${parsed.all ? 'every session' : `sessions of ${io.cwd}`} under ${claudeDir} (Ctrl-C stops)\n`);
 
   const ready = await engine.start();
@@ -141,7 +152,29 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     stopped = true;
     clearInterval(timer);
     await ticking;
+    await metricsServer?.close();
     await engine.dispose();
   }
   return 0;
+}
+
+/**
+ * Metrics for the life of this process: counters only grow, whatever sessions
+ * the engine drops. A port in use is said once; watching goes on without them.
+ */
+async function serveMetrics(engine: TranscriptLagEngine, address: MetricsAddress, io: CliIo): Promise<MetricsServer | undefined> {
+  // Required here: prom-client is its own bundle (dist/metrics.js), loaded only with --metrics.
+  const { LagMetrics, startMetricsServer } = require('../platform/metricsModule') as typeof import('../platform/metricsModule');
+  const metrics = new LagMetrics({ heldNow: () => engine.sessions().reduce((n, s) => n + s.held.length, 0) });
+  engine.onEvent((e) => metrics.observe(e));
+  try {
+    const server = await startMetricsServer(metrics, address);
+    io.stderr(`transcript-lag watch: metrics at http://${address.host.includes(':') ? `[${address.host}]` : address.host}:${server.port}/metrics\n`);
+    return server;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'EADDRINUSE' ? 'the port is in use' : code === 'EADDRNOTAVAIL' ? 'no such local address' : code === 'EACCES' ? 'not allowed to bind it' : (err as Error).message;
+    io.stderr(`transcript-lag watch: no metrics: cannot listen on ${address.host}:${address.port} (${why}); watching goes on without them\n`);
+    return undefined;
+  }
 }

@@ -14,6 +14,7 @@ import { createLog, logEvent } from './log';
 import { SessionReport } from './report';
 import { Revealer } from './reveal';
 import { onSettingsChanged, readSettings, resolveClaudeDir, workspaceFolderPaths } from './settings';
+import { MetricsEndpoint } from './metricsEndpoint';
 import { StatusBar } from './statusBar';
 import type * as EngineModule from './engineModule';
 import type { TranscriptLagApi } from './testApi';
@@ -60,6 +61,7 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
       resolveClaudeDir: (setting) => resolveClaudeDir(setting),
       workspaceFolders: workspaceFolderPaths,
       onEvent: (e: EngineEvent) => {
+        metrics.observe(e);
         samples.add(e);
         logEvent(log, e);
         views.request();
@@ -70,6 +72,8 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
   );
 
   const sessions = () => host.sessions();
+  const metrics = new MetricsEndpoint(log, sessions);
+  void metrics.apply(settings);
   const session = (id: string) => host.session(id);
   const statusBar = new StatusBar(sessions, () => settings.warnAfterMs, now);
   const tree = new HeldCallsTree(sessions, now);
@@ -128,6 +132,7 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
       settings = next;
       log.info('Settings changed; applying');
       void host.applySettings(next);
+      void metrics.apply(next);
       views.request();
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void host.workspaceFoldersChanged()),

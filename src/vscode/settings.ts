@@ -15,6 +15,9 @@ export interface ExtensionSettings {
   recentCalls: number;
   /** Days a session's channel file is kept after its last event; 0 keeps them forever. */
   channelRetentionDays: number;
+  /** Port of the Prometheus endpoint; 0: off. */
+  metricsPort: number;
+  metricsHost: string;
 }
 
 function nonNegative(v: unknown, fallback: number): number {
@@ -32,6 +35,8 @@ export function readSettings(): ExtensionSettings {
     probePollMs: Math.max(10, Math.round(nonNegative(c.get('probe.pollMs'), 100))),
     recentCalls: Math.max(1, Math.round(nonNegative(c.get('recentCalls'), 20))),
     channelRetentionDays: nonNegative(c.get('channelRetentionDays'), 7),
+    metricsPort: Math.min(65_535, Math.round(nonNegative(c.get('metrics.port'), 0))),
+    metricsHost: (c.get<string>('metrics.host') ?? '').trim() || '127.0.0.1',
   };
 }
 

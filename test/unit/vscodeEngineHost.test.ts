@@ -26,7 +26,7 @@ describe('vscode: engine host', () => {
     error(m) { this.lines.push(m); },
   };
   const settings = (over: Partial<ExtensionSettings> = {}): ExtensionSettings => ({
-    claudeDir: fx.claudeDir, sessions: 'workspace', warnAfterMs: 2000, probePolls: 50, probePollMs: 100, recentCalls: 20, channelRetentionDays: 7, ...over,
+    claudeDir: fx.claudeDir, sessions: 'workspace', warnAfterMs: 2000, probePolls: 50, probePollMs: 100, recentCalls: 20, channelRetentionDays: 7, metricsPort: 0, metricsHost: '127.0.0.1', ...over,
   });
   /** Counts stats: the whole cost of a window without Claude Code. */
   const countingFiles = (): FileAccess => ({

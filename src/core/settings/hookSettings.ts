@@ -116,7 +116,7 @@ function at(root: Node, path: JSONPath): Node {
 function removeEntry(text: string, e: OurEntry): string {
   const root = parseSettings(text);
   const edit = e.groupIsOurs ? removeChild(text, at(root, ['hooks', e.event]), e.group) : removeChild(text, at(root, ['hooks', e.event, e.group, 'hooks']), e.hook);
-  return applyEdits(text, [edit]);
+  return applyEdits(text, edit);
 }
 
 /** Removes property `key` of the object at `path` when it is there and empty. */
@@ -125,8 +125,10 @@ function dropIfEmpty(text: string, path: JSONPath, key: string): string {
   const object = findNodeAtLocation(root, path);
   const value = findNodeAtLocation(root, [...path, key]);
   if (!object || !value || (value.children?.length ?? 0) > 0) return text;
+  // A comment inside is the user's: the container is theirs too.
+  if (/\/[/*]/.test(text.slice(value.offset + 1, value.offset + value.length - 1))) return text;
   const index = object.children!.findIndex((p) => p.children?.[1] === value);
-  return applyEdits(text, [removeChild(text, object, index)]);
+  return applyEdits(text, removeChild(text, object, index));
 }
 
 function removeOurs(text: string): string {
@@ -173,7 +175,7 @@ export function installHookEntries(text: string, spec: HookEntrySpec): string {
       : hooks
         ? addProperty(out, hooks, event, [wanted], fmt)
         : addProperty(out, root, 'hooks', { [event]: [wanted] }, fmt);
-    out = applyEdits(out, [edit]);
+    out = applyEdits(out, edit);
   }
   if (out === normalize(text)) return text;
   // A file we create ends with a newline like any text file.

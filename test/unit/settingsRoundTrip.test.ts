@@ -1,0 +1,98 @@
+import * as assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { parse } from 'jsonc-parser';
+import { installHookEntries, installedHookCommands, uninstallHookEntries } from '../../src/core/settings/hookSettings';
+
+// install-hook then uninstall-hook must give back the user's file byte for byte,
+// whatever comments and layout it has: a comment near our entry is the user's.
+
+const ours = {
+  command: `'/usr/bin/node' '/h/.claude/transcript-lag/bin/transcript-lag-hook.js' --channel-dir '/h/.claude/transcript-lag'`,
+  timeoutSec: 5,
+};
+
+/** What may sit between two tokens: white space, line ends and comments of both kinds. */
+const TRIVIA = ['', '', ' ', '\n', '\n  ', '\n    ', '\t', ' /* c */ ', '/*x*/', ' // note\n', '\n  // SECURITY: blocks rm -rf\n  ', '// why\n'];
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+
+/** `value` as JSONC with trivia from `pick` between every two tokens. */
+function serialize(value: Json, pick: () => string): string {
+  if (Array.isArray(value)) {
+    if (value.length === 0) return `[${pick()}]`;
+    return `[${value.map((v) => `${pick()}${serialize(v, pick)}${pick()}`).join(',')}]`;
+  }
+  if (value !== null && typeof value === 'object') {
+    const keys = Object.keys(value);
+    if (keys.length === 0) return `{${pick()}}`;
+    return `{${keys.map((k) => `${pick()}${JSON.stringify(k)}${pick()}:${pick()}${serialize(value[k], pick)}${pick()}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+const userGroup = fc.record({
+  matcher: fc.constantFrom('Bash', 'Edit|Write', '*'),
+  hooks: fc.array(fc.record({ type: fc.constant('command'), command: fc.constantFrom('review.sh', 'guard --no-rm', 'notify-send x') }), { minLength: 1, maxLength: 2 }),
+});
+
+const settings = fc.record(
+  {
+    model: fc.constantFrom('opus', 'sonnet'),
+    permissions: fc.record({ allow: fc.array(fc.constantFrom('Bash(git log:*)', 'Read'), { maxLength: 2 }) }),
+    hooks: fc.record(
+      {
+        PreToolUse: fc.array(userGroup, { minLength: 1, maxLength: 3 }),
+        PostToolUse: fc.array(userGroup, { minLength: 1, maxLength: 3 }),
+        Stop: fc.array(userGroup, { maxLength: 2 }),
+      },
+      // An empty "hooks" or event list of the user's own is left out: uninstall cannot yet tell it from one install created.
+      { requiredKeys: ['Stop'] },
+    ),
+  },
+  { requiredKeys: [] },
+) as fc.Arbitrary<Json>;
+
+const document = fc
+  .tuple(settings, fc.array(fc.nat({ max: TRIVIA.length - 1 }), { minLength: 1, maxLength: 200 }))
+  .map(([value, picks]) => {
+    let i = 0;
+    const pick = () => TRIVIA[picks[i++ % picks.length]];
+    return `${pick()}${serialize(value, pick)}${pick()}\n`;
+  });
+
+const comments = (text: string) => text.match(/\/\*[^]*?\*\/|\/\/[^\n]*/g) ?? [];
+
+describe('settings.json: install then uninstall keeps every byte', () => {
+  it('on a JSONC document with comments anywhere, uninstall after install gives back the original bytes (property)', () => {
+    fc.assert(
+      fc.property(document, (text) => {
+        const installed = installHookEntries(text, ours);
+        assert.deepEqual(comments(installed), comments(text), 'install keeps every comment, in order');
+        assert.equal(installedHookCommands(installed).PreToolUse.length, 1);
+        assert.equal(uninstallHookEntries(installed), text);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("uninstall keeps a user's comment on the group after ours and on the group before", () => {
+    const before = `{
+  "hooks": {
+    "PreToolUse": [
+      { "matcher": "Edit", "hooks": [{ "type": "command", "command": "fmt" }] } // formats edits
+    ]
+  }
+}
+`;
+    const installed = installHookEntries(before, ours);
+    // The user adds a group after ours, with a comment on it.
+    const endOfPre = installed.indexOf('\n    ],\n    "PostToolUse"');
+    assert.ok(endOfPre > installed.indexOf('transcript-lag-hook.js'), installed);
+    const withAfter = `${installed.slice(0, endOfPre)},\n      // SECURITY: blocks rm -rf\n      { "matcher": "Bash", "hooks": [{ "type": "command", "command": "guard" }] }${installed.slice(endOfPre)}`;
+    const removed = uninstallHookEntries(withAfter);
+    assert.ok(removed.includes('// SECURITY: blocks rm -rf'), removed);
+    assert.ok(removed.includes('// formats edits'), removed);
+    assert.deepEqual(installedHookCommands(removed), { PreToolUse: [], PostToolUse: [] });
+    assert.equal((parse(removed) as { hooks: { PreToolUse: unknown[] } }).hooks.PreToolUse.length, 2);
+  });
+});

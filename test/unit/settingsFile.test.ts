@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { installHookEntries, uninstallHookEntries } from '../../src/core/settings/hookSettings';
 import { SETTINGS_BACKUP_SUFFIX, SettingsFileError, updateSettingsFile } from '../../src/platform/settingsFile';
 
-const spec = { command: "'/n' '/h/transcript-lag-hook.js'", timeoutSec: 5 };
+const spec = { command: "'/n' '/h/transcript-lag/bin/transcript-lag-hook.js' --channel-dir '/h/transcript-lag'", timeoutSec: 5 };
 const install = (text: string) => installHookEntries(text, spec);
 
 function tempDir(): string {

@@ -32,9 +32,64 @@ export interface HookEntrySpec {
   matcher?: string;
 }
 
-/** Our entries are the ones that run our hook file. */
+interface ShellWord {
+  /** As written, quotes included. */
+  raw: string;
+  /** What the shell passes on. */
+  value: string;
+}
+
+/** Splits a command into words the way a POSIX shell does for the subset we write: single quotes, backslash escapes, spaces. */
+function shellWords(command: string): ShellWord[] | undefined {
+  const words: ShellWord[] = [];
+  let i = 0;
+  while (i < command.length) {
+    if (command[i] === ' ') {
+      i++;
+      continue;
+    }
+    const start = i;
+    let value = '';
+    while (i < command.length && command[i] !== ' ') {
+      if (command[i] === "'") {
+        const close = command.indexOf("'", i + 1);
+        if (close < 0) return undefined;
+        value += command.slice(i + 1, close);
+        i = close + 1;
+      } else if (command[i] === '\\' && i + 1 < command.length) {
+        value += command[i + 1];
+        i += 2;
+      } else value += command[i++];
+    }
+    words.push({ raw: command.slice(start, i), value });
+  }
+  return words;
+}
+
+/** shellQuote's output: single-quoted runs joined by `\'`. */
+const QUOTED = /^'[^']*'(?:\\''[^']*')*$/;
+const ENV_ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*='[^']*'(?:\\''[^']*')*$/;
+const quoted = (w: ShellWord | undefined) => w !== undefined && QUOTED.test(w.raw);
+/** What may follow `--channel-dir <dir>` in a command we wrote: options, numbers, quoted values. */
+const OPTION_OR_NUMBER = /^(?:--[a-z][a-z-]*|\d+)$/;
+
+/**
+ * Our entries are exactly the commands install-hook writes (buildHookCommand):
+ * optional `NAME='value'` assignments, a quoted runtime, our quoted hook file,
+ * `--channel-dir` and a quoted folder, then only options and their values. A
+ * command that merely mentions the hook file's name (a wrapper script, a log
+ * file, our hook inside someone's pipeline) is the user's and is never touched.
+ */
 export function isOurHookCommand(command: unknown): boolean {
-  return typeof command === 'string' && command.includes(HOOK_FILE_NAME);
+  if (typeof command !== 'string') return false;
+  const words = shellWords(command);
+  if (!words) return false;
+  let i = 0;
+  while (i < words.length && ENV_ASSIGNMENT.test(words[i].raw)) i++;
+  const [runtime, hook, channelFlag, channelDir, ...rest] = words.slice(i);
+  if (!quoted(runtime) || !quoted(hook) || !quoted(channelDir) || channelFlag?.raw !== '--channel-dir') return false;
+  if (hook.value.split(/[/\\]/).pop() !== HOOK_FILE_NAME || !/[/\\]/.test(hook.value)) return false;
+  return rest.every((w) => OPTION_OR_NUMBER.test(w.raw) || quoted(w));
 }
 
 function lineColumn(text: string, offset: number): string {

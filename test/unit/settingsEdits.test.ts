@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { parse } from 'jsonc-parser';
-import { installHookEntries, installedHookCommands, uninstallHookEntries } from '../../src/core/settings/hookSettings';
+import { buildHookCommand } from '../../src/core/settings/hookCommand';
+import { installHookEntries, installedHookCommands, isOurHookCommand, uninstallHookEntries } from '../../src/core/settings/hookSettings';
 
 // install-hook then uninstall-hook must give back the user's file byte for byte,
 // whatever comments and layout it has: a comment near our entry is the user's.
@@ -94,5 +95,37 @@ describe('settings.json: install then uninstall keeps every byte', () => {
     assert.ok(removed.includes('// formats edits'), removed);
     assert.deepEqual(installedHookCommands(removed), { PreToolUse: [], PostToolUse: [] });
     assert.equal((parse(removed) as { hooks: { PreToolUse: unknown[] } }).hooks.PreToolUse.length, 2);
+  });
+});
+
+describe('settings.json: which entries are ours', () => {
+  const theirs = [
+    'node ~/scripts/wrap-transcript-lag-hook.js',
+    "'/usr/bin/node' '/h/tools/my-transcript-lag-hook.js' --channel-dir '/h/c'",
+    'tail -f /tmp/transcript-lag-hook.js.log',
+    "'/usr/bin/node' '/h/.claude/transcript-lag/bin/transcript-lag-hook.js' --channel-dir '/h/.claude/transcript-lag' ; rm -rf /tmp/x",
+    "'/usr/bin/node' '/h/.claude/transcript-lag/bin/transcript-lag-hook.js' --channel-dir '/h/.claude/transcript-lag' | tee log",
+    "'/usr/bin/node' '/h/.claude/transcript-lag/bin/transcript-lag-hook.js'",
+    "guard.sh && '/usr/bin/node' '/h/.claude/transcript-lag/bin/transcript-lag-hook.js' --channel-dir '/h/c'",
+    "'/usr/bin/node' 'transcript-lag-hook.js' --channel-dir '/h/c'",
+  ];
+
+  it('recognises exactly the commands install-hook writes, env prefix, probe options and quoted quotes included', () => {
+    const written = [
+      ours.command,
+      buildHookCommand({ nodePath: "/opt/it's/node", nodeEnv: { ELECTRON_RUN_AS_NODE: '1' }, hookPath: '/h/a b/transcript-lag/bin/transcript-lag-hook.js', channelDir: '/h/a b/transcript-lag', probe: true, polls: 20, pollMs: 250 }),
+      buildHookCommand({ nodePath: 'C:\\Program Files\\nodejs\\node.exe', hookPath: 'C:\\Users\\u\\.claude\\transcript-lag\\bin\\transcript-lag-hook.js', channelDir: 'C:\\Users\\u\\.claude\\transcript-lag', probe: false }),
+    ];
+    for (const c of written) assert.equal(isOurHookCommand(c), true, c);
+    for (const c of theirs) assert.equal(isOurHookCommand(c), false, c);
+  });
+
+  it("install and uninstall leave a command that merely mentions our hook file alone", () => {
+    const text = JSON.stringify({ hooks: { PreToolUse: theirs.map((command) => ({ matcher: '*', hooks: [{ type: 'command', command }] })) } }, null, 2);
+    const installed = installHookEntries(text, ours);
+    const pre = (parse(installed) as { hooks: { PreToolUse: { hooks: { command: string }[] }[] } }).hooks.PreToolUse;
+    assert.deepEqual(pre.slice(0, theirs.length).map((g) => g.hooks[0].command), theirs);
+    assert.equal(pre.length, theirs.length + 1);
+    assert.equal(uninstallHookEntries(installed), text);
   });
 });

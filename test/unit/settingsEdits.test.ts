@@ -42,12 +42,11 @@ const settings = fc.record(
     permissions: fc.record({ allow: fc.array(fc.constantFrom('Bash(git log:*)', 'Read'), { maxLength: 2 }) }),
     hooks: fc.record(
       {
-        PreToolUse: fc.array(userGroup, { minLength: 1, maxLength: 3 }),
-        PostToolUse: fc.array(userGroup, { minLength: 1, maxLength: 3 }),
+        PreToolUse: fc.array(userGroup, { maxLength: 3 }),
+        PostToolUse: fc.array(userGroup, { maxLength: 3 }),
         Stop: fc.array(userGroup, { maxLength: 2 }),
       },
-      // An empty "hooks" or event list of the user's own is left out: uninstall cannot yet tell it from one install created.
-      { requiredKeys: ['Stop'] },
+      { requiredKeys: [] },
     ),
   },
   { requiredKeys: [] },
@@ -71,8 +70,12 @@ describe('settings.json: install then uninstall keeps every byte', () => {
         assert.deepEqual(comments(installed), comments(text), 'install keeps every comment, in order');
         assert.equal(installedHookCommands(installed).PreToolUse.length, 1);
         assert.equal(uninstallHookEntries(installed), text);
+        // Re-installed with other options first (our entry replaced in place): still the original bytes.
+        const probe = installHookEntries(installed, { command: `${ours.command} --probe --polls 50 --poll-ms 100 --timeout-ms 10000`, timeoutSec: 10 });
+        assert.equal(installHookEntries(probe, { command: `${ours.command} --probe --polls 50 --poll-ms 100 --timeout-ms 10000`, timeoutSec: 10 }), probe);
+        assert.equal(uninstallHookEntries(probe), text);
       }),
-      { numRuns: 400 },
+      { numRuns: 500 },
     );
   });
 
@@ -127,5 +130,50 @@ describe('settings.json: which entries are ours', () => {
     assert.deepEqual(pre.slice(0, theirs.length).map((g) => g.hooks[0].command), theirs);
     assert.equal(pre.length, theirs.length + 1);
     assert.equal(uninstallHookEntries(installed), text);
+  });
+});
+
+describe('settings.json: files Claude Code reads that we used to misread', () => {
+  it('a byte order mark is accepted and kept', () => {
+    const text = '\ufeff{\n  "model": "opus"\n}\n';
+    const installed = installHookEntries(text, ours);
+    assert.ok(installed.startsWith('\ufeff{'), JSON.stringify(installed.slice(0, 5)));
+    assert.equal(installedHookCommands(installed).PreToolUse.length, 1);
+    assert.equal(installed.indexOf('\ufeff', 1), -1, 'one mark');
+    assert.equal(uninstallHookEntries(installed), text);
+    assert.equal(installHookEntries(installed, ours), installed);
+  });
+
+  it('with duplicate "hooks" keys, edits the last one: the one JSON.parse (and Claude Code) keeps', () => {
+    const text = '{\n  "hooks": { "Stop": [] },\n  "model": "opus",\n  "hooks": {\n    "PreToolUse": [\n      { "matcher": "Bash", "hooks": [{ "type": "command", "command": "guard" }] }\n    ]\n  }\n}\n';
+    const installed = installHookEntries(text, ours);
+    const read = JSON.parse(installed) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
+    assert.deepEqual(Object.keys(read.hooks), ['PreToolUse', 'PostToolUse']);
+    assert.deepEqual(read.hooks.PreToolUse.map((g) => g.hooks[0].command), ['guard', ours.command]);
+    assert.equal(installedHookCommands(installed).PostToolUse.length, 1);
+    assert.ok(installed.startsWith('{\n  "hooks": { "Stop": [] },\n'), 'the first one untouched');
+    assert.equal(uninstallHookEntries(installed), text);
+  });
+
+  it('a file of 150,000 lines is edited, not a stack overflow', () => {
+    const allow = Array.from({ length: 150_000 }, (_, i) => `      "Bash(tool-${i}:*)"`).join(',\n');
+    const text = `{\n  "permissions": {\n    "allow": [\n${allow}\n    ]\n  }\n}\n`;
+    const installed = installHookEntries(text, ours);
+    assert.equal(installedHookCommands(installed).PreToolUse.length, 1);
+    assert.ok(installed.includes('\n  "hooks": {\n    "PreToolUse": [\n      {'), 'laid out in the file\'s two-space indent');
+    assert.equal(uninstallHookEntries(installed), text);
+  });
+
+  it("uninstall keeps the user's own empty event list and empty hooks object", () => {
+    for (const text of [
+      '{\n  "hooks": {\n    "PreToolUse": [],\n    "Stop": []\n  }\n}\n',
+      '{\n  "hooks": {}\n}\n',
+      '{\n  "hooks": { "PreToolUse": [ ], "PostToolUse": [] }\n}\n',
+      '{"hooks":{"PreToolUse":[]}}',
+    ]) {
+      const installed = installHookEntries(text, ours);
+      assert.equal(installedHookCommands(installed).PreToolUse.length, 1, installed);
+      assert.equal(uninstallHookEntries(installed), text);
+    }
   });
 });

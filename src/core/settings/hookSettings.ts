@@ -1,6 +1,5 @@
 import {
   applyEdits,
-  findNodeAtLocation,
   getNodeValue,
   parseTree,
   printParseErrorCode,
@@ -98,6 +97,27 @@ function lineColumn(text: string, offset: number): string {
   return `line ${line}, column ${offset - before.lastIndexOf('\n')}`;
 }
 
+/**
+ * The node at `path`, taking the last of duplicate keys as JSON.parse (and so
+ * Claude Code) does; jsonc-parser's findNodeAtLocation takes the first, which
+ * readers ignore.
+ */
+function nodeAt(root: Node | undefined, path: JSONPath): Node | undefined {
+  let node = root;
+  for (const segment of path) {
+    if (!node?.children) return undefined;
+    if (typeof segment === 'number') {
+      node = node.type === 'array' ? node.children[segment] : undefined;
+      continue;
+    }
+    if (node.type !== 'object') return undefined;
+    let found: Node | undefined;
+    for (const property of node.children) if (property.children?.[0]?.value === segment) found = property.children[1];
+    node = found;
+  }
+  return node;
+}
+
 /** The parse tree of a valid settings text, or a SettingsError saying what is wrong and where. */
 export function parseSettings(text: string): Node {
   const errors: ParseError[] = [];
@@ -107,10 +127,10 @@ export function parseSettings(text: string): Node {
     throw new SettingsError(`not valid JSON: ${printParseErrorCode(e.error)} at ${lineColumn(text, e.offset)}`);
   }
   if (!root || root.type !== 'object') throw new SettingsError('the top level must be a JSON object');
-  const hooks = findNodeAtLocation(root, ['hooks']);
+  const hooks = nodeAt(root, ['hooks']);
   if (hooks && hooks.type !== 'object') throw new SettingsError('"hooks" must be an object');
   for (const event of HOOK_EVENTS) {
-    const list = findNodeAtLocation(root, ['hooks', event]);
+    const list = nodeAt(root, ['hooks', event]);
     if (list && list.type !== 'array') throw new SettingsError(`"hooks.${event}" must be an array`);
   }
   return root;
@@ -124,7 +144,10 @@ export function detectFormatting(text: string): FormattingOptions {
     .map((l) => /^([ \t]+)\S/.exec(l)?.[1])
     .filter((s): s is string => s !== undefined);
   if (indents.some((s) => s.startsWith('\t'))) return { insertSpaces: false, tabSize: 1, eol };
-  const size = indents.length ? Math.min(...indents.map((s) => s.length)) : 2;
+  // A loop, not Math.min(...spread): a file of 100,000+ lines would overflow the call stack.
+  let size = Infinity;
+  for (const s of indents) size = Math.min(size, s.length);
+  if (size === Infinity) size = 2;
   return { insertSpaces: true, tabSize: Math.max(1, Math.min(size, 8)), eol };
 }
 
@@ -139,12 +162,12 @@ interface OurEntry {
 }
 
 function ourEntries(root: Node, event: HookEventName): OurEntry[] {
-  const list = findNodeAtLocation(root, ['hooks', event]);
+  const list = nodeAt(root, ['hooks', event]);
   const out: OurEntry[] = [];
   list?.children?.forEach((groupNode, group) => {
-    const hooksNode = findNodeAtLocation(groupNode, ['hooks']);
+    const hooksNode = nodeAt(groupNode, ['hooks']);
     if (!hooksNode || hooksNode.type !== 'array' || !hooksNode.children) return;
-    const commands = hooksNode.children.map((h) => (h.type === 'object' ? getNodeValue(findNodeAtLocation(h, ['command']) ?? h) : undefined));
+    const commands = hooksNode.children.map((h) => (h.type === 'object' ? getNodeValue(nodeAt(h, ['command']) ?? h) : undefined));
     const groupIsOurs = commands.length > 0 && commands.every(isOurHookCommand);
     commands.forEach((command, hook) => {
       if (isOurHookCommand(command)) out.push({ event, group, hook, groupIsOurs, groupValue: getNodeValue(groupNode) });
@@ -157,12 +180,26 @@ function ourGroup(spec: HookEntrySpec): unknown {
   return { matcher: spec.matcher ?? '*', hooks: [{ type: 'command', command: spec.command, timeout: spec.timeoutSec }] };
 }
 
+const BOM = '\ufeff';
+
+/**
+ * Edits the text after a leading byte order mark and puts the mark back: an
+ * editor that writes one wrote it on purpose, and Claude Code reads the file
+ * past it.
+ */
+function keepingBom(text: string, edit: (body: string) => string): string {
+  if (!text.startsWith(BOM)) return edit(text);
+  const body = text.slice(BOM.length);
+  const out = edit(body);
+  return out === body ? text : BOM + out;
+}
+
 function normalize(text: string): string {
   return text.trim() === '' ? '{}' : text;
 }
 
 function at(root: Node, path: JSONPath): Node {
-  const node = findNodeAtLocation(root, path);
+  const node = nodeAt(root, path);
   if (!node) throw new Error(`settings edit: nothing at ${path.join('.')}`);
   return node;
 }
@@ -177,8 +214,8 @@ function removeEntry(text: string, e: OurEntry): string {
 /** Removes property `key` of the object at `path` when it is there and empty. */
 function dropIfEmpty(text: string, path: JSONPath, key: string): string {
   const root = parseSettings(text);
-  const object = findNodeAtLocation(root, path);
-  const value = findNodeAtLocation(root, [...path, key]);
+  const object = nodeAt(root, path);
+  const value = nodeAt(root, [...path, key]);
   if (!object || !value || (value.children?.length ?? 0) > 0) return text;
   // A comment inside is the user's: the container is theirs too.
   if (/\/[/*]/.test(text.slice(value.offset + 1, value.offset + value.length - 1))) return text;
@@ -186,18 +223,35 @@ function dropIfEmpty(text: string, path: JSONPath, key: string): string {
   return applyEdits(text, removeChild(text, object, index));
 }
 
+/**
+ * Whether a container was there, empty, before install filled it: install
+ * writes into such a container right after its opening bracket (see
+ * jsonEdits' append), while a container install creates has its first child
+ * on a line of its own. Uninstall keeps the former, so a user's
+ * `"PreToolUse": []` or `"hooks": {}` outlives install and uninstall.
+ */
+function filledByInstall(text: string, container: Node | undefined): boolean {
+  const first = container?.children?.[0];
+  if (!first || first.offset !== container!.offset + 1) return false;
+  // One we created in a one-line container is compact, on one line: `[{"matcher":...}]`.
+  return /\n/.test(text.slice(first.offset, first.offset + first.length));
+}
+
 function removeOurs(text: string): string {
   let out = text;
   let removed = false;
+  const keepHooks = filledByInstall(text, nodeAt(parseSettings(text), ['hooks']));
   for (const event of HOOK_EVENTS) {
-    const entries = ourEntries(parseSettings(out), event);
+    const root = parseSettings(out);
+    const entries = ourEntries(root, event);
     if (entries.length === 0) continue;
+    const keepList = filledByInstall(out, nodeAt(root, ['hooks', event]));
     for (const e of entries.reverse()) out = removeEntry(out, e);
     // Only an event list our removal emptied goes; one that was empty before stays.
-    out = dropIfEmpty(out, ['hooks'], event);
+    if (!keepList) out = dropIfEmpty(out, ['hooks'], event);
     removed = true;
   }
-  return removed ? dropIfEmpty(out, [], 'hooks') : out;
+  return removed && !keepHooks ? dropIfEmpty(out, [], 'hooks') : out;
 }
 
 /**
@@ -206,6 +260,10 @@ function removeOurs(text: string): string {
  * nothing when our entries already say the same.
  */
 export function installHookEntries(text: string, spec: HookEntrySpec): string {
+  return keepingBom(text, (body) => installInBody(body, spec));
+}
+
+function installInBody(text: string, spec: HookEntrySpec): string {
   let out = normalize(text);
   const fmt = detectFormatting(out);
   const wanted = ourGroup(spec);
@@ -223,12 +281,13 @@ export function installHookEntries(text: string, spec: HookEntrySpec): string {
       }
       continue;
     }
-    const hooks = findNodeAtLocation(root, ['hooks']);
-    const list = findNodeAtLocation(root, ['hooks', event]);
+    const hooks = nodeAt(root, ['hooks']);
+    const list = nodeAt(root, ['hooks', event]);
+    // The user's own empty list or hooks object is filled from its opening bracket, so uninstall knows to keep it.
     const edit = list
-      ? appendToArray(out, list, wanted, fmt)
+      ? appendToArray(out, list, wanted, fmt, { hugEmpty: true })
       : hooks
-        ? addProperty(out, hooks, event, [wanted], fmt)
+        ? addProperty(out, hooks, event, [wanted], fmt, { hugEmpty: true })
         : addProperty(out, root, 'hooks', { [event]: [wanted] }, fmt);
     out = applyEdits(out, edit);
   }
@@ -239,14 +298,16 @@ export function installHookEntries(text: string, spec: HookEntrySpec): string {
 
 /** Removes only our entries; everything else, comments and formatting included, stays. */
 export function uninstallHookEntries(text: string): string {
-  if (text.trim() === '') return text;
-  parseSettings(text);
-  return removeOurs(text);
+  return keepingBom(text, (body) => {
+    if (body.trim() === '') return body;
+    parseSettings(body);
+    return removeOurs(body);
+  });
 }
 
 /** Our commands currently in the text, per event (for status displays). */
 export function installedHookCommands(text: string): Record<HookEventName, string[]> {
-  const root = parseSettings(normalize(text));
+  const root = parseSettings(normalize(text.startsWith(BOM) ? text.slice(BOM.length) : text));
   const out = { PreToolUse: [] as string[], PostToolUse: [] as string[] };
   for (const event of HOOK_EVENTS) {
     for (const e of ourEntries(root, event)) {

@@ -93,7 +93,16 @@ function ownLineBreak(text: string, offset: number): number | undefined {
  * written on one line gets the child on that line, in compact JSON; otherwise
  * the child gets a line of its own, laid out like the file.
  */
-function append(text: string, container: Node, entry: (indent: string, compact: boolean) => string, fmt: FormattingOptions): Edit[] {
+export interface AppendOptions {
+  /**
+   * An empty container (white space only) gets the child right after its
+   * opening bracket (`[{` ... `}]`) instead of on a line of its own, which
+   * tells the container the user had from one we created (see hookSettings).
+   */
+  hugEmpty?: boolean;
+}
+
+function append(text: string, container: Node, entry: (indent: string, compact: boolean) => string, fmt: FormattingOptions, opts: AppendOptions = {}): Edit[] {
   const eol = fmt.eol ?? '\n';
   const indent = childIndent(text, container, fmt);
   const children = container.children ?? [];
@@ -117,6 +126,11 @@ function append(text: string, container: Node, entry: (indent: string, compact: 
     return [{ offset: end, length: 0, content: `,${eol}${indent}${entry(indent, false)}` }];
   }
   const inner = trivia(text, container.offset + 1, bracket);
+  if (!hasComment(inner) && opts.hugEmpty) {
+    // `[{` ... `}]` lines up with the bracket; an object's property sits one level in, like the ones after it.
+    const hugIndent = container.type === 'array' ? lineIndent(text, container.offset) : indent;
+    return [{ offset: container.offset + 1, length: 0, content: entry(hugIndent, false) }];
+  }
   if (!hasComment(inner)) {
     // Empty but for white space: the child and the closing bracket each get a line, after what was there.
     return [{ offset: bracket, length: 0, content: `${eol}${indent}${entry(indent, false)}${eol}${lineIndent(text, container.offset)}` }];
@@ -127,16 +141,18 @@ function append(text: string, container: Node, entry: (indent: string, compact: 
   return [{ offset: bracket, length: 0, content: entry(indent, false) }];
 }
 
-export function appendToArray(text: string, array: Node, value: unknown, fmt: FormattingOptions): Edit[] {
-  return append(text, array, (indent, compact) => (compact ? JSON.stringify(value) : layout(value, indent, fmt)), fmt);
+export function appendToArray(text: string, array: Node, value: unknown, fmt: FormattingOptions, opts?: AppendOptions): Edit[] {
+  return append(text, array, (indent, compact) => (compact ? JSON.stringify(value) : layout(value, indent, fmt)), fmt, opts);
 }
 
-export function addProperty(text: string, object: Node, key: string, value: unknown, fmt: FormattingOptions): Edit[] {
-  return append(text, object, (indent, compact) => `${JSON.stringify(key)}: ${compact ? JSON.stringify(value) : layout(value, indent, fmt)}`, fmt);
+export function addProperty(text: string, object: Node, key: string, value: unknown, fmt: FormattingOptions, opts?: AppendOptions): Edit[] {
+  return append(text, object, (indent, compact) => `${JSON.stringify(key)}: ${compact ? JSON.stringify(value) : layout(value, indent, fmt)}`, fmt, opts);
 }
 
+/** Replaces a value in its own style: one written on one line stays on one line (see append). */
 export function replaceValue(text: string, node: Node, value: unknown, fmt: FormattingOptions): Edit {
-  return { offset: node.offset, length: node.length, content: layout(value, lineIndent(text, node.offset), fmt) };
+  const oneLine = !/\n/.test(text.slice(node.offset, node.offset + node.length));
+  return { offset: node.offset, length: node.length, content: oneLine ? JSON.stringify(value) : layout(value, lineIndent(text, node.offset), fmt) };
 }
 
 /**
@@ -171,20 +187,15 @@ export function removeChild(text: string, container: Node, index: number): Edit[
       const lineStart = text[lineBreak] === '\r' ? lineBreak + 2 : lineBreak + 1;
       return [{ offset: lineStart, length: firstNonSpace.end - lineStart, content: '' }];
     }
-    if (hasComment(after.slice(0, after.indexOf(comma)))) {
-      // A comment between the child and its comma stays where it is.
+    if (hasComment(after)) {
+      // A comment between the child and the next one stays where it is.
       return [
         { offset: start, length: end - start, content: '' },
         { offset: comma.offset, length: comma.end - comma.offset, content: '' },
       ];
     }
-    // Sharing a line (`[x, a]`): the child, its comma and the spaces after it.
-    let to = comma.end;
-    for (const p of rest) {
-      if (p.kind !== 'space') break;
-      to = p.end;
-    }
-    return [{ offset: start, length: to - start, content: '' }];
+    // Not on a line of its own (`[x, a]`, or right after the bracket): the next child takes its place.
+    return [{ offset: start, length: next.offset - start, content: '' }];
   }
   // The last child: its comma is the one after the previous child.
   const prevEnd = prev.offset + prev.length;

@@ -154,6 +154,12 @@ async function rewriteInPlace(file: string, data: Buffer): Promise<void> {
   }
 }
 
+/** The error with what failed said first (a bare `ENOSPC: ..., write` names no file); its code kept. */
+function saying(err: unknown, what: string): Error {
+  if (!(err instanceof Error)) return new Error(`${what}: ${String(err)}`);
+  return Object.assign(new Error(`${what}: ${err.message}`, { cause: err }), { code: (err as NodeJS.ErrnoException).code });
+}
+
 /**
  * Applies a pure text edit to a settings file, safely: a missing file is
  * created (mode 0600, folder included); invalid JSON, a non-file, or a
@@ -198,10 +204,13 @@ export async function updateSettingsFile(
   let backupPath: string | undefined;
   if (current) {
     backupPath = target + SETTINGS_BACKUP_SUFFIX;
-    await replaceAtomically(backupPath, current.bytes, mode, writeNewFile);
+    await replaceAtomically(backupPath, current.bytes, mode, writeNewFile).catch((err: unknown) => {
+      throw saying(err, `could not write the backup ${backupPath}; ${settingsPath} and the previous backup are left as they were`);
+    });
   }
   const bytes = encodeLossless(after);
-  if (current?.hardLinked) await rewriteInPlace(target, bytes);
-  else await replaceAtomically(target, bytes, mode, writeNewFile);
+  await (current?.hardLinked ? rewriteInPlace(target, bytes) : replaceAtomically(target, bytes, mode, writeNewFile)).catch((err: unknown) => {
+    throw saying(err, current?.hardLinked ? `could not rewrite ${settingsPath} in place; its old content is in ${backupPath}` : `could not write ${settingsPath}; it is left as it was`);
+  });
   return { path: target, changed: true, created: current === undefined, backupPath };
 }

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { parse } from 'jsonc-parser';
+import { findNodeAtLocation, parse, parseTree, visit } from 'jsonc-parser';
 import { buildHookCommand } from '../../src/core/settings/hookCommand';
 import { installHookEntries, installedHookCommands, isOurHookCommand, uninstallHookEntries } from '../../src/core/settings/hookSettings';
 
@@ -53,14 +53,37 @@ const settings = fc.record(
 ) as fc.Arbitrary<Json>;
 
 const document = fc
-  .tuple(settings, fc.array(fc.nat({ max: TRIVIA.length - 1 }), { minLength: 1, maxLength: 200 }))
-  .map(([value, picks]) => {
+  .tuple(settings, fc.array(fc.nat({ max: TRIVIA.length - 1 }), { minLength: 1, maxLength: 200 }), fc.boolean())
+  .map(([value, picks, crlf]) => {
     let i = 0;
     const pick = () => TRIVIA[picks[i++ % picks.length]];
-    return `${pick()}${serialize(value, pick)}${pick()}\n`;
+    const text = `${pick()}${serialize(value, pick)}${pick()}\n`;
+    return crlf ? text.replace(/\n/g, '\r\n') : text;
   });
 
-const comments = (text: string) => text.match(/\/\*[^]*?\*\/|\/\/[^\n]*/g) ?? [];
+/** [start, end) of every hook group holding our command. */
+function ourGroupRanges(text: string): [number, number][] {
+  const out: [number, number][] = [];
+  const root = parseTree(text);
+  for (const event of ['PreToolUse', 'PostToolUse']) {
+    for (const group of findNodeAtLocation(root!, ['hooks', event])?.children ?? []) {
+      const command = findNodeAtLocation(group, ['hooks', 0, 'command'])?.value;
+      if (command === ours.command) out.push([group.offset, group.offset + group.length]);
+    }
+  }
+  return out;
+}
+
+function withoutEmptyHooks(value: unknown): unknown {
+  const settings = { ...(value as Record<string, unknown>) };
+  const hooks = { ...((settings.hooks as Record<string, unknown[]> | undefined) ?? {}) };
+  for (const event of ['PreToolUse', 'PostToolUse']) if (hooks[event]?.length === 0) delete hooks[event];
+  if (Object.keys(hooks).length === 0) delete settings.hooks;
+  else settings.hooks = hooks;
+  return settings;
+}
+
+const comments = (text: string) => text.match(/\/\*[^]*?\*\/|\/\/[^\r\n]*/g) ?? [];
 
 describe('settings.json: install then uninstall keeps every byte', () => {
   it('on a JSONC document with comments anywhere, uninstall after install gives back the original bytes (property)', () => {
@@ -76,6 +99,34 @@ describe('settings.json: install then uninstall keeps every byte', () => {
         assert.equal(uninstallHookEntries(probe), text);
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it('comments the user adds anywhere after install all survive uninstall, and only ours goes (property)', () => {
+    fc.assert(
+      fc.property(document, fc.array(fc.tuple(fc.nat(), fc.constantFrom('/* user */', ' // user note\n', '\n  // SECURITY: blocks rm -rf\n')), { minLength: 1, maxLength: 4 }), (text, notes) => {
+        let edited = installHookEntries(text, ours);
+        for (const [at, note] of notes) {
+          // Between two tokens: right after a bracket, a colon or a comma.
+          const gaps: number[] = [];
+          visit(edited, {
+            onObjectBegin: (offset) => void gaps.push(offset + 1),
+            onArrayBegin: (offset) => void gaps.push(offset + 1),
+            onSeparator: (_c, offset) => void gaps.push(offset + 1),
+          });
+          // Not inside one of our groups: what is inside goes with it.
+          const oursAt = ourGroupRanges(edited);
+          const outside = gaps.filter((g) => !oursAt.some(([from, to]) => g > from && g < to));
+          const gap = outside[at % outside.length];
+          edited = edited.slice(0, gap) + note + edited.slice(gap);
+        }
+        const removed = uninstallHookEntries(edited);
+        assert.deepEqual(comments(removed), comments(edited), 'every comment kept, in order');
+        assert.deepEqual(installedHookCommands(removed), { PreToolUse: [], PostToolUse: [] });
+        // The same but for containers the user's comments now keep: an emptied event list or hooks object.
+        assert.deepEqual(withoutEmptyHooks(parse(removed)), withoutEmptyHooks(parse(text)));
+      }),
+      { numRuns: 300 },
     );
   });
 

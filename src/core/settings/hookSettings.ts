@@ -217,9 +217,10 @@ function dropIfEmpty(text: string, path: JSONPath, key: string): string {
   const object = nodeAt(root, path);
   const value = nodeAt(root, [...path, key]);
   if (!object || !value || (value.children?.length ?? 0) > 0) return text;
-  // A comment inside is the user's: the container is theirs too.
-  if (/\/[/*]/.test(text.slice(value.offset + 1, value.offset + value.length - 1))) return text;
   const index = object.children!.findIndex((p) => p.children?.[1] === value);
+  // A comment inside, or between the key and the value, is the user's: the container is theirs too.
+  const keyNode = object.children![index].children![0];
+  if (/\/[/*]/.test(text.slice(keyNode.offset + keyNode.length, value.offset + value.length - 1))) return text;
   return applyEdits(text, removeChild(text, object, index));
 }
 

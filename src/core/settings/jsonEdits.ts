@@ -87,6 +87,22 @@ function ownLineBreak(text: string, offset: number): number | undefined {
 }
 
 /**
+ * Removes a child that has its line to itself, from the line break before it
+ * (`text[lineBreak]`) to its end, unless that line break ends a `//` comment
+ * (in the trivia from `from`) and nothing but a line break follows the child:
+ * then from the start of its line, so the comment does not swallow what follows.
+ */
+function removeOwnLine(text: string, from: number, lineBreak: number, start: number, end: number): Edit {
+  const before = trivia(text, from, lineBreak).filter((p) => p.kind !== 'space');
+  const last = before[before.length - 1];
+  const endsLineComment = last?.kind === 'comment' && text.startsWith('//', last.offset);
+  const followedByLineBreak = /^[ \t]*\r?\n/.test(text.slice(end));
+  if (!endsLineComment || followedByLineBreak) return { offset: lineBreak, length: end - lineBreak, content: '' };
+  const lineStart = text[lineBreak] === '\r' ? lineBreak + 2 : lineBreak + 1;
+  return { offset: lineStart, length: end - lineStart, content: '' };
+}
+
+/**
  * Adds a child after the last one, or into an empty container, by insertion
  * only: every byte already there stays, comments keep describing what they
  * described, and removeChild takes back exactly what was added. A container
@@ -174,7 +190,8 @@ export function removeChild(text: string, container: Node, index: number): Edit[
     const inner = trivia(text, container.offset + 1, bracket);
     // The child and the closing bracket's line, as append put them into a container of white space.
     if (lineBreak !== undefined && !hasComment(inner) && /^\r?\n[ \t]*$/.test(text.slice(end, bracket))) return [{ offset: lineBreak, length: bracket - lineBreak, content: '' }];
-    return [{ offset: lineBreak ?? start, length: end - (lineBreak ?? start), content: '' }];
+    if (lineBreak === undefined) return [{ offset: start, length: end - start, content: '' }];
+    return [removeOwnLine(text, container.offset + 1, lineBreak, start, end)];
   }
   if (next) {
     const after = trivia(text, end, next.offset);
@@ -205,7 +222,7 @@ export function removeChild(text: string, container: Node, index: number): Edit[
   if (lineBreak !== undefined && lineBreak >= comma.end) {
     return [
       { offset: comma.offset, length: comma.end - comma.offset, content: '' },
-      { offset: lineBreak, length: end - lineBreak, content: '' },
+      removeOwnLine(text, comma.end, lineBreak, start, end),
     ];
   }
   const between = before.slice(before.indexOf(comma) + 1);

@@ -5,6 +5,10 @@ import type { Edit, FormattingOptions, Node } from 'jsonc-parser';
 // touches, which rewrites a neighbour's hand-made one-line hook group; these
 // edits leave neighbours byte for byte and lay out only what we insert, in the
 // file's own indentation and line ends. Apply them with jsonc-parser's applyEdits.
+// Adding only inserts bytes, and removing a child takes out what adding put in
+// and never a comment, so that uninstall after install gives back the file
+// byte for byte and a user's comment beside our entry stays
+// (test/unit/settingsEdits.test.ts states both as properties).
 
 function indentUnit(fmt: FormattingOptions): string {
   return fmt.insertSpaces ? ' '.repeat(fmt.tabSize ?? 2) : '\t';

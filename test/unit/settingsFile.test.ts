@@ -112,6 +112,18 @@ describe('settings file writer', () => {
     assert.deepEqual(fs.readFileSync(file), old);
   });
 
+  it('keeps a byte order mark: the file still starts with EF BB BF, once', async () => {
+    const file = path.join(tempDir(), 'settings.json');
+    const old = Buffer.concat([Buffer.of(0xef, 0xbb, 0xbf), Buffer.from('{\n  "model": "opus"\n}\n')]);
+    fs.writeFileSync(file, old);
+    await updateSettingsFile(file, install);
+    const after = fs.readFileSync(file);
+    assert.deepEqual([...after.subarray(0, 4)], [0xef, 0xbb, 0xbf, 0x7b]);
+    assert.equal(after.indexOf(Buffer.of(0xef, 0xbb, 0xbf), 1), -1);
+    await updateSettingsFile(file, uninstallHookEntries);
+    assert.deepEqual(fs.readFileSync(file), old);
+  });
+
   it('writes through a dangling symlink to where it points, keeping the link', async function () {
     if (process.platform === 'win32') this.skip();
     const dir = tempDir();

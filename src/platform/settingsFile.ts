@@ -70,7 +70,9 @@ async function writeTarget(file: string): Promise<string> {
       throw err;
     });
     if (!st?.isSymbolicLink()) return current;
-    current = path.resolve(path.dirname(current), await fsp.readlink(current));
+    // A relative link is relative to the folder the link is really in (its path may pass through linked folders, and `..` follows those).
+    const folder = await fsp.realpath(path.dirname(current));
+    current = path.resolve(folder, await fsp.readlink(current));
   }
   throw new SettingsFileError('not-a-file', `${file}: too many levels of symbolic links; left untouched`);
 }

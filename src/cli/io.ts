@@ -41,7 +41,29 @@ export interface ClosableRangeScanner extends RangeScanner {
  */
 const RANGE_SCAN_WORKER = path.join(__dirname, 'rangeScanWorker.js');
 
+interface ErrorSource {
+  on(event: 'error', listener: (err: NodeJS.ErrnoException) => void): unknown;
+}
+
+/**
+ * A reader that goes away (`transcript-lag analyze f --json | head -c1`) is
+ * the reader's choice, not our failure: when stdout's pipe closes, the command
+ * ends quietly (exit 0) instead of dying on an unhandled EPIPE. A closed stderr
+ * is ignored: there is nowhere left to say anything. Any other stream error is
+ * thrown as before.
+ */
+export function endQuietlyOnClosedPipe(stdout: ErrorSource, stderr: ErrorSource, exit: (code: number) => void): void {
+  stdout.on('error', (err) => {
+    if (err.code !== 'EPIPE') throw err;
+    exit(0);
+  });
+  stderr.on('error', (err) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
+}
+
 export function nodeIo(): CliIo {
+  endQuietlyOnClosedPipe(process.stdout, process.stderr, (code) => process.exit(code));
   // Signal handlers replace Node's default of exiting, so install them only for a
   // command that asks for the stop signal (watch): Ctrl-C must still end analyze.
   let stopSignal: Promise<void> | undefined;

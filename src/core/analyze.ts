@@ -124,20 +124,30 @@ interface TranscriptRead {
 }
 
 async function readInOneThread(opts: AnalyzeOptions, sizeAtStart: number): Promise<TranscriptRead> {
-  const summary = new TranscriptSummary();
+  let summary = new TranscriptSummary();
+  let generation = 0; // the tail's, set below
   const chunkSize = opts.chunkSize ?? ANALYZE_CHUNK_SIZE;
   const kernel = readingKernel(chunkSize, opts.streamThreshold);
   const tail = new FileTail<ScanResult>({
     path: opts.path,
     files: opts.files,
     clock: opts.clock,
-    // Prompts only until the first user prompt, the one the report shows.
-    scanner: createRecordScanner({ streamThreshold: opts.streamThreshold, kernel: kernel ?? undefined, prompts: () => summary.wantsPrompt }),
+    // Prompts only until the first user prompt, the one the report shows (of a new generation, once more).
+    scanner: createRecordScanner({ streamThreshold: opts.streamThreshold, kernel: kernel ?? undefined, prompts: (): boolean => tail.generation !== generation || summary.wantsPrompt }),
     chunkSize,
     readBuffer: kernel?.readBuffer,
     maxBytesPerRead: Math.max(1, opts.sliceBytes ?? DEFAULT_SLICE_BYTES),
-    onLine: (l) => summary.add(l.line, l.scan),
+    onLine: (l) => {
+      // The file was cut or replaced under the read: line numbers restart, and so does
+      // the summary, so that its calls are those of the lines it reports (the change is in `changes`).
+      if (tail.generation !== generation) {
+        generation = tail.generation;
+        summary = new TranscriptSummary();
+      }
+      summary.add(l.line, l.scan);
+    },
   });
+  generation = tail.generation;
   const changes: TailChange[] = [];
   try {
     // Read in bounded slices until the size seen at the start is covered, so a
@@ -147,6 +157,8 @@ async function readInOneThread(opts: AnalyzeOptions, sizeAtStart: number): Promi
       changes.push(...read.changes);
       if (!read.more || tail.offset >= sizeAtStart) break;
     }
+    // Cut to nothing (no line of the new generation came): nothing of what was read before is in the file.
+    if (tail.generation !== generation) summary = new TranscriptSummary();
     return { summary, bytes: tail.offset, partialTailBytes: tail.partialBytes, changes };
   } finally {
     await tail.close();

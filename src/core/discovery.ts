@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import type { FileAccess } from './fileAccess';
+import { readSmallFile, type FileAccess } from './fileAccess';
 
 /**
  * Where Claude Code keeps sessions, and which of them belong to a workspace.
@@ -166,6 +166,12 @@ export function transcriptRefOf(claudeDir: string, transcriptPath: string): Tran
 }
 
 /**
+ * Git's pointer files (`.git/worktrees/<name>/gitdir`, a worktree's `.git`)
+ * hold one path and a line end; anything longer is not one.
+ */
+const MAX_GIT_POINTER_BYTES = 16 * 1024;
+
+/**
  * Roots of the git worktrees of `folder`, from `<folder>/.git/worktrees/<name>/gitdir`
  * (each names the worktree's own `.git` file). Empty when `folder` has none.
  */
@@ -174,10 +180,10 @@ export async function gitWorktreesOf(files: FileAccess, folder: string): Promise
   const roots: string[] = [];
   for (const name of await files.readdir(adminDir).catch(() => [] as string[])) {
     try {
-      const gitdir = (await files.readFile(path.join(adminDir, name, 'gitdir'))).toString('utf8').trim();
+      const gitdir = (await readSmallFile(files, path.join(adminDir, name, 'gitdir'), MAX_GIT_POINTER_BYTES)).toString('utf8').trim();
       if (gitdir) roots.push(path.dirname(path.resolve(adminDir, name, gitdir)));
     } catch {
-      // A half-removed worktree: skip it.
+      // A half-removed worktree, or a `gitdir` that is no small regular file: skip it.
     }
   }
   return roots;
@@ -195,7 +201,7 @@ export async function isInWorktreeOf(files: FileAccess, cwd: string, mainFolder:
     const st = await files.stat(dotGit).catch(() => undefined);
     if (st?.isDirectory) return false; // a repository of its own
     if (st?.isFile) {
-      const text = (await files.readFile(dotGit).catch(() => Buffer.alloc(0))).toString('utf8');
+      const text = (await readSmallFile(files, dotGit, MAX_GIT_POINTER_BYTES).catch(() => Buffer.alloc(0))).toString('utf8');
       const m = /^gitdir:\s*(.+?)\s*$/m.exec(text);
       if (!m) return false;
       const gitdir = path.resolve(dir, m[1]);

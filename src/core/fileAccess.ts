@@ -23,8 +23,49 @@ export interface OpenFile {
 export interface FileAccess {
   /** Undefined when the path does not exist (ENOENT/ENOTDIR); other errors throw. */
   stat(path: string): Promise<FileIdentity | undefined>;
+  /**
+   * Opens for reading without waiting: a FIFO with no writer opens at once
+   * (callers then refuse it on its fstat) instead of blocking a thread forever.
+   */
   open(path: string): Promise<OpenFile>;
   /** Entry names of a directory; [] when it does not exist. */
   readdir(path: string): Promise<string[]>;
-  readFile(path: string): Promise<Buffer>;
+}
+
+/** A small file that is not one: not a regular file, or bigger than its reader allows. */
+export class NotASmallFileError extends Error {
+  override name = 'NotASmallFileError';
+  constructor(
+    readonly path: string,
+    readonly reason: 'not a regular file' | 'too large',
+  ) {
+    super(`${path}: ${reason}`);
+  }
+}
+
+/**
+ * The whole content of a small regular file, at most `maxBytes`: metadata such
+ * as a worktree's `gitdir`. Checks the descriptor it reads (fstat after open,
+ * so a swap between a stat and the open changes nothing), and never reads past
+ * `maxBytes + 1` bytes even when the file grows meanwhile: a FIFO, a device
+ * (/dev/zero) or a huge file is refused, not read.
+ */
+export async function readSmallFile(files: FileAccess, path: string, maxBytes: number): Promise<Buffer> {
+  const handle = await files.open(path);
+  try {
+    const id = await handle.stat();
+    if (!id.isFile) throw new NotASmallFileError(path, 'not a regular file');
+    if (id.size > maxBytes) throw new NotASmallFileError(path, 'too large');
+    const buffer = Buffer.alloc(maxBytes + 1);
+    let length = 0;
+    while (length < buffer.length) {
+      const n = await handle.read(buffer, length, buffer.length - length, length);
+      if (n === 0) break;
+      length += n;
+    }
+    if (length > maxBytes) throw new NotASmallFileError(path, 'too large');
+    return buffer.subarray(0, length);
+  } finally {
+    await handle.close();
+  }
 }

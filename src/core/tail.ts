@@ -1,7 +1,7 @@
 import type { Clock } from './clock';
 import { ConsumedWindow } from './consumedWindow';
 import type { FileAccess, FileIdentity, OpenFile } from './fileAccess';
-import { ownReadBuffers, readAhead } from './tailReadAhead';
+import { ownReadBuffers, readAhead, utf8BomLength } from './tailReadAhead';
 import type { FileTailOptions, LineScanner, TailChange, TailChangeKind, TailLine, TailRead, WriteBatch } from './tailTypes';
 
 export type { FileTailOptions } from './tailTypes';
@@ -304,7 +304,7 @@ export class FileTail<T> {
   /** Splits a chunk at its newlines, pushing line bytes (newline excluded) into the scanner. */
   private consume(chunk: Buffer, out: ReadOutput<T>): void {
     const base = this.consumed;
-    let pos = 0;
+    let pos = base === 0 ? utf8BomLength(chunk) : 0;
     const scanner = this.scanner;
     let taken: ((start: number, end: number, scan: T) => void) | undefined;
     while (pos < chunk.length) {

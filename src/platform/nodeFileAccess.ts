@@ -29,6 +29,11 @@ function openFile(fd: number): OpenFile {
   };
 }
 
+// O_NONBLOCK: opening a FIFO that has no writer would otherwise wait for one,
+// holding a libuv thread (and the caller) forever. It changes nothing for a
+// regular file. Windows has no such flag and no FIFOs to open.
+const OPEN_READ = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0) | (fs.constants.O_NOCTTY ?? 0);
+
 /** The real file system, for the CLI, the extension and tests over temp files. */
 export const nodeFileAccess: FileAccess = {
   async stat(path) {
@@ -40,7 +45,7 @@ export const nodeFileAccess: FileAccess = {
     }
   },
   async open(path): Promise<OpenFile> {
-    return openFile(await call<number>((done) => fs.open(path, 'r', done)));
+    return openFile(await call<number>((done) => fs.open(path, OPEN_READ, done)));
   },
   async readdir(path) {
     try {
@@ -50,5 +55,4 @@ export const nodeFileAccess: FileAccess = {
       throw err;
     }
   },
-  readFile: (path) => call<Buffer>((done) => fs.readFile(path, done)),
 };

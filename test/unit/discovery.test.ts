@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -116,6 +117,31 @@ describe('discovery', () => {
     const m = new WorkspaceMatcher(nodeFileAccess, [main]);
     await m.refresh();
     assert.equal(await m.matchesCwd(wt), false);
+  });
+
+  it('a worktree gitdir that is a FIFO, /dev/zero or huge is skipped, not read: refresh ends and other worktrees still match', async function () {
+    if (process.platform === 'win32') this.skip();
+    const main = path.join(tmp, 'repo');
+    const admin = path.join(main, '.git', 'worktrees');
+    const wt = path.join(tmp, 'repo-wt');
+    for (const name of ['fifo', 'zero', 'huge', 'good', 'wt-fifo']) await fsp.mkdir(path.join(admin, name), { recursive: true });
+    await fsp.mkdir(wt, { recursive: true });
+    // A FIFO with no writer: a plain open() for reading waits for one forever.
+    execFileSync('mkfifo', [path.join(admin, 'fifo', 'gitdir')]);
+    await fsp.symlink('/dev/zero', path.join(admin, 'zero', 'gitdir'));
+    await fsp.writeFile(path.join(admin, 'huge', 'gitdir'), `${path.join(tmp, 'x')}${' '.repeat(1 << 20)}\n`);
+    await fsp.writeFile(path.join(admin, 'good', 'gitdir'), `${path.join(wt, '.git')}\n`);
+    await fsp.writeFile(path.join(wt, '.git'), `gitdir: ${path.join(admin, 'good')}\n`);
+    // A worktree whose own `.git` is a FIFO is no worktree.
+    const fifoWt = path.join(tmp, 'fifo-wt');
+    await fsp.mkdir(fifoWt);
+    execFileSync('mkfifo', [path.join(fifoWt, '.git')]);
+    const m = new WorkspaceMatcher(nodeFileAccess, [main]);
+    await m.refresh();
+    assert.ok(m.mayHold(projectSlug(wt)));
+    assert.ok(!m.mayHold(projectSlug(path.join(tmp, 'x'))), 'the oversized gitdir named no worktree');
+    assert.equal(await m.matchesCwd(wt), true);
+    assert.equal(await m.matchesCwd(fifoWt), false);
   });
 
   it('active: recently modified or holding calls', () => {

@@ -145,7 +145,7 @@ describe('install-hook / uninstall-hook', function () {
     const settingsPath = path.join(claudeDir, 'settings.json');
     fs.mkdirSync(claudeDir, { recursive: true });
     // An install from before entries carried a timeout: still ours, so installing again replaces it.
-    fs.writeFileSync(settingsPath, JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `node '/old/transcript-lag/bin/transcript-lag-hook.js' --channel-dir /old` }] }] } }));
+    fs.writeFileSync(settingsPath, JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `'/usr/bin/node' '/old/transcript-lag/bin/transcript-lag-hook.js' --channel-dir '/old'` }] }] } }));
     const io = cliIo(home);
     assert.equal(await runInstall(['--probe', '--claude-dir', claudeDir, '--polls', '3', '--poll-ms', '20'], io), 0, io.err.join(''));
     const pre = read(settingsPath).hooks!.PreToolUse;

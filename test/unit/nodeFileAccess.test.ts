@@ -2,6 +2,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { NotASmallFileError, readSmallFile } from '../../src/core/fileAccess';
 import { nodeFileAccess } from '../../src/platform/nodeFileAccess';
 
 describe('nodeFileAccess: the real file system', () => {
@@ -21,8 +23,8 @@ describe('nodeFileAccess: the real file system', () => {
     assert.equal(await nodeFileAccess.stat(path.join(file, 'below-a-file')), undefined, 'ENOTDIR counts as missing');
     assert.deepEqual(await nodeFileAccess.readdir(tmp), ['a.jsonl']);
     assert.deepEqual(await nodeFileAccess.readdir(path.join(tmp, 'none')), []);
-    assert.equal((await nodeFileAccess.readFile(file)).toString(), 'hello\nworld\n');
-    await assert.rejects(nodeFileAccess.readFile(path.join(tmp, 'none')), { code: 'ENOENT' });
+    assert.equal((await readSmallFile(nodeFileAccess, file, 12)).toString(), 'hello\nworld\n');
+    await assert.rejects(readSmallFile(nodeFileAccess, path.join(tmp, 'none'), 12), { code: 'ENOENT' });
     await assert.rejects(nodeFileAccess.open(path.join(tmp, 'none')), { code: 'ENOENT' });
 
     const handle = await nodeFileAccess.open(file);
@@ -48,5 +50,35 @@ describe('nodeFileAccess: the real file system', () => {
     assert.equal(await second.read(buffer, 0, 1, 0), 1);
     assert.equal(buffer.toString(), 'B');
     await second.close();
+  });
+
+  it('readSmallFile reads regular files only, of bounded size: a FIFO, /dev/zero, a directory or a big file is refused at once', async function () {
+    if (process.platform === 'win32') this.skip();
+    const fifo = path.join(tmp, 'fifo');
+    execFileSync('mkfifo', [fifo]);
+    const zero = path.join(tmp, 'zero');
+    fs.symlinkSync('/dev/zero', zero);
+    const big = path.join(tmp, 'big');
+    fs.writeFileSync(big, 'x'.repeat(13));
+    const notRegular = { name: 'NotASmallFileError', reason: 'not a regular file' };
+    await assert.rejects(readSmallFile(nodeFileAccess, fifo, 4096), notRegular);
+    await assert.rejects(readSmallFile(nodeFileAccess, zero, 4096), notRegular);
+    await assert.rejects(readSmallFile(nodeFileAccess, tmp, 4096), (err: unknown) => err instanceof NotASmallFileError || (err as NodeJS.ErrnoException).code === 'EISDIR');
+    await assert.rejects(readSmallFile(nodeFileAccess, big, 12), { name: 'NotASmallFileError', reason: 'too large' });
+    assert.equal((await readSmallFile(nodeFileAccess, big, 13)).length, 13);
+  });
+
+  it('readSmallFile stops at its bound when the file grows after its fstat', async () => {
+    const file = path.join(tmp, 'growing');
+    fs.writeFileSync(file, 'abc');
+    // A file that says 3 bytes and then reads like /dev/zero, as one written to between fstat and read would.
+    const growing = {
+      ...nodeFileAccess,
+      open: async (p: string) => {
+        const inner = await nodeFileAccess.open(p);
+        return { ...inner, read: async (b: Buffer, o: number, l: number) => (b.fill(0x61, o, o + l), l) };
+      },
+    };
+    await assert.rejects(readSmallFile(growing, file, 100), { reason: 'too large' });
   });
 });

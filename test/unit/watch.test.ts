@@ -1,5 +1,7 @@
 import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
 import type { CliIo } from '../../src/cli/io';
 import { jsonLine, readableLine, run } from '../../src/cli/watch';
 import type { EngineEvent } from '../../src/core/engineEvents';
@@ -146,6 +148,22 @@ describe('watch CLI', () => {
     const written = c.out.find((l) => / written +Bash/.test(l));
     assert.match(written ?? '', /Bash\s+r1\s+line 2\s+lag no hook\s+before its result/);
     assert.match(c.err.join(''), /watching sessions of/);
+  });
+
+  it('starts and shows the workspace session when .git/worktrees holds a FIFO and a /dev/zero link for gitdir', async function () {
+    if (process.platform === 'win32') this.skip();
+    const admin = path.join(fx.workspace, '.git', 'worktrees');
+    await fsp.mkdir(path.join(admin, 'fifo'), { recursive: true });
+    await fsp.mkdir(path.join(admin, 'zero'), { recursive: true });
+    execFileSync('mkfifo', [path.join(admin, 'fifo', 'gitdir')]);
+    await fsp.symlink('/dev/zero', path.join(admin, 'zero', 'gitdir'));
+    await fx.append(fx.transcriptPath(S), [userPrompt(S, fx.workspace)]);
+    const c = capturingIo(fx.workspace);
+    const done = run(['--json', '--claude-dir', fx.claudeDir, '--poll-ms', '20'], c.io);
+    running = { stop: c.stop, done };
+    await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'session'));
+    c.stop();
+    assert.equal(await done, 0);
   });
 
   it('refuses unknown options with exit code 2', async () => {

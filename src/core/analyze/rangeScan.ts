@@ -1,7 +1,7 @@
 import type { FileAccess, OpenFile } from '../fileAccess';
 import type { ScanResult } from '../records';
 import { createRecordScanner, type RecordScannerOptions } from '../scanner';
-import { ownReadBuffers, readAhead } from '../tailReadAhead';
+import { ownReadBuffers, readAhead, utf8BomLength } from '../tailReadAhead';
 import { decodeScan, encodeScan, ScanCodecState } from './scanCodec';
 
 const NEWLINE = 0x0a;
@@ -121,7 +121,7 @@ export class LocalRangeScanner implements RangeScanner {
     const consume = (chunk: Buffer): boolean => {
       const base = position;
       position += chunk.length;
-      let pos = 0;
+      let pos = base === 0 ? utf8BomLength(chunk) : 0;
       if (start === -1) {
         const newline = chunk.indexOf(NEWLINE);
         if (newline === -1) return true; // still in the line the range before reads

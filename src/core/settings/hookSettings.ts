@@ -1,6 +1,5 @@
 import {
   applyEdits,
-  findNodeAtLocation,
   getNodeValue,
   parseTree,
   printParseErrorCode,
@@ -32,15 +31,91 @@ export interface HookEntrySpec {
   matcher?: string;
 }
 
-/** Our entries are the ones that run our hook file. */
+interface ShellWord {
+  /** As written, quotes included. */
+  raw: string;
+  /** What the shell passes on. */
+  value: string;
+}
+
+/** Splits a command into words the way a POSIX shell does for the subset we write: single quotes, backslash escapes, spaces. */
+function shellWords(command: string): ShellWord[] | undefined {
+  const words: ShellWord[] = [];
+  let i = 0;
+  while (i < command.length) {
+    if (command[i] === ' ') {
+      i++;
+      continue;
+    }
+    const start = i;
+    let value = '';
+    while (i < command.length && command[i] !== ' ') {
+      if (command[i] === "'") {
+        const close = command.indexOf("'", i + 1);
+        if (close < 0) return undefined;
+        value += command.slice(i + 1, close);
+        i = close + 1;
+      } else if (command[i] === '\\' && i + 1 < command.length) {
+        value += command[i + 1];
+        i += 2;
+      } else value += command[i++];
+    }
+    words.push({ raw: command.slice(start, i), value });
+  }
+  return words;
+}
+
+/** shellQuote's output: single-quoted runs joined by `\'`. */
+const QUOTED = /^'[^']*'(?:\\''[^']*')*$/;
+const ENV_ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*='[^']*'(?:\\''[^']*')*$/;
+const quoted = (w: ShellWord | undefined) => w !== undefined && QUOTED.test(w.raw);
+/** What may follow `--channel-dir <dir>` in a command we wrote: options, numbers, quoted values. */
+const OPTION_OR_NUMBER = /^(?:--[a-z][a-z-]*|\d+)$/;
+
+/**
+ * Our entries are exactly the commands install-hook writes (buildHookCommand):
+ * optional `NAME='value'` assignments, a quoted runtime, our quoted hook file,
+ * `--channel-dir` and a quoted folder, then only options and their values. A
+ * command that merely mentions the hook file's name (a wrapper script, a log
+ * file, our hook inside someone's pipeline) is the user's and is never touched.
+ */
 export function isOurHookCommand(command: unknown): boolean {
-  return typeof command === 'string' && command.includes(HOOK_FILE_NAME);
+  if (typeof command !== 'string') return false;
+  const words = shellWords(command);
+  if (!words) return false;
+  let i = 0;
+  while (i < words.length && ENV_ASSIGNMENT.test(words[i].raw)) i++;
+  const [runtime, hook, channelFlag, channelDir, ...rest] = words.slice(i);
+  if (!quoted(runtime) || !quoted(hook) || !quoted(channelDir) || channelFlag?.raw !== '--channel-dir') return false;
+  if (hook.value.split(/[/\\]/).pop() !== HOOK_FILE_NAME || !/[/\\]/.test(hook.value)) return false;
+  return rest.every((w) => OPTION_OR_NUMBER.test(w.raw) || quoted(w));
 }
 
 function lineColumn(text: string, offset: number): string {
   const before = text.slice(0, offset);
   const line = before.split('\n').length;
   return `line ${line}, column ${offset - before.lastIndexOf('\n')}`;
+}
+
+/**
+ * The node at `path`, taking the last of duplicate keys as JSON.parse (and so
+ * Claude Code) does; jsonc-parser's findNodeAtLocation takes the first, which
+ * readers ignore.
+ */
+function nodeAt(root: Node | undefined, path: JSONPath): Node | undefined {
+  let node = root;
+  for (const segment of path) {
+    if (!node?.children) return undefined;
+    if (typeof segment === 'number') {
+      node = node.type === 'array' ? node.children[segment] : undefined;
+      continue;
+    }
+    if (node.type !== 'object') return undefined;
+    let found: Node | undefined;
+    for (const property of node.children) if (property.children?.[0]?.value === segment) found = property.children[1];
+    node = found;
+  }
+  return node;
 }
 
 /** The parse tree of a valid settings text, or a SettingsError saying what is wrong and where. */
@@ -52,10 +127,10 @@ export function parseSettings(text: string): Node {
     throw new SettingsError(`not valid JSON: ${printParseErrorCode(e.error)} at ${lineColumn(text, e.offset)}`);
   }
   if (!root || root.type !== 'object') throw new SettingsError('the top level must be a JSON object');
-  const hooks = findNodeAtLocation(root, ['hooks']);
+  const hooks = nodeAt(root, ['hooks']);
   if (hooks && hooks.type !== 'object') throw new SettingsError('"hooks" must be an object');
   for (const event of HOOK_EVENTS) {
-    const list = findNodeAtLocation(root, ['hooks', event]);
+    const list = nodeAt(root, ['hooks', event]);
     if (list && list.type !== 'array') throw new SettingsError(`"hooks.${event}" must be an array`);
   }
   return root;
@@ -69,7 +144,10 @@ export function detectFormatting(text: string): FormattingOptions {
     .map((l) => /^([ \t]+)\S/.exec(l)?.[1])
     .filter((s): s is string => s !== undefined);
   if (indents.some((s) => s.startsWith('\t'))) return { insertSpaces: false, tabSize: 1, eol };
-  const size = indents.length ? Math.min(...indents.map((s) => s.length)) : 2;
+  // A loop, not Math.min(...spread): a file of 100,000+ lines would overflow the call stack.
+  let size = Infinity;
+  for (const s of indents) size = Math.min(size, s.length);
+  if (size === Infinity) size = 2;
   return { insertSpaces: true, tabSize: Math.max(1, Math.min(size, 8)), eol };
 }
 
@@ -84,12 +162,12 @@ interface OurEntry {
 }
 
 function ourEntries(root: Node, event: HookEventName): OurEntry[] {
-  const list = findNodeAtLocation(root, ['hooks', event]);
+  const list = nodeAt(root, ['hooks', event]);
   const out: OurEntry[] = [];
   list?.children?.forEach((groupNode, group) => {
-    const hooksNode = findNodeAtLocation(groupNode, ['hooks']);
+    const hooksNode = nodeAt(groupNode, ['hooks']);
     if (!hooksNode || hooksNode.type !== 'array' || !hooksNode.children) return;
-    const commands = hooksNode.children.map((h) => (h.type === 'object' ? getNodeValue(findNodeAtLocation(h, ['command']) ?? h) : undefined));
+    const commands = hooksNode.children.map((h) => (h.type === 'object' ? getNodeValue(nodeAt(h, ['command']) ?? h) : undefined));
     const groupIsOurs = commands.length > 0 && commands.every(isOurHookCommand);
     commands.forEach((command, hook) => {
       if (isOurHookCommand(command)) out.push({ event, group, hook, groupIsOurs, groupValue: getNodeValue(groupNode) });
@@ -102,12 +180,26 @@ function ourGroup(spec: HookEntrySpec): unknown {
   return { matcher: spec.matcher ?? '*', hooks: [{ type: 'command', command: spec.command, timeout: spec.timeoutSec }] };
 }
 
+const BOM = '\ufeff';
+
+/**
+ * Edits the text after a leading byte order mark and puts the mark back: an
+ * editor that writes one wrote it on purpose, and Claude Code reads the file
+ * past it.
+ */
+function keepingBom(text: string, edit: (body: string) => string): string {
+  if (!text.startsWith(BOM)) return edit(text);
+  const body = text.slice(BOM.length);
+  const out = edit(body);
+  return out === body ? text : BOM + out;
+}
+
 function normalize(text: string): string {
   return text.trim() === '' ? '{}' : text;
 }
 
 function at(root: Node, path: JSONPath): Node {
-  const node = findNodeAtLocation(root, path);
+  const node = nodeAt(root, path);
   if (!node) throw new Error(`settings edit: nothing at ${path.join('.')}`);
   return node;
 }
@@ -116,31 +208,51 @@ function at(root: Node, path: JSONPath): Node {
 function removeEntry(text: string, e: OurEntry): string {
   const root = parseSettings(text);
   const edit = e.groupIsOurs ? removeChild(text, at(root, ['hooks', e.event]), e.group) : removeChild(text, at(root, ['hooks', e.event, e.group, 'hooks']), e.hook);
-  return applyEdits(text, [edit]);
+  return applyEdits(text, edit);
 }
 
 /** Removes property `key` of the object at `path` when it is there and empty. */
 function dropIfEmpty(text: string, path: JSONPath, key: string): string {
   const root = parseSettings(text);
-  const object = findNodeAtLocation(root, path);
-  const value = findNodeAtLocation(root, [...path, key]);
+  const object = nodeAt(root, path);
+  const value = nodeAt(root, [...path, key]);
   if (!object || !value || (value.children?.length ?? 0) > 0) return text;
   const index = object.children!.findIndex((p) => p.children?.[1] === value);
-  return applyEdits(text, [removeChild(text, object, index)]);
+  // A comment inside, or between the key and the value, is the user's: the container is theirs too.
+  const keyNode = object.children![index].children![0];
+  if (/\/[/*]/.test(text.slice(keyNode.offset + keyNode.length, value.offset + value.length - 1))) return text;
+  return applyEdits(text, removeChild(text, object, index));
+}
+
+/**
+ * Whether a container was there, empty, before install filled it: install
+ * writes into such a container right after its opening bracket (see
+ * jsonEdits' append), while a container install creates has its first child
+ * on a line of its own. Uninstall keeps the former, so a user's
+ * `"PreToolUse": []` or `"hooks": {}` outlives install and uninstall.
+ */
+function filledByInstall(text: string, container: Node | undefined): boolean {
+  const first = container?.children?.[0];
+  if (!first || first.offset !== container!.offset + 1) return false;
+  // One we created in a one-line container is compact, on one line: `[{"matcher":...}]`.
+  return /\n/.test(text.slice(first.offset, first.offset + first.length));
 }
 
 function removeOurs(text: string): string {
   let out = text;
   let removed = false;
+  const keepHooks = filledByInstall(text, nodeAt(parseSettings(text), ['hooks']));
   for (const event of HOOK_EVENTS) {
-    const entries = ourEntries(parseSettings(out), event);
+    const root = parseSettings(out);
+    const entries = ourEntries(root, event);
     if (entries.length === 0) continue;
+    const keepList = filledByInstall(out, nodeAt(root, ['hooks', event]));
     for (const e of entries.reverse()) out = removeEntry(out, e);
     // Only an event list our removal emptied goes; one that was empty before stays.
-    out = dropIfEmpty(out, ['hooks'], event);
+    if (!keepList) out = dropIfEmpty(out, ['hooks'], event);
     removed = true;
   }
-  return removed ? dropIfEmpty(out, [], 'hooks') : out;
+  return removed && !keepHooks ? dropIfEmpty(out, [], 'hooks') : out;
 }
 
 /**
@@ -149,6 +261,10 @@ function removeOurs(text: string): string {
  * nothing when our entries already say the same.
  */
 export function installHookEntries(text: string, spec: HookEntrySpec): string {
+  return keepingBom(text, (body) => installInBody(body, spec));
+}
+
+function installInBody(text: string, spec: HookEntrySpec): string {
   let out = normalize(text);
   const fmt = detectFormatting(out);
   const wanted = ourGroup(spec);
@@ -166,14 +282,15 @@ export function installHookEntries(text: string, spec: HookEntrySpec): string {
       }
       continue;
     }
-    const hooks = findNodeAtLocation(root, ['hooks']);
-    const list = findNodeAtLocation(root, ['hooks', event]);
+    const hooks = nodeAt(root, ['hooks']);
+    const list = nodeAt(root, ['hooks', event]);
+    // The user's own empty list or hooks object is filled from its opening bracket, so uninstall knows to keep it.
     const edit = list
-      ? appendToArray(out, list, wanted, fmt)
+      ? appendToArray(out, list, wanted, fmt, { hugEmpty: true })
       : hooks
-        ? addProperty(out, hooks, event, [wanted], fmt)
+        ? addProperty(out, hooks, event, [wanted], fmt, { hugEmpty: true })
         : addProperty(out, root, 'hooks', { [event]: [wanted] }, fmt);
-    out = applyEdits(out, [edit]);
+    out = applyEdits(out, edit);
   }
   if (out === normalize(text)) return text;
   // A file we create ends with a newline like any text file.
@@ -182,14 +299,16 @@ export function installHookEntries(text: string, spec: HookEntrySpec): string {
 
 /** Removes only our entries; everything else, comments and formatting included, stays. */
 export function uninstallHookEntries(text: string): string {
-  if (text.trim() === '') return text;
-  parseSettings(text);
-  return removeOurs(text);
+  return keepingBom(text, (body) => {
+    if (body.trim() === '') return body;
+    parseSettings(body);
+    return removeOurs(body);
+  });
 }
 
 /** Our commands currently in the text, per event (for status displays). */
 export function installedHookCommands(text: string): Record<HookEventName, string[]> {
-  const root = parseSettings(normalize(text));
+  const root = parseSettings(normalize(text.startsWith(BOM) ? text.slice(BOM.length) : text));
   const out = { PreToolUse: [] as string[], PostToolUse: [] as string[] };
   for (const event of HOOK_EVENTS) {
     for (const e of ourEntries(root, event)) {

@@ -57,8 +57,4 @@ export class FaultyFileAccess implements FileAccess {
   readdir(path: string) {
     return this.inner.readdir(path);
   }
-  readFile(path: string) {
-    this.check('read', path);
-    return this.inner.readFile(path);
-  }
 }

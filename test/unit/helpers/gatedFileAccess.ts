@@ -57,7 +57,4 @@ export class GatedFileAccess implements FileAccess {
   readdir(path: string) {
     return this.inner.readdir(path);
   }
-  readFile(path: string) {
-    return this.inner.readFile(path);
-  }
 }

@@ -5,8 +5,9 @@ import { DEFAULT_PROBE_POLLS, DEFAULT_PROBE_POLL_MS } from '../core/channel/cons
 import { resolveClaudeDir } from '../core/discovery';
 import { installHook, uninstallHook } from '../platform/hookInstaller';
 import { SETTINGS_BACKUP_SUFFIX, SettingsFileError } from '../platform/settingsFile';
+import { DEFAULT_HTTP_HOOK_PORT } from '../platform/httpHookConfig';
 
-const installUsage = `Usage: transcript-lag install-hook [--probe] [--claude-dir D] [--node PATH] [--polls N] [--poll-ms M]
+const installUsage = `Usage: transcript-lag install-hook [--probe | --http [--port N]] [--claude-dir D] [--node PATH] [--polls N] [--poll-ms M]
 
 Adds one PreToolUse and one PostToolUse entry to <claude dir>/settings.json that
 run a stable copy of the transcript-lag hook. The hook reports each tool call to
@@ -15,6 +16,10 @@ calls and their lag. Other hooks and settings are kept; a backup is written to
 settings.json${SETTINGS_BACKUP_SUFFIX}. Running it again replaces our entries.
 
   --probe          also wait for the call's own record, like a reviewing hook, and report how the wait ended
+  --http           install "http" hooks instead: Claude Code POSTs each call to 127.0.0.1, where
+                   'watch' or the VS Code extension receives it (~5 ms a call instead of a Node
+                   start, ~60 ms); calls made while neither runs are not reported (fail open)
+  --port N         --http: the receiver's port (default ${DEFAULT_HTTP_HOOK_PORT}, or the one installed before)
   --polls N        probe: polls before giving up (default ${DEFAULT_PROBE_POLLS})
   --poll-ms M      probe: milliseconds between polls (default ${DEFAULT_PROBE_POLL_MS})
   --claude-dir D   the Claude dir (default: $CLAUDE_CONFIG_DIR or ~/.claude)
@@ -28,6 +33,8 @@ Removes only the settings.json entries install-hook added, and the hook copy.
 
 interface InstallArgs {
   probe: boolean;
+  http: boolean;
+  port?: number;
   claudeDir?: string;
   nodePath?: string;
   polls?: number;
@@ -40,10 +47,16 @@ function positive(flag: string, value: string | undefined, max: number): number 
 }
 
 function parseInstallArgs(args: string[]): InstallArgs | string {
-  const out: InstallArgs = { probe: false };
+  const out: InstallArgs = { probe: false, http: false };
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (a === '--probe') out.probe = true;
+    else if (a === '--http') out.http = true;
+    else if (a === '--port') {
+      const n = positive(a, args[++i], 65_535);
+      if (typeof n === 'string') return n;
+      out.port = n;
+    }
     else if (a === '--claude-dir' || a === '--node') {
       const v = args[++i];
       if (!v) return `${a} needs a path`;
@@ -57,6 +70,8 @@ function parseInstallArgs(args: string[]): InstallArgs | string {
     } else return `unknown option '${a}'`;
   }
   if (!out.probe && (out.polls !== undefined || out.pollMs !== undefined)) return '--polls and --poll-ms only apply with --probe';
+  if (out.http && out.probe) return '--probe needs the command hook: an http hook cannot wait for its call';
+  if (!out.http && out.port !== undefined) return '--port only applies with --http';
   if (out.nodePath !== undefined && !path.isAbsolute(out.nodePath)) return '--node needs an absolute path';
   return out;
 }
@@ -95,16 +110,25 @@ export async function runInstall(args: string[], io: CliIo): Promise<number> {
       probe: parsed.probe,
       polls: parsed.polls,
       pollMs: parsed.pollMs,
+      transport: parsed.http ? 'http' : 'command',
+      port: parsed.port,
     });
     const state = r.created ? 'created' : r.changed ? `updated, previous content in ${r.backupPath}` : 'already up to date';
     io.stdout(
-      `Installed the transcript-lag hook (${parsed.probe ? 'probe' : 'announce'} mode).\n` +
-        `  settings: ${r.settingsPath} (${state})\n` +
-        `  hook:     ${r.hookPath}\n` +
-        `  channel:  ${r.channelDir}\n` +
-        `  command:  ${r.command}\n` +
-        `  timeout:  ${r.timeoutSec} s\n` +
-        takeEffect,
+      parsed.http
+        ? `Installed the transcript-lag http hooks.\n` +
+            `  settings: ${r.settingsPath} (${state})\n` +
+            `  url:      ${r.command} (served by 'transcript-lag watch' or the VS Code extension)\n` +
+            `  channel:  ${r.channelDir}\n` +
+            `  timeout:  ${r.timeoutSec} s; while no receiver runs, calls go unreported (fail open)\n` +
+            takeEffect
+        : `Installed the transcript-lag hook (${parsed.probe ? 'probe' : 'announce'} mode).\n` +
+            `  settings: ${r.settingsPath} (${state})\n` +
+            `  hook:     ${r.hookPath}\n` +
+            `  channel:  ${r.channelDir}\n` +
+            `  command:  ${r.command}\n` +
+            `  timeout:  ${r.timeoutSec} s\n` +
+            takeEffect,
     );
     return 0;
   } catch (err) {

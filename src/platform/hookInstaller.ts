@@ -3,6 +3,8 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { channelDirOf, installedHookPathOf } from '../core/channel/paths';
 import { buildHookCommand, hookTimeoutSeconds } from '../core/settings/hookCommand';
+import { HOOK_PATH } from './hookReceiver';
+import { DEFAULT_HTTP_HOOK_PORT, newHttpHookSecret, readHttpHookConfig, writeHttpHookConfig } from './httpHookConfig';
 import { installHookEntries, uninstallHookEntries } from '../core/settings/hookSettings';
 import { updateSettingsFile, type SettingsFileUpdate } from './settingsFile';
 
@@ -22,15 +24,22 @@ export interface InstallHookOptions {
   probe: boolean;
   polls?: number;
   pollMs?: number;
+  /** `http`: hooks POST to our receiver on 127.0.0.1:`port` instead of running a process per call. */
+  transport?: 'command' | 'http';
+  port?: number;
 }
 
 export interface InstallHookResult extends SettingsFileUpdate {
   settingsPath: string;
   hookPath: string;
   channelDir: string;
+  /** The command, or for http hooks the URL, that settings.json now names. */
   command: string;
   timeoutSec: number;
 }
+
+/** The http hook's timeout: the receiver answers at once, and a hung one must not hold a tool call for long. */
+export const HTTP_HOOK_TIMEOUT_SEC = 1;
 
 export function settingsPathOf(claudeDir: string): string {
   return path.join(claudeDir, 'settings.json');
@@ -50,6 +59,7 @@ async function copyAtomically(source: string, dest: string): Promise<void> {
 }
 
 export async function installHook(opts: InstallHookOptions): Promise<InstallHookResult> {
+  if (opts.transport === 'http') return installHttpHook(opts);
   if (!path.isAbsolute(opts.nodePath)) throw new Error(`the Node path must be absolute: ${opts.nodePath}`);
   await fsp.access(opts.hookSourcePath).catch(() => {
     throw new Error(`hook not found at ${opts.hookSourcePath}; build it first (npm run build)`);
@@ -70,6 +80,29 @@ export async function installHook(opts: InstallHookOptions): Promise<InstallHook
     },
   });
   return { ...update, settingsPath, hookPath, channelDir, command, timeoutSec };
+}
+
+/**
+ * http hooks: our entries POST to the receiver that `watch` and the extension
+ * serve on 127.0.0.1 (src/platform/hookReceiver.ts). The secret is kept across
+ * installs, so receivers already running go on accepting.
+ */
+async function installHttpHook(opts: InstallHookOptions): Promise<InstallHookResult> {
+  if (opts.probe) throw new Error('probe mode needs the command hook: an http hook cannot wait for its call');
+  const claudeDir = path.resolve(opts.claudeDir);
+  const channelDir = channelDirOf(claudeDir);
+  const known = await readHttpHookConfig(claudeDir);
+  const config = { port: opts.port ?? known?.port ?? DEFAULT_HTTP_HOOK_PORT, secret: known?.secret ?? newHttpHookSecret() };
+  const url = `http://127.0.0.1:${config.port}${HOOK_PATH}`;
+  const settingsPath = settingsPathOf(claudeDir);
+  const update = await updateSettingsFile(settingsPath, (text) => installHookEntries(text, { url, secret: config.secret, timeoutSec: HTTP_HOOK_TIMEOUT_SEC }), {
+    // The receivers learn port and secret before settings.json sends anything there.
+    afterValidate: async () => {
+      await writeHttpHookConfig(claudeDir, config);
+      await fsp.chmod(channelDir, 0o700);
+    },
+  });
+  return { ...update, settingsPath, hookPath: '', channelDir, command: url, timeoutSec: HTTP_HOOK_TIMEOUT_SEC };
 }
 
 export interface UninstallHookResult extends SettingsFileUpdate {

@@ -23,13 +23,27 @@ export class SettingsError extends Error {
   override name = 'SettingsError';
 }
 
-export interface HookEntrySpec {
-  command: string;
+/** Our entry: a command hook running our hook file, or an http hook to our receiver. */
+export type HookEntrySpec = (
+  | { command: string; url?: undefined }
+  | {
+      command?: undefined;
+      /** `http://127.0.0.1:PORT/hook`: our receiver (src/platform/hookReceiver.ts). */
+      url: string;
+      /** The per-install secret our receiver requires in its header. */
+      secret: string;
+    }
+) & {
   /** Seconds, as Claude Code reads `timeout`. */
   timeoutSec: number;
   /** Tool matcher; "*" matches every tool. */
   matcher?: string;
-}
+};
+
+/** The header our http entries carry the secret in (src/platform/hookReceiver.ts reads it). */
+export const HTTP_SECRET_HEADER = 'X-Transcript-Lag-Secret';
+/** The only URLs our http entries use: our receiver on loopback. */
+const OUR_HOOK_URL = /^http:\/\/127\.0\.0\.1:\d{1,5}\/hook$/;
 
 interface ShellWord {
   /** As written, quotes included. */
@@ -89,6 +103,26 @@ export function isOurHookCommand(command: unknown): boolean {
   if (!quoted(runtime) || !quoted(hook) || !quoted(channelDir) || channelFlag?.raw !== '--channel-dir') return false;
   if (hook.value.split(/[/\\]/).pop() !== HOOK_FILE_NAME || !/[/\\]/.test(hook.value)) return false;
   return rest.every((w) => OPTION_OR_NUMBER.test(w.raw) || quoted(w));
+}
+
+/**
+ * An http entry is ours when it is exactly what install-hook --http writes: a
+ * POST to our receiver's path on loopback with our secret header. Another
+ * http hook, even on the same port, is the user's.
+ */
+export function isOurHttpHook(hook: unknown): boolean {
+  if (!hook || typeof hook !== 'object') return false;
+  const h = hook as { type?: unknown; url?: unknown; headers?: unknown };
+  if (h.type !== 'http' || typeof h.url !== 'string' || !OUR_HOOK_URL.test(h.url)) return false;
+  const headers = h.headers;
+  return !!headers && typeof headers === 'object' && typeof (headers as Record<string, unknown>)[HTTP_SECRET_HEADER] === 'string';
+}
+
+/** A hook object (an element of a group's `hooks`) that install-hook wrote, by either transport. */
+function isOurHook(hook: unknown): boolean {
+  if (!hook || typeof hook !== 'object') return false;
+  const h = hook as { type?: unknown; command?: unknown };
+  return (h.type === 'command' && isOurHookCommand(h.command)) || isOurHttpHook(hook);
 }
 
 function lineColumn(text: string, offset: number): string {
@@ -167,17 +201,22 @@ function ourEntries(root: Node, event: HookEventName): OurEntry[] {
   list?.children?.forEach((groupNode, group) => {
     const hooksNode = nodeAt(groupNode, ['hooks']);
     if (!hooksNode || hooksNode.type !== 'array' || !hooksNode.children) return;
-    const commands = hooksNode.children.map((h) => (h.type === 'object' ? getNodeValue(nodeAt(h, ['command']) ?? h) : undefined));
-    const groupIsOurs = commands.length > 0 && commands.every(isOurHookCommand);
-    commands.forEach((command, hook) => {
-      if (isOurHookCommand(command)) out.push({ event, group, hook, groupIsOurs, groupValue: getNodeValue(groupNode) });
+    const hooks = hooksNode.children.map((h) => (h.type === 'object' ? getNodeValue(h) : undefined));
+    const groupIsOurs = hooks.length > 0 && hooks.every(isOurHook);
+    hooks.forEach((value, hook) => {
+      if (isOurHook(value)) out.push({ event, group, hook, groupIsOurs, groupValue: getNodeValue(groupNode) });
     });
   });
   return out;
 }
 
 function ourGroup(spec: HookEntrySpec): unknown {
-  return { matcher: spec.matcher ?? '*', hooks: [{ type: 'command', command: spec.command, timeout: spec.timeoutSec }] };
+  const hook =
+    spec.url === undefined
+      ? { type: 'command', command: spec.command, timeout: spec.timeoutSec }
+      : // Fails open: a receiver that is down or slow never blocks a tool call for longer than the timeout.
+        { type: 'http', url: spec.url, timeout: spec.timeoutSec, headers: { [HTTP_SECRET_HEADER]: spec.secret }, onFailure: 'continue' };
+  return { matcher: spec.matcher ?? '*', hooks: [hook] };
 }
 
 const BOM = '\ufeff';
@@ -306,14 +345,14 @@ export function uninstallHookEntries(text: string): string {
   });
 }
 
-/** Our commands currently in the text, per event (for status displays). */
+/** Our entries currently in the text, per event: the command, or an http entry's URL (for status displays). */
 export function installedHookCommands(text: string): Record<HookEventName, string[]> {
   const root = parseSettings(normalize(text.startsWith(BOM) ? text.slice(BOM.length) : text));
   const out = { PreToolUse: [] as string[], PostToolUse: [] as string[] };
   for (const event of HOOK_EVENTS) {
     for (const e of ourEntries(root, event)) {
-      const hooks = (e.groupValue as { hooks: { command: string }[] }).hooks;
-      out[event].push(hooks[e.hook].command);
+      const hooks = (e.groupValue as { hooks: { command?: string; url?: string }[] }).hooks;
+      out[event].push(hooks[e.hook].command ?? hooks[e.hook].url ?? '');
     }
   }
   return out;

@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
+import { hookBuildOptions } from './lib/hookBuild.mjs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -72,8 +73,9 @@ const builds = [
   ...Object.entries(cliLazyModules).map(([entry, outfile]) => ({ entryPoints: [entry], outfile, plugins: [cliLazyBundles] })),
   // analyze's second thread (src/platform/rangeScanWorker.ts): the scanner alone, so it starts fast.
   { entryPoints: ['src/platform/rangeScanWorker.ts'], outfile: 'dist/rangeScanWorker.js' },
-  // The hook runs on every tool call: no source map, minified, no dependencies.
-  { entryPoints: ['src/hook/main.ts'], outfile: 'dist/hook.js', sourcemap: false, minify: true },
+  // The hook runs on every tool call: no source map, minified, no dependencies. The plugin's
+  // committed copy (plugin/bin/hook.js) is these same bytes: scripts/plugin-hook.mjs.
+  { ...hookBuildOptions, outfile: 'dist/hook.js' },
 ];
 
 if (watch) {

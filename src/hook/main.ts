@@ -19,6 +19,7 @@ import {
 import { appendChannelLine, resolveChannelDir } from './channelWriter';
 import { LANDING_ARG, runLandingWatch, startLandingWatch } from './landingProcess';
 import { checkOnDisk, recordFileOf } from './onDiskCheck';
+import { installedHookReports } from './pluginGuard';
 import { probeTranscript } from './probe';
 import { parseHookInput, readStdin, type HookInput } from './stdin';
 
@@ -45,6 +46,8 @@ interface HookArgs {
   pollMs: number;
   channelDir?: string;
   timeoutMs?: number;
+  /** Run by the Claude Code plugin (plugin/hooks/hooks.json): stands aside where install-hook's entry reports the call. */
+  plugin: boolean;
 }
 
 function intArg(value: string | undefined, min: number, max: number): number | undefined {
@@ -54,13 +57,14 @@ function intArg(value: string | undefined, min: number, max: number): number | u
 }
 
 export function parseHookArgs(argv: string[]): HookArgs {
-  const args: HookArgs = { probe: false, polls: DEFAULT_PROBE_POLLS, pollMs: DEFAULT_PROBE_POLL_MS };
+  const args: HookArgs = { probe: false, plugin: false, polls: DEFAULT_PROBE_POLLS, pollMs: DEFAULT_PROBE_POLL_MS };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--probe') args.probe = true;
     else if (a === '--polls') args.polls = intArg(argv[++i], 1, 100_000) ?? args.polls;
     else if (a === '--poll-ms') args.pollMs = intArg(argv[++i], 1, 60_000) ?? args.pollMs;
     else if (a === '--channel-dir') args.channelDir = argv[++i] || undefined;
+    else if (a === '--plugin') args.plugin = true;
     else if (a === '--timeout-ms') args.timeoutMs = intArg(argv[++i], 1, 86_400_000);
   }
   return args;
@@ -103,6 +107,7 @@ async function run(argv: string[]): Promise<void> {
   const hookEvent = input.hook_event_name;
   const isPost = hookEvent === 'PostToolUse' || hookEvent === 'PostToolUseFailure';
   if (!isPost && hookEvent !== 'PreToolUse') return;
+  if (args.plugin && installedHookReports(process.env, hookEvent)) return;
   // What was on disk for this call while its hook ran: lets a reader that was not watching prove the
   // call's shape later (README, "The channel"). Checked before the line is appended, so `checked_at`
   // precedes the moment a watcher can see the event.

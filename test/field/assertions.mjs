@@ -105,6 +105,20 @@ export function checkScenario(result, { strictProfile }) {
     if (def.hook === 'probe') checkWait(c, def, fail, where);
     if (strictProfile) checkProfile(c, def, result.version, fail, where);
   }
+  // Every call reported exactly once before and once after, whoever installed the hook (install-hook,
+  // the plugin, or both: the plugin's hook stands aside where install-hook's entries report).
+  for (const c of calls) {
+    for (const ev of ['pre', 'post']) {
+      const n = result.recording.channel.filter((l) => l.text.includes(`"event":"${ev}"`) && l.text.includes(`"tool_use_id":"${c.id}"`)).length;
+      if (n !== 1) fail(`${c.id}: ${n} ${ev} events in the channel, expected exactly 1`);
+    }
+  }
+  if (def.install === 'plugin-git') {
+    // Installed from a git URL, the hook runs from the CLI's plugin cache: committed files only.
+    const cache = `${result.plugin?.home ?? ''}/.claude/plugins/cache/transcript-lag/transcript-lag/`;
+    if (!result.plugin?.installPath?.startsWith(cache)) fail(`the plugin is installed at ${result.plugin?.installPath}, expected under ${cache}`);
+    if (!/^http:\/\//.test(result.plugin?.source ?? '')) fail(`the plugin came from ${result.plugin?.source}, not a git URL`);
+  }
   if (def.hook === 'probe' && def.watch !== false) {
     const waits = result.watchEvents.filter((e) => e.event === 'wait');
     for (const c of calls) {

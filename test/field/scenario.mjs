@@ -7,7 +7,9 @@ import { startStandInApi } from './standInApi.mjs';
 import { startRecorder } from './recorder.mjs';
 import { runPrint, runInteractive } from './drivers.mjs';
 import { makeSandbox, addFieldSettings, claudeEnv, readJsonl } from './sandbox.mjs';
-import { installHook, startWatch, analyze } from './projectCli.mjs';
+import { installHook, installPlugin, startWatch, analyze, repoRoot } from './projectCli.mjs';
+import { startGitHttpServer } from './gitHttpServer.mjs';
+import { execFileSync } from 'node:child_process';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -15,7 +17,13 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
   const sb = makeSandbox(scenario.name);
   const def = { ...scenario, script: typeof scenario.script === 'function' ? scenario.script(sb.work) : scenario.script };
   const t0 = Date.now();
-  installHook({ claudeDir: sb.claudeDir, probe: def.hook === 'probe', polls: def.polls, pollMs: def.pollMs });
+  // install: 'hook' (install-hook, the default), 'plugin' (`claude plugin` from this folder),
+  // 'plugin-git' (`claude plugin` from a git URL), 'plugin+hook' (both: each call still reported once).
+  const install = def.install ?? 'hook';
+  if (install === 'hook' || install === 'plugin+hook') {
+    installHook({ claudeDir: sb.claudeDir, probe: def.hook === 'probe', polls: def.polls, pollMs: def.pollMs });
+  }
+  const plugin = install.startsWith('plugin') ? await installPluginFor(sb, install, claudeBin) : undefined;
   addFieldSettings(sb, { slowHookMs: def.slowHookMs ?? 0 });
   const api = await startStandInApi({
     script: def.script,
@@ -90,9 +98,29 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
       channel: channelLines.map((l) => ({ t: l.t - t0, line: l.line, text: l.text })),
     },
     sandbox: sb.root,
+    plugin,
   };
   if (!keep) fs.rmSync(sb.root, { recursive: true, force: true });
   return result;
+}
+
+/**
+ * Installs the plugin with the real CLI. 'plugin-git': from a shallow bare clone of this repository's
+ * committed HEAD, served over smart HTTP on loopback (the CLI refuses file:// URLs), so what runs is
+ * what a user's `claude plugin marketplace add <git URL>` gets: committed files, nothing built.
+ */
+async function installPluginFor(sb, install, claudeBin) {
+  const env = claudeEnv(sb, 'http://127.0.0.1:9');
+  if (install !== 'plugin-git') return { home: sb.home, source: repoRoot, ...(await installPlugin({ claudeBin, env, cwd: sb.work, source: repoRoot })) };
+  const gitRoot = path.join(sb.root, 'git');
+  execFileSync('git', ['clone', '--quiet', '--bare', '--depth', '1', `file://${repoRoot}`, path.join(gitRoot, 'transcript-lag.git')]);
+  const server = await startGitHttpServer({ projectRoot: gitRoot });
+  try {
+    const source = `${server.url}/transcript-lag.git`;
+    return { home: sb.home, source, ...(await installPlugin({ claudeBin, env, cwd: sb.work, source })) };
+  } finally {
+    await server.close();
+  }
 }
 
 /** Ground truth for one call: when its hooks fired, when its record and its result reached disk. */

@@ -32,6 +32,9 @@ const cliLazyModules = {
   'src/cli/analyze.ts': 'dist/cli-analyze.js',
   'src/cli/watch.ts': 'dist/cli-watch.js',
   'src/cli/installHook.ts': 'dist/cli-install-hook.js',
+  // Also run on its own, every second, by Claude Code's status line (install-statusline copies it): node: modules only.
+  'src/cli/statusline.ts': 'dist/cli-statusline.js',
+  'src/cli/installStatusline.ts': 'dist/cli-install-statusline.js',
 };
 const lazyBundleOf = new Map(Object.entries(cliLazyModules).map(([entry, outfile]) => [path.resolve(entry), outfile]));
 // The CLI's heavy parts (zod, chokidar, jsonc-parser) are the extension's engine bundle,

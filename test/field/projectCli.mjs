@@ -16,7 +16,7 @@ export function missingPieces() {
   if (!fs.existsSync(CLI_JS)) missing.push('dist/cli.js');
   else {
     const help = cli(['--help'], { allowFail: true });
-    for (const cmd of ['install-hook', 'watch', 'analyze']) {
+    for (const cmd of ['install-hook', 'watch', 'analyze', 'install-statusline']) {
       if (!help.includes(cmd)) missing.push(`dist/cli.js ${cmd}`);
     }
   }
@@ -36,6 +36,11 @@ export function installHook({ claudeDir, probe, polls, pollMs }) {
   const args = ['install-hook', '--claude-dir', claudeDir];
   if (probe) args.push('--probe', '--polls', String(polls), '--poll-ms', String(pollMs));
   return cli(args);
+}
+
+/** `install-statusline`: Claude Code's statusLine runs `transcript-lag statusline` every second. */
+export function installStatusline({ claudeDir }) {
+  return cli(['install-statusline', '--claude-dir', claudeDir]);
 }
 
 /** `watch --json`: every stdout line parsed, with the time it arrived. */

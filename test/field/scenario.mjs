@@ -7,7 +7,7 @@ import { startStandInApi } from './standInApi.mjs';
 import { startRecorder } from './recorder.mjs';
 import { runPrint, runInteractive } from './drivers.mjs';
 import { makeSandbox, addFieldSettings, claudeEnv, readJsonl } from './sandbox.mjs';
-import { installHook, installPlugin, startWatch, analyze, repoRoot } from './projectCli.mjs';
+import { installHook, installPlugin, installStatusline, startWatch, analyze, repoRoot } from './projectCli.mjs';
 import { startGitHttpServer } from './gitHttpServer.mjs';
 import { execFileSync } from 'node:child_process';
 
@@ -24,6 +24,7 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
     installHook({ claudeDir: sb.claudeDir, probe: def.hook === 'probe', polls: def.polls, pollMs: def.pollMs });
   }
   const plugin = install.startsWith('plugin') ? await installPluginFor(sb, install, claudeBin) : undefined;
+  if (def.statusline) installStatusline({ claudeDir: sb.claudeDir });
   addFieldSettings(sb, { slowHookMs: def.slowHookMs ?? 0 });
   const api = await startStandInApi({
     script: def.script,
@@ -45,7 +46,7 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
     } else {
       const finalAnswered = () =>
         recorder.lines.some((l) => l.file.startsWith(projectsDir) && /"stop_reason":"end_turn"/.test(l.text));
-      run = await runInteractive({ claudeBin, cwd: sb.work, env, prompt: def.prompt ?? 'go', isDone: finalAnswered });
+      run = await runInteractive({ claudeBin, cwd: sb.work, env, prompt: def.prompt ?? 'go', isDone: finalAnswered, sampleScreens: !!def.statusline });
     }
     // watch polls on its own clock: give it time to report the last writes (and the hook's landing
     // watchers, which poll every 10 ms, time to report theirs).
@@ -80,8 +81,10 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
     version,
     def,
     t0,
-    run: { ...run, screen: undefined, stdout: run?.stdout?.slice(0, 500), stderr: run?.stderr?.slice(0, 2000) },
+    run: { ...run, screen: undefined, screens: undefined, stdout: run?.stdout?.slice(0, 500), stderr: run?.stderr?.slice(0, 2000) },
     screen: run?.screen,
+    // What the terminal's status line said, sample by sample (def.statusline).
+    statusLines: (run?.screens ?? []).map((s) => ({ t: s.t, line: s.text.split('\n').find((l) => l.includes('transcript-lag:'))?.trim() })),
     sessionId,
     transcript,
     channelFile,

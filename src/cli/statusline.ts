@@ -8,7 +8,7 @@
  * reads only bounded tails of the session's channel file and transcript, always exits 0 and never
  * prints anything but that line. install-statusline runs a stable copy of this bundle.
  */
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { ChildProcessByStdio } from 'node:child_process';
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -188,6 +188,8 @@ function runWrapped(command: string, input: string, env: NodeJS.ProcessEnv): Pro
     let out = '';
     let child: ChildProcessByStdio<Writable, Readable, null>;
     try {
+      // Required here, not imported: without a wrapped line the start-up need not load child_process.
+      const { spawn } = require('node:child_process') as typeof import('node:child_process');
       child = spawn('sh', ['-c', command], { env, stdio: ['pipe', 'pipe', 'ignore'] });
     } catch {
       resolve('');

@@ -9,12 +9,13 @@
  * prints anything but that line. install-statusline runs a stable copy of this bundle.
  */
 import type { ChildProcessByStdio } from 'node:child_process';
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID } from '../core/channel/constants';
 import { resolveChannelDir } from '../hook/channelWriter';
 import { checkOnDisk, recordFileOf } from '../hook/onDiskCheck';
+import { readStdin as readStdinBytes } from '../hook/stdin';
 import { terminalStatusText, type TerminalStatus } from '../presentation/terminalStatus';
 import type { CliIo } from './io';
 
@@ -232,22 +233,25 @@ export async function statusLine(argv: string[], input: string, env: NodeJS.Proc
   return joinStatus(await theirs, ours);
 }
 
-function readStdin(): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const done = () => resolve(Buffer.concat(chunks).toString('utf8'));
-    const timer = setTimeout(done, STDIN_WAIT_MS);
-    process.stdin.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size <= STDIN_MAX_BYTES) chunks.push(c);
-    });
-    process.stdin.on('error', done);
-    process.stdin.on('end', () => {
-      clearTimeout(timer);
-      done();
-    });
-  });
+/**
+ * The statusLine JSON, read as the hook reads its own (src/hook/stdin.ts): without process.stdin,
+ * which would load net and streams at every start; a stdin left open ends at the deadline.
+ */
+async function readStdin(): Promise<string> {
+  const bytes = await readStdinBytes(STDIN_WAIT_MS);
+  // The statusLine JSON is small: a payload over the hook's parse cap is not one.
+  return bytes.whole && bytes.whole.length <= STDIN_MAX_BYTES ? bytes.whole.toString('utf8') : '';
+}
+
+/** One write to fd 1, not process.stdout (net and streams again); a closed stdout is nobody's loss. */
+function print(line: string): void {
+  try {
+    const buf = Buffer.from(line, 'utf8');
+    let off = 0;
+    while (off < buf.length) off += writeSync(1, buf, off, buf.length - off);
+  } catch {
+    // nowhere to say it
+  }
 }
 
 /** `transcript-lag statusline [--channel-dir D] [--wrap B64]`: always 0. */
@@ -262,6 +266,8 @@ if (require.main === module) {
   process.on('uncaughtException', () => process.exit(0));
   readStdin()
     .then((input) => statusLine(process.argv.slice(2), input, process.env, Date.now))
-    .then((line) => process.stdout.write(`${line}\n`, () => process.exit(0)))
-    .catch(() => process.exit(0));
+    .then((line) => print(`${line}\n`))
+    .catch(() => undefined)
+    // A wrapped command still running past its timeout, or a stdin never closed: leave now, always 0.
+    .finally(() => process.exit(0));
 }

@@ -8,7 +8,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { BenchContext } from './lib/context';
-import { benchEnv, makeTempDir, timedRun } from './lib/proc';
+import { benchEnv, childCpuMs, makeTempDir, timedRun } from './lib/proc';
 import { row, type SectionResult } from './lib/report';
 import { median, percentile } from './lib/stats';
 
@@ -49,10 +49,14 @@ export async function statuslineCost(ctx: BenchContext): Promise<SectionResult> 
     const lineMs: number[] = [];
     const baseMs: number[] = [];
     let wrongOutput = 0;
+    const cpu = { line: 0, base: 0 };
     for (let i = 0; i < n; i++) {
       const pair = i % 2 === 0 ? [runStatusline, runBaseline] : [runBaseline, runStatusline];
       for (const run of pair) {
+        const cpuBefore = childCpuMs();
         const r = run();
+        const cpuAfter = childCpuMs();
+        if (cpuBefore !== null && cpuAfter !== null) cpu[run === runStatusline ? 'line' : 'base'] += cpuAfter - cpuBefore;
         if (r.status !== 0) throw new Error(`exit ${r.status}: ${r.stderr.slice(0, 200)}`);
         if (run === runStatusline) {
           if (!/^transcript-lag: 1 held · /.test(r.stdout)) wrongOutput++;
@@ -66,10 +70,12 @@ export async function statuslineCost(ctx: BenchContext): Promise<SectionResult> 
         row(SECTION, 'statusline / node -e "" (median)', median(lineMs) / median(baseMs), 'x', { op: '<=', limit: 1.3 }, `${n} interleaved runs each; 401 channel events, one held call`),
         row(SECTION, 'statusline wall time p50', median(lineMs), 'ms', undefined, `p90 ${percentile(lineMs, 90).toFixed(1)} ms`),
         row(SECTION, 'node -e "" wall time p50', median(baseMs), 'ms', undefined, `p90 ${percentile(baseMs, 90).toFixed(1)} ms`),
+        row(SECTION, 'statusline CPU / node -e "" CPU', cpu.base > 0 ? cpu.line / cpu.base : null, 'x', undefined,
+          `user+sys ${(cpu.line / n).toFixed(0)} vs ${(cpu.base / n).toFixed(0)} ms a run; less sensitive to a busy machine`),
         row(SECTION, 'bundle size', fs.statSync(script).size, 'bytes', undefined, 'dist/cli-statusline.js, source map comment included'),
         row(SECTION, 'runs that did not print the held call', wrongOutput, '', { op: '<=', limit: 0 }, `of ${n}`),
       ],
-      details: { statuslineMs: lineMs, baselineMs: baseMs },
+      details: { statuslineMs: lineMs, baselineMs: baseMs, cpuMs: cpu },
     };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -19,8 +19,8 @@ import { readStdin as readStdinBytes } from '../hook/stdin';
 import { terminalStatusText, type TerminalStatus } from '../presentation/terminalStatus';
 import type { CliIo } from './io';
 
-/** The channel file's last bytes read: hundreds of events, far more than one turn's calls. */
-export const CHANNEL_TAIL_BYTES = 256 * 1024;
+/** The channel file's last bytes read: about 200 events (pre and post of 100 calls), more than a turn has held at once. */
+export const CHANNEL_TAIL_BYTES = 64 * 1024;
 /** Calls looked up in the transcript per refresh at most, newest first (each is one bounded read). */
 export const MAX_CALLS_CHECKED = 16;
 const STDIN_MAX_BYTES = 1024 * 1024;

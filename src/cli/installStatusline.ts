@@ -91,7 +91,8 @@ export async function runUninstall(args: string[], io: CliIo): Promise<number> {
     const r = await uninstallStatusLineFile({ claudeDir });
     io.stdout(
       r.changed
-        ? `Removed the transcript-lag status line from ${r.settingsPath}, restoring what it kept (previous content in ${r.backupPath}).\n`
+        ? `Removed the transcript-lag status line from ${r.settingsPath} (previous content in ${r.backupPath}).\n` +
+            (r.restored ? 'Your own status line is back as it was.\n' : '')
         : `No transcript-lag status line in ${r.settingsPath}; nothing changed there.\n`,
     );
     return 0;

@@ -71,6 +71,8 @@ export async function installStatusLineFile(opts: InstallStatusLineOptions): Pro
 
 export interface UninstallStatusLineResult extends SettingsFileUpdate {
   settingsPath: string;
+  /** The user's own status line, which ours wrapped, is back. */
+  restored: boolean;
   scriptRemoved: boolean;
 }
 
@@ -81,10 +83,16 @@ export async function uninstallStatusLineFile(opts: { claudeDir: string }): Prom
     () => true,
     () => false,
   );
-  const update: SettingsFileUpdate = exists ? await updateSettingsFile(settingsPath, uninstallStatusLine) : { path: settingsPath, changed: false, created: false };
+  let restored = false;
+  const update: SettingsFileUpdate = exists
+    ? await updateSettingsFile(settingsPath, (text) => {
+        restored = / --wrap /.test(installedStatusLineCommand(text) ?? '');
+        return uninstallStatusLine(text);
+      })
+    : { path: settingsPath, changed: false, created: false };
   const scriptRemoved = await fsp.rm(installedStatusLinePathOf(claudeDir)).then(
     () => true,
     () => false,
   );
-  return { ...update, settingsPath, scriptRemoved };
+  return { ...update, settingsPath, scriptRemoved, restored: restored && update.changed };
 }

@@ -221,6 +221,7 @@ describe('install-statusline / uninstall-statusline (settings.json statusLine)',
     assert.match(shown, /^theirs {2}│ {2}transcript-lag: 1 held · \d+ ms\n$/);
     const io2 = cliIo(t.root);
     assert.equal(await runUninstall(['--claude-dir', t.claudeDir], io2), 0);
+    assert.match(io2.out.join(''), /Your own status line is back/);
     assert.equal(fs.readFileSync(settingsPath, 'utf8'), original);
     assert.ok(!fs.existsSync(path.join(t.channelDir, 'bin', 'transcript-lag-statusline.js')));
   });

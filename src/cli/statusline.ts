@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID } from '../core/channel/constants';
 import { resolveChannelDir } from '../hook/channelWriter';
-import { checkOnDisk, recordFileOf } from '../hook/onDiskCheck';
+import { lineKind, ON_DISK_WINDOW_BYTES, recordFileOf, toolUseIdNeedle } from '../hook/onDiskCheck';
 import { readStdin as readStdinBytes } from '../hook/stdin';
 import { terminalStatusText, type TerminalStatus } from '../presentation/terminalStatus';
 import type { CliIo } from './io';
@@ -115,8 +115,65 @@ function writtenAt(call: CallEvents): { at: number; exact: boolean } | undefined
   return undefined;
 }
 
-/** The session's state from its channel file and, for calls the hook did not see written, its transcript. */
-export function sessionStatus(channelDir: string, sessionId: string, now: number): TerminalStatus {
+/** The complete lines among a file's last `windowBytes`, read once for every call looked up in it. */
+interface RecordFileTail {
+  lines: Buffer;
+  /** The window holds the whole file: a record not found is not on disk. */
+  whole: boolean;
+}
+
+function readRecordFileTail(path: string, windowBytes: number): RecordFileTail | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, OPEN_FLAGS);
+    const st = fstatSync(fd);
+    if (!st.isFile()) return undefined;
+    const start = Math.max(0, st.size - windowBytes);
+    const buf = Buffer.allocUnsafe(st.size - start);
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, start + got);
+      if (n <= 0) break;
+      got += n;
+    }
+    const bytes = buf.subarray(0, got);
+    // As src/hook/onDiskCheck.ts: from the first line that starts in the window to the last newline; a partial last line is not on disk yet.
+    const from = start === 0 ? 0 : bytes.indexOf(0x0a) + 1;
+    const to = bytes.lastIndexOf(0x0a) + 1;
+    return { lines: from > 0 || start === 0 ? bytes.subarray(from, Math.max(from, to)) : Buffer.alloc(0), whole: start === 0 };
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) {
+      try {
+        closeSync(fd);
+      } catch {
+        // nothing to do
+      }
+    }
+  }
+}
+
+/** Whether the call's tool_use record is among the lines: true, false, or undefined when the window cannot tell. */
+export function recordIn(tail: RecordFileTail, toolUseId: string): boolean | undefined {
+  const needle = toolUseIdNeedle(toolUseId);
+  let at = tail.lines.indexOf(needle);
+  while (at !== -1) {
+    const lineStart = tail.lines.lastIndexOf(0x0a, at) + 1;
+    let lineEnd = tail.lines.indexOf(0x0a, at);
+    if (lineEnd === -1) lineEnd = tail.lines.length;
+    if (lineKind(tail.lines.subarray(lineStart, lineEnd), toolUseId) === 'record') return true;
+    at = tail.lines.indexOf(needle, lineEnd);
+  }
+  return tail.whole ? false : undefined;
+}
+
+/**
+ * The session's state from its channel file and, for calls the hook did not see written, its
+ * transcript (or a subagent's). Only the transcript Claude Code named on stdin is read: a channel
+ * line naming another file is not followed.
+ */
+export function sessionStatus(channelDir: string, sessionId: string, now: number, transcriptPath?: string): TerminalStatus {
   const status: TerminalStatus = { held: 0, oldestHeldMs: 0, hooked: false };
   if (!SAFE_SESSION_ID.test(sessionId)) return status;
   const text = readTail(join(channelDir, sessionId + CHANNEL_FILE_SUFFIX), CHANNEL_TAIL_BYTES);
@@ -124,6 +181,7 @@ export function sessionStatus(channelDir: string, sessionId: string, now: number
   const calls = callsOf(text);
   status.hooked = calls.length > 0;
   let checked = 0;
+  const tails = new Map<string, RecordFileTail | undefined>();
   // Newest first: the last written call gives the lag; held calls are among the newest.
   for (const call of calls.sort((a, b) => b.pre.at - a.pre.at)) {
     const seen = writtenAt(call);
@@ -133,12 +191,14 @@ export function sessionStatus(channelDir: string, sessionId: string, now: number
     }
     if (checked >= MAX_CALLS_CHECKED) continue;
     checked++;
-    const transcript = call.pre.transcript_path;
+    if (transcriptPath === undefined || call.pre.transcript_path !== transcriptPath) continue;
     const agentId = typeof call.pre.agent_id === 'string' ? call.pre.agent_id : undefined;
-    const recordPath = typeof transcript === 'string' ? recordFileOf(transcript, sessionId, agentId) : undefined;
-    const onDisk = recordPath === undefined ? undefined : checkOnDisk(recordPath, call.id);
+    const recordPath = recordFileOf(transcriptPath, sessionId, agentId);
+    if (recordPath === undefined) continue;
+    if (!tails.has(recordPath)) tails.set(recordPath, readRecordFileTail(recordPath, ON_DISK_WINDOW_BYTES));
+    const tail = tails.get(recordPath);
     // Held only where the transcript proves the record absent; a record it cannot find in its window is unknown, not held.
-    if (onDisk?.record_on_disk === false) {
+    if (tail !== undefined && recordIn(tail, call.id) === false) {
       status.held++;
       status.oldestHeldMs = Math.max(status.oldestHeldMs, now - call.pre.at);
     }
@@ -226,7 +286,7 @@ export async function statusLine(argv: string[], input: string, env: NodeJS.Proc
   let ours = 'transcript-lag: no session';
   try {
     const parsed = parseStatusInput(input);
-    if (parsed) ours = terminalStatusText(sessionStatus(resolveChannelDir(args.channelDir, env), parsed.session_id, now()));
+    if (parsed) ours = terminalStatusText(sessionStatus(resolveChannelDir(args.channelDir, env), parsed.session_id, now(), parsed.transcript_path));
   } catch {
     ours = 'transcript-lag: unknown';
   }

@@ -37,11 +37,11 @@ describe('statusline: what the terminal shows', function () {
   it('a call whose hook fired and whose record is not on disk is held, with its age; once it lands it is not', function () {
     const t = tempClaude();
     t.event({ event: 'pre', at: NOW - 2300, tool_use_id: 'toolu_A', record_on_disk: false, checked_at: NOW - 2290 });
-    const held = sessionStatus(t.channelDir, SESSION, NOW);
+    const held = sessionStatus(t.channelDir, SESSION, NOW, t.transcript);
     assert.deepEqual({ held: held.held, age: held.oldestHeldMs }, { held: 1, age: 2300 });
     assert.equal(terminalStatusText(held), 'transcript-lag: 1 held · 2.3s');
     t.record('toolu_A');
-    const after = sessionStatus(t.channelDir, SESSION, NOW);
+    const after = sessionStatus(t.channelDir, SESSION, NOW, t.transcript);
     assert.equal(after.held, 0);
     assert.doesNotMatch(terminalStatusText(after), /held/);
   });
@@ -53,10 +53,10 @@ describe('statusline: what the terminal shows', function () {
     t.event({ event: 'pre', at: NOW - 5000, tool_use_id: 'toolu_A', record_on_disk: false });
     t.event({ event: 'post', at: NOW - 4000, tool_use_id: 'toolu_A', record_on_disk: false, result_on_disk: false });
     t.event({ event: 'landed', at: NOW - 3700, tool_use_id: 'toolu_A' });
-    assert.equal(terminalStatusText(sessionStatus(t.channelDir, SESSION, NOW)), 'transcript-lag: lag 1.3s');
+    assert.equal(terminalStatusText(sessionStatus(t.channelDir, SESSION, NOW, t.transcript)), 'transcript-lag: lag 1.3s');
     t.event({ event: 'pre', at: NOW - 1000, tool_use_id: 'toolu_B', record_on_disk: false });
     t.event({ event: 'post', at: NOW - 600, tool_use_id: 'toolu_B', record_on_disk: true, checked_at: NOW - 550 });
-    assert.equal(terminalStatusText(sessionStatus(t.channelDir, SESSION, NOW)), 'transcript-lag: lag ≤ 450 ms');
+    assert.equal(terminalStatusText(sessionStatus(t.channelDir, SESSION, NOW, t.transcript)), 'transcript-lag: lag ≤ 450 ms');
   });
 
   it('two held, oldest age; a subagent\'s call is looked up in its own file', function () {
@@ -66,27 +66,49 @@ describe('statusline: what the terminal shows', function () {
     const subagents = path.join(path.dirname(t.transcript), SESSION, 'subagents');
     fs.mkdirSync(subagents, { recursive: true });
     fs.writeFileSync(path.join(subagents, 'agent-a1.jsonl'), '');
-    assert.equal(terminalStatusText(sessionStatus(t.channelDir, SESSION, NOW)), 'transcript-lag: 2 held · 900 ms');
+    assert.equal(terminalStatusText(sessionStatus(t.channelDir, SESSION, NOW, t.transcript)), 'transcript-lag: 2 held · 900 ms');
     fs.writeFileSync(path.join(subagents, 'agent-a1.jsonl'), JSON.stringify({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 'toolu_S' }] } }) + '\n');
-    assert.equal(sessionStatus(t.channelDir, SESSION, NOW).held, 1);
+    assert.equal(sessionStatus(t.channelDir, SESSION, NOW, t.transcript).held, 1);
+  });
+
+  it('looks only in the transcript Claude Code named: a channel line naming another file is not followed', function () {
+    const t = tempClaude();
+    const other = path.join(t.root, 'elsewhere.jsonl');
+    fs.writeFileSync(other, '');
+    t.event({ event: 'pre', at: NOW - 900, tool_use_id: 'toolu_A', transcript_path: other });
+    assert.equal(sessionStatus(t.channelDir, SESSION, NOW, t.transcript).held, 0);
+    assert.equal(sessionStatus(t.channelDir, SESSION, NOW, other).held, 1);
+    assert.equal(sessionStatus(t.channelDir, SESSION, NOW).held, 0);
+  });
+
+  it('a record older than the window it reads is unknown, not held; within it, found', function () {
+    const t = tempClaude();
+    t.record('toolu_A');
+    fs.appendFileSync(t.transcript, JSON.stringify({ type: 'user', message: { content: 'x'.repeat(5 * 1024 * 1024) } }) + '\n');
+    t.event({ event: 'pre', at: NOW - 900, tool_use_id: 'toolu_A' });
+    t.event({ event: 'pre', at: NOW - 800, tool_use_id: 'toolu_B' });
+    const s = sessionStatus(t.channelDir, SESSION, NOW, t.transcript);
+    assert.equal(s.held, 0, 'toolu_A is before the window, toolu_B cannot be proved absent either');
+    t.record('toolu_B');
+    assert.equal(sessionStatus(t.channelDir, SESSION, NOW, t.transcript).held, 0);
   });
 
   it('a transcript it cannot read proves nothing: unknown is not held', function () {
     const t = tempClaude();
     t.event({ event: 'pre', at: NOW - 900, tool_use_id: 'toolu_A' });
     fs.rmSync(t.transcript);
-    assert.equal(sessionStatus(t.channelDir, SESSION, NOW).held, 0);
+    assert.equal(sessionStatus(t.channelDir, SESSION, NOW, t.transcript).held, 0);
   });
 
   it('no channel file, a hostile session id, garbage lines: no held, no throw', function () {
     const t = tempClaude();
-    assert.equal(terminalStatusText(sessionStatus(t.channelDir, SESSION, NOW)), 'transcript-lag: no hook events yet');
+    assert.equal(terminalStatusText(sessionStatus(t.channelDir, SESSION, NOW, t.transcript)), 'transcript-lag: no hook events yet');
     assert.equal(sessionStatus(t.channelDir, '../../etc/passwd', NOW).hooked, false);
     fs.writeFileSync(path.join(t.channelDir, `${SESSION}.jsonl`), '{"event":"pre"\nnot json\n[1]\n{"event":"pre","tool_use_id":5,"at":1}\n');
-    assert.equal(sessionStatus(t.channelDir, SESSION, NOW).held, 0);
+    assert.equal(sessionStatus(t.channelDir, SESSION, NOW, t.transcript).held, 0);
     fs.rmSync(path.join(t.channelDir, `${SESSION}.jsonl`));
     fs.mkdirSync(path.join(t.channelDir, `${SESSION}.jsonl`));
-    assert.equal(sessionStatus(t.channelDir, SESSION, NOW).hooked, false);
+    assert.equal(sessionStatus(t.channelDir, SESSION, NOW, t.transcript).hooked, false);
   });
 
   it('runs the user\'s own status line with the same stdin and puts ours after it; a failing one leaves ours alone', async function () {

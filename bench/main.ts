@@ -5,7 +5,7 @@
  *
  * Options: --json (one JSON object on stdout), --quick (small counts, for
  * checking the harness), --size 1G|200M|<bytes> (cold-index transcript),
- * --rounds N, --only latency,cold,hook,extension,burst,ready, --profile (where
+ * --rounds N, --only latency,cold,hook,statusline,extension,burst,ready, --profile (where
  * analyze spends its time, from node --cpu-prof on an unminified CLI bundle),
  * --save FILE (the JSON report to a file as well as the table).
  */
@@ -13,6 +13,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { coldIndex } from './coldIndex';
 import { hookCost } from './hook';
+import { statuslineCost } from './statusline';
 import type { BenchContext } from './lib/context';
 import { formatTable, machine, summary, type SectionResult } from './lib/report';
 
@@ -40,6 +41,7 @@ const sections: Record<string, { title: string; load: () => Section }> = {
   latency: { title: 'detection latency', load: bundled('latency', 'detectionLatency') },
   cold: { title: 'cold index', load: () => coldIndex },
   hook: { title: 'hook', load: () => hookCost },
+  statusline: { title: 'terminal status line', load: () => statuslineCost },
   extension: { title: 'extension', load: bundled('extension', 'extensionCost') },
   burst: { title: 'burst', load: bundled('burst', 'burst') },
   ready: { title: 'ready', load: bundled('ready', 'readyWithHistory') },

@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
+import { hookBuildOptions } from './lib/hookBuild.mjs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -32,6 +33,9 @@ const cliLazyModules = {
   'src/cli/watch.ts': 'dist/cli-watch.js',
   'src/cli/installHook.ts': 'dist/cli-install-hook.js',
   'src/platform/metricsModule.ts': 'dist/metrics.js',
+  // Also run on its own, every second, by Claude Code's status line (install-statusline copies it): node: modules only.
+  'src/cli/statusline.ts': 'dist/cli-statusline.js',
+  'src/cli/installStatusline.ts': 'dist/cli-install-statusline.js',
 };
 const lazyBundleOf = new Map(Object.entries(cliLazyModules).map(([entry, outfile]) => [path.resolve(entry), outfile]));
 // The CLI's heavy parts (zod, chokidar, jsonc-parser) are the extension's engine bundle,
@@ -40,7 +44,7 @@ const lazyBundleOf = new Map(Object.entries(cliLazyModules).map(([entry, outfile
 // require of dist/engine.js, so the CLI ships in the VSIX beside the extension for a few
 // KiB of its own.
 const cliFromEngineBundle = new Set(
-  ['src/core/engine.ts', 'src/platform/chokidarChangeSource.ts', 'src/platform/hookInstaller.ts', 'src/core/channel/reader.ts'].map((entry) => path.resolve(entry)),
+  ['src/core/engine.ts', 'src/platform/chokidarChangeSource.ts', 'src/platform/hookInstaller.ts', 'src/platform/statusLineInstaller.ts', 'src/core/channel/reader.ts'].map((entry) => path.resolve(entry)),
 );
 // The build checks what the CLI relies on: engineModule.ts exports each of them whole.
 const engineModuleSource = fs.readFileSync('src/vscode/engineModule.ts', 'utf8');
@@ -73,8 +77,9 @@ const builds = [
   ...Object.entries(cliLazyModules).map(([entry, outfile]) => ({ entryPoints: [entry], outfile, plugins: [cliLazyBundles] })),
   // analyze's second thread (src/platform/rangeScanWorker.ts): the scanner alone, so it starts fast.
   { entryPoints: ['src/platform/rangeScanWorker.ts'], outfile: 'dist/rangeScanWorker.js' },
-  // The hook runs on every tool call: no source map, minified, no dependencies.
-  { entryPoints: ['src/hook/main.ts'], outfile: 'dist/hook.js', sourcemap: false, minify: true },
+  // The hook runs on every tool call: no source map, minified, no dependencies. The plugin's
+  // committed copy (plugin/bin/hook.js) is these same bytes: scripts/plugin-hook.mjs.
+  { ...hookBuildOptions, outfile: 'dist/hook.js' },
 ];
 
 if (watch) {

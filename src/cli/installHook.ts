@@ -89,6 +89,36 @@ function failure(err: unknown, io: CliIo): number {
   return 1;
 }
 
+/** `<plugin>@<marketplace>` keys of enabledPlugins that enable our plugin (settings read as JSON; none when it is not). */
+export function enabledTranscriptLagPlugins(settingsText: string): string[] {
+  let settings: unknown;
+  try {
+    settings = JSON.parse(settingsText);
+  } catch {
+    return [];
+  }
+  const enabled = (settings as { enabledPlugins?: unknown } | null)?.enabledPlugins;
+  if (!enabled || typeof enabled !== 'object') return [];
+  return Object.entries(enabled as Record<string, unknown>)
+    .filter(([key, on]) => key.startsWith('transcript-lag@') && on === true)
+    .map(([key]) => key);
+}
+
+function pluginNote(settingsPath: string): string {
+  let text = '';
+  try {
+    text = fs.readFileSync(settingsPath, 'utf8');
+  } catch {
+    return '';
+  }
+  const keys = enabledTranscriptLagPlugins(text);
+  if (keys.length === 0) return '';
+  return (
+    `Note: the transcript-lag plugin is enabled too (${keys.join(', ')}). Its hook stands aside for the events these\n` +
+    `  entries report, so each call is reported once; 'claude plugin disable ${keys[0]}' or uninstall-hook keeps just one.\n`
+  );
+}
+
 const takeEffect = 'Claude Code reads hooks when a session starts: new sessions use this; review running ones in /hooks.\n';
 
 export async function runInstall(args: string[], io: CliIo): Promise<number> {
@@ -128,6 +158,7 @@ export async function runInstall(args: string[], io: CliIo): Promise<number> {
             `  channel:  ${r.channelDir}\n` +
             `  command:  ${r.command}\n` +
             `  timeout:  ${r.timeoutSec} s\n` +
+            pluginNote(r.settingsPath) +
             takeEffect,
     );
     return 0;

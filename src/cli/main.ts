@@ -14,6 +14,9 @@ const commands: Record<string, () => Command> = {
   watch: () => (require('./watch') as typeof import('./watch')).run,
   'install-hook': () => (require('./installHook') as typeof import('./installHook')).runInstall,
   'uninstall-hook': () => (require('./installHook') as typeof import('./installHook')).runUninstall,
+  statusline: () => (require('./statusline') as typeof import('./statusline')).run,
+  'install-statusline': () => (require('./installStatusline') as typeof import('./installStatusline')).runInstall,
+  'uninstall-statusline': () => (require('./installStatusline') as typeof import('./installStatusline')).runUninstall,
 };
 
 const usage = `Usage: transcript-lag <command> [options]
@@ -23,6 +26,9 @@ Commands:
   watch [--all] [--claude-dir D] [--json]  follow live sessions: held, written, result, wait events
   install-hook [--probe] [--claude-dir D]  add the reporting hook to Claude Code's settings.json
   uninstall-hook [--claude-dir D]          remove only the entries install-hook added
+  statusline                               Claude Code's statusLine command: held calls, else the last lag
+  install-statusline [--claude-dir D]      set statusLine in settings.json (yours is kept and runs first)
+  uninstall-statusline [--claude-dir D]    put back the statusLine install-statusline replaced
 `;
 
 export async function main(argv: string[], io: CliIo): Promise<number> {

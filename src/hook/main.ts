@@ -12,6 +12,7 @@ import { DEFAULT_PROBE_POLLS, DEFAULT_PROBE_POLL_MS, HOOK_SOURCE } from '../core
 import { reportCall } from './callReport';
 import { appendChannelLine, resolveChannelDir } from './channelWriter';
 import { LANDING_ARG, runLandingWatch, startLandingWatch } from './landingProcess';
+import { installedHookReports } from './pluginGuard';
 import { probeTranscript } from './probe';
 import { parseHookInput, readStdin } from './stdin';
 
@@ -38,6 +39,8 @@ interface HookArgs {
   pollMs: number;
   channelDir?: string;
   timeoutMs?: number;
+  /** Run by the Claude Code plugin (plugin/hooks/hooks.json): stands aside where install-hook's entry reports the call. */
+  plugin: boolean;
 }
 
 function intArg(value: string | undefined, min: number, max: number): number | undefined {
@@ -47,13 +50,14 @@ function intArg(value: string | undefined, min: number, max: number): number | u
 }
 
 export function parseHookArgs(argv: string[]): HookArgs {
-  const args: HookArgs = { probe: false, polls: DEFAULT_PROBE_POLLS, pollMs: DEFAULT_PROBE_POLL_MS };
+  const args: HookArgs = { probe: false, plugin: false, polls: DEFAULT_PROBE_POLLS, pollMs: DEFAULT_PROBE_POLL_MS };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--probe') args.probe = true;
     else if (a === '--polls') args.polls = intArg(argv[++i], 1, 100_000) ?? args.polls;
     else if (a === '--poll-ms') args.pollMs = intArg(argv[++i], 1, 60_000) ?? args.pollMs;
     else if (a === '--channel-dir') args.channelDir = argv[++i] || undefined;
+    else if (a === '--plugin') args.plugin = true;
     else if (a === '--timeout-ms') args.timeoutMs = intArg(argv[++i], 1, 86_400_000);
   }
   return args;
@@ -67,6 +71,7 @@ async function run(argv: string[]): Promise<void> {
   const input = parseHookInput(await readStdin(STDIN_BUDGET_MS - sinceStart()));
   if (!input) return;
   const dir = resolveChannelDir(args.channelDir, process.env);
+  if (args.plugin && input.hook_event_name !== undefined && installedHookReports(process.env, input.hook_event_name)) return;
   const reported = reportCall(input, {
     channelDir: dir,
     firedAt,

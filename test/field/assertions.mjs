@@ -115,6 +115,21 @@ export function checkScenario(result, { strictProfile }) {
     if (def.hook === 'probe') checkWait(c, def, fail, where);
     if (strictProfile) checkProfile(c, def, result.version, fail, where);
   }
+  // Every call reported exactly once before and once after, whoever installed the hook (install-hook,
+  // the plugin, or both: the plugin's hook stands aside where install-hook's entries report).
+  for (const c of calls) {
+    for (const ev of ['pre', 'post']) {
+      const n = result.recording.channel.filter((l) => l.text.includes(`"event":"${ev}"`) && l.text.includes(`"tool_use_id":"${c.id}"`)).length;
+      if (n !== 1) fail(`${c.id}: ${n} ${ev} events in the channel, expected exactly 1`);
+    }
+  }
+  if (def.statusline) checkStatusLine(result, fail);
+  if (def.install === 'plugin-git') {
+    // Installed from a git URL, the hook runs from the CLI's plugin cache: committed files only.
+    const cache = `${result.plugin?.home ?? ''}/.claude/plugins/cache/transcript-lag/transcript-lag/`;
+    if (!result.plugin?.installPath?.startsWith(cache)) fail(`the plugin is installed at ${result.plugin?.installPath}, expected under ${cache}`);
+    if (!/^http:\/\//.test(result.plugin?.source ?? '')) fail(`the plugin came from ${result.plugin?.source}, not a git URL`);
+  }
   if (def.hook === 'probe' && def.watch !== false) {
     const waits = result.watchEvents.filter((e) => e.event === 'wait');
     for (const c of calls) {
@@ -218,4 +233,28 @@ function checkProfile(c, def, version, fail, where) {
   if (c.slowTool && c.withResult !== false) {
     fail(`${where}: expected its record before its result (with_result false), got ${c.withResult}`);
   }
+}
+
+/**
+ * The terminal's status line (install-statusline, refreshed each second): says "held" while a call
+ * is held long enough for a refresh to fall inside the hold, and no longer once every call is
+ * written and the session is idle. Times are the recorder's (fired → record on disk) and the
+ * screen samples' (tmux capture-pane every ~100 ms).
+ */
+function checkStatusLine(result, fail) {
+  const samples = result.statusLines ?? [];
+  if (!samples.some((s) => s.line)) return fail('the terminal never showed the transcript-lag status line');
+  const REFRESH_MS = 1000;
+  for (const c of result.calls) {
+    if (c.heldMs === undefined || c.heldMs < 2 * REFRESH_MS) continue;
+    const during = samples.filter((s) => s.t >= c.firedAt && s.t <= c.landedAt);
+    if (!during.some((s) => /\bheld\b/.test(s.line ?? ''))) {
+      fail(`${c.id}: held ${c.heldMs} ms, but the status line never said held meanwhile (${[...new Set(during.map((s) => s.line))].join(' / ')})`);
+    }
+  }
+  const lastLanded = Math.max(...result.calls.map((c) => c.landedAt ?? 0));
+  const idle = samples.filter((s) => s.t > lastLanded + 2 * REFRESH_MS);
+  if (!idle.length) return fail('no screen sampled once the session was idle');
+  const last = idle[idle.length - 1];
+  if (!last.line || /\bheld\b/.test(last.line)) fail(`idle, the status line says "${last.line}"`);
 }

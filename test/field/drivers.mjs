@@ -30,7 +30,9 @@ export function runPrint({ claudeBin, cwd, env, prompt, extraArgs = [], timeoutM
  * Interactive session under tmux: start the TUI, wait until it shows its prompt, type PROMPT, wait
  * until `isDone()` says the turn is over, then `/exit`. Returns the last screen for diagnostics.
  */
-export async function runInteractive({ claudeBin, cwd, env, prompt, isDone, timeoutMs = 60_000, readyTimeoutMs = 30_000 }) {
+export async function runInteractive({ claudeBin, cwd, env, prompt, isDone, timeoutMs = 60_000, readyTimeoutMs = 30_000, sampleScreens = false }) {
+  // sampleScreens: every screen seen while the turn runs, with when, to tell what the terminal showed when.
+  const screens = [];
   const socket = `tl-field-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   const tmux = (...args) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
   const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
@@ -73,12 +75,21 @@ export async function runInteractive({ claudeBin, cwd, env, prompt, isDone, time
     await sleep(200);
     tmux('send-keys', '-t', 'field', 'Enter');
     typedAt = Date.now();
-    while (Date.now() < deadline && !isDone()) await sleep(100);
+    while (Date.now() < deadline && !isDone()) {
+      if (sampleScreens) screens.push({ t: Date.now(), text: screen() });
+      await sleep(100);
+    }
     doneAt = Date.now();
     finished = isDone();
-    // Let the writer's trailing batch land before leaving.
-    await sleep(700);
+    // Let the writer's trailing batch land before leaving (idle: a status line refreshed each second shows it).
+    const idleUntil = Date.now() + (sampleScreens ? 2500 : 700);
+    while (sampleScreens && Date.now() < idleUntil) {
+      screens.push({ t: Date.now(), text: screen() });
+      await sleep(100);
+    }
+    await sleep(Math.max(0, idleUntil - Date.now()));
     last = screen();
+    if (sampleScreens) screens.push({ t: Date.now(), text: last });
     tmux('send-keys', '-t', 'field', '-l', '/exit');
     await sleep(150);
     tmux('send-keys', '-t', 'field', 'Enter');
@@ -98,7 +109,7 @@ export async function runInteractive({ claudeBin, cwd, env, prompt, isDone, time
     }
     if (socketPath) fs.rmSync(socketPath, { force: true });
   }
-  return { startedAt, readyAt, typedAt, doneAt, finished, endedAt: Date.now(), screen: last };
+  return { startedAt, readyAt, typedAt, doneAt, finished, endedAt: Date.now(), screen: last, screens };
 }
 
 function shellQuote(s) {

@@ -1,6 +1,6 @@
 // The project's own pieces as the field test uses them: install-hook, watch --json, analyze --json,
 // all through the built dist/cli.js (the same entry points a user runs).
-import { spawn, execFileSync } from 'node:child_process';
+import { spawn, execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +16,7 @@ export function missingPieces() {
   if (!fs.existsSync(CLI_JS)) missing.push('dist/cli.js');
   else {
     const help = cli(['--help'], { allowFail: true });
-    for (const cmd of ['install-hook', 'watch', 'analyze']) {
+    for (const cmd of ['install-hook', 'watch', 'analyze', 'install-statusline']) {
       if (!help.includes(cmd)) missing.push(`dist/cli.js ${cmd}`);
     }
   }
@@ -36,6 +36,11 @@ export function installHook({ claudeDir, probe, polls, pollMs }) {
   const args = ['install-hook', '--claude-dir', claudeDir];
   if (probe) args.push('--probe', '--polls', String(polls), '--poll-ms', String(pollMs));
   return cli(args);
+}
+
+/** `install-statusline`: Claude Code's statusLine runs `transcript-lag statusline` every second. */
+export function installStatusline({ claudeDir }) {
+  return cli(['install-statusline', '--claude-dir', claudeDir]);
 }
 
 /** `watch --json`: every stdout line parsed, with the time it arrived. */
@@ -80,4 +85,26 @@ export function analyze(transcript, channel) {
   const args = ['analyze', transcript, '--json'];
   if (channel && fs.existsSync(channel)) args.push('--channel', channel);
   return JSON.parse(cli(args));
+}
+
+/**
+ * The plugin installed the way a user does, with the real CLI: `claude plugin marketplace add SOURCE`
+ * then `claude plugin install transcript-lag@transcript-lag`. SOURCE is this repository's folder (a
+ * directory marketplace: the hook runs from the folder) or a git URL (cloned into the CLI's plugin
+ * cache, where nothing is built). Returns the install record the CLI keeps.
+ */
+export async function installPlugin({ claudeBin, env, cwd, source }) {
+  // Not execFileSync: a git URL may be served by this very process (gitHttpServer.mjs).
+  const run = (args) =>
+    new Promise((resolve, reject) => {
+      execFile(claudeBin, args, { cwd, env, encoding: 'utf8', timeout: 120_000 }, (err, stdout, stderr) => {
+        if (err) reject(new Error(`claude ${args.join(' ')} failed (${err.code}): ${(stderr || stdout || String(err)).trim().slice(0, 600)}`));
+        else resolve(stdout);
+      });
+    });
+  await run(['plugin', 'marketplace', 'add', source]);
+  await run(['plugin', 'install', 'transcript-lag@transcript-lag']);
+  const installed = JSON.parse(fs.readFileSync(path.join(env.HOME, '.claude', 'plugins', 'installed_plugins.json'), 'utf8'));
+  const records = installed.plugins?.['transcript-lag@transcript-lag'] ?? [];
+  return { installPath: records[0]?.installPath, version: records[0]?.version };
 }

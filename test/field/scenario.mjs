@@ -7,7 +7,9 @@ import { startStandInApi } from './standInApi.mjs';
 import { startRecorder } from './recorder.mjs';
 import { runPrint, runInteractive } from './drivers.mjs';
 import { makeSandbox, addFieldSettings, claudeEnv, readJsonl } from './sandbox.mjs';
-import { installHook, startWatch, analyze } from './projectCli.mjs';
+import { installHook, installPlugin, installStatusline, startWatch, analyze, repoRoot } from './projectCli.mjs';
+import { startGitHttpServer } from './gitHttpServer.mjs';
+import { execFileSync } from 'node:child_process';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -15,7 +17,14 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
   const sb = makeSandbox(scenario.name);
   const def = { ...scenario, script: typeof scenario.script === 'function' ? scenario.script(sb.work) : scenario.script };
   const t0 = Date.now();
-  installHook({ claudeDir: sb.claudeDir, probe: def.hook === 'probe', polls: def.polls, pollMs: def.pollMs });
+  // install: 'hook' (install-hook, the default), 'plugin' (`claude plugin` from this folder),
+  // 'plugin-git' (`claude plugin` from a git URL), 'plugin+hook' (both: each call still reported once).
+  const install = def.install ?? 'hook';
+  if (install === 'hook' || install === 'plugin+hook') {
+    installHook({ claudeDir: sb.claudeDir, probe: def.hook === 'probe', polls: def.polls, pollMs: def.pollMs });
+  }
+  const plugin = install.startsWith('plugin') ? await installPluginFor(sb, install, claudeBin) : undefined;
+  if (def.statusline) installStatusline({ claudeDir: sb.claudeDir });
   addFieldSettings(sb, { slowHookMs: def.slowHookMs ?? 0 });
   const api = await startStandInApi({
     script: def.script,
@@ -39,7 +48,7 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
     } else {
       const finalAnswered = () =>
         recorder.lines.some((l) => l.file.startsWith(projectsDir) && /"stop_reason":"end_turn"/.test(l.text));
-      run = await runInteractive({ claudeBin, cwd: sb.work, env, prompt: def.prompt ?? 'go', isDone: finalAnswered });
+      run = await runInteractive({ claudeBin, cwd: sb.work, env, prompt: def.prompt ?? 'go', isDone: finalAnswered, sampleScreens: !!def.statusline });
     }
     // watch polls on its own clock: give it time to report the last writes (and the hook's landing
     // watchers, which poll every 10 ms, time to report theirs).
@@ -106,8 +115,10 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
     version,
     def,
     t0,
-    run: { ...run, screen: undefined, stdout: run?.stdout?.slice(0, 500), stderr: run?.stderr?.slice(0, 2000) },
+    run: { ...run, screen: undefined, screens: undefined, stdout: run?.stdout?.slice(0, 500), stderr: run?.stderr?.slice(0, 2000) },
     screen: run?.screen,
+    // What the terminal's status line said, sample by sample (def.statusline).
+    statusLines: (run?.screens ?? []).map((s) => ({ t: s.t, line: s.text.split('\n').find((l) => l.includes('transcript-lag:'))?.trim() })),
     sessionId,
     transcript,
     channelFile,
@@ -125,6 +136,7 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
       channel: channelLines.map((l) => ({ t: l.t - t0, line: l.line, text: l.text })),
     },
     sandbox: sb.root,
+    plugin,
   };
   if (!keep) fs.rmSync(sb.root, { recursive: true, force: true });
   return result;
@@ -141,6 +153,25 @@ async function runFork({ claudeBin, sb, env, api, script, forkScript }) {
   // The parent's last writes are on disk and watch has reported them before the fork starts.
   await sleep(500);
   return runPrint({ claudeBin, cwd: sb.work, env, prompt: 'go', extraArgs: ['--resume', parent, '--fork-session'] });
+}
+
+/**
+ * Installs the plugin with the real CLI. 'plugin-git': from a shallow bare clone of this repository's
+ * committed HEAD, served over smart HTTP on loopback (the CLI refuses file:// URLs), so what runs is
+ * what a user's `claude plugin marketplace add <git URL>` gets: committed files, nothing built.
+ */
+async function installPluginFor(sb, install, claudeBin) {
+  const env = claudeEnv(sb, 'http://127.0.0.1:9');
+  if (install !== 'plugin-git') return { home: sb.home, source: repoRoot, ...(await installPlugin({ claudeBin, env, cwd: sb.work, source: repoRoot })) };
+  const gitRoot = path.join(sb.root, 'git');
+  execFileSync('git', ['clone', '--quiet', '--bare', '--depth', '1', `file://${repoRoot}`, path.join(gitRoot, 'transcript-lag.git')]);
+  const server = await startGitHttpServer({ projectRoot: gitRoot });
+  try {
+    const source = `${server.url}/transcript-lag.git`;
+    return { home: sb.home, source, ...(await installPlugin({ claudeBin, env, cwd: sb.work, source })) };
+  } finally {
+    await server.close();
+  }
 }
 
 /** Ground truth for one call: when its hooks fired, when its record and its result reached disk. */

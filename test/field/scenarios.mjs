@@ -38,6 +38,13 @@ export const scenarios = [
   { name: 'interactive-single-announce', mode: 'interactive', ...announce, ...stream, script: SINGLE },
   { name: 'interactive-single-probe', mode: 'interactive', ...probe, ...stream, script: SINGLE },
   { name: 'interactive-parallel-probe-slow', mode: 'interactive', ...probe, ...stream, slowHookMs: 2000, script: PARALLEL },
+  // The plugin installed by `claude plugin` instead of install-hook: from this folder, from a git URL
+  // (nothing built: it runs the committed bundle), and beside install-hook (no call reported twice).
+  { name: 'print-single-plugin', mode: 'print', ...announce, ...stream, install: 'plugin', script: SINGLE },
+  { name: 'interactive-single-plugin-git', mode: 'interactive', ...announce, ...stream, install: 'plugin-git', slowHookMs: 1500, script: SINGLE },
+  { name: 'print-single-plugin-and-install-hook', mode: 'print', ...announce, ...stream, install: 'plugin+hook', script: SINGLE },
+  // The terminal's status line (install-statusline) while a slow reviewing hook holds each call, then idle.
+  { name: 'interactive-single-statusline-slow', mode: 'interactive', ...announce, ...stream, slowHookMs: 2500, statusline: true, script: SINGLE },
   // The message ends the moment its last block closes, racing the hooks' start: measured, and only
   // the invariants asserted (2.1.332 mostly writes promptly then, but not always).
   // Nothing watching: analyze --channel must still give every call the shape the recorder saw.

@@ -176,6 +176,19 @@ describe('install-hook / uninstall-hook', function () {
     assert.equal(await runUninstall(['--what'], cliIo(home)), 2);
   });
 
+  it('CLI: says so when the transcript-lag plugin is enabled too, and not otherwise', async () => {
+    const { home, claudeDir } = tempHome();
+    const settingsPath = path.join(claudeDir, 'settings.json');
+    fs.writeFileSync(settingsPath, JSON.stringify({ enabledPlugins: { 'transcript-lag@transcript-lag': true, 'other@x': true } }));
+    const io1 = cliIo(home);
+    assert.equal(await runInstall(['--claude-dir', claudeDir], io1), 0);
+    assert.match(io1.out.join(''), /plugin is enabled too \(transcript-lag@transcript-lag\)/);
+    fs.writeFileSync(settingsPath, JSON.stringify({ enabledPlugins: { 'transcript-lag@transcript-lag': false } }));
+    const io2 = cliIo(home);
+    assert.equal(await runInstall(['--claude-dir', claudeDir], io2), 0);
+    assert.doesNotMatch(io2.out.join(''), /plugin/);
+  });
+
   it('uninstall with no settings.json is a no-op', async () => {
     const { claudeDir } = tempHome();
     const r = await uninstallHook({ claudeDir });

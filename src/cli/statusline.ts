@@ -1,0 +1,333 @@
+/**
+ * `transcript-lag statusline`: Claude Code's statusLine command. Claude Code runs it about once a
+ * second (refreshInterval 1) with the session's JSON on stdin (session_id, transcript_path; nothing
+ * about running hooks), and shows what it prints. It prints one line: the calls held right now and
+ * the oldest one's age, else the last call's lag; with `--wrap`, the user's own status line first.
+ *
+ * It starts on every refresh, so it stays small (node: modules only, no zod, chokidar or engine),
+ * reads only bounded tails of the session's channel file and transcript, always exits 0 and never
+ * prints anything but that line. install-statusline runs a stable copy of this bundle.
+ */
+import type { ChildProcessByStdio } from 'node:child_process';
+import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID } from '../core/channel/constants';
+import { resolveChannelDir } from '../hook/channelWriter';
+import { lineKind, ON_DISK_WINDOW_BYTES, recordFileOf, toolUseIdNeedle } from '../hook/onDiskCheck';
+import { readStdin as readStdinBytes } from '../hook/stdin';
+import { terminalStatusText, type TerminalStatus } from '../presentation/terminalStatus';
+import type { CliIo } from './io';
+
+/** The channel file's last bytes read: about 200 events (pre and post of 100 calls), more than a turn has held at once. */
+export const CHANNEL_TAIL_BYTES = 64 * 1024;
+/** Calls looked up in the transcript per refresh at most, newest first (each is one bounded read). */
+export const MAX_CALLS_CHECKED = 16;
+const STDIN_MAX_BYTES = 1024 * 1024;
+const STDIN_WAIT_MS = 500;
+/** The user's own status line command gets this long before its output is left out. */
+export const WRAPPED_TIMEOUT_MS = 3000;
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
+interface ChannelLine {
+  event?: unknown;
+  at?: unknown;
+  tool_use_id?: unknown;
+  transcript_path?: unknown;
+  agent_id?: unknown;
+  record_on_disk?: unknown;
+  checked_at?: unknown;
+}
+
+interface CallEvents {
+  id: string;
+  pre: ChannelLine & { at: number };
+  post?: ChannelLine;
+  landed?: ChannelLine;
+}
+
+/** The last `maxBytes` of a regular file, from its first complete line; undefined when it cannot be read. */
+export function readTail(path: string, maxBytes: number): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, OPEN_FLAGS);
+    const st = fstatSync(fd);
+    if (!st.isFile()) return undefined;
+    const start = Math.max(0, st.size - maxBytes);
+    const buf = Buffer.allocUnsafe(st.size - start);
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, start + got);
+      if (n <= 0) break;
+      got += n;
+    }
+    const text = buf.subarray(0, got).toString('utf8');
+    return start === 0 ? text : text.slice(text.indexOf('\n') + 1);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) {
+      try {
+        closeSync(fd);
+      } catch {
+        // nothing to do
+      }
+    }
+  }
+}
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+/** Each call's first pre, post and landed event, in the order their pre events came. */
+export function callsOf(channelText: string): CallEvents[] {
+  const calls = new Map<string, CallEvents>();
+  const later: ChannelLine[] = [];
+  for (const line of channelText.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    let e: ChannelLine;
+    try {
+      e = JSON.parse(line) as ChannelLine;
+    } catch {
+      continue;
+    }
+    if (typeof e?.tool_use_id !== 'string') continue;
+    const at = num(e.at);
+    if (e.event === 'pre' && at !== undefined && !calls.has(e.tool_use_id)) calls.set(e.tool_use_id, { id: e.tool_use_id, pre: { ...e, at } });
+    else if (e.event === 'post' || e.event === 'landed') later.push(e);
+  }
+  for (const e of later) {
+    const call = calls.get(e.tool_use_id as string);
+    if (!call) continue;
+    if (e.event === 'post') call.post ??= e;
+    else call.landed ??= e;
+  }
+  return [...calls.values()];
+}
+
+/** What the hook saw already: the record was on disk when a hook of the call looked, or a landing watcher saw it arrive. */
+function writtenAt(call: CallEvents): { at: number; exact: boolean } | undefined {
+  const landed = num(call.landed?.at);
+  if (landed !== undefined) return { at: landed, exact: true };
+  for (const e of [call.pre, call.post]) {
+    const checked = num(e?.checked_at);
+    if (e?.record_on_disk === true && checked !== undefined) return { at: checked, exact: false };
+  }
+  return undefined;
+}
+
+/** The complete lines among a file's last `windowBytes`, read once for every call looked up in it. */
+interface RecordFileTail {
+  lines: Buffer;
+  /** The window holds the whole file: a record not found is not on disk. */
+  whole: boolean;
+}
+
+function readRecordFileTail(path: string, windowBytes: number): RecordFileTail | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, OPEN_FLAGS);
+    const st = fstatSync(fd);
+    if (!st.isFile()) return undefined;
+    const start = Math.max(0, st.size - windowBytes);
+    const buf = Buffer.allocUnsafe(st.size - start);
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, start + got);
+      if (n <= 0) break;
+      got += n;
+    }
+    const bytes = buf.subarray(0, got);
+    // As src/hook/onDiskCheck.ts: from the first line that starts in the window to the last newline; a partial last line is not on disk yet.
+    const from = start === 0 ? 0 : bytes.indexOf(0x0a) + 1;
+    const to = bytes.lastIndexOf(0x0a) + 1;
+    return { lines: from > 0 || start === 0 ? bytes.subarray(from, Math.max(from, to)) : Buffer.alloc(0), whole: start === 0 };
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) {
+      try {
+        closeSync(fd);
+      } catch {
+        // nothing to do
+      }
+    }
+  }
+}
+
+/** Whether the call's tool_use record is among the lines: true, false, or undefined when the window cannot tell. */
+export function recordIn(tail: RecordFileTail, toolUseId: string): boolean | undefined {
+  const needle = toolUseIdNeedle(toolUseId);
+  let at = tail.lines.indexOf(needle);
+  while (at !== -1) {
+    const lineStart = tail.lines.lastIndexOf(0x0a, at) + 1;
+    let lineEnd = tail.lines.indexOf(0x0a, at);
+    if (lineEnd === -1) lineEnd = tail.lines.length;
+    if (lineKind(tail.lines.subarray(lineStart, lineEnd), toolUseId) === 'record') return true;
+    at = tail.lines.indexOf(needle, lineEnd);
+  }
+  return tail.whole ? false : undefined;
+}
+
+/**
+ * The session's state from its channel file and, for calls the hook did not see written, its
+ * transcript (or a subagent's). Only the transcript Claude Code named on stdin is read: a channel
+ * line naming another file is not followed.
+ */
+export function sessionStatus(channelDir: string, sessionId: string, now: number, transcriptPath?: string): TerminalStatus {
+  const status: TerminalStatus = { held: 0, oldestHeldMs: 0, hooked: false };
+  if (!SAFE_SESSION_ID.test(sessionId)) return status;
+  const text = readTail(join(channelDir, sessionId + CHANNEL_FILE_SUFFIX), CHANNEL_TAIL_BYTES);
+  if (text === undefined) return status;
+  const calls = callsOf(text);
+  status.hooked = calls.length > 0;
+  let checked = 0;
+  const tails = new Map<string, RecordFileTail | undefined>();
+  // Newest first: the last written call gives the lag; held calls are among the newest.
+  for (const call of calls.sort((a, b) => b.pre.at - a.pre.at)) {
+    const seen = writtenAt(call);
+    if (seen) {
+      status.last ??= { lagMs: Math.max(0, seen.at - call.pre.at), upperBound: !seen.exact };
+      continue;
+    }
+    if (checked >= MAX_CALLS_CHECKED) continue;
+    checked++;
+    if (transcriptPath === undefined || call.pre.transcript_path !== transcriptPath) continue;
+    const agentId = typeof call.pre.agent_id === 'string' ? call.pre.agent_id : undefined;
+    const recordPath = recordFileOf(transcriptPath, sessionId, agentId);
+    if (recordPath === undefined) continue;
+    if (!tails.has(recordPath)) tails.set(recordPath, readRecordFileTail(recordPath, ON_DISK_WINDOW_BYTES));
+    const tail = tails.get(recordPath);
+    // Held only where the transcript proves the record absent; a record it cannot find in its window is unknown, not held.
+    if (tail !== undefined && recordIn(tail, call.id) === false) {
+      status.held++;
+      status.oldestHeldMs = Math.max(status.oldestHeldMs, now - call.pre.at);
+    }
+  }
+  return status;
+}
+
+/** Claude Code's statusLine input, or undefined for anything else. */
+export function parseStatusInput(text: string): { session_id: string; transcript_path?: string } | undefined {
+  try {
+    const v = JSON.parse(text) as { session_id?: unknown; transcript_path?: unknown } | null;
+    if (typeof v?.session_id !== 'string') return undefined;
+    return { session_id: v.session_id, transcript_path: typeof v.transcript_path === 'string' ? v.transcript_path : undefined };
+  } catch {
+    return undefined;
+  }
+}
+
+export interface StatuslineArgs {
+  channelDir?: string;
+  /** The user's previous statusLine value, as its exact JSON text, base64url: run, and restored by uninstall. */
+  wrap?: string;
+}
+
+export function parseStatuslineArgs(argv: string[]): StatuslineArgs {
+  const out: StatuslineArgs = {};
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--channel-dir') out.channelDir = argv[++i] || undefined;
+    else if (argv[i] === '--wrap') out.wrap = argv[++i] || undefined;
+  }
+  return out;
+}
+
+/** The command of a wrapped statusLine value, when it has one. */
+export function wrappedCommand(wrap: string | undefined): string | undefined {
+  if (!wrap) return undefined;
+  try {
+    const value = JSON.parse(Buffer.from(wrap, 'base64url').toString('utf8')) as { command?: unknown } | null;
+    return typeof value?.command === 'string' && value.command.trim() !== '' ? value.command : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs the user's own status line command as Claude Code would (shell, same stdin); its stdout, or '' when it fails or is slow. */
+function runWrapped(command: string, input: string, env: NodeJS.ProcessEnv): Promise<string> {
+  return new Promise((resolve) => {
+    let out = '';
+    let child: ChildProcessByStdio<Writable, Readable, null>;
+    try {
+      // Required here, not imported: without a wrapped line the start-up need not load child_process.
+      const { spawn } = require('node:child_process') as typeof import('node:child_process');
+      child = spawn('sh', ['-c', command], { env, stdio: ['pipe', 'pipe', 'ignore'] });
+    } catch {
+      resolve('');
+      return;
+    }
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      resolve(out);
+    }, WRAPPED_TIMEOUT_MS);
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (d: string) => (out += d));
+    child.on('error', () => undefined);
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(input);
+    child.on('close', () => {
+      clearTimeout(timer);
+      resolve(out);
+    });
+  });
+}
+
+/** Their output, then ours on the same last line. */
+export function joinStatus(theirs: string, ours: string): string {
+  const t = theirs.replace(/\s+$/, '');
+  return t === '' ? ours : `${t}  │  ${ours}`;
+}
+
+/** The whole status line for one refresh: never throws. */
+export async function statusLine(argv: string[], input: string, env: NodeJS.ProcessEnv, now: () => number): Promise<string> {
+  const args = parseStatuslineArgs(argv);
+  const command = wrappedCommand(args.wrap);
+  const theirs = command === undefined ? Promise.resolve('') : runWrapped(command, input, env);
+  let ours = 'transcript-lag: no session';
+  try {
+    const parsed = parseStatusInput(input);
+    if (parsed) ours = terminalStatusText(sessionStatus(resolveChannelDir(args.channelDir, env), parsed.session_id, now(), parsed.transcript_path));
+  } catch {
+    ours = 'transcript-lag: unknown';
+  }
+  return joinStatus(await theirs, ours);
+}
+
+/**
+ * The statusLine JSON, read as the hook reads its own (src/hook/stdin.ts): without process.stdin,
+ * which would load net and streams at every start; a stdin left open ends at the deadline.
+ */
+async function readStdin(): Promise<string> {
+  const bytes = await readStdinBytes(STDIN_WAIT_MS);
+  // The statusLine JSON is small: a payload over the hook's parse cap is not one.
+  return bytes.whole && bytes.whole.length <= STDIN_MAX_BYTES ? bytes.whole.toString('utf8') : '';
+}
+
+/** One write to fd 1, not process.stdout (net and streams again); a closed stdout is nobody's loss. */
+function print(line: string): void {
+  try {
+    const buf = Buffer.from(line, 'utf8');
+    let off = 0;
+    while (off < buf.length) off += writeSync(1, buf, off, buf.length - off);
+  } catch {
+    // nowhere to say it
+  }
+}
+
+/** `transcript-lag statusline [--channel-dir D] [--wrap B64]`: always 0. */
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const line = await statusLine(args, await readStdin(), io.env, () => io.clock.now());
+  io.stdout(`${line}\n`);
+  return 0;
+}
+
+if (require.main === module) {
+  // The stable copy install-statusline runs: whatever happens, one line and exit 0.
+  process.on('uncaughtException', () => process.exit(0));
+  readStdin()
+    .then((input) => statusLine(process.argv.slice(2), input, process.env, Date.now))
+    .then((line) => print(`${line}\n`))
+    .catch(() => undefined)
+    // A wrapped command still running past its timeout, or a stdin never closed: leave now, always 0.
+    .finally(() => process.exit(0));
+}

@@ -1,0 +1,117 @@
+import { applyEdits, getNodeValue, parse, type Node, type ParseError } from 'jsonc-parser';
+import { STATUSLINE_FILE_NAME } from '../channel/constants';
+import { detectFormatting, parseSettings, SettingsError } from './hookSettings';
+import { addProperty, removeChild, replaceValue } from './jsonEdits';
+import { shellQuote } from './hookCommand';
+
+// settings.json `statusLine`, edited as text like the hook entries (hookSettings.ts): every other
+// byte stays. The user's own status line is kept inside ours: its exact JSON text goes, base64url,
+// into our command's `--wrap` argument, so our statusline runs it and uninstall puts those very bytes
+// back. Pure: text in, text out.
+
+export interface StatusLineCommandSpec {
+  /** Absolute path of the Node runtime. */
+  nodePath: string;
+  /** Absolute path of the installed statusline copy (its name is how we know our entry). */
+  scriptPath: string;
+  channelDir: string;
+}
+
+/** Claude Code runs the status line on every refresh; 1 s keeps a held call's age ticking. */
+export const STATUSLINE_REFRESH_SECONDS = 1;
+
+/** Our statusLine command: `'<node>' '<script>' --channel-dir '<dir>' [--wrap <base64url>]`. */
+export function buildStatusLineCommand(spec: StatusLineCommandSpec, wrap?: string): string {
+  const words = [shellQuote(spec.nodePath), shellQuote(spec.scriptPath), '--channel-dir', shellQuote(spec.channelDir)];
+  // base64url is [A-Za-z0-9_-]: a shell word as it is.
+  if (wrap !== undefined) words.push('--wrap', wrap);
+  return words.join(' ');
+}
+
+export function isOurStatusLineCommand(command: unknown): command is string {
+  return typeof command === 'string' && command.includes(STATUSLINE_FILE_NAME);
+}
+
+/** The `--wrap` payload of our command, when it has one. */
+export function wrapOf(command: string): string | undefined {
+  return / --wrap ([A-Za-z0-9_-]+)(?: |$)/.exec(command)?.[1];
+}
+
+function statusLineProperty(root: Node): { node: Node; index: number } | undefined {
+  // A key given twice: the last one wins in JSON.parse, as in Claude Code, so that is the one to act on.
+  const index = root.children?.map((p) => p.children?.[0]?.value).lastIndexOf('statusLine') ?? -1;
+  if (index === -1) return undefined;
+  return { node: root.children![index].children![1], index };
+}
+
+/** A wrapped value's JSON text, parsed (comments allowed, as in the file it came from); undefined when it is not valid. */
+function parseWrapped(wrap: string): { value: unknown } | undefined {
+  const errors: ParseError[] = [];
+  const value = parse(Buffer.from(wrap, 'base64url').toString('utf8'), errors, { allowTrailingComma: false });
+  return errors.length ? undefined : { value };
+}
+
+function ourCommandIn(node: Node): string | undefined {
+  const value = getNodeValue(node) as { command?: unknown } | null;
+  return isOurStatusLineCommand(value?.command) ? value!.command as string : undefined;
+}
+
+function normalize(text: string): string {
+  return text.trim() === '' ? '{}' : text;
+}
+
+/**
+ * Sets `statusLine` to ours with refreshInterval 1. A status line of the user's is wrapped (run
+ * first, output joined; its other keys such as `padding` kept on ours); ours already there is
+ * brought up to date, keeping what it wraps. Idempotent.
+ */
+export function installStatusLine(text: string, spec: StatusLineCommandSpec): string {
+  const source = normalize(text);
+  const root = parseSettings(source);
+  const fmt = detectFormatting(source);
+  const existing = statusLineProperty(root);
+  let out: string;
+  if (!existing) {
+    const value = { type: 'command', command: buildStatusLineCommand(spec), refreshInterval: STATUSLINE_REFRESH_SECONDS };
+    out = applyEdits(source, addProperty(source, root, 'statusLine', value, fmt));
+  } else {
+    const ours = ourCommandIn(existing.node);
+    let wrap: string | undefined;
+    let base: Record<string, unknown> = {};
+    if (ours !== undefined) {
+      wrap = wrapOf(ours);
+      const previous = wrap === undefined ? undefined : parseWrapped(wrap)?.value;
+      if (previous && typeof previous === 'object' && !Array.isArray(previous)) base = previous as Record<string, unknown>;
+    } else {
+      wrap = Buffer.from(source.slice(existing.node.offset, existing.node.offset + existing.node.length), 'utf8').toString('base64url');
+      const value = getNodeValue(existing.node) as unknown;
+      if (value && typeof value === 'object' && !Array.isArray(value)) base = value as Record<string, unknown>;
+    }
+    const value = { ...base, type: 'command', command: buildStatusLineCommand(spec, wrap), refreshInterval: STATUSLINE_REFRESH_SECONDS };
+    if (JSON.stringify(getNodeValue(existing.node)) === JSON.stringify(value)) return text;
+    out = applyEdits(source, [replaceValue(source, existing.node, value, fmt)]);
+  }
+  return text.trim() === '' ? out + fmt.eol : out;
+}
+
+/** Removes our statusLine, putting back the exact text of the one it wrapped; anything else stays. */
+export function uninstallStatusLine(text: string): string {
+  if (text.trim() === '') return text;
+  const root = parseSettings(text);
+  const existing = statusLineProperty(root);
+  if (!existing) return text;
+  const ours = ourCommandIn(existing.node);
+  if (ours === undefined) return text;
+  const wrap = wrapOf(ours);
+  if (wrap !== undefined) {
+    if (!parseWrapped(wrap)) throw new SettingsError('the status line our statusLine wraps (its --wrap) is not valid JSON; left untouched. Set statusLine by hand');
+    return applyEdits(text, [{ offset: existing.node.offset, length: existing.node.length, content: Buffer.from(wrap, 'base64url').toString('utf8') }]);
+  }
+  return applyEdits(text, removeChild(text, root, existing.index));
+}
+
+/** Our statusLine command currently in the text, if any. */
+export function installedStatusLineCommand(text: string): string | undefined {
+  const existing = statusLineProperty(parseSettings(normalize(text)));
+  return existing ? ourCommandIn(existing.node) : undefined;
+}

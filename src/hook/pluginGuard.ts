@@ -1,0 +1,72 @@
+// Named imports, not `import * as`: esbuild would copy every export of the module at each start.
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { HOOK_FILE_NAME } from '../core/channel/constants';
+
+/** A settings.json larger than this is not read: the plugin's hook then reports as usual. */
+const MAX_SETTINGS_BYTES = 1024 * 1024;
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
+/** The user's settings.json: `$CLAUDE_CONFIG_DIR/settings.json`, else `~/.claude/settings.json`, as Claude Code reads it. */
+export function userSettingsPath(env: NodeJS.ProcessEnv): string {
+  if (env.CLAUDE_CONFIG_DIR) return resolve(env.CLAUDE_CONFIG_DIR, 'settings.json');
+  const os = require('node:os') as typeof import('node:os');
+  return join(os.homedir(), '.claude', 'settings.json');
+}
+
+function readBounded(path: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, OPEN_FLAGS);
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > MAX_SETTINGS_BYTES) return undefined;
+    const buf = Buffer.allocUnsafe(st.size);
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, got);
+      if (n <= 0) break;
+      got += n;
+    }
+    return buf.subarray(0, got).toString('utf8');
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) {
+      try {
+        closeSync(fd);
+      } catch {
+        // nothing to do
+      }
+    }
+  }
+}
+
+/**
+ * Whether settings.json holds install-hook's entry for `event` (a command running our hook file):
+ * then that hook reports this call, and the plugin's hook stands aside so no call is reported
+ * twice. Parsed, not searched: a comment or another key naming the file is not an entry. A file
+ * that is not plain JSON (comments) is judged by whether it names our hook file at all: standing
+ * aside wrongly loses calls, reporting twice would show each call twice.
+ */
+export function settingsRunOurHook(settingsText: string | undefined, event: string): boolean {
+  if (settingsText === undefined || !settingsText.includes(HOOK_FILE_NAME)) return false;
+  let settings: unknown;
+  try {
+    settings = JSON.parse(settingsText);
+  } catch {
+    return true;
+  }
+  const groups = (settings as { hooks?: Record<string, unknown> } | null)?.hooks?.[event];
+  if (!Array.isArray(groups)) return false;
+  return groups.some(
+    (g) =>
+      Array.isArray(g?.hooks) &&
+      g.hooks.some((h: { type?: unknown; command?: unknown }) => (h?.type === undefined || h.type === 'command') && typeof h?.command === 'string' && h.command.includes(HOOK_FILE_NAME)),
+  );
+}
+
+/** The plugin's hook: is install-hook's entry for this event in the user's settings.json? */
+export function installedHookReports(env: NodeJS.ProcessEnv, event: string): boolean {
+  // install-hook registers PostToolUse only; a PostToolUseFailure is reported by the plugin either way.
+  return settingsRunOurHook(readBounded(userSettingsPath(env)), event);
+}

@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto';
+import { promises as fsp } from 'node:fs';
+import * as path from 'node:path';
+import { HOOK_BIN_DIR_NAME, STATUSLINE_FILE_NAME } from '../core/channel/constants';
+import { channelDirOf } from '../core/channel/paths';
+import { buildStatusLineCommand, installStatusLine, installedStatusLineCommand, uninstallStatusLine } from '../core/settings/statusLineSettings';
+import { updateSettingsFile, type SettingsFileUpdate } from './settingsFile';
+
+// install-statusline: a stable copy of the statusline bundle (dist/cli-statusline.js) under the
+// Claude dir, beside the hook's, and `statusLine` in settings.json running it every second.
+
+export function installedStatusLinePathOf(claudeDir: string): string {
+  return path.join(channelDirOf(claudeDir), HOOK_BIN_DIR_NAME, STATUSLINE_FILE_NAME);
+}
+
+export interface InstallStatusLineOptions {
+  claudeDir: string;
+  /** The bundle to copy (dist/cli-statusline.js). */
+  sourcePath: string;
+  /** Absolute path of the Node runtime that runs it. */
+  nodePath: string;
+}
+
+export interface InstallStatusLineResult extends SettingsFileUpdate {
+  settingsPath: string;
+  scriptPath: string;
+  command: string;
+  /** A status line of the user's was there (now run first by ours, restored by uninstall). */
+  wraps: boolean;
+}
+
+async function copyAtomically(source: string, dest: string): Promise<void> {
+  const temp = `${dest}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await fsp.copyFile(source, temp);
+    await fsp.chmod(temp, 0o600);
+    await fsp.rename(temp, dest);
+  } catch (err) {
+    await fsp.rm(temp, { force: true });
+    throw err;
+  }
+}
+
+export async function installStatusLineFile(opts: InstallStatusLineOptions): Promise<InstallStatusLineResult> {
+  if (!path.isAbsolute(opts.nodePath)) throw new Error(`the Node path must be absolute: ${opts.nodePath}`);
+  await fsp.access(opts.sourcePath).catch(() => {
+    throw new Error(`statusline bundle not found at ${opts.sourcePath}; build it first (npm run build)`);
+  });
+  const claudeDir = path.resolve(opts.claudeDir);
+  const scriptPath = installedStatusLinePathOf(claudeDir);
+  const spec = { nodePath: opts.nodePath, scriptPath, channelDir: channelDirOf(claudeDir) };
+  const settingsPath = path.join(claudeDir, 'settings.json');
+  let after = '';
+  const update = await updateSettingsFile(
+    settingsPath,
+    (text) => {
+      after = installStatusLine(text, spec);
+      return after;
+    },
+    {
+      // The script is in place before settings.json names it.
+      afterValidate: async () => {
+        await fsp.mkdir(path.dirname(scriptPath), { recursive: true, mode: 0o700 });
+        await copyAtomically(opts.sourcePath, scriptPath);
+      },
+    },
+  );
+  const command = installedStatusLineCommand(after) ?? buildStatusLineCommand(spec);
+  return { ...update, settingsPath, scriptPath, command, wraps: / --wrap /.test(command) };
+}
+
+export interface UninstallStatusLineResult extends SettingsFileUpdate {
+  settingsPath: string;
+  /** The user's own status line, which ours wrapped, is back. */
+  restored: boolean;
+  scriptRemoved: boolean;
+}
+
+export async function uninstallStatusLineFile(opts: { claudeDir: string }): Promise<UninstallStatusLineResult> {
+  const claudeDir = path.resolve(opts.claudeDir);
+  const settingsPath = path.join(claudeDir, 'settings.json');
+  const exists = await fsp.stat(settingsPath).then(
+    () => true,
+    () => false,
+  );
+  let restored = false;
+  const update: SettingsFileUpdate = exists
+    ? await updateSettingsFile(settingsPath, (text) => {
+        restored = / --wrap /.test(installedStatusLineCommand(text) ?? '');
+        return uninstallStatusLine(text);
+      })
+    : { path: settingsPath, changed: false, created: false };
+  const scriptRemoved = await fsp.rm(installedStatusLinePathOf(claudeDir)).then(
+    () => true,
+    () => false,
+  );
+  return { ...update, settingsPath, scriptRemoved, restored: restored && update.changed };
+}

@@ -4,6 +4,7 @@ import type { EngineEvent } from '../core/engineEvents';
 import { resolveClaudeDir } from '../core/discovery';
 import { TranscriptLagEngine, type EngineReady } from '../core/engine';
 import { chokidarChangeSource } from '../platform/chokidarChangeSource';
+import { HookReceiverService, receiverStatusText } from '../platform/hookReceiverService';
 import { parseMetricsAddress, type MetricsAddress } from '../platform/metricsAddress';
 import type { MetricsServer } from '../platform/metricsServer';
 import { formatDuration, formatLag, shortId } from '../presentation/format';
@@ -122,8 +123,12 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const claudeDir = parsed.claudeDir ?? resolveClaudeDir(io.env, io.homedir);
   let stopped = false;
   let ticking: Promise<void> = Promise.resolve();
+  // http hooks (install-hook --http) arrive here when this process serves their port; the config is
+  // looked at on every poll, so an install after start is served without a restart.
+  const receiver = new HookReceiverService(claudeDir, () => io.clock.now(), (s) => io.stderr(`transcript-lag watch: ${receiverStatusText(s)}\n`));
   const tick = () => {
     if (stopped) return;
+    void receiver.refresh();
     ticking = ticking.then(() => engine.tick()).catch((err: unknown) => io.stderr(`transcript-lag watch: ${err instanceof Error ? err.message : String(err)}\n`));
   };
   const engine = new TranscriptLagEngine({
@@ -142,6 +147,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const metricsServer = parsed.metrics ? await serveMetrics(engine, parsed.metrics, io) : undefined;
   if (!parsed.json) io.stderr(`watching ${parsed.all ? 'every session' : `sessions of ${io.cwd}`} under ${claudeDir} (Ctrl-C stops)\n`);
 
+  await receiver.refresh();
   const ready = await engine.start();
   io.stdout(parsed.json ? readyJsonLine(ready) : readyReadableLine(ready));
   // The CLI is the composition root: the timer lives here, never in the engine.
@@ -153,6 +159,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     clearInterval(timer);
     await ticking;
     await metricsServer?.close();
+    await receiver.stop();
     await engine.dispose();
   }
   return 0;

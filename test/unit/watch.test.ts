@@ -1,7 +1,10 @@
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
 import { promises as fsp } from 'node:fs';
+import * as http from 'node:http';
+import * as net from 'node:net';
 import * as path from 'node:path';
+import { runInstall } from '../../src/cli/installHook';
 import type { CliIo } from '../../src/cli/io';
 import { jsonLine, readableLine, run } from '../../src/cli/watch';
 import type { EngineEvent } from '../../src/core/engineEvents';
@@ -164,6 +167,73 @@ describe('watch CLI', () => {
     await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'session'));
     c.stop();
     assert.equal(await done, 0);
+  });
+
+  it('serves the http hooks install-hook --http set up: a POST becomes held, then written with its lag; --metrics counts it', async () => {
+    const t = fx.transcriptPath(S);
+    await fx.append(t, [userPrompt(S, fx.workspace)]);
+    const free = async () => {
+      const srv = net.createServer();
+      await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+      const port = (srv.address() as net.AddressInfo).port;
+      await new Promise<void>((r) => srv.close(() => r()));
+      return port;
+    };
+    const port = await free();
+    const metricsPort = await free();
+    const installIo = { ...capturingIo(fx.workspace).io, stdout: () => undefined };
+    assert.equal(await runInstall(['--http', '--port', String(port), '--claude-dir', fx.claudeDir], installIo), 0);
+    const settings = JSON.parse(await fsp.readFile(path.join(fx.claudeDir, 'settings.json'), 'utf8'));
+    const hook = settings.hooks.PreToolUse[0].hooks[0];
+    assert.deepEqual([hook.type, hook.url, hook.timeout, hook.onFailure], ['http', `http://127.0.0.1:${port}/hook`, 1, 'continue']);
+
+    const c = capturingIo(fx.workspace);
+    const done = run(['--json', '--claude-dir', fx.claudeDir, '--poll-ms', '20', '--metrics', String(metricsPort)], c.io);
+    running = { stop: c.stop, done };
+    await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'session'));
+    assert.match(c.err.join(''), new RegExp(`receiving on 127\\.0\\.0\\.1:${port}`));
+    // What Claude Code sends: the hook input, with the headers settings.json names.
+    const body = JSON.stringify({ session_id: S, transcript_path: t, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: {}, tool_use_id: 'toolu_http1' });
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port, path: '/hook', method: 'POST', headers: { 'content-type': 'application/json', ...hook.headers } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    assert.equal(status, 200);
+    await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'held'));
+    await fx.append(t, [toolUseRecord(S, fx.workspace, 'toolu_http1')]);
+    await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'written'));
+    const written = c.out.map((l) => JSON.parse(l)).find((o) => o.event === 'written');
+    assert.equal(written.transport, 'http');
+    assert.ok(typeof written.lag_ms === 'number');
+    const metrics = await new Promise<string>((resolve, reject) => {
+      http.get({ host: '127.0.0.1', port: metricsPort, path: '/metrics' }, (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve(text));
+      }).on('error', reject);
+    });
+    assert.match(metrics, /^transcript_lag_held_seconds_count\{tool="Bash",shape="before_result",transport="http"\} 1$/m);
+    assert.match(metrics, /^transcript_lag_calls_total\{shape="before_result"\} 1$/m);
+  });
+
+  it('a metrics port in use: one line on stderr, and watching goes on', async () => {
+    const busy = net.createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    try {
+      const c = capturingIo(fx.workspace);
+      const done = run(['--json', '--claude-dir', fx.claudeDir, '--poll-ms', '20', '--metrics', String((busy.address() as net.AddressInfo).port)], c.io);
+      running = { stop: c.stop, done };
+      await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'ready'));
+      assert.match(c.err.join(''), /no metrics: cannot listen on 127\.0\.0\.1:\d+ \(the port is in use\); watching goes on without them/);
+      c.stop();
+      assert.equal(await done, 0);
+    } finally {
+      await new Promise<void>((r) => busy.close(() => r()));
+    }
   });
 
   it('refuses unknown options with exit code 2', async () => {

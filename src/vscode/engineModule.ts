@@ -11,3 +11,4 @@ export * from '../platform/chokidarChangeSource';
 export * from '../platform/hookInstaller';
 export * from '../platform/statusLineInstaller';
 export * from '../core/channel/reader';
+export * from '../platform/hookReceiverService';

@@ -14,6 +14,7 @@ import { createLog, logEvent } from './log';
 import { SessionReport } from './report';
 import { Revealer } from './reveal';
 import { onSettingsChanged, readSettings, resolveClaudeDir, workspaceFolderPaths } from './settings';
+import { HttpHookReceiver } from './httpHookReceiver';
 import { MetricsEndpoint } from './metricsEndpoint';
 import { StatusBar } from './statusBar';
 import type * as EngineModule from './engineModule';
@@ -74,6 +75,15 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
   const sessions = () => host.sessions();
   const metrics = new MetricsEndpoint(log, sessions);
   void metrics.apply(settings);
+  const httpHooks = new HttpHookReceiver(
+    () => host.currentClaudeDir() || resolveClaudeDir(settings.claudeDir),
+    (dir, onStatus) => {
+      const mod = loadEngineModule();
+      return new mod.HookReceiverService(dir, now, (s) => onStatus(mod.receiverStatusText(s)));
+    },
+    log,
+  );
+  httpHooks.start();
   const session = (id: string) => host.session(id);
   const statusBar = new StatusBar(sessions, () => settings.warnAfterMs, now);
   const tree = new HeldCallsTree(sessions, now);
@@ -103,6 +113,8 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
   context.subscriptions.push(
     log,
     host,
+    metrics,
+    httpHooks,
     statusBar,
     tree,
     revealer,
@@ -133,6 +145,7 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
       log.info('Settings changed; applying');
       void host.applySettings(next);
       void metrics.apply(next);
+      void httpHooks.refresh();
       views.request();
     }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => void host.workspaceFoldersChanged()),
@@ -144,6 +157,8 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
 
   return {
     engine: () => host.current(),
+    httpHooks: () => httpHooks.state(),
+    metricsAddress: () => metrics.address,
     claudeDir: () => host.currentClaudeDir() || resolveClaudeDir(settings.claudeDir),
     statusBarText: () => statusBar.state()?.text,
     statusBarBackground: () => statusBar.state()?.background,

@@ -14,6 +14,10 @@ import type { RevealRecord } from './reveal';
 export interface TranscriptLagApi {
   /** The running engine; undefined while there is no Claude dir (or before it started). */
   engine(): TranscriptLagEngine | undefined;
+  /** The http hooks' receiver in this window: `serving:PORT`, `served-elsewhere:PORT` or `off`. */
+  httpHooks(): string;
+  /** Where this window serves /metrics (`host:port`); '' when off. */
+  metricsAddress(): string;
   /** The Claude dir in use, resolved (setting, else $CLAUDE_CONFIG_DIR, else ~/.claude). */
   claudeDir(): string;
   /** Status bar text as shown (e.g. `$(watch) 1 held · 2.3s`); undefined while the item is hidden. */

@@ -32,9 +32,11 @@ function cli(args, { allowFail = false, env = process.env } = {}) {
   }
 }
 
-export function installHook({ claudeDir, probe, polls, pollMs }) {
+export function installHook({ claudeDir, probe, polls, pollMs, httpPort }) {
   const args = ['install-hook', '--claude-dir', claudeDir];
   if (probe) args.push('--probe', '--polls', String(polls), '--poll-ms', String(pollMs));
+  // http hooks to the receiver `watch` serves on that port.
+  if (httpPort !== undefined) args.push('--http', '--port', String(httpPort));
   return cli(args);
 }
 

@@ -10,19 +10,31 @@ import { makeSandbox, addFieldSettings, claudeEnv, readJsonl } from './sandbox.m
 import { installHook, installPlugin, installStatusline, startWatch, analyze, repoRoot } from './projectCli.mjs';
 import { startGitHttpServer } from './gitHttpServer.mjs';
 import { execFileSync } from 'node:child_process';
+import net from 'node:net';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** A port nothing listens on now, on loopback. */
+async function freePort() {
+  const srv = net.createServer();
+  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address();
+  await new Promise((r) => srv.close(r));
+  return port;
+}
 
 export async function runScenario(scenario, { claudeBin, version, keep = false }) {
   const sb = makeSandbox(scenario.name);
   const def = { ...scenario, script: typeof scenario.script === 'function' ? scenario.script(sb.work) : scenario.script };
   const t0 = Date.now();
   // install: 'hook' (install-hook, the default), 'plugin' (`claude plugin` from this folder),
-  // 'plugin-git' (`claude plugin` from a git URL), 'plugin+hook' (both: each call still reported once).
+  // 'plugin-git' (`claude plugin` from a git URL), 'plugin+hook' (both: each call still reported once),
+  // 'http' (install-hook --http: Claude Code POSTs each call to the receiver `watch` serves).
   const install = def.install ?? 'hook';
   if (install === 'hook' || install === 'plugin+hook') {
     installHook({ claudeDir: sb.claudeDir, probe: def.hook === 'probe', polls: def.polls, pollMs: def.pollMs });
   }
+  if (install === 'http') installHook({ claudeDir: sb.claudeDir, httpPort: await freePort() });
   const plugin = install.startsWith('plugin') ? await installPluginFor(sb, install, claudeBin) : undefined;
   if (def.statusline) installStatusline({ claudeDir: sb.claudeDir });
   addFieldSettings(sb, { slowHookMs: def.slowHookMs ?? 0 });

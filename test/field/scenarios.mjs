@@ -47,6 +47,9 @@ export const scenarios = [
   { name: 'interactive-single-statusline-slow', mode: 'interactive', ...announce, ...stream, slowHookMs: 2500, statusline: true, script: SINGLE },
   // The message ends the moment its last block closes, racing the hooks' start: measured, and only
   // the invariants asserted (2.1.332 mostly writes promptly then, but not always).
+  // http hooks: watch serves the receiver; every call must still be held, written and timed.
+  { name: 'print-single-http', mode: 'print', ...announce, ...stream, install: 'http', script: SINGLE },
+  { name: 'interactive-single-http-slow', mode: 'interactive', ...announce, ...stream, slowHookMs: 2000, install: 'http', script: SINGLE },
   // Nothing watching: analyze --channel must still give every call the shape the recorder saw.
   { name: 'print-single-announce-unwatched', mode: 'print', ...announce, ...stream, watch: false, script: SINGLE },
   { name: 'interactive-single-announce-slow-unwatched', mode: 'interactive', ...announce, ...stream, slowHookMs: 2000, watch: false, script: SINGLE },

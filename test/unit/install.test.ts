@@ -127,6 +127,27 @@ describe('install-hook / uninstall-hook', function () {
     assert.deepEqual(fs.readdirSync(claudeDir).sort(), ['projects', 'settings.json'], 'no hook copied for a refused install');
   });
 
+  it('CLI --http: the secret and port go to transcript-lag/http.json (0600) and are kept by a reinstall; probe and --port alone are refused', async function () {
+    if (process.platform === 'win32') this.skip();
+    const { home, claudeDir } = tempHome();
+    const io = cliIo(home);
+    assert.equal(await runInstall(['--http', '--port', '45001', '--claude-dir', claudeDir], io), 0, io.err.join(''));
+    const configPath = path.join(claudeDir, 'transcript-lag', 'http.json');
+    const config = JSON.parse(fs.readFileSync(configPath, 'utf8'));
+    assert.equal(config.port, 45001);
+    assert.match(config.secret, /^[A-Za-z0-9_-]{43}$/);
+    assert.equal(fs.statSync(configPath).mode & 0o777, 0o600);
+    const entry = read(path.join(claudeDir, 'settings.json')).hooks!.PreToolUse[0].hooks[0] as unknown as { url: string; headers: Record<string, string> };
+    assert.deepEqual([entry.url, entry.headers['X-Transcript-Lag-Secret']], ['http://127.0.0.1:45001/hook', config.secret]);
+    // Running receivers keep accepting: a reinstall keeps the secret (and the port, unless asked).
+    assert.equal(await runInstall(['--http', '--claude-dir', claudeDir], cliIo(home)), 0);
+    assert.deepEqual(JSON.parse(fs.readFileSync(configPath, 'utf8')), config);
+    const refused = cliIo(home);
+    assert.equal(await runInstall(['--http', '--probe', '--claude-dir', claudeDir], refused), 2);
+    assert.match(refused.err.join(''), /--probe needs the command hook/);
+    assert.equal(await runInstall(['--port', '45002', '--claude-dir', claudeDir], cliIo(home)), 2);
+  });
+
   it('CLI: a read-only settings.json is refused with exit 1', async function () {
     if (process.platform === 'win32') this.skip();
     const { home, claudeDir } = tempHome();

@@ -38,9 +38,11 @@ export function installHook({ claudeDir, probe, polls, pollMs }) {
   return cli(args);
 }
 
-/** `watch --json`: every stdout line parsed, with the time it arrived. */
-export function startWatch({ claudeDir, cwd }) {
-  const child = spawn(process.execPath, [CLI_JS, 'watch', '--json', '--all', '--claude-dir', claudeDir], {
+/** `watch --json` (with `--metrics ADDRESS` when given): every stdout line parsed, with the time it arrived. */
+export function startWatch({ claudeDir, cwd, metrics }) {
+  const args = [CLI_JS, 'watch', '--json', '--all', '--claude-dir', claudeDir];
+  if (metrics) args.push('--metrics', metrics);
+  const child = spawn(process.execPath, args, {
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -8,6 +8,7 @@ import { startRecorder } from './recorder.mjs';
 import { runPrint, runInteractive } from './drivers.mjs';
 import { makeSandbox, addFieldSettings, claudeEnv, readJsonl } from './sandbox.mjs';
 import { installHook, startWatch, analyze } from './projectCli.mjs';
+import { freePort, startPrometheus } from './prometheus.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -26,13 +27,22 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
   const projectsDir = path.join(sb.claudeDir, 'projects');
   const channelDir = path.join(sb.claudeDir, 'transcript-lag');
   const recorder = startRecorder({ roots: [projectsDir, channelDir] });
+  // `metrics`: watch serves /metrics on a free loopback port and a real Prometheus scrapes it.
+  const metricsTarget = def.metrics ? `127.0.0.1:${await freePort()}` : undefined;
   // `watch: false`: nothing watches the session, so only what the hook left behind tells analyze.
-  const watch = def.watch === false ? undefined : startWatch({ claudeDir: sb.claudeDir, cwd: sb.work });
+  const watch = def.watch === false ? undefined : startWatch({ claudeDir: sb.claudeDir, cwd: sb.work, metrics: metricsTarget });
+  let prometheus;
+  let metrics;
   await sleep(800);
   const env = claudeEnv(sb, api.url);
   let run;
   let forkRun;
   try {
+    if (metricsTarget) {
+      prometheus = await startPrometheus({ dir: path.join(sb.root, 'prometheus'), target: metricsTarget });
+      // Scraped once before the session: every later count is the session's.
+      await prometheus.scrapedAfter(0, 30_000);
+    }
     if (def.mode === 'print') {
       run = await runPrint({ claudeBin, cwd: sb.work, env, prompt: def.prompt ?? 'go' });
       if (def.forkScript) forkRun = await runFork({ claudeBin, sb, env, api, script: def.script, forkScript: def.forkScript });
@@ -44,7 +54,9 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
     // watch polls on its own clock: give it time to report the last writes (and the hook's landing
     // watchers, which poll every 10 ms, time to report theirs).
     await sleep(1500);
+    if (prometheus) metrics = await scrapeResults(prometheus);
   } finally {
+    await prometheus?.stop();
     await watch?.stop();
     recorder.stop();
     await api.close();
@@ -119,6 +131,7 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
     analysis,
     analyzeError,
     fork,
+    metrics,
     transcriptLineCount: transcriptLines.length,
     recording: {
       transcript: transcriptLines.map((l) => ({ t: l.t - t0, line: l.line, text: l.text })),
@@ -128,6 +141,33 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
   };
   if (!keep) fs.rmSync(sb.root, { recursive: true, force: true });
   return result;
+}
+
+/**
+ * What Prometheus scraped from `watch --metrics`, once a scrape that started after the session's
+ * last writes (watch has reported them by now) is in: calls, waits by outcome and the held-time
+ * histogram's count and median, through the same PromQL as the README and the dashboard.
+ */
+async function scrapeResults(prometheus) {
+  const after = Date.now();
+  try {
+    await prometheus.scrapedAfter(after);
+    const one = async (q) => (await prometheus.query(q))[0]?.value;
+    const waits = {};
+    for (const r of await prometheus.query('sum by (outcome) (transcript_lag_waits_total)')) waits[r.metric.outcome] = r.value;
+    return {
+      calls: await one('sum(transcript_lag_calls_total)'),
+      waits,
+      heldCount: await one('sum(transcript_lag_held_seconds_count)'),
+      medianHeldS: await one('histogram_quantile(0.5, sum by (le) (transcript_lag_held_seconds_bucket))'),
+      p95HeldS: await one('histogram_quantile(0.95, sum by (le) (transcript_lag_held_seconds_bucket))'),
+      scrapes: await one('count_over_time(up{job="transcript-lag"}[10m])'),
+      // The histogram's upper bounds as scraped (+Inf last), to compare a median by bucket.
+      bucketBounds: (await prometheus.query('sum by (le) (transcript_lag_held_seconds_bucket)')).map((r) => Number(r.metric.le)).sort((a, b) => a - b),
+    };
+  } catch (err) {
+    return { error: String(err.message ?? err) };
+  }
 }
 
 /**

@@ -148,6 +148,7 @@ function checkMetrics(result, fail) {
   const m = result.metrics;
   if (!m) return fail('metrics: nothing was scraped');
   if (m.error) return fail(`metrics: ${m.error}`);
+  for (const f of m.documentedQueryFailures) fail(`metrics: documented PromQL: ${f}`);
   const onDisk = result.calls.filter((c) => c.line !== undefined);
   if (m.calls !== onDisk.length) fail(`metrics: sum(transcript_lag_calls_total) is ${m.calls}, the recorder saw ${onDisk.length} calls on disk`);
   for (const outcome of ['seen', 'behind']) {

@@ -7,7 +7,7 @@ import { startStandInApi } from './standInApi.mjs';
 import { startRecorder } from './recorder.mjs';
 import { runPrint, runInteractive } from './drivers.mjs';
 import { makeSandbox, addFieldSettings, claudeEnv, readJsonl } from './sandbox.mjs';
-import { installHook, startWatch, analyze } from './projectCli.mjs';
+import { installHook, startWatch, analyze, repoRoot } from './projectCli.mjs';
 import { freePort, startPrometheus } from './prometheus.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -162,12 +162,42 @@ async function scrapeResults(prometheus) {
       medianHeldS: await one('histogram_quantile(0.5, sum by (le) (transcript_lag_held_seconds_bucket))'),
       p95HeldS: await one('histogram_quantile(0.95, sum by (le) (transcript_lag_held_seconds_bucket))'),
       scrapes: await one('count_over_time(up{job="transcript-lag"}[10m])'),
+      documentedQueryFailures: await documentedQueryFailures(prometheus),
       // The histogram's upper bounds as scraped (+Inf last), to compare a median by bucket.
       bucketBounds: (await prometheus.query('sum by (le) (transcript_lag_held_seconds_bucket)')).map((r) => Number(r.metric.le)).sort((a, b) => a - b),
     };
   } catch (err) {
     return { error: String(err.message ?? err) };
   }
+}
+
+/**
+ * The documented queries (the Grafana dashboard's, with its range variables filled in, and the
+ * README's Metrics section), run on the scraped data: each must parse and give a result. Returns the
+ * ones that did not, with why.
+ */
+async function documentedQueryFailures(prometheus) {
+  const dashboard = JSON.parse(fs.readFileSync(path.join(repoRoot, 'docs', 'grafana-dashboard.json'), 'utf8'));
+  const queries = dashboard.panels.flatMap((panel) =>
+    (panel.targets ?? []).map((t) => ({
+      where: `docs/grafana-dashboard.json "${panel.title}"`,
+      expr: t.expr.replaceAll('$__range', '10m').replaceAll('$__rate_interval', '1m'),
+    })),
+  );
+  const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  const section = /^## Metrics\n([\s\S]*?)(?=^## )/m.exec(readme)?.[1] ?? '';
+  for (const block of section.matchAll(/```promql\n([\s\S]*?)```/g)) {
+    for (const line of block[1].split('\n')) if (line.trim() && !line.startsWith('#')) queries.push({ where: 'README', expr: line.trim() });
+  }
+  const failures = [];
+  for (const { where, expr } of queries) {
+    try {
+      if ((await prometheus.query(expr)).length === 0) failures.push(`${where}: ${expr}: no result`);
+    } catch (err) {
+      failures.push(`${where}: ${String(err.message ?? err)}`);
+    }
+  }
+  return failures;
 }
 
 /**

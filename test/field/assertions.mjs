@@ -138,7 +138,46 @@ export function checkScenario(result, { strictProfile }) {
       else if (c.wait && w.outcome !== c.wait.outcome) fail(`${c.id}: watch says wait ${w.outcome}, channel says ${c.wait.outcome}`);
     }
   }
+  if (def.metrics) checkMetrics(result, fail);
   return failures;
+}
+
+/** The index of the histogram bucket (upper bounds, ascending, +Inf last) a value in seconds falls in. */
+export function bucketIndex(bounds, seconds) {
+  const i = bounds.findIndex((le) => seconds <= le);
+  return i === -1 ? bounds.length : i;
+}
+
+/** The q-quantile as histogram_quantile picks its bucket: the ceil(q·n)-th smallest value. */
+export function rankQuantile(values, q) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length ? sorted[Math.max(0, Math.ceil(q * sorted.length) - 1)] : undefined;
+}
+
+/**
+ * What a real Prometheus scraped from `watch --metrics`, queried with PromQL after the session:
+ * the calls the recorder saw on disk, the probe's seen/behind counts, one held time per call, and
+ * a median hold in the bucket of the recorder's median or the next one over.
+ */
+function checkMetrics(result, fail) {
+  const m = result.metrics;
+  if (!m) return fail('metrics: nothing was scraped');
+  if (m.error) return fail(`metrics: ${m.error}`);
+  for (const f of m.documentedQueryFailures) fail(`metrics: documented PromQL: ${f}`);
+  const onDisk = result.calls.filter((c) => c.line !== undefined);
+  if (m.calls !== onDisk.length) fail(`metrics: sum(transcript_lag_calls_total) is ${m.calls}, the recorder saw ${onDisk.length} calls on disk`);
+  for (const outcome of ['seen', 'behind']) {
+    const probe = result.calls.filter((c) => c.wait?.outcome === outcome).length;
+    if (m.waits[outcome] !== probe) fail(`metrics: transcript_lag_waits_total{outcome="${outcome}"} is ${m.waits[outcome]}, the probe reported ${probe}`);
+  }
+  const heldMs = onDisk.filter((c) => c.heldMs !== undefined).map((c) => c.heldMs);
+  if (m.heldCount !== heldMs.length) fail(`metrics: sum(transcript_lag_held_seconds_count) is ${m.heldCount}, the recorder timed ${heldMs.length} holds`);
+  const truth = rankQuantile(heldMs, 0.5);
+  if (truth === undefined || m.medianHeldS === undefined || !Number.isFinite(m.medianHeldS)) {
+    return fail(`metrics: no median hold (PromQL ${m.medianHeldS}, recorder ${truth} ms)`);
+  }
+  const apart = Math.abs(bucketIndex(m.bucketBounds, m.medianHeldS) - bucketIndex(m.bucketBounds, truth / 1000));
+  if (apart > 1) fail(`metrics: median hold ${m.medianHeldS.toFixed(3)} s from PromQL, the recorder's is ${truth} ms: ${apart} buckets apart (bounds ${m.bucketBounds.join(', ')})`);
 }
 
 /**

@@ -45,9 +45,11 @@ export function installStatusline({ claudeDir }) {
   return cli(['install-statusline', '--claude-dir', claudeDir]);
 }
 
-/** `watch --json`: every stdout line parsed, with the time it arrived. */
-export function startWatch({ claudeDir, cwd }) {
-  const child = spawn(process.execPath, [CLI_JS, 'watch', '--json', '--all', '--claude-dir', claudeDir], {
+/** `watch --json` (with `--metrics ADDRESS` when given): every stdout line parsed, with the time it arrived. */
+export function startWatch({ claudeDir, cwd, metrics }) {
+  const args = [CLI_JS, 'watch', '--json', '--all', '--claude-dir', claudeDir];
+  if (metrics) args.push('--metrics', metrics);
+  const child = spawn(process.execPath, args, {
     cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -12,6 +12,7 @@ import { missingPieces, repoRoot } from './projectCli.mjs';
 import { runScenario } from './scenario.mjs';
 import { scenarios } from './scenarios.mjs';
 import { checkScenario, classifyCall } from './assertions.mjs';
+import { prometheusBin } from './prometheus.mjs';
 import { writeRecording } from '../../scripts/lib/recordings.mjs';
 import { isMissingTool, missingTool } from '../../scripts/lib/missingTool.mjs';
 
@@ -43,6 +44,12 @@ export function describeCall(c, def) {
   return parts.join(' ');
 }
 
+function describeMetrics(m) {
+  if (m.error) return `prometheus: ${m.error}`;
+  const s = (x) => (x === undefined ? '?' : `${x.toFixed(3)} s`);
+  return `prometheus (${m.scrapes} scrapes): ${m.calls} calls, waits seen ${m.waits.seen} / behind ${m.waits.behind}, ${m.heldCount} holds, p50 ${s(m.medianHeldS)}, p95 ${s(m.p95HeldS)}`;
+}
+
 export async function runSuite(opts, out = (s) => process.stdout.write(s)) {
   const started = Date.now();
   const chosen = scenarios.filter((s) => !opts.only || opts.only.includes(s.name));
@@ -50,6 +57,7 @@ export async function runSuite(opts, out = (s) => process.stdout.write(s)) {
   if (chosen.some((s) => s.mode === 'interactive') && !tmuxAvailable()) {
     throw missingTool('tmux', ['tmux'], 'the field suite drives interactive Claude Code in it');
   }
+  if (chosen.some((s) => s.metrics)) prometheusBin();
   let claudeBin;
   try {
     claudeBin = ensureClaude(opts.version, (m) => out(`field: ${m}\n`));
@@ -67,6 +75,7 @@ export async function runSuite(opts, out = (s) => process.stdout.write(s)) {
     results.push(result);
     out(`${result.failures.length ? 'FAIL' : 'ok  '} ${def.name} (${(result.durationMs / 1000).toFixed(1)} s)\n`);
     for (const c of result.calls) out(`       ${describeCall(c, result.def)}\n`);
+    if (result.metrics) out(`       ${describeMetrics(result.metrics)}\n`);
     for (const f of result.failures) out(`     ✗ ${f}\n`);
     if (result.failures.length) {
       out(`       api: ${result.apiRequests.map((r) => `${r.t}ms ${r.kind ?? r.path}`).join(', ')}\n`);

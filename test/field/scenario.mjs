@@ -10,18 +10,10 @@ import { makeSandbox, addFieldSettings, claudeEnv, readJsonl } from './sandbox.m
 import { installHook, installPlugin, installStatusline, startWatch, analyze, repoRoot } from './projectCli.mjs';
 import { startGitHttpServer } from './gitHttpServer.mjs';
 import { execFileSync } from 'node:child_process';
-import net from 'node:net';
+import { freePort, startPrometheus } from './prometheus.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** A port nothing listens on now, on loopback. */
-async function freePort() {
-  const srv = net.createServer();
-  await new Promise((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address();
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 export async function runScenario(scenario, { claudeBin, version, keep = false }) {
   const sb = makeSandbox(scenario.name);
@@ -47,13 +39,22 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
   const projectsDir = path.join(sb.claudeDir, 'projects');
   const channelDir = path.join(sb.claudeDir, 'transcript-lag');
   const recorder = startRecorder({ roots: [projectsDir, channelDir] });
+  // `metrics`: watch serves /metrics on a free loopback port and a real Prometheus scrapes it.
+  const metricsTarget = def.metrics ? `127.0.0.1:${await freePort()}` : undefined;
   // `watch: false`: nothing watches the session, so only what the hook left behind tells analyze.
-  const watch = def.watch === false ? undefined : startWatch({ claudeDir: sb.claudeDir, cwd: sb.work });
+  const watch = def.watch === false ? undefined : startWatch({ claudeDir: sb.claudeDir, cwd: sb.work, metrics: metricsTarget });
+  let prometheus;
+  let metrics;
   await sleep(800);
   const env = claudeEnv(sb, api.url);
   let run;
   let forkRun;
   try {
+    if (metricsTarget) {
+      prometheus = await startPrometheus({ dir: path.join(sb.root, 'prometheus'), target: metricsTarget });
+      // Scraped once before the session: every later count is the session's.
+      await prometheus.scrapedAfter(0, 30_000);
+    }
     if (def.mode === 'print') {
       run = await runPrint({ claudeBin, cwd: sb.work, env, prompt: def.prompt ?? 'go' });
       if (def.forkScript) forkRun = await runFork({ claudeBin, sb, env, api, script: def.script, forkScript: def.forkScript });
@@ -65,7 +66,9 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
     // watch polls on its own clock: give it time to report the last writes (and the hook's landing
     // watchers, which poll every 10 ms, time to report theirs).
     await sleep(1500);
+    if (prometheus) metrics = await scrapeResults(prometheus);
   } finally {
+    await prometheus?.stop();
     await watch?.stop();
     recorder.stop();
     await api.close();
@@ -142,6 +145,7 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
     analysis,
     analyzeError,
     fork,
+    metrics,
     transcriptLineCount: transcriptLines.length,
     recording: {
       transcript: transcriptLines.map((l) => ({ t: l.t - t0, line: l.line, text: l.text })),
@@ -152,6 +156,63 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
   };
   if (!keep) fs.rmSync(sb.root, { recursive: true, force: true });
   return result;
+}
+
+/**
+ * What Prometheus scraped from `watch --metrics`, once a scrape that started after the session's
+ * last writes (watch has reported them by now) is in: calls, waits by outcome and the held-time
+ * histogram's count and median, through the same PromQL as the README and the dashboard.
+ */
+async function scrapeResults(prometheus) {
+  const after = Date.now();
+  try {
+    await prometheus.scrapedAfter(after);
+    const one = async (q) => (await prometheus.query(q))[0]?.value;
+    const waits = {};
+    for (const r of await prometheus.query('sum by (outcome) (transcript_lag_waits_total)')) waits[r.metric.outcome] = r.value;
+    return {
+      calls: await one('sum(transcript_lag_calls_total)'),
+      waits,
+      heldCount: await one('sum(transcript_lag_held_seconds_count)'),
+      medianHeldS: await one('histogram_quantile(0.5, sum by (le) (transcript_lag_held_seconds_bucket))'),
+      p95HeldS: await one('histogram_quantile(0.95, sum by (le) (transcript_lag_held_seconds_bucket))'),
+      scrapes: await one('count_over_time(up{job="transcript-lag"}[10m])'),
+      documentedQueryFailures: await documentedQueryFailures(prometheus),
+      // The histogram's upper bounds as scraped (+Inf last), to compare a median by bucket.
+      bucketBounds: (await prometheus.query('sum by (le) (transcript_lag_held_seconds_bucket)')).map((r) => Number(r.metric.le)).sort((a, b) => a - b),
+    };
+  } catch (err) {
+    return { error: String(err.message ?? err) };
+  }
+}
+
+/**
+ * The documented queries (the Grafana dashboard's, with its range variables filled in, and the
+ * README's Metrics section), run on the scraped data: each must parse and give a result. Returns the
+ * ones that did not, with why.
+ */
+async function documentedQueryFailures(prometheus) {
+  const dashboard = JSON.parse(fs.readFileSync(path.join(repoRoot, 'docs', 'grafana-dashboard.json'), 'utf8'));
+  const queries = dashboard.panels.flatMap((panel) =>
+    (panel.targets ?? []).map((t) => ({
+      where: `docs/grafana-dashboard.json "${panel.title}"`,
+      expr: t.expr.replaceAll('$__range', '10m').replaceAll('$__rate_interval', '1m'),
+    })),
+  );
+  const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+  const section = /^## Metrics\n([\s\S]*?)(?=^## )/m.exec(readme)?.[1] ?? '';
+  for (const block of section.matchAll(/```promql\n([\s\S]*?)```/g)) {
+    for (const line of block[1].split('\n')) if (line.trim() && !line.startsWith('#')) queries.push({ where: 'README', expr: line.trim() });
+  }
+  const failures = [];
+  for (const { where, expr } of queries) {
+    try {
+      if ((await prometheus.query(expr)).length === 0) failures.push(`${where}: ${expr}: no result`);
+    } catch (err) {
+      failures.push(`${where}: ${String(err.message ?? err)}`);
+    }
+  }
+  return failures;
 }
 
 /**

@@ -33,7 +33,9 @@ const stream = { blockGapMs: 100, finishDelayMs: 300 };
 
 export const scenarios = [
   { name: 'print-single-announce', mode: 'print', ...announce, ...stream, script: SINGLE },
-  { name: 'print-single-probe', mode: 'print', ...probe, ...stream, script: SINGLE },
+  // `metrics`: a real Prometheus scrapes `watch --metrics` every second, and PromQL must give the
+  // recorder's calls, the probe's seen/behind counts and its median hold (here every wait is seen).
+  { name: 'print-single-probe', mode: 'print', ...probe, ...stream, metrics: true, script: SINGLE },
   { name: 'print-parallel-probe-slow', mode: 'print', ...probe, ...stream, slowHookMs: 2000, script: PARALLEL },
   { name: 'interactive-single-announce', mode: 'interactive', ...announce, ...stream, script: SINGLE },
   { name: 'interactive-single-probe', mode: 'interactive', ...probe, ...stream, script: SINGLE },
@@ -54,6 +56,8 @@ export const scenarios = [
   { name: 'print-single-announce-unwatched', mode: 'print', ...announce, ...stream, watch: false, script: SINGLE },
   { name: 'interactive-single-announce-slow-unwatched', mode: 'interactive', ...announce, ...stream, slowHookMs: 2000, watch: false, script: SINGLE },
   { name: 'interactive-single-probe-endfirst', mode: 'interactive', ...probe, blockGapMs: 20, finishDelayMs: 0, racy: true, script: SINGLE },
+  // Metrics again, where the probe ends behind: two parallel calls held while it waits.
+  { name: 'interactive-parallel-probe-metrics', mode: 'interactive', ...probe, ...stream, metrics: true, script: PARALLEL },
   // A forked session copies the parent's conversation into its file: history, never the fork's calls.
   { name: 'print-fork-announce', mode: 'print', ...announce, ...stream, script: FORK_PARENT, forkScript: FORK_OWN },
 ];

@@ -1,0 +1,4 @@
+// Types of what the unit tests use from assertions.mjs (test/unit/fieldMetricsCheck.test.ts).
+export function bucketIndex(bounds: number[], seconds: number): number;
+export function rankQuantile(values: number[], q: number): number | undefined;
+export function checkScenario(result: unknown, opts: { strictProfile: boolean }): string[];

@@ -13,7 +13,8 @@ import { median } from './lib/stats';
 import { makeSite } from './lib/writerPhase';
 
 const SECTION = 'extension';
-const VSIX_LIMIT_BYTES = 300 * 1024;
+/** BENCHMARKS.md, "VSIX size": why this limit. */
+const VSIX_LIMIT_BYTES = 360 * 1024;
 
 interface Activation {
   requireMs?: number;

@@ -40,6 +40,8 @@ export interface CallSnapshot {
    * Claude Code writes it, `<session>/subagents/agent-<agent_id>.jsonl`).
    */
   transcript_path?: string;
+  /** A fork's copy of its parent's call (`--fork-session`): the parent session's id. History of the parent, not a call of this session. */
+  copied_from?: string;
   /**
    * Held calls only: the last complete line on disk of `transcript_path`, after
    * which the record will land. Absent when that file was never seen (a subagent

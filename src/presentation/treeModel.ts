@@ -98,9 +98,17 @@ function heldNode(session: SessionSnapshot, call: CallSnapshot, now: number): Tr
 function writtenNode(session: SessionSnapshot, call: CallSnapshot): TreeNodeView {
   // The outcome first: a narrow sidebar cuts the end of a description, never its start.
   const parts: string[] = call.wait ? [call.wait.outcome] : [];
-  parts.push(callLagText(call), callShapeText(call.shape));
+  // A fork's copy of its parent's call happened in the parent: it has no lag or shape of this session.
+  if (call.copied_from !== undefined) parts.push(`copied from ${call.copied_from.slice(0, 8)}`);
+  else parts.push(callLagText(call), callShapeText(call.shape));
   if (call.agent_id) parts.push('subagent');
-  const tooltip = [call.tool_use_id, `record at line ${call.line ?? '?'}`, waitLine(call), hookModeNote(call)];
+  const tooltip = [
+    call.tool_use_id,
+    `record at line ${call.line ?? '?'}`,
+    call.copied_from !== undefined ? `Copied by --fork-session from session ${call.copied_from}: its lag and shape are that session's.` : undefined,
+    waitLine(call),
+    hookModeNote(call),
+  ];
   return {
     id: callNodeId(session.session_id, call.tool_use_id),
     kind: 'written',

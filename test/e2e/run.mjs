@@ -63,11 +63,12 @@ function packageVsix() {
  */
 function checkVsixContents(vsix) {
   const size = fs.statSync(vsix).size;
-  if (size > 300 * 1024) throw new Error(`${vsix} is ${size} bytes, over 300 KB`);
+  // The limit of bench/extension.ts (BENCHMARKS.md says why it is what it is).
+  if (size > 360 * 1024) throw new Error(`${vsix} is ${size} bytes, over 360 KB`);
   const r = spawnSync('python3', ['-c', 'import sys,zipfile;print("\\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))', vsix], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`cannot list ${vsix}: ${r.stderr}`);
   const files = r.stdout.split('\n').filter(Boolean).filter((f) => f.startsWith('extension/')).map((f) => f.slice('extension/'.length));
-  const allowed = [/^package\.json$/, /^dist\/(extension|engine|hook|cli|cli-analyze|cli-watch|cli-install-hook|rangeScanWorker)\.js$/, /^media\//, /^docs\/images\/[\w-]+\.png$/, /^(readme|changelog)\.md$/i, /^LICENSE(\.txt)?$/i, /^schema\/channel-event\.schema\.json$/];
+  const allowed = [/^package\.json$/, /^dist\/(extension|engine|hook|cli|cli-analyze|cli-watch|cli-install-hook|cli-statusline|cli-install-statusline|metrics|rangeScanWorker)\.js$/, /^media\//, /^docs\/images\/[\w-]+\.png$/, /^(readme|changelog)\.md$/i, /^LICENSE(\.txt)?$/i, /^schema\/channel-event\.schema\.json$/];
   const stray = files.filter((f) => !allowed.some((re) => re.test(f)));
   if (stray.length) throw new Error(`unexpected files in the VSIX: ${stray.join(', ')}`);
   const required = ['package.json', 'dist/extension.js', 'dist/engine.js', 'dist/hook.js', 'schema/channel-event.schema.json'];
@@ -93,7 +94,7 @@ async function main() {
   requireCommands(['python3'], ['python3'], 'lists the VSIX');
   console.log('[e2e] packaging the VSIX');
   const vsix = packageVsix();
-  await step('the VSIX holds only what the installed extension needs, within 300 KB', async () => checkVsixContents(vsix));
+  await step('the VSIX holds only what the installed extension needs, within 360 KB', async () => checkVsixContents(vsix));
   const s = makeScenario();
   console.log(`[e2e] scratch ${s.root}`);
   const rec = transcriptRecords(s);

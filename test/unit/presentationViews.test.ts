@@ -215,3 +215,14 @@ describe('presentation: never a label the evidence does not prove', () => {
     assert.deepEqual([row.lag, row.shape], ['lag unknown', 'shape unknown']);
   });
 });
+
+describe('views: a fork\'s copied calls', () => {
+  it('a copy shows the session it was copied from, never a lag or a shape of this session', () => {
+    const copy = writtenCall('toolu_copy', 3, 1000, { copied_from: 'b4e672aa-3347-44eb-a27c-535072cbd17a', lag_ms: null, fired_at: undefined, shape: 'unknown' });
+    const [node] = treeModel([session({ recent: [copy] })], 2000);
+    const row = node!.children[0]!;
+    assert.equal(row.description, 'copied from b4e672aa');
+    assert.match(row.tooltip, /Copied by --fork-session from session b4e672aa-3347-44eb-a27c-535072cbd17a/);
+  });
+});
+

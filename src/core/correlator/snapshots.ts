@@ -44,6 +44,7 @@ export function callSnapshot(sessionId: string, c: CallFacts, held: HeldPlace = 
   if (path !== undefined) snap.transcript_path = path;
   if (!w && held.line !== undefined) snap.held_line = held.line;
   if (c.hookMode !== undefined) snap.hook_mode = c.hookMode;
+  if (c.copiedFrom !== undefined) snap.copied_from = c.copiedFrom;
   if (w && c.result) snap.result_line = c.result.line;
   if (wait) snap.wait = { outcome: wait.outcome, polls: wait.polls, waited_ms: wait.waitedMs, ...(wait.source ? { source: wait.source } : {}) };
   if (c.postAt !== undefined) snap.post_at = c.postAt;

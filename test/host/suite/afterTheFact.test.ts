@@ -68,3 +68,43 @@ describe('after the fact: calls labelled from what the hook saw', () => {
     assert.match(live.description, /^lag [\d.]+ m?s · before result$/);
   });
 });
+
+describe('a forked session (claude --resume ID --fork-session)', () => {
+  after(closeAllEditors);
+
+  it("shows the parent's copied calls as the parent's history, and the fork's own call as usual", async () => {
+    const api = await extensionApi();
+    const dir = newClaudeDir('fork');
+    const parent = new FakeSession(dir).title('Parent').prompt('go');
+    assert.equal((await runHook(dir, parent.preToolUse('toolu_fk_parent', 'Bash'))).code, 0);
+    parent.toolUse('toolu_fk_parent', 'Bash').toolResult('toolu_fk_parent');
+    await useClaudeDir(api, dir);
+    await eventually(api, 'the parent', () => api.treeItems().some((n) => n.session_id === parent.sessionId));
+
+    // The fork's first write copies the parent's conversation: sessionId rewritten, and the copied
+    // assistant records marked with the parent's id in requestSessionId, as Claude Code 2.1.332 writes it.
+    const fork = new FakeSession(dir).title('Fork');
+    const copied = fs
+      .readFileSync(parent.transcriptPath, 'utf8')
+      .split('\n')
+      .filter((l) => l && !l.includes('"ai-title"'))
+      .map((l) => {
+        const rec = JSON.parse(l) as Record<string, unknown>;
+        rec.sessionId = fork.sessionId;
+        if (rec.type === 'assistant') rec.requestSessionId = parent.sessionId;
+        return JSON.stringify(rec);
+      });
+    fs.appendFileSync(fork.transcriptPath, copied.map((l) => `${l}\n`).join(''));
+    fork.prompt('go on');
+    assert.equal((await runHook(dir, fork.preToolUse('toolu_fk_own', 'Bash'))).code, 0);
+    await eventually(api, "the fork's own call held", () => api.treeItems().find((n) => n.session_id === fork.sessionId)?.children.some((c) => c.tool_use_id === 'toolu_fk_own' && c.kind === 'held'));
+    fork.toolUse('toolu_fk_own', 'Bash');
+    const node = await eventually(api, "the fork's own call written", () => {
+      const n = api.treeItems().find((x) => x.session_id === fork.sessionId);
+      return n?.children.some((c) => c.tool_use_id === 'toolu_fk_own' && c.kind === 'written') && n;
+    });
+    const copy = node.children.find((c) => c.tool_use_id === 'toolu_fk_parent')!;
+    assert.equal(copy.description, `copied from ${parent.sessionId.slice(0, 8)}`);
+    assert.match(node.children.find((c) => c.tool_use_id === 'toolu_fk_own')!.description, /^lag [\d.]+ m?s · before result$/);
+  });
+});

@@ -181,7 +181,12 @@ async function main() {
         15_000,
         `listed ${HELD_CALL.name} as held`,
       );
-      const badge = await wb.activityBadge('Transcript Lag');
+      // The badge is drawn a moment after the view's rows: wait for the state, bounded.
+      let badge = await wb.activityBadge('Transcript Lag');
+      for (const until = Date.now() + 5000; badge !== '1' && Date.now() < until; ) {
+        await page.waitForTimeout(100);
+        badge = await wb.activityBadge('Transcript Lag');
+      }
       await wb.screenshot('e2e-3-view-lists-call');
       if (badge !== '1') throw new Error(`activity bar badge ${JSON.stringify(badge)}, expected "1"`);
       const label = await wb.activityLabel('Transcript Lag');

@@ -116,6 +116,9 @@ export class Workbench {
 
   async screenshot(name) {
     fs.mkdirSync(this.artifactsDir, { recursive: true });
+    // Off every control: a hover shown earlier is not redrawn while the pointer stays, and would show what was true then.
+    await this.page.mouse.move(900, 600);
+    await this.page.waitForTimeout(150);
     const file = path.join(this.artifactsDir, `${name}.png`);
     await this.page.screenshot({ path: file });
     return file;

@@ -65,7 +65,7 @@ describe('after the fact: calls labelled from what the hook saw', () => {
     const live = await eventually(api, 'the held call written', () =>
       api.treeItems().find((n) => n.session_id === s.sessionId)?.children.find((c) => c.tool_use_id === 'toolu_rl_held' && c.kind === 'written'),
     );
-    assert.match(live.description, /^lag [\d.]+ m?s · before result$/);
+    assert.match(live.description, /^lag [\d.]+ ?m?s · before result$/);
   });
 });
 
@@ -105,6 +105,6 @@ describe('a forked session (claude --resume ID --fork-session)', () => {
     });
     const copy = node.children.find((c) => c.tool_use_id === 'toolu_fk_parent')!;
     assert.equal(copy.description, `copied from ${parent.sessionId.slice(0, 8)}`);
-    assert.match(node.children.find((c) => c.tool_use_id === 'toolu_fk_own')!.description, /^lag [\d.]+ m?s · before result$/);
+    assert.match(node.children.find((c) => c.tool_use_id === 'toolu_fk_own')!.description, /^lag [\d.]+ ?m?s · before result$/);
   });
 });

@@ -1,6 +1,4 @@
 import { joinChannel } from './analyze/channelJoin';
-import { readSegmentsInParallel } from './analyze/parallelRead';
-import type { RangeScanner } from './analyze/rangeScan';
 import { countShapes, proveShapesFromHookSightings, proveShapesFromSeenWaits } from './analyze/shapes';
 import { TranscriptSummary } from './analyze/transcriptSummary';
 import type { TranscriptAnalysis } from './analyze/types';
@@ -16,7 +14,6 @@ import type { TailChange } from './tailTypes';
 export type * from './analyze/types';
 export { inferBatches } from './analyze/transcriptSummary';
 export { inferShape } from './analyze/shapes';
-export { forEachScan, LocalRangeScanner, type RangeScan, type RangeScanner } from './analyze/rangeScan';
 
 export interface AnalyzeOptions {
   /** The transcript (.jsonl). */
@@ -31,15 +28,6 @@ export interface AnalyzeOptions {
   streamThreshold?: number;
   /** FileTail's maxBytesPerRead: how far one read goes (see DEFAULT_SLICE_BYTES). */
   sliceBytes?: number;
-  /**
-   * Scans segments of a large transcript while this thread scans others (the
-   * CLI passes one backed by a worker thread): two cores for a cold index.
-   */
-  rangeScanner?: RangeScanner;
-  /** Transcripts smaller than this are read by this thread alone (default PARALLEL_MIN_BYTES). */
-  parallelMinBytes?: number;
-  /** Size of the segments shared out between the threads (default: from the file's line lengths, see ./analyze/parallelRead). */
-  segmentBytes?: number;
 }
 
 /**
@@ -58,12 +46,6 @@ export const DEFAULT_SLICE_BYTES = 1024 * 1024 * 1024;
  * to gain more on huge ones (sizes compared in BENCHMARKS.md).
  */
 export const ANALYZE_CHUNK_SIZE = 2 * 1024 * 1024;
-
-/**
- * Below this, a second thread costs about what it saves: starting a worker and
- * its scanner takes about as long as one thread takes to scan a file this size.
- */
-export const PARALLEL_MIN_BYTES = 64 * 1024 * 1024;
 
 /** A file analyze cannot read: the CLI turns it into exit code 2. */
 export class AnalyzeInputError extends Error {
@@ -95,7 +77,7 @@ async function requireFile(files: FileAccess, path: string, what: string): Promi
 export async function analyzeTranscript(opts: AnalyzeOptions): Promise<TranscriptAnalysis> {
   const sizeAtStart = await requireFile(opts.files, opts.path, 'transcript');
   if (opts.channelPath !== undefined) await requireFile(opts.files, opts.channelPath, 'channel file');
-  const read = (await readInParallel(opts, sizeAtStart)) ?? (await readInOneThread(opts, sizeAtStart));
+  const read = await readInOneThread(opts, sizeAtStart);
   const { summary, bytes, partialTailBytes, changes } = read;
 
   const analysis: TranscriptAnalysis = {
@@ -182,22 +164,4 @@ function readingKernel(chunkSize: number, streamThreshold: number | undefined): 
   const scratch = Math.max(8 * threshold, chunkSize) + 64 * 1024;
   if (!(scratch <= MAX_READING_SCRATCH)) return null;
   return createReadingKernel(READS_AHEAD + 1, chunkSize, scratch);
-}
-
-/**
- * Shares the read out between this thread and opts.rangeScanner (see
- * readSegmentsInParallel); undefined when it does not apply or did not work out,
- * and the caller reads the file in this thread alone.
- */
-async function readInParallel(opts: AnalyzeOptions, sizeAtStart: number): Promise<TranscriptRead | undefined> {
-  const other = opts.rangeScanner;
-  if (other === undefined || sizeAtStart < (opts.parallelMinBytes ?? PARALLEL_MIN_BYTES)) return undefined;
-  const summary = new TranscriptSummary();
-  let line = 0;
-  const read = await readSegmentsInParallel(
-    { files: opts.files, path: opts.path, size: sizeAtStart, other, scanner: { streamThreshold: opts.streamThreshold }, segmentBytes: opts.segmentBytes },
-    (scan) => summary.add(++line, scan),
-  );
-  if (read === undefined) return undefined;
-  return { summary, bytes: sizeAtStart, partialTailBytes: read.partialBytes, changes: [] };
 }

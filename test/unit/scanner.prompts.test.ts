@@ -6,12 +6,11 @@ import { createRecordScanner, scanLine, type RecordScannerOptions } from '../../
 /**
  * RecordScannerOptions.prompts: a line whose prompt is not wanted gives the
  * record it gives otherwise, without `prompt`, on every scan path (the wasm
- * values, the reduced text, JSON.parse of the whole line, the streaming
+ * values, JSON.parse of the whole line, the streaming
  * tokenizer, and the tail's finishLine).
  */
 const PATHS: Array<[string, RecordScannerOptions]> = [
   ['values', {}],
-  ['reduced text', { reduceTo: 'text' }],
   ['JSON.parse', { reduce: false }],
   ['streaming', { streamThreshold: 0 }],
 ];

@@ -47,12 +47,6 @@ export interface RecordScannerOptions {
    */
   reduce?: boolean;
   /**
-   * What the reducer hands over: 'values' (default), the kept values'
-   * places in the line, read into fields without JSON.parse; 'text', the
-   * reduced JSON text for JSON.parse (the reference the tests hold 'values' to).
-   */
-  reduceTo?: 'values' | 'text';
-  /**
    * The wasm instance to scan with (default: the process's shared one). A
    * ReadingKernel whose read buffers the tail reads into scans chunks in place.
    */
@@ -74,7 +68,6 @@ class RecordScanner implements RecordLineScanner {
   private streamingActive = false;
   private readonly reducer: LineReducer | undefined;
   private readonly kernel: ScannerKernel | undefined;
-  private readonly reduceToText: boolean;
   private readonly prompts: (() => boolean) | undefined;
   /** The records of the reducer's plain lines, shared (see PlainRecords). */
   private readonly plainRecords = new PlainRecords();
@@ -85,7 +78,6 @@ class RecordScanner implements RecordLineScanner {
     this.kernel = opts.kernel;
     this.prompts = opts.prompts;
     this.reducer = opts.reduce === false ? undefined : LineReducer.create(opts.kernel);
-    this.reduceToText = opts.reduceTo === 'text';
     const threshold = opts.streamThreshold ?? (this.reducer ? DEFAULT_REDUCED_STREAM_THRESHOLD : DEFAULT_STREAM_THRESHOLD);
     this.threshold = Math.max(0, Math.floor(threshold));
     this.buf = Buffer.allocUnsafe(Math.min(this.threshold, 64 * 1024));
@@ -135,25 +127,19 @@ class RecordScanner implements RecordLineScanner {
 
   finishLines(chunk: Buffer, start: number, line: (start: number, end: number, value: ScanResult) => void): number {
     // Lines the reducer captures in place, many to a call; any other line goes through finishLine.
-    if (this.reducer === undefined || this.reduceToText || this.len > 0 || this.streamingActive) return start;
+    if (this.reducer === undefined || this.len > 0 || this.streamingActive) return start;
     return this.reducer.captureLines(chunk, start, this.threshold, this.promptsWanted, (from, to, fields, prompts) => line(from, to, this.plainRecords.recordOf(fields, prompts)));
   }
 
   /** A whole line of at most `threshold` bytes, [start, end) of `source`, read at once (nothing kept of `source`). */
   private scanBuffered(source: Buffer, start: number, end: number): ScanResult {
     const prompts = this.promptsWanted();
-    if (this.reducer !== undefined && !this.reduceToText) {
+    if (this.reducer !== undefined) {
       const fields = this.reducer.captureRange(source, start, end, prompts);
       if (typeof fields !== 'number') return this.plainRecords.recordOf(fields, prompts);
     }
     const line = source.subarray(start, end);
-    const wholeLine = (): ScanResult => parseBuffered(line, () => this.streamReason(line), prompts);
-    if (this.reducer !== undefined && this.reduceToText) {
-      const reduced = this.reducer.reduce(line);
-      // The reduced text is valid JSON by construction; were it not, the whole line decides.
-      if (typeof reduced !== 'number') return parseBuffered(reduced, wholeLine, prompts, !this.reducer.reducedHasNonAscii());
-    }
-    return wholeLine();
+    return parseBuffered(line, () => this.streamReason(line), prompts);
   }
 
   /** Rare: let the tokenizer say why a line is no JSON ("empty", "truncated", "not JSON"), so both paths give one reason. */
@@ -171,11 +157,10 @@ class RecordScanner implements RecordLineScanner {
 }
 
 /**
- * The JSON.parse path, on a whole line or on its reduced text (which must give
- * the same result); `notJson` gives the result for a line JSON.parse rejects;
- * `prompts`: see buildRecord; `ascii`: the line is known to hold no byte >= 0x80.
+ * The JSON.parse path on a whole line; `notJson` gives the result for a line
+ * JSON.parse rejects; `prompts`: see buildRecord.
  */
-function parseBuffered(line: Buffer, notJson: () => ScanResult, prompts: boolean, ascii = false): ScanResult {
+function parseBuffered(line: Buffer, notJson: () => ScanResult, prompts: boolean): ScanResult {
   // Latin-1 first: one byte per character, no UTF-8 decoding, and V8 parses a
   // one-byte string markedly faster (BENCHMARKS.md). It
   // accepts exactly the lines UTF-8 decoding does (bytes >= 0x80 are legal only
@@ -186,7 +171,7 @@ function parseBuffered(line: Buffer, notJson: () => ScanResult, prompts: boolean
   if (latin1 === undefined) return notJson();
   if (latin1 === null) return { kind: 'malformed', reason: 'not an object' };
   const fields = fieldsFromParsed(latin1);
-  if (ascii || !hasNonAscii(fields)) return buildRecord(fields, prompts);
+  if (!hasNonAscii(fields)) return buildRecord(fields, prompts);
   // Same decoding as the streaming path: invalid UTF-8 becomes U+FFFD. Without
   // a `\u` escape in the line, every character >= 0x80 of a kept string is a
   // raw byte, and the escapes became ASCII characters; a UTF-8 decoder treats

@@ -1,4 +1,4 @@
-/* JSON grammar checks shared by reduce.c and capture.c. Static inline in a
+/* JSON grammar checks of capture.c. Static inline in a
  * header because the module's C files are compiled without LTO: these run
  * once per token, and a call across files each time costs more than the token. */
 #ifndef SCANNER_JSON_SKIP_H

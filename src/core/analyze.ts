@@ -5,7 +5,7 @@ import type { TranscriptAnalysis } from './analyze/types';
 import type { Clock } from './clock';
 import type { FileAccess } from './fileAccess';
 import type { ScanResult } from './records';
-import { createRecordScanner, DEFAULT_REDUCED_STREAM_THRESHOLD } from './scanner';
+import { createCaptureScanner, DEFAULT_CAPTURE_STREAM_THRESHOLD } from './analyze/capture/captureScanner';
 import { createReadingKernel, type ReadingKernel } from './scanner/scannerKernel';
 import { FileTail } from './tail';
 import { READS_AHEAD } from './tailReadAhead';
@@ -115,7 +115,7 @@ async function readInOneThread(opts: AnalyzeOptions, sizeAtStart: number): Promi
     files: opts.files,
     clock: opts.clock,
     // Prompts only until the first user prompt, the one the report shows (of a new generation, once more).
-    scanner: createRecordScanner({ streamThreshold: opts.streamThreshold, kernel: kernel ?? undefined, prompts: (): boolean => tail.generation !== generation || summary.wantsPrompt }),
+    scanner: createCaptureScanner({ streamThreshold: opts.streamThreshold, kernel: kernel ?? undefined, prompts: (): boolean => tail.generation !== generation || summary.wantsPrompt }),
     chunkSize,
     readBuffer: kernel?.readBuffer,
     maxBytesPerRead: Math.max(1, opts.sliceBytes ?? DEFAULT_SLICE_BYTES),
@@ -160,7 +160,7 @@ const MAX_READING_SCRATCH = 64 * 1024 * 1024;
  */
 function readingKernel(chunkSize: number, streamThreshold: number | undefined): ReadingKernel | null {
   if (!Number.isInteger(chunkSize) || chunkSize < 1) return null; // FileTail says what is wrong with it
-  const threshold = streamThreshold ?? DEFAULT_REDUCED_STREAM_THRESHOLD;
+  const threshold = streamThreshold ?? DEFAULT_CAPTURE_STREAM_THRESHOLD;
   const scratch = Math.max(8 * threshold, chunkSize) + 64 * 1024;
   if (!(scratch <= MAX_READING_SCRATCH)) return null;
   return createReadingKernel(READS_AHEAD + 1, chunkSize, scratch);

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { createRecordScanner, scanLine } from '../../src/core/scanner';
+import { scanLine } from '../../src/core/scanner';
+import { createCaptureScanner } from '../../src/core/analyze/capture/captureScanner';
 import { createReadingKernel, SCANNER_READ_PAST_END, sharedKernel } from '../../src/core/scanner/scannerKernel';
 
 /**
@@ -62,7 +63,7 @@ describe('ReadingKernel: read buffers in wasm memory, scanned in place', () => {
         joined.copy(buffer, at);
         const before = Buffer.from(buffer);
         // A small stream threshold sends longer lines through the tokenizer, whose string skipper also reads in place.
-        const scanner = createRecordScanner({ kernel, streamThreshold: 200 });
+        const scanner = createCaptureScanner({ kernel, streamThreshold: 200 });
         let pos = at;
         for (const l of lines) {
           const end = buffer.indexOf(0x0a, pos);
@@ -88,7 +89,7 @@ describe('ReadingKernel: read buffers in wasm memory, scanned in place', () => {
         joined.copy(buffer, at);
         const end = at + joined.length;
         const before = Buffer.from(buffer);
-        const scanner = createRecordScanner({ kernel, streamThreshold: 200 });
+        const scanner = createCaptureScanner({ kernel, streamThreshold: 200 });
         const whole = lines.length - (partialLast ? 1 : 0);
         const taken: Array<{ start: number; end: number; scan: unknown }> = [];
         let pos = at;

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { createRecordScanner, scanLine } from '../../src/core/scanner';
+import { createCaptureScanner } from '../../src/core/analyze/capture/captureScanner';
 import { fieldsFromParsed } from '../../src/core/scanner/fields';
 import { LineReducer, REDUCE_FULL, REDUCE_INVALID } from '../../src/core/scanner/lineReducer';
 import { fixturesDir } from './fixtures';
@@ -18,13 +19,13 @@ import { fixturesDir } from './fixtures';
  * invalid UTF-8 in strings, `\u` escapes, deep nesting, whitespace anywhere.
  */
 
-const WHOLE = { streamThreshold: Number.MAX_SAFE_INTEGER, reduce: false };
-const CAPTURED = { streamThreshold: Number.MAX_SAFE_INTEGER, reduce: true } as const;
+const WHOLE = { streamThreshold: Number.MAX_SAFE_INTEGER };
+const CAPTURED = { streamThreshold: Number.MAX_SAFE_INTEGER };
 const reducer = LineReducer.create();
 
 function checkSame(line: Buffer): void {
   const whole = scanLine(line, WHOLE);
-  const captured = scanLine(line, CAPTURED);
+  const captured = scanLine(line, createCaptureScanner(CAPTURED));
   // The message only on failure: building it for every megabyte line costs more than the test.
   if (!isDeepStrictEqual(captured, whole)) assert.deepEqual(captured, whole, `kept values, line: ${JSON.stringify(line.toString('latin1'))}`);
 }
@@ -351,7 +352,7 @@ describe('record scanner: the wasm line reducer on named cases', () => {
     const huge = cat([b('{"type":"user","toolUseResult":"'), text, b('","message":{"content":[{"type":"tool_result","tool_use_id":"big"}]}}')]);
     const small = (i: number) => b(`{"type":"assistant","uuid":"u${i}","message":{"id":"m${i}","content":[{"type":"tool_use","id":"t${i}","name":"Bash","input":{"c":"${'x'.repeat(i * 50)}"}}]}}`);
     const streaming = createRecordScanner();
-    const reducing = createRecordScanner();
+    const reducing = createCaptureScanner();
     const smallResults = [];
     for (let at = 0, i = 0; at < huge.length; at += 20_000, i += 1) {
       streaming.push(huge.subarray(at, at + 20_000));
@@ -380,5 +381,40 @@ describe('record scanner: the wasm line reducer on named cases', () => {
     }
     assert.ok(files.length >= 3 && lines > 100, `${files.length} files, ${lines} lines`);
     assert.ok(reduced > lines * 0.9, `${reduced} of ${lines} lines reduced`);
+  });
+});
+
+describe("record scanner: the live engine's scanner and analyze's capture scanner give identical records (differential)", () => {
+  /** Each line through both default scanners, in pieces of `piece` bytes and the last by finishLine, as the tail hands them over. */
+  function checkBoth(lines: Buffer[], piece: number): void {
+    const plain = createRecordScanner();
+    const capture = createCaptureScanner();
+    for (const line of lines) {
+      const results = [plain, capture].map((s) => {
+        let at = 0;
+        for (; line.length - at > piece; at += piece) s.push(line.subarray(at, at + piece));
+        return s.finishLine(Buffer.concat([line, b('\n')]), at, line.length);
+      });
+      if (!isDeepStrictEqual(results[0], results[1])) assert.deepEqual(results[1], results[0], `line: ${JSON.stringify(line.toString('latin1').slice(0, 300))}`);
+    }
+  }
+
+  it('on generated lines, short and past both stream thresholds, whole and broken, in any pieces (property)', () => {
+    const long = fc.tuple(recordLine, fc.integer({ min: 10_000, max: 90_000 })).map(([line, n]) => cat([b('{"toolUseResult":"'), Buffer.alloc(n, 'a\\"b\xe9'), b('",'), line.subarray(line.indexOf(0x7b) + 1)]));
+    const anyLine = fc.oneof({ weight: 4, arbitrary: recordLine }, long, fc.tuple(ws, anyValue, ws).map(cat));
+    fc.assert(
+      fc.property(fc.array(anyLine, { minLength: 1, maxLength: 8 }), fc.integer({ min: 1, max: 100_000 }), (lines, piece) => checkBoth(lines, piece)),
+      { numRuns: 400 },
+    );
+  });
+
+  it('on every line of the real fixtures (test/fixtures/real), whole and in pieces', () => {
+    const files = fs.readdirSync(path.join(fixturesDir, 'real'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.jsonl'));
+    assert.ok(files.length >= 3, `${files.length} files`);
+    for (const file of files) {
+      const lines = fs.readFileSync(path.join(fixturesDir, 'real', file)).toString('latin1').split('\n').map(b);
+      checkBoth(lines, Number.MAX_SAFE_INTEGER);
+      checkBoth(lines, 4096);
+    }
   });
 });

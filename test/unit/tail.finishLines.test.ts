@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import type { ScanResult } from '../../src/core/records';
-import { createRecordScanner, type RecordLineScanner } from '../../src/core/scanner';
+import { createCaptureScanner, type CaptureLineScanner } from '../../src/core/analyze/capture/captureScanner';
 import { createReadingKernel, sharedKernel } from '../../src/core/scanner/scannerKernel';
 import { FileTail } from '../../src/core/tail';
 import { READS_AHEAD } from '../../src/core/tailReadAhead';
@@ -30,7 +30,7 @@ const line = fc.oneof(
 );
 
 /** The scanner with its finishLines hidden: the tail splits every line itself. */
-function lineByLine(scanner: RecordLineScanner): LineScanner<ScanResult> {
+function lineByLine(scanner: CaptureLineScanner): LineScanner<ScanResult> {
   return {
     push: (chunk) => scanner.push(chunk),
     finish: () => scanner.finish(),
@@ -41,7 +41,7 @@ function lineByLine(scanner: RecordLineScanner): LineScanner<ScanResult> {
 
 async function readAll(file: string, chunkSize: number, batched: boolean, handOut: boolean) {
   const kernel = createReadingKernel(READS_AHEAD + 1, chunkSize, Math.max(8 * THRESHOLD, chunkSize) + 64 * 1024)!;
-  const scanner = createRecordScanner({ kernel, streamThreshold: THRESHOLD });
+  const scanner = createCaptureScanner({ kernel, streamThreshold: THRESHOLD });
   const handed: TailLine[] = [];
   const tail = new FileTail<ScanResult>({
     path: file,

@@ -5,10 +5,8 @@ import type { TranscriptAnalysis } from './analyze/types';
 import type { Clock } from './clock';
 import type { FileAccess } from './fileAccess';
 import type { ScanResult } from './records';
-import { createCaptureScanner, DEFAULT_CAPTURE_STREAM_THRESHOLD } from './analyze/capture/captureScanner';
-import { createReadingKernel, type ReadingKernel } from './scanner/scannerKernel';
+import { createCaptureReading } from './analyze/capture/captureScanner';
 import { FileTail } from './tail';
-import { READS_AHEAD } from './tailReadAhead';
 import type { TailChange } from './tailTypes';
 
 export type * from './analyze/types';
@@ -109,15 +107,18 @@ async function readInOneThread(opts: AnalyzeOptions, sizeAtStart: number): Promi
   let summary = new TranscriptSummary();
   let generation = 0; // the tail's, set below
   const chunkSize = opts.chunkSize ?? ANALYZE_CHUNK_SIZE;
-  const kernel = readingKernel(chunkSize, opts.streamThreshold);
-  const tail = new FileTail<ScanResult>({
+  const { scanner, batches } = createCaptureReading({
+    chunkSize,
+    streamThreshold: opts.streamThreshold,
+    // Prompts only until the first user prompt, the one the report shows (of a new generation, once more).
+    prompts: (): boolean => tail.generation !== generation || summary.wantsPrompt,
+  });
+  const tail: FileTail<ScanResult> = new FileTail<ScanResult>({
     path: opts.path,
     files: opts.files,
     clock: opts.clock,
-    // Prompts only until the first user prompt, the one the report shows (of a new generation, once more).
-    scanner: createCaptureScanner({ streamThreshold: opts.streamThreshold, kernel: kernel ?? undefined, prompts: (): boolean => tail.generation !== generation || summary.wantsPrompt }),
+    scanner,
     chunkSize,
-    readBuffer: kernel?.readBuffer,
     maxBytesPerRead: Math.max(1, opts.sliceBytes ?? DEFAULT_SLICE_BYTES),
     onLine: (l) => {
       // The file was cut or replaced under the read: line numbers restart, and so does
@@ -128,7 +129,7 @@ async function readInOneThread(opts: AnalyzeOptions, sizeAtStart: number): Promi
       }
       summary.add(l.line, l.scan);
     },
-  });
+  }, batches);
   generation = tail.generation;
   const changes: TailChange[] = [];
   try {
@@ -145,23 +146,4 @@ async function readInOneThread(opts: AnalyzeOptions, sizeAtStart: number): Promi
   } finally {
     await tail.close();
   }
-}
-
-/** Scratch past which a reading kernel is not worth its memory (a test's huge streamThreshold): the tail's own buffers then. */
-const MAX_READING_SCRATCH = 64 * 1024 * 1024;
-
-/**
- * A wasm instance whose memory holds the tail's read buffers, so the scanner
- * reads each chunk where it was read to (./scanner/scannerKernel.ts); null
- * where wasm cannot run or its scratch would be too large. Its scratch holds
- * what the scanners put at heapBase: a line of up to streamThreshold bytes
- * with its list of kept values (under 7.2 bytes a byte of line, see
- * LineReducer), or a chunk the string skipper copies in.
- */
-function readingKernel(chunkSize: number, streamThreshold: number | undefined): ReadingKernel | null {
-  if (!Number.isInteger(chunkSize) || chunkSize < 1) return null; // FileTail says what is wrong with it
-  const threshold = streamThreshold ?? DEFAULT_CAPTURE_STREAM_THRESHOLD;
-  const scratch = Math.max(8 * threshold, chunkSize) + 64 * 1024;
-  if (!(scratch <= MAX_READING_SCRATCH)) return null;
-  return createReadingKernel(READS_AHEAD + 1, chunkSize, scratch);
 }

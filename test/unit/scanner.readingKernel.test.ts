@@ -2,7 +2,8 @@ import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { scanLine } from '../../src/core/scanner';
 import { createCaptureScanner } from '../../src/core/analyze/capture/captureScanner';
-import { createReadingKernel, SCANNER_READ_PAST_END, sharedKernel } from '../../src/core/scanner/scannerKernel';
+import { createReadingKernel } from '../../src/core/analyze/capture/readingKernel';
+import { SCANNER_READ_PAST_END, sharedKernel } from '../../src/core/scanner/scannerKernel';
 
 /**
  * A ReadingKernel holds a tail's read buffers in its wasm memory, and the

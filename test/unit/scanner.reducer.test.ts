@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { createRecordScanner, scanLine } from '../../src/core/scanner';
 import { createCaptureScanner } from '../../src/core/analyze/capture/captureScanner';
 import { fieldsFromParsed } from '../../src/core/scanner/fields';
-import { LineReducer, REDUCE_FULL, REDUCE_INVALID } from '../../src/core/scanner/lineReducer';
+import { LineReducer, REDUCE_FULL, REDUCE_INVALID } from '../../src/core/analyze/capture/lineReducer';
 import { fixturesDir } from './fixtures';
 
 /**

@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import type { ScanResult } from '../../src/core/records';
 import { createCaptureScanner, type CaptureLineScanner } from '../../src/core/analyze/capture/captureScanner';
-import { createReadingKernel, sharedKernel } from '../../src/core/scanner/scannerKernel';
+import { createReadingKernel } from '../../src/core/analyze/capture/readingKernel';
+import { sharedKernel } from '../../src/core/scanner/scannerKernel';
 import { FileTail } from '../../src/core/tail';
 import { READS_AHEAD } from '../../src/core/tailReadAhead';
 import type { LineScanner, TailLine } from '../../src/core/tailTypes';
@@ -29,7 +30,7 @@ const line = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom('', 'not json', '{"type":"user"', '[1]', '{}\r', `{"type":"attachment","content":"${'x'.repeat(THRESHOLD)}"}`) },
 );
 
-/** The scanner with its finishLines hidden: the tail splits every line itself. */
+/** The scanner alone: the tail splits every line itself. */
 function lineByLine(scanner: CaptureLineScanner): LineScanner<ScanResult> {
   return {
     push: (chunk) => scanner.push(chunk),
@@ -49,9 +50,8 @@ async function readAll(file: string, chunkSize: number, batched: boolean, handOu
     clock: new ManualClock(),
     scanner: batched ? scanner : lineByLine(scanner),
     chunkSize,
-    readBuffer: kernel.readBuffer,
     onLine: handOut ? (l) => handed.push({ ...l }) : undefined,
-  });
+  }, { readBuffer: (i) => kernel.readBuffer(i), finishLines: batched ? (chunk, start, take) => scanner.finishLines(chunk, start, take) : (_chunk, start) => start });
   const reads = await readToEnd(tail);
   return { lines: handOut ? handed : reads.flatMap((r) => r.lines), batches: reads.map((r) => r.batch), partial: tail.partialBytes };
 }

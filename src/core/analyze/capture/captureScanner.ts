@@ -1,7 +1,10 @@
 import type { ScanResult } from '../../records';
 import { PlainRecords } from '../../scanner/fields';
 import { RecordScanner, type RecordLineScanner, type RecordScannerOptions } from '../../scanner';
-import { LineReducer } from '../../scanner/lineReducer';
+import type { LineBatches } from '../../tail';
+import { READS_AHEAD } from '../../tailReadAhead';
+import { LineReducer } from './lineReducer';
+import { createReadingKernel } from './readingKernel';
 
 /**
  * With the capture, which builds nothing for the bytes it drops: on the
@@ -11,16 +14,9 @@ import { LineReducer } from '../../scanner/lineReducer';
  */
 export const DEFAULT_CAPTURE_STREAM_THRESHOLD = 64 * 1024;
 
-/** The record scanner with analyze's batch entry: whole lines of a read buffer, many at a time. */
+/** The record scanner with analyze's batch entry: whole lines of a read buffer, many at a time (see LineBatches). */
 export interface CaptureLineScanner extends RecordLineScanner {
-  /**
-   * For a scanner holding no partial line: the value of each whole line from
-   * `start` of `chunk` on, as many as it takes in one go, each handed to
-   * `line` with its bounds (`end`: its newline) in file order. Returns where
-   * it stopped: the first line it leaves to push / finishLine (`start` if it
-   * took none). `line` must not call the scanner.
-   */
-  finishLines(chunk: Buffer, start: number, line: (start: number, end: number, value: ScanResult) => void): number;
+  finishLines: LineBatches<ScanResult>['finishLines'];
 }
 
 /**
@@ -66,4 +62,33 @@ class WithoutCapture extends RecordScanner implements CaptureLineScanner {
   finishLines(_chunk: Buffer, start: number): number {
     return start;
   }
+}
+
+/** Scratch past which a reading kernel is not worth its memory (a test's huge streamThreshold): the tail's own buffers then. */
+const MAX_READING_SCRATCH = 64 * 1024 * 1024;
+
+export interface CaptureReading {
+  scanner: CaptureLineScanner;
+  /** For the FileTail: reads into the scanner's wasm memory, whole lines many at a time; undefined where wasm cannot run. */
+  batches: LineBatches<ScanResult> | undefined;
+}
+
+/**
+ * analyze's scanner and what its FileTail reads with: a wasm instance of its
+ * own whose memory holds the tail's read buffers, so the scanner reads each
+ * chunk where it was read to. Without wasm, or where its scratch would be too
+ * large, the plain scanner and the tail's own buffers. The scratch holds what
+ * the scanners put at heapBase: a line of up to streamThreshold bytes with its
+ * list of kept values (under 7.2 bytes a byte of line, see LineReducer), or a
+ * chunk the string skipper copies in.
+ */
+export function createCaptureReading(opts: { chunkSize: number; streamThreshold?: number; prompts?: () => boolean }): CaptureReading {
+  const { chunkSize, streamThreshold, prompts } = opts;
+  const threshold = streamThreshold ?? DEFAULT_CAPTURE_STREAM_THRESHOLD;
+  const scratch = Math.max(8 * threshold, chunkSize) + 64 * 1024;
+  // A chunk size that is no positive integer: the FileTail says what is wrong with it.
+  const kernel = Number.isInteger(chunkSize) && chunkSize >= 1 && scratch <= MAX_READING_SCRATCH ? createReadingKernel(READS_AHEAD + 1, chunkSize, scratch) : null;
+  const scanner = createCaptureScanner({ streamThreshold, prompts, kernel: kernel ?? undefined });
+  if (kernel === null) return { scanner, batches: undefined };
+  return { scanner, batches: { readBuffer: (i) => kernel.readBuffer(i), finishLines: (chunk, start, line) => scanner.finishLines(chunk, start, line) } };
 }

@@ -1,4 +1,4 @@
-import { capString } from './fields';
+import { capString } from '../../scanner/fields';
 
 /**
  * The list of kept values ./wasm/capture.c writes, as ./lineReducer.ts reads

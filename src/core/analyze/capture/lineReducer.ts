@@ -1,4 +1,4 @@
-import { emptyFields, ID_CAP, keepsCallContext, NO_TOOL_RESULTS, NO_TOOL_USES, readsText, REFS_CAP, TEXT_CAP, ROOT_STRING_KEYS, type CapturedFields } from './fields';
+import { emptyFields, ID_CAP, keepsCallContext, NO_TOOL_RESULTS, NO_TOOL_USES, readsText, REFS_CAP, TEXT_CAP, ROOT_STRING_KEYS, type CapturedFields } from '../../scanner/fields';
 import {
   booleanAt,
   ENTRY_BYTES,
@@ -35,7 +35,7 @@ import {
   numberAt,
   typeOf,
 } from './captureEntries';
-import { sharedKernel, SCANNER_READ_PAST_END, type ScannerExports, type ScannerKernel } from './scannerKernel';
+import { sharedKernel, SCANNER_READ_PAST_END, type ScannerExports, type ScannerKernel } from '../../scanner/scannerKernel';
 
 /** The line is not JSON (the whole-line path then gives the reason). */
 export const REDUCE_INVALID = -1;
@@ -64,8 +64,8 @@ function stackOffset(length: number, outBytes: number): number {
 }
 
 /**
- * Validates one whole line as JSON in wasm (./wasm/capture.c), which lists
- * where the values of the keys ./fields.ts reads lie, and reads only those
+ * Validates one whole line as JSON in wasm (../../scanner/wasm/capture.c), which lists
+ * where the values of the keys ../../scanner/fields.ts reads lie, and reads only those
  * into CapturedFields: the same fields as JSON.parse of the whole line gives,
  * without building the tool results, inputs and attachments that hold most of
  * an ordinary line's bytes.

@@ -4,7 +4,7 @@ import { SCANNER_WASM_BASE64 } from './scannerWasm';
 export const SCANNER_READ_PAST_END = 64;
 const WASM_PAGE = 64 * 1024;
 
-/** The scanner module's exports (its C sources are ./wasm/*.c; scripts/gen-scanner-wasm.mjs builds it). */
+/** The scanner module's exports (its C sources are ./wasm/*.c and ../analyze/capture/wasm/*.c; scripts/gen-scanner-wasm.mjs builds it). */
 export interface ScannerExports {
   memory: { readonly buffer: ArrayBuffer; grow(pages: number): number };
   /** The first byte no C data or stack uses. */

@@ -21,7 +21,7 @@ export interface CaptureLineScanner extends RecordLineScanner {
 
 /**
  * analyze's record scanner: the live engine's (../../scanner), with ordinary
- * lines validated in wasm (../../scanner/wasm/capture.c), which lists where the
+ * lines validated in wasm (./wasm/capture.c), which lists where the
  * kept values lie so only those strings are decoded (no JSON.parse, no object
  * tree). The property tests hold it to the plain scanner's records.
  */

@@ -64,7 +64,7 @@ function stackOffset(length: number, outBytes: number): number {
 }
 
 /**
- * Validates one whole line as JSON in wasm (../../scanner/wasm/capture.c), which lists
+ * Validates one whole line as JSON in wasm (./wasm/capture.c), which lists
  * where the values of the keys ../../scanner/fields.ts reads lie, and reads only those
  * into CapturedFields: the same fields as JSON.parse of the whole line gives,
  * without building the tool results, inputs and attachments that hold most of

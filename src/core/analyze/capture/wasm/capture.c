@@ -1,5 +1,5 @@
 /* Validates one transcript line as JSON and lists its kept values: for each occurrence
- * of a key ../fields.ts reads, in document order, which field it is, the JSON
+ * of a key ../../../scanner/fields.ts reads, in document order, which field it is, the JSON
  * type of its value and where the value lies in the line. ../lineReducer.ts
  * builds the captured fields from that list with fields.ts's rules (last one
  * wins, caps, UTF-8 decoding), so an ordinary line costs no JSON.parse and no

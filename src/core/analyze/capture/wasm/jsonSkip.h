@@ -186,7 +186,7 @@ static inline int key_is(const u8 *k, unsigned n, const char *name) {
   return name[n] == 0;
 }
 
-/* The values the engine reads (../fields.ts), by where their key sits. capture.c
+/* The values the engine reads (../../../scanner/fields.ts), by where their key sits. capture.c
  * hands these numbers to ../lineReducer.ts, which reads them as the F_* constants
  * of ../captureEntries.ts: keep both in step. */
 enum Field {

@@ -7,6 +7,7 @@ import { createRecordScanner, scanLine } from '../../src/core/scanner';
 import { createCaptureScanner } from '../../src/core/analyze/capture/captureScanner';
 import { fieldsFromParsed } from '../../src/core/scanner/fields';
 import { LineReducer, REDUCE_FULL, REDUCE_INVALID } from '../../src/core/analyze/capture/lineReducer';
+import keptFields from '../../src/core/scanner/keptFields.json';
 import { fixturesDir } from './fixtures';
 
 /**
@@ -254,6 +255,11 @@ describe('record scanner: the wasm line reducer on named cases', () => {
     const block = `{${members(read.block, {})},"input":{"a":1}}`;
     const message = `{${members(read.message, { content: `[${block}]` })},"usage":{}}`;
     assert.ok(read.root.size >= 12 && read.block.size >= 5, 'the spy saw the reads');
+    // The one list the capture's matcher and codes are generated from names exactly these keys.
+    const listed = (level: string) => keptFields.fields.filter((f) => f.in === level).map((f) => f.key).sort();
+    assert.deepEqual([...read.root].sort(), listed('root'));
+    assert.deepEqual([...read.message].sort(), listed('message'));
+    assert.deepEqual([...read.block].sort(), listed('block'));
     // Each key alone, its value one fieldsFromParsed reads (a string; `message` and `content` containers):
     // the capture must give what JSON.parse gives, so a key it did not list would show.
     const nested = { message: `{"content":[{"type":"tool_use","id":"t","name":"n"}],"id":"m","stop_reason":"tool_use"}`, content: '[{"type":"text","text":"hi"}]' };

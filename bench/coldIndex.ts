@@ -56,22 +56,19 @@ export async function coldIndex(ctx: BenchContext): Promise<SectionResult> {
     const contenders = {
       wc: () => check(timedRun('wc', ['-l', file]), 'wc -l'),
       analyze: () => check(timedNodeRun(preload, cli, ['analyze', file, '--json']), 'analyze'),
-      // The same on two threads: what the second thread buys, and what it costs in memory.
-      analyze2: () => check(timedNodeRun(preload, cli, ['analyze', file, '--json', '--threads', '2']), 'analyze --threads 2'),
       // As this machine runs it (see benchEnv): only where the variable is set.
       analyzeAsIs: () => check(timedNodeRun(preload, cli, ['analyze', file, '--json'], { env: process.env }), 'analyze (as-is env)'),
       naive: () => check(timedNodeRun(preload, naive, [file]), 'naive parse'),
     };
     // One untimed run each: the first run of a binary pays for loading it.
-    const first = { wc: contenders.wc(), analyze: contenders.analyze(), analyze2: contenders.analyze2(), naive: contenders.naive() };
-    const times = { wc: [] as number[], analyze: [] as number[], analyze2: [] as number[], analyzeAsIs: [] as number[], naive: [] as number[] };
+    const first = { wc: contenders.wc(), analyze: contenders.analyze(), naive: contenders.naive() };
+    const times = { wc: [] as number[], analyze: [] as number[], analyzeAsIs: [] as number[], naive: [] as number[] };
     const rss: number[] = [];
-    const rss2: number[] = [];
     // The ratio the target is about moves with this machine's speed (see BENCHMARKS.md), so the quick
     // contenders run three rounds for each round of the naive parser, which takes ~10 s and only informs.
     const rounds = ctx.rounds * 3;
     for (let round = 0; round < rounds; round++) {
-      const quick = machineSetsExtraCaCerts ? (['wc', 'analyze', 'analyze2', 'analyzeAsIs'] as const) : (['wc', 'analyze', 'analyze2'] as const);
+      const quick = machineSetsExtraCaCerts ? (['wc', 'analyze', 'analyzeAsIs'] as const) : (['wc', 'analyze'] as const);
       const names: ReadonlyArray<keyof typeof contenders> = round < ctx.rounds ? [...quick, 'naive'] : quick;
       // Rotate the order each round so none always runs right after another's page-cache or CPU use.
       const order = names.map((_, i, a) => a[(i + round) % a.length]!);
@@ -79,9 +76,8 @@ export async function coldIndex(ctx: BenchContext): Promise<SectionResult> {
         const r = contenders[name]();
         times[name].push(r.wallMs);
         if (name === 'analyze' && r.maxRssKiB !== undefined) rss.push(r.maxRssKiB);
-        if (name === 'analyze2' && r.maxRssKiB !== undefined) rss2.push(r.maxRssKiB);
       }
-      ctx.log(`cold index: round ${round + 1}/${rounds}: wc ${times.wc.at(-1)?.toFixed(0)} ms, analyze ${times.analyze.at(-1)?.toFixed(0)} ms, --threads 2 ${times.analyze2.at(-1)?.toFixed(0)} ms, naive ${round < ctx.rounds ? `${times.naive.at(-1)?.toFixed(0)} ms` : '-'}`);
+      ctx.log(`cold index: round ${round + 1}/${rounds}: wc ${times.wc.at(-1)?.toFixed(0)} ms, analyze ${times.analyze.at(-1)?.toFixed(0)} ms, naive ${round < ctx.rounds ? `${times.naive.at(-1)?.toFixed(0)} ms` : '-'}`);
     }
 
     const profile = ctx.profile ? profileAnalyze(ctx, file, dir) : undefined;
@@ -89,14 +85,12 @@ export async function coldIndex(ctx: BenchContext): Promise<SectionResult> {
     const wcLines = Number(first.wc.stdout.trim().split(/\s+/)[0]);
     const naiveOut = JSON.parse(first.naive.stdout) as { lines: number; calls: number };
     const analyzeCalls = Array.isArray(report.calls) ? report.calls.length : null;
-    // Both thread counts must print the same analysis, byte for byte.
-    const agrees = report.lines === gen.lines && report.malformed === 0 && wcLines === gen.lines && analyzeCalls === gen.toolUses && naiveOut.calls === gen.toolUses && first.analyze2.stdout === first.analyze.stdout;
-    const med = { wc: median(times.wc), analyze: median(times.analyze), analyze2: median(times.analyze2), analyzeAsIs: times.analyzeAsIs.length ? median(times.analyzeAsIs) : null, naive: median(times.naive) };
+    const agrees = report.lines === gen.lines && report.malformed === 0 && wcLines === gen.lines && analyzeCalls === gen.toolUses && naiveOut.calls === gen.toolUses;
+    const med = { wc: median(times.wc), analyze: median(times.analyze), analyzeAsIs: times.analyzeAsIs.length ? median(times.analyzeAsIs) : null, naive: median(times.naive) };
     // analyze and wc -l run back to back in every round: the ratio within a round shares the
     // machine's moment, where the ratio of medians can pair a fast round's wc with a slow one's analyze.
     const perRound = times.analyze.map((t, k) => t / times.wc[k]!);
     const peakRssMiB = rss.length ? Math.max(...rss) / 1024 : null;
-    const peakRss2MiB = rss2.length ? Math.max(...rss2) / 1024 : null;
     const sizeNote = `${(gen.bytes / 2 ** 20).toFixed(0)} MiB, ${gen.lines} lines, largest ${(gen.largestLine / 2 ** 20).toFixed(1)} MiB`;
     return {
       section: SECTION,
@@ -109,13 +103,12 @@ export async function coldIndex(ctx: BenchContext): Promise<SectionResult> {
         ...(med.analyzeAsIs === null
           ? []
           : [row(SECTION, 'analyze / wc -l, NODE_EXTRA_CA_CERTS as set here', med.analyzeAsIs / med.wc, 'x', undefined, `${med.analyzeAsIs.toFixed(0)} ms: the sandbox's CA bundle, parsed at every Node start (see benchEnv)`)]),
-        row(SECTION, 'analyze --threads 2 / wc -l', med.analyze2 / med.wc, 'x', undefined, `${med.analyze2.toFixed(0)} ms, peak RSS ${peakRss2MiB?.toFixed(0) ?? '?'} MiB`),
         row(SECTION, 'wc -l time', med.wc, 'ms'),
         row(SECTION, 'naive parse time', med.naive, 'ms', undefined, `peak RSS ${((first.naive.maxRssKiB ?? 0) / 1024).toFixed(0)} MiB`),
         row(SECTION, 'analyze saw every line and call', agrees ? 1 : 0, '', { op: '>=', limit: 1 },
-          `lines ${report.lines}/${gen.lines}, calls ${analyzeCalls}/${gen.toolUses}, malformed ${report.malformed}, --threads 2 ${first.analyze2.stdout === first.analyze.stdout ? 'same' : 'DIFFERENT'}`),
+          `lines ${report.lines}/${gen.lines}, calls ${analyzeCalls}/${gen.toolUses}, malformed ${report.malformed}`),
       ],
-      details: { profile, generated: gen, timesMs: times, medianMs: med, perRoundRatio: perRound, analyzeRssKiB: rss, analyzeTwoThreadsRssKiB: rss2, wcLines, naive: naiveOut, analyze: { lines: report.lines, malformed: report.malformed, calls: analyzeCalls } },
+      details: { profile, generated: gen, timesMs: times, medianMs: med, perRoundRatio: perRound, analyzeRssKiB: rss, wcLines, naive: naiveOut, analyze: { lines: report.lines, malformed: report.malformed, calls: analyzeCalls } },
     };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

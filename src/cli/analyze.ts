@@ -5,16 +5,13 @@ import { AnalyzeInputError, analyzeTranscript, type AnalyzedCall, type Transcrip
 import { jsonPieces } from '../core/analyze/jsonPieces';
 import type { CliIo } from './io';
 
-const usage = `Usage: transcript-lag analyze FILE [--json] [--channel FILE] [--threads 1|2]
+const usage = `Usage: transcript-lag analyze FILE [--json] [--channel FILE]
 
 What a transcript holds: lines, malformed lines, tool calls with the line of
 their record and of their result, trailers, inferred write batches and shapes.
   --json          one JSON object (lines, malformed, calls[{tool_use_id, tool_name,
                   line, result_line, ...}], counts, trailers, batches, ...)
   --channel FILE  a transcript-lag hook channel file: join its wait outcomes
-  --threads N     1 (default), or 2: a transcript of 64 MiB or more is read
-                  on two threads (see BENCHMARKS.md: on a machine whose
-                  memory bandwidth two cores saturate, it is no faster)
 `;
 
 export async function run(args: string[], io: CliIo): Promise<number> {
@@ -26,7 +23,6 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       options: {
         json: { type: 'boolean', default: false },
         channel: { type: 'string' },
-        threads: { type: 'string', default: '1' },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -42,11 +38,6 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     io.stderr(`transcript-lag analyze: expected one transcript FILE, got ${parsed.positionals.length}\n\n${usage}`);
     return 2;
   }
-  const threads = parsed.values.threads;
-  if (threads !== '1' && threads !== '2') {
-    io.stderr(`transcript-lag analyze: --threads takes 1 or 2, got ${threads}\n\n${usage}`);
-    return 2;
-  }
   const file = path.resolve(io.cwd, parsed.positionals[0]!);
   const channel = parsed.values.channel === undefined ? undefined : path.resolve(io.cwd, parsed.values.channel);
   // Keep V8's young generation at its starting size in this process: analyze
@@ -57,21 +48,17 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   v8.setFlagsFromString('--semi-space-growth-factor=1');
   // One thread reads: a read then seldom has to wake a sleeping pool thread,
   // which costs this thread time at every read it issues, so a cold index runs
-  // faster than with libuv's four (BENCHMARKS.md). Two threads scanning
-  // (--threads 2) keep the default.
-  if (threads === '1') io.ioThreads?.(1);
+  // faster than with libuv's four (BENCHMARKS.md).
+  io.ioThreads?.(1);
   let analysis: TranscriptAnalysis;
-  const rangeScanner = threads === '2' ? io.rangeScanner?.() : undefined;
   try {
-    analysis = await analyzeTranscript({ path: file, channelPath: channel, files: io.files, clock: io.clock, rangeScanner });
+    analysis = await analyzeTranscript({ path: file, channelPath: channel, files: io.files, clock: io.clock });
   } catch (err) {
     if (err instanceof AnalyzeInputError) {
       io.stderr(`transcript-lag analyze: ${err.message}\n`);
       return 2;
     }
     throw err;
-  } finally {
-    await rangeScanner?.close();
   }
   if (parsed.values.json) {
     // In pieces, so a report of many calls is never one big string (see jsonPieces),

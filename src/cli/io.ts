@@ -1,10 +1,7 @@
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
 import * as os from 'node:os';
-import * as path from 'node:path';
 import type { Clock } from '../core/clock';
 import type { FileAccess } from '../core/fileAccess';
-import type { RangeScanner } from '../core/analyze/rangeScan';
 import { nodeFileAccess } from '../platform/nodeFileAccess';
 import { systemClock } from '../platform/systemClock';
 
@@ -27,19 +24,7 @@ export interface CliIo {
    * first use (it reads the variable then).
    */
   ioThreads?(count: number): void;
-  /** A second thread for `analyze` to scan part of a large transcript on; none where unavailable. */
-  rangeScanner?(): ClosableRangeScanner | undefined;
 }
-
-export interface ClosableRangeScanner extends RangeScanner {
-  close(): Promise<void>;
-}
-
-/**
- * The worker's own bundle, beside dist/cli.js. Run from source (tests, tsx)
- * there is none, and analyze reads in one thread.
- */
-const RANGE_SCAN_WORKER = path.join(__dirname, 'rangeScanWorker.js');
 
 interface ErrorSource {
   on(event: 'error', listener: (err: NodeJS.ErrnoException) => void): unknown;
@@ -85,12 +70,6 @@ export function nodeIo(): CliIo {
     files: nodeFileAccess,
     ioThreads: (count) => {
       process.env.UV_THREADPOOL_SIZE ??= String(count);
-    },
-    // Required here, not imported: worker_threads (and v8, its streams) load only for --threads 2.
-    rangeScanner: () => {
-      if (!existsSync(RANGE_SCAN_WORKER)) return undefined;
-      const { WorkerRangeScanner } = require('../platform/workerRangeScanner') as typeof import('../platform/workerRangeScanner');
-      return new WorkerRangeScanner(RANGE_SCAN_WORKER);
     },
   };
 }

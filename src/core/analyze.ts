@@ -1,22 +1,17 @@
 import { joinChannel } from './analyze/channelJoin';
-import { readSegmentsInParallel } from './analyze/parallelRead';
-import type { RangeScanner } from './analyze/rangeScan';
 import { countShapes, proveShapesFromHookSightings, proveShapesFromSeenWaits } from './analyze/shapes';
 import { TranscriptSummary } from './analyze/transcriptSummary';
 import type { TranscriptAnalysis } from './analyze/types';
 import type { Clock } from './clock';
 import type { FileAccess } from './fileAccess';
 import type { ScanResult } from './records';
-import { createRecordScanner, DEFAULT_REDUCED_STREAM_THRESHOLD } from './scanner';
-import { createReadingKernel, type ReadingKernel } from './scanner/scannerKernel';
+import { createCaptureReading } from './analyze/capture/captureScanner';
 import { FileTail } from './tail';
-import { READS_AHEAD } from './tailReadAhead';
 import type { TailChange } from './tailTypes';
 
 export type * from './analyze/types';
 export { inferBatches } from './analyze/transcriptSummary';
 export { inferShape } from './analyze/shapes';
-export { forEachScan, LocalRangeScanner, type RangeScan, type RangeScanner } from './analyze/rangeScan';
 
 export interface AnalyzeOptions {
   /** The transcript (.jsonl). */
@@ -31,15 +26,6 @@ export interface AnalyzeOptions {
   streamThreshold?: number;
   /** FileTail's maxBytesPerRead: how far one read goes (see DEFAULT_SLICE_BYTES). */
   sliceBytes?: number;
-  /**
-   * Scans segments of a large transcript while this thread scans others (the
-   * CLI passes one backed by a worker thread): two cores for a cold index.
-   */
-  rangeScanner?: RangeScanner;
-  /** Transcripts smaller than this are read by this thread alone (default PARALLEL_MIN_BYTES). */
-  parallelMinBytes?: number;
-  /** Size of the segments shared out between the threads (default: from the file's line lengths, see ./analyze/parallelRead). */
-  segmentBytes?: number;
 }
 
 /**
@@ -58,12 +44,6 @@ export const DEFAULT_SLICE_BYTES = 1024 * 1024 * 1024;
  * to gain more on huge ones (sizes compared in BENCHMARKS.md).
  */
 export const ANALYZE_CHUNK_SIZE = 2 * 1024 * 1024;
-
-/**
- * Below this, a second thread costs about what it saves: starting a worker and
- * its scanner takes about as long as one thread takes to scan a file this size.
- */
-export const PARALLEL_MIN_BYTES = 64 * 1024 * 1024;
 
 /** A file analyze cannot read: the CLI turns it into exit code 2. */
 export class AnalyzeInputError extends Error {
@@ -95,7 +75,7 @@ async function requireFile(files: FileAccess, path: string, what: string): Promi
 export async function analyzeTranscript(opts: AnalyzeOptions): Promise<TranscriptAnalysis> {
   const sizeAtStart = await requireFile(opts.files, opts.path, 'transcript');
   if (opts.channelPath !== undefined) await requireFile(opts.files, opts.channelPath, 'channel file');
-  const read = (await readInParallel(opts, sizeAtStart)) ?? (await readInOneThread(opts, sizeAtStart));
+  const read = await readInOneThread(opts, sizeAtStart);
   const { summary, bytes, partialTailBytes, changes } = read;
 
   const analysis: TranscriptAnalysis = {
@@ -127,15 +107,18 @@ async function readInOneThread(opts: AnalyzeOptions, sizeAtStart: number): Promi
   let summary = new TranscriptSummary();
   let generation = 0; // the tail's, set below
   const chunkSize = opts.chunkSize ?? ANALYZE_CHUNK_SIZE;
-  const kernel = readingKernel(chunkSize, opts.streamThreshold);
-  const tail = new FileTail<ScanResult>({
+  const { scanner, batches } = createCaptureReading({
+    chunkSize,
+    streamThreshold: opts.streamThreshold,
+    // Prompts only until the first user prompt, the one the report shows (of a new generation, once more).
+    prompts: (): boolean => tail.generation !== generation || summary.wantsPrompt,
+  });
+  const tail: FileTail<ScanResult> = new FileTail<ScanResult>({
     path: opts.path,
     files: opts.files,
     clock: opts.clock,
-    // Prompts only until the first user prompt, the one the report shows (of a new generation, once more).
-    scanner: createRecordScanner({ streamThreshold: opts.streamThreshold, kernel: kernel ?? undefined, prompts: (): boolean => tail.generation !== generation || summary.wantsPrompt }),
+    scanner,
     chunkSize,
-    readBuffer: kernel?.readBuffer,
     maxBytesPerRead: Math.max(1, opts.sliceBytes ?? DEFAULT_SLICE_BYTES),
     onLine: (l) => {
       // The file was cut or replaced under the read: line numbers restart, and so does
@@ -146,7 +129,7 @@ async function readInOneThread(opts: AnalyzeOptions, sizeAtStart: number): Promi
       }
       summary.add(l.line, l.scan);
     },
-  });
+  }, batches);
   generation = tail.generation;
   const changes: TailChange[] = [];
   try {
@@ -163,41 +146,4 @@ async function readInOneThread(opts: AnalyzeOptions, sizeAtStart: number): Promi
   } finally {
     await tail.close();
   }
-}
-
-/** Scratch past which a reading kernel is not worth its memory (a test's huge streamThreshold): the tail's own buffers then. */
-const MAX_READING_SCRATCH = 64 * 1024 * 1024;
-
-/**
- * A wasm instance whose memory holds the tail's read buffers, so the scanner
- * reads each chunk where it was read to (./scanner/scannerKernel.ts); null
- * where wasm cannot run or its scratch would be too large. Its scratch holds
- * what the scanners put at heapBase: a line of up to streamThreshold bytes
- * with its list of kept values (under 7.2 bytes a byte of line, see
- * LineReducer), or a chunk the string skipper copies in.
- */
-function readingKernel(chunkSize: number, streamThreshold: number | undefined): ReadingKernel | null {
-  if (!Number.isInteger(chunkSize) || chunkSize < 1) return null; // FileTail says what is wrong with it
-  const threshold = streamThreshold ?? DEFAULT_REDUCED_STREAM_THRESHOLD;
-  const scratch = Math.max(8 * threshold, chunkSize) + 64 * 1024;
-  if (!(scratch <= MAX_READING_SCRATCH)) return null;
-  return createReadingKernel(READS_AHEAD + 1, chunkSize, scratch);
-}
-
-/**
- * Shares the read out between this thread and opts.rangeScanner (see
- * readSegmentsInParallel); undefined when it does not apply or did not work out,
- * and the caller reads the file in this thread alone.
- */
-async function readInParallel(opts: AnalyzeOptions, sizeAtStart: number): Promise<TranscriptRead | undefined> {
-  const other = opts.rangeScanner;
-  if (other === undefined || sizeAtStart < (opts.parallelMinBytes ?? PARALLEL_MIN_BYTES)) return undefined;
-  const summary = new TranscriptSummary();
-  let line = 0;
-  const read = await readSegmentsInParallel(
-    { files: opts.files, path: opts.path, size: sizeAtStart, other, scanner: { streamThreshold: opts.streamThreshold }, segmentBytes: opts.segmentBytes },
-    (scan) => summary.add(++line, scan),
-  );
-  if (read === undefined) return undefined;
-  return { summary, bytes: sizeAtStart, partialTailBytes: read.partialBytes, changes: [] };
 }

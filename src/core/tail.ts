@@ -37,6 +37,22 @@ interface ReadOutput<T> {
 }
 
 /**
+ * analyze's capture path (src/core/analyze/capture/), beside its scanner: the
+ * tail reads into `readBuffer(i)` (0 … READS_AHEAD, asked for at each use, all
+ * of one size: views of a wasm memory, so chunks are scanned where they were
+ * read to), and hands whole lines to `finishLines` many at a time: for a
+ * scanner holding no partial line, the value of each whole line from `start`
+ * of `chunk` on, as many as it takes in one go, each handed to `line` with its
+ * bounds (`end`: its newline) in file order; it returns where it stopped (the
+ * first line it leaves to the scanner, `start` if it took none), and `line`
+ * must not call the scanner.
+ */
+export interface LineBatches<T> {
+  readBuffer(index: number): Buffer;
+  finishLines(chunk: Buffer, start: number, line: (start: number, end: number, value: T) => void): number;
+}
+
+/**
  * Follows one file by byte offset and pushes the bytes of its lines into a
  * LineScanner, one chunk at a time through a few reusable buffers, so
  * neither a huge file nor a huge line is ever held in memory.
@@ -56,6 +72,7 @@ export class FileTail<T> {
   private readonly scanner: LineScanner<T>;
   /** Read buffer i (see ./tailReadAhead: 0, and more for reads running ahead, made when first needed). */
   private readonly readBuffer: (index: number) => Buffer;
+  private readonly batches: LineBatches<T> | undefined;
   private readonly maxBytesPerRead: number;
   private readonly onLine: ((line: TailLine<T>) => void) | undefined;
   /** The one TailLine handed to onLine, line after line. */
@@ -79,15 +96,17 @@ export class FileTail<T> {
   private knownSize = 0;
   private knownMtimeMs = -1;
 
-  constructor(opts: FileTailOptions<T>) {
+  /** `batches`: analyze's capture path only (see LineBatches); the live engine never passes it. */
+  constructor(opts: FileTailOptions<T>, batches?: LineBatches<T>) {
     this.path = opts.path;
     this.files = opts.files;
     this.clock = opts.clock;
     this.scanner = opts.scanner;
-    if (opts.readBuffer !== undefined) {
+    this.batches = batches;
+    if (batches !== undefined) {
       // A read into an empty buffer reads nothing and looks like a file that shrank: refuse it here.
-      if (opts.readBuffer(0).length < 1) throw new RangeError('readBuffer gives an empty buffer');
-      this.readBuffer = opts.readBuffer;
+      if (batches.readBuffer(0).length < 1) throw new RangeError('readBuffer gives an empty buffer');
+      this.readBuffer = (index) => batches.readBuffer(index);
     } else {
       const chunkSize = opts.chunkSize ?? DEFAULT_TAIL_CHUNK_SIZE;
       if (!Number.isInteger(chunkSize) || chunkSize < 1) throw new RangeError(`chunkSize must be a positive integer, got ${chunkSize}`);
@@ -306,12 +325,13 @@ export class FileTail<T> {
     const base = this.consumed;
     let pos = base === 0 ? utf8BomLength(chunk) : 0;
     const scanner = this.scanner;
+    const batches = this.batches;
     let taken: ((start: number, end: number, scan: T) => void) | undefined;
     while (pos < chunk.length) {
-      if (scanner.finishLines !== undefined && this.partialLength === 0) {
-        // Whole lines the scanner takes in one go; the rest below, a line at a time.
+      if (batches !== undefined && this.partialLength === 0) {
+        // Whole lines taken in one go; the rest below, a line at a time.
         taken ??= (start, end, scan) => this.complete(out, base + start, base + end + 1, scan, 0);
-        const next = scanner.finishLines(chunk, pos, taken);
+        const next = batches.finishLines(chunk, pos, taken);
         if (next !== pos) {
           pos = next;
           continue;

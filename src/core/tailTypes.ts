@@ -20,15 +20,6 @@ export interface LineScanner<T> {
    * line buffer of its own, no view per line).
    */
   finishLine?(chunk: Buffer, start: number, end: number): T;
-  /**
-   * Optional, for a scanner holding no partial line: the value of each whole
-   * line from `start` of `chunk` on, as many as it takes in one go, each
-   * handed to `line` with its bounds (`end`: its newline) in file order; the
-   * tail then reads no newlines itself for them. Returns where it stopped: the
-   * first line it leaves to push / finishLine (`start` if it took none).
-   * `line` must not call the scanner.
-   */
-  finishLines?(chunk: Buffer, start: number, line: (start: number, end: number, value: T) => void): number;
   /** Drop the partial line (the file was truncated or replaced under it). */
   reset(): void;
 }
@@ -84,13 +75,6 @@ export interface FileTailOptions<T> {
   scanner: LineScanner<T>;
   /** Size of each read buffer (up to three: two are read into while the third is scanned), reused for every read; no pushed chunk is larger. */
   chunkSize?: number;
-  /**
-   * The read buffers, instead of `chunkSize` ones of the tail's own: buffer i
-   * (0 … READS_AHEAD), asked for at each use, all of one size. analyze hands
-   * out views of a wasm memory, so the scanner reads chunks where they were
-   * read to, without copying them in (see ./scanner/scannerKernel.ts).
-   */
-  readBuffer?: (index: number) => Buffer;
   /**
    * At most this many bytes per read(); the rest waits for the next one and the
    * read says `more`. Bounds the lines one TailRead holds when a multi-GB file is

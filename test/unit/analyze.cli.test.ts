@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { analyzeTranscript, LocalRangeScanner } from '../../src/core/analyze';
+import { analyzeTranscript } from '../../src/core/analyze';
 import { run } from '../../src/cli/analyze';
 import { nodeFileAccess } from '../../src/platform/nodeFileAccess';
 import { fixturesDir } from './fixtures';
@@ -60,24 +60,15 @@ describe('CLI: transcript-lag analyze', () => {
     }
   });
 
-  it('--threads 2 asks for a second thread; 1, the default, never does, and asks for one I/O thread; anything else exits 2', async () => {
-    for (const [args, wanted] of [[[], 0], [['--threads', '2'], 1], [['--threads', '1'], 0]] as const) {
-      const c = capturingIo(realDir);
-      let asked = 0;
-      const ioThreads: number[] = [];
-      c.io.ioThreads = (count) => ioThreads.push(count);
-      c.io.rangeScanner = () => {
-        asked += 1;
-        const scanner = new LocalRangeScanner(nodeFileAccess);
-        return { scanRange: (...a: Parameters<LocalRangeScanner['scanRange']>) => scanner.scanRange(...a), close: async () => undefined };
-      };
-      assert.equal(await run([transcriptName, '--json', ...args], c.io), 0);
-      assert.equal(asked, wanted, args.join(' '));
-      assert.deepEqual(ioThreads, wanted ? [] : [1], args.join(' '));
-    }
+  it('asks for one I/O thread; --threads is no option', async () => {
+    const c = capturingIo(realDir);
+    const ioThreads: number[] = [];
+    c.io.ioThreads = (count) => ioThreads.push(count);
+    assert.equal(await run([transcriptName, '--json'], c.io), 0);
+    assert.deepEqual(ioThreads, [1]);
     const bad = capturingIo(realDir);
-    assert.equal(await run([transcriptName, '--threads', '3'], bad.io), 2);
-    assert.match(bad.err(), /--threads takes 1 or 2, got 3/);
+    assert.equal(await run([transcriptName, '--threads', '2'], bad.io), 2);
+    assert.match(bad.err(), /Unknown option '--threads'/);
   });
 
   it('exits 2 with a clear message on a missing file, a missing channel, or bad arguments', async () => {

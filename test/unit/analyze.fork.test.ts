@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
-import { analyzeTranscript, LocalRangeScanner } from '../../src/core/analyze';
+import { analyzeTranscript } from '../../src/core/analyze';
 import { renderTable } from '../../src/cli/analyze';
 import { nodeFileAccess } from '../../src/platform/nodeFileAccess';
 import { fixturesDir } from './fixtures';
@@ -14,14 +14,12 @@ const dir = path.join(fixturesDir, 'real', 'print-fork');
 const PARENT = 'b4e672aa-3347-44eb-a27c-535072cbd17a';
 const FORK = 'c2b98376-5e55-4834-8ae1-0f3255e10ec3';
 const clock = { now: () => 1_800_000_000_000 };
-const analyze = (id: string, extra: { channel?: boolean; threads?: boolean } = {}) =>
+const analyze = (id: string, extra: { channel?: boolean } = {}) =>
   analyzeTranscript({
     path: path.join(dir, `${id}.jsonl`),
     files: nodeFileAccess,
     clock,
     ...(extra.channel ? { channelPath: path.join(dir, 'transcript-lag', `${id}.jsonl`) } : {}),
-    // The second thread's path, run here: the copies' mark must cross it.
-    ...(extra.threads ? { rangeScanner: new LocalRangeScanner(nodeFileAccess), parallelMinBytes: 0, segmentBytes: 4096 } : {}),
   });
 
 describe('analyze: a forked session (real fork)', () => {
@@ -49,13 +47,12 @@ describe('analyze: a forked session (real fork)', () => {
     assert.deepEqual(a.copied_from, []);
   });
 
-  it("with --channel the fork's call gets its hook's shape and bounds; two threads agree", async () => {
+  it("with --channel the fork's call gets its hook's shape and bounds", async () => {
     const a = await analyze(FORK, { channel: true });
     const [call] = a.calls;
     assert.equal(call!.shape, 'before_result');
     assert.ok(call!.held_ms);
     assert.equal(a.counts.before_result, 1);
-    assert.deepEqual(await analyze(FORK, { threads: true }), await analyze(FORK));
   });
 
   it('the table says the copies are the parent’s history', async () => {

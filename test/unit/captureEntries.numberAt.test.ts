@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { numberAt, type SlicingBuffer } from '../../src/core/scanner/captureEntries';
+import { numberAt, type SlicingBuffer } from '../../src/core/analyze/capture/captureEntries';
 
 /** numberAt reads the literal that an entry (code, start, end) points at, `base` bytes into the line. */
 function read(literal: string, base = 3): number {

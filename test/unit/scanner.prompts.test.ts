@@ -1,19 +1,19 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import type { ScanResult } from '../../src/core/records';
-import { createRecordScanner, scanLine, type RecordScannerOptions } from '../../src/core/scanner';
+import { createRecordScanner, scanLine, type RecordLineScanner, type RecordScannerOptions } from '../../src/core/scanner';
+import { createCaptureScanner } from '../../src/core/analyze/capture/captureScanner';
 
 /**
  * RecordScannerOptions.prompts: a line whose prompt is not wanted gives the
  * record it gives otherwise, without `prompt`, on every scan path (the wasm
- * values, the reduced text, JSON.parse of the whole line, the streaming
+ * values, JSON.parse of the whole line, the streaming
  * tokenizer, and the tail's finishLine).
  */
-const PATHS: Array<[string, RecordScannerOptions]> = [
-  ['values', {}],
-  ['reduced text', { reduceTo: 'text' }],
-  ['JSON.parse', { reduce: false }],
-  ['streaming', { streamThreshold: 0 }],
+const PATHS: Array<[string, (opts: RecordScannerOptions) => RecordLineScanner]> = [
+  ['wasm capture', (opts) => createCaptureScanner(opts)],
+  ['JSON.parse', (opts) => createRecordScanner(opts)],
+  ['streaming', (opts) => createRecordScanner({ ...opts, streamThreshold: 0 })],
 ];
 
 function withoutPrompt(r: ScanResult): ScanResult {
@@ -22,18 +22,18 @@ function withoutPrompt(r: ScanResult): ScanResult {
   return rest;
 }
 
-function finishLine(line: Buffer, opts: RecordScannerOptions): ScanResult {
+function finishLine(line: Buffer, scanner: RecordLineScanner): ScanResult {
   const before = Buffer.from('{"type":"x"}\n');
   const buffer = Buffer.concat([before, line, Buffer.from('\n{"type":"user","message":{"content":"next"}}')]);
-  return createRecordScanner(opts).finishLine(buffer, before.length, before.length + line.length);
+  return scanner.finishLine(buffer, before.length, before.length + line.length);
 }
 
 function checkWithoutPrompt(line: Buffer): void {
   const wanted = scanLine(line);
-  for (const [name, opts] of PATHS) {
-    assert.deepEqual(scanLine(line, { ...opts, prompts: () => true }), wanted, `${name}, prompts wanted`);
-    assert.deepEqual(scanLine(line, { ...opts, prompts: () => false }), withoutPrompt(wanted), `${name}, no prompts`);
-    assert.deepEqual(finishLine(line, { ...opts, prompts: () => false }), withoutPrompt(wanted), `${name} finishLine, no prompts`);
+  for (const [name, scanner] of PATHS) {
+    assert.deepEqual(scanLine(line, scanner({ prompts: () => true })), wanted, `${name}, prompts wanted`);
+    assert.deepEqual(scanLine(line, scanner({ prompts: () => false })), withoutPrompt(wanted), `${name}, no prompts`);
+    assert.deepEqual(finishLine(line, scanner({ prompts: () => false })), withoutPrompt(wanted), `${name} finishLine, no prompts`);
   }
 }
 
@@ -91,11 +91,10 @@ describe('record scanner: prompts only where wanted', () => {
 
   it('asks once per line, as the line ends, so an owner can stop wanting prompts mid-file', () => {
     const lines = ['{"type":"user","message":{"content":"first"}}', '{"type":"user","message":{"content":"second"}}', '{"type":"assistant"}', 'not json'];
-    for (const [name, opts] of PATHS) {
+    for (const [name, createScanner] of PATHS) {
       let asked = 0;
       let want = true;
-      const scanner = createRecordScanner({
-        ...opts,
+      const scanner = createScanner({
         prompts: () => {
           asked += 1;
           return want;

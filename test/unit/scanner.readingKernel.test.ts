@@ -1,7 +1,9 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { createRecordScanner, scanLine } from '../../src/core/scanner';
-import { createReadingKernel, SCANNER_READ_PAST_END, sharedKernel } from '../../src/core/scanner/scannerKernel';
+import { scanLine } from '../../src/core/scanner';
+import { createCaptureScanner } from '../../src/core/analyze/capture/captureScanner';
+import { createReadingKernel } from '../../src/core/analyze/capture/readingKernel';
+import { SCANNER_READ_PAST_END, sharedKernel } from '../../src/core/scanner/scannerKernel';
 
 /**
  * A ReadingKernel holds a tail's read buffers in its wasm memory, and the
@@ -62,7 +64,7 @@ describe('ReadingKernel: read buffers in wasm memory, scanned in place', () => {
         joined.copy(buffer, at);
         const before = Buffer.from(buffer);
         // A small stream threshold sends longer lines through the tokenizer, whose string skipper also reads in place.
-        const scanner = createRecordScanner({ kernel, streamThreshold: 200 });
+        const scanner = createCaptureScanner({ kernel, streamThreshold: 200 });
         let pos = at;
         for (const l of lines) {
           const end = buffer.indexOf(0x0a, pos);
@@ -88,7 +90,7 @@ describe('ReadingKernel: read buffers in wasm memory, scanned in place', () => {
         joined.copy(buffer, at);
         const end = at + joined.length;
         const before = Buffer.from(buffer);
-        const scanner = createRecordScanner({ kernel, streamThreshold: 200 });
+        const scanner = createCaptureScanner({ kernel, streamThreshold: 200 });
         const whole = lines.length - (partialLast ? 1 : 0);
         const taken: Array<{ start: number; end: number; scan: unknown }> = [];
         let pos = at;

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { createRecordScanner, scanLine } from '../../src/core/scanner';
+import { scanLine } from '../../src/core/scanner';
+import { createCaptureScanner } from '../../src/core/analyze/capture/captureScanner';
 
 describe('record scanner: strings recalled from line to line', () => {
   // The reducer decodes a string that repeats (type, session id, cwd, message
@@ -27,10 +28,10 @@ describe('record scanner: strings recalled from line to line', () => {
   it('gives every line of a long run what a fresh scanner gives it (property)', () => {
     fc.assert(
       fc.property(fc.array(line, { minLength: 20, maxLength: 200 }), (lines) => {
-        const scanner = createRecordScanner();
+        const scanner = createCaptureScanner();
         for (const l of lines) {
           scanner.push(l);
-          assert.deepEqual(scanner.finish(), scanLine(l, { reduce: false }), l.toString('latin1'));
+          assert.deepEqual(scanner.finish(), scanLine(l), l.toString('latin1'));
         }
       }),
       { numRuns: 200 },

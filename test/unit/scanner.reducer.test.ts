@@ -4,32 +4,31 @@ import * as path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { createRecordScanner, scanLine } from '../../src/core/scanner';
+import { createCaptureScanner } from '../../src/core/analyze/capture/captureScanner';
 import { fieldsFromParsed } from '../../src/core/scanner/fields';
-import { LineReducer, REDUCE_FULL, REDUCE_INVALID } from '../../src/core/scanner/lineReducer';
+import { LineReducer, REDUCE_FULL, REDUCE_INVALID } from '../../src/core/analyze/capture/lineReducer';
+import keptFields from '../../src/core/scanner/keptFields.json';
 import { fixturesDir } from './fixtures';
 
 /**
- * The wasm line reducer (src/core/scanner/wasm/reduce.c) must change nothing:
- * for any line, the scan of its reduced text is the scan of the whole line,
- * and so is the scan of the kept values wasm/capture.c lists (read into fields
- * without JSON.parse), which must also tell valid from invalid like reduce.c.
+ * The wasm capture (src/core/scanner/wasm/capture.c) must change nothing: for
+ * any line, the scan of the kept values it lists (read into fields without
+ * JSON.parse) is the scan of the whole line by JSON.parse, and it tells valid
+ * from invalid exactly as JSON.parse does.
  * Lines are built as bytes, not by JSON.stringify, so they hold what real
  * writers and garbage can: repeated and escaped keys, raw non-ASCII and
  * invalid UTF-8 in strings, `\u` escapes, deep nesting, whitespace anywhere.
  */
 
-const WHOLE = { streamThreshold: Number.MAX_SAFE_INTEGER, reduce: false };
-const REDUCED = { streamThreshold: Number.MAX_SAFE_INTEGER, reduce: true, reduceTo: 'text' } as const;
-const CAPTURED = { streamThreshold: Number.MAX_SAFE_INTEGER, reduce: true, reduceTo: 'values' } as const;
+const WHOLE = { streamThreshold: Number.MAX_SAFE_INTEGER };
+const CAPTURED = { streamThreshold: Number.MAX_SAFE_INTEGER };
 const reducer = LineReducer.create();
 
 function checkSame(line: Buffer): void {
-  const reduced = scanLine(line, REDUCED);
   const whole = scanLine(line, WHOLE);
-  const captured = scanLine(line, CAPTURED);
+  const captured = scanLine(line, createCaptureScanner(CAPTURED));
   // The message only on failure: building it for every megabyte line costs more than the test.
-  if (!isDeepStrictEqual(reduced, whole)) assert.deepEqual(reduced, whole, `reduced text, line: ${JSON.stringify(line.toString('latin1'))}`);
-  if (!isDeepStrictEqual(captured, reduced)) assert.deepEqual(captured, reduced, `kept values, line: ${JSON.stringify(line.toString('latin1'))}`);
+  if (!isDeepStrictEqual(captured, whole)) assert.deepEqual(captured, whole, `kept values, line: ${JSON.stringify(line.toString('latin1'))}`);
 }
 
 /** What JSON.parse says of the line: 'object', 'other' (valid, no object) or 'invalid'. */
@@ -43,18 +42,14 @@ function oracle(line: Buffer): 'object' | 'other' | 'invalid' {
   return typeof v === 'object' && v !== null && !Array.isArray(v) ? 'object' : 'other';
 }
 
-/** The reducer's answer, checked against JSON.parse's grammar: it says "invalid" exactly when JSON.parse throws. */
-function checkValidator(line: Buffer): number | Buffer {
-  const captured = reducer!.capture(line);
-  const r = reducer!.reduce(line);
-  const answer = (x: unknown) => (typeof x === 'number' ? x : 'done');
-  if (answer(captured) !== answer(r)) assert.fail(`capture ${answer(captured)} vs reduce ${answer(r)}: ${JSON.stringify(line.toString('latin1'))}`);
-  if (typeof r !== 'number' && reducer!.reducedHasNonAscii() !== r.some((x) => x >= 0x80)) assert.fail('reducedHasNonAscii() is wrong');
+/** The capture's answer, checked against JSON.parse's grammar: it says "invalid" exactly when JSON.parse throws. */
+function checkValidator(line: Buffer): number | 'captured' {
+  const r = reducer!.capture(line);
   const says = oracle(line);
   if (r === REDUCE_FULL) return r;
-  if ((r === REDUCE_INVALID) !== (says === 'invalid')) assert.fail(`reducer ${String(r)} vs JSON.parse ${says}: ${JSON.stringify(line.toString('latin1'))}`);
-  if (typeof r !== 'number') assert.equal(oracle(Buffer.from(r)), 'object', 'the reduced text is a JSON object');
-  return typeof r === 'number' ? r : Buffer.from(r);
+  if ((r === REDUCE_INVALID) !== (says === 'invalid')) assert.fail(`capture ${String(r)} vs JSON.parse ${says}: ${JSON.stringify(line.toString('latin1'))}`);
+  if (typeof r !== 'number') assert.equal(says, 'object', 'a captured line is a JSON object');
+  return typeof r === 'number' ? r : 'captured';
 }
 
 // --- generators of line bytes -------------------------------------------------
@@ -236,18 +231,16 @@ describe('record scanner: the wasm line reducer on named cases', () => {
     if (reducer === undefined) this.skip();
   });
 
-  it('keeps only the read keys, values verbatim, unread containers by their kind', () => {
+  it('reads the kept keys past unread values and containers of every kind', () => {
     const line = b(
       '{"parentUuid":null,"type" : "user","toolUseResult":{"stdout":"x"},"uuid":{"a":[1]},"message":{"role":"user",' +
         '"content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"big"}]},"s",[1,[2]],7],"id":[]},"type":"assistant"}',
     );
-    const r = reducer!.reduce(line);
-    assert.ok(Buffer.isBuffer(r));
-    assert.equal(r.toString('latin1'), '{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1"},"s",[],7],"id":[]},"type":"assistant"}');
+    assert.equal(typeof reducer!.capture(line), 'object');
     checkSame(line);
   });
 
-  it('keeps every key fields.ts reads, at every level (a key read there must be kept by reduce.c too)', () => {
+  it('keeps every key fields.ts reads, at every level (a key read there must be listed by capture.c too)', () => {
     const read = { root: new Set<string>(), message: new Set<string>(), block: new Set<string>() };
     const spy = (level: keyof typeof read, target: Record<string, unknown>) =>
       new Proxy(target, {
@@ -261,16 +254,25 @@ describe('record scanner: the wasm line reducer on named cases', () => {
       [...keys].map((k) => `${JSON.stringify(k)}:${nested[k] ?? '"x"'}`).join(',');
     const block = `{${members(read.block, {})},"input":{"a":1}}`;
     const message = `{${members(read.message, { content: `[${block}]` })},"usage":{}}`;
-    const line = b(`{${members(read.root, { message })},"toolUseResult":"big"}`);
-    const r = reducer!.reduce(line);
-    assert.ok(Buffer.isBuffer(r));
-    const kept = JSON.parse(r.toString('latin1')) as { message: { content: Record<string, unknown>[] } };
-    assert.deepEqual(Object.keys(kept).sort(), [...read.root].sort());
-    assert.deepEqual(Object.keys(kept.message).sort(), [...read.message].sort());
-    assert.deepEqual(Object.keys(kept.message.content[0]).sort(), [...read.block].sort());
     assert.ok(read.root.size >= 12 && read.block.size >= 5, 'the spy saw the reads');
-    // ... and the kept values path reads each of them as fieldsFromParsed does.
-    checkSame(line);
+    // The one list the capture's matcher and codes are generated from names exactly these keys.
+    const listed = (level: string) => keptFields.fields.filter((f) => f.in === level).map((f) => f.key).sort();
+    assert.deepEqual([...read.root].sort(), listed('root'));
+    assert.deepEqual([...read.message].sort(), listed('message'));
+    assert.deepEqual([...read.block].sort(), listed('block'));
+    // Each key alone, its value one fieldsFromParsed reads (a string; `message` and `content` containers):
+    // the capture must give what JSON.parse gives, so a key it did not list would show.
+    const nested = { message: `{"content":[{"type":"tool_use","id":"t","name":"n"}],"id":"m","stop_reason":"tool_use"}`, content: '[{"type":"text","text":"hi"}]' };
+    const values: Record<string, string> = { isSidechain: 'true', isMeta: 'true', apiBlockIndex: '3' };
+    // Each key first, then a type that reads it and a call (some keys are read only for a call's record).
+    for (const k of read.root) {
+      for (const type of ['user', 'assistant', 'ai-title', 'custom-title', 'last-prompt']) {
+        checkSame(b(`{${JSON.stringify(k)}:${nested[k as 'message'] ?? values[k] ?? '"v"'},"type":"${type}","message":{"content":[{"type":"tool_use","id":"t","name":"n"}]}}`));
+      }
+    }
+    for (const k of read.message) checkSame(b(`{"type":"user","message":{${JSON.stringify(k)}:${nested[k as 'content'] ?? '"v"'}}}`));
+    for (const k of read.block) for (const type of ['tool_use', 'tool_result', 'text']) checkSame(b(`{"type":"user","message":{"content":[{"type":"${type}",${JSON.stringify(k)}:"v"}]}}`));
+    checkSame(b(`{${members(read.root, { message })},"toolUseResult":"big"}`));
   });
 
   it('reads kept values like JSON.parse: caps cutting multibyte text and surrogate pairs, escapes, bad UTF-8, resets', () => {
@@ -331,11 +333,11 @@ describe('record scanner: the wasm line reducer on named cases', () => {
   });
 
   it('leaves to the whole-line path an escaped key where keys are matched, and a root that is no object', () => {
-    assert.equal(reducer!.reduce(b('{"typ\\u0065":"user"}')), REDUCE_FULL);
-    assert.equal(reducer!.reduce(b('{"message":{"content":[{"t\\u0065xt":"x"}]}}')), REDUCE_FULL);
-    assert.equal(reducer!.reduce(b('[1]')), REDUCE_FULL);
+    assert.equal(reducer!.capture(b('{"typ\\u0065":"user"}')), REDUCE_FULL);
+    assert.equal(reducer!.capture(b('{"message":{"content":[{"t\\u0065xt":"x"}]}}')), REDUCE_FULL);
+    assert.equal(reducer!.capture(b('[1]')), REDUCE_FULL);
     // Below the kept levels keys are only skipped, escaped or not.
-    assert.ok(Buffer.isBuffer(reducer!.reduce(b('{"toolUseResult":{"typ\\u0065":1},"type":"user"}'))));
+    assert.equal(typeof reducer!.capture(b('{"toolUseResult":{"typ\\u0065":1},"type":"user"}')), 'object');
     for (const line of ['{"typ\\u0065":"user"}', '{"message":{"content":[{"type":"text","t\\u0065xt":"hi"}]},"type":"user"}', '[1]', '"x"', '', ' ']) {
       checkSame(b(line));
     }
@@ -343,12 +345,12 @@ describe('record scanner: the wasm line reducer on named cases', () => {
 
   it('says invalid for what JSON.parse rejects, at any depth, and the whole-line path gives the reason', () => {
     for (const line of ['{', '{"a":1,}', '{"a":01}', '{"a":"\x01"}', '{"a":1} x', '{"a":[1,]}', '{"a":tru}', '{"a":"\\u12"}', '{}\x00']) {
-      assert.equal(reducer!.reduce(b(line)), REDUCE_INVALID, JSON.stringify(line));
+      assert.equal(reducer!.capture(b(line)), REDUCE_INVALID, JSON.stringify(line));
       checkSame(b(line));
     }
     const deep = (n: number) => b(`{"x":${'['.repeat(n)}${']'.repeat(n)}}`);
-    assert.ok(Buffer.isBuffer(reducer!.reduce(deep(100000))));
-    assert.equal(reducer!.reduce(b(`{"x":${'['.repeat(100000)}${']'.repeat(99999)}}`)), REDUCE_INVALID);
+    assert.equal(typeof reducer!.capture(deep(100000)), 'object');
+    assert.equal(reducer!.capture(b(`{"x":${'['.repeat(100000)}${']'.repeat(99999)}}`)), REDUCE_INVALID);
   });
 
   it('shares the wasm memory with a streaming line in progress: each scanner gets its own line', () => {
@@ -356,7 +358,7 @@ describe('record scanner: the wasm line reducer on named cases', () => {
     const huge = cat([b('{"type":"user","toolUseResult":"'), text, b('","message":{"content":[{"type":"tool_result","tool_use_id":"big"}]}}')]);
     const small = (i: number) => b(`{"type":"assistant","uuid":"u${i}","message":{"id":"m${i}","content":[{"type":"tool_use","id":"t${i}","name":"Bash","input":{"c":"${'x'.repeat(i * 50)}"}}]}}`);
     const streaming = createRecordScanner();
-    const reducing = createRecordScanner();
+    const reducing = createCaptureScanner();
     const smallResults = [];
     for (let at = 0, i = 0; at < huge.length; at += 20_000, i += 1) {
       streaming.push(huge.subarray(at, at + 20_000));
@@ -379,11 +381,46 @@ describe('record scanner: the wasm line reducer on named cases', () => {
       for (const line of fs.readFileSync(file).toString('latin1').split('\n')) {
         const bytes = b(line);
         lines += 1;
-        if (Buffer.isBuffer(checkValidator(bytes))) reduced += 1;
+        if (checkValidator(bytes) === 'captured') reduced += 1;
         checkSame(bytes);
       }
     }
     assert.ok(files.length >= 3 && lines > 100, `${files.length} files, ${lines} lines`);
     assert.ok(reduced > lines * 0.9, `${reduced} of ${lines} lines reduced`);
+  });
+});
+
+describe("record scanner: the live engine's scanner and analyze's capture scanner give identical records (differential)", () => {
+  /** Each line through both default scanners, in pieces of `piece` bytes and the last by finishLine, as the tail hands them over. */
+  function checkBoth(lines: Buffer[], piece: number): void {
+    const plain = createRecordScanner();
+    const capture = createCaptureScanner();
+    for (const line of lines) {
+      const results = [plain, capture].map((s) => {
+        let at = 0;
+        for (; line.length - at > piece; at += piece) s.push(line.subarray(at, at + piece));
+        return s.finishLine(Buffer.concat([line, b('\n')]), at, line.length);
+      });
+      if (!isDeepStrictEqual(results[0], results[1])) assert.deepEqual(results[1], results[0], `line: ${JSON.stringify(line.toString('latin1').slice(0, 300))}`);
+    }
+  }
+
+  it('on generated lines, short and past both stream thresholds, whole and broken, in any pieces (property)', () => {
+    const long = fc.tuple(recordLine, fc.integer({ min: 10_000, max: 90_000 })).map(([line, n]) => cat([b('{"toolUseResult":"'), Buffer.alloc(n, 'a\\"b\xe9'), b('",'), line.subarray(line.indexOf(0x7b) + 1)]));
+    const anyLine = fc.oneof({ weight: 4, arbitrary: recordLine }, long, fc.tuple(ws, anyValue, ws).map(cat));
+    fc.assert(
+      fc.property(fc.array(anyLine, { minLength: 1, maxLength: 8 }), fc.integer({ min: 1, max: 100_000 }), (lines, piece) => checkBoth(lines, piece)),
+      { numRuns: 400 },
+    );
+  });
+
+  it('on every line of the real fixtures (test/fixtures/real), whole and in pieces', () => {
+    const files = fs.readdirSync(path.join(fixturesDir, 'real'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.jsonl'));
+    assert.ok(files.length >= 3, `${files.length} files`);
+    for (const file of files) {
+      const lines = fs.readFileSync(path.join(fixturesDir, 'real', file)).toString('latin1').split('\n').map(b);
+      checkBoth(lines, Number.MAX_SAFE_INTEGER);
+      checkBoth(lines, 4096);
+    }
   });
 });

@@ -3,8 +3,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import type { ScanResult } from '../../src/core/records';
-import { createRecordScanner, type RecordLineScanner } from '../../src/core/scanner';
-import { createReadingKernel, sharedKernel } from '../../src/core/scanner/scannerKernel';
+import { createCaptureScanner, type CaptureLineScanner } from '../../src/core/analyze/capture/captureScanner';
+import { createReadingKernel } from '../../src/core/analyze/capture/readingKernel';
+import { sharedKernel } from '../../src/core/scanner/scannerKernel';
 import { FileTail } from '../../src/core/tail';
 import { READS_AHEAD } from '../../src/core/tailReadAhead';
 import type { LineScanner, TailLine } from '../../src/core/tailTypes';
@@ -29,8 +30,8 @@ const line = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom('', 'not json', '{"type":"user"', '[1]', '{}\r', `{"type":"attachment","content":"${'x'.repeat(THRESHOLD)}"}`) },
 );
 
-/** The scanner with its finishLines hidden: the tail splits every line itself. */
-function lineByLine(scanner: RecordLineScanner): LineScanner<ScanResult> {
+/** The scanner alone: the tail splits every line itself. */
+function lineByLine(scanner: CaptureLineScanner): LineScanner<ScanResult> {
   return {
     push: (chunk) => scanner.push(chunk),
     finish: () => scanner.finish(),
@@ -41,7 +42,7 @@ function lineByLine(scanner: RecordLineScanner): LineScanner<ScanResult> {
 
 async function readAll(file: string, chunkSize: number, batched: boolean, handOut: boolean) {
   const kernel = createReadingKernel(READS_AHEAD + 1, chunkSize, Math.max(8 * THRESHOLD, chunkSize) + 64 * 1024)!;
-  const scanner = createRecordScanner({ kernel, streamThreshold: THRESHOLD });
+  const scanner = createCaptureScanner({ kernel, streamThreshold: THRESHOLD });
   const handed: TailLine[] = [];
   const tail = new FileTail<ScanResult>({
     path: file,
@@ -49,9 +50,8 @@ async function readAll(file: string, chunkSize: number, batched: boolean, handOu
     clock: new ManualClock(),
     scanner: batched ? scanner : lineByLine(scanner),
     chunkSize,
-    readBuffer: kernel.readBuffer,
     onLine: handOut ? (l) => handed.push({ ...l }) : undefined,
-  });
+  }, { readBuffer: (i) => kernel.readBuffer(i), finishLines: batched ? (chunk, start, take) => scanner.finishLines(chunk, start, take) : (_chunk, start) => start });
   const reads = await readToEnd(tail);
   return { lines: handOut ? handed : reads.flatMap((r) => r.lines), batches: reads.map((r) => r.batch), partial: tail.partialBytes };
 }

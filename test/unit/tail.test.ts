@@ -245,9 +245,9 @@ describe('FileTail: lines', () => {
       new FileTail({ path: 'x', files: nodeFileAccess, clock: new ManualClock(), scanner: new BytesScanner(), chunkSize });
     assert.throws(make(0), RangeError);
     assert.throws(make(1.5), RangeError);
-    // Read buffers given instead must not be empty either.
+    // Read buffers given instead (analyze's LineBatches) must not be empty either.
     const given = (size: number) => () =>
-      new FileTail({ path: 'x', files: nodeFileAccess, clock: new ManualClock(), scanner: new BytesScanner(), readBuffer: () => Buffer.alloc(size) });
+      new FileTail({ path: 'x', files: nodeFileAccess, clock: new ManualClock(), scanner: new BytesScanner() }, { readBuffer: () => Buffer.alloc(size), finishLines: (_chunk, start) => start });
     assert.throws(given(0), RangeError);
     assert.doesNotThrow(given(1));
   });

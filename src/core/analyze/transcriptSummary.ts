@@ -45,11 +45,7 @@ export class TranscriptSummary {
   /** The message id of the last call: the calls of one message share one string. */
   private lastMessageId: string | null = null;
 
-  /**
-   * The next newline-terminated line, numbered from 1 in file order. A field
-   * read here must also cross threads: see ./scanCodec.ts (the parallel-read
-   * tests compare with a one-thread read).
-   */
+  /** The next newline-terminated line, numbered from 1 in file order. */
   add(line: number, scan: ScanResult): void {
     this.lines = line;
     if (scan.kind === 'malformed') {

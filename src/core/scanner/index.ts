@@ -1,60 +1,36 @@
 import type { ScanResult } from '../records';
 import type { LineScanner } from '../tailTypes';
-import { buildRecord, fieldsFromParsed, PlainRecords, ROOT_STRING_KEYS, type CapturedFields, type RootStringKey } from './fields';
-import { LineReducer } from './lineReducer';
+import { buildRecord, fieldsFromParsed, ROOT_STRING_KEYS, type CapturedFields, type RootStringKey } from './fields';
 import { StreamingRecordParser } from './streamingParser';
 import type { ScannerKernel } from './scannerKernel';
 
 /**
- * The transcript record scanner. A line up to `streamThreshold` bytes is
- * buffered; where WebAssembly SIMD runs, ./lineReducer.ts validates it and
- * lists where the values of the keys the engine reads lie, and only those are
- * decoded (no JSON.parse, no object tree; without wasm, JSON.parse of the whole
- * line, native and fastest for small records). A longer line
- * switches, mid-line, to StreamingRecordParser, which validates the whole line
- * but keeps only the fields the engine needs, so a 64 MB tool result never
- * becomes a string or an object tree. All paths fill the same CapturedFields
- * under the same rules (./fields.ts), and the property tests hold them to
- * identical results, including for invalid UTF-8 inside strings (decoded to
- * U+FFFD, not malformed) and for garbage.
+ * The transcript record scanner, as the live engine runs it. A line up to
+ * `streamThreshold` bytes is buffered and read by JSON.parse (native and
+ * fastest for small records); a longer line switches, mid-line, to
+ * StreamingRecordParser, which validates the whole line but keeps only the
+ * fields the engine needs, so a 64 MB tool result never becomes a string or an
+ * object tree (it skips string interiors in wasm where wasm SIMD runs). Both
+ * paths fill the same CapturedFields under the same rules (./fields.ts), and
+ * the property tests hold them to identical results, including for invalid
+ * UTF-8 inside strings (decoded to U+FFFD, not malformed) and for garbage.
+ * analyze's capture scanner (src/core/analyze/capture/) extends it.
  */
 /**
- * Without the reducer. From about this length up the tokenizer is as fast as
- * JSON.parse plus decoding, and it allocates next to nothing, where JSON.parse
- * builds a whole object tree per line, which raises peak RSS. Small records
- * stay on JSON.parse, whose native loop wins on dense structure (figures in
+ * From about this length up the tokenizer is as fast as JSON.parse plus
+ * decoding, and it allocates next to nothing, where JSON.parse builds a whole
+ * object tree per line, which raises peak RSS. Small records stay on
+ * JSON.parse, whose native loop wins on dense structure (figures in
  * BENCHMARKS.md).
  */
 export const DEFAULT_STREAM_THRESHOLD = 16 * 1024;
-/**
- * With the reducer, which builds nothing for the bytes it drops: on the bench's
- * 16-64 KiB records and on escaped tool output it beats the tokenizer up to
- * 64 KiB, and loses from 256 KiB on, where it costs a copy of the line the
- * tokenizer does not make (figures in BENCHMARKS.md).
- */
-export const DEFAULT_REDUCED_STREAM_THRESHOLD = 64 * 1024;
 
 export interface RecordScannerOptions {
-  /**
-   * Lines longer than this many bytes go through the streaming tokenizer
-   * (default DEFAULT_REDUCED_STREAM_THRESHOLD with the reducer, else DEFAULT_STREAM_THRESHOLD).
-   */
+  /** Lines longer than this many bytes go through the streaming tokenizer (default DEFAULT_STREAM_THRESHOLD). */
   streamThreshold?: number;
   /**
-   * Buffered lines are first validated and reduced to the kept keys in wasm
-   * (./lineReducer.ts), and only those are read (default: on where
-   * WebAssembly SIMD runs). Off: JSON.parse reads the whole line.
-   */
-  reduce?: boolean;
-  /**
-   * What the reducer hands over: 'values' (default), the kept values'
-   * places in the line, read into fields without JSON.parse; 'text', the
-   * reduced JSON text for JSON.parse (the reference the tests hold 'values' to).
-   */
-  reduceTo?: 'values' | 'text';
-  /**
-   * The wasm instance to scan with (default: the process's shared one). A
-   * ReadingKernel whose read buffers the tail reads into scans chunks in place.
+   * The wasm instance the tokenizer skips string interiors on (default: the
+   * process's shared one; each use copies its chunk in, see ./wasmInteriorSkipper.ts).
    */
   kernel?: ScannerKernel;
   /**
@@ -66,28 +42,24 @@ export interface RecordScannerOptions {
   prompts?: () => boolean;
 }
 
-class RecordScanner implements RecordLineScanner {
-  private readonly threshold: number;
+/** The record scanner: a LineScanner that takes a line's last bytes by finishLine(). */
+export type RecordLineScanner = LineScanner<ScanResult> & Required<Pick<LineScanner<ScanResult>, 'finishLine'>>;
+
+export class RecordScanner implements RecordLineScanner {
+  protected readonly threshold: number;
   private buf: Buffer;
   private len = 0;
   private streaming: StreamingRecordParser | undefined;
   private streamingActive = false;
-  private readonly reducer: LineReducer | undefined;
-  private readonly kernel: ScannerKernel | undefined;
-  private readonly reduceToText: boolean;
+  protected readonly kernel: ScannerKernel | undefined;
   private readonly prompts: (() => boolean) | undefined;
-  /** The records of the reducer's plain lines, shared (see PlainRecords). */
-  private readonly plainRecords = new PlainRecords();
   /** Whether the next line's prompt is wanted (RecordScannerOptions.prompts). */
-  private readonly promptsWanted = (): boolean => this.prompts?.() ?? true;
+  protected readonly promptsWanted = (): boolean => this.prompts?.() ?? true;
 
-  constructor(opts: RecordScannerOptions) {
+  constructor(opts: RecordScannerOptions = {}, defaultThreshold = DEFAULT_STREAM_THRESHOLD) {
     this.kernel = opts.kernel;
     this.prompts = opts.prompts;
-    this.reducer = opts.reduce === false ? undefined : LineReducer.create(opts.kernel);
-    this.reduceToText = opts.reduceTo === 'text';
-    const threshold = opts.streamThreshold ?? (this.reducer ? DEFAULT_REDUCED_STREAM_THRESHOLD : DEFAULT_STREAM_THRESHOLD);
-    this.threshold = Math.max(0, Math.floor(threshold));
+    this.threshold = Math.max(0, Math.floor(opts.streamThreshold ?? defaultThreshold));
     this.buf = Buffer.allocUnsafe(Math.min(this.threshold, 64 * 1024));
   }
 
@@ -123,37 +95,25 @@ class RecordScanner implements RecordLineScanner {
     }
     const len = this.len;
     this.len = 0;
-    return this.scanBuffered(this.buf, 0, len);
+    return this.scanBuffered(this.buf, 0, len, this.promptsWanted());
   }
 
   finishLine(chunk: Buffer, start: number, end: number): ScanResult {
     // Most lines lie whole in one read buffer: scanned from there, not copied into this.buf first.
-    if (this.len === 0 && !this.streamingActive && end - start <= this.threshold) return this.scanBuffered(chunk, start, end);
+    if (this.idle && end - start <= this.threshold) return this.scanBuffered(chunk, start, end, this.promptsWanted());
     if (end > start) this.push(chunk.subarray(start, end));
     return this.finish();
   }
 
-  finishLines(chunk: Buffer, start: number, line: (start: number, end: number, value: ScanResult) => void): number {
-    // Lines the reducer captures in place, many to a call; any other line goes through finishLine.
-    if (this.reducer === undefined || this.reduceToText || this.len > 0 || this.streamingActive) return start;
-    return this.reducer.captureLines(chunk, start, this.threshold, this.promptsWanted, (from, to, fields, prompts) => line(from, to, this.plainRecords.recordOf(fields, prompts)));
+  /** No partial line is held. */
+  protected get idle(): boolean {
+    return this.len === 0 && !this.streamingActive;
   }
 
   /** A whole line of at most `threshold` bytes, [start, end) of `source`, read at once (nothing kept of `source`). */
-  private scanBuffered(source: Buffer, start: number, end: number): ScanResult {
-    const prompts = this.promptsWanted();
-    if (this.reducer !== undefined && !this.reduceToText) {
-      const fields = this.reducer.captureRange(source, start, end, prompts);
-      if (typeof fields !== 'number') return this.plainRecords.recordOf(fields, prompts);
-    }
+  protected scanBuffered(source: Buffer, start: number, end: number, prompts: boolean): ScanResult {
     const line = source.subarray(start, end);
-    const wholeLine = (): ScanResult => parseBuffered(line, () => this.streamReason(line), prompts);
-    if (this.reducer !== undefined && this.reduceToText) {
-      const reduced = this.reducer.reduce(line);
-      // The reduced text is valid JSON by construction; were it not, the whole line decides.
-      if (typeof reduced !== 'number') return parseBuffered(reduced, wholeLine, prompts, !this.reducer.reducedHasNonAscii());
-    }
-    return wholeLine();
+    return parseBuffered(line, () => this.streamReason(line), prompts);
   }
 
   /** Rare: let the tokenizer say why a line is no JSON ("empty", "truncated", "not JSON"), so both paths give one reason. */
@@ -171,11 +131,10 @@ class RecordScanner implements RecordLineScanner {
 }
 
 /**
- * The JSON.parse path, on a whole line or on its reduced text (which must give
- * the same result); `notJson` gives the result for a line JSON.parse rejects;
- * `prompts`: see buildRecord; `ascii`: the line is known to hold no byte >= 0x80.
+ * The JSON.parse path on a whole line; `notJson` gives the result for a line
+ * JSON.parse rejects; `prompts`: see buildRecord.
  */
-function parseBuffered(line: Buffer, notJson: () => ScanResult, prompts: boolean, ascii = false): ScanResult {
+function parseBuffered(line: Buffer, notJson: () => ScanResult, prompts: boolean): ScanResult {
   // Latin-1 first: one byte per character, no UTF-8 decoding, and V8 parses a
   // one-byte string markedly faster (BENCHMARKS.md). It
   // accepts exactly the lines UTF-8 decoding does (bytes >= 0x80 are legal only
@@ -186,7 +145,7 @@ function parseBuffered(line: Buffer, notJson: () => ScanResult, prompts: boolean
   if (latin1 === undefined) return notJson();
   if (latin1 === null) return { kind: 'malformed', reason: 'not an object' };
   const fields = fieldsFromParsed(latin1);
-  if (ascii || !hasNonAscii(fields)) return buildRecord(fields, prompts);
+  if (!hasNonAscii(fields)) return buildRecord(fields, prompts);
   // Same decoding as the streaming path: invalid UTF-8 becomes U+FFFD. Without
   // a `\u` escape in the line, every character >= 0x80 of a kept string is a
   // raw byte, and the escapes became ASCII characters; a UTF-8 decoder treats
@@ -231,16 +190,13 @@ function hasNonAscii(f: CapturedFields): boolean {
   return false;
 }
 
-/** The record scanner: a LineScanner that always takes a line's last bytes by finishLine(). */
-export type RecordLineScanner = Required<LineScanner<ScanResult>>;
-
 export function createRecordScanner(opts: RecordScannerOptions = {}): RecordLineScanner {
   return new RecordScanner(opts);
 }
 
-/** One whole line (without its newline) at once; for tests and small callers. */
-export function scanLine(line: Buffer | string, opts: RecordScannerOptions = {}): ScanResult {
-  const scanner = createRecordScanner(opts);
+/** One whole line (without its newline) at once, by a new scanner of `opts` or by `scanner`; for tests and small callers. */
+export function scanLine(line: Buffer | string, opts: RecordScannerOptions | RecordLineScanner = {}): ScanResult {
+  const scanner = 'push' in opts ? opts : createRecordScanner(opts);
   scanner.push(typeof line === 'string' ? Buffer.from(line, 'utf8') : line);
   return scanner.finish();
 }

@@ -4,7 +4,7 @@ import { SCANNER_WASM_BASE64 } from './scannerWasm';
 export const SCANNER_READ_PAST_END = 64;
 const WASM_PAGE = 64 * 1024;
 
-/** The scanner module's exports (its C sources are ./wasm/*.c; scripts/gen-scanner-wasm.mjs builds it). */
+/** The scanner module's exports (its C sources are ./wasm/*.c and ../analyze/capture/wasm/*.c; scripts/gen-scanner-wasm.mjs builds it). */
 export interface ScannerExports {
   memory: { readonly buffer: ArrayBuffer; grow(pages: number): number };
   /** The first byte no C data or stack uses. */
@@ -80,7 +80,7 @@ function makeKernel(exports: ScannerExports, reservedBytes = 0): ScannerKernel {
   return kernel;
 }
 
-function align64(n: number): number {
+export function align64(n: number): number {
   return Math.ceil(n / 64) * 64;
 }
 
@@ -105,42 +105,14 @@ export function sharedKernel(): ScannerKernel | null {
   return shared;
 }
 
-/** A kernel of its own whose memory also holds the read buffers of one tail. */
-export interface ReadingKernel extends ScannerKernel {
-  /**
-   * Read buffer i (0 … count - 1): a view of `size` bytes of the memory, with
-   * SCANNER_READ_PAST_END to spare after it, below heapBase. A fresh view when
-   * the memory has grown (which replaces every view of it); the bytes stay.
-   */
-  readBuffer(index: number): Buffer;
-}
-
 /**
- * A kernel for one reader, with `count` read buffers of `size` bytes inside
- * its wasm memory, for FileTail's `readBuffer`: a chunk is read where the
- * kernels scan it, and not copied in: every byte is copied once less, the
- * largest single saving of a cold index (BENCHMARKS.md). Its memory starts large enough for
- * `scratchBytes` of input at heapBase, so that reads in flight never see it
- * grow (a wasm memory grows in place on 64-bit V8, but replaces its views);
- * pages never touched cost no memory. Null where the module cannot run.
+ * A kernel of its own, not the shared one, whose first `reservedBytes` past
+ * the module's data (from `reservedFrom`) are its owner's and never input
+ * (analyze's read buffers, src/core/analyze/capture/readingKernel.ts); null
+ * where the module cannot run.
  */
-export function createReadingKernel(count: number, size: number, scratchBytes: number): ReadingKernel | null {
+export function ownKernel(reservedBytes: number): (ScannerKernel & { readonly reservedFrom: number }) | null {
   const exports = compiled === null ? null : instantiate();
   if (exports === null) return null;
-  const first = align64(exports.heapBase());
-  const stride = align64(size + SCANNER_READ_PAST_END);
-  const kernel = makeKernel(exports, count * stride) as ReadingKernel;
-  kernel.ensureCapacity(scratchBytes);
-  let viewsOf: ArrayBufferLike | undefined;
-  const views: Buffer[] = [];
-  kernel.readBuffer = (index: number): Buffer => {
-    if (!(index >= 0 && index < count)) throw new RangeError(`read buffer ${index} of ${count}`);
-    const memory = exports.memory.buffer;
-    if (viewsOf !== memory) {
-      views.length = 0;
-      viewsOf = memory;
-    }
-    return (views[index] ??= Buffer.from(memory, first + index * stride, size));
-  };
-  return kernel;
+  return Object.assign(makeKernel(exports, reservedBytes), { reservedFrom: align64(exports.heapBase()) });
 }

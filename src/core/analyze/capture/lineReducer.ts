@@ -1,4 +1,4 @@
-import { emptyFields, ID_CAP, keepsCallContext, NO_TOOL_RESULTS, NO_TOOL_USES, readsText, REFS_CAP, TEXT_CAP, ROOT_STRING_KEYS, type CapturedFields } from './fields';
+import { emptyFields, ID_CAP, keepsCallContext, NO_TOOL_RESULTS, NO_TOOL_USES, readsText, REFS_CAP, TEXT_CAP, ROOT_STRING_KEYS, type CapturedFields } from '../../scanner/fields';
 import {
   booleanAt,
   ENTRY_BYTES,
@@ -35,7 +35,7 @@ import {
   numberAt,
   typeOf,
 } from './captureEntries';
-import { sharedKernel, SCANNER_READ_PAST_END, type ScannerExports, type ScannerKernel } from './scannerKernel';
+import { sharedKernel, SCANNER_READ_PAST_END, type ScannerExports, type ScannerKernel } from '../../scanner/scannerKernel';
 
 /** The line is not JSON (the whole-line path then gives the reason). */
 export const REDUCE_INVALID = -1;
@@ -43,8 +43,6 @@ export const REDUCE_INVALID = -1;
 export const REDUCE_FULL = -2;
 
 interface ReducerExports extends ScannerExports {
-  reduceLine(line: number, length: number, out: number, outCapacity: number, stack: number): number;
-  reducedHasNonAscii(): number;
   captureLine(line: number, length: number, out: number, outEntries: number, stack: number): number;
   captureLines(input: number, length: number, out: number, outWords: number, stack: number, maxLine: number): number;
   recall(bytes: number, length: number): number;
@@ -66,14 +64,11 @@ function stackOffset(length: number, outBytes: number): number {
 }
 
 /**
- * Validates one whole line as JSON in wasm (./wasm/reduce.c) and gives back a
- * reduced JSON text: the root object with only the keys ./fields.ts reads, its
- * `message` reduced to `id stop_reason content`, and content blocks to
- * `type id name tool_use_id text` (other kept values copied verbatim, kept
- * containers the engine does not look into as `{}` / `[]`). JSON.parse of it
- * yields the same captured fields as JSON.parse of the whole line, without
- * building the tool results, inputs and attachments that hold most of an
- * ordinary line's bytes.
+ * Validates one whole line as JSON in wasm (./wasm/capture.c), which lists
+ * where the values of the keys ../../scanner/fields.ts reads lie, and reads only those
+ * into CapturedFields: the same fields as JSON.parse of the whole line gives,
+ * without building the tool results, inputs and attachments that hold most of
+ * an ordinary line's bytes.
  */
 export class LineReducer {
   private readonly kernel: ScannerKernel;
@@ -102,21 +97,6 @@ export class LineReducer {
   /** The reducer, or undefined where WebAssembly SIMD is unavailable (callers parse whole lines). */
   static create(kernel: ScannerKernel | null = sharedKernel()): LineReducer | undefined {
     return kernel === null ? undefined : new LineReducer(kernel);
-  }
-
-  /**
-   * The reduced text of `line` (its newline excluded), or REDUCE_INVALID /
-   * REDUCE_FULL. The returned Buffer is a view of wasm memory, valid only until
-   * the next use of the shared kernel: read it at once.
-   */
-  reduce(line: Buffer): Buffer | number {
-    const outCapacity = line.length + 64;
-    const bytes = this.place(line, 0, line.length, outCapacity);
-    const base = this.kernel.heapBase;
-    const out = base + outOffset(line.length);
-    const result = this.exports.reduceLine(base, line.length, out, outCapacity, base + stackOffset(line.length, outCapacity));
-    if (result < 0) return result;
-    return Buffer.from(bytes.buffer, bytes.byteOffset + out, result);
   }
 
   /**
@@ -383,10 +363,5 @@ export class LineReducer {
     f.hasToolResultBlock = hasToolResultBlock;
     f.firstText = readsContent && firstText >= 0 ? stringAt(memory, base, w, firstText, TEXT_CAP) : undefined;
     return f;
-  }
-
-  /** Whether the last reduced text holds a byte >= 0x80; if not, decoding it as Latin-1 or as UTF-8 gives one text. */
-  reducedHasNonAscii(): boolean {
-    return this.exports.reducedHasNonAscii() !== 0;
   }
 }

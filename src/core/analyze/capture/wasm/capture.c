@@ -1,11 +1,10 @@
-/* Validates one transcript line as JSON, like reduce.c, but hands over the
- * kept values themselves instead of a reduced JSON text: for each occurrence
- * of a key ../fields.ts reads, in document order, which field it is, the JSON
+/* Validates one transcript line as JSON and lists its kept values: for each occurrence
+ * of a key ../../../scanner/fields.ts reads, in document order, which field it is, the JSON
  * type of its value and where the value lies in the line. ../lineReducer.ts
  * builds the captured fields from that list with fields.ts's rules (last one
  * wins, caps, UTF-8 decoding), so an ordinary line costs no JSON.parse and no
  * object tree; the property tests in test/unit/scanner.reducer.test.ts hold the
- * list's result to the reduced text's and the whole line's. */
+ * list's result to JSON.parse's of the whole line. */
 #include <wasm_simd128.h>
 #include "jsonSkip.h"
 

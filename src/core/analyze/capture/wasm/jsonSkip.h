@@ -1,4 +1,4 @@
-/* JSON grammar checks shared by reduce.c and capture.c. Static inline in a
+/* JSON grammar checks of capture.c. Static inline in a
  * header because the module's C files are compiled without LTO: these run
  * once per token, and a call across files each time costs more than the token. */
 #ifndef SCANNER_JSON_SKIP_H
@@ -186,54 +186,9 @@ static inline int key_is(const u8 *k, unsigned n, const char *name) {
   return name[n] == 0;
 }
 
-/* The values the engine reads (../fields.ts), by where their key sits. capture.c
- * hands these numbers to ../lineReducer.ts, which reads them as the F_* constants
- * of ../captureEntries.ts: keep both in step. */
-enum Field {
-  DROP = -1,
-  F_TYPE, F_TIMESTAMP, F_SESSION_ID, F_CWD, F_AGENT_ID, F_IS_SIDECHAIN, F_IS_META,
-  F_API_BLOCK_INDEX, F_AI_TITLE, F_CUSTOM_TITLE, F_LAST_PROMPT, F_MESSAGE,
-  F_MESSAGE_ID, F_STOP_REASON, F_CONTENT,
-  F_BLOCK_TYPE, F_BLOCK_ID, F_BLOCK_NAME, F_TOOL_USE_ID, F_BLOCK_TEXT,
-  /* An object element of message.content (no key: it starts a block). */
-  F_BLOCK,
-  F_REQUEST_SESSION_ID,
-};
-
-/* What a key of an object at `level` is. By length first: most keys of a
- * line are dropped, and this way a dropped key costs one or two compares. */
-static inline enum Field field_of(enum Level level, const u8 *k, unsigned n) {
-  switch (level) {
-    case ROOT:
-      switch (n) {
-        case 3: return key_is(k, n, "cwd") ? F_CWD : DROP;
-        case 4: return key_is(k, n, "type") ? F_TYPE : DROP;
-        case 6: return key_is(k, n, "isMeta") ? F_IS_META : DROP;
-        case 7:
-          return key_is(k, n, "message") ? F_MESSAGE : key_is(k, n, "agentId") ? F_AGENT_ID : key_is(k, n, "aiTitle") ? F_AI_TITLE : DROP;
-        case 9: return key_is(k, n, "timestamp") ? F_TIMESTAMP : key_is(k, n, "sessionId") ? F_SESSION_ID : DROP;
-        case 10: return key_is(k, n, "lastPrompt") ? F_LAST_PROMPT : DROP;
-        case 11: return key_is(k, n, "isSidechain") ? F_IS_SIDECHAIN : key_is(k, n, "customTitle") ? F_CUSTOM_TITLE : DROP;
-        case 13: return key_is(k, n, "apiBlockIndex") ? F_API_BLOCK_INDEX : DROP;
-        case 16: return key_is(k, n, "requestSessionId") ? F_REQUEST_SESSION_ID : DROP;
-      }
-      return DROP;
-    case MESSAGE:
-      switch (n) {
-        case 2: return key_is(k, n, "id") ? F_MESSAGE_ID : DROP;
-        case 7: return key_is(k, n, "content") ? F_CONTENT : DROP;
-        case 11: return key_is(k, n, "stop_reason") ? F_STOP_REASON : DROP;
-      }
-      return DROP;
-    case BLOCK:
-      switch (n) {
-        case 2: return key_is(k, n, "id") ? F_BLOCK_ID : DROP;
-        case 4: return key_is(k, n, "type") ? F_BLOCK_TYPE : key_is(k, n, "name") ? F_BLOCK_NAME : key_is(k, n, "text") ? F_BLOCK_TEXT : DROP;
-        case 11: return key_is(k, n, "tool_use_id") ? F_TOOL_USE_ID : DROP;
-      }
-      return DROP;
-  }
-  return DROP;
-}
+/* The values the engine reads, by where their key sits: enum Field and
+ * field_of(), generated from src/core/scanner/keptFields.json. capture.c hands
+ * these codes to ../lineReducer.ts, which reads them as ../keptFieldCodes.ts. */
+#include "keptFields.h"
 
 #endif

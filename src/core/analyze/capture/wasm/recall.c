@@ -7,7 +7,7 @@
  *
  * The table is the module's, so every user of the shared instance shares it,
  * and the strings JS keeps per slot must be shared with it (one array per
- * instance, see ../scannerKernel.ts). */
+ * instance, see ../../../scanner/scannerKernel.ts). */
 #include <wasm_simd128.h>
 #include "interior.h"
 

@@ -1,4 +1,4 @@
-import { capString } from './fields';
+import { capString } from '../../scanner/fields';
 
 /**
  * The list of kept values ./wasm/capture.c writes, as ./lineReducer.ts reads
@@ -6,34 +6,12 @@ import { capString } from './fields';
  */
 
 // The entries of ./wasm/capture.c: three words (code, start, end); the code is
-// the field | type << 8 | string flags. Keep these in step with enum Field in
-// ./wasm/jsonSkip.h and the defines of capture.c.
+// the field | type << 8 | string flags (the field codes: ./keptFieldCodes.ts,
+// generated). Keep the types and flags in step with the defines of capture.c.
 export const ENTRY_WORDS = 3;
 export const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 export const ENTRY_BYTES = ENTRY_WORDS * 4;
-export const F_TYPE = 0;
-export const F_TIMESTAMP = 1;
-export const F_SESSION_ID = 2;
-export const F_CWD = 3;
-export const F_AGENT_ID = 4;
-export const F_IS_SIDECHAIN = 5;
-export const F_IS_META = 6;
-export const F_API_BLOCK_INDEX = 7;
-export const F_AI_TITLE = 8;
-export const F_CUSTOM_TITLE = 9;
-export const F_LAST_PROMPT = 10;
-export const F_MESSAGE = 11;
-export const F_MESSAGE_ID = 12;
-export const F_STOP_REASON = 13;
-export const F_CONTENT = 14;
-export const F_BLOCK_TYPE = 15;
-export const F_BLOCK_ID = 16;
-export const F_BLOCK_NAME = 17;
-export const F_TOOL_USE_ID = 18;
-export const F_BLOCK_TEXT = 19;
-export const F_BLOCK = 20;
-export const F_REQUEST_SESSION_ID = 21;
-export const KEPT_FIELDS = 22;
+export * from './keptFieldCodes';
 export const T_STRING = 0;
 export const T_NUMBER = 1;
 const T_TRUE = 2;

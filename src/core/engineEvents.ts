@@ -44,6 +44,8 @@ export interface WrittenEvent extends CallEventBase {
   batch_last_line: number;
   /** Ms the record's line sat on disk without its newline (half a record); absent when it arrived whole. */
   partial_dwell_ms?: number;
+  /** The Claude Code version that wrote the record, when it says. */
+  claude_version?: string;
 }
 
 /** A hook event arrived after the call's record had been written: the call's lag, learned late. */
@@ -68,6 +70,8 @@ export interface WaitOutcomeEvent extends CallEventBase {
   waited_ms: number;
   bytes_on_disk: number;
   source?: string;
+  /** The Claude Code version of the call's record, else of the session's latest call record; absent while unknown. */
+  claude_version?: string;
 }
 
 /** PostToolUse fired. */

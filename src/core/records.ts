@@ -30,7 +30,7 @@ export interface ScannedRecord {
   /**
    * The record's own `timestamp`: its creation time, not when it reached disk.
    * This and the other fields of a call's context (`isSidechain`, `agentId`,
-   * `messageId`, `apiBlockIndex`, `stopReason`, `requestSessionId`) are kept only on records with
+   * `messageId`, `apiBlockIndex`, `stopReason`, `requestSessionId`, `version`) are kept only on records with
    * tool uses, where they are read.
    */
   timestamp?: string;
@@ -41,6 +41,8 @@ export interface ScannedRecord {
    * copies from its parent, with the parent's id; call context.
    */
   requestSessionId?: string;
+  /** The Claude Code version that wrote the record (`"version":"2.1.332"`); call context. */
+  version?: string;
   cwd?: string;
   isSidechain?: boolean;
   agentId?: string;

@@ -61,6 +61,8 @@ export interface SessionSnapshot {
   cwd?: string;
   /** Ms since epoch of the session's earliest record timestamp seen, when known. */
   started_at?: number;
+  /** The Claude Code version of the session's latest call record, when it says. */
+  claude_version?: string;
   /** Git branch of the session's records, when they carry one. */
   git_branch?: string;
   /** Held calls, oldest first. */

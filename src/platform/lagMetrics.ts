@@ -21,6 +21,14 @@ export function toolLabel(name: string | undefined): string {
   return name.startsWith('mcp__') ? 'mcp' : 'other';
 }
 
+/** The label of a version nothing said yet (the first call of a session whose record is not on disk). */
+export const UNKNOWN_VERSION = 'unknown';
+
+/** Versions look like `2.1.332`; anything else (a forged or garbled record) is folded, so the label stays bounded. */
+function versionLabel(version: string | undefined): string {
+  return version !== undefined && /^\d{1,4}\.\d{1,4}\.\d{1,6}$/.test(version) ? version : UNKNOWN_VERSION;
+}
+
 /** Hold buckets in seconds: from a prompt write (~0.1 s) to a slow reviewing hook's timeout (60 s). */
 export const HELD_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 30, 60];
 
@@ -34,8 +42,8 @@ export interface LagMetricsOptions {
 export class LagMetrics {
   readonly registry = new Registry();
   private readonly held: Histogram<'tool' | 'shape' | 'transport'>;
-  private readonly calls: Counter<'shape'>;
-  private readonly waits: Counter<'outcome'>;
+  private readonly calls: Counter<'shape' | 'claude_version'>;
+  private readonly waits: Counter<'outcome' | 'claude_version'>;
   /** Calls whose hook fired, so the transport of their `written` event is known (ids forgotten once written). */
   private readonly transports = new Map<string, 'command' | 'http'>();
 
@@ -50,14 +58,14 @@ export class LagMetrics {
     });
     this.calls = new Counter({
       name: 'transcript_lag_calls_total',
-      help: "Calls whose record was seen to reach disk, by write shape: before its result, or with it in one write.",
-      labelNames: ['shape'],
+      help: "Calls whose record was seen to reach disk, by write shape (before its result, or with it in one write) and the Claude Code version that wrote it.",
+      labelNames: ['shape', 'claude_version'],
       registers,
     });
     this.waits = new Counter({
       name: 'transcript_lag_waits_total',
-      help: "Hook waits for their own call's record, by how they ended: seen, behind or error.",
-      labelNames: ['outcome'],
+      help: "Hook waits for their own call's record, by how they ended (seen, behind or error) and the Claude Code version of the session.",
+      labelNames: ['outcome', 'claude_version'],
       registers,
     });
     new Gauge({
@@ -77,13 +85,13 @@ export class LagMetrics {
         registers,
         collect() {
           this.reset();
-          for (const v of versions()) this.set({ version: v }, 1);
+          for (const v of versions()) if (versionLabel(v) !== UNKNOWN_VERSION) this.set({ version: v }, 1);
         },
       });
     }
     // Zero series for every outcome and shape, so rates and ratios exist before the first event.
-    for (const outcome of ['seen', 'behind', 'error']) this.waits.inc({ outcome }, 0);
-    for (const shape of ['before_result', 'with_result']) this.calls.inc({ shape }, 0);
+    for (const outcome of ['seen', 'behind', 'error']) this.waits.inc({ outcome, claude_version: UNKNOWN_VERSION }, 0);
+    for (const shape of ['before_result', 'with_result']) this.calls.inc({ shape, claude_version: UNKNOWN_VERSION }, 0);
   }
 
   observe(e: EngineEvent): void {
@@ -92,7 +100,7 @@ export class LagMetrics {
       if (this.transports.size > 100_000) this.transports.delete(this.transports.keys().next().value as string);
     } else if (e.event === 'written') {
       const shape = e.with_result ? 'with_result' : 'before_result';
-      this.calls.inc({ shape });
+      this.calls.inc({ shape, claude_version: versionLabel(e.claude_version) });
       const transport = e.transport ?? this.transports.get(e.tool_use_id) ?? 'none';
       this.transports.delete(e.tool_use_id);
       if (e.lag_ms !== null) this.held.observe({ tool: toolLabel(e.tool_name), shape, transport }, e.lag_ms / 1000);
@@ -100,7 +108,7 @@ export class LagMetrics {
       // The hook's report came after the record was seen: its lag is known only now; its shape was counted.
       this.held.observe({ tool: toolLabel(e.tool_name), shape: 'unknown', transport: this.transports.get(e.tool_use_id) ?? 'command' }, e.lag_ms / 1000);
     } else if (e.event === 'wait') {
-      this.waits.inc({ outcome: e.outcome });
+      this.waits.inc({ outcome: e.outcome, claude_version: versionLabel(e.claude_version) });
     }
   }
 

@@ -76,7 +76,7 @@ describe('Grafana dashboard and README PromQL', () => {
     for (const { panel, expr } of exprs) assert.deepEqual(problems(expr, exported), [], `panel "${panel}"`);
     // The seed's table and the p50/p95 hold are on it.
     const all = exprs.map((e) => e.expr).join('\n');
-    assert.match(all, /sum by \(outcome\) \(increase\(transcript_lag_waits_total/);
+    assert.match(all, /sum by \(claude_version, outcome\) \(increase\(transcript_lag_waits_total/);
     assert.match(all, /histogram_quantile\(0\.5, sum by \(le\)/);
     assert.match(all, /histogram_quantile\(0\.95, sum by \(le\)/);
   });

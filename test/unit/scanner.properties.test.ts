@@ -78,6 +78,7 @@ const transcriptRecord = fc.record(
     timestamp: fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), anyValue),
     sessionId: fc.oneof(fc.uuid(), anyValue),
     requestSessionId: fc.oneof(fc.uuid(), anyValue),
+    version: fc.oneof(fc.constantFrom('2.1.280', '2.1.332'), anyValue),
     // Keys one letter short or long of a kept one: never read as it.
     requestSessionI: anyValue,
     requestSessionIdx: anyValue,
@@ -108,7 +109,7 @@ const transcriptRecord = fc.record(
 
 /** JSON text of an object whose keys may repeat (JSON.stringify cannot write that). */
 const withDuplicateKeys = fc
-  .array(fc.tuple(fc.constantFrom('type', 'uuid', 'message', 'isSidechain', 'apiBlockIndex', 'requestSessionId', 'other'), transcriptRecord), { maxLength: 6 })
+  .array(fc.tuple(fc.constantFrom('type', 'uuid', 'message', 'isSidechain', 'apiBlockIndex', 'requestSessionId', 'version', 'other'), transcriptRecord), { maxLength: 6 })
   .map((pairs) => `{${pairs.map(([k, r]) => `${JSON.stringify(k)}:${JSON.stringify((r as Record<string, unknown>)[k] ?? r)}`).join(',')}}`);
 
 const cuts = fc.array(fc.nat(), { maxLength: 4 });

@@ -16,11 +16,11 @@ describe('record scanner: strings recalled from line to line', () => {
   );
   const value = fc.oneof({ weight: 6, arbitrary: word.map((w) => `"${w}"`) }, fc.constant('null'), fc.constant('7'));
   const line = fc
-    .record({ type: value, sessionId: value, requestSessionId: value, cwd: value, agentId: value, id: value, stop: value, blockType: value, name: value, toolId: value, tool: fc.boolean() })
+    .record({ type: value, sessionId: value, requestSessionId: value, version: value, cwd: value, agentId: value, id: value, stop: value, blockType: value, name: value, toolId: value, tool: fc.boolean() })
     .map((v) => {
       const block = v.tool ? `{"type":"tool_use","id":${v.toolId},"name":${v.name}}` : `{"type":${v.blockType},"tool_use_id":${v.toolId},"text":${v.name}}`;
       return Buffer.from(
-        `{"type":${v.type},"sessionId":${v.sessionId},"requestSessionId":${v.requestSessionId},"cwd":${v.cwd},"agentId":${v.agentId},"message":{"id":${v.id},"stop_reason":${v.stop},"content":[${block}]}}`,
+        `{"type":${v.type},"sessionId":${v.sessionId},"requestSessionId":${v.requestSessionId},"version":${v.version},"cwd":${v.cwd},"agentId":${v.agentId},"message":{"id":${v.id},"stop_reason":${v.stop},"content":[${block}]}}`,
         'latin1',
       );
     });

@@ -138,7 +138,7 @@ const recordLine = fc
     objectWith(
       {
         type: fc.constantFrom('"user"', '"assistant"', '"last-prompt"', '"ai-title"', '"custom-title"', '"summary"').map(b),
-        ...Object.fromEntries(['timestamp', 'sessionId', 'requestSessionId', 'cwd', 'agentId', 'aiTitle', 'customTitle', 'lastPrompt'].map((k) => [k, str])),
+        ...Object.fromEntries(['timestamp', 'sessionId', 'requestSessionId', 'version', 'cwd', 'agentId', 'aiTitle', 'customTitle', 'lastPrompt'].map((k) => [k, str])),
         isSidechain: bool,
         isMeta: bool,
         apiBlockIndex: number,

@@ -90,6 +90,7 @@ describe('record scanner: real transcripts', () => {
         assert.equal(r.messageId, calls ? parsed.message?.id : undefined);
         assert.equal(r.apiBlockIndex, calls ? parsed.apiBlockIndex : undefined);
         assert.equal(r.requestSessionId, calls ? parsed.requestSessionId : undefined);
+        assert.equal(r.version, calls ? parsed.version : undefined);
         if (parsed.type === 'assistant') assert.equal(r.stopReason, calls ? parsed.message.stop_reason : undefined);
         if (parsed.type === 'last-prompt') assert.equal(r.prompt, parsed.lastPrompt);
       }

@@ -217,7 +217,7 @@ describe('watch CLI', () => {
       }).on('error', reject);
     });
     assert.match(metrics, /^transcript_lag_held_seconds_count\{tool="Bash",shape="before_result",transport="http"\} 1$/m);
-    assert.match(metrics, /^transcript_lag_calls_total\{shape="before_result"\} 1$/m);
+    assert.match(metrics, /^transcript_lag_calls_total\{shape="before_result",claude_version="unknown"\} 1$/m);
   });
 
   it('a metrics port in use: one line on stderr, and watching goes on', async () => {

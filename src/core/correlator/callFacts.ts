@@ -27,6 +27,8 @@ export interface WrittenObservation extends Observation {
   withResult: boolean;
   messageId?: string;
   blockIndex?: number;
+  /** The Claude Code version that wrote the record. */
+  version?: string;
 }
 
 export interface WaitFact {

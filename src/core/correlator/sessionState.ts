@@ -81,6 +81,8 @@ export class SessionState {
   private title?: Keyed<string>;
   private firstPrompt?: Keyed<string>;
   private cwd?: Keyed<string>;
+  /** The Claude Code version of the latest call record (a session resumed under a newer build changes it). */
+  private version?: Keyed<string>;
   /**
    * Earliest record `timestamp` seen. The scanner keeps `timestamp` only on
    * records with tool uses, so this is when the session's first call was
@@ -192,6 +194,7 @@ export class SessionState {
         waited_ms: ev.waited_ms,
         bytes_on_disk: ev.bytes_on_disk,
         ...(ev.source ? { source: ev.source } : {}),
+        ...this.versionOf(this.calls.get(ev.tool_use_id)),
       });
     }
   }
@@ -289,6 +292,7 @@ export class SessionState {
           withResult: resultsInBatch.has(tu.id),
           ...(rec.messageId !== undefined ? { messageId: rec.messageId } : {}),
           ...(rec.apiBlockIndex !== undefined ? { blockIndex: rec.apiBlockIndex } : {}),
+          ...(rec.version !== undefined ? { version: rec.version } : {}),
         };
         this.ingestToolUse(tu.id, tu.name, input.agentId ?? rec.agentId, written, origin, out, l.partialDwellMs);
       }
@@ -324,6 +328,7 @@ export class SessionState {
       with_result: obs.withResult,
       ...(obs.messageId !== undefined ? { message_id: obs.messageId } : {}),
       ...(obs.blockIndex !== undefined ? { block_index: obs.blockIndex } : {}),
+      ...(obs.version !== undefined ? { claude_version: obs.version } : {}),
       batch_first_line: obs.batchFirstLine,
       batch_last_line: obs.batchLastLine,
       ...(partialDwellMs > 0 ? { partial_dwell_ms: partialDwellMs } : {}),
@@ -354,8 +359,21 @@ export class SessionState {
     if (rec.title && (!this.title || compareObservations(obs, this.title.key) > 0)) this.title = { key: obs, value: rec.title };
     if (rec.prompt && !rec.isMetadata && (!this.firstPrompt || compareObservations(obs, this.firstPrompt.key) < 0)) this.firstPrompt = { key: obs, value: rec.prompt };
     if (rec.cwd && (!this.cwd || compareObservations(obs, this.cwd.key) < 0)) this.cwd = { key: obs, value: rec.cwd };
+    // A fork's copies were written by the parent's build: only the session's own records say its version.
+    if (rec.version && copiedFrom(rec) === undefined && (!this.version || compareObservations(obs, this.version.key) > 0)) this.version = { key: obs, value: rec.version };
     const at = parseTimestamp(rec.timestamp);
     if (at !== null && (this.startedAt === undefined || at < this.startedAt)) this.startedAt = at;
+  }
+
+  /** The version that wrote the call's record, else the session's latest: `{}` while neither is known. */
+  private versionOf(c: CallFacts | undefined): { claude_version?: string } {
+    const v = c?.written?.version ?? this.version?.value;
+    return v === undefined ? {} : { claude_version: v };
+  }
+
+  /** The Claude Code version of the session's latest call record, when one said it. */
+  get claudeVersion(): string | undefined {
+    return this.version?.value;
   }
 
   get cwdValue(): string | undefined {
@@ -396,6 +414,7 @@ export class SessionState {
       ...(this.firstPrompt ? { first_prompt: this.firstPrompt.value } : {}),
       ...(this.cwd ? { cwd: this.cwd.value } : {}),
       ...(this.startedAt !== undefined ? { started_at: this.startedAt } : {}),
+      ...(this.version ? { claude_version: this.version.value } : {}),
       held,
       recent,
       stats: this.stats(),

@@ -7,7 +7,7 @@ import { METADATA_TYPES, type ScannedRecord, type ToolUseRef } from '../records'
  * it into a ScannedRecord, so they cannot drift apart:
  *
  * - Only these paths are read: root `type timestamp sessionId requestSessionId
- *   cwd agentId` (strings), `isSidechain isMeta` (booleans), `apiBlockIndex` (number),
+ *   version cwd agentId` (strings), `isSidechain isMeta` (booleans), `apiBlockIndex` (number),
  *   `aiTitle customTitle lastPrompt` (strings), `message.id`, `message.stop_reason`
  *   (string or null), `message.content` (string, or an array of block objects:
  *   `type id name tool_use_id text`).
@@ -37,6 +37,7 @@ export interface CapturedFields {
   timestamp?: string;
   sessionId?: string;
   requestSessionId?: string;
+  version?: string;
   cwd?: string;
   agentId?: string;
   isSidechain?: boolean;
@@ -68,6 +69,7 @@ export function emptyFields(): CapturedFields {
     timestamp: undefined,
     sessionId: undefined,
     requestSessionId: undefined,
+    version: undefined,
     cwd: undefined,
     agentId: undefined,
     isSidechain: undefined,
@@ -104,13 +106,14 @@ export const ROOT_STRING_KEYS: Readonly<Record<string, number>> = {
   timestamp: ID_CAP,
   sessionId: ID_CAP,
   requestSessionId: ID_CAP,
+  version: ID_CAP,
   cwd: ID_CAP * 8,
   agentId: ID_CAP,
   aiTitle: TEXT_CAP,
   customTitle: TEXT_CAP,
   lastPrompt: TEXT_CAP,
 };
-export type RootStringKey = 'type' | 'timestamp' | 'sessionId' | 'requestSessionId' | 'cwd' | 'agentId' | 'aiTitle' | 'customTitle' | 'lastPrompt';
+export type RootStringKey = 'type' | 'timestamp' | 'sessionId' | 'requestSessionId' | 'version' | 'cwd' | 'agentId' | 'aiTitle' | 'customTitle' | 'lastPrompt';
 const ROOT_STRING_KEY_NAMES = Object.keys(ROOT_STRING_KEYS) as RootStringKey[];
 
 /** What a content block contributes, once the whole block has been read. */
@@ -230,6 +233,7 @@ export function buildRecord(f: CapturedFields, prompts = true): ScannedRecord {
   if (keepsCallContext(f.toolUses)) {
     if (f.timestamp !== undefined) rec.timestamp = f.timestamp;
     if (f.requestSessionId !== undefined) rec.requestSessionId = f.requestSessionId;
+    if (f.version !== undefined) rec.version = f.version;
     if (f.isSidechain !== undefined) rec.isSidechain = f.isSidechain;
     if (f.agentId !== undefined) rec.agentId = f.agentId;
     if (f.messageId !== undefined) rec.messageId = f.messageId;
@@ -280,7 +284,7 @@ function promptOf(f: CapturedFields): string | undefined {
 
 /**
  * Whether buildRecord keeps the context of a call: `timestamp`, `messageId`,
- * `apiBlockIndex`, `stopReason`, `isSidechain`, `agentId`, `requestSessionId`. Only on a record
+ * `apiBlockIndex`, `stopReason`, `isSidechain`, `agentId`, `requestSessionId`, `version`. Only on a record
  * with tool uses: the correlator and analyze read them there alone, and most
  * lines (tool results, text and thinking blocks, metadata) then cost no
  * timestamp or message id decoded. A scan path may leave them unread elsewhere.

@@ -21,3 +21,4 @@ export const F_TOOL_USE_ID = 18;
 export const F_BLOCK_TEXT = 19;
 export const F_BLOCK = 20;
 export const F_REQUEST_SESSION_ID = 21;
+export const F_VERSION = 22;

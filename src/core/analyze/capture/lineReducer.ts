@@ -21,6 +21,7 @@ import {
   F_MESSAGE_ID,
   F_SESSION_ID,
   F_REQUEST_SESSION_ID,
+  F_VERSION,
   F_STOP_REASON,
   F_TIMESTAMP,
   F_TOOL_USE_ID,
@@ -245,6 +246,7 @@ export class LineReducer {
     let timestamp = -1;
     let sessionId = -1;
     let requestSessionId = -1;
+    let version = -1;
     let cwd = -1;
     let agentId = -1;
     let isSidechain = -1;
@@ -326,6 +328,7 @@ export class LineReducer {
         case F_TIMESTAMP: timestamp = p; break;
         case F_SESSION_ID: sessionId = p; break;
         case F_REQUEST_SESSION_ID: requestSessionId = p; break;
+        case F_VERSION: version = p; break;
         case F_CWD: cwd = p; break;
         case F_AGENT_ID: agentId = p; break;
         case F_IS_SIDECHAIN: isSidechain = p; break;
@@ -347,6 +350,7 @@ export class LineReducer {
     f.timestamp = calls ? stringAt(memory, base, w, timestamp, ROOT_STRING_KEYS.timestamp) : undefined;
     f.sessionId = recent.at(memory, base, w, sessionId, ROOT_STRING_KEYS.sessionId);
     f.requestSessionId = calls ? recent.at(memory, base, w, requestSessionId, ROOT_STRING_KEYS.requestSessionId) : undefined;
+    f.version = calls ? recent.at(memory, base, w, version, ROOT_STRING_KEYS.version) : undefined;
     f.cwd = recent.at(memory, base, w, cwd, ROOT_STRING_KEYS.cwd);
     f.agentId = calls ? recent.at(memory, base, w, agentId, ROOT_STRING_KEYS.agentId) : undefined;
     f.isSidechain = booleanAt(w, isSidechain);

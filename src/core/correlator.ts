@@ -117,6 +117,10 @@ export class Correlator {
     return s.sessionEventIfChanged(at);
   }
 
+  get maxHeldCalls(): number {
+    return this.limits.maxHeldCalls;
+  }
+
   /** Held calls of the session dropped past maxHeldCalls (pre events for ids never written). */
   heldCallsDropped(sessionId: string): number {
     return this.sessionsById.get(sessionId)?.heldDropped ?? 0;

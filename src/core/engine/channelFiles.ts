@@ -26,6 +26,8 @@ export class ChannelFiles {
   /** Channel files listed before, with their size when last looked at (undefined: not looked at). */
   private readonly seen = new Map<string, number | undefined>();
   private readonly dir: string;
+  /** Sessions whose held calls hit the correlator's cap, said once each. */
+  private readonly capNoted = new Set<string>();
 
   constructor(
     private readonly files: FileAccess,
@@ -113,7 +115,15 @@ export class ChannelFiles {
       // History's hook events count as activity when they happened, not when we caught up on them.
       events.push(...this.correlator.ingestHook(ev, catchUp ? Math.min(ev.at, observedAt) : observedAt));
     }
+    this.noteHeldCap(cf.sessionId, observedAt);
     this.sink.emit(events, catchUp);
+  }
+
+  private noteHeldCap(sessionId: string, at: number): void {
+    if (this.capNoted.has(sessionId) || this.correlator.heldCallsDropped(sessionId) === 0) return;
+    if (this.capNoted.size > 10_000) this.capNoted.clear();
+    this.capNoted.add(sessionId);
+    this.sink.notice({ kind: 'held_calls_capped', at, session_id: sessionId, max_held: this.correlator.maxHeldCalls });
   }
 
   unfollowSession(sessionId: string): void {

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import type { Clock } from '../clock';
 import type { Correlator } from '../correlator';
 import type { EngineEvent } from '../engineEvents';
+import type { EngineNotice } from '../engineNotices';
 import type { FileAccess } from '../fileAccess';
 import type { ScanResult } from '../records';
 import type { TailRead } from '../tailTypes';
@@ -13,6 +14,8 @@ import { TranscriptIndex } from './transcriptIndex';
 /** What the file registries hand back to the engine. */
 export interface EngineSink {
   emit(events: EngineEvent[], catchUp: boolean): void;
+  /** A limit was hit: said once, in the log. */
+  notice(n: EngineNotice): void;
   activeWindowMs: number;
   /** The session is known not to belong to the workspace: do not follow its files. */
   isForeign(sessionId: string): boolean;

@@ -68,6 +68,10 @@ export class BoundedFileAccess implements FileAccess {
     return this.inner.stat(path);
   }
 
+  realpath(path: string): Promise<string | undefined> {
+    return this.inner.realpath(path);
+  }
+
   readdir(path: string): Promise<string[]> {
     return this.withRoom(path, () => this.inner.readdir(path));
   }

@@ -11,6 +11,7 @@ import { WorkspaceMatcher, isActiveSession, projectsDirOf } from './discovery';
 import { channelDirOf } from './channel/paths';
 import { ChannelFiles } from './engine/channelFiles';
 import { TranscriptFiles } from './engine/transcriptFiles';
+import { ProjectsConfinement } from './engine/projectsConfinement';
 
 export interface EngineOptions {
   claudeDir: string;
@@ -122,8 +123,9 @@ export class TranscriptLagEngine {
         this.correlator.drop(sessionId);
       },
     };
-    this.transcripts = new TranscriptFiles(files, o.clock, o.claudeDir, this.correlator, accept, sink, o.maxBytesPerRead);
-    this.channels = new ChannelFiles(files, o.clock, o.claudeDir, this.correlator, sink, (p) => this.transcripts.followFromHook(p));
+    const confinement = new ProjectsConfinement(files, o.claudeDir);
+    this.transcripts = new TranscriptFiles(files, o.clock, o.claudeDir, this.correlator, accept, sink, confinement, o.maxBytesPerRead);
+    this.channels = new ChannelFiles(files, o.clock, o.claudeDir, this.correlator, sink, (p) => this.transcripts.followFromHook(p), confinement);
   }
 
   /**

@@ -83,4 +83,8 @@ export class FaultyFileAccess implements FileAccess {
   readdir(path: string) {
     return this.inner.readdir(path);
   }
+
+  realpath(path: string) {
+    return this.inner.realpath(path);
+  }
 }

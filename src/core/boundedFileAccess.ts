@@ -44,6 +44,8 @@ export class BoundedFileAccess implements FileAccess {
   /** Handles holding a descriptor, least recently used first. */
   private readonly lru = new Set<PooledFile>();
   private maxOpen: number;
+  /** Opens under way: they count against the bound before they hold a descriptor (two readers may open at once). */
+  private opening = 0;
 
   constructor(
     private readonly inner: FileAccess,
@@ -84,12 +86,17 @@ export class BoundedFileAccess implements FileAccess {
 
   /** Opens the path's descriptor for `file`, making room first. */
   async openFor(file: PooledFile): Promise<OpenFile> {
-    while (this.lru.size >= this.maxOpen && (await this.evictIdle())) {
+    while (this.lru.size + this.opening >= this.maxOpen && (await this.evictIdle())) {
       // closed one idle handle; look again
     }
-    const handle = await this.withRoom(file.path, () => this.inner.open(file.path));
-    this.lru.add(file);
-    return handle;
+    this.opening++;
+    try {
+      const handle = await this.withRoom(file.path, () => this.inner.open(file.path));
+      this.lru.add(file);
+      return handle;
+    } finally {
+      this.opening--;
+    }
   }
 
   /** Runs an operation that takes a descriptor; on EMFILE/ENFILE closes idle handles and tries again. */

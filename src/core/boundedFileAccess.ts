@@ -39,6 +39,10 @@ class ReplacedError extends Error {
  * with others, e.g. the extension host), idle handles are closed and the open
  * tried again, the bound is lowered to what fitted, and `onLimit` is told, so
  * hitting the limit is never silent.
+ *
+ * The cost: a file replaced or deleted while its handle is closed cannot be
+ * read to its end any more (the tail drains an open one before switching), so
+ * lines appended to it after our last read and before it went are not seen.
  */
 export class BoundedFileAccess implements FileAccess {
   /** Handles holding a descriptor, least recently used first. */

@@ -20,23 +20,24 @@ if (typeof globalThis.gc !== 'function') {
 }
 
 function parseArgs(argv) {
-  const opts = { minutes: 30, callsPerSecond: 20, sessions: 3 };
+  const opts = { minutes: 30, callsPerSecond: 20, sessions: 3, maxOpenFiles: undefined };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => Number(argv[++i]);
     if (a === '--minutes') opts.minutes = next();
     else if (a === '--calls-per-second') opts.callsPerSecond = next();
     else if (a === '--sessions') opts.sessions = next();
+    else if (a === '--max-open-files') opts.maxOpenFiles = next();
     else if (a === '--help' || a === '-h') {
-      console.log('Usage: npm run soak -- [--minutes 30] [--calls-per-second 20] [--sessions 3]');
+      console.log('Usage: npm run soak -- [--minutes 30] [--calls-per-second 20] [--sessions 3] [--max-open-files N]');
       process.exit(0);
     } else {
       console.error(`soak: unknown option ${a}`);
       process.exit(2);
     }
   }
-  if (!(opts.minutes > 0) || !(opts.callsPerSecond > 0) || !(opts.sessions >= 1)) {
-    console.error('soak: --minutes, --calls-per-second and --sessions must be positive');
+  if (!(opts.minutes > 0) || !(opts.callsPerSecond > 0) || !(opts.sessions >= 1) || !(opts.maxOpenFiles === undefined || opts.maxOpenFiles >= 1)) {
+    console.error('soak: --minutes, --calls-per-second, --sessions and --max-open-files must be positive');
     process.exit(2);
   }
   return opts;
@@ -61,16 +62,41 @@ const durationMs = opts.minutes * 60_000;
 // Sessions live for a slice of the run, then go quiet and must be evicted.
 const sessionLifeMs = Math.max(20_000, durationMs / 12);
 const idleEvictMs = Math.max(10_000, sessionLifeMs / 2);
+// The engine's open files, counted at its FileAccess (the writer here opens files too): with
+// --max-open-files they must stay within the bound however many sessions it follows.
+let filesOpen = 0;
+let filesOpenPeak = 0;
+const countingFiles = {
+  ...nodeFileAccess,
+  async open(p) {
+    const f = await nodeFileAccess.open(p);
+    filesOpenPeak = Math.max(filesOpenPeak, ++filesOpen);
+    let closed = false;
+    return {
+      read: (...args) => f.read(...args),
+      stat: () => f.stat(),
+      close: () => {
+        if (!closed) {
+          closed = true;
+          filesOpen--;
+        }
+        return f.close();
+      },
+    };
+  },
+};
 const engine = new TranscriptLagEngine({
   claudeDir,
   workspaceFolders: [workspace],
   scope: 'workspace',
-  files: nodeFileAccess,
+  files: countingFiles,
   clock: systemClock,
   recentCalls: 20,
   idleEvictMs,
   activeWindowMs: idleEvictMs,
+  ...(opts.maxOpenFiles !== undefined ? { maxOpenFiles: opts.maxOpenFiles } : {}),
 });
+engine.onNotice((n) => console.error(`soak: engine notice: ${JSON.stringify(n)}`));
 
 /**
  * The harness's own bookkeeping must stay flat too, or it would be measured as
@@ -241,6 +267,11 @@ if (late - warm > allowed) {
 }
 if (doubleWritten > 0 || missing > 0 || unexpected > 0) {
   console.error('soak: FAIL — written events lost or doubled');
+  failed = true;
+}
+console.log(`files the engine held open: at most ${filesOpenPeak}`);
+if (opts.maxOpenFiles !== undefined && filesOpenPeak > opts.maxOpenFiles) {
+  console.error(`soak: FAIL — the engine held ${filesOpenPeak} files open, more than --max-open-files ${opts.maxOpenFiles}`);
   failed = true;
 }
 if (!failed) console.log('soak: OK');

@@ -1,3 +1,4 @@
+import { engineNoticeText } from '../core/engineNotices';
 import { promises as fsp } from 'node:fs';
 import type { CliIo } from './io';
 import type { EngineEvent } from '../core/engineEvents';
@@ -144,6 +145,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   });
   const print = parsed.json ? jsonLine : readableLine;
   engine.onEvent((e) => io.stdout(print(e)));
+  // Limits hit (too many open files, a hook flood): on stderr, so --json output stays events only.
+  engine.onNotice((n) => io.stderr(`transcript-lag watch: ${engineNoticeText(n)}\n`));
   const metricsServer = parsed.metrics ? await serveMetrics(engine, parsed.metrics, io) : undefined;
   if (!parsed.json) io.stderr(`watching ${parsed.all ? 'every session' : `sessions of ${io.cwd}`} under ${claudeDir} (Ctrl-C stops)\n`);
 

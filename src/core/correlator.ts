@@ -12,6 +12,8 @@ export interface CorrelatorOptions {
   rememberedCalls?: number;
   /** Calls kept in full per session, whatever their state. Default 2 000. */
   maxLiveCalls?: number;
+  /** Calls fired and not written kept per session; past it the one fired first is dropped. Default 500. */
+  maxHeldCalls?: number;
   /** Write batches kept per session for the timeline. Default 200. */
   batchesKept?: number;
 }
@@ -33,6 +35,7 @@ export class Correlator {
       recentCalls: opts.recentCalls ?? 20,
       rememberedCalls: opts.rememberedCalls ?? 5_000,
       maxLiveCalls: Math.max(opts.maxLiveCalls ?? 2_000, (opts.recentCalls ?? 20) * 2),
+      maxHeldCalls: Math.max(1, opts.maxHeldCalls ?? 500),
       batchesKept: opts.batchesKept ?? 200,
     };
   }
@@ -112,6 +115,20 @@ export class Correlator {
     if (!s) return undefined;
     s.lastEmitted = '';
     return s.sessionEventIfChanged(at);
+  }
+
+  get maxHeldCalls(): number {
+    return this.limits.maxHeldCalls;
+  }
+
+  /** Held calls of the session dropped past maxHeldCalls (pre events for ids never written). */
+  heldCallsDropped(sessionId: string): number {
+    return this.sessionsById.get(sessionId)?.heldDropped ?? 0;
+  }
+
+  /** Calls the session keeps in full: what each of its later events costs is proportional to it. */
+  callsKept(sessionId: string): number {
+    return this.sessionsById.get(sessionId)?.calls.size ?? 0;
   }
 
   heldEvents(sessionId: string): EngineEvent[] {

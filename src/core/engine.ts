@@ -3,12 +3,15 @@ import type { ChangeSource, Disposable } from './changeSource';
 import type { Clock } from './clock';
 import type { FileAccess } from './fileAccess';
 import type { EngineEvent } from './engineEvents';
+import type { EngineNotice } from './engineNotices';
+import { BoundedFileAccess, DEFAULT_MAX_OPEN_FILES } from './boundedFileAccess';
 import type { SessionSnapshot } from './snapshot';
 import { Correlator } from './correlator';
 import { WorkspaceMatcher, isActiveSession, projectsDirOf } from './discovery';
 import { channelDirOf } from './channel/paths';
 import { ChannelFiles } from './engine/channelFiles';
 import { TranscriptFiles } from './engine/transcriptFiles';
+import { ProjectsConfinement } from './engine/projectsConfinement';
 
 export interface EngineOptions {
   claudeDir: string;
@@ -33,6 +36,8 @@ export interface EngineOptions {
   removeFile?: (path: string) => Promise<void>;
   /** Bytes per transcript read (default 8 MiB): history is indexed in steps of this size. */
   maxBytesPerRead?: number;
+  /** Files kept open at once (default 256): a followed file idle past it is closed and opened again when read. */
+  maxOpenFiles?: number;
 }
 
 /**
@@ -63,6 +68,9 @@ export class TranscriptLagEngine {
   private opts: EngineOptions;
   private correlator: Correlator;
   private readonly listeners = new Set<(e: EngineEvent) => void>();
+  private readonly noticeListeners = new Set<(n: EngineNotice) => void>();
+  /** When each kind of file-limit notice was last given: one line per minute at most, not one per file. */
+  private readonly lastFileLimitNotice = new Map<boolean, number>();
   private matcher!: WorkspaceMatcher;
   private transcripts!: TranscriptFiles;
   private channels!: ChannelFiles;
@@ -92,10 +100,18 @@ export class TranscriptLagEngine {
 
   private build(): void {
     const o = this.opts;
-    this.matcher = new WorkspaceMatcher(o.files, o.workspaceFolders.map((f) => path.resolve(f)));
+    const files = new BoundedFileAccess(o.files, o.maxOpenFiles ?? DEFAULT_MAX_OPEN_FILES, (n) => {
+      const at = o.clock.now();
+      const last = this.lastFileLimitNotice.get(n.recovered);
+      if (last !== undefined && at - last < 60_000) return;
+      this.lastFileLimitNotice.set(n.recovered, at);
+      this.notice({ kind: 'file_limit', at, code: n.code, path: n.path, open_handles: n.openHandles, recovered: n.recovered, max_open: files.limit });
+    });
+    this.matcher = new WorkspaceMatcher(files, o.workspaceFolders.map((f) => path.resolve(f)));
     const accept = o.scope === 'all' ? () => true : (name: string) => this.matcher.mayHold(name);
     const sink = {
       emit: (events: EngineEvent[], catchUp: boolean) => this.deliver(events, catchUp),
+      notice: (n: EngineNotice) => this.notice(n),
       activeWindowMs: o.activeWindowMs ?? DEFAULT_ACTIVE_WINDOW_MS,
       isForeign: (sessionId: string) => this.visible.get(sessionId) === false,
       markForeign: (sessionId: string) => {
@@ -107,8 +123,9 @@ export class TranscriptLagEngine {
         this.correlator.drop(sessionId);
       },
     };
-    this.transcripts = new TranscriptFiles(o.files, o.clock, o.claudeDir, this.correlator, accept, sink, o.maxBytesPerRead);
-    this.channels = new ChannelFiles(o.files, o.clock, o.claudeDir, this.correlator, sink, (p) => this.transcripts.followFromHook(p));
+    const confinement = new ProjectsConfinement(files, o.claudeDir);
+    this.transcripts = new TranscriptFiles(files, o.clock, o.claudeDir, this.correlator, accept, sink, confinement, o.maxBytesPerRead);
+    this.channels = new ChannelFiles(files, o.clock, o.claudeDir, this.correlator, sink, (p) => this.transcripts.followFromHook(p), confinement);
   }
 
   /**
@@ -324,6 +341,22 @@ export class TranscriptLagEngine {
     await this.channels.prune(now, this.opts.channelMaxAgeMs, this.opts.removeFile);
   }
 
+  private notice(n: EngineNotice): void {
+    for (const l of [...this.noticeListeners]) {
+      try {
+        l(n);
+      } catch {
+        // A failing log must not stop the engine.
+      }
+    }
+  }
+
+  /** Limits the engine hit (open files, a hook flood): for a log, never silent. */
+  onNotice(listener: (n: EngineNotice) => void): Disposable {
+    this.noticeListeners.add(listener);
+    return { dispose: () => void this.noticeListeners.delete(listener) };
+  }
+
   onEvent(listener: (e: EngineEvent) => void): Disposable {
     this.listeners.add(listener);
     return { dispose: () => void this.listeners.delete(listener) };
@@ -378,6 +411,7 @@ export class TranscriptLagEngine {
 
   async dispose(): Promise<void> {
     this.listeners.clear();
+    this.noticeListeners.clear();
     this.stopping = true;
     await this.serialized(async () => {
       this.disposed = true;

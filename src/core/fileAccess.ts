@@ -30,6 +30,8 @@ export interface FileAccess {
   open(path: string): Promise<OpenFile>;
   /** Entry names of a directory; [] when it does not exist. */
   readdir(path: string): Promise<string[]>;
+  /** The path with every symlink resolved; undefined when it does not exist (ENOENT/ENOTDIR); other errors throw. */
+  realpath(path: string): Promise<string | undefined>;
 }
 
 /** A small file that is not one: not a regular file, or bigger than its reader allows. */

@@ -47,6 +47,14 @@ export const nodeFileAccess: FileAccess = {
   async open(path): Promise<OpenFile> {
     return openFile(await call<number>((done) => fs.open(path, OPEN_READ, done)));
   },
+  async realpath(path) {
+    try {
+      return await call<string>((done) => fs.realpath.native(path, done));
+    } catch (err) {
+      if (isMissing(err)) return undefined;
+      throw err;
+    }
+  },
   async readdir(path) {
     try {
       return await call<string[]>((done) => fs.readdir(path, done));

@@ -1,3 +1,4 @@
+import { engineNoticeText } from '../core/engineNotices';
 import type { ChangeSource } from '../core/changeSource';
 import type { Scheduler } from '../core/clock';
 import type { EngineEvent } from '../core/engineEvents';
@@ -159,7 +160,10 @@ export class EngineHost {
       channelMaxAgeMs: channelMaxAgeMs(this.settings),
     });
     this.engine = engine;
-    this.engineSubscription = engine.onEvent((e) => this.deps.onEvent(e));
+    const events = engine.onEvent((e) => this.deps.onEvent(e));
+    // Limits the engine hit (too many open files, a hook flood) go to the log, never unsaid.
+    const notices = engine.onNotice((n) => this.deps.log.warn(engineNoticeText(n)));
+    this.engineSubscription = { dispose: () => (events.dispose(), notices.dispose()) };
     // Resolves once each file's history end is fixed: lines appended from then on are live while
     // the history is still being indexed; each session shows once its own history is in.
     const ready = await engine.start();

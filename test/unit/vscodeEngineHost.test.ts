@@ -7,7 +7,8 @@ import type { FileAccess } from '../../src/core/fileAccess';
 import { nodeFileAccess } from '../../src/platform/nodeFileAccess';
 import { CLAUDE_DIR_POLL_MS, EngineHost, TICK_INTERVAL_MS, type HostLog } from '../../src/vscode/engineHost';
 import type { ExtensionSettings } from '../../src/vscode/settings';
-import { ClaudeDirFixture, toolUseRecord, userPrompt } from './engineFixture';
+import { ClaudeDirFixture, preLine, toolUseRecord, userPrompt } from './engineFixture';
+import { FaultyFileAccess } from './helpers/faultyFileAccess';
 import { GatedFileAccess } from './helpers/gatedFileAccess';
 import { ManualClock } from './helpers/manualClock';
 
@@ -106,6 +107,18 @@ describe('vscode: engine host', () => {
     assert.equal(engines.length, 1);
     assert.equal(host.currentClaudeDir(), missing);
     assert.deepEqual(host.sessions().map((s) => s.session_id), ['s']);
+    await host.stop();
+  });
+
+  it('logs a warning when the limit on open files stops the engine reading', async () => {
+    const t = fx.transcriptPath('s');
+    await fx.append(t, [userPrompt('s', fx.workspace)]);
+    await fx.append(fx.channelPath('s'), [preLine('s', t, 'toolu_fd', Date.now())]);
+    const files = new FaultyFileAccess();
+    files.limitOpenHandles(0, 'ENFILE');
+    const host = makeHost(settings(), new ManualClock(Date.now()), files);
+    await host.start();
+    assert.ok(log.lines.some((l) => /^too many open files \(ENFILE\): could not open /.test(l)), log.lines.join('\n'));
     await host.stop();
   });
 

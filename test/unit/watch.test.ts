@@ -11,6 +11,7 @@ import type { EngineEvent } from '../../src/core/engineEvents';
 import type { FileAccess } from '../../src/core/fileAccess';
 import { nodeFileAccess } from '../../src/platform/nodeFileAccess';
 import { ClaudeDirFixture, preLine, toolResultRecord, toolUseRecord, userPrompt } from './engineFixture';
+import { FaultyFileAccess } from './helpers/faultyFileAccess';
 import { GatedFileAccess } from './helpers/gatedFileAccess';
 
 const S = 'e0000000-0000-4000-8000-000000000005';
@@ -234,6 +235,23 @@ describe('watch CLI', () => {
     } finally {
       await new Promise<void>((r) => busy.close(() => r()));
     }
+  });
+
+  it('says on stderr, not in the --json output, when the limit on open files stops it reading', async () => {
+    const t = fx.transcriptPath(S);
+    await fx.append(t, [userPrompt(S, fx.workspace)]);
+    await fx.append(fx.channelPath(S), [preLine(S, t, 'toolu_fd', Date.now())]);
+    const files = new FaultyFileAccess();
+    files.limitOpenHandles(0);
+    const c = capturingIo(fx.workspace, {}, files);
+    const done = run(['--json', '--claude-dir', fx.claudeDir, '--poll-ms', '20'], c.io);
+    running = { stop: c.stop, done };
+    // The channel is read before ready: its file could not be opened by then.
+    await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'ready'));
+    c.stop();
+    assert.equal(await done, 0);
+    assert.match(c.err.join(''), /transcript-lag watch: too many open files \(EMFILE\): could not open .*\.jsonl/);
+    for (const l of c.out) assert.equal(typeof JSON.parse(l).event, 'string');
   });
 
   it('refuses unknown options with exit code 2', async () => {

@@ -24,7 +24,8 @@ export function sessionIdOfChannelFile(name: string): string | undefined {
  * Whether a transcript_path from a channel line may be opened: only a `.jsonl`
  * strictly inside `<claudeDir>/projects/` once resolved, so a channel line can
  * never make the extension open an arbitrary file. Symlinks inside projects/ are
- * not followed here (no file system); the caller opens only what discovery lists.
+ * not followed here (no file system): the engine judges what it opens by real
+ * path (src/core/engine/projectsConfinement.ts).
  */
 export function isTranscriptPathAllowed(transcriptPath: string, claudeDir: string, pathApi: path.PlatformPath = path): boolean {
   if (!transcriptPath || transcriptPath.includes('\0')) return false;

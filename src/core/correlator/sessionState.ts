@@ -41,6 +41,12 @@ export interface SessionLimits {
   rememberedCalls: number;
   /** Hard cap on calls kept in full; past it the oldest unfinished ones are dropped too. */
   maxLiveCalls: number;
+  /**
+   * Calls fired and not written kept per session: past it a new pre event drops
+   * the call fired longest ago, so a flood of pre events for ids that are never
+   * written (forged, or a broken hook) keeps each later event's cost bounded.
+   */
+  maxHeldCalls: number;
   batchesKept: number;
 }
 
@@ -95,6 +101,8 @@ export class SessionState {
   private readonly agentPaths = new Map<string, string>();
   lastActivityAt = 0;
   lastEmitted = '';
+  /** Held calls dropped to stay within maxHeldCalls. */
+  heldDropped = 0;
 
   constructor(
     readonly sessionId: string,
@@ -144,6 +152,7 @@ export class SessionState {
       }
       return;
     }
+    if (!this.calls.has(ev.tool_use_id)) this.makeRoomForHeld();
     const c = this.call(ev.tool_use_id);
     const lagBefore = lagOf(c);
     const first = c.firedAt === undefined;
@@ -441,6 +450,24 @@ export class SessionState {
       ...(this.cwd ? { cwd: this.cwd.value } : {}),
       stats,
     };
+  }
+
+  /**
+   * At maxHeldCalls held, drops the one fired first: nothing of it is on disk,
+   * so it leaves no tombstone (a flood must not push out the tombstones of real
+   * calls); should its record come after all, it is written without a lag.
+   */
+  private makeRoomForHeld(): void {
+    let held = 0;
+    let oldest: CallFacts | undefined;
+    for (const c of this.calls.values()) {
+      if (c.firedAt === undefined || c.written) continue;
+      held++;
+      if (!oldest || c.firedAt < (oldest.firedAt as number) || (c.firedAt === oldest.firedAt && c.id < oldest.id)) oldest = c;
+    }
+    if (held < this.limits.maxHeldCalls || !oldest) return;
+    this.calls.delete(oldest.id);
+    this.heldDropped++;
   }
 
   /** Hook events alone (a transcript we cannot read) must not grow the calls without end either. */

@@ -4,10 +4,11 @@ import type { Correlator } from '../correlator';
 import type { EngineEvent } from '../engineEvents';
 import type { FileAccess } from '../fileAccess';
 import type { TailRead } from '../tailTypes';
-import { channelDirOf, isTranscriptPathAllowed, sessionIdOfChannelFile } from '../channel/paths';
+import { channelDirOf, sessionIdOfChannelFile } from '../channel/paths';
 import { chooseChannelFilesToPrune } from '../channel/prune';
 import { type ChannelLine, createChannelScanner } from '../channel/reader';
 import { FollowedFile } from './followedFile';
+import type { ProjectsConfinement } from './projectsConfinement';
 import type { EngineSink } from './transcriptFiles';
 
 interface ChannelFile {
@@ -26,6 +27,8 @@ export class ChannelFiles {
   /** Channel files listed before, with their size when last looked at (undefined: not looked at). */
   private readonly seen = new Map<string, number | undefined>();
   private readonly dir: string;
+  /** Sessions whose held calls hit the correlator's cap, said once each. */
+  private readonly capNoted = new Set<string>();
 
   constructor(
     private readonly files: FileAccess,
@@ -35,6 +38,7 @@ export class ChannelFiles {
     private readonly sink: EngineSink,
     /** A hook event named a transcript (already checked to be inside projects/); false when it is not one we follow. */
     private readonly onTranscriptNamed: (transcriptPath: string) => boolean,
+    private readonly confinement: ProjectsConfinement,
   ) {
     this.dir = channelDirOf(claudeDir);
   }
@@ -97,23 +101,38 @@ export class ChannelFiles {
     return cf.file.read((read, catchUp) => this.ingest(cf, read, catchUp)).catch(() => undefined);
   }
 
-  private ingest(cf: ChannelFile, read: TailRead<ChannelLine>, catchUp: boolean): void {
+  private async ingest(cf: ChannelFile, read: TailRead<ChannelLine>, catchUp: boolean): Promise<void> {
     const observedAt = read.batch?.observedAt ?? this.clock.now();
     const events: EngineEvent[] = [];
+    // The real path of each transcript named, once per read (a flood names the same one again and again).
+    const confined = new Map<string, Promise<string | undefined>>();
     for (const line of read.lines) {
       if (line.scan.kind !== 'event') continue;
-      const ev = line.scan.event;
-      if (ev.session_id !== cf.sessionId || !isTranscriptPathAllowed(ev.transcript_path, this.claudeDir)) continue;
-      if (this.sink.isForeign(ev.session_id)) continue;
-      if (!this.onTranscriptNamed(ev.transcript_path)) {
+      let ev = line.scan.event;
+      if (ev.session_id !== cf.sessionId || this.sink.isForeign(ev.session_id)) continue;
+      let named = confined.get(ev.transcript_path);
+      if (!named) confined.set(ev.transcript_path, (named = this.confinement.confine(ev.transcript_path)));
+      // Judged by its real path (a symlink in projects/ must not lead out of it), named as the engine names files.
+      const transcriptPath = await named;
+      if (transcriptPath === undefined) continue;
+      if (transcriptPath !== ev.transcript_path) ev = { ...ev, transcript_path: transcriptPath };
+      if (!this.onTranscriptNamed(transcriptPath)) {
         // Only the session's own transcript decides it is foreign: a stray line naming another file must not hide it.
-        if (path.basename(ev.transcript_path) === `${ev.session_id}.jsonl`) this.sink.markForeign(ev.session_id);
+        if (path.basename(transcriptPath) === `${ev.session_id}.jsonl`) this.sink.markForeign(ev.session_id);
         continue;
       }
       // History's hook events count as activity when they happened, not when we caught up on them.
       events.push(...this.correlator.ingestHook(ev, catchUp ? Math.min(ev.at, observedAt) : observedAt));
     }
+    this.noteHeldCap(cf.sessionId, observedAt);
     this.sink.emit(events, catchUp);
+  }
+
+  private noteHeldCap(sessionId: string, at: number): void {
+    if (this.capNoted.has(sessionId) || this.correlator.heldCallsDropped(sessionId) === 0) return;
+    if (this.capNoted.size > 10_000) this.capNoted.clear();
+    this.capNoted.add(sessionId);
+    this.sink.notice({ kind: 'held_calls_capped', at, session_id: sessionId, max_held: this.correlator.maxHeldCalls });
   }
 
   unfollowSession(sessionId: string): void {

@@ -8,6 +8,9 @@ export const MAX_BYTES_PER_READ = 8 * 1024 * 1024;
 /** A writer faster than us must not keep one read going for ever; the next tick goes on. */
 const MAX_READS_PER_TURN = 1000;
 
+/** Takes one read; a promise it returns is awaited before the next read of the file is handed over. */
+export type ReadHandler<T> = (read: TailRead<T>, catchUp: boolean) => unknown;
+
 /**
  * One followed file: its tail and a queue so that reads of the file, and the
  * handling of each read, happen one after the other whoever asks (a tick, a
@@ -64,7 +67,7 @@ export class FollowedFile<T> {
    * together is one write batch (a record and its result in one batch is the
    * `with_result` shape).
    */
-  read(handle: (read: TailRead<T>, catchUp: boolean) => void): Promise<void> {
+  read(handle: ReadHandler<T>): Promise<void> {
     const next = this.queue.then(async () => {
       if (this.closed) return;
       const historyOnly = this.inHistory;
@@ -75,20 +78,20 @@ export class FollowedFile<T> {
         if (read.changes.length > 0) {
           // Truncated, replaced, re-created: the new generation was written after we looked.
           this.historyEnd = 0;
-          this.hand(live, false, handle);
+          await this.hand(live, false, handle);
           live = undefined;
         }
         const [history, rest] = splitRead(read, this.historyEnd);
         if (history) {
-          this.hand(live, false, handle);
+          await this.hand(live, false, handle);
           live = undefined;
-          this.hand(history, true, handle);
+          await this.hand(history, true, handle);
         }
         live = live ? mergeReads(live, rest) : rest;
         if (!read.more) caughtUp = true;
         if (!read.more || (historyOnly && !this.inHistory)) break;
       }
-      this.hand(live, false, handle);
+      await this.hand(live, false, handle);
       // Read to the end and still short of it: the file shrank unnoticed before we opened it; what comes next is new.
       if (caughtUp) this.historyEnd = Math.min(this.historyEnd, this.tail.offset);
     });
@@ -96,9 +99,11 @@ export class FollowedFile<T> {
     return next;
   }
 
-  private hand(read: TailRead<T> | undefined, catchUp: boolean, handle: (read: TailRead<T>, catchUp: boolean) => void): void {
-    if (!read || this.closed || (!read.batch && read.changes.length === 0)) return;
-    handle(read, catchUp);
+  /** Awaits only a handler that is async: a sync one keeps the read in one go. */
+  private hand(read: TailRead<T> | undefined, catchUp: boolean, handle: ReadHandler<T>): Promise<unknown> | undefined {
+    if (!read || this.closed || (!read.batch && read.changes.length === 0)) return undefined;
+    const result = handle(read, catchUp);
+    return result instanceof Promise ? result : undefined;
   }
 
   close(): Promise<void> {

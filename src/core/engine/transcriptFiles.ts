@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import type { Clock } from '../clock';
 import type { Correlator } from '../correlator';
 import type { EngineEvent } from '../engineEvents';
+import type { EngineNotice } from '../engineNotices';
 import type { FileAccess } from '../fileAccess';
 import type { ScanResult } from '../records';
 import type { TailRead } from '../tailTypes';
@@ -9,10 +10,13 @@ import { type TranscriptRef, transcriptRefOf } from '../discovery';
 import { createRecordScanner } from '../scanner';
 import { FollowedFile, MAX_BYTES_PER_READ } from './followedFile';
 import { TranscriptIndex } from './transcriptIndex';
+import type { ProjectsConfinement } from './projectsConfinement';
 
 /** What the file registries hand back to the engine. */
 export interface EngineSink {
   emit(events: EngineEvent[], catchUp: boolean): void;
+  /** A limit was hit: said once, in the log. */
+  notice(n: EngineNotice): void;
   activeWindowMs: number;
   /** The session is known not to belong to the workspace: do not follow its files. */
   isForeign(sessionId: string): boolean;
@@ -55,6 +59,8 @@ export class TranscriptFiles {
     private readonly correlator: Correlator,
     private readonly accept: (projectDirName: string) => boolean,
     private readonly sink: EngineSink,
+    /** Only files whose real path is inside projects/ are followed (a symlinked folder may lead anywhere). */
+    private readonly confinement: ProjectsConfinement,
     /** Bytes per tail read (tests make it small so history takes many steps). */
     private readonly maxBytesPerRead = MAX_BYTES_PER_READ,
   ) {
@@ -74,6 +80,10 @@ export class TranscriptFiles {
         this.seen.set(ref.path, st?.size);
         continue;
       }
+      if ((await this.confinement.confine(ref.path)) === undefined) {
+        this.seen.set(ref.path, st.size);
+        continue;
+      }
       // A change notification may have followed it while we were looking.
       if (this.followed.has(ref.path)) continue;
       // At start, its history ends where the file ends now: whatever is appended after is live, however long indexing takes.
@@ -85,7 +95,7 @@ export class TranscriptFiles {
       if (t.ref.kind !== 'session' || t.sessionId === undefined) continue;
       const subs = await this.index.subagentsIfChanged(t.ref.projectDir, t.sessionId);
       for (const ref of subs ?? []) {
-        if (this.followed.has(ref.path)) continue;
+        if (this.followed.has(ref.path) || (await this.confinement.confine(ref.path)) === undefined) continue;
         const size = atStart ? ((await this.files.stat(ref.path).catch(() => undefined))?.size ?? 0) : undefined;
         if (!this.followed.has(ref.path)) this.follow(ref, size);
       }
@@ -167,10 +177,16 @@ export class TranscriptFiles {
   async readPath(changed: string): Promise<void> {
     let t = this.followed.get(path.resolve(changed));
     if (!t) {
-      const ref = transcriptRefOf(this.claudeDir, changed);
+      // A watcher may report a file by its real path or through a symlinked folder: named as discovery names it, if inside.
+      const named = await this.confinement.confine(path.resolve(changed));
+      if (named === undefined) return;
+      t = this.followed.get(named);
+      if (t) return this.read(t);
+      const ref = transcriptRefOf(this.claudeDir, named);
       if (!ref || !this.accept(path.basename(ref.projectDir))) return;
       if (ref.sessionId !== undefined && this.sink.isForeign(ref.sessionId)) return;
-      t = this.follow(ref, undefined);
+      // Followed by a tick while we looked: read that one.
+      t = this.followed.get(ref.path) ?? this.follow(ref, undefined);
     }
     await this.read(t);
   }

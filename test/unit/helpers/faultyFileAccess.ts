@@ -18,6 +18,11 @@ export class FaultyFileAccess implements FileAccess {
   private readonly faults = new Map<FaultOp, string>();
   opens = 0;
   reads = 0;
+  /** Handles open now (opened, not closed yet). */
+  openNow = 0;
+  /** Most handles open at once. */
+  openPeak = 0;
+  private openLimit: { max: number; code: string } | undefined;
 
   constructor(private readonly inner: FileAccess = nodeFileAccess) {}
 
@@ -27,6 +32,11 @@ export class FaultyFileAccess implements FileAccess {
   heal(op?: FaultOp): void {
     if (op) this.faults.delete(op);
     else this.faults.clear();
+  }
+
+  /** Like a process at its descriptor limit: open() fails with `code` while `max` handles are open. */
+  limitOpenHandles(max: number, code = 'EMFILE'): void {
+    this.openLimit = { max, code };
   }
 
   private check(op: FaultOp, path: string): void {
@@ -41,8 +51,18 @@ export class FaultyFileAccess implements FileAccess {
 
   async open(path: string): Promise<OpenFile> {
     this.check('open', path);
-    const file = await this.inner.open(path);
+    if (this.openLimit && this.openNow >= this.openLimit.max) throw errnoError(this.openLimit.code, 'open', path);
+    this.openNow += 1;
+    let file: OpenFile;
+    try {
+      file = await this.inner.open(path);
+    } catch (err) {
+      this.openNow -= 1;
+      throw err;
+    }
+    this.openPeak = Math.max(this.openPeak, this.openNow);
     this.opens += 1;
+    let closed = false;
     return {
       read: async (buffer, offset, length, position) => {
         this.check('read', path);
@@ -50,11 +70,21 @@ export class FaultyFileAccess implements FileAccess {
         return file.read(buffer, offset, length, position);
       },
       stat: () => file.stat(),
-      close: () => file.close(),
+      close: () => {
+        if (!closed) {
+          closed = true;
+          this.openNow -= 1;
+        }
+        return file.close();
+      },
     };
   }
 
   readdir(path: string) {
     return this.inner.readdir(path);
+  }
+
+  realpath(path: string) {
+    return this.inner.realpath(path);
   }
 }

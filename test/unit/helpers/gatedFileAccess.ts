@@ -57,4 +57,7 @@ export class GatedFileAccess implements FileAccess {
   readdir(path: string) {
     return this.inner.readdir(path);
   }
+  realpath(path: string) {
+    return this.inner.realpath(path);
+  }
 }

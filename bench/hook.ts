@@ -82,6 +82,30 @@ export async function hookCost(ctx: BenchContext): Promise<SectionResult> {
     }
     const events = channelLines();
     const ratio = median(hookMs) / median(baseMs);
+
+    // Oversized input holds the call no longer: a deeply nested tool_input (JSON.parse of it blocks
+    // every timer, the watchdog's too, for seconds) and one big string, 20 MB each.
+    const oversized = (name: string, toolInput: string) => {
+      const payload = input.replace(/"tool_input":\{[^}]*\}/, () => `"tool_input":${toolInput}`);
+      const wallMs: number[] = [];
+      let unreported = 0;
+      for (let i = 0; i < 3; i++) {
+        const before = channelLines().length;
+        const r = timedRun(process.execPath, [hook, '--channel-dir', channelDir], { input: payload, env });
+        if (r.status !== 0 || r.stdout !== '') throw new Error(`${name}: exit ${r.status}, stdout ${r.stdout.slice(0, 200)}`);
+        if (channelLines().length === before) unreported++;
+        wallMs.push(r.wallMs);
+      }
+      return [
+        row(SECTION, `hook on a ${name}, wall time (max of 3)`, Math.max(...wallMs), 'ms', { op: '<=', limit: 1000 }, `${(payload.length / 2 ** 20).toFixed(0)} MiB on stdin; p50 ${median(wallMs).toFixed(0)} ms`),
+        row(SECTION, `hook on a ${name}: runs that wrote no pre event`, unreported, '', { op: '<=', limit: 0 }, 'of 3'),
+      ];
+    };
+    const depth = 2_700_000;
+    const bigRows = [
+      ...oversized('20 MB nested tool_input', '[{"a":'.repeat(depth) + '1' + '}]'.repeat(depth)),
+      ...oversized('20 MB string tool_input', JSON.stringify({ content: 'x'.repeat(20 * 2 ** 20) })),
+    ];
     return {
       section: SECTION,
       rows: [
@@ -96,6 +120,7 @@ export async function hookCost(ctx: BenchContext): Promise<SectionResult> {
           `user+sys ${(cpu.hook / n).toFixed(0)} vs ${(cpu.base / n).toFixed(0)} ms a run; less sensitive to a busy machine`),
         row(SECTION, 'hook runs that wrote no pre event', silentRuns.length, '', { op: '<=', limit: 0 },
           silentRuns.length ? `their wall times: ${silentRuns.map((t) => t.toFixed(0)).join(', ')} ms` : `of ${n + 1}`),
+        ...bigRows,
       ],
       details: { hookMs, baselineMs: baseMs, asIsMs: asIs, cpuMs: cpu, silentRunsMs: silentRuns, channelLines: events.length, sampleEvent: events[0] ? JSON.parse(events[0]) : null },
     };

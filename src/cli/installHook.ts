@@ -188,7 +188,9 @@ export async function runUninstall(args: string[], io: CliIo): Promise<number> {
         ? `Removed the transcript-lag hook entries from ${r.settingsPath} (previous content in ${r.backupPath}).\n`
         : `No transcript-lag hook entries in ${r.settingsPath}; nothing changed there.\n`,
     );
-    if (r.hookRemoved) io.stdout(`Removed the hook copy under ${path.join(dir, 'transcript-lag', 'bin')}.\n`);
+    if (r.hookDisabled) {
+      io.stdout(`Replaced the hook copy under ${path.join(dir, 'transcript-lag', 'bin')} by one that does nothing: Claude Code sessions started before now still run it, silently.\n`);
+    }
     return 0;
   } catch (err) {
     return failure(err, io);

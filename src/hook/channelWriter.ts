@@ -22,11 +22,27 @@ const APPEND_FLAGS =
   (constants.O_NONBLOCK ?? 0);
 
 /**
+ * Whether a channel file we opened is one to append to. Another user's file,
+ * one others may write (0666: anyone could forge events in it), or one with a
+ * second name (a hard link planted to make us append to a file elsewhere) is
+ * not ours: refused rather than repaired, since a chmod cannot undo what
+ * others wrote, and a hard link cannot be told from the original. The hook
+ * itself creates 0600 files with one link. Windows has no owner uid or POSIX
+ * mode bits to go by: there only the link count is checked.
+ */
+export function isOwnChannelFile(st: { uid: number; mode: number; nlink: number }, uid: number | undefined): boolean {
+  if (st.nlink !== 1) return false;
+  if (uid === undefined) return true;
+  return st.uid === uid && (st.mode & 0o022) === 0;
+}
+
+/**
  * Appends one event as one line with one write, so concurrent hooks of the same
  * session never interleave inside a line. Returns false (and writes nothing)
  * when the session id could name a path outside the folder, or the folder or
  * file cannot be used. O_NOFOLLOW refuses a planted symlink; O_NONBLOCK keeps a
- * planted FIFO from blocking the open.
+ * planted FIFO from blocking the open; a file that is not ours is left alone
+ * (isOwnChannelFile).
  */
 export function appendChannelLine(dir: string, sessionId: string, event: object): boolean {
   if (!SAFE_SESSION_ID.test(sessionId)) return false;
@@ -34,7 +50,8 @@ export function appendChannelLine(dir: string, sessionId: string, event: object)
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     fd = openSync(join(dir, sessionId + CHANNEL_FILE_SUFFIX), APPEND_FLAGS, 0o600);
-    if (!fstatSync(fd).isFile()) return false;
+    const st = fstatSync(fd);
+    if (!st.isFile() || !isOwnChannelFile(st, process.getuid?.())) return false;
     const bytes = Buffer.from(JSON.stringify(event) + '\n', 'utf8');
     let off = 0;
     while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);

@@ -9,6 +9,7 @@
  * is bounded in time: ≤ 1 s in announce mode, polls × interval + 1 s in probe mode.
  */
 import { DEFAULT_PROBE_POLLS, DEFAULT_PROBE_POLL_MS, HOOK_SOURCE } from '../core/channel/constants';
+import { MAX_HOOK_TIMEOUT_MS } from '../core/settings/hookCommand';
 import { reportCall } from './callReport';
 import { appendChannelLine, resolveChannelDir } from './channelWriter';
 import { LANDING_ARG, runLandingWatch, startLandingWatch } from './landingProcess';
@@ -58,15 +59,30 @@ export function parseHookArgs(argv: string[]): HookArgs {
     else if (a === '--poll-ms') args.pollMs = intArg(argv[++i], 1, 60_000) ?? args.pollMs;
     else if (a === '--channel-dir') args.channelDir = argv[++i] || undefined;
     else if (a === '--plugin') args.plugin = true;
-    else if (a === '--timeout-ms') args.timeoutMs = intArg(argv[++i], 1, 86_400_000);
+    else if (a === '--timeout-ms') args.timeoutMs = intArg(argv[++i], 1, MAX_HOOK_TIMEOUT_MS);
   }
   return args;
 }
 
+/**
+ * How long a probe may wait for its record: polls × interval, but never longer
+ * than any timeout install-hook writes (a day; Claude Code has cancelled the
+ * hook by then). The cap also keeps the watchdog's delay under setTimeout's
+ * limit (2^31 - 1 ms), above which node fires the timer at once.
+ */
+export function probeBudgetMs(args: Pick<HookArgs, 'probe' | 'polls' | 'pollMs'>): number {
+  return args.probe ? Math.min(args.polls * args.pollMs, MAX_HOOK_TIMEOUT_MS) : 0;
+}
+
+/** The watchdog's delay, `elapsedMs` after the process start. */
+export function watchdogDelayMs(args: Pick<HookArgs, 'probe' | 'polls' | 'pollMs'>, elapsedMs: number): number {
+  return Math.max(0, WATCHDOG_MS + probeBudgetMs(args) - elapsedMs);
+}
+
 async function run(argv: string[]): Promise<void> {
   const args = parseHookArgs(argv);
-  const budget = args.probe ? args.polls * args.pollMs : 0;
-  setTimeout(() => process.exit(0), WATCHDOG_MS + budget - sinceStart()).unref();
+  const budget = probeBudgetMs(args);
+  setTimeout(() => process.exit(0), watchdogDelayMs(args, sinceStart())).unref();
 
   const input = parseHookInput(await readStdin(STDIN_BUDGET_MS - sinceStart()));
   if (!input) return;

@@ -13,9 +13,15 @@
  */
 // Named imports, not `import * as`: esbuild would copy every export of the module at each start.
 import { fstatSync, readSync, type Stats } from 'node:fs';
+import { topLevelFields, topLevelFieldsFromEnd, type FieldValues } from './topLevelFields';
 
-/** Above this we do not JSON.parse the payload; we pick the small fields from its head and tail. */
-const MAX_PARSE_BYTES = 64 * 1024 * 1024;
+/**
+ * Up to this size the whole payload is kept and scanned (and validated) end to
+ * end; above it only its edges, where the small fields live. The scan is
+ * linear, but at a few hundred MB/s in JavaScript: this bound keeps it a few
+ * tens of ms on a loaded machine, so the hook's 1 s holds whatever the shape.
+ */
+const MAX_WHOLE_BYTES = 4 * 1024 * 1024;
 /** Bytes kept from each end of an over-cap payload: the small fields live there. */
 const EDGE_BYTES = 64 * 1024;
 
@@ -39,16 +45,17 @@ const FIELDS: (keyof HookInput)[] = [
   'prompt_id',
   'agent_id',
 ];
+const WANTED: ReadonlySet<string> = new Set(FIELDS);
 
 export interface StdinBytes {
-  /** The whole payload when it ended in time and was under the parse cap. */
+  /** The whole payload when it ended in time and was no larger than MAX_WHOLE_BYTES. */
   whole?: Buffer;
   /** First and last bytes of an over-cap payload. */
   head?: Buffer;
   tail?: Buffer;
 }
 
-/** Keeps the whole payload up to the parse cap, then only its edges, so memory stays bounded whatever arrives. */
+/** Keeps the whole payload up to MAX_WHOLE_BYTES, then only its edges, so memory stays bounded whatever arrives. */
 export class PayloadCollector {
   private chunks: Buffer[] = [];
   private total = 0;
@@ -63,7 +70,7 @@ export class PayloadCollector {
     }
     this.chunks.push(buf);
     this.total += buf.length;
-    if (this.total > MAX_PARSE_BYTES) {
+    if (this.total > MAX_WHOLE_BYTES) {
       const all = Buffer.concat(this.chunks, this.total);
       this.chunks = [];
       this.head = Buffer.from(all.subarray(0, EDGE_BYTES));
@@ -215,50 +222,29 @@ export function readStdin(timeoutMs: number): Promise<StdinBytes> {
   });
 }
 
-export function parseHookInput(bytes: StdinBytes): HookInput | undefined {
-  if (bytes.whole) {
-    let value: unknown;
-    try {
-      value = JSON.parse(bytes.whole.toString('utf8'));
-    } catch {
-      return undefined;
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-    const obj = value as Record<string, unknown>;
-    const out: HookInput = {};
-    for (const key of FIELDS) {
-      const v = obj[key];
-      if (typeof v === 'string') out[key] = v;
-    }
-    return out;
-  }
-  if (bytes.head && bytes.tail) return pickFromEdges(bytes.head.toString('utf8'), bytes.tail.toString('utf8'));
-  return undefined;
-}
-
 /**
- * An over-cap payload: Claude Code writes the common fields before tool_input
- * and tool_use_id after it, so the first occurrence in the head and the last in
- * the tail are the top-level ones. Escaped quotes inside tool_input cannot match
- * because the pattern needs an unescaped quote before the key.
+ * The kept fields of the hook input: only top-level keys, never one inside
+ * tool_input or tool_response, and without building those values
+ * (./topLevelFields.ts). A payload over MAX_WHOLE_BYTES keeps only its edges: Claude Code
+ * writes the common fields before tool_input and tool_use_id after it, so the
+ * head is read forwards and the tail backwards from the closing brace, each
+ * until it runs into the huge value.
  */
-function pickFromEdges(head: string, tail: string): HookInput | undefined {
+export function parseHookInput(bytes: StdinBytes): HookInput | undefined {
+  let fields: FieldValues | undefined;
+  if (bytes.whole) fields = topLevelFields(bytes.whole, WANTED);
+  else if (bytes.head && bytes.tail) {
+    const head = topLevelFields(bytes.head, WANTED, true);
+    const tail = topLevelFieldsFromEnd(bytes.tail, WANTED);
+    // The tail's members come later in the document: of a key in both, JSON.parse would keep the tail's.
+    fields = head && tail && new Map([...head, ...tail]);
+    if (!fields?.get('session_id')) return undefined;
+  }
+  if (!fields) return undefined;
   const out: HookInput = {};
   for (const key of FIELDS) {
-    const re = new RegExp(`(?:^|[^\\\\])"${key}"\\s*:\\s*"((?:[^"\\\\]|\\\\.){0,4096})"`, 'g');
-    const fromTail = key === 'tool_use_id';
-    const text = fromTail ? tail : head;
-    let found: string | undefined;
-    for (const m of text.matchAll(re)) {
-      found = m[1];
-      if (!fromTail) break;
-    }
-    if (found === undefined) continue;
-    try {
-      out[key] = JSON.parse(`"${found}"`) as string;
-    } catch {
-      // a malformed escape: leave the field out
-    }
+    const v = fields.get(key);
+    if (typeof v === 'string') out[key] = v;
   }
-  return out.session_id ? out : undefined;
+  return out;
 }

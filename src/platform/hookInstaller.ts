@@ -107,10 +107,42 @@ async function installHttpHook(opts: InstallHookOptions): Promise<InstallHookRes
 
 export interface UninstallHookResult extends SettingsFileUpdate {
   settingsPath: string;
-  hookRemoved: boolean;
+  /** The hook copy was replaced by UNINSTALLED_HOOK_STUB: it reports nothing any more. */
+  hookDisabled: boolean;
 }
 
-/** Removes only our settings.json entries, then the hook copy. Channel files stay (the views may still read them). */
+/**
+ * What uninstall leaves where the hook copy was. Claude Code reads its hooks
+ * when a session starts, so sessions started before the uninstall go on
+ * running our command on every tool call: with the file gone, node would print
+ * a stack trace and exit 1 each time. An empty program exits 0 in silence.
+ * install-hook writes the real hook over it.
+ */
+export const UNINSTALLED_HOOK_STUB =
+  '// transcript-lag: the hook was uninstalled. Claude Code sessions started before that still run\n' +
+  '// this file on every tool call; it does nothing, so they go on undisturbed. Safe to delete\n' +
+  '// once those sessions have ended.\n';
+
+/** Replaces the hook copy, if there is one, by the stub (by rename: a hook starting meanwhile runs one file or the other, whole). */
+async function disableHookCopy(hookPath: string): Promise<boolean> {
+  const st = await fsp.lstat(hookPath).catch(() => undefined);
+  if (!st || !(st.isFile() || st.isSymbolicLink())) return false;
+  const temp = `${hookPath}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await fsp.writeFile(temp, UNINSTALLED_HOOK_STUB, { mode: 0o600, flag: 'wx' });
+    await fsp.rename(temp, hookPath);
+    return true;
+  } catch {
+    await fsp.rm(temp, { force: true });
+    return false;
+  }
+}
+
+/**
+ * Removes only our settings.json entries, then disables the hook copy (it
+ * stays, as a no-op, for sessions still running its command). Channel files
+ * stay (the views may still read them).
+ */
 export async function uninstallHook(opts: { claudeDir: string }): Promise<UninstallHookResult> {
   const claudeDir = path.resolve(opts.claudeDir);
   const settingsPath = settingsPathOf(claudeDir);
@@ -122,9 +154,13 @@ export async function uninstallHook(opts: { claudeDir: string }): Promise<Uninst
     ? await updateSettingsFile(settingsPath, uninstallHookEntries)
     : { path: settingsPath, changed: false, created: false };
   const hookPath = installedHookPathOf(claudeDir);
-  const hookRemoved = await fsp.rm(hookPath).then(
-    () => true,
-    () => false,
-  );
-  return { ...update, settingsPath, hookRemoved };
+  const hookDisabled = (await isStub(hookPath)) ? false : await disableHookCopy(hookPath);
+  return { ...update, settingsPath, hookDisabled };
+}
+
+/** Whether the file is already the stub: a second uninstall then changes nothing. */
+async function isStub(hookPath: string): Promise<boolean> {
+  const st = await fsp.lstat(hookPath).catch(() => undefined);
+  if (!st?.isFile() || st.size !== Buffer.byteLength(UNINSTALLED_HOOK_STUB)) return false;
+  return (await fsp.readFile(hookPath, 'utf8').catch(() => '')) === UNINSTALLED_HOOK_STUB;
 }

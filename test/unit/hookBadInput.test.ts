@@ -82,6 +82,33 @@ describe('hook process: bad input', function () {
     assert.ok(fs.statSync(file).size < 1000);
   });
 
+  it('a 6 MB tool_input naming agent_id and prompt_id: neither reaches the channel, the top-level ones do', async () => {
+    const tool_input = { agent_id: 'from-tool-input', prompt_id: 'from-tool-input', content: 'x'.repeat(6 * 1024 * 1024), tool_use_id: 'toolu_INSIDE' };
+    const { run, claudeDir } = await runInFreshHome({ stdin: hookInput({ session_id: 'leak', tool_input }) });
+    assertHarmless(run);
+    const [pre] = readJsonLines(path.join(claudeDir, 'transcript-lag', 'leak.jsonl')).map((l) => channelEventSchema.parse(l));
+    assert.equal(pre.tool_use_id, 'toolu_01TEST');
+    assert.equal(pre.agent_id, undefined);
+    assert.equal(pre.event === 'pre' && pre.prompt_id, undefined);
+
+    const top = await runInFreshHome({ stdin: hookInput({ session_id: 'top', tool_input, agent_id: 'agent-top', prompt_id: 'p-top' }) });
+    assertHarmless(top.run);
+    const [pre2] = readJsonLines(path.join(top.claudeDir, 'transcript-lag', 'top.jsonl')).map((l) => channelEventSchema.parse(l));
+    assert.equal(pre2.agent_id, 'agent-top');
+    assert.equal(pre2.event === 'pre' && pre2.prompt_id, 'p-top');
+  });
+
+  it('a 20 MB deeply nested tool_input: reported within the bound (JSON.parse would block the watchdog for seconds)', async () => {
+    const depth = 2_700_000;
+    const stdin = hookInput({ session_id: 'nested', tool_input: 'NESTED' }).replace('"NESTED"', '[{"a":'.repeat(depth) + '1' + '}]'.repeat(depth));
+    assert.ok(stdin.length > 20 * 1024 * 1024);
+    const { run, changed, claudeDir } = await runInFreshHome({ stdin });
+    assertHarmless(run);
+    onlyInChannel(changed);
+    const [pre] = readJsonLines(path.join(claudeDir, 'transcript-lag', 'nested.jsonl')).map((l) => channelEventSchema.parse(l));
+    assert.equal(pre.tool_use_id, 'toolu_01TEST');
+  });
+
   it('a file where the channel folder should be: exit 0, file untouched, nothing else written', async () => {
     const { run, changed, claudeDir } = await runInFreshHome({
       stdin: hookInput({}),

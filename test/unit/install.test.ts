@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'jsonc-parser';
@@ -7,7 +7,7 @@ import * as esbuild from 'esbuild';
 import { runInstall, runUninstall } from '../../src/cli/installHook';
 import type { CliIo } from '../../src/cli/io';
 import { channelEventSchema } from '../../src/core/channel/schema';
-import { installHook, uninstallHook } from '../../src/platform/hookInstaller';
+import { installHook, uninstallHook, UNINSTALLED_HOOK_STUB } from '../../src/platform/hookInstaller';
 import { nodeFileAccess } from '../../src/platform/nodeFileAccess';
 import { buildHook, hookInput, readJsonLines, tempHome } from './hookProcess';
 
@@ -110,7 +110,8 @@ describe('install-hook / uninstall-hook', function () {
     const io3 = cliIo(home);
     assert.equal(await runUninstall(['--claude-dir', claudeDir], io3), 0);
     assert.equal(fs.readFileSync(settingsPath, 'utf8'), original);
-    assert.ok(!fs.existsSync(path.join(claudeDir, 'transcript-lag', 'bin', 'transcript-lag-hook.js')));
+    assert.equal(fs.readFileSync(path.join(claudeDir, 'transcript-lag', 'bin', 'transcript-lag-hook.js'), 'utf8'), UNINSTALLED_HOOK_STUB);
+    assert.match(io3.out.join(''), /Replaced the hook copy .* by one that does nothing/);
     const io4 = cliIo(home);
     assert.equal(await runUninstall(['--claude-dir', claudeDir], io4), 0);
     assert.match(io4.out.join(''), /nothing changed/);
@@ -208,6 +209,36 @@ describe('install-hook / uninstall-hook', function () {
     const io2 = cliIo(home);
     assert.equal(await runInstall(['--claude-dir', claudeDir], io2), 0);
     assert.doesNotMatch(io2.out.join(''), /plugin/);
+  });
+
+  it('after uninstall, the command sessions started before still run exits 0 in silence and reports nothing', async function () {
+    if (process.platform === 'win32') this.skip();
+    for (const probe of [false, true]) {
+      const { claudeDir } = tempHome();
+      const installed = await installHook({ claudeDir, hookSourcePath: hookSource, nodePath: process.execPath, nodeEnv: probe ? { ELECTRON_RUN_AS_NODE: '1' } : undefined, probe, polls: 2, pollMs: 10 });
+      const r = await uninstallHook({ claudeDir });
+      assert.equal(r.changed, true);
+      assert.equal(r.hookDisabled, true);
+      // What a session started before the uninstall still runs on every tool call, through a shell as Claude Code does.
+      for (const event of ['PreToolUse', 'PostToolUse']) {
+        const run = spawnSync('sh', ['-c', installed.command], { input: hookInput({ session_id: 'after', hook_event_name: event }), env: { PATH: process.env.PATH } });
+        assert.equal(run.status, 0, `exit code (stderr: ${run.stderr})`);
+        assert.equal(run.stdout.toString(), '');
+        assert.equal(run.stderr.toString(), '');
+      }
+      assert.ok(!fs.existsSync(path.join(claudeDir, 'transcript-lag', 'after.jsonl')), 'an uninstalled hook reports nothing');
+      // A second uninstall finds nothing to do; a reinstall puts the real hook back.
+      assert.equal((await uninstallHook({ claudeDir })).hookDisabled, false);
+      await installHook({ claudeDir, hookSourcePath: hookSource, nodePath: process.execPath, probe: false });
+      assert.equal(fs.readFileSync(installed.hookPath, 'utf8'), fs.readFileSync(hookSource, 'utf8'));
+    }
+  });
+
+  it('uninstall creates no hook file where none was', async () => {
+    const { claudeDir } = tempHome();
+    fs.writeFileSync(path.join(claudeDir, 'settings.json'), '{}\n');
+    assert.equal((await uninstallHook({ claudeDir })).hookDisabled, false);
+    assert.ok(!fs.existsSync(path.join(claudeDir, 'transcript-lag')));
   });
 
   it('uninstall with no settings.json is a no-op', async () => {

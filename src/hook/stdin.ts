@@ -5,7 +5,7 @@
  * the deadline with whatever arrived.
  *
  * The hook runs on every tool call, so it loads no module bare `node` does not
- * (test/unit/hookModules.test.ts): `process.stdin` would bring net and streams
+ * (test/unit/hook/hookModules.test.ts): `process.stdin` would bring net and streams
  * (~30 modules to compile). A regular file is read with readSync; a pipe or
  * socket with libuv's own stream handle, which, unlike a blocking `fs.read` in
  * the threadpool, can be dropped at the deadline: node's exit joins the

@@ -8,7 +8,7 @@ import type { Edit, FormattingOptions, Node } from 'jsonc-parser';
 // Adding only inserts bytes, and removing a child takes out what adding put in
 // and never a comment, so that uninstall after install gives back the file
 // byte for byte and a user's comment beside our entry stays
-// (test/unit/settingsEdits.test.ts states both as properties).
+// (test/unit/core/settings/settingsEdits.test.ts states both as properties).
 
 function indentUnit(fmt: FormattingOptions): string {
   return fmt.insertSpaces ? ' '.repeat(fmt.tabSize ?? 2) : '\t';

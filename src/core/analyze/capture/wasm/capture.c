@@ -3,7 +3,7 @@
  * type of its value and where the value lies in the line. ../lineReducer.ts
  * builds the captured fields from that list with fields.ts's rules (last one
  * wins, caps, UTF-8 decoding), so an ordinary line costs no JSON.parse and no
- * object tree; the property tests in test/unit/scanner.reducer.test.ts hold the
+ * object tree; the property tests in test/unit/core/scanner/scanner.reducer.test.ts hold the
  * list's result to JSON.parse's of the whole line. */
 #include <wasm_simd128.h>
 #include "jsonSkip.h"

@@ -1,0 +1,106 @@
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { analyzeTranscript } from '../../../src/core/analyze';
+import { run } from '../../../src/cli/analyze';
+import { nodeFileAccess } from '../../../src/platform/nodeFileAccess';
+import { fixturesDir } from '../helpers/fixtures';
+import { capturingIo } from '../helpers/capturingIo';
+
+const realDir = path.join(fixturesDir, 'real', 'interactive-parallel-2000');
+const transcriptName = fs.readdirSync(realDir).find((f) => f.endsWith('.jsonl'))!;
+
+describe('CLI: transcript-lag analyze', () => {
+  it('--json prints one JSON object: the analysis, with the contract fields', async () => {
+    const c = capturingIo(realDir);
+    assert.equal(await run([transcriptName, '--json'], c.io), 0);
+    assert.equal(c.err(), '');
+    assert.ok(c.out().endsWith('\n'));
+    assert.equal(c.out().trim().split('\n').length, 1);
+    const printed = JSON.parse(c.out());
+    const expected = await analyzeTranscript({ path: path.join(realDir, transcriptName), files: nodeFileAccess, clock: c.io.clock });
+    assert.deepEqual(printed, JSON.parse(JSON.stringify(expected)));
+    assert.equal(typeof printed.lines, 'number');
+    assert.equal(typeof printed.malformed, 'number');
+    for (const call of printed.calls) {
+      assert.deepEqual(Object.keys(call).slice(0, 4), ['tool_use_id', 'tool_name', 'line', 'result_line']);
+    }
+  });
+
+  it('without --json prints a summary and one row per call', async () => {
+    const c = capturingIo(realDir);
+    assert.equal(await run([path.join(realDir, transcriptName)], c.io), 0);
+    const a = await analyzeTranscript({ path: path.join(realDir, transcriptName), files: nodeFileAccess, clock: c.io.clock });
+    assert.match(c.out(), new RegExp(`^lines +${a.lines} \\(${a.malformed} malformed\\)`, 'm'));
+    for (const call of a.calls) {
+      assert.match(c.out(), new RegExp(`^ *${call.line} +${call.result_line} +${call.shape} .*${call.tool_name} +${call.tool_use_id}$`, 'm'));
+    }
+  });
+
+  it('--channel adds waits to the JSON and the table', async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-cli-'));
+    try {
+      const channel = path.join(tmp, 'c.jsonl');
+      const ev = { v: 1, at: 5, session_id: 's', transcript_path: '/x.jsonl', tool_use_id: 'toolu_field001r', event: 'wait', outcome: 'behind', polls: 50, waited_ms: 5000, bytes_on_disk: 10 };
+      fs.writeFileSync(channel, `${JSON.stringify(ev)}\n`);
+      const c = capturingIo(tmp);
+      assert.equal(await run([path.join(realDir, transcriptName), '--json', '--channel', 'c.jsonl'], c.io), 0);
+      const printed = JSON.parse(c.out());
+      assert.deepEqual(printed.waits, { seen: 0, behind: 1, error: 0, unmatched: 0 });
+      const table = capturingIo(tmp);
+      assert.equal(await run([path.join(realDir, transcriptName), '--channel', channel], table.io), 0);
+      // The field report's table, for this session.
+      assert.match(table.out(), /^session +waits that saw the call +waits that ended behind +errors$/m);
+      assert.match(table.out(), /^31fe55b3-cdf5-46f4-87b6-e09ef369569a +0 +1 +0$/m);
+      assert.match(table.out(), /toolu_field001r +- +behind \(50 polls\)/);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('asks for one I/O thread; --threads is no option', async () => {
+    const c = capturingIo(realDir);
+    const ioThreads: number[] = [];
+    c.io.ioThreads = (count) => ioThreads.push(count);
+    assert.equal(await run([transcriptName, '--json'], c.io), 0);
+    assert.deepEqual(ioThreads, [1]);
+    const bad = capturingIo(realDir);
+    assert.equal(await run([transcriptName, '--threads', '2'], bad.io), 2);
+    assert.match(bad.err(), /Unknown option '--threads'/);
+  });
+
+  it('exits 2 with a clear message on a missing file, a missing channel, or bad arguments', async () => {
+    const missing = capturingIo(realDir);
+    assert.equal(await run(['no-such.jsonl'], missing.io), 2);
+    assert.match(missing.err(), /transcript not found: .*no-such\.jsonl/);
+    assert.equal(missing.out(), '');
+
+    const noChannel = capturingIo(realDir);
+    assert.equal(await run([transcriptName, '--channel', 'nope.jsonl'], noChannel.io), 2);
+    assert.match(noChannel.err(), /channel file not found/);
+
+    for (const args of [[], ['a', 'b'], [transcriptName, '--bogus']]) {
+      const bad = capturingIo(realDir);
+      assert.equal(await run([...args], bad.io), 2, args.join(' '));
+      assert.match(bad.err(), /Usage: transcript-lag analyze/);
+    }
+  });
+
+  it('the built CLI (dist/cli.js, made by `npm run build`, which `npm test` runs first) prints the same JSON', function () {
+    const cli = path.resolve(__dirname, '../../../dist/cli.js');
+    if (!fs.existsSync(cli)) this.skip();
+    const file = path.join(realDir, transcriptName);
+    const res = spawnSync(process.execPath, [cli, 'analyze', file, '--json'], { encoding: 'utf8' });
+    assert.equal(res.status, 0, res.stderr);
+    const printed = JSON.parse(res.stdout);
+    const probe = fs.readFileSync(path.join(realDir, 'probe.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    for (const ev of probe.filter((e) => e.ev === 'seen')) {
+      assert.equal(printed.calls.find((c: { tool_use_id: string }) => c.tool_use_id === ev.id).line, ev.line);
+    }
+    const missing = spawnSync(process.execPath, [cli, 'analyze', path.join(realDir, 'none.jsonl')], { encoding: 'utf8' });
+    assert.equal(missing.status, 2);
+    assert.match(missing.stderr, /transcript not found/);
+  });
+});

@@ -1,0 +1,131 @@
+import * as assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { run } from '../../../src/cli/analyze';
+import { fixturesDir } from '../helpers/fixtures';
+import { capturingIo } from '../helpers/capturingIo';
+
+// The built CLI loads a subcommand's bundle only when it runs, and analyze loads
+// the channel reader (zod) only with --channel (scripts/build.mjs). What a run
+// loaded is read from the child's require.cache at exit; what each loaded bundle
+// holds, from the `sources` of its source map (`npm run build` writes them).
+
+const cli = path.resolve(__dirname, '../../../dist/cli.js');
+const realDir = path.join(fixturesDir, 'real', 'interactive-parallel-2000');
+const transcript = path.join(realDir, fs.readdirSync(realDir).find((f) => f.endsWith('.jsonl'))!);
+const dependencies = /node_modules\/(zod|chokidar|readdirp|jsonc-parser)\//;
+
+interface BuiltRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  /** Every source file bundled into the modules the run loaded, as its source maps name them. */
+  sources: string[];
+}
+
+function runBuilt(tmp: string, args: string[]): BuiltRun {
+  const preload = path.join(tmp, 'listLoaded.cjs');
+  const listing = path.join(tmp, 'loaded.json');
+  fs.writeFileSync(
+    preload,
+    `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(listing)}, JSON.stringify(Object.keys(require.cache))));\n`,
+  );
+  const res = spawnSync(process.execPath, ['--require', preload, cli, ...args], { encoding: 'utf8', cwd: tmp });
+  const loaded = (JSON.parse(fs.readFileSync(listing, 'utf8')) as string[]).filter((f) => path.dirname(f) === path.dirname(cli));
+  assert.ok(loaded.includes(cli), `dist/cli.js itself among ${loaded.join(', ')}`);
+  const sources = loaded.flatMap((file) => {
+    const map = JSON.parse(fs.readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
+    return map.sources;
+  });
+  return { status: res.status, stdout: res.stdout, stderr: res.stderr, sources };
+}
+
+describe('CLI: start-up loads only what the command needs', () => {
+  let tmp: string;
+  beforeEach(function () {
+    // Needs `npm run build`'s output; `npm run package` builds minified without source maps.
+    if (!fs.existsSync(cli) || !fs.readFileSync(cli, 'utf8').includes('//# sourceMappingURL=cli.js.map')) this.skip();
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-cli-startup-'));
+  });
+  afterEach(() => {
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('--help loads no subcommand', () => {
+    const built = runBuilt(tmp, ['--help']);
+    assert.equal(built.status, 0, built.stderr);
+    assert.match(built.stdout, /analyze FILE/);
+    assert.ok(built.sources.some((s) => s.endsWith('src/cli/main.ts')), built.sources.join('\n'));
+    const subcommands = built.sources.filter((s) => /src\/cli\/(analyze|watch|installHook)\.ts$/.test(s));
+    assert.deepEqual(subcommands, []);
+    assert.deepEqual(built.sources.filter((s) => dependencies.test(s)), []);
+  });
+
+  it('analyze without --channel loads neither zod, chokidar nor jsonc-parser, and prints what the sources print', async () => {
+    const built = runBuilt(tmp, ['analyze', transcript, '--json']);
+    assert.equal(built.status, 0, built.stderr);
+    assert.ok(built.sources.some((s) => s.endsWith('src/core/analyze.ts')), built.sources.join('\n'));
+    assert.deepEqual(built.sources.filter((s) => dependencies.test(s)), []);
+    assert.deepEqual(built.sources.filter((s) => s.includes('src/core/channel/schema.ts')), []);
+    const inProcess = capturingIo(tmp);
+    assert.equal(await run([transcript, '--json'], inProcess.io), 0);
+    assert.deepEqual(JSON.parse(built.stdout), JSON.parse(inProcess.out()));
+  });
+
+  it('analyze --channel loads the channel reader with its zod schema and joins the waits as the sources do', async () => {
+    const ev = { v: 1, at: 5, session_id: 's', transcript_path: '/x.jsonl', tool_use_id: 'toolu_field001r', event: 'wait', outcome: 'behind', polls: 50, waited_ms: 5000, bytes_on_disk: 10 };
+    fs.writeFileSync(path.join(tmp, 'c.jsonl'), `${JSON.stringify(ev)}\n{"v":1,"event":"pre"}\n`);
+    const built = runBuilt(tmp, ['analyze', transcript, '--json', '--channel', 'c.jsonl']);
+    assert.equal(built.status, 0, built.stderr);
+    assert.ok(built.sources.some((s) => s.includes('src/core/channel/schema.ts')), built.sources.join('\n'));
+    assert.ok(built.sources.some((s) => s.includes('node_modules/zod/')), built.sources.join('\n'));
+    const printed = JSON.parse(built.stdout);
+    assert.deepEqual(printed.waits, { seen: 0, behind: 1, error: 0, unmatched: 0 });
+    const inProcess = capturingIo(tmp);
+    assert.equal(await run([transcript, '--json', '--channel', 'c.jsonl'], inProcess.io), 0);
+    assert.deepEqual(printed, JSON.parse(inProcess.out()));
+  });
+
+  // The VSIX ships the CLI beside the extension's engine bundle: watch and install-hook take
+  // the engine, chokidar and the hook installer from dist/engine.js (scripts/build.mjs).
+  it('install-hook and uninstall-hook run the installer of dist/engine.js', () => {
+    const claudeDir = path.join(tmp, 'claude');
+    const installed = runBuilt(tmp, ['install-hook', '--claude-dir', claudeDir]);
+    assert.equal(installed.status, 0, installed.stderr);
+    assert.ok(installed.sources.some((s) => s.endsWith('src/vscode/engineModule.ts')), installed.sources.join('\n'));
+    const settings = JSON.parse(fs.readFileSync(path.join(claudeDir, 'settings.json'), 'utf8')) as { hooks: Record<string, unknown[]> };
+    assert.equal(settings.hooks.PreToolUse?.length, 1);
+    const removed = runBuilt(tmp, ['uninstall-hook', '--claude-dir', claudeDir]);
+    assert.equal(removed.status, 0, removed.stderr);
+    assert.deepEqual(JSON.parse(fs.readFileSync(path.join(claudeDir, 'settings.json'), 'utf8')).hooks ?? {}, {});
+  });
+
+  it('watch runs the engine of dist/engine.js on a session', async () => {
+    const claudeDir = path.join(tmp, 'claude');
+    const projectDir = path.join(claudeDir, 'projects', '-work-demo');
+    fs.mkdirSync(projectDir, { recursive: true });
+    fs.copyFileSync(transcript, path.join(projectDir, path.basename(transcript)));
+    const child = spawn(process.execPath, [cli, 'watch', '--all', '--json', '--claude-dir', claudeDir], { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      // `ready` comes first (where history ends is fixed), then the session once its history is indexed.
+      const firstLine = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        let err = '';
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString();
+          const session = out.split('\n').find((l) => l.includes('"event":"session"'));
+          if (session) resolve(session);
+        });
+        child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+        child.once('exit', (code) => reject(new Error(`watch exited ${code} before printing: ${err}`)));
+      });
+      const event = JSON.parse(firstLine) as { event: string; session_id: string };
+      assert.equal(event.event, 'session');
+      assert.equal(event.session_id, path.basename(transcript, '.jsonl'));
+    } finally {
+      child.kill();
+    }
+  });
+});

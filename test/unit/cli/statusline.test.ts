@@ -1,0 +1,250 @@
+import * as assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as esbuild from 'esbuild';
+import { parse } from 'jsonc-parser';
+import { runInstall, runUninstall } from '../../../src/cli/installStatusline';
+import type { CliIo } from '../../../src/cli/io';
+import { joinStatus, sessionStatus, statusLine } from '../../../src/cli/statusline';
+import { installStatusLine, installedStatusLineCommand, uninstallStatusLine } from '../../../src/core/settings/statusLineSettings';
+import { nodeFileAccess } from '../../../src/platform/nodeFileAccess';
+import { terminalStatusText } from '../../../src/presentation/terminalStatus';
+
+const repoRoot = path.resolve(__dirname, '../../..');
+const SESSION = '5e551011-aaaa-4bbb-8ccc-0123456789ab';
+const NOW = 1_800_000_000_000;
+
+function tempClaude() {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tl-statusline-')));
+  const claudeDir = path.join(root, '.claude');
+  const channelDir = path.join(claudeDir, 'transcript-lag');
+  const projectDir = path.join(claudeDir, 'projects', '-work');
+  fs.mkdirSync(channelDir, { recursive: true });
+  fs.mkdirSync(projectDir, { recursive: true });
+  const transcript = path.join(projectDir, `${SESSION}.jsonl`);
+  fs.writeFileSync(transcript, JSON.stringify({ type: 'user', message: { role: 'user', content: 'go' } }) + '\n');
+  const channel = path.join(channelDir, `${SESSION}.jsonl`);
+  const event = (e: Record<string, unknown>) =>
+    fs.appendFileSync(channel, JSON.stringify({ v: 1, session_id: SESSION, transcript_path: transcript, source: 'transcript-lag-hook', ...e }) + '\n');
+  const record = (id: string) =>
+    fs.appendFileSync(transcript, JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id, name: 'Bash', input: {} }] } }) + '\n');
+  return { root, claudeDir, channelDir, transcript, event, record };
+}
+
+describe('statusline: what the terminal shows', function () {
+  it('a call whose hook fired and whose record is not on disk is held, with its age; once it lands it is not', function () {
+    const t = tempClaude();
+    t.event({ event: 'pre', at: NOW - 2300, tool_use_id: 'toolu_A', record_on_disk: false, checked_at: NOW - 2290 });
+    const held = sessionStatus(t.channelDir, SESSION, NOW, t.transcript);
+    assert.deepEqual({ held: held.held, age: held.oldestHeldMs }, { held: 1, age: 2300 });
+    assert.equal(terminalStatusText(held), 'transcript-lag: 1 held · 2.3s');
+    t.record('toolu_A');
+    const after = sessionStatus(t.channelDir, SESSION, NOW, t.transcript);
+    assert.equal(after.held, 0);
+    assert.doesNotMatch(terminalStatusText(after), /held/);
+  });
+
+  it('idle: the last call\'s lag, exact from a landing the hook watched, else the bound its hook saw', function () {
+    const t = tempClaude();
+    t.record('toolu_A');
+    t.record('toolu_B');
+    t.event({ event: 'pre', at: NOW - 5000, tool_use_id: 'toolu_A', record_on_disk: false });
+    t.event({ event: 'post', at: NOW - 4000, tool_use_id: 'toolu_A', record_on_disk: false, result_on_disk: false });
+    t.event({ event: 'landed', at: NOW - 3700, tool_use_id: 'toolu_A' });
+    assert.equal(terminalStatusText(sessionStatus(t.channelDir, SESSION, NOW, t.transcript)), 'transcript-lag: lag 1.3s');
+    t.event({ event: 'pre', at: NOW - 1000, tool_use_id: 'toolu_B', record_on_disk: false });
+    t.event({ event: 'post', at: NOW - 600, tool_use_id: 'toolu_B', record_on_disk: true, checked_at: NOW - 550 });
+    assert.equal(terminalStatusText(sessionStatus(t.channelDir, SESSION, NOW, t.transcript)), 'transcript-lag: lag ≤ 450 ms');
+  });
+
+  it('two held, oldest age; a subagent\'s call is looked up in its own file', function () {
+    const t = tempClaude();
+    t.event({ event: 'pre', at: NOW - 900, tool_use_id: 'toolu_A' });
+    t.event({ event: 'pre', at: NOW - 300, tool_use_id: 'toolu_S', agent_id: 'a1' });
+    const subagents = path.join(path.dirname(t.transcript), SESSION, 'subagents');
+    fs.mkdirSync(subagents, { recursive: true });
+    fs.writeFileSync(path.join(subagents, 'agent-a1.jsonl'), '');
+    assert.equal(terminalStatusText(sessionStatus(t.channelDir, SESSION, NOW, t.transcript)), 'transcript-lag: 2 held · 900 ms');
+    fs.writeFileSync(path.join(subagents, 'agent-a1.jsonl'), JSON.stringify({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 'toolu_S' }] } }) + '\n');
+    assert.equal(sessionStatus(t.channelDir, SESSION, NOW, t.transcript).held, 1);
+  });
+
+  it('looks only in the transcript Claude Code named: a channel line naming another file is not followed', function () {
+    const t = tempClaude();
+    const other = path.join(t.root, 'elsewhere.jsonl');
+    fs.writeFileSync(other, '');
+    t.event({ event: 'pre', at: NOW - 900, tool_use_id: 'toolu_A', transcript_path: other });
+    assert.equal(sessionStatus(t.channelDir, SESSION, NOW, t.transcript).held, 0);
+    assert.equal(sessionStatus(t.channelDir, SESSION, NOW, other).held, 1);
+    assert.equal(sessionStatus(t.channelDir, SESSION, NOW).held, 0);
+  });
+
+  it('a record older than the window it reads is unknown, not held; within it, found', function () {
+    const t = tempClaude();
+    t.record('toolu_A');
+    fs.appendFileSync(t.transcript, JSON.stringify({ type: 'user', message: { content: 'x'.repeat(5 * 1024 * 1024) } }) + '\n');
+    t.event({ event: 'pre', at: NOW - 900, tool_use_id: 'toolu_A' });
+    t.event({ event: 'pre', at: NOW - 800, tool_use_id: 'toolu_B' });
+    const s = sessionStatus(t.channelDir, SESSION, NOW, t.transcript);
+    assert.equal(s.held, 0, 'toolu_A is before the window, toolu_B cannot be proved absent either');
+    t.record('toolu_B');
+    assert.equal(sessionStatus(t.channelDir, SESSION, NOW, t.transcript).held, 0);
+  });
+
+  it('a transcript it cannot read proves nothing: unknown is not held', function () {
+    const t = tempClaude();
+    t.event({ event: 'pre', at: NOW - 900, tool_use_id: 'toolu_A' });
+    fs.rmSync(t.transcript);
+    assert.equal(sessionStatus(t.channelDir, SESSION, NOW, t.transcript).held, 0);
+  });
+
+  it('no channel file, a hostile session id, garbage lines: no held, no throw', function () {
+    const t = tempClaude();
+    assert.equal(terminalStatusText(sessionStatus(t.channelDir, SESSION, NOW, t.transcript)), 'transcript-lag: no hook events yet');
+    assert.equal(sessionStatus(t.channelDir, '../../etc/passwd', NOW).hooked, false);
+    fs.writeFileSync(path.join(t.channelDir, `${SESSION}.jsonl`), '{"event":"pre"\nnot json\n[1]\n{"event":"pre","tool_use_id":5,"at":1}\n');
+    assert.equal(sessionStatus(t.channelDir, SESSION, NOW, t.transcript).held, 0);
+    fs.rmSync(path.join(t.channelDir, `${SESSION}.jsonl`));
+    fs.mkdirSync(path.join(t.channelDir, `${SESSION}.jsonl`));
+    assert.equal(sessionStatus(t.channelDir, SESSION, NOW, t.transcript).hooked, false);
+  });
+
+  it('runs the user\'s own status line with the same stdin and puts ours after it; a failing one leaves ours alone', async function () {
+    const t = tempClaude();
+    const input = JSON.stringify({ session_id: SESSION, transcript_path: t.transcript });
+    const wrap = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const theirs = { type: 'command', command: `printf 'mine:%s' "$(cat | head -c 13)"` };
+    const line = await statusLine(['--channel-dir', t.channelDir, '--wrap', wrap(theirs)], input, { PATH: process.env.PATH }, () => NOW);
+    assert.equal(line, `mine:{"session_id"  │  transcript-lag: no hook events yet`);
+    const failing = await statusLine(['--channel-dir', t.channelDir, '--wrap', wrap({ type: 'command', command: 'exit 3' })], input, { PATH: process.env.PATH }, () => NOW);
+    assert.equal(failing, 'transcript-lag: no hook events yet');
+    assert.equal(await statusLine(['--wrap', '%%%'], 'not json', {}, () => NOW), 'transcript-lag: no session');
+    assert.equal(joinStatus('a\nb\n', 'ours'), 'a\nb  │  ours');
+  });
+});
+
+describe('statusline: the process Claude Code runs every second', function () {
+  this.timeout(60_000);
+  let bundle: string;
+  let inputs: string[];
+  before(async function () {
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-statusline-build-'));
+    bundle = path.join(out, 'statusline.js');
+    const r = await esbuild.build({
+      entryPoints: [path.join(repoRoot, 'src/cli/statusline.ts')],
+      outfile: bundle,
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node18',
+      metafile: true,
+      logLevel: 'silent',
+    });
+    inputs = Object.keys(r.metafile.inputs);
+  });
+
+  it('bundles nothing but our own sources (no zod, chokidar, jsonc-parser or engine): it starts every second', function () {
+    assert.deepEqual(inputs.filter((f) => f.includes('node_modules')), []);
+    assert.ok(!inputs.some((f) => /src\/(core\/engine|core\/correlator|platform)/.test(f)), inputs.join('\n'));
+  });
+
+  function runStatusline(stdin: string | undefined, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    const child = spawn(process.execPath, [bundle], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.stdin.on('error', () => undefined);
+    if (stdin !== undefined) child.stdin.end(stdin);
+    return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  }
+
+  it('prints exactly one line and exits 0, on good input, garbage and a stdin left open', async function () {
+    const t = tempClaude();
+    t.event({ event: 'pre', at: Date.now() - 1000, tool_use_id: 'toolu_A' });
+    const env = { PATH: process.env.PATH, HOME: t.root };
+    const good = await runStatusline(JSON.stringify({ session_id: SESSION, transcript_path: t.transcript }), env);
+    assert.equal(good.code, 0);
+    assert.match(good.stdout, /^transcript-lag: 1 held · 1\.\ds\n$/);
+    assert.equal(good.stderr, '');
+    for (const bad of ['', '\u0000\u00ff{', '{"session_id":{}}']) {
+      const r = await runStatusline(bad, env);
+      assert.equal(r.code, 0);
+      assert.equal(r.stdout, 'transcript-lag: no session\n');
+    }
+    const open = await runStatusline(undefined, env);
+    assert.equal(open.code, 0);
+    assert.equal(open.stdout.split('\n').length, 2);
+  });
+});
+
+describe('install-statusline / uninstall-statusline (settings.json statusLine)', function () {
+  const spec = { nodePath: '/usr/bin/node', scriptPath: '/h/.claude/transcript-lag/bin/transcript-lag-statusline.js', channelDir: '/h/.claude/transcript-lag' };
+
+  it('adds ours with refreshInterval 1, keeping every other byte; uninstall gives the file back', function () {
+    const before = '{\n    // mine\n    "model": "opus",\n    "hooks": {"Stop": []}\n}\n';
+    const after = installStatusLine(before, spec);
+    const v = parse(after).statusLine;
+    assert.deepEqual(v, { type: 'command', command: `'/usr/bin/node' '${spec.scriptPath}' --channel-dir '/h/.claude/transcript-lag'`, refreshInterval: 1 });
+    assert.ok(after.startsWith('{\n    // mine\n    "model": "opus",\n    "hooks": {"Stop": []},\n    "statusLine": {\n        "type"'));
+    assert.equal(installStatusLine(after, spec), after, 'installing again changes nothing');
+    assert.equal(uninstallStatusLine(after), before);
+    assert.equal(installStatusLine('', spec).endsWith('}\n'), true);
+  });
+
+  it('wraps the user\'s own status line (keeping its other keys) and uninstall restores its exact text', function () {
+    const theirs = '{ "type": "command",  "command": "~/bin/line.sh", /* hand-made */ "padding": 2 }';
+    const before = `{\n  "statusLine": ${theirs},\n  "model": "opus"\n}\n`;
+    const after = installStatusLine(before, spec);
+    const v = parse(after).statusLine;
+    assert.equal(v.padding, 2);
+    assert.equal(v.refreshInterval, 1);
+    assert.match(v.command, /--wrap [A-Za-z0-9_-]+$/);
+    assert.equal(installedStatusLineCommand(after), v.command);
+    // Re-installed (a new Node path): still wraps theirs, not ours.
+    const again = installStatusLine(after, { ...spec, nodePath: '/opt/node' });
+    assert.equal(parse(again).statusLine.command.split('--wrap ')[1], v.command.split('--wrap ')[1]);
+    assert.equal(uninstallStatusLine(after), before);
+    assert.equal(uninstallStatusLine(again), before);
+  });
+
+  it('leaves a status line that is not ours, and a file without one, alone', function () {
+    const theirs = '{"statusLine": {"type": "command", "command": "x"}}';
+    assert.equal(uninstallStatusLine(theirs), theirs);
+    assert.equal(uninstallStatusLine('{"a": 1}'), '{"a": 1}');
+    assert.equal(uninstallStatusLine(''), '');
+  });
+
+  function cliIo(home: string): CliIo & { out: string[]; err: string[] } {
+    const out: string[] = [];
+    const err: string[] = [];
+    return { out, err, stdout: (t) => out.push(t), stderr: (t) => err.push(t), env: {}, homedir: home, cwd: home, clock: { now: () => 0 }, files: nodeFileAccess, stopSignal: new Promise(() => undefined) };
+  }
+
+  it('CLI: the installed command runs like Claude Code runs it, theirs first; uninstall restores theirs and removes the copy', async function () {
+    this.timeout(30_000);
+    // The CLI copies dist/cli-statusline.js (beside it, or the built one when run from the sources).
+    const dist = path.join(repoRoot, 'dist', 'cli-statusline.js');
+    if (!fs.existsSync(dist)) {
+      await esbuild.build({ entryPoints: [path.join(repoRoot, 'src/cli/statusline.ts')], outfile: dist, bundle: true, platform: 'node', format: 'cjs', target: 'node18', logLevel: 'silent' });
+    }
+    const t = tempClaude();
+    const settingsPath = path.join(t.claudeDir, 'settings.json');
+    const original = '{\n  "statusLine": {"type": "command", "command": "echo theirs"}\n}\n';
+    fs.writeFileSync(settingsPath, original);
+    const io = cliIo(t.root);
+    assert.equal(await runInstall(['--claude-dir', t.claudeDir], io), 0, io.err.join(''));
+    assert.match(io.out.join(''), /yours: +kept/);
+    const command = parse(fs.readFileSync(settingsPath, 'utf8')).statusLine.command as string;
+    t.event({ event: 'pre', at: Date.now() - 100, tool_use_id: 'toolu_A' });
+    const shown = execFileSync('sh', ['-c', command], { input: JSON.stringify({ session_id: SESSION, transcript_path: t.transcript }), env: { PATH: process.env.PATH } }).toString();
+    assert.match(shown, /^theirs {2}│ {2}transcript-lag: 1 held · \d+ ms\n$/);
+    const io2 = cliIo(t.root);
+    assert.equal(await runUninstall(['--claude-dir', t.claudeDir], io2), 0);
+    assert.match(io2.out.join(''), /Your own status line is back/);
+    assert.equal(fs.readFileSync(settingsPath, 'utf8'), original);
+    assert.ok(!fs.existsSync(path.join(t.channelDir, 'bin', 'transcript-lag-statusline.js')));
+  });
+});

@@ -1,0 +1,272 @@
+import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
+import { promises as fsp } from 'node:fs';
+import * as http from 'node:http';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { runInstall } from '../../../src/cli/installHook';
+import type { CliIo } from '../../../src/cli/io';
+import { jsonLine, readableLine, run } from '../../../src/cli/watch';
+import type { EngineEvent } from '../../../src/core/engineEvents';
+import type { FileAccess } from '../../../src/core/fileAccess';
+import { nodeFileAccess } from '../../../src/platform/nodeFileAccess';
+import { ClaudeDirFixture, preLine, toolResultRecord, toolUseRecord, userPrompt } from '../helpers/engineFixture';
+import { FaultyFileAccess } from '../helpers/faultyFileAccess';
+import { GatedFileAccess } from '../helpers/gatedFileAccess';
+
+const S = 'e0000000-0000-4000-8000-000000000005';
+const isReadyObj = (o: Record<string, unknown>) => o.event === 'ready';
+
+/** A CliIo that captures output and lets the test wait for a line, and stop the command. */
+function capturingIo(cwd: string, env: NodeJS.ProcessEnv = {}, files: FileAccess = nodeFileAccess) {
+  const out: string[] = [];
+  const err: string[] = [];
+  let waiters: { test: (lines: string[]) => boolean; resolve: () => void }[] = [];
+  let stop!: () => void;
+  const stopSignal = new Promise<void>((resolve) => (stop = resolve));
+  const check = () => {
+    waiters = waiters.filter((w) => (w.test(out) ? (w.resolve(), false) : true));
+  };
+  const io: CliIo = {
+    stdout: (t) => {
+      out.push(...t.split('\n').filter(Boolean));
+      check();
+    },
+    stderr: (t) => void err.push(t),
+    env,
+    homedir: '/nonexistent-home',
+    cwd,
+    clock: { now: () => Date.now() },
+    files,
+    stopSignal,
+  };
+  const until = (test: (lines: string[]) => boolean) =>
+    new Promise<void>((resolve) => {
+      waiters.push({ test, resolve });
+      check();
+    });
+  return { io, out, err, stop, until };
+}
+
+describe('watch CLI', () => {
+  let fx: ClaudeDirFixture;
+  /** The running command; stopped in afterEach too, so a failing test never leaves a watcher open. */
+  let running: { stop: () => void; done: Promise<number> } | undefined;
+  beforeEach(async () => {
+    fx = await ClaudeDirFixture.create();
+  });
+  afterEach(async () => {
+    running?.stop();
+    await running?.done;
+    running = undefined;
+    await fx.remove();
+  });
+
+  it('--json: one object per line; a held call is held before written, with its lag', async () => {
+    const t = fx.transcriptPath(S);
+    await fx.append(t, [userPrompt(S, fx.workspace)]);
+    const c = capturingIo(fx.workspace);
+    const done = run(['--json', '--claude-dir', fx.claudeDir, '--poll-ms', '20'], c.io);
+    running = { stop: c.stop, done };
+    await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'session'));
+
+    await fx.append(fx.channelPath(S), [preLine(S, t, 'toolu_w1', Date.now())]);
+    await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'held'));
+    await fx.append(t, [toolUseRecord(S, fx.workspace, 'toolu_w1')]);
+    await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'written'));
+    c.stop();
+    assert.equal(await done, 0);
+
+    const objs = c.out.map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.equal(objs[0].event, 'ready');
+    for (const o of objs.slice(1)) {
+      assert.equal(typeof o.event, 'string');
+      assert.equal(o.session_id, S);
+      assert.ok('tool_use_id' in o);
+      assert.equal(typeof o.at, 'number');
+    }
+    const call = objs.filter((o) => o.tool_use_id === 'toolu_w1').map((o) => o.event);
+    assert.deepEqual(call.slice(0, 2), ['held', 'written']);
+    const written = objs.find((o) => o.event === 'written');
+    assert.equal(written?.line, 2);
+    assert.equal(written?.with_result, false);
+    assert.ok(typeof written?.lag_ms === 'number' && written.lag_ms >= 0);
+  });
+
+  it('--json: ready comes before the history is indexed, and every record appended after it is an event', async () => {
+    const t = fx.transcriptPath(S);
+    await fx.append(t, [userPrompt(S, fx.workspace), toolUseRecord(S, fx.workspace, 'toolu_hist'), toolResultRecord(S, fx.workspace, 'toolu_hist')]);
+    const historyBytes = (await fsp.stat(t)).size;
+    // Every read of the transcript waits at the gate until released: indexing its history cannot finish before.
+    const gate = new GatedFileAccess((p) => p === t, 0);
+    const c = capturingIo(fx.workspace, {}, gate);
+    const done = run(['--json', '--claude-dir', fx.claudeDir, '--poll-ms', '20'], c.io);
+    running = { stop: () => (gate.release(), c.stop()), done };
+    const isReady = (l: string) => JSON.parse(l).event === 'ready';
+    const outcome = await Promise.race([
+      c.until((lines) => lines.some(isReady)).then(() => 'ready'),
+      gate.reachedGate.then(() => new Promise((r) => setImmediate(r))).then(() => 'stuck'),
+    ]);
+    assert.equal(outcome, 'ready', 'ready waited for the history to be indexed');
+    assert.equal(gate.readEnds.get(t) ?? 0, 0, 'no byte of the history indexed yet');
+    const ready = JSON.parse(c.out[0]) as Record<string, unknown>;
+    assert.deepEqual([ready.event, ready.session_id, ready.tool_use_id, ready.files, ready.history_bytes], ['ready', null, null, 1, historyBytes]);
+    assert.equal(typeof ready.at, 'number');
+
+    const fired = Date.now();
+    await fx.append(fx.channelPath(S), [preLine(S, t, 'toolu_a1', fired)]);
+    await fx.append(t, [toolUseRecord(S, fx.workspace, 'toolu_a1')]);
+    await fx.append(t, [toolUseRecord(S, fx.workspace, 'toolu_a2'), toolResultRecord(S, fx.workspace, 'toolu_a2')]);
+    await fx.append(t, [toolUseRecord(S, fx.workspace, 'toolu_a3')]);
+    gate.release();
+    const written = (id: string) => (lines: string[]) => lines.some((l) => JSON.parse(l).event === 'written' && JSON.parse(l).tool_use_id === id);
+    await c.until(written('toolu_a1'));
+    await c.until(written('toolu_a2'));
+    await c.until(written('toolu_a3'));
+    running.stop();
+    assert.equal(await done, 0);
+
+    const objs = c.out.map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.equal(objs.filter(isReadyObj).length, 1);
+    const seq = (id: string) => objs.filter((o) => o.tool_use_id === id).map((o) => o.event);
+    assert.deepEqual(seq('toolu_hist'), [], 'history: no call events');
+    assert.deepEqual(seq('toolu_a1'), ['held', 'written']);
+    assert.deepEqual(seq('toolu_a2'), ['written', 'result']);
+    assert.deepEqual(seq('toolu_a3'), ['written']);
+    const a1 = objs.find((o) => o.event === 'written' && o.tool_use_id === 'toolu_a1');
+    assert.deepEqual([a1?.line, a1?.fired_at], [4, fired]);
+    assert.ok(typeof a1?.lag_ms === 'number' && a1.lag_ms >= 0);
+  });
+
+  it('follows the Claude dir named by $CLAUDE_CONFIG_DIR, with a readable line per event', async () => {
+    const t = fx.transcriptPath(S);
+    await fx.append(t, [userPrompt(S, fx.workspace)]);
+    const c = capturingIo(fx.workspace, { CLAUDE_CONFIG_DIR: fx.claudeDir });
+    const done = run(['--poll-ms', '20'], c.io);
+    running = { stop: c.stop, done };
+    await c.until((lines) => lines.some((l) => l.includes(' session ')));
+    await fx.append(t, [toolUseRecord(S, fx.workspace, 'toolu_r1')]);
+    await c.until((lines) => lines.some((l) => / written +Bash/.test(l)));
+    c.stop();
+    assert.equal(await done, 0);
+    const written = c.out.find((l) => / written +Bash/.test(l));
+    assert.match(written ?? '', /Bash\s+r1\s+line 2\s+lag no hook\s+before its result/);
+    assert.match(c.err.join(''), /watching sessions of/);
+  });
+
+  it('starts and shows the workspace session when .git/worktrees holds a FIFO and a /dev/zero link for gitdir', async function () {
+    if (process.platform === 'win32') this.skip();
+    const admin = path.join(fx.workspace, '.git', 'worktrees');
+    await fsp.mkdir(path.join(admin, 'fifo'), { recursive: true });
+    await fsp.mkdir(path.join(admin, 'zero'), { recursive: true });
+    execFileSync('mkfifo', [path.join(admin, 'fifo', 'gitdir')]);
+    await fsp.symlink('/dev/zero', path.join(admin, 'zero', 'gitdir'));
+    await fx.append(fx.transcriptPath(S), [userPrompt(S, fx.workspace)]);
+    const c = capturingIo(fx.workspace);
+    const done = run(['--json', '--claude-dir', fx.claudeDir, '--poll-ms', '20'], c.io);
+    running = { stop: c.stop, done };
+    await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'session'));
+    c.stop();
+    assert.equal(await done, 0);
+  });
+
+  it('serves the http hooks install-hook --http set up: a POST becomes held, then written with its lag; --metrics counts it', async () => {
+    const t = fx.transcriptPath(S);
+    await fx.append(t, [userPrompt(S, fx.workspace)]);
+    const free = async () => {
+      const srv = net.createServer();
+      await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+      const port = (srv.address() as net.AddressInfo).port;
+      await new Promise<void>((r) => srv.close(() => r()));
+      return port;
+    };
+    const port = await free();
+    const metricsPort = await free();
+    const installIo = { ...capturingIo(fx.workspace).io, stdout: () => undefined };
+    assert.equal(await runInstall(['--http', '--port', String(port), '--claude-dir', fx.claudeDir], installIo), 0);
+    const settings = JSON.parse(await fsp.readFile(path.join(fx.claudeDir, 'settings.json'), 'utf8'));
+    const hook = settings.hooks.PreToolUse[0].hooks[0];
+    assert.deepEqual([hook.type, hook.url, hook.timeout, hook.onFailure], ['http', `http://127.0.0.1:${port}/hook`, 1, 'continue']);
+
+    const c = capturingIo(fx.workspace);
+    const done = run(['--json', '--claude-dir', fx.claudeDir, '--poll-ms', '20', '--metrics', String(metricsPort)], c.io);
+    running = { stop: c.stop, done };
+    await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'session'));
+    assert.match(c.err.join(''), new RegExp(`receiving on 127\\.0\\.0\\.1:${port}`));
+    // What Claude Code sends: the hook input, with the headers settings.json names.
+    const body = JSON.stringify({ session_id: S, transcript_path: t, hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: {}, tool_use_id: 'toolu_http1' });
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request({ host: '127.0.0.1', port, path: '/hook', method: 'POST', headers: { 'content-type': 'application/json', ...hook.headers } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+    assert.equal(status, 200);
+    await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'held'));
+    await fx.append(t, [toolUseRecord(S, fx.workspace, 'toolu_http1')]);
+    await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'written'));
+    const written = c.out.map((l) => JSON.parse(l)).find((o) => o.event === 'written');
+    assert.equal(written.transport, 'http');
+    assert.ok(typeof written.lag_ms === 'number');
+    const metrics = await new Promise<string>((resolve, reject) => {
+      http.get({ host: '127.0.0.1', port: metricsPort, path: '/metrics' }, (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve(text));
+      }).on('error', reject);
+    });
+    assert.match(metrics, /^transcript_lag_held_seconds_count\{tool="Bash",shape="before_result",transport="http"\} 1$/m);
+    assert.match(metrics, /^transcript_lag_calls_total\{shape="before_result",claude_version="unknown"\} 1$/m);
+  });
+
+  it('a metrics port in use: one line on stderr, and watching goes on', async () => {
+    const busy = net.createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    try {
+      const c = capturingIo(fx.workspace);
+      const done = run(['--json', '--claude-dir', fx.claudeDir, '--poll-ms', '20', '--metrics', String((busy.address() as net.AddressInfo).port)], c.io);
+      running = { stop: c.stop, done };
+      await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'ready'));
+      assert.match(c.err.join(''), /no metrics: cannot listen on 127\.0\.0\.1:\d+ \(the port is in use\); watching goes on without them/);
+      c.stop();
+      assert.equal(await done, 0);
+    } finally {
+      await new Promise<void>((r) => busy.close(() => r()));
+    }
+  });
+
+  it('says on stderr, not in the --json output, when the limit on open files stops it reading', async () => {
+    const t = fx.transcriptPath(S);
+    await fx.append(t, [userPrompt(S, fx.workspace)]);
+    await fx.append(fx.channelPath(S), [preLine(S, t, 'toolu_fd', Date.now())]);
+    const files = new FaultyFileAccess();
+    files.limitOpenHandles(0);
+    const c = capturingIo(fx.workspace, {}, files);
+    const done = run(['--json', '--claude-dir', fx.claudeDir, '--poll-ms', '20'], c.io);
+    running = { stop: c.stop, done };
+    // The channel is read before ready: its file could not be opened by then.
+    await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'ready'));
+    c.stop();
+    assert.equal(await done, 0);
+    assert.match(c.err.join(''), /transcript-lag watch: too many open files \(EMFILE\): could not open .*\.jsonl/);
+    for (const l of c.out) assert.equal(typeof JSON.parse(l).event, 'string');
+  });
+
+  it('refuses unknown options with exit code 2', async () => {
+    const c = capturingIo(fx.workspace);
+    assert.equal(await run(['--bogus'], c.io), 2);
+    assert.equal(await run(['--poll-ms', 'soon'], c.io), 2);
+    assert.match(c.err.join(''), /unknown option '--bogus'/);
+  });
+
+  it('formats every event kind, json lines always carry tool_use_id', () => {
+    const tail: EngineEvent = { event: 'tail', session_id: S, transcript_path: '/t', at: 0, change: 'truncated', generation: 2 };
+    assert.deepEqual(Object.keys(JSON.parse(jsonLine(tail))).slice(0, 4), ['event', 'session_id', 'tool_use_id', 'at']);
+    assert.equal(JSON.parse(jsonLine(tail)).tool_use_id, null);
+    assert.match(readableLine(tail), /transcript truncated \(generation 2\)/);
+    const wait: EngineEvent = { event: 'wait', session_id: S, tool_use_id: 'toolu_abcdefghij', transcript_path: '/t', at: 0, outcome: 'behind', polls: 50, waited_ms: 5000, bytes_on_disk: 1 };
+    assert.match(readableLine(wait), /behind after 50 polls \(5\.0s\)/);
+  });
+});

@@ -1,0 +1,287 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { analyzeTranscript, AnalyzeInputError, type TranscriptAnalysis } from '../../../../src/core/analyze';
+import { nodeFileAccess } from '../../../../src/platform/nodeFileAccess';
+import { fixturesDir } from '../../helpers/fixtures';
+
+const clock = { now: () => 1_800_000_000_000 };
+const analyze = (file: string, extra: { channelPath?: string; sliceBytes?: number; chunkSize?: number; streamThreshold?: number } = {}) =>
+  analyzeTranscript({ path: file, files: nodeFileAccess, clock, ...extra });
+
+/** Independent reading of a transcript: JSON.parse of each newline-terminated line. */
+function parsedLines(file: string): Array<Record<string, any> | undefined> {
+  const text = fs.readFileSync(file, 'utf8');
+  const complete = text.slice(0, text.lastIndexOf('\n') + 1);
+  return complete.split('\n').slice(0, -1).map((l) => {
+    try {
+      const v = JSON.parse(l);
+      return typeof v === 'object' && v !== null && !Array.isArray(v) ? v : undefined;
+    } catch {
+      return undefined;
+    }
+  });
+}
+const blocksOf = (r: Record<string, any> | undefined): any[] => (Array.isArray(r?.message?.content) ? r!.message.content : []);
+
+let tmp: string;
+beforeEach(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-analyze-'));
+});
+afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+const write = (name: string, data: string | Buffer) => {
+  const file = path.join(tmp, name);
+  fs.writeFileSync(file, data);
+  return file;
+};
+const j = (o: unknown) => JSON.stringify(o);
+const toolUse = (id: string, extra: Record<string, unknown> = {}) =>
+  j({ type: 'assistant', uuid: `u-${id}`, message: { id: `m-${id}`, stop_reason: 'tool_use', content: [{ type: 'tool_use', id, name: 'Edit' }] }, apiBlockIndex: 0, ...extra });
+const toolResult = (id: string) => j({ type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: id, content: 'ok' }] } });
+const trailer = () => ['last-prompt', 'mode', 'permission-mode', 'atis-latch'].map((type) => j({ type, sessionId: 's' }));
+
+describe('analyze: real transcripts against probe.log', () => {
+  const realDirs = fs
+    .readdirSync(path.join(fixturesDir, 'real'))
+    .map((d) => path.join(fixturesDir, 'real', d))
+    .filter((d) => fs.existsSync(path.join(d, 'probe.log')));
+  for (const dir of realDirs) {
+    const transcript = path.join(dir, fs.readdirSync(dir).find((f) => f.endsWith('.jsonl'))!);
+    it(`${path.basename(dir)}: call lines are probe.log's seen lines; result lines hold the matching tool_result`, async () => {
+      const a = await analyze(transcript);
+      const probe = fs.readFileSync(path.join(dir, 'probe.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const seen = probe.filter((e) => e.ev === 'seen');
+      assert.equal(a.calls.length, seen.length);
+      for (const ev of seen) {
+        const call = a.calls.find((c) => c.tool_use_id === ev.id);
+        assert.ok(call, ev.id);
+        assert.equal(call.line, ev.line);
+        assert.equal(call.tool_name, probe.find((e) => e.ev === 'PreToolUse' && e.id === ev.id).tool);
+      }
+      const lines = parsedLines(transcript);
+      for (const call of a.calls) {
+        const resultLine = lines.findIndex((r) => blocksOf(r).some((b) => b.type === 'tool_result' && b.tool_use_id === call.tool_use_id)) + 1;
+        assert.ok(resultLine > 0);
+        assert.equal(call.result_line, resultLine);
+        const rec = lines[call.line - 1]!;
+        assert.equal(call.message_id, rec.message.id);
+        assert.equal(call.block_index, rec.apiBlockIndex);
+        assert.equal(call.timestamp, rec.timestamp);
+      }
+      assert.equal(a.lines, lines.length);
+      assert.equal(a.malformed, 0);
+      assert.equal(a.session_id, path.basename(transcript, '.jsonl'));
+      assert.equal(a.first_prompt, lines.find((r) => r?.type === 'user' && typeof r.message.content === 'string')!.message.content);
+      // Every trailer is a run of metadata lines, and batches tile the file.
+      for (const t of a.trailers) assert.equal(t.types.length, t.last_line - t.first_line + 1);
+      assert.equal(a.batches[0]!.first_line, 1);
+      assert.equal(a.batches.at(-1)!.last_line, a.lines);
+    });
+
+    it(`${path.basename(dir)}: no call claims with_result where probe.log says the record landed first`, async () => {
+      const a = await analyze(transcript);
+      const probe = fs.readFileSync(path.join(dir, 'probe.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      for (const ev of probe.filter((e) => e.ev === 'seen' && e.with_result === false)) {
+        const call = a.calls.find((c) => c.tool_use_id === ev.id)!;
+        assert.notEqual(call.shape, 'with_result', ev.id);
+        // No trailer lies between record and result in these files, so the file alone cannot tell.
+        assert.equal(call.shape, 'unknown', ev.id);
+      }
+      assert.equal(a.counts.unknown_shape, a.calls.filter((c) => c.shape === 'unknown').length);
+      assert.equal(a.counts.with_result + a.counts.before_result + a.counts.unknown_shape + a.counts.no_result, a.counts.calls);
+    });
+  }
+});
+
+describe('analyze: public samples', () => {
+  const dir = path.join(fixturesDir, 'public');
+  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl'))) {
+    it(`${file}: lines, malformed and the unfinished last line`, async () => {
+      const data = fs.readFileSync(path.join(dir, file));
+      const a = await analyze(path.join(dir, file));
+      const lines = parsedLines(path.join(dir, file));
+      assert.equal(a.lines, data.toString('latin1').split('\n').length - 1);
+      assert.equal(a.malformed, lines.filter((r) => r === undefined).length);
+      assert.equal(a.partial_tail_bytes, data.length - (data.lastIndexOf(0x0a) + 1));
+      const ids = lines.flatMap((r) => blocksOf(r).filter((b) => b.type === 'tool_use').map((b) => b.id));
+      assert.deepEqual(a.calls.map((c) => c.tool_use_id), [...new Set(ids)]);
+    });
+  }
+});
+
+describe('analyze: synthetic transcripts', () => {
+  it('counts garbage, half-written lines and invalid JSON as malformed; a last line without newline is no line', async () => {
+    const body = [
+      toolUse('toolu_a'),
+      'garbage here',
+      toolUse('toolu_b').slice(0, 30), // half-written, then the writer went on
+      '',
+      '{"type":"user"}}',
+      toolResult('toolu_a'),
+    ].join('\n');
+    const file = write('t.jsonl', `${body}\n${toolResult('toolu_b')}`);
+    const a = await analyze(file);
+    assert.equal(a.lines, 6);
+    assert.equal(a.malformed, 4);
+    assert.deepEqual(a.malformed_lines.map((m) => m.line), [2, 3, 4, 5]);
+    assert.deepEqual(a.calls.map((c) => [c.tool_use_id, c.line, c.result_line]), [['toolu_a', 1, 6]]);
+    assert.equal(a.partial_tail_bytes, Buffer.byteLength(toolResult('toolu_b')));
+  });
+
+  it('CRLF lines and invalid UTF-8 inside strings are records', async () => {
+    const bad = Buffer.concat([Buffer.from('{"type":"user","message":{"content":"caf'), Buffer.from([0xe9, 0xff]), Buffer.from('"}}\r\n')]);
+    const file = write('crlf.jsonl', Buffer.concat([Buffer.from(`${toolUse('toolu_c')}\r\n`), bad, Buffer.from(`${toolResult('toolu_c')}\r\n`)]));
+    const a = await analyze(file);
+    assert.equal(a.malformed, 0);
+    assert.equal(a.first_prompt, 'caf\ufffd\ufffd');
+    assert.deepEqual(a.calls.map((c) => [c.line, c.result_line]), [[1, 3]]);
+  });
+
+  it('first_prompt: the first user prompt, even after a last-prompt and before later ones; else the first last-prompt', async () => {
+    const prompt = (content: unknown, extra: Record<string, unknown> = {}) => j({ type: 'user', message: { content }, ...extra });
+    const lastPrompt = (text: string) => j({ type: 'last-prompt', lastPrompt: text });
+    const lines = [
+      lastPrompt('from before'),
+      prompt('caveat', { isMeta: true }),
+      toolResult('toolu_early'),
+      prompt([{ type: 'text', text: 'fix "the" build\n' }]),
+      lastPrompt('later'),
+      prompt('second'),
+      toolUse('toolu_p'),
+      '',
+    ];
+    for (const streamThreshold of [undefined, 0]) {
+      assert.equal((await analyze(write('prompts.jsonl', lines.join('\n')), { streamThreshold })).first_prompt, 'fix "the" build\n');
+      const onlyLastPrompts = [lastPrompt('first of two'), toolUse('toolu_q'), lastPrompt('second of two'), ''].join('\n');
+      assert.equal((await analyze(write('last.jsonl', onlyLastPrompts), { streamThreshold })).first_prompt, 'first of two');
+    }
+  });
+
+  it('the first record of an id wins; results without a call are counted', async () => {
+    const file = write('dup.jsonl', [toolResult('toolu_x'), toolUse('toolu_d'), toolUse('toolu_d'), toolResult('toolu_d'), toolResult('toolu_d'), ''].join('\n'));
+    const a = await analyze(file);
+    assert.deepEqual(a.calls.map((c) => [c.line, c.result_line]), [[2, 4]]);
+    assert.equal(a.counts.duplicate_tool_uses, 1);
+    assert.equal(a.counts.orphan_results, 1);
+    assert.equal(a.counts.results, 3);
+  });
+
+  it('shapes from the file: a trailer between proves before_result, none proves nothing (unknown), one line proves with_result', async () => {
+    const lines = [
+      ...trailer(),
+      toolUse('toolu_A'), // written promptly: its batch closes with a trailer
+      ...trailer(),
+      j({ type: 'attachment' }),
+      toolResult('toolu_A'),
+      toolUse('toolu_B'), // with its result, or in a batch not closed by a trailer: the file cannot tell
+      j({ type: 'attachment' }),
+      toolResult('toolu_B'),
+      ...trailer(),
+      toolUse('toolu_C'),
+      j({ type: 'user', message: { content: [{ type: 'tool_use', id: 'toolu_D', name: 'Edit' }, { type: 'tool_result', tool_use_id: 'toolu_D' }] } }),
+    ];
+    const a = await analyze(write('shapes.jsonl', lines.join('\n') + '\n'));
+    const shape = (id: string) => a.calls.find((c) => c.tool_use_id === id)!.shape;
+    assert.equal(shape('toolu_A'), 'before_result');
+    assert.equal(shape('toolu_B'), 'unknown');
+    assert.equal(shape('toolu_C'), null);
+    assert.equal(shape('toolu_D'), 'with_result');
+    assert.deepEqual(a.calls.map((c) => c.shape_evidence), ['trailer', undefined, undefined, 'same_line']);
+    assert.deepEqual(a.trailers.map((t) => [t.first_line, t.last_line]), [[1, 4], [6, 9], [15, 18]]);
+    assert.deepEqual(a.batches.map((b) => [b.first_line, b.last_line, b.closed_by_trailer]), [[1, 4, true], [5, 9, true], [10, 18, true], [19, 20, false]]);
+    assert.deepEqual([a.counts.with_result, a.counts.before_result, a.counts.unknown_shape, a.counts.no_result], [1, 1, 1, 1]);
+  });
+
+  it('a line of several MB in a file read in small slices and chunks gives the same analysis', async () => {
+    const huge = j({ type: 'user', toolUseResult: { stdout: 'y'.repeat(5 * 1024 * 1024) }, message: { content: [{ type: 'tool_result', tool_use_id: 'toolu_h', content: 'x\\n"'.repeat(500_000) }] } });
+    const file = write('huge.jsonl', [toolUse('toolu_h'), ...trailer(), huge, toolUse('toolu_i'), ''].join('\n'));
+    const whole = await analyze(file);
+    assert.deepEqual(whole.calls.map((c) => [c.line, c.result_line, c.shape]), [[1, 6, 'before_result'], [7, null, null]]);
+    assert.equal(whole.malformed, 0);
+    assert.deepEqual(await analyze(file, { sliceBytes: 300_001, chunkSize: 65_536 }), whole);
+  });
+
+  it('reading in slices never changes the result (property)', async () => {
+    const line = fc.oneof(
+      fc.constantFrom('toolu_1', 'toolu_2', 'toolu_3').map((id) => toolUse(id)),
+      fc.constantFrom('toolu_1', 'toolu_2', 'toolu_4').map((id) => toolResult(id)),
+      fc.constant(trailer()[0]!),
+      fc.constant(j({ type: 'mode' })),
+      fc.string({ maxLength: 20 }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { maxLength: 15 }), fc.boolean(), fc.integer({ min: 1, max: 200 }), fc.integer({ min: 1, max: 64 }), async (ls, crlf, slice, chunk) => {
+        const file = write('p.jsonl', ls.join(crlf ? '\r\n' : '\n'));
+        const expected = await analyze(file);
+        assert.deepEqual(await analyze(file, { sliceBytes: slice, chunkSize: chunk, streamThreshold: 16 }), expected);
+        // Read into analyze's wasm memory (the default) or, with a threshold too large for that, into the tail's own buffers.
+        assert.deepEqual(await analyze(file, { streamThreshold: 2 ** 30 }), expected);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('refuses a chunk size that is no positive integer, as the tail does', async () => {
+    const file = write('c.jsonl', `${toolUse('toolu_1')}\n`);
+    for (const chunkSize of [0, -1, 1.5]) await assert.rejects(analyze(file, { chunkSize }), RangeError);
+  });
+
+  it('refuses a missing transcript or channel file with AnalyzeInputError', async () => {
+    await assert.rejects(analyze(path.join(tmp, 'none.jsonl')), AnalyzeInputError);
+    await assert.rejects(analyze(tmp), /not a regular file/);
+    const file = write('ok.jsonl', `${toolUse('toolu_1')}\n`);
+    await assert.rejects(analyze(file, { channelPath: path.join(tmp, 'none.channel.jsonl') }), /channel file not found/);
+  });
+});
+
+describe('analyze: --channel join', () => {
+  const base = { v: 1, session_id: 's1', transcript_path: '/home/dev/.claude/projects/p/s1.jsonl', source: 'transcript-lag-hook' };
+  const wait = (id: string, outcome: string, polls: number, at: number) => j({ ...base, event: 'wait', tool_use_id: id, at, outcome, polls, waited_ms: polls * 100, bytes_on_disk: 1000 });
+
+  it('joins wait outcomes and hook times per call, counts seen / behind, skips invalid lines', async () => {
+    const transcript = write('s1.jsonl', [toolUse('toolu_1'), toolResult('toolu_1'), toolUse('toolu_2'), ''].join('\n'));
+    const channel = write(
+      'channel.jsonl',
+      [
+        j({ ...base, event: 'pre', tool_use_id: 'toolu_1', at: 1000, tool_name: 'Edit', mode: 'probe' }),
+        wait('toolu_1', 'seen', 3, 1300),
+        j({ ...base, event: 'pre', tool_use_id: 'toolu_2', at: 2000 }),
+        wait('toolu_2', 'behind', 50, 7000),
+        wait('toolu_gone', 'behind', 50, 8000),
+        j({ ...base, event: 'wait', tool_use_id: 'toolu_2', at: 1 }), // fails the schema: no outcome
+        'not json',
+        j({ ...base, v: 99, event: 'wait', tool_use_id: 'toolu_2', at: 1 }),
+        '',
+      ].join('\n'),
+    );
+    const a: TranscriptAnalysis = await analyze(transcript, { channelPath: channel });
+    assert.deepEqual(a.waits, { seen: 1, behind: 2, error: 0, unmatched: 1 });
+    assert.deepEqual(a.channel!.events, { pre: 2, post: 0, wait: 3, landed: 0 });
+    assert.equal(a.channel!.lines, 8);
+    assert.equal(Object.values(a.channel!.skipped).reduce((x, y) => x + y, 0), 3);
+    const [c1, c2] = a.calls;
+    assert.deepEqual(c1!.waits, [{ outcome: 'seen', polls: 3, waited_ms: 300, source: 'transcript-lag-hook' }]);
+    assert.equal(c1!.hook_fired_at, 1000);
+    assert.deepEqual(c2!.waits!.map((w) => w.outcome), ['behind']);
+  });
+
+  it('a seen wait proves before_result for its call and for every call whose record and result enclose it', async () => {
+    // Lines: 1 X, 2 Y, 3 Z, 4 result Y, 5 result X, 6 result Z, 7 W, 8 result W.
+    const transcript = write(
+      's1.jsonl',
+      [toolUse('toolu_X'), toolUse('toolu_Y'), toolUse('toolu_Z'), toolResult('toolu_Y'), toolResult('toolu_X'), toolResult('toolu_Z'), toolUse('toolu_W'), toolResult('toolu_W'), ''].join('\n'),
+    );
+    const shapes = async (events: string[]) => {
+      const a = await analyze(transcript, { channelPath: write('channel.jsonl', [...events, ''].join('\n')) });
+      return { shapes: a.calls.map((c) => `${c.tool_use_id.slice(6)}:${c.shape}`), unknown: a.counts.unknown_shape, before: a.counts.before_result };
+    };
+    // Y seen: lines 1-2 were on disk, lines 4- were not: X (1..5) and Y (2..4) proven; Z's record (3) may have come later.
+    assert.deepEqual(await shapes([wait('toolu_Y', 'seen', 1, 1000)]), { shapes: ['X:before_result', 'Y:before_result', 'Z:unknown', 'W:unknown'], unknown: 2, before: 2 });
+    // A wait that ended behind proves nothing.
+    assert.deepEqual(await shapes([wait('toolu_Y', 'behind', 50, 1000), wait('toolu_W', 'error', 0, 2000)]), { shapes: ['X:unknown', 'Y:unknown', 'Z:unknown', 'W:unknown'], unknown: 4, before: 0 });
+    // W seen: lines 1-7 on disk, 8- not: only W itself has its result at 8 or later.
+    assert.deepEqual(await shapes([wait('toolu_W', 'seen', 1, 1000)]), { shapes: ['X:unknown', 'Y:unknown', 'Z:unknown', 'W:before_result'], unknown: 3, before: 1 });
+  });
+});

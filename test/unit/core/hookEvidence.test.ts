@@ -1,0 +1,41 @@
+import { strict as assert } from 'node:assert';
+import { verdictFromHook } from '../../../src/core/hookEvidence';
+
+const pre = (record: boolean, checkedAfter = 50) => ({ at: 1000, checked_at: 1000 + checkedAfter, record_on_disk: record, result_on_disk: false });
+const post = (at: number, record: boolean, result: boolean, checkedAfter = 40) => ({ at, checked_at: at + checkedAfter, record_on_disk: record, result_on_disk: result });
+
+describe('hook evidence: shape and held bounds from what the hook saw', () => {
+  it('record on disk at PreToolUse: before its result, held at most until that look', () => {
+    assert.deepEqual(verdictFromHook(pre(true), post(3000, true, false)), { shape: 'before_result', held: { min_ms: 0, max_ms: 50 } });
+  });
+
+  it('missed at PreToolUse, on disk at PostToolUse without its result: before its result, held between the looks', () => {
+    assert.deepEqual(verdictFromHook(pre(false), post(3000, true, false)), { shape: 'before_result', held: { min_ms: 50, max_ms: 2040 } });
+  });
+
+  it('missed at PostToolUse: only the landing decides', () => {
+    assert.deepEqual(verdictFromHook(pre(false), post(3000, false, false), { at: 3100, with_result: true }), {
+      shape: 'with_result',
+      held: { min_ms: 2040, max_ms: 2100 },
+    });
+    assert.deepEqual(verdictFromHook(pre(false), post(3000, false, false), { at: 3100, with_result: false }), {
+      shape: 'before_result',
+      held: { min_ms: 2040, max_ms: 2100 },
+    });
+    assert.deepEqual(verdictFromHook(pre(false), post(3000, false, false)), { held: { min_ms: 2040, max_ms: null } });
+  });
+
+  it('a result on disk at PostToolUse, or no sightings at all, proves no shape', () => {
+    assert.equal(verdictFromHook(pre(false), post(3000, true, true)).shape, undefined);
+    assert.deepEqual(verdictFromHook({ at: 1000 }, { at: 3000 }), {});
+    assert.deepEqual(verdictFromHook(undefined, undefined), {});
+  });
+
+  it('a landing without a miss at PostToolUse is not used (the post look is what it continues)', () => {
+    assert.equal(verdictFromHook(pre(false), undefined, { at: 3100, with_result: true }).shape, undefined);
+  });
+
+  it('without a pre event nothing anchors the hold, but the shape still stands', () => {
+    assert.deepEqual(verdictFromHook(undefined, post(3000, true, false)), { shape: 'before_result' });
+  });
+});

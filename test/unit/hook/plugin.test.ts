@@ -1,0 +1,131 @@
+import * as assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { settingsRunOurHook } from '../../../src/hook/pluginGuard';
+import { hookInput, tempHome } from '../helpers/hookProcess';
+
+const repoRoot = path.resolve(__dirname, '../../..');
+const pluginRoot = path.join(repoRoot, 'plugin');
+const SESSION = '0b7c5a8e-1111-4222-8333-944455556666';
+type HooksJson = { hooks: Record<string, { matcher: string; hooks: { type: string; command: string; timeout: number }[] }[]> };
+const hooksJson = () => JSON.parse(fs.readFileSync(path.join(pluginRoot, 'hooks', 'hooks.json'), 'utf8')) as HooksJson;
+
+/** A plugin hook command run as Claude Code runs it: ${CLAUDE_PLUGIN_ROOT} substituted and set, through the shell. */
+function runPluginHook(event: string, env: NodeJS.ProcessEnv, stdin: string): number | null {
+  const command = hooksJson().hooks[event][0].hooks[0].command.replaceAll('${CLAUDE_PLUGIN_ROOT}', pluginRoot);
+  const r = spawnSync('sh', ['-c', command], { input: stdin, env: { ...env, CLAUDE_PLUGIN_ROOT: pluginRoot }, encoding: 'utf8' });
+  assert.equal(r.stdout, '', 'a hook never writes stdout');
+  return r.status;
+}
+
+function channelEvents(claudeDir: string): { event: string; tool_use_id: string }[] {
+  const file = path.join(claudeDir, 'transcript-lag', `${SESSION}.jsonl`);
+  if (!fs.existsSync(file)) return [];
+  return fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+}
+
+/** A PATH with the system's tools but no `node`. */
+function pathWithoutNode(home: string): string {
+  const bin = path.join(home, 'bin-no-node');
+  fs.mkdirSync(bin);
+  for (const tool of ['sh', 'dirname', 'ls']) {
+    const found = execFileSync('sh', ['-c', `command -v ${tool}`], { encoding: 'utf8' }).trim();
+    fs.symlinkSync(found, path.join(bin, tool));
+  }
+  return bin;
+}
+
+describe('Claude Code plugin (plugin/, .claude-plugin/marketplace.json)', function () {
+  this.timeout(30_000);
+
+  it('the committed plugin/bin/hook.js is byte for byte the hook `npm run build` makes', function () {
+    // The plugin installed from a git URL runs the committed file: nothing is built in its clone.
+    const r = spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'plugin-hook.mjs'), '--check'], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+  });
+
+  it('the marketplace offers the plugin transcript-lag from ./plugin, and its manifest names it', function () {
+    const market = JSON.parse(fs.readFileSync(path.join(repoRoot, '.claude-plugin', 'marketplace.json'), 'utf8'));
+    const entry = market.plugins.find((p: { name: string }) => p.name === 'transcript-lag');
+    assert.equal(entry.source, './plugin');
+    const manifest = JSON.parse(fs.readFileSync(path.join(pluginRoot, '.claude-plugin', 'plugin.json'), 'utf8'));
+    assert.equal(manifest.name, 'transcript-lag');
+    assert.equal(manifest.version, entry.version);
+  });
+
+  it('hooks every tool call before and after, success or failure, through ${CLAUDE_PLUGIN_ROOT}', function () {
+    const hooks = hooksJson().hooks;
+    assert.deepEqual(Object.keys(hooks).sort(), ['PostToolUse', 'PostToolUseFailure', 'PreToolUse']);
+    for (const groups of Object.values(hooks)) {
+      assert.equal(groups.length, 1);
+      assert.equal(groups[0].matcher, '*');
+      assert.match(groups[0].hooks[0].command, /\$\{CLAUDE_PLUGIN_ROOT\}\/bin\/transcript-lag-hook\.sh/);
+    }
+    assert.ok(fs.statSync(path.join(pluginRoot, 'bin', 'transcript-lag-hook.sh')).isFile());
+  });
+
+  it('reports pre and post (and a failure as post) to $CLAUDE_CONFIG_DIR/transcript-lag', function () {
+    const { home, env } = tempHome();
+    const configDir = path.join(home, 'config');
+    const e = { ...env, CLAUDE_CONFIG_DIR: configDir };
+    assert.equal(runPluginHook('PreToolUse', e, hookInput({ hook_event_name: 'PreToolUse', tool_use_id: 'toolu_A' })), 0);
+    assert.equal(runPluginHook('PostToolUse', e, hookInput({ hook_event_name: 'PostToolUse', tool_use_id: 'toolu_A' })), 0);
+    assert.equal(runPluginHook('PostToolUseFailure', e, hookInput({ hook_event_name: 'PostToolUseFailure', tool_use_id: 'toolu_B' })), 0);
+    assert.deepEqual(
+      channelEvents(configDir).map((x) => `${x.event} ${x.tool_use_id}`),
+      ['pre toolu_A', 'post toolu_A', 'post toolu_B'],
+    );
+  });
+
+  it('stands aside for the events install-hook entries already report, so no call is reported twice', function () {
+    const { claudeDir, env } = tempHome();
+    const installed = `'/usr/bin/node' '${claudeDir}/transcript-lag/bin/transcript-lag-hook.js' --channel-dir '${claudeDir}/transcript-lag'`;
+    const group = { matcher: '*', hooks: [{ type: 'command', command: installed, timeout: 5 }] };
+    fs.writeFileSync(path.join(claudeDir, 'settings.json'), JSON.stringify({ hooks: { PreToolUse: [group], PostToolUse: [group] } }));
+    runPluginHook('PreToolUse', env, hookInput({ hook_event_name: 'PreToolUse', tool_use_id: 'toolu_A' }));
+    runPluginHook('PostToolUse', env, hookInput({ hook_event_name: 'PostToolUse', tool_use_id: 'toolu_A' }));
+    // install-hook registers no PostToolUseFailure: that one only the plugin reports.
+    runPluginHook('PostToolUseFailure', env, hookInput({ hook_event_name: 'PostToolUseFailure', tool_use_id: 'toolu_B' }));
+    assert.deepEqual(channelEvents(claudeDir).map((x) => `${x.event} ${x.tool_use_id}`), ['post toolu_B']);
+  });
+
+  it('with no node on PATH: exits 0 silently, or runs the Node named by $TRANSCRIPT_LAG_NODE', function () {
+    const { home, claudeDir, env } = tempHome();
+    const noNode = { ...env, PATH: pathWithoutNode(home) };
+    assert.equal(runPluginHook('PreToolUse', noNode, hookInput({ tool_use_id: 'toolu_A' })), 0);
+    assert.deepEqual(channelEvents(claudeDir), []);
+    assert.equal(runPluginHook('PreToolUse', { ...noNode, TRANSCRIPT_LAG_NODE: process.execPath }, hookInput({ tool_use_id: 'toolu_A' })), 0);
+    assert.deepEqual(channelEvents(claudeDir).map((x) => x.event), ['pre']);
+  });
+
+  it('with no node on PATH: finds the Node VS Code Server ships', function () {
+    const { home, claudeDir, env } = tempHome();
+    const server = path.join(home, '.vscode-server', 'cli', 'servers', 'Stable-abc', 'server');
+    fs.mkdirSync(server, { recursive: true });
+    fs.symlinkSync(process.execPath, path.join(server, 'node'));
+    assert.equal(runPluginHook('PreToolUse', { ...env, PATH: pathWithoutNode(home) }, hookInput({ tool_use_id: 'toolu_A' })), 0);
+    assert.deepEqual(channelEvents(claudeDir).map((x) => x.event), ['pre']);
+  });
+});
+
+describe('settingsRunOurHook (the plugin hook\'s guard)', function () {
+  const cmd = "'/n' '/h/.claude/transcript-lag/bin/transcript-lag-hook.js'";
+  const settings = (hooks: unknown) => JSON.stringify({ hooks });
+  it('finds install-hook\'s entry for the event asked, only that event', function () {
+    const text = settings({ PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: 'other' }, { type: 'command', command: cmd }] }] });
+    assert.equal(settingsRunOurHook(text, 'PreToolUse'), true);
+    assert.equal(settingsRunOurHook(text, 'PostToolUse'), false);
+  });
+  it('a file name elsewhere in the settings is not an entry', function () {
+    assert.equal(settingsRunOurHook(JSON.stringify({ env: { X: cmd }, hooks: { PreToolUse: [] } }), 'PreToolUse'), false);
+    assert.equal(settingsRunOurHook(settings({ PreToolUse: [{ hooks: [{ type: 'http', command: cmd }] }] }), 'PreToolUse'), false);
+  });
+  it('no settings, or settings without our file: reports', function () {
+    assert.equal(settingsRunOurHook(undefined, 'PreToolUse'), false);
+    assert.equal(settingsRunOurHook('{ // comment\n}', 'PreToolUse'), false);
+  });
+  it('settings it cannot parse that name our file: stands aside rather than report twice', function () {
+    assert.equal(settingsRunOurHook(`{ // ours\n "hooks": {"PreToolUse": [{"hooks": [{"command": ${JSON.stringify(cmd)}}]}]}}`, 'PreToolUse'), true);
+  });
+});

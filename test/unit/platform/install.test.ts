@@ -1,0 +1,250 @@
+import * as assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parse } from 'jsonc-parser';
+import * as esbuild from 'esbuild';
+import { runInstall, runUninstall } from '../../../src/cli/installHook';
+import type { CliIo } from '../../../src/cli/io';
+import { channelEventSchema } from '../../../src/core/channel/schema';
+import { installHook, uninstallHook, UNINSTALLED_HOOK_STUB } from '../../../src/platform/hookInstaller';
+import { nodeFileAccess } from '../../../src/platform/nodeFileAccess';
+import { buildHook, hookInput, readJsonLines, tempHome } from '../helpers/hookProcess';
+
+type Settings = { hooks?: Record<string, { matcher: string; hooks: { command: string; timeout: number }[] }[]>; model?: string };
+const read = (file: string) => parse(fs.readFileSync(file, 'utf8')) as Settings;
+
+function cliIo(home: string, env: NodeJS.ProcessEnv = {}): CliIo & { out: string[]; err: string[] } {
+  const out: string[] = [];
+  const err: string[] = [];
+  return {
+    out,
+    err,
+    stdout: (t) => out.push(t),
+    stderr: (t) => err.push(t),
+    env,
+    homedir: home,
+    cwd: home,
+    clock: { now: () => 0 },
+    files: nodeFileAccess,
+    stopSignal: new Promise(() => undefined),
+  };
+}
+
+/** Runs a settings.json command the way Claude Code does: through the shell, hook JSON on stdin. */
+function runLikeClaudeCode(command: string, stdin: string): string {
+  return execFileSync('sh', ['-c', command], { input: stdin, env: { PATH: process.env.PATH } }).toString();
+}
+
+describe('install-hook / uninstall-hook', function () {
+  let hookSource: string;
+  before(async function () {
+    this.timeout(60_000);
+    hookSource = await buildHook();
+    // The CLI takes dist/hook.js beside itself, or the built one when run from the sources.
+    const dist = path.resolve(__dirname, '../../../dist/hook.js');
+    if (!fs.existsSync(dist)) {
+      await esbuild.build({ entryPoints: [path.resolve(__dirname, '../../../src/hook/main.ts')], outfile: dist, bundle: true, platform: 'node', format: 'cjs', target: 'node18', minify: true, logLevel: 'silent' });
+    }
+  });
+
+  it('installs a stable hook copy and a command that really reports to the channel', async function () {
+    if (process.platform === 'win32') this.skip();
+    const { claudeDir } = tempHome();
+    const r = await installHook({ claudeDir, hookSourcePath: hookSource, nodePath: process.execPath, probe: false });
+    assert.equal(r.hookPath, path.join(claudeDir, 'transcript-lag', 'bin', 'transcript-lag-hook.js'));
+    assert.equal(fs.readFileSync(r.hookPath, 'utf8'), fs.readFileSync(hookSource, 'utf8'));
+    assert.equal(fs.statSync(path.join(claudeDir, 'transcript-lag')).mode & 0o777, 0o700);
+    const settings = read(path.join(claudeDir, 'settings.json'));
+    const pre = settings.hooks!.PreToolUse[0].hooks[0];
+    assert.equal(pre.command, r.command);
+    assert.equal(pre.timeout, 5);
+    assert.ok(r.command.startsWith(`'${process.execPath}' '${r.hookPath}'`));
+
+    // Claude Code runs it with the user's environment, not ours: the command must carry everything.
+    assert.equal(runLikeClaudeCode(pre.command, hookInput({ session_id: 'installed' })), '');
+    const post = settings.hooks!.PostToolUse[0].hooks[0].command;
+    assert.equal(runLikeClaudeCode(post, hookInput({ session_id: 'installed', hook_event_name: 'PostToolUse' })), '');
+    const events = readJsonLines(path.join(claudeDir, 'transcript-lag', 'installed.jsonl')).map((l) => channelEventSchema.parse(l));
+    assert.deepEqual(events.map((e) => e.event), ['pre', 'post']);
+    // An announcing hook does not hold the call, so it reports no timeout of its own.
+    assert.equal(events[0].event === 'pre' && events[0].timeout_ms, undefined);
+  });
+
+  it('an env prefix (VS Code Electron as Node) runs too', async function () {
+    if (process.platform === 'win32') this.skip();
+    const { claudeDir } = tempHome();
+    const r = await installHook({ claudeDir, hookSourcePath: hookSource, nodePath: process.execPath, nodeEnv: { ELECTRON_RUN_AS_NODE: '1' }, probe: true, polls: 2, pollMs: 10 });
+    assert.ok(r.command.startsWith(`ELECTRON_RUN_AS_NODE='1' '${process.execPath}'`));
+    runLikeClaudeCode(r.command, hookInput({ session_id: 'electron' }));
+    const events = readJsonLines(path.join(claudeDir, 'transcript-lag', 'electron.jsonl')).map((l) => channelEventSchema.parse(l));
+    assert.deepEqual(events.map((e) => e.event), ['pre', 'wait']);
+  });
+
+  it('refuses a relative Node path and a missing hook source, writing nothing', async () => {
+    const { claudeDir } = tempHome();
+    await assert.rejects(installHook({ claudeDir, hookSourcePath: hookSource, nodePath: 'node', probe: false }), /absolute/);
+    await assert.rejects(installHook({ claudeDir, hookSourcePath: path.join(claudeDir, 'nope.js'), nodePath: process.execPath, probe: false }), /hook not found/);
+    assert.deepEqual(fs.readdirSync(claudeDir), ['projects']);
+  });
+
+  it('CLI: install, re-install with --probe (replaced, not duplicated), uninstall keeps the rest', async () => {
+    const { home, claudeDir } = tempHome();
+    const settingsPath = path.join(claudeDir, 'settings.json');
+    const original = '{\n  // mine\n  "model": "opus",\n  "hooks": { "Stop": [ { "hooks": [ { "type": "command", "command": "done.sh" } ] } ] }\n}\n';
+    fs.writeFileSync(settingsPath, original);
+
+    const io1 = cliIo(home, { CLAUDE_CONFIG_DIR: claudeDir });
+    assert.equal(await runInstall([], io1), 0, io1.err.join(''));
+    assert.match(io1.out.join(''), /announce mode[\s\S]*command: {2}'/);
+    const io2 = cliIo(home);
+    assert.equal(await runInstall(['--probe', '--claude-dir', claudeDir, '--polls', '30', '--poll-ms', '200'], io2), 0);
+    const s = read(settingsPath);
+    assert.equal(s.hooks!.PreToolUse.length, 1);
+    assert.equal(s.hooks!.PostToolUse.length, 1);
+    assert.match(s.hooks!.PreToolUse[0].hooks[0].command, /--probe --polls 30 --poll-ms 200 --timeout-ms 11000$/);
+    assert.equal(s.hooks!.PreToolUse[0].hooks[0].timeout, 11);
+    assert.equal(s.model, 'opus');
+    assert.ok(fs.existsSync(settingsPath + '.transcript-lag.bak'));
+
+    const io3 = cliIo(home);
+    assert.equal(await runUninstall(['--claude-dir', claudeDir], io3), 0);
+    assert.equal(fs.readFileSync(settingsPath, 'utf8'), original);
+    assert.equal(fs.readFileSync(path.join(claudeDir, 'transcript-lag', 'bin', 'transcript-lag-hook.js'), 'utf8'), UNINSTALLED_HOOK_STUB);
+    assert.match(io3.out.join(''), /Replaced the hook copy .* by one that does nothing/);
+    const io4 = cliIo(home);
+    assert.equal(await runUninstall(['--claude-dir', claudeDir], io4), 0);
+    assert.match(io4.out.join(''), /nothing changed/);
+  });
+
+  it('CLI: an invalid settings.json is refused, exit 1, clear message, file and folder untouched', async () => {
+    const { home, claudeDir } = tempHome();
+    const settingsPath = path.join(claudeDir, 'settings.json');
+    fs.writeFileSync(settingsPath, '{"model": "opus",,}');
+    const io = cliIo(home);
+    assert.equal(await runInstall(['--claude-dir', claudeDir], io), 1);
+    assert.match(io.err.join(''), /settings\.json: not valid JSON: .*line 1.*untouched/);
+    assert.equal(fs.readFileSync(settingsPath, 'utf8'), '{"model": "opus",,}');
+    assert.deepEqual(fs.readdirSync(claudeDir).sort(), ['projects', 'settings.json'], 'no hook copied for a refused install');
+  });
+
+  it('CLI --http: the secret and port go to transcript-lag/http.json (0600) and are kept by a reinstall; probe and --port alone are refused', async function () {
+    if (process.platform === 'win32') this.skip();
+    const { home, claudeDir } = tempHome();
+    const io = cliIo(home);
+    assert.equal(await runInstall(['--http', '--port', '45001', '--claude-dir', claudeDir], io), 0, io.err.join(''));
+    const configPath = path.join(claudeDir, 'transcript-lag', 'http.json');
+    const config = JSON.parse(fs.readFileSync(configPath, 'utf8'));
+    assert.equal(config.port, 45001);
+    assert.match(config.secret, /^[A-Za-z0-9_-]{43}$/);
+    assert.equal(fs.statSync(configPath).mode & 0o777, 0o600);
+    const entry = read(path.join(claudeDir, 'settings.json')).hooks!.PreToolUse[0].hooks[0] as unknown as { url: string; headers: Record<string, string> };
+    assert.deepEqual([entry.url, entry.headers['X-Transcript-Lag-Secret']], ['http://127.0.0.1:45001/hook', config.secret]);
+    // Running receivers keep accepting: a reinstall keeps the secret (and the port, unless asked).
+    assert.equal(await runInstall(['--http', '--claude-dir', claudeDir], cliIo(home)), 0);
+    assert.deepEqual(JSON.parse(fs.readFileSync(configPath, 'utf8')), config);
+    const refused = cliIo(home);
+    assert.equal(await runInstall(['--http', '--probe', '--claude-dir', claudeDir], refused), 2);
+    assert.match(refused.err.join(''), /--probe needs the command hook/);
+    assert.equal(await runInstall(['--port', '45002', '--claude-dir', claudeDir], cliIo(home)), 2);
+  });
+
+  it('CLI: a read-only settings.json is refused with exit 1', async function () {
+    if (process.platform === 'win32') this.skip();
+    const { home, claudeDir } = tempHome();
+    const settingsPath = path.join(claudeDir, 'settings.json');
+    fs.writeFileSync(settingsPath, '{}');
+    fs.chmodSync(settingsPath, 0o444);
+    const io = cliIo(home);
+    assert.equal(await runInstall(['--claude-dir', claudeDir], io), 1);
+    assert.match(io.err.join(''), /read-only/);
+    assert.equal(fs.readFileSync(settingsPath, 'utf8'), '{}');
+  });
+
+  it('probe: the entry\'s timeout and the one the installed hook reports are one, past the whole wait; an older entry of ours is replaced', async function () {
+    if (process.platform === 'win32') this.skip();
+    const { home, claudeDir } = tempHome();
+    const settingsPath = path.join(claudeDir, 'settings.json');
+    fs.mkdirSync(claudeDir, { recursive: true });
+    // An install from before entries carried a timeout: still ours, so installing again replaces it.
+    fs.writeFileSync(settingsPath, JSON.stringify({ hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: `'/usr/bin/node' '/old/transcript-lag/bin/transcript-lag-hook.js' --channel-dir '/old'` }] }] } }));
+    const io = cliIo(home);
+    assert.equal(await runInstall(['--probe', '--claude-dir', claudeDir, '--polls', '3', '--poll-ms', '20'], io), 0, io.err.join(''));
+    const pre = read(settingsPath).hooks!.PreToolUse;
+    assert.equal(pre.length, 1);
+    const entry = pre[0].hooks[0];
+    assert.equal(entry.timeout, 6);
+    assert.ok(entry.timeout * 1000 > 3 * 20 + 1000, 'Claude Code must not cancel the probe before it reports');
+    runLikeClaudeCode(entry.command, hookInput({ session_id: 'timed' }));
+    const events = readJsonLines(path.join(claudeDir, 'transcript-lag', 'timed.jsonl')).map((l) => channelEventSchema.parse(l));
+    const reported = events.find((e) => e.event === 'pre');
+    assert.equal(reported?.event === 'pre' && reported.timeout_ms, entry.timeout * 1000);
+
+    // A wait longer than the hook can report a timeout for is refused, not installed with the two disagreeing.
+    const before = fs.readFileSync(settingsPath, 'utf8');
+    const io2 = cliIo(home);
+    assert.equal(await runInstall(['--probe', '--claude-dir', claudeDir, '--polls', '10000', '--poll-ms', '60000'], io2), 1);
+    assert.match(io2.err.join(''), /longer than the hook's timeout can be/);
+    assert.equal(fs.readFileSync(settingsPath, 'utf8'), before);
+  });
+
+  it('CLI: usage errors exit 2', async () => {
+    const { home } = tempHome();
+    for (const args of [['--polls', '5'], ['--node', 'node'], ['--bogus'], ['--probe', '--poll-ms', '0']]) {
+      const io = cliIo(home);
+      assert.equal(await runInstall(args, io), 2, args.join(' '));
+      assert.ok(io.err.join('').length > 0);
+    }
+    assert.equal(await runUninstall(['--what'], cliIo(home)), 2);
+  });
+
+  it('CLI: says so when the transcript-lag plugin is enabled too, and not otherwise', async () => {
+    const { home, claudeDir } = tempHome();
+    const settingsPath = path.join(claudeDir, 'settings.json');
+    fs.writeFileSync(settingsPath, JSON.stringify({ enabledPlugins: { 'transcript-lag@transcript-lag': true, 'other@x': true } }));
+    const io1 = cliIo(home);
+    assert.equal(await runInstall(['--claude-dir', claudeDir], io1), 0);
+    assert.match(io1.out.join(''), /plugin is enabled too \(transcript-lag@transcript-lag\)/);
+    fs.writeFileSync(settingsPath, JSON.stringify({ enabledPlugins: { 'transcript-lag@transcript-lag': false } }));
+    const io2 = cliIo(home);
+    assert.equal(await runInstall(['--claude-dir', claudeDir], io2), 0);
+    assert.doesNotMatch(io2.out.join(''), /plugin/);
+  });
+
+  it('after uninstall, the command sessions started before still run exits 0 in silence and reports nothing', async function () {
+    if (process.platform === 'win32') this.skip();
+    for (const probe of [false, true]) {
+      const { claudeDir } = tempHome();
+      const installed = await installHook({ claudeDir, hookSourcePath: hookSource, nodePath: process.execPath, nodeEnv: probe ? { ELECTRON_RUN_AS_NODE: '1' } : undefined, probe, polls: 2, pollMs: 10 });
+      const r = await uninstallHook({ claudeDir });
+      assert.equal(r.changed, true);
+      assert.equal(r.hookDisabled, true);
+      // What a session started before the uninstall still runs on every tool call, through a shell as Claude Code does.
+      for (const event of ['PreToolUse', 'PostToolUse']) {
+        const run = spawnSync('sh', ['-c', installed.command], { input: hookInput({ session_id: 'after', hook_event_name: event }), env: { PATH: process.env.PATH } });
+        assert.equal(run.status, 0, `exit code (stderr: ${run.stderr})`);
+        assert.equal(run.stdout.toString(), '');
+        assert.equal(run.stderr.toString(), '');
+      }
+      assert.ok(!fs.existsSync(path.join(claudeDir, 'transcript-lag', 'after.jsonl')), 'an uninstalled hook reports nothing');
+      // A second uninstall finds nothing to do; a reinstall puts the real hook back.
+      assert.equal((await uninstallHook({ claudeDir })).hookDisabled, false);
+      await installHook({ claudeDir, hookSourcePath: hookSource, nodePath: process.execPath, probe: false });
+      assert.equal(fs.readFileSync(installed.hookPath, 'utf8'), fs.readFileSync(hookSource, 'utf8'));
+    }
+  });
+
+  it('uninstall creates no hook file where none was', async () => {
+    const { claudeDir } = tempHome();
+    fs.writeFileSync(path.join(claudeDir, 'settings.json'), '{}\n');
+    assert.equal((await uninstallHook({ claudeDir })).hookDisabled, false);
+    assert.ok(!fs.existsSync(path.join(claudeDir, 'transcript-lag')));
+  });
+
+  it('uninstall with no settings.json is a no-op', async () => {
+    const { claudeDir } = tempHome();
+    const r = await uninstallHook({ claudeDir });
+    assert.equal(r.changed, false);
+    assert.ok(!fs.existsSync(path.join(claudeDir, 'settings.json')));
+  });
+});

@@ -1,0 +1,84 @@
+import { strict as assert } from 'node:assert';
+import { request } from 'node:http';
+import type { EngineEvent } from '../../../src/core/engineEvents';
+import { LagMetrics, toolLabel } from '../../../src/platform/lagMetrics';
+import { parseMetricsAddress } from '../../../src/platform/metricsAddress';
+import { startMetricsServer } from '../../../src/platform/metricsServer';
+
+const base = { session_id: 's1', transcript_path: '/c/projects/-w/s1.jsonl', at: 1 };
+const held = (id: string, transport?: 'command' | 'http'): EngineEvent => ({ ...base, event: 'held', tool_use_id: id, tool_name: 'Bash', ...(transport ? { transport } : {}) });
+const written = (id: string, tool: string, lagMs: number | null, withResult: boolean, version?: string): EngineEvent => ({
+  ...base, event: 'written', tool_use_id: id, tool_name: tool, line: 3, generation: 0, record_at: null, fired_at: lagMs === null ? null : 0,
+  lag_ms: lagMs, with_result: withResult, batch_first_line: 3, batch_last_line: 3, ...(version ? { claude_version: version } : {}),
+});
+const wait = (id: string, outcome: 'seen' | 'behind', version?: string): EngineEvent => ({ ...base, event: 'wait', tool_use_id: id, outcome, polls: 50, waited_ms: 5000, bytes_on_disk: 1, ...(version ? { claude_version: version } : {}) });
+
+/** One sample's value from the text format, by its exact name and labels. */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('lag metrics (Prometheus)', () => {
+  it('tools fold to the built-in names, mcp and other: labels stay bounded', () => {
+    assert.deepEqual(['Bash', 'mcp__github__create_issue', 'MyCustomTool', undefined].map(toolLabel), ['Bash', 'mcp', 'other', 'other']);
+  });
+
+  it('holds by tool, shape and transport; calls by shape; waits by outcome; held now at scrape time; no ids in labels', async () => {
+    let heldNow = 2;
+    const m = new LagMetrics({ heldNow: () => heldNow, versions: () => ['2.1.332'] });
+    m.observe(held('toolu_a', 'http'));
+    m.observe(written('toolu_a', 'Bash', 1500, false, '2.1.332'));
+    m.observe(written('toolu_b', 'Read', 120, true, '2.1.332'));
+    m.observe(written('toolu_c', 'Read', null, false, 'not-a-version'));
+    m.observe(wait('toolu_a', 'behind', '2.1.332'));
+    m.observe(wait('toolu_b', 'seen', '2.1.332'));
+    m.observe(wait('toolu_c', 'seen'));
+    const text = await m.text();
+    assert.equal(sample(text, 'transcript_lag_held_seconds_count{tool="Bash",shape="before_result",transport="http"}'), 1);
+    assert.equal(sample(text, 'transcript_lag_held_seconds_bucket{le="2",tool="Bash",shape="before_result",transport="http"}'), 1);
+    assert.equal(sample(text, 'transcript_lag_held_seconds_bucket{le="1",tool="Bash",shape="before_result",transport="http"}'), 0);
+    assert.equal(sample(text, 'transcript_lag_held_seconds_count{tool="Read",shape="with_result",transport="none"}'), 1);
+    // By the version that wrote the record; an unknown or garbled one folds to "unknown" (bounded labels).
+    assert.equal(sample(text, 'transcript_lag_calls_total{shape="before_result",claude_version="2.1.332"}'), 1);
+    assert.equal(sample(text, 'transcript_lag_calls_total{shape="before_result",claude_version="unknown"}'), 1);
+    assert.equal(sample(text, 'transcript_lag_calls_total{shape="with_result",claude_version="2.1.332"}'), 1);
+    assert.equal(sample(text, 'transcript_lag_waits_total{outcome="seen",claude_version="2.1.332"}'), 1);
+    assert.equal(sample(text, 'transcript_lag_waits_total{outcome="seen",claude_version="unknown"}'), 1);
+    assert.equal(sample(text, 'transcript_lag_waits_total{outcome="behind",claude_version="2.1.332"}'), 1);
+    assert.equal(sample(text, 'transcript_lag_waits_total{outcome="error",claude_version="unknown"}'), 0);
+    assert.equal(sample(text, 'transcript_lag_held_calls'), 2);
+    assert.equal(sample(text, 'transcript_lag_claude_code_info{version="2.1.332"}'), 1);
+    heldNow = 0;
+    assert.equal(sample(await m.text(), 'transcript_lag_held_calls'), 0);
+    assert.doesNotMatch(text, /toolu_|s1|not-a-version/);
+  });
+
+  it('serves /metrics on the address asked for, 404 elsewhere; addresses parse as PORT or HOST:PORT', async () => {
+    assert.deepEqual(parseMetricsAddress('9464'), { host: '127.0.0.1', port: 9464 });
+    assert.deepEqual(parseMetricsAddress('0.0.0.0:9464'), { host: '0.0.0.0', port: 9464 });
+    assert.deepEqual(parseMetricsAddress('[::1]:9464'), { host: '::1', port: 9464 });
+    assert.equal(parseMetricsAddress('host:99999'), undefined);
+    assert.equal(parseMetricsAddress('nope'), undefined);
+    const m = new LagMetrics({ heldNow: () => 0 });
+    const server = await startMetricsServer(m, { host: '127.0.0.1', port: 0 });
+    try {
+      const get = (p: string) =>
+        new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
+          request({ host: '127.0.0.1', port: server.port, path: p }, (res) => {
+            let body = '';
+            res.on('data', (d) => (body += d));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body }));
+          }).on('error', reject).end();
+        });
+      const ok = await get('/metrics');
+      assert.equal(ok.status, 200);
+      assert.match(ok.type, /^text\/plain; version=0\.0\.4/);
+      assert.match(ok.body, /^# HELP transcript_lag_held_seconds /m);
+      assert.equal((await get('/other')).status, 404);
+      await assert.rejects(startMetricsServer(m, { host: '127.0.0.1', port: server.port }), (e: NodeJS.ErrnoException) => e.code === 'EADDRINUSE');
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -87,11 +87,12 @@ function versionSummary(version, results) {
  * every one of them passed there (each scenario's checks: every call reported once, written, timed).
  */
 const FEATURES = [
-  { name: 'command hook (`install-hook`)', test: (d) => (d.install ?? 'hook') === 'hook' && !d.statusline },
+  { name: 'command hook (`install-hook`)', test: (d) => (d.install ?? 'hook') === 'hook' && !d.statusline && !d.forkScript },
   { name: 'http hook (`install-hook --http`, served by `watch`)', test: (d) => d.install === 'http' },
   { name: 'plugin from a folder (`claude plugin marketplace add <dir>`)', test: (d) => d.install === 'plugin' || d.install === 'plugin+hook' },
   { name: 'plugin from a git URL (committed bundle, nothing built)', test: (d) => d.install === 'plugin-git' },
   { name: 'status line (`install-statusline`, "held" then idle)', test: (d) => !!d.statusline },
+  { name: 'forked session (`--resume --fork-session`): copied history told apart', test: (d) => !!d.forkScript },
 ];
 
 function featureCell(results, test) {

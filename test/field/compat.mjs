@@ -99,9 +99,8 @@ function featureCell(results, test) {
   const ran = results.filter((r) => test(r.def));
   if (!ran.length) return 'not run';
   const failed = ran.filter((r) => r.failures.length);
-  const names = (rs) => [...new Set(rs.map((r) => `\`${r.scenario}\``))].join(', ');
-  if (failed.length) return `**fails** in ${names(failed)} (${ran.length - failed.length}/${ran.length} passed)`;
-  return `yes (${ran.length}/${ran.length}: ${names(ran)})`;
+  if (failed.length) return `**fails** in ${[...new Set(failed.map((r) => `\`${r.scenario}\``))].join(', ')} (${ran.length - failed.length}/${ran.length} passed)`;
+  return `yes (${ran.length}/${ran.length})`;
 }
 
 /**
@@ -124,9 +123,12 @@ function evidenceCell(results) {
 
 function featureTable(runs) {
   const shown = runs.filter((r) => !r.skipped);
-  const lines = [`| transport / feature | ${shown.map((r) => r.version).join(' | ')} |`, `|---|${shown.map(() => '---|').join('')}`];
-  for (const f of FEATURES) lines.push(`| ${f.name} | ${shown.map((r) => featureCell(r.results, f.test)).join(' | ')} |`);
-  lines.push(`| hook evidence (\`landed\`: shape and hold proven by \`analyze --channel\`) | ${shown.map((r) => evidenceCell(r.results)).join(' | ')} |`);
+  const lines = [`| transport / feature | scenarios | ${shown.map((r) => r.version).join(' | ')} |`, `|---|---|${shown.map(() => '---|').join('')}`];
+  for (const f of FEATURES) {
+    const used = [...new Set(shown.flatMap((r) => r.results.filter((x) => f.test(x.def)).map((x) => `\`${x.scenario}\``)))];
+    lines.push(`| ${f.name} | ${used.join(', ') || '—'} | ${shown.map((r) => featureCell(r.results, f.test)).join(' | ')} |`);
+  }
+  lines.push(`| hook evidence (\`landed\`: shape and hold proven by \`analyze --channel\`) | every hooked call | ${shown.map((r) => evidenceCell(r.results)).join(' | ')} |`);
   return lines;
 }
 
@@ -164,7 +166,7 @@ function render(runs, { startedAt, durationMs, notes, repeat, only }) {
   lines.push('## Transports and features', '');
   lines.push(
     'Which way of reporting calls, and which feature, works on which version: "yes" when every scenario that uses it',
-    'passed on that version (the scenarios are listed in each cell and described at the end).',
+    'passed on that version (the scenarios in the second column, described at the end).',
     '',
     ...featureTable(runs),
     '',

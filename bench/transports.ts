@@ -5,11 +5,14 @@
  * closing the tool_use block to the request that carries its tool_result (the CLI ran the
  * PreToolUse hooks, the tool and the PostToolUse hooks in between). Transports, each in its own
  * sandbox HOME with `watch` running: no hook; install-hook (command hooks, two Node starts a call);
- * install-hook --http (http hooks to the receiver `watch` serves); the plugin (`claude plugin
+ * install-hook --http (http hooks to the receiver `watch` serves); the same with the receiver alone in
+ * a process of its own (bench/receiverChild.ts; not something users run: it tells the http transport's
+ * own cost from that of sharing `watch`'s event loop with the engine); the plugin (`claude plugin
  * install` from this folder). One round runs each once, in an order that rotates round by round,
  * so all share the machine's moment. The field suite's helpers are loaded at run time from
  * test/field/ (ES modules that find the repository from their own URL, so not bundled).
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -21,14 +24,30 @@ import { median, percentile } from './lib/stats';
 const SECTION = 'transports';
 const CALLS = 6;
 
-type Transport = 'none' | 'command' | 'http' | 'plugin';
-const TRANSPORTS: Transport[] = ['none', 'command', 'http', 'plugin'];
+type Transport = 'none' | 'command' | 'http' | 'httpAlone' | 'plugin';
+const TRANSPORTS: Transport[] = ['none', 'command', 'http', 'httpAlone', 'plugin'];
 const LABEL: Record<Transport, string> = {
   none: 'no hook',
   command: 'command hook (install-hook)',
   http: 'http hook (install-hook --http)',
+  httpAlone: 'http hook, receiver alone in its process',
   plugin: 'plugin (claude plugin install)',
 };
+const byTransport = <T>(make: () => T): Record<Transport, T> =>
+  Object.fromEntries(TRANSPORTS.map((t) => [t, make()])) as Record<Transport, T>;
+
+/** bench/receiverChild.ts serving the sandbox's http hooks; resolves once it listens. */
+function startReceiverChild(bundleDir: string, claudeDir: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [path.join(bundleDir, 'receiverChild.cjs'), claudeDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.stdout!.once('data', (d: Buffer) => {
+      if (String(d).startsWith('serving')) return resolve(child);
+      child.kill('SIGTERM');
+      reject(new Error(`receiver child: ${String(d).trim()}`));
+    });
+    child.once('exit', (code) => reject(new Error(`receiver child exited ${code}`)));
+  });
+}
 
 type Timing = { kind: 'request'; t: number; toolResults: string[] } | { kind: 'tool_use'; id: string; t: number };
 interface Sandbox { root: string; home: string; claudeDir: string; work: string; apiLog: string; settingsFile: string }
@@ -93,30 +112,32 @@ export async function transportCost(ctx: BenchContext): Promise<SectionResult> {
   const field = await loadField(ctx.repoRoot);
   const version = process.env.TL_FIELD_CLI_VERSION || field.DEFAULT_CLAUDE_VERSION;
   const claudeBin = field.ensureClaude(version, ctx.log);
-  // A round takes ~15 s here: five fit the section in about two minutes; --rounds asks for more.
-  const rounds = ctx.quick ? 1 : Math.max(ctx.rounds, 5);
+  // A round takes ~20 s here: four fit the section in about two minutes; --rounds asks for more.
+  const rounds = ctx.quick ? 1 : Math.max(ctx.rounds, 4);
   const timings: Timing[] = [];
   const scratch = field.makeSandbox('bench-api');
   const api = await field.startStandInApi({ script: [], logFile: scratch.apiLog, blockGapMs: 1, finishDelayMs: 0, onTiming: (e) => timings.push(e) });
-  const boxes = new Map<Transport, { sb: Sandbox; watch: Watch }>();
-  const perCall: Record<Transport, number[]> = { none: [], command: [], http: [], plugin: [] };
-  const perRound: Record<Transport, number[]> = { none: [], command: [], http: [], plugin: [] };
-  const unreported: Record<Transport, string[]> = { none: [], command: [], http: [], plugin: [] };
-  const runMs: Record<Transport, number[]> = { none: [], command: [], http: [], plugin: [] };
+  const boxes = new Map<Transport, { sb: Sandbox; watch: Watch; receiver?: ChildProcess }>();
+  const perCall = byTransport<number[]>(() => []);
+  const perRound = byTransport<number[]>(() => []);
+  const unreported = byTransport<string[]>(() => []);
+  const runMs = byTransport<number[]>(() => []);
   let pluginInstallMs: number | undefined;
   try {
     for (const transport of TRANSPORTS) {
       const sb = field.makeSandbox(`bench-${transport}`);
       for (let k = 1; k <= CALLS; k++) fs.writeFileSync(path.join(sb.work, `step${k}.txt`), `transports bench, file ${k}\n`);
       if (transport === 'command') field.installHook({ claudeDir: sb.claudeDir });
-      if (transport === 'http') field.installHook({ claudeDir: sb.claudeDir, httpPort: await freePort() });
+      if (transport === 'http' || transport === 'httpAlone') field.installHook({ claudeDir: sb.claudeDir, httpPort: await freePort() });
+      // Serving first, so this sandbox's watch finds the port taken and leaves it (it still reads the channel).
+      const receiver = transport === 'httpAlone' ? await startReceiverChild(ctx.bundleDir, sb.claudeDir) : undefined;
       if (transport === 'plugin') {
         const t = performance.now();
         await field.installPlugin({ claudeBin, env: field.claudeEnv(sb, 'http://127.0.0.1:9'), cwd: sb.work, source: ctx.repoRoot });
         pluginInstallMs = performance.now() - t;
       }
       allowTools(sb.settingsFile);
-      boxes.set(transport, { sb, watch: field.startWatch({ claudeDir: sb.claudeDir, cwd: sb.work }) });
+      boxes.set(transport, { sb, receiver, watch: field.startWatch({ claudeDir: sb.claudeDir, cwd: sb.work }) });
     }
     // watch binds the http receiver and is ready well within this.
     await new Promise((r) => setTimeout(r, 1500));
@@ -153,8 +174,9 @@ export async function transportCost(ctx: BenchContext): Promise<SectionResult> {
     }
   } finally {
     await api.close();
-    for (const { sb, watch } of boxes.values()) {
+    for (const { sb, watch, receiver } of boxes.values()) {
       await watch.stop();
+      receiver?.kill('SIGTERM');
       fs.rmSync(sb.root, { recursive: true, force: true });
     }
     fs.rmSync(scratch.root, { recursive: true, force: true });
@@ -165,7 +187,7 @@ export async function transportCost(ctx: BenchContext): Promise<SectionResult> {
   const rows: Row[] = [
     row(SECTION, 'no hook: tool_use → next request p50', base, 'ms', undefined, `p90 ${percentile(perCall.none, 90).toFixed(1)} ms; ${samples}; Claude Code ${version}, claude -p`),
   ];
-  for (const transport of ['http', 'command', 'plugin'] as const) {
+  for (const transport of ['http', 'httpAlone', 'command', 'plugin'] as const) {
     const added = median(perCall[transport]) - base;
     // Per round, against no hook in the same round: less sensitive to the machine's drift.
     const paired = median(perRound[transport].map((m, i) => m - perRound.none[i]));
@@ -175,7 +197,7 @@ export async function transportCost(ctx: BenchContext): Promise<SectionResult> {
         `p50 ${median(perCall[transport]).toFixed(1)} vs ${base.toFixed(1)} ms; paired by round ${paired.toFixed(1)} ms`),
     );
   }
-  for (const transport of ['http', 'command', 'plugin'] as const) {
+  for (const transport of ['http', 'httpAlone', 'command', 'plugin'] as const) {
     const missing = unreported[transport];
     rows.push(row(SECTION, `${LABEL[transport]}: calls not reported once each`, missing.length, '', { op: '<=', limit: 0 },
       `of ${rounds * CALLS}, pre and post in the channel${missing.length ? `: ${missing.slice(0, 3).join(', ')}` : ''}`));

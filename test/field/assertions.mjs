@@ -118,8 +118,10 @@ export function checkScenario(result, { strictProfile }) {
   // Every call reported exactly once before and once after, whoever installed the hook (install-hook,
   // the plugin, or both: the plugin's hook stands aside where install-hook's entries report).
   for (const c of calls) {
+    // A fork's own calls are reported in the fork's channel file.
+    const channel = c.session ? result.fork?.channelLines ?? [] : result.recording.channel;
     for (const ev of ['pre', 'post']) {
-      const n = result.recording.channel.filter((l) => l.text.includes(`"event":"${ev}"`) && l.text.includes(`"tool_use_id":"${c.id}"`)).length;
+      const n = channel.filter((l) => l.text.includes(`"event":"${ev}"`) && l.text.includes(`"tool_use_id":"${c.id}"`)).length;
       if (n !== 1) fail(`${c.id}: ${n} ${ev} events in the channel, expected exactly 1`);
     }
   }

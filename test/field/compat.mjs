@@ -116,9 +116,11 @@ function evidenceCell(results) {
   const byHook = calls.filter((c) => c.shape_evidence === 'hook_on_disk').length;
   const bounded = calls.filter((c) => c.held_ms).length;
   const wrong = results.filter((r) => r.failures.some((f) => f.includes('analyze --channel')));
-  const figures = `${landed} \`landed\` events; ${bounded}/${calls.length} calls with bounds on the hold, ${byHook} shapes proven by the hook alone`;
+  // A `landed` watch starts only when neither the record nor the result was on disk at PostToolUse.
+  const landedText = landed ? `${landed} \`landed\` event${landed > 1 ? 's' : ''}` : 'no call needed a `landed` watch';
+  const figures = `${bounded}/${calls.length} calls with bounds on the hold, ${byHook} shapes proven by the hook alone; ${landedText}`;
   if (wrong.length) return `**fails** in ${wrong.map((r) => `\`${r.scenario}\``).join(', ')} (${figures})`;
-  return landed > 0 && bounded > 0 ? `yes (${figures})` : `no (${figures})`;
+  return bounded > 0 ? `yes (${figures})` : `no (${figures})`;
 }
 
 function featureTable(runs) {

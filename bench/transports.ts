@@ -112,8 +112,9 @@ export async function transportCost(ctx: BenchContext): Promise<SectionResult> {
   const field = await loadField(ctx.repoRoot);
   const version = process.env.TL_FIELD_CLI_VERSION || field.DEFAULT_CLAUDE_VERSION;
   const claudeBin = field.ensureClaude(version, ctx.log);
-  // A round takes ~20 s here: four fit the section in about two minutes; --rounds asks for more.
-  const rounds = ctx.quick ? 1 : Math.max(ctx.rounds, 4);
+  // A round takes ~13 s here: eight fit the section in under two minutes, and fewer left the
+  // http row's median a few ms either way from one run to the next; --rounds asks for more.
+  const rounds = ctx.quick ? 1 : Math.max(ctx.rounds, 8);
   const timings: Timing[] = [];
   const scratch = field.makeSandbox('bench-api');
   const api = await field.startStandInApi({ script: [], logFile: scratch.apiLog, blockGapMs: 1, finishDelayMs: 0, onTiming: (e) => timings.push(e) });

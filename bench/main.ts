@@ -5,7 +5,7 @@
  *
  * Options: --json (one JSON object on stdout), --quick (small counts, for
  * checking the harness), --size 1G|200M|<bytes> (cold-index transcript),
- * --rounds N, --only latency,cold,hook,statusline,extension,burst,ready, --profile (where
+ * --rounds N, --only latency,cold,hook,statusline,extension,burst,ready,transports, --profile (where
  * analyze spends its time, from node --cpu-prof on an unminified CLI bundle),
  * --save FILE (the JSON report to a file as well as the table).
  */
@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import { coldIndex } from './coldIndex';
 import { hookCost } from './hook';
 import { statuslineCost } from './statusline';
+import { transportCost } from './transports';
 import type { BenchContext } from './lib/context';
 import { formatTable, machine, summary, type SectionResult } from './lib/report';
 
@@ -45,6 +46,7 @@ const sections: Record<string, { title: string; load: () => Section }> = {
   extension: { title: 'extension', load: bundled('extension', 'extensionCost') },
   burst: { title: 'burst', load: bundled('burst', 'burst') },
   ready: { title: 'ready', load: bundled('ready', 'readyWithHistory') },
+  transports: { title: 'transports', load: () => transportCost },
 };
 
 export function parseSize(text: string): number {

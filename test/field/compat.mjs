@@ -4,6 +4,7 @@
 //
 //   node test/field/compat.mjs [--versions 2.1.280,2.1.283,2.1.332] [--only a,b] [--repeat N]
 //                                 [--out docs/COMPATIBILITY.md] [--json FILE]
+//   node test/field/compat.mjs --from-json FILE [--out …]   (the doc again from a run saved with --json)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,13 +18,14 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
 const DEFAULT_VERSIONS = ['2.1.280', '2.1.281', '2.1.283', DEFAULT_CLAUDE_VERSION];
 
 function parseArgs(argv) {
-  const opts = { versions: DEFAULT_VERSIONS, only: undefined, out: path.join(repoRoot, 'docs', 'COMPATIBILITY.md'), json: undefined, repeat: 1 };
+  const opts = { versions: DEFAULT_VERSIONS, only: undefined, out: path.join(repoRoot, 'docs', 'COMPATIBILITY.md'), json: undefined, fromJson: undefined, repeat: 1 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--versions') opts.versions = argv[++i].split(',');
     else if (a === '--only') opts.only = argv[++i].split(',');
     else if (a === '--out') opts.out = path.resolve(argv[++i]);
     else if (a === '--json') opts.json = path.resolve(argv[++i]);
+    else if (a === '--from-json') opts.fromJson = path.resolve(argv[++i]);
     else if (a === '--repeat') opts.repeat = Math.max(1, Number(argv[++i]) || 1);
     else throw new Error(`unknown option ${a}`);
   }
@@ -80,10 +82,62 @@ function versionSummary(version, results) {
   return `| ${version} | ${describeCalls(calls('print'))} | ${describeCalls(calls('interactive'))} | ${passed}/${results.length} |`;
 }
 
+/**
+ * Transports and features, each judged by the scenarios that exercise it: it works on a version when
+ * every one of them passed there (each scenario's checks: every call reported once, written, timed).
+ */
+const FEATURES = [
+  { name: 'command hook (`install-hook`)', test: (d) => (d.install ?? 'hook') === 'hook' && !d.statusline && !d.forkScript },
+  { name: 'http hook (`install-hook --http`, served by `watch`)', test: (d) => d.install === 'http' },
+  { name: 'plugin from a folder (`claude plugin marketplace add <dir>`)', test: (d) => d.install === 'plugin' || d.install === 'plugin+hook' },
+  { name: 'plugin from a git URL (committed bundle, nothing built)', test: (d) => d.install === 'plugin-git' },
+  { name: 'status line (`install-statusline`, "held" then idle)', test: (d) => !!d.statusline },
+  { name: 'forked session (`--resume --fork-session`): copied history told apart', test: (d) => !!d.forkScript },
+];
+
+function featureCell(results, test) {
+  const ran = results.filter((r) => test(r.def));
+  if (!ran.length) return 'not run';
+  const failed = ran.filter((r) => r.failures.length);
+  if (failed.length) return `**fails** in ${[...new Set(failed.map((r) => `\`${r.scenario}\``))].join(', ')} (${ran.length - failed.length}/${ran.length} passed)`;
+  return `yes (${ran.length}/${ran.length})`;
+}
+
+/**
+ * Hook evidence: the hook's `landed` events (it watched its call's record reach the file) turn
+ * into a proven shape and bounds on the hold in `analyze --channel`; the suite checks both against
+ * the recorder for every hooked call (`checkAnalyzedShape`), so any such failure says no.
+ */
+function evidenceCell(results) {
+  const analyses = results.flatMap((r) => [r.analysis, r.fork?.analysis]).filter(Boolean);
+  if (!analyses.length) return 'not run';
+  const landed = analyses.reduce((n, a) => n + (a.channel?.events?.landed ?? 0), 0);
+  const calls = analyses.flatMap((a) => a.calls ?? []);
+  const byHook = calls.filter((c) => c.shape_evidence === 'hook_on_disk').length;
+  const bounded = calls.filter((c) => c.held_ms).length;
+  const wrong = results.filter((r) => r.failures.some((f) => f.includes('analyze --channel')));
+  // A `landed` watch starts only when neither the record nor the result was on disk at PostToolUse.
+  const landedText = landed ? `${landed} \`landed\` event${landed > 1 ? 's' : ''}` : 'no call needed a `landed` watch';
+  const figures = `${bounded}/${calls.length} calls with bounds on the hold, ${byHook} shapes proven by the hook alone; ${landedText}`;
+  if (wrong.length) return `**fails** in ${wrong.map((r) => `\`${r.scenario}\``).join(', ')} (${figures})`;
+  return bounded > 0 ? `yes (${figures})` : `no (${figures})`;
+}
+
+function featureTable(runs) {
+  const shown = runs.filter((r) => !r.skipped);
+  const lines = [`| transport / feature | scenarios | ${shown.map((r) => r.version).join(' | ')} |`, `|---|---|${shown.map(() => '---|').join('')}`];
+  for (const f of FEATURES) {
+    const used = [...new Set(shown.flatMap((r) => r.results.filter((x) => f.test(x.def)).map((x) => `\`${x.scenario}\``)))];
+    lines.push(`| ${f.name} | ${used.join(', ') || '—'} | ${shown.map((r) => featureCell(r.results, f.test)).join(' | ')} |`);
+  }
+  lines.push(`| hook evidence (\`landed\`: shape and hold proven by \`analyze --channel\`) | every hooked call | ${shown.map((r) => evidenceCell(r.results)).join(' | ')} |`);
+  return lines;
+}
+
 /** Hand-written findings below this marker survive a re-run of the script. */
 export const NOTES_MARKER = '<!-- Findings below are written by hand from the tables above; test/field/compat.mjs keeps them. -->';
 
-function render(runs, { startedAt, durationMs, notes, repeat }) {
+function render(runs, { startedAt, durationMs, notes, repeat, only }) {
   const lines = [];
   lines.push('# Compatibility with Claude Code versions', '');
   lines.push(
@@ -95,7 +149,7 @@ function render(runs, { startedAt, durationMs, notes, repeat }) {
   lines.push(
     'Each version is installed from npm (`@anthropic-ai/claude-code@<version>`) into `~/.cache/transcript-lag/` and driven',
     'through the field suite (`test/field/`): a stand-in Messages API on 127.0.0.1 streams scripted tool calls, the',
-    "project's hook is installed with `install-hook`, `watch --json` runs throughout, `analyze` reads the result, and an",
+    "project's hook is installed (`install-hook`, `install-hook --http`, or the plugin through `claude plugin`), `watch --json` runs throughout (except in `*-unwatched`), `analyze` reads the result, and an",
     'independent recorder polls the transcript every 10 ms for the ground truth. The time given per call is from its',
     'PreToolUse hook firing to its record on disk; the shape says what the record waited for:',
     '',
@@ -111,6 +165,15 @@ function render(runs, { startedAt, durationMs, notes, repeat }) {
     'reported only, because runs went either way.',
     '',
   );
+  lines.push('## Transports and features', '');
+  lines.push(
+    'Which way of reporting calls, and which feature, works on which version: "yes" when every scenario that uses it',
+    'passed on that version (the scenarios in the second column, described at the end).',
+    '',
+    ...featureTable(runs),
+    '',
+  );
+  if (only) lines.push(`This run was limited to the scenarios ${only.map((s) => `\`${s}\``).join(', ')} (\`--only\`); the others are not run.`, '');
   lines.push('## Summary', '');
   lines.push('| version | print mode (`-p`) | interactive (tmux) | scenarios passed |', '|---|---|---|---|');
   for (const run of runs) {
@@ -137,6 +200,11 @@ function render(runs, { startedAt, durationMs, notes, repeat }) {
     '- `parallel`: a warm-up message with one Bash call (`001b`), then one message with a Read (`002r`) and a Bash call (`002b`, `sleep 1`).',
     '- `announce` / `probe`: the hook as `install-hook` writes it; probe mode with 10 polls × 100 ms.',
     '- `slow`: a second PreToolUse hook that sleeps 2 s (a slow reviewing hook).',
+    '- `plugin`: the plugin installed with `claude plugin marketplace add <this folder>` then `claude plugin install`; `plugin-git`: the same from a git URL (a bare clone of the committed HEAD served on loopback); `plugin-and-install-hook`: both, each call still reported once.',
+    '- `http`: `install-hook --http`; Claude Code POSTs each call to the receiver `watch` serves.',
+    '- `statusline`: `install-statusline`; the terminal must say "held" while a slow hook holds a call and not once idle.',
+    '- `unwatched`: nothing watches; `analyze --channel` must still give every call the shape the recorder saw.',
+    '- `fork`: `--resume <parent> --fork-session`; the copied history is never reported as the fork\'s calls.',
     '',
   );
   lines.push(NOTES_MARKER, '');
@@ -153,6 +221,12 @@ function existingNotes(file) {
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
+  if (opts.fromJson) {
+    const saved = JSON.parse(fs.readFileSync(opts.fromJson, 'utf8'));
+    fs.writeFileSync(opts.out, render(saved.runs, { ...saved, notes: existingNotes(opts.out), repeat: saved.repeat ?? 1, only: saved.only }));
+    process.stdout.write(`wrote ${path.relative(repoRoot, opts.out)} from ${opts.fromJson}\n`);
+    return 0;
+  }
   const startedAt = Date.now();
   const runs = [];
   for (const version of opts.versions) {
@@ -180,8 +254,8 @@ async function main() {
     runs.push(run);
   }
   const durationMs = Date.now() - startedAt;
-  if (opts.json) fs.writeFileSync(opts.json, JSON.stringify({ startedAt, durationMs, runs }, null, 1));
-  fs.writeFileSync(opts.out, render(runs, { startedAt, durationMs, notes: existingNotes(opts.out), repeat: opts.repeat }));
+  if (opts.json) fs.writeFileSync(opts.json, JSON.stringify({ startedAt, durationMs, runs, repeat: opts.repeat, only: opts.only }, null, 1));
+  fs.writeFileSync(opts.out, render(runs, { startedAt, durationMs, notes: existingNotes(opts.out), repeat: opts.repeat, only: opts.only }));
   process.stdout.write(`\nwrote ${path.relative(repoRoot, opts.out)} (${(durationMs / 60000).toFixed(1)} min)\n`);
   return runs.some((r) => r.results?.some((x) => x.failures.length)) ? 1 : 0;
 }

@@ -10,11 +10,15 @@ import fs from 'node:fs';
  * A main-loop request (one that offers Bash) gets the first turn whose calls are not yet answered;
  * after the last turn the answer is plain text ending the turn.
  */
-export function startStandInApi({ script, logFile, model = 'claude-opus-5-5', blockGapMs = 20, finishDelayMs = 0 }) {
+export function startStandInApi({ script, logFile, model = 'claude-opus-5-5', blockGapMs = 20, finishDelayMs = 0, onTiming }) {
   let reqCount = 0;
+  // onTiming (the bench's transports section): { kind: 'request', t, toolResults } when a request's
+  // headers arrive, { kind: 'tool_use', id, t } when a tool_use block is closed; t = performance.now().
+  const timing = (e) => onTiming?.(e);
   const log = (obj) => fs.appendFileSync(logFile, JSON.stringify({ at: Date.now(), ...obj }) + '\n');
 
   const server = http.createServer((req, res) => {
+    const arrivedAt = performance.now();
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
@@ -26,6 +30,11 @@ export function startStandInApi({ script, logFile, model = 'claude-opus-5-5', bl
         body = {};
       }
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      if (onTiming && Array.isArray(body.messages)) {
+        const last = body.messages[body.messages.length - 1];
+        const content = last && Array.isArray(last.content) ? last.content : [];
+        timing({ kind: 'request', t: arrivedAt, toolResults: content.filter((b) => b && b.type === 'tool_result').map((b) => b.tool_use_id) });
+      }
       try {
         route({ n, req, res, url, body });
       } catch (err) {
@@ -108,7 +117,7 @@ export function startStandInApi({ script, logFile, model = 'claude-opus-5-5', bl
         usage: { input_tokens: 100, output_tokens: 20 },
       });
     }
-    streamMessage(res, msgId, body.model ?? model, blocks, stopReason, blockGapMs, finishDelayMs);
+    streamMessage(res, msgId, body.model ?? model, blocks, stopReason, blockGapMs, finishDelayMs, timing);
   }
 
   const server$ = new Promise((resolve, reject) => {
@@ -143,7 +152,7 @@ function json(res, obj) {
 }
 
 /** Streams one message as SSE, with small gaps so the CLI sees a realistic stream. */
-async function streamMessage(res, id, model, blocks, stopReason, blockGapMs, finishDelayMs) {
+async function streamMessage(res, id, model, blocks, stopReason, blockGapMs, finishDelayMs, timing = () => {}) {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': 'req_field' });
   const send = (event, data) => res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
   const pause = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -164,6 +173,7 @@ async function streamMessage(res, id, model, blocks, stopReason, blockGapMs, fin
     }
     await pause(blockGapMs);
     send('content_block_stop', { index });
+    if (b.type === 'tool_use') timing({ kind: 'tool_use', id: b.id, t: performance.now() });
   }
   if (finishDelayMs > 0) await pause(finishDelayMs);
   send('message_delta', { delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: 20 } });

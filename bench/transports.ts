@@ -1,0 +1,208 @@
+/**
+ * Transports: what each way of reporting a tool call costs the user's session, per call. The real
+ * Claude Code CLI runs in print mode (`claude -p`) against the field suite's stand-in Messages API,
+ * which scripts six Read calls, one per assistant message. Per call: the time from the stand-in
+ * closing the tool_use block to the request that carries its tool_result (the CLI ran the
+ * PreToolUse hooks, the tool and the PostToolUse hooks in between). Transports, each in its own
+ * sandbox HOME with `watch` running: no hook; install-hook (command hooks, two Node starts a call);
+ * install-hook --http (http hooks to the receiver `watch` serves); the same with the receiver alone in
+ * a process of its own (bench/receiverChild.ts; not something users run: it tells the http transport's
+ * own cost from that of sharing `watch`'s event loop with the engine); the plugin (`claude plugin
+ * install` from this folder). One round runs each once, in an order that rotates round by round,
+ * so all share the machine's moment. The field suite's helpers are loaded at run time from
+ * test/field/ (ES modules that find the repository from their own URL, so not bundled).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { BenchContext } from './lib/context';
+import { row, type Row, type SectionResult } from './lib/report';
+import { median, percentile } from './lib/stats';
+
+const SECTION = 'transports';
+const CALLS = 6;
+
+type Transport = 'none' | 'command' | 'http' | 'httpAlone' | 'plugin';
+const TRANSPORTS: Transport[] = ['none', 'command', 'http', 'httpAlone', 'plugin'];
+const LABEL: Record<Transport, string> = {
+  none: 'no hook',
+  command: 'command hook (install-hook)',
+  http: 'http hook (install-hook --http)',
+  httpAlone: 'http hook, receiver alone in its process',
+  plugin: 'plugin (claude plugin install)',
+};
+const byTransport = <T>(make: () => T): Record<Transport, T> =>
+  Object.fromEntries(TRANSPORTS.map((t) => [t, make()])) as Record<Transport, T>;
+
+/** bench/receiverChild.ts serving the sandbox's http hooks; resolves once it listens. */
+function startReceiverChild(bundleDir: string, claudeDir: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [path.join(bundleDir, 'receiverChild.cjs'), claudeDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.stdout!.once('data', (d: Buffer) => {
+      if (String(d).startsWith('serving')) return resolve(child);
+      child.kill('SIGTERM');
+      reject(new Error(`receiver child: ${String(d).trim()}`));
+    });
+    child.once('exit', (code) => reject(new Error(`receiver child exited ${code}`)));
+  });
+}
+
+type Timing = { kind: 'request'; t: number; toolResults: string[] } | { kind: 'tool_use'; id: string; t: number };
+interface Sandbox { root: string; home: string; claudeDir: string; work: string; apiLog: string; settingsFile: string }
+interface Watch { stop(): Promise<unknown>; stderr(): string }
+interface Field {
+  startStandInApi(o: { script: unknown; logFile: string; blockGapMs: number; finishDelayMs: number; onTiming: (e: Timing) => void }): Promise<{ url: string; setScript(s: unknown): void; close(): Promise<void> }>;
+  makeSandbox(name: string): Sandbox;
+  claudeEnv(sb: Sandbox, apiUrl: string): Record<string, string>;
+  runPrint(o: { claudeBin: string; cwd: string; env: Record<string, string>; prompt: string; timeoutMs?: number }): Promise<{ code: number | null; signal: string | null; stderr: string; startedAt: number; endedAt: number }>;
+  installHook(o: { claudeDir: string; httpPort?: number }): string;
+  installPlugin(o: { claudeBin: string; env: Record<string, string>; cwd: string; source: string }): Promise<unknown>;
+  startWatch(o: { claudeDir: string; cwd: string }): Watch;
+  ensureClaude(version: string, log: (m: string) => void): string;
+  DEFAULT_CLAUDE_VERSION: string;
+}
+
+async function loadField(repoRoot: string): Promise<Field> {
+  const load = (file: string) => import(pathToFileURL(path.join(repoRoot, 'test/field', file)).href) as Promise<Record<string, unknown>>;
+  const mods = await Promise.all(['standInApi.mjs', 'sandbox.mjs', 'drivers.mjs', 'projectCli.mjs', 'claudeInstall.mjs'].map(load));
+  return Object.assign({}, ...mods) as Field;
+}
+
+async function freePort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  const { port } = srv.address() as net.AddressInfo;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+/** Read and Bash allowed, whatever install-hook wrote there (plain JSON: it writes no comments). */
+function allowTools(settingsFile: string): void {
+  const settings = fs.existsSync(settingsFile) ? (JSON.parse(fs.readFileSync(settingsFile, 'utf8')) as Record<string, { allow?: string[] }>) : {};
+  settings.permissions = { ...settings.permissions, allow: [...new Set([...(settings.permissions?.allow ?? []), 'Read', 'Bash'])] };
+  fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+}
+
+/** pre and post events per tool_use_id, over every channel file of the sandbox. */
+function channelCounts(claudeDir: string): Map<string, { pre: number; post: number }> {
+  const counts = new Map<string, { pre: number; post: number }>();
+  const dir = path.join(claudeDir, 'transcript-lag');
+  if (!fs.existsSync(dir)) return counts;
+  for (const name of fs.readdirSync(dir)) {
+    if (!name.endsWith('.jsonl')) continue;
+    for (const line of fs.readFileSync(path.join(dir, name), 'utf8').split('\n')) {
+      let e: { event?: string; tool_use_id?: string };
+      try {
+        e = JSON.parse(line) as typeof e;
+      } catch {
+        continue;
+      }
+      if (!e.tool_use_id || (e.event !== 'pre' && e.event !== 'post')) continue;
+      const c = counts.get(e.tool_use_id) ?? { pre: 0, post: 0 };
+      c[e.event]++;
+      counts.set(e.tool_use_id, c);
+    }
+  }
+  return counts;
+}
+
+export async function transportCost(ctx: BenchContext): Promise<SectionResult> {
+  const field = await loadField(ctx.repoRoot);
+  const version = process.env.TL_FIELD_CLI_VERSION || field.DEFAULT_CLAUDE_VERSION;
+  const claudeBin = field.ensureClaude(version, ctx.log);
+  // A round takes ~13 s here: eight fit the section in under two minutes, and fewer left the
+  // http row's median a few ms either way from one run to the next; --rounds asks for more.
+  const rounds = ctx.quick ? 1 : Math.max(ctx.rounds, 8);
+  const timings: Timing[] = [];
+  const scratch = field.makeSandbox('bench-api');
+  const api = await field.startStandInApi({ script: [], logFile: scratch.apiLog, blockGapMs: 1, finishDelayMs: 0, onTiming: (e) => timings.push(e) });
+  const boxes = new Map<Transport, { sb: Sandbox; watch: Watch; receiver?: ChildProcess }>();
+  const perCall = byTransport<number[]>(() => []);
+  const perRound = byTransport<number[]>(() => []);
+  const unreported = byTransport<string[]>(() => []);
+  const runMs = byTransport<number[]>(() => []);
+  let pluginInstallMs: number | undefined;
+  try {
+    for (const transport of TRANSPORTS) {
+      const sb = field.makeSandbox(`bench-${transport}`);
+      for (let k = 1; k <= CALLS; k++) fs.writeFileSync(path.join(sb.work, `step${k}.txt`), `transports bench, file ${k}\n`);
+      if (transport === 'command') field.installHook({ claudeDir: sb.claudeDir });
+      if (transport === 'http' || transport === 'httpAlone') field.installHook({ claudeDir: sb.claudeDir, httpPort: await freePort() });
+      // Serving first, so this sandbox's watch finds the port taken and leaves it (it still reads the channel).
+      const receiver = transport === 'httpAlone' ? await startReceiverChild(ctx.bundleDir, sb.claudeDir) : undefined;
+      if (transport === 'plugin') {
+        const t = performance.now();
+        await field.installPlugin({ claudeBin, env: field.claudeEnv(sb, 'http://127.0.0.1:9'), cwd: sb.work, source: ctx.repoRoot });
+        pluginInstallMs = performance.now() - t;
+      }
+      allowTools(sb.settingsFile);
+      boxes.set(transport, { sb, receiver, watch: field.startWatch({ claudeDir: sb.claudeDir, cwd: sb.work }) });
+    }
+    // watch binds the http receiver and is ready well within this.
+    await new Promise((r) => setTimeout(r, 1500));
+    for (let round = 0; round < rounds; round++) {
+      const order = TRANSPORTS.map((_, i) => TRANSPORTS[(i + round) % TRANSPORTS.length]);
+      for (const transport of order) {
+        const { sb } = boxes.get(transport)!;
+        const ids = Array.from({ length: CALLS }, (_, k) => `toolu_bench${transport}${round}${k + 1}`);
+        api.setScript(ids.map((id, k) => [{ name: 'Read', id, input: { file_path: path.join(sb.work, `step${k + 1}.txt`) } }]));
+        timings.length = 0;
+        const run = await field.runPrint({ claudeBin, cwd: sb.work, env: field.claudeEnv(sb, api.url), prompt: 'go', timeoutMs: 60_000 });
+        if (run.code !== 0) throw new Error(`${transport}: claude -p exited ${run.code ?? run.signal}: ${run.stderr.slice(0, 300)}`);
+        runMs[transport].push(run.endedAt - run.startedAt);
+        const gaps: number[] = [];
+        for (const id of ids) {
+          const sent = timings.find((e): e is Extract<Timing, { kind: 'tool_use' }> => e.kind === 'tool_use' && e.id === id);
+          const answered = timings.find((e): e is Extract<Timing, { kind: 'request' }> => e.kind === 'request' && e.toolResults.includes(id));
+          if (!sent || !answered) throw new Error(`${transport}: call ${id} was ${sent ? 'never answered' : 'never streamed'}`);
+          gaps.push(answered.t - sent.t);
+        }
+        perCall[transport].push(...gaps);
+        perRound[transport].push(median(gaps));
+        if (transport !== 'none') {
+          // Hooks may land after the CLI's next request; give the channel a moment.
+          await new Promise((r) => setTimeout(r, 300));
+          const counts = channelCounts(sb.claudeDir);
+          for (const id of ids) {
+            const c = counts.get(id);
+            if (!c || c.pre !== 1 || c.post !== 1) unreported[transport].push(`${id} pre ${c?.pre ?? 0} post ${c?.post ?? 0}`);
+          }
+        }
+        ctx.log(`transports: round ${round + 1}/${rounds} ${transport}: median ${median(gaps).toFixed(1)} ms a call`);
+      }
+    }
+  } finally {
+    await api.close();
+    for (const { sb, watch, receiver } of boxes.values()) {
+      await watch.stop();
+      receiver?.kill('SIGTERM');
+      fs.rmSync(sb.root, { recursive: true, force: true });
+    }
+    fs.rmSync(scratch.root, { recursive: true, force: true });
+  }
+
+  const base = median(perCall.none);
+  const samples = `${rounds} rounds × ${CALLS} Read calls`;
+  const rows: Row[] = [
+    row(SECTION, 'no hook: tool_use → next request p50', base, 'ms', undefined, `p90 ${percentile(perCall.none, 90).toFixed(1)} ms; ${samples}; Claude Code ${version}, claude -p`),
+  ];
+  for (const transport of ['http', 'httpAlone', 'command', 'plugin'] as const) {
+    const added = median(perCall[transport]) - base;
+    // Per round, against no hook in the same round: less sensitive to the machine's drift.
+    const paired = median(perRound[transport].map((m, i) => m - perRound.none[i]));
+    const target = transport === 'http' ? ({ op: '<=', limit: 15 } as const) : undefined;
+    rows.push(
+      row(SECTION, `${LABEL[transport]}: added per call`, added, 'ms', target,
+        `p50 ${median(perCall[transport]).toFixed(1)} vs ${base.toFixed(1)} ms; paired by round ${paired.toFixed(1)} ms`),
+    );
+  }
+  for (const transport of ['http', 'httpAlone', 'command', 'plugin'] as const) {
+    const missing = unreported[transport];
+    rows.push(row(SECTION, `${LABEL[transport]}: calls not reported once each`, missing.length, '', { op: '<=', limit: 0 },
+      `of ${rounds * CALLS}, pre and post in the channel${missing.length ? `: ${missing.slice(0, 3).join(', ')}` : ''}`));
+  }
+  if (pluginInstallMs !== undefined) rows.push(row(SECTION, 'plugin: marketplace add + install', pluginInstallMs, 'ms', undefined, 'two `claude plugin` commands, once'));
+  return { section: SECTION, rows, details: { version, rounds, perCallMs: perCall, perRoundMedianMs: perRound, runMs, unreported } };
+}

@@ -1,5 +1,6 @@
 import { channelDirOf } from '../core/channel/paths';
-import { startHookReceiver, type HookReceiver } from './hookReceiver';
+import type { HookReceiver } from './hookReceiver';
+import { startHookReceiverThread } from './hookReceiverThread';
 import { HTTP_HOOK_TIMEOUT_SEC } from './hookInstaller';
 import { readHttpHookConfig, type HttpHookConfig } from './httpHookConfig';
 
@@ -55,7 +56,7 @@ export class HookReceiverService {
     this.config = config;
     if (!config) return this.set({ state: 'off' });
     try {
-      this.receiver = await startHookReceiver({
+      this.receiver = await startHookReceiverThread({
         host: '127.0.0.1',
         port: config.port,
         secret: config.secret,

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { request } from 'node:http';
 import { channelEventSchema, type ChannelEvent } from '../../../src/core/channel/schema';
 import { HOOK_PATH, SECRET_HEADER, startHookReceiver, type HookReceiver } from '../../../src/platform/hookReceiver';
+import { startHookReceiverThread } from '../../../src/platform/hookReceiverThread';
 import { fixturesDir } from '../helpers/fixtures';
 
 const SID = '0b7c5a8e-1111-4222-8333-944455556666';
@@ -108,5 +109,31 @@ describe('HTTP hook receiver', () => {
       startHookReceiver({ host: '127.0.0.1', port: receiver.port, secret: SECRET, channelDir, now: () => clock }),
       (err: NodeJS.ErrnoException) => err.code === 'EADDRINUSE',
     );
+  });
+});
+
+describe('HTTP hook receiver on its own thread (dist/hookReceiverWorker.js)', () => {
+  it('answers and writes exactly what the in-process receiver does', async function () {
+    this.timeout(60_000);
+    const built = path.resolve(__dirname, '../../../dist/hookReceiverWorker.js');
+    assert.ok(fs.existsSync(built), 'npm run build makes dist/hookReceiverWorker.js');
+    const events: Record<string, unknown>[][] = [];
+    for (const workerFile of [built, '/nonexistent/worker.js']) {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-receiver-thread-'));
+      const channelDir = path.join(dir, 'transcript-lag');
+      const receiver = await startHookReceiverThread({ host: '127.0.0.1', port: 0, secret: SECRET, channelDir, now: Date.now, timeoutMs: 1000 }, workerFile);
+      try {
+        const body = JSON.stringify({ session_id: SID, transcript_path: '/nonexistent/t.jsonl', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: {}, tool_use_id: 'toolu_thread' });
+        assert.deepEqual(await post(receiver.port, body), { status: 200, body: '{}' });
+        assert.equal((await post(receiver.port, body, { [SECRET_HEADER]: 'wrong' })).status, 403);
+        const lines = fs.readFileSync(path.join(channelDir, `${SID}.jsonl`), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+        events.push(lines.map(({ at, ...rest }) => ({ ...rest, at: typeof at })));
+      } finally {
+        await receiver.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    }
+    assert.equal(events[0]!.length, 1);
+    assert.deepEqual(events[0], events[1]);
   });
 });

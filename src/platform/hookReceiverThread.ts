@@ -1,0 +1,39 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { HookReceiver, HookReceiverOptions } from './hookReceiver';
+import { startHookReceiver } from './hookReceiver';
+
+/**
+ * Starts the http hooks' receiver on its own thread when its bundle is there
+ * (dist/hookReceiverWorker.js, beside the bundle that requires this), else in
+ * this thread (run from the sources: tests, tsx). Both are the same receiver
+ * (./hookReceiver.ts); a unit test holds the thread's to the same answers.
+ */
+export function startHookReceiverThread(opts: HookReceiverOptions, workerFile = path.join(__dirname, 'hookReceiverWorker.js')): Promise<HookReceiver> {
+  if (!fs.existsSync(workerFile)) return startHookReceiver(opts);
+  // Required here: only a process that serves http hooks loads worker_threads.
+  const { Worker } = require('node:worker_threads') as typeof import('node:worker_threads');
+  const { now: _now, ...data } = opts;
+  const worker = new Worker(workerFile, { workerData: data });
+  return new Promise((resolve, reject) => {
+    const onStart = (m: { type: string; port?: number; code?: string; message?: string }) => {
+      if (m.type === 'listening') {
+        resolve({
+          port: m.port as number,
+          close: () =>
+            new Promise<void>((done) => {
+              worker.once('message', () => void worker.terminate().then(() => done(), () => done()));
+              worker.postMessage({ type: 'close' });
+            }),
+        });
+      } else if (m.type === 'error') {
+        void worker.terminate();
+        reject(Object.assign(new Error(m.message ?? 'the receiver did not start'), { code: m.code }));
+      }
+    };
+    worker.once('message', onStart);
+    worker.once('error', (err) => reject(err));
+    // The receiver must never keep `watch` or the extension host alive on its own.
+    worker.unref();
+  });
+}

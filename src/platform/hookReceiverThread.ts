@@ -18,6 +18,9 @@ export function startHookReceiverThread(opts: HookReceiverOptions, workerFile = 
   return new Promise((resolve, reject) => {
     const onStart = (m: { type: string; port?: number; code?: string; message?: string }) => {
       if (m.type === 'listening') {
+        // Listening: from now on the receiver must never keep `watch` or the extension host alive on its
+        // own (before it, the wait for this message is what keeps a starting process alive).
+        worker.unref();
         resolve({
           port: m.port as number,
           close: () =>
@@ -33,7 +36,5 @@ export function startHookReceiverThread(opts: HookReceiverOptions, workerFile = 
     };
     worker.once('message', onStart);
     worker.once('error', (err) => reject(err));
-    // The receiver must never keep `watch` or the extension host alive on its own.
-    worker.unref();
   });
 }

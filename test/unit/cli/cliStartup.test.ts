@@ -128,4 +128,43 @@ describe('CLI: start-up loads only what the command needs', () => {
       child.kill();
     }
   });
+
+  it('watch of dist/ serves the http hooks on the receiver\'s own thread, and keeps running while it starts', async () => {
+    const claudeDir = path.join(tmp, 'claude-http');
+    fs.mkdirSync(path.join(claudeDir, 'projects'), { recursive: true });
+    const net = await import('node:net');
+    const port = await new Promise<number>((resolve) => {
+      const srv = net.createServer().listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as import('node:net').AddressInfo).port;
+        srv.close(() => resolve(p));
+      });
+    });
+    assert.equal(spawnSync(process.execPath, [cli, 'install-hook', '--http', '--port', String(port), '--claude-dir', claudeDir], { encoding: 'utf8' }).status, 0);
+    const secret = JSON.parse(fs.readFileSync(path.join(claudeDir, 'transcript-lag', 'http.json'), 'utf8')).secret as string;
+    const child = spawn(process.execPath, [cli, 'watch', '--all', '--json', '--claude-dir', claudeDir], { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let err = '';
+        child.stderr.on('data', (chunk: Buffer) => {
+          err += chunk.toString();
+          if (err.includes(`receiving on 127.0.0.1:${port}`)) resolve();
+        });
+        child.once('exit', (code) => reject(new Error(`watch exited ${code} while its receiver started: ${err}`)));
+      });
+      const http = await import('node:http');
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = http.request({ host: '127.0.0.1', port, path: '/hook', method: 'POST', headers: { 'X-Transcript-Lag-Secret': secret } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        });
+        req.on('error', reject);
+        req.end(JSON.stringify({ session_id: 's-http', transcript_path: path.join(claudeDir, 'projects', '-w', 's-http.jsonl'), hook_event_name: 'PreToolUse', tool_use_id: 'toolu_dist' }));
+      });
+      assert.equal(status, 200);
+      assert.match(fs.readFileSync(path.join(claudeDir, 'transcript-lag', 's-http.jsonl'), 'utf8'), /"transport":"http"/);
+    } finally {
+      child.kill();
+    }
+  });
 });
+

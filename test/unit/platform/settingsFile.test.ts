@@ -140,14 +140,14 @@ describe('settings file writer', () => {
   it('follows a relative dangling link from the folder it really is in, through a linked Claude dir', async function () {
     if (process.platform === 'win32') this.skip();
     const dir = tempDir();
-    // ~/.claude -> dotfiles/claude, and settings.json there -> ../shared/settings.json (not there yet).
+    // ~/.claude -> dotfiles/claude, and settings.json there -> ../common/settings.json (not there yet).
     fs.mkdirSync(path.join(dir, 'dotfiles', 'claude'), { recursive: true });
-    fs.mkdirSync(path.join(dir, 'dotfiles', 'shared'));
+    fs.mkdirSync(path.join(dir, 'dotfiles', 'common'));
     fs.symlinkSync(path.join(dir, 'dotfiles', 'claude'), path.join(dir, '.claude'));
-    fs.symlinkSync('../shared/settings.json', path.join(dir, 'dotfiles', 'claude', 'settings.json'));
+    fs.symlinkSync('../common/settings.json', path.join(dir, 'dotfiles', 'claude', 'settings.json'));
     await updateSettingsFile(path.join(dir, '.claude', 'settings.json'), install);
-    assert.equal(fs.readFileSync(path.join(dir, 'dotfiles', 'shared', 'settings.json'), 'utf8'), install(''));
-    assert.ok(!fs.existsSync(path.join(dir, 'shared')), 'not resolved as if .claude were a real folder');
+    assert.equal(fs.readFileSync(path.join(dir, 'dotfiles', 'common', 'settings.json'), 'utf8'), install(''));
+    assert.ok(!fs.existsSync(path.join(dir, 'common')), 'not resolved as if .claude were a real folder');
   });
 
   it('keeps a hard-linked settings.json linked: rewritten in place, old bytes in the backup', async function () {

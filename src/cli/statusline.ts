@@ -9,10 +9,11 @@
  * prints anything but that line. install-statusline runs a stable copy of this bundle.
  */
 import type { ChildProcessByStdio } from 'node:child_process';
-import { closeSync, constants, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID } from '../core/channel/constants';
+import { completeLines, readBounded } from '../hook/boundedRead';
 import { resolveChannelDir } from '../hook/channelWriter';
 import { lineKind, ON_DISK_WINDOW_BYTES, recordFileOf, toolUseIdNeedle } from '../hook/onDiskCheck';
 import { readStdin as readStdinBytes } from '../hook/stdin';
@@ -27,7 +28,6 @@ const STDIN_MAX_BYTES = 1024 * 1024;
 const STDIN_WAIT_MS = 500;
 /** The user's own status line command gets this long before its output is left out. */
 export const WRAPPED_TIMEOUT_MS = 3000;
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 interface ChannelLine {
   event?: unknown;
@@ -48,32 +48,10 @@ interface CallEvents {
 
 /** The last `maxBytes` of a regular file, from its first complete line; undefined when it cannot be read. */
 export function readTail(path: string, maxBytes: number): string | undefined {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, OPEN_FLAGS);
-    const st = fstatSync(fd);
-    if (!st.isFile()) return undefined;
-    const start = Math.max(0, st.size - maxBytes);
-    const buf = Buffer.allocUnsafe(st.size - start);
-    let got = 0;
-    while (got < buf.length) {
-      const n = readSync(fd, buf, got, buf.length - got, start + got);
-      if (n <= 0) break;
-      got += n;
-    }
-    const text = buf.subarray(0, got).toString('utf8');
-    return start === 0 ? text : text.slice(text.indexOf('\n') + 1);
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) {
-      try {
-        closeSync(fd);
-      } catch {
-        // nothing to do
-      }
-    }
-  }
+  const read = readBounded(path, maxBytes, 'end');
+  if (!read) return undefined;
+  const text = read.bytes.toString('utf8');
+  return read.start === 0 ? text : text.slice(text.indexOf('\n') + 1);
 }
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
@@ -123,35 +101,8 @@ interface RecordFileTail {
 }
 
 function readRecordFileTail(path: string, windowBytes: number): RecordFileTail | undefined {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, OPEN_FLAGS);
-    const st = fstatSync(fd);
-    if (!st.isFile()) return undefined;
-    const start = Math.max(0, st.size - windowBytes);
-    const buf = Buffer.allocUnsafe(st.size - start);
-    let got = 0;
-    while (got < buf.length) {
-      const n = readSync(fd, buf, got, buf.length - got, start + got);
-      if (n <= 0) break;
-      got += n;
-    }
-    const bytes = buf.subarray(0, got);
-    // As src/hook/onDiskCheck.ts: from the first line that starts in the window to the last newline; a partial last line is not on disk yet.
-    const from = start === 0 ? 0 : bytes.indexOf(0x0a) + 1;
-    const to = bytes.lastIndexOf(0x0a) + 1;
-    return { lines: from > 0 || start === 0 ? bytes.subarray(from, Math.max(from, to)) : Buffer.alloc(0), whole: start === 0 };
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) {
-      try {
-        closeSync(fd);
-      } catch {
-        // nothing to do
-      }
-    }
-  }
+  const read = readBounded(path, windowBytes, 'end');
+  return read && { lines: completeLines(read).lines, whole: read.start === 0 };
 }
 
 /** Whether the call's tool_use record is among the lines: true, false, or undefined when the window cannot tell. */

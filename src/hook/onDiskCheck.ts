@@ -1,6 +1,5 @@
-// Named imports, not `import * as`: esbuild would copy every export of the module at each start.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { SAFE_SESSION_ID } from '../core/channel/constants';
+import { completeLines, readBounded } from './boundedRead';
 
 /**
  * What was on disk, at one moment of a hook's life, for its own call: the
@@ -24,7 +23,6 @@ export const ON_DISK_WINDOW_BYTES = 4 * 1024 * 1024;
 /** Lines longer than this are judged by their position alone (an assistant tool_use record is small; a result may be huge). */
 const PARSE_LINE_BYTES = 1024 * 1024;
 const NEWLINE = 0x0a;
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 export type LineKind = 'record' | 'result' | 'other';
 
@@ -69,57 +67,31 @@ export function lineKind(line: Buffer, id: string, partial = false): LineKind {
  * unreadable gives undefined (no evidence, which readers take as "unknown").
  */
 export function checkOnDisk(path: string, toolUseId: string, windowBytes = ON_DISK_WINDOW_BYTES): OnDiskCheck | undefined {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, OPEN_FLAGS);
-    const st = fstatSync(fd);
-    if (!st.isFile()) return undefined;
-    const size = st.size;
-    const start = Math.max(0, size - windowBytes);
-    const buf = Buffer.allocUnsafe(size - start);
-    let got = 0;
-    while (got < buf.length) {
-      const n = readSync(fd, buf, got, buf.length - got, start + got);
-      if (n <= 0) break;
-      got += n;
-    }
-    const bytes = buf.subarray(0, got);
-    // Only complete lines: from the first line that starts inside the window to the last newline.
-    const from = start === 0 ? 0 : bytes.indexOf(NEWLINE) + 1;
-    const to = bytes.lastIndexOf(NEWLINE) + 1;
-    const complete = from > 0 || start === 0 ? bytes.subarray(from, Math.max(from, to)) : Buffer.alloc(0);
-    const needle = toolUseIdNeedle(toolUseId);
-    let record = false;
-    let result = false;
-    let at = complete.indexOf(needle);
-    while (at !== -1 && !(record && result)) {
-      const lineStart = complete.lastIndexOf(NEWLINE, at) + 1;
-      let lineEnd = complete.indexOf(NEWLINE, at);
-      if (lineEnd === -1) lineEnd = complete.length;
-      const kind = lineKind(complete.subarray(lineStart, lineEnd), toolUseId);
-      if (kind === 'record') record = true;
-      else if (kind === 'result') result = true;
-      at = complete.indexOf(needle, lineEnd);
-    }
-    // The whole file was searched: absence is proof. Otherwise a record older than the window is
-    // possible, so only its presence says something; a result always follows its record, so a
-    // record found means a missing result is not older than the window either.
-    const whole = start === 0;
-    const check: OnDiskCheck = { complete_bytes: start + Math.max(from, to), bytes_on_disk: size };
-    if (record || whole) check.record_on_disk = record;
-    if (result || record || whole) check.result_on_disk = result;
-    return check;
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) {
-      try {
-        closeSync(fd);
-      } catch {
-        // already closed or never ours: nothing to do
-      }
-    }
+  const read = readBounded(path, windowBytes, 'end');
+  if (!read) return undefined;
+  const { start, size } = read;
+  const { lines: complete, end } = completeLines(read);
+  const needle = toolUseIdNeedle(toolUseId);
+  let record = false;
+  let result = false;
+  let at = complete.indexOf(needle);
+  while (at !== -1 && !(record && result)) {
+    const lineStart = complete.lastIndexOf(NEWLINE, at) + 1;
+    let lineEnd = complete.indexOf(NEWLINE, at);
+    if (lineEnd === -1) lineEnd = complete.length;
+    const kind = lineKind(complete.subarray(lineStart, lineEnd), toolUseId);
+    if (kind === 'record') record = true;
+    else if (kind === 'result') result = true;
+    at = complete.indexOf(needle, lineEnd);
   }
+  // The whole file was searched: absence is proof. Otherwise a record older than the window is
+  // possible, so only its presence says something; a result always follows its record, so a
+  // record found means a missing result is not older than the window either.
+  const whole = start === 0;
+  const check: OnDiskCheck = { complete_bytes: end, bytes_on_disk: size };
+  if (record || whole) check.record_on_disk = record;
+  if (result || record || whole) check.result_on_disk = result;
+  return check;
 }
 
 /**

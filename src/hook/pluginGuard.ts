@@ -1,11 +1,10 @@
 // Named imports, not `import * as`: esbuild would copy every export of the module at each start.
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { HOOK_FILE_NAME } from '../core/channel/constants';
+import { readBounded } from './boundedRead';
 
 /** A settings.json larger than this is not read: the plugin's hook then reports as usual. */
 const MAX_SETTINGS_BYTES = 1024 * 1024;
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
 /** The user's settings.json: `$CLAUDE_CONFIG_DIR/settings.json`, else `~/.claude/settings.json`, as Claude Code reads it. */
 export function userSettingsPath(env: NodeJS.ProcessEnv): string {
@@ -14,31 +13,8 @@ export function userSettingsPath(env: NodeJS.ProcessEnv): string {
   return join(os.homedir(), '.claude', 'settings.json');
 }
 
-function readBounded(path: string): string | undefined {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, OPEN_FLAGS);
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > MAX_SETTINGS_BYTES) return undefined;
-    const buf = Buffer.allocUnsafe(st.size);
-    let got = 0;
-    while (got < buf.length) {
-      const n = readSync(fd, buf, got, buf.length - got, got);
-      if (n <= 0) break;
-      got += n;
-    }
-    return buf.subarray(0, got).toString('utf8');
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) {
-      try {
-        closeSync(fd);
-      } catch {
-        // nothing to do
-      }
-    }
-  }
+function readSettings(path: string): string | undefined {
+  return readBounded(path, MAX_SETTINGS_BYTES, 'whole')?.bytes.toString('utf8');
 }
 
 /**
@@ -68,5 +44,5 @@ export function settingsRunOurHook(settingsText: string | undefined, event: stri
 /** The plugin's hook: is install-hook's entry for this event in the user's settings.json? */
 export function installedHookReports(env: NodeJS.ProcessEnv, event: string): boolean {
   // install-hook registers PostToolUse only; a PostToolUseFailure is reported by the plugin either way.
-  return settingsRunOurHook(readBounded(userSettingsPath(env)), event);
+  return settingsRunOurHook(readSettings(userSettingsPath(env)), event);
 }

@@ -46,7 +46,7 @@ export function settingsPathOf(claudeDir: string): string {
 }
 
 /** Writes the file next to its final name and renames it, so a hook starting meanwhile never runs half a file. */
-async function copyAtomically(source: string, dest: string): Promise<void> {
+export async function copyAtomically(source: string, dest: string): Promise<void> {
   const temp = `${dest}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     await fsp.copyFile(source, temp);

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { HOOK_BIN_DIR_NAME, STATUSLINE_FILE_NAME } from '../core/channel/constants';
 import { channelDirOf } from '../core/channel/paths';
 import { buildStatusLineCommand, installStatusLine, installedStatusLineCommand, uninstallStatusLine } from '../core/settings/statusLineSettings';
+import { copyAtomically } from './hookInstaller';
 import { updateSettingsFile, type SettingsFileUpdate } from './settingsFile';
 
 // install-statusline: a stable copy of the statusline bundle (dist/cli-statusline.js) under the
@@ -29,17 +29,6 @@ export interface InstallStatusLineResult extends SettingsFileUpdate {
   wraps: boolean;
 }
 
-async function copyAtomically(source: string, dest: string): Promise<void> {
-  const temp = `${dest}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await fsp.copyFile(source, temp);
-    await fsp.chmod(temp, 0o600);
-    await fsp.rename(temp, dest);
-  } catch (err) {
-    await fsp.rm(temp, { force: true });
-    throw err;
-  }
-}
 
 export async function installStatusLineFile(opts: InstallStatusLineOptions): Promise<InstallStatusLineResult> {
   if (!path.isAbsolute(opts.nodePath)) throw new Error(`the Node path must be absolute: ${opts.nodePath}`);

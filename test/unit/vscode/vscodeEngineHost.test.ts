@@ -106,6 +106,8 @@ describe('vscode: engine host', () => {
     await host.tick();
     assert.equal(engines.length, 1);
     assert.equal(host.currentClaudeDir(), missing);
+    // A session is listed once its history is indexed, which goes on after ready.
+    await host.current()!.indexed();
     assert.deepEqual(host.sessions().map((s) => s.session_id), ['s']);
     await host.stop();
   });

@@ -175,10 +175,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
 async function serveMetrics(engine: TranscriptLagEngine, address: MetricsAddress, io: CliIo): Promise<MetricsServer | undefined> {
   // Required here: prom-client is its own bundle (dist/metrics.js), loaded only with --metrics.
   const { LagMetrics, startMetricsServer } = require('../platform/metricsModule') as typeof import('../platform/metricsModule');
-  const metrics = new LagMetrics({
-    heldNow: () => engine.sessions().reduce((n, s) => n + s.held.length, 0),
-    versions: () => new Set(engine.sessions().flatMap((s) => (s.claude_version ? [s.claude_version] : []))),
-  });
+  const metrics = new LagMetrics({ sessions: () => engine.sessions() });
   engine.onEvent((e) => metrics.observe(e));
   try {
     const server = await startMetricsServer(metrics, address);

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { EngineEvent } from '../core/engineEvents';
+import type { SessionSnapshot } from '../core/snapshot';
 
 /**
  * The engine's events as Prometheus series (README, "Metrics"), for a team
@@ -33,10 +34,8 @@ function versionLabel(version: string | undefined): string {
 export const HELD_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 30, 60];
 
 export interface LagMetricsOptions {
-  /** Calls held now, summed over the sessions followed: read at each scrape. */
-  heldNow: () => number;
-  /** Claude Code versions seen in the transcripts followed, read at each scrape. */
-  versions?: () => Iterable<string>;
+  /** The sessions followed now, read at each scrape: calls held now and Claude Code versions come from them. */
+  sessions: () => readonly Pick<SessionSnapshot, 'held' | 'claude_version'>[];
 }
 
 export class LagMetrics {
@@ -73,22 +72,19 @@ export class LagMetrics {
       help: 'Calls held now: their PreToolUse fired and their record is not on disk yet.',
       registers,
       collect() {
-        this.set(opts.heldNow());
+        this.set(opts.sessions().reduce((n, s) => n + s.held.length, 0));
       },
     });
-    const versions = opts.versions;
-    if (versions) {
-      new Gauge({
-        name: 'transcript_lag_claude_code_info',
-        help: 'Claude Code versions seen in the transcripts followed (value 1).',
-        labelNames: ['version'],
-        registers,
-        collect() {
-          this.reset();
-          for (const v of versions()) if (versionLabel(v) !== UNKNOWN_VERSION) this.set({ version: v }, 1);
-        },
-      });
-    }
+    new Gauge({
+      name: 'transcript_lag_claude_code_info',
+      help: 'Claude Code versions seen in the transcripts followed (value 1).',
+      labelNames: ['version'],
+      registers,
+      collect() {
+        this.reset();
+        for (const s of opts.sessions()) if (versionLabel(s.claude_version) !== UNKNOWN_VERSION) this.set({ version: s.claude_version as string }, 1);
+      },
+    });
     // Zero series for every outcome and shape, so rates and ratios exist before the first event.
     for (const outcome of ['seen', 'behind', 'error']) this.waits.inc({ outcome, claude_version: UNKNOWN_VERSION }, 0);
     for (const shape of ['before_result', 'with_result']) this.calls.inc({ shape, claude_version: UNKNOWN_VERSION }, 0);

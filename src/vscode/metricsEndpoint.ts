@@ -58,10 +58,7 @@ export class MetricsEndpoint implements vscode.Disposable {
     if (!wanted) return;
     const mod = this.load();
     // One set of series for the life of the window: counters never go back when the port changes.
-    this.metrics ??= new mod.LagMetrics({
-      heldNow: () => this.sessions().reduce((n, s) => n + s.held.length, 0),
-      versions: () => new Set(this.sessions().flatMap((s) => (s.claude_version ? [s.claude_version] : []))),
-    });
+    this.metrics ??= new mod.LagMetrics({ sessions: this.sessions });
     try {
       this.server = await mod.startMetricsServer(this.metrics, { host: metricsHost, port: metricsPort });
       this.log.info(`metrics at http://${metricsHost.includes(':') ? `[${metricsHost}]` : metricsHost}:${this.server.port}/metrics`);

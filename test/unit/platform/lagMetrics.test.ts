@@ -25,8 +25,9 @@ describe('lag metrics (Prometheus)', () => {
   });
 
   it('holds by tool, shape and transport; calls by shape; waits by outcome; held now at scrape time; no ids in labels', async () => {
-    let heldNow = 2;
-    const m = new LagMetrics({ heldNow: () => heldNow, versions: () => ['2.1.332'] });
+    // Two sessions of one version: two calls held in one, none in the other.
+    let heldCalls: unknown[] = [{}, {}];
+    const m = new LagMetrics({ sessions: () => [{ held: heldCalls, claude_version: '2.1.332' }, { held: [], claude_version: '2.1.332' }] as never });
     m.observe(held('toolu_a', 'http'));
     m.observe(written('toolu_a', 'Bash', 1500, false, '2.1.332'));
     m.observe(written('toolu_b', 'Read', 120, true, '2.1.332'));
@@ -49,7 +50,7 @@ describe('lag metrics (Prometheus)', () => {
     assert.equal(sample(text, 'transcript_lag_waits_total{outcome="error",claude_version="unknown"}'), 0);
     assert.equal(sample(text, 'transcript_lag_held_calls'), 2);
     assert.equal(sample(text, 'transcript_lag_claude_code_info{version="2.1.332"}'), 1);
-    heldNow = 0;
+    heldCalls = [];
     assert.equal(sample(await m.text(), 'transcript_lag_held_calls'), 0);
     assert.doesNotMatch(text, /toolu_|s1|not-a-version/);
   });
@@ -60,7 +61,7 @@ describe('lag metrics (Prometheus)', () => {
     assert.deepEqual(parseMetricsAddress('[::1]:9464'), { host: '::1', port: 9464 });
     assert.equal(parseMetricsAddress('host:99999'), undefined);
     assert.equal(parseMetricsAddress('nope'), undefined);
-    const m = new LagMetrics({ heldNow: () => 0 });
+    const m = new LagMetrics({ sessions: () => [] });
     const server = await startMetricsServer(m, { host: '127.0.0.1', port: 0 });
     try {
       const get = (p: string) =>

@@ -29,7 +29,7 @@ const SL_MSG_ID = 20, SL_MSG_STOP = 21, SL_MSG_CONTENT = 22;
 const SL_B_TYPE = 30, SL_B_ID = 31, SL_B_NAME = 32, SL_B_TOOL_USE_ID = 33, SL_B_TEXT = 34;
 
 const ROOT_STRING_CAPS = new Map<string, number>(Object.entries(ROOT_STRING_KEYS));
-export const MAX_STRING_CAP = Math.max(KEY_CAP, TEXT_CAP, ...ROOT_STRING_CAPS.values());
+export const MAX_STRING_CAP = Math.max(KEY_CAP + 1, TEXT_CAP, ...ROOT_STRING_CAPS.values());
 
 export class FieldSink {
   fields: CapturedFields = emptyFields();
@@ -107,7 +107,7 @@ export class FieldSink {
   stringCap(slot: number): number {
     switch (slot) {
       case SL_KEY:
-        return KEY_CAP;
+        return KEY_CAP + 1; // one past the longest kept key: a longer key comes out longer, and matches none
       case SL_ROOT_STR:
         return this.rootKey === undefined ? 0 : ROOT_STRING_CAPS.get(this.rootKey) ?? 0;
       case SL_MSG_ID:

@@ -168,48 +168,40 @@ export function capString(s: string, cap: number): string {
   return s.length > cap ? (s.slice(0, cap) + ' ').slice(0, cap) : s;
 }
 
-/** Turns a string as parsed into the string the engine keeps (before capping); see fieldsFromParsed. */
-export type StringDecoder = (s: string) => string;
-
-function str(v: unknown, cap: number, decode?: StringDecoder): string | undefined {
-  if (typeof v !== 'string') return undefined;
-  return capString(decode === undefined ? v : decode(v), cap);
+function str(v: unknown, cap: number): string | undefined {
+  return typeof v === 'string' ? capString(v, cap) : undefined;
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/**
- * The JSON.parse path: read the same fields from a parsed root object. `decode`,
- * if given, maps each kept string before it is capped (the caller parsed
- * Latin-1 text and must turn raw bytes back into UTF-8 characters).
- */
-export function fieldsFromParsed(root: Record<string, unknown>, decode?: StringDecoder): CapturedFields {
+/** The JSON.parse path: read the same fields from a parsed root object. */
+export function fieldsFromParsed(root: Record<string, unknown>): CapturedFields {
   const f = emptyFields();
   for (const key of ROOT_STRING_KEY_NAMES) {
-    f[key] = str(root[key], ROOT_STRING_KEYS[key], decode);
+    f[key] = str(root[key], ROOT_STRING_KEYS[key]);
   }
   if (typeof root.isSidechain === 'boolean') f.isSidechain = root.isSidechain;
   if (typeof root.isMeta === 'boolean') f.isMeta = root.isMeta;
   if (typeof root.apiBlockIndex === 'number') f.apiBlockIndex = root.apiBlockIndex;
   const message = root.message;
   if (!isPlainObject(message)) return f;
-  f.messageId = str(message.id, ID_CAP, decode);
+  f.messageId = str(message.id, ID_CAP);
   if (message.stop_reason === null) f.stopReason = null;
-  else f.stopReason = str(message.stop_reason, ID_CAP, decode);
+  else f.stopReason = str(message.stop_reason, ID_CAP);
   const content = message.content;
   if (typeof content === 'string') {
-    f.contentText = str(content, TEXT_CAP, decode);
+    f.contentText = str(content, TEXT_CAP);
   } else if (Array.isArray(content)) {
     for (const block of content) {
       if (!isPlainObject(block)) continue;
       addBlock(f, {
-        type: str(block.type, ID_CAP, decode),
-        id: str(block.id, ID_CAP, decode),
-        name: str(block.name, ID_CAP, decode),
-        toolUseId: str(block.tool_use_id, ID_CAP, decode),
-        text: str(block.text, TEXT_CAP, decode),
+        type: str(block.type, ID_CAP),
+        id: str(block.id, ID_CAP),
+        name: str(block.name, ID_CAP),
+        toolUseId: str(block.tool_use_id, ID_CAP),
+        text: str(block.text, TEXT_CAP),
       });
     }
   }

@@ -1,6 +1,6 @@
 import type { ScanResult } from '../records';
 import type { LineScanner } from '../tailTypes';
-import { buildRecord, fieldsFromParsed, ROOT_STRING_KEYS, type CapturedFields, type RootStringKey } from './fields';
+import { buildRecord, fieldsFromParsed } from './fields';
 import { StreamingRecordParser } from './streamingParser';
 import type { ScannerKernel } from './scannerKernel';
 
@@ -130,64 +130,16 @@ export class RecordScanner implements RecordLineScanner {
   }
 }
 
-/**
- * The JSON.parse path on a whole line; `notJson` gives the result for a line
- * JSON.parse rejects; `prompts`: see buildRecord.
- */
+/** The JSON.parse path on a whole line; `notJson` gives the result for a line JSON.parse rejects; `prompts`: see buildRecord. */
 function parseBuffered(line: Buffer, notJson: () => ScanResult, prompts: boolean): ScanResult {
-  // Latin-1 first: one byte per character, no UTF-8 decoding, and V8 parses a
-  // one-byte string markedly faster (BENCHMARKS.md). It
-  // accepts exactly the lines UTF-8 decoding does (bytes >= 0x80 are legal only
-  // inside strings either way, and a bad UTF-8 sequence never swallows an ASCII
-  // byte), so only the kept strings can differ, and only if one holds a
-  // character >= 0x80: such a line is decoded again as UTF-8.
-  const latin1 = parseObject(line.toString('latin1'));
-  if (latin1 === undefined) return notJson();
-  if (latin1 === null) return { kind: 'malformed', reason: 'not an object' };
-  const fields = fieldsFromParsed(latin1);
-  if (!hasNonAscii(fields)) return buildRecord(fields, prompts);
-  // Same decoding as the streaming path: invalid UTF-8 becomes U+FFFD. Without
-  // a `\u` escape in the line, every character >= 0x80 of a kept string is a
-  // raw byte, and the escapes became ASCII characters; a UTF-8 decoder treats
-  // any ASCII byte alike (it ends a pending sequence and stands for itself), so
-  // re-encoding the kept strings as Latin-1 and decoding those bytes as UTF-8
-  // gives what decoding the whole line would, without parsing it again (prose
-  // with accents, arrows and emoji is common in text blocks and prompts).
-  if (line.indexOf(BACKSLASH_U) === -1) return buildRecord(fieldsFromParsed(latin1, latin1BytesAsUtf8), prompts);
-  return buildRecord(fieldsFromParsed(parseObject(line.toString('utf8'))!), prompts);
-}
-
-const BACKSLASH_U = Buffer.from('\\u', 'latin1');
-
-function latin1BytesAsUtf8(s: string): string {
-  return NON_ASCII.test(s) ? Buffer.from(s, 'latin1').toString('utf8') : s;
-}
-
-/** The parsed root object; null for valid JSON that is no object; undefined for invalid JSON. */
-function parseObject(text: string): Record<string, unknown> | null | undefined {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(line.toString('utf8'));
   } catch {
-    return undefined;
+    return notJson();
   }
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-}
-
-const NON_ASCII = /[^\x00-\x7f]/;
-const ROOT_STRING_KEY_NAMES = Object.keys(ROOT_STRING_KEYS) as RootStringKey[];
-
-function nonAscii(s: string | null | undefined): boolean {
-  return s !== undefined && s !== null && NON_ASCII.test(s);
-}
-
-/** Whether any kept string holds a character >= 0x80 (where Latin-1 and UTF-8 decoding may differ). */
-function hasNonAscii(f: CapturedFields): boolean {
-  for (const key of ROOT_STRING_KEY_NAMES) if (nonAscii(f[key])) return true;
-  if (nonAscii(f.messageId) || nonAscii(f.stopReason) || nonAscii(f.contentText) || nonAscii(f.firstText)) return true;
-  for (const use of f.toolUses) if (nonAscii(use.id) || nonAscii(use.name)) return true;
-  for (const id of f.toolResults) if (nonAscii(id)) return true;
-  return false;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { kind: 'malformed', reason: 'not an object' };
+  return buildRecord(fieldsFromParsed(value as Record<string, unknown>), prompts);
 }
 
 export function createRecordScanner(opts: RecordScannerOptions = {}): RecordLineScanner {

@@ -1,10 +1,9 @@
 import type { ScanResult } from '../records';
 import { BitStack } from './bitStack';
 import { C_SKIP, FieldSink, MAX_STRING_CAP, SL_KEY, SL_NONE, SL_TOP } from './fieldSink';
-import { buildRecord, NUMBER_TEXT_CAP } from './fields';
+import { buildRecord, KEY_CAP, NUMBER_TEXT_CAP } from './fields';
 import { StringCapture } from './stringCapture';
-import { WasmInteriorSkipper, type InteriorSkipper } from './wasmInteriorSkipper';
-import { SpecialByteFinder } from './wordSkip';
+import { JsInteriorSkipper, WasmInteriorSkipper, type InteriorSkipper } from './wasmInteriorSkipper';
 import type { ScannerKernel } from './scannerKernel';
 
 /**
@@ -13,8 +12,8 @@ import type { ScannerKernel } from './scannerKernel';
  * capped strings. Memory is O(caps + nesting/8) whatever the line's length.
  * String interiors, where nearly all bytes of a huge line are, are skipped 64
  * bytes at a time by a wasm SIMD kernel (./wasmInteriorSkipper.ts, ./wasm/interior.c),
- * or four at a time in JS where that is unavailable (./wordSkip.ts), stopping only at `"`,
- * `\` and control bytes that are not part of a valid escape.
+ * or byte by byte where that is unavailable; a kept string's text is copied
+ * as it is skipped, escapes as written, and decoded once it ends.
  */
 
 // Tokenizer states.
@@ -32,23 +31,14 @@ const LITERALS: Record<number, number[]> = {
   0x66: [0x66, 0x61, 0x6c, 0x73, 0x65], // false
   0x6e: [0x6e, 0x75, 0x6c, 0x6c], // null
 };
-const ESCAPES: Record<number, number> = {
-  0x22: 0x22, 0x5c: 0x5c, 0x2f: 0x2f, 0x62: 0x08, 0x66: 0x0c, 0x6e: 0x0a, 0x72: 0x0d, 0x74: 0x09,
-};
-
+/** The escapes `\"` `\\` `\/` `\b` `\f` `\n` `\r` `\t`, by the byte after the backslash. */
 const SIMPLE_ESCAPE = new Uint8Array(256);
-for (const c of Object.keys(ESCAPES)) SIMPLE_ESCAPE[Number(c)] = 1;
+for (const c of Buffer.from('"\\/bfnrt')) SIMPLE_ESCAPE[c] = 1;
 const HEX = new Uint8Array(256);
 for (const c of Buffer.from('0123456789abcdefABCDEF')) HEX[c] = 1;
 
 function isWs(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
-}
-function hexValue(c: number): number {
-  if (c >= 0x30 && c <= 0x39) return c - 0x30;
-  const l = c | 0x20;
-  if (l >= 0x61 && l <= 0x66) return l - 0x61 + 10;
-  return -1;
 }
 
 export class StreamingRecordParser {
@@ -65,11 +55,9 @@ export class StreamingRecordParser {
   private inKey = false;
   private capturing = false;
   private readonly capture = new StringCapture(MAX_STRING_CAP);
-  private readonly specials = new SpecialByteFinder();
-  /** Skips the interiors of strings not kept: the wasm SIMD kernel where it runs, else the JS word loop. */
+  /** Skips string interiors: the wasm SIMD kernel where it runs, else a JS byte loop. */
   private readonly interiors: InteriorSkipper;
   private uniCount = 0;
-  private uniCode = 0;
   // Current number / literal.
   private numState = N_START;
   private numSlot = SL_NONE;
@@ -80,7 +68,7 @@ export class StreamingRecordParser {
   private litSlot = SL_NONE;
 
   constructor(opts: { wasm?: boolean; kernel?: ScannerKernel } = {}) {
-    this.interiors = (opts.wasm !== false ? WasmInteriorSkipper.create(opts.kernel) : undefined) ?? this.specials;
+    this.interiors = (opts.wasm !== false ? WasmInteriorSkipper.create(opts.kernel) : undefined) ?? new JsInteriorSkipper();
   }
 
   reset(): void {
@@ -96,8 +84,7 @@ export class StreamingRecordParser {
 
   push(chunk: Buffer): void {
     const n = chunk.length;
-    this.specials.setChunk(chunk);
-    if (this.interiors !== this.specials) this.interiors.setChunk(chunk);
+    this.interiors.setChunk(chunk);
     let i = 0;
     while (i < n) {
       switch (this.state) {
@@ -172,16 +159,11 @@ export class StreamingRecordParser {
         return isWs(c) ? i + 1 : this.fail();
       case ESC:
         return this.stepEscape(c, i);
-      case UNI: {
-        const h = hexValue(c);
-        if (h < 0) return this.fail();
-        this.uniCode = this.uniCode * 16 + h;
-        if (++this.uniCount === 4) {
-          if (this.capturing) this.capture.addUnit(this.uniCode);
-          this.state = STR;
-        }
+      case UNI:
+        if (HEX[c] !== 1) return this.fail();
+        if (this.capturing) this.capture.addByte(c);
+        if (++this.uniCount === 4) this.state = STR;
         return i + 1;
-      }
       case NUM:
         return this.stepNumber(c, i);
       case LIT:
@@ -266,40 +248,36 @@ export class StreamingRecordParser {
   }
 
   /**
-   * Runs through a string interior from special byte to special byte. Escapes
-   * of strings we do not keep are checked in place; kept strings go through ESC/UNI.
+   * Runs through a string interior, copying a kept string's text as it goes.
+   * Escapes the skipper stops at are checked in place; one cut by the chunk's
+   * end (or bad) goes through ESC/UNI.
    */
   private scanString(chunk: Buffer, i: number): number {
     const n = chunk.length;
-    const capturing = this.capturing;
     let k = i;
     for (;;) {
-      k = capturing ? this.specials.find(k, n) : this.interiors.skipInterior(k, n);
+      k = this.interiors.skipInterior(k, n);
       if (k >= n) break;
       const c = chunk[k]!;
       if (c === 0x22) {
-        if (capturing) this.capture.addRaw(chunk, i, k);
+        if (this.capturing) this.capture.add(chunk, i, k);
         this.endString();
         return k + 1;
       }
       if (c !== 0x5c) return this.fail(); // a raw control character
-      if (capturing || k + 1 >= n) {
-        if (capturing) this.capture.addRaw(chunk, i, k);
-        this.state = ESC;
-        return k + 1;
-      }
-      const e = chunk[k + 1]!;
+      const e = k + 1 < n ? chunk[k + 1]! : -1;
       if (SIMPLE_ESCAPE[e] === 1) {
         k += 2;
       } else if (e === 0x75 && k + 5 < n) {
         if (HEX[chunk[k + 2]!]! + HEX[chunk[k + 3]!]! + HEX[chunk[k + 4]!]! + HEX[chunk[k + 5]!]! !== 4) return this.fail();
         k += 6;
       } else {
-        this.state = ESC; // `\u` cut by the chunk's end, or a bad escape: ESC decides
+        if (this.capturing) this.capture.add(chunk, i, k + 1);
+        this.state = ESC; // cut by the chunk's end, or a bad escape: ESC decides
         return k + 1;
       }
     }
-    if (capturing) this.capture.addRaw(chunk, i, n);
+    if (this.capturing) this.capture.add(chunk, i, n);
     return n;
   }
 
@@ -307,13 +285,12 @@ export class StreamingRecordParser {
     if (c === 0x75) {
       this.state = UNI;
       this.uniCount = 0;
-      this.uniCode = 0;
-      return i + 1;
+    } else if (SIMPLE_ESCAPE[c] === 1) {
+      this.state = STR;
+    } else {
+      return this.fail();
     }
-    const unit = ESCAPES[c];
-    if (unit === undefined) return this.fail();
-    if (this.capturing) this.capture.addUnit(unit);
-    this.state = STR;
+    if (this.capturing) this.capture.addByte(c);
     return i + 1;
   }
 
@@ -323,13 +300,14 @@ export class StreamingRecordParser {
       this.inKey = false;
       this.pending = SL_NONE;
       if (slot === SL_KEY) {
+        // Keys are kept to one unit past the longest kept key: a longer one matches none.
         const key = this.capture.end();
-        if (!key.truncated) this.pending = this.sink.keySlot(this.currentCtx(), key.value);
+        if (key.length <= KEY_CAP) this.pending = this.sink.keySlot(this.currentCtx(), key);
       }
       this.state = COLON;
       return;
     }
-    if (this.capturing) this.sink.storeString(slot, this.capture.end().value);
+    if (this.capturing) this.sink.storeString(slot, this.capture.end());
     this.valueDone();
   }
 

@@ -1,85 +1,43 @@
-import { capString } from './fields';
+import { headBytes, jsonStringHead } from './jsonStringHead';
 
 /**
- * Decodes the first `cap` UTF-16 code units of a JSON string whose bytes arrive
- * in pieces (raw runs split by chunk boundaries, and escapes), keeping at most
- * about 3 × cap raw bytes whatever the string's length.
- *
- * Raw bytes are decoded with Buffer#toString('utf8') one whole run at a time
- * (a run ends only at an escape or the closing quote, both ASCII), which gives
- * exactly what decoding the whole line does: UTF-8 decoding is local, a bad
- * sequence becomes U+FFFD, and no ASCII byte is ever swallowed by one.
+ * Keeps the text of a JSON string whose bytes arrive in pieces (split by
+ * chunk boundaries), escapes as written, up to what its first `cap` code
+ * units can take, whatever the string's length; end() decodes it with
+ * jsonStringHead, as analyze's capture decodes a kept string.
  */
 export class StringCapture {
-  private parts: string[] = [];
-  private units = 0;
-  private raw: Buffer;
+  private readonly raw: Buffer;
   private rawLen = 0;
+  private limit = 0;
   private cap = 0;
-  /** Enough bytes that the decoded prefix has more than `cap` units, even if its last sequence was cut. */
-  private rawLimit = 0;
-  /** The cap was reached (or raw bytes were dropped past it): ignore the rest. */
-  private full = false;
-  /** More than `cap` code units were seen. */
-  private over = false;
 
   constructor(maxCap: number) {
-    this.raw = Buffer.allocUnsafe(maxCap * 3 + 8);
+    // Six bytes past the head: a cut inside the last escape still leaves the head whole.
+    this.raw = Buffer.allocUnsafe(headBytes(maxCap) + 6);
   }
 
   begin(cap: number): void {
-    this.parts.length = 0;
-    this.units = 0;
     this.rawLen = 0;
     this.cap = cap;
-    this.rawLimit = Math.min(this.raw.length, cap * 3 + 8);
-    this.full = false;
-    this.over = false;
+    this.limit = Math.min(this.raw.length, headBytes(cap) + 6);
   }
 
-  addRaw(chunk: Buffer, start: number, end: number): void {
-    if (this.full || start >= end) return;
-    const room = this.rawLimit - this.rawLen;
-    const n = Math.min(room, end - start);
+  /** Bytes [start, end) of `chunk`, the string's next text. */
+  add(chunk: Buffer, start: number, end: number): void {
+    const n = Math.min(this.limit - this.rawLen, end - start);
+    if (n <= 0) return;
     chunk.copy(this.raw, this.rawLen, start, start + n);
     this.rawLen += n;
-    if (n < end - start) {
-      this.flushRaw();
-      this.full = true;
-      this.over = true;
-    }
   }
 
-  addUnit(code: number): void {
-    if (this.full) return;
-    this.flushRaw();
-    if (this.full) return;
-    this.parts.push(String.fromCharCode(code));
-    this.units += 1;
-    this.checkFull();
+  addByte(byte: number): void {
+    if (this.rawLen < this.limit) this.raw[this.rawLen++] = byte;
   }
 
-  /** The decoded value, cut to the cap; `truncated` when the string was longer. */
-  end(): { value: string; truncated: boolean } {
-    this.flushRaw();
-    const joined = this.parts.length === 1 ? this.parts[0] : this.parts.join('');
-    this.parts.length = 0;
-    return { value: capString(joined, this.cap), truncated: this.over || joined.length > this.cap };
-  }
-
-  private flushRaw(): void {
-    if (this.rawLen === 0) return;
-    const s = this.raw.toString('utf8', 0, this.rawLen);
-    this.rawLen = 0;
-    this.parts.push(s);
-    this.units += s.length;
-    this.checkFull();
-  }
-
-  private checkFull(): void {
-    if (this.units > this.cap) {
-      this.full = true;
-      this.over = true;
-    }
+  /** The string's first `cap` code units (a longer string is cut there). */
+  end(): string {
+    const escaped = this.raw.subarray(0, this.rawLen).includes(0x5c);
+    return jsonStringHead(this.raw, 0, this.rawLen, this.cap, escaped);
   }
 }

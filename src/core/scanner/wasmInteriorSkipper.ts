@@ -1,12 +1,10 @@
 import { sharedKernel, type ScannerKernel } from './scannerKernel';
 
 /**
- * What the streaming tokenizer needs from a string-interior skipper: the
- * contract of SpecialByteFinder.skipInterior (./wordSkip.ts). skipInterior(k, n)
- * skips plain bytes and complete, valid escapes from k and returns the index of
- * the first byte the caller must look at (the closing `"`, a control byte, or a
- * `\` whose escape is bad or cut by n), or n. An escape cut by the chunk's end
- * is finished by the tokenizer's ESC/UNI states, at most once per chunk.
+ * What the streaming tokenizer needs from a string-interior skipper.
+ * skipInterior(k, n) skips plain bytes from k, and may skip complete valid
+ * escapes, and returns the index of the first byte the caller must look at
+ * (the closing `"`, a control byte, or a `\` it did not skip), or n.
  */
 export interface InteriorSkipper {
   /** Call once per chunk, before skipInterior(). */
@@ -14,11 +12,29 @@ export interface InteriorSkipper {
   skipInterior(k: number, n: number): number;
 }
 
+/** Where WebAssembly SIMD is unavailable: byte by byte, stopping at every backslash (the tokenizer checks escapes). */
+export class JsInteriorSkipper implements InteriorSkipper {
+  private chunk: Buffer = Buffer.alloc(0);
+
+  setChunk(chunk: Buffer): void {
+    this.chunk = chunk;
+  }
+
+  skipInterior(k: number, n: number): number {
+    const chunk = this.chunk;
+    for (; k < n; k++) {
+      const c = chunk[k]!;
+      if (c < 0x20 || c === 0x22 || c === 0x5c) return k;
+    }
+    return n;
+  }
+}
+
 /**
  * Skips string interiors with the wasm SIMD kernel in ./wasm/interior.c (the
  * shared module of ./scannerKernel.ts): nearly all bytes of a huge line are
- * string interior, and the SIMD kernel scans them many times faster than the
- * JS word loop, even on escape-dense code text (figures in
+ * string interior, and the SIMD kernel scans them many times faster than a
+ * JS loop, even on escape-dense code text (figures in
  * BENCHMARKS.md). The chunk is copied into wasm memory at heapBase once, on
  * the first skipInterior() of the chunk (a memcpy, a large share of the scan's
  * time: why analyze reads straight into wasm memory). The memory is shared, so

@@ -1,4 +1,4 @@
-import { capString } from '../../scanner/fields';
+import { jsonStringHead } from '../../scanner/jsonStringHead';
 
 /**
  * The list of kept values ./wasm/capture.c writes, as ./lineReducer.ts reads
@@ -36,34 +36,16 @@ export function booleanAt(w: Uint32Array, p: number): boolean | undefined {
   return type === T_TRUE ? true : type === T_FALSE ? false : undefined;
 }
 
-/**
- * The number of the entry at p (a JSON number literal, which capture.c has
- * validated): digits alone, as apiBlockIndex always is, are read here (up to
- * 15 of them, exact in a double), anything else as Number() reads the literal.
- */
+/** The number of the entry at p (a JSON number literal capture.c has validated). */
 export function numberAt(line: SlicingBuffer, base: number, w: Uint32Array, p: number): number {
-  const start = base + w[p + 1]!;
-  const end = base + w[p + 2]!;
-  if (end - start <= 15) {
-    let n = 0;
-    let i = start;
-    for (; i < end; i++) {
-      const digit = line[i]! - 0x30;
-      if (digit < 0 || digit > 9) break;
-      n = n * 10 + digit;
-    }
-    if (i === end) return n;
-  }
-  return Number(line.latin1Slice(start, end));
+  return Number(line.latin1Slice(base + w[p + 1]!, base + w[p + 2]!));
 }
 
 /**
- * The string of the entry at p (offsets from `base` in `line`) cut to `cap`, as fieldsFromParsed keeps it from
- * JSON.parse of the UTF-8 decoded line (invalid UTF-8 becomes U+FFFD, as with
- * Buffer#toString); undefined if p is no entry or its value no string. Without
- * an escape the bytes are the string: only the ones the cap can reach are
- * decoded (a UTF-16 code unit takes at most 3 bytes, and a sequence cut at the
- * end changes only what lies past the cap).
+ * The string of the entry at p (offsets from `base` in `line`) cut to `cap`,
+ * as fieldsFromParsed keeps it from JSON.parse of the line (see
+ * jsonStringHead); undefined if p is no entry or its value no string. Plain
+ * ASCII, the common case, is sliced as it lies.
  */
 export function stringAt(line: SlicingBuffer, base: number, w: Uint32Array, p: number, cap: number): string | undefined {
   if (p < 0) return undefined;
@@ -71,62 +53,8 @@ export function stringAt(line: SlicingBuffer, base: number, w: Uint32Array, p: n
   if (((code >> 8) & 0xff) !== T_STRING) return undefined;
   const start = base + w[p + 1];
   const end = base + w[p + 2];
-  if ((code & HAS_ESCAPE) === 0) {
-    if ((code & HAS_NON_ASCII) === 0) return line.latin1Slice(start, Math.min(end, start + cap));
-    return capString(line.utf8Slice(start, Math.min(end, start + 3 * cap + 4)), cap);
-  }
-  // With escapes, JSON.parse decodes the literal, or only a head of it, cut
-  // outside any escape: a cut can mangle only a UTF-8 sequence it splits (at
-  // most 3 units, at the end), so a head that gives cap + 3 units gives the
-  // first cap exactly. Prose takes little more than a byte a unit: a head of
-  // cap + 32 bytes first, then 2 x cap + 16; one unit takes at most 6 bytes
-  // (`\uXXXX`), so 6 x cap + 8 always do.
-  const ascii = (code & HAS_NON_ASCII) === 0;
-  for (const head of [cap + 32, 2 * cap + 16]) {
-    if (end - start <= head) break;
-    const short = escapedHead(line, start, cutOutsideEscape(line, start, start + head), ascii);
-    if (short.length >= cap + 3) return capString(short, cap);
-  }
-  const stop = end - start > 6 * cap + 8 ? cutOutsideEscape(line, start, start + 6 * cap + 8) : end;
-  return capString(escapedHead(line, start, stop, ascii), cap);
-}
-
-/**
- * The string whose JSON text is [start, stop) of `line` (after its opening
- * quote), which ends outside any escape. A quote is written over the byte at
- * `stop` for the slice and put back: one string to parse, not a concatenation
- * that JSON.parse would flatten into a second.
- */
-function escapedHead(line: SlicingBuffer, start: number, stop: number, ascii: boolean): string {
-  const after = line[stop]!;
-  line[stop] = QUOTE;
-  try {
-    return JSON.parse(ascii ? line.latin1Slice(start - 1, stop + 1) : line.utf8Slice(start - 1, stop + 1)) as string;
-  } finally {
-    line[stop] = after;
-  }
-}
-
-const QUOTE = 0x22;
-
-const BACKSLASH = 0x5c;
-const LETTER_U = 0x75;
-
-/**
- * `cut`, or the start of the escape it would fall inside. The nearest
- * backslash before the cut decides: an escape that spans the cut holds no
- * backslash after its first byte, except the second of `\\`, which ends there.
- */
-function cutOutsideEscape(line: Uint8Array, start: number, cut: number): number {
-  for (let i = cut - 1; i >= start && i >= cut - 6; i--) {
-    if (line[i] !== BACKSLASH) continue;
-    let run = 1;
-    while (i - run >= start && line[i - run] === BACKSLASH) run++;
-    if (run % 2 === 0) return cut; // the second byte of an escaped backslash
-    const length = i + 1 < cut && line[i + 1] === LETTER_U ? 6 : 2;
-    return i + length > cut ? i : cut;
-  }
-  return cut;
+  if ((code & (HAS_ESCAPE | HAS_NON_ASCII)) === 0) return line.latin1Slice(start, Math.min(end, start + cap));
+  return jsonStringHead(line, start, end, cap, (code & HAS_ESCAPE) !== 0);
 }
 
 /** Longest string RecentStrings keeps (RECALL_MAX_BYTES in ./wasm/recall.c): a longer cwd is decoded each time. */

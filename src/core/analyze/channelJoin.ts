@@ -6,10 +6,8 @@ import { FileTail } from '../tail';
 import type { AnalyzedCall, ChannelSummary, WaitSummary } from './types';
 
 /**
- * Joins a hook channel file (src/core/channel/schema.ts; each line validated
- * with the zod schema by the channel reader) to the calls of one transcript
- * on tool_use_id: per call its `wait` outcomes and when its hook fired; overall
- * the report's table, waits seen / behind.
+ * Joins a hook channel file (src/core/channel/schema.ts) to one transcript's calls on tool_use_id:
+ * per call its `wait` outcomes, when its hook fired and what it saw; overall, waits seen / behind.
  */
 export async function joinChannel(
   channelPath: string,
@@ -17,9 +15,8 @@ export async function joinChannel(
   clock: Clock,
   callOf: (toolUseId: string) => AnalyzedCall | undefined,
 ): Promise<{ waits: WaitSummary; channel: ChannelSummary; sightings: Map<string, CallSightings> }> {
-  // The channel reader validates with zod, large to load: required only when a
-  // channel file is joined, so `analyze` without --channel never loads it (the
-  // CLI's build makes it a bundle of its own, see scripts/build.mjs).
+  // The reader validates with zod, large to load: required here, so `analyze` without --channel
+  // never loads it (the CLI's build makes it a bundle of its own, see scripts/build.mjs).
   const { createChannelScanner } = require('../channel/reader') as typeof import('../channel/reader');
   const scanner = createChannelScanner();
   const tail = new FileTail<ChannelLine>({ path: channelPath, files, clock, scanner });

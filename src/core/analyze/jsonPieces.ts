@@ -1,10 +1,6 @@
 /**
- * The text of JSON.stringify(value), for a plain-data object, in pieces: each
- * top-level array longer than `batch` comes `batch` elements at a time. The
- * report of a large transcript holds many thousands of calls: as one string,
- * twice as large once a prompt makes it two-byte, plus its UTF-8 copy on the
- * way out, it was the peak of analyze's memory. Written piece by piece, the
- * peak stays with the scan.
+ * JSON.stringify(value) of a plain-data object, in pieces: top-level arrays longer than `batch`, `batch` elements
+ * at a time. A large report as one string (two-byte once a prompt is, plus its UTF-8 copy) would top analyze's memory.
  */
 export function* jsonPieces(value: Record<string, unknown>, batch = 100): Generator<string> {
   let first = true;

@@ -2,20 +2,9 @@ import { verdictFromHook } from '../hookEvidence';
 import type { CallSightings } from './channelJoin';
 import type { AnalyzedCall, InferredShape, ShapeEvidence, TrailerRun } from './types';
 
-/**
- * Offline shapes claim only what the file (and, with --channel, the hook's
- * waits) proves. Claude Code 2.1.332 does not write a trailer after every
- * batch, so "no trailer between record and result" proves nothing: both real
- * fixtures have none there and their records were written before the result.
- */
-
 type CallLines = Pick<AnalyzedCall, 'line' | 'result_line'>;
 
-/**
- * From the file alone: `before_result` when a trailer starts between the record
- * and its result (trailers sorted by line); `with_result` when both are on one
- * line (one write); else `unknown`. null when there is no result or it comes first.
- */
+/** From the file alone (trailers sorted by line), claiming only what it proves (see InferredShape); null: no result, or it comes first. */
 export function inferShape(call: CallLines, trailers: readonly TrailerRun[]): InferredShape | null {
   return shapeFromFile(call, trailers)?.shape ?? null;
 }
@@ -36,12 +25,9 @@ export function shapeFromFile(call: CallLines, trailers: readonly TrailerRun[]):
 }
 
 /**
- * A `seen` wait for call Y ran inside Y's PreToolUse hook, before Y's tool ran:
- * at that moment Y's record line (and every line before it) was on disk, and
- * Y's result line (and every line after it) was not. So any call whose record
- * is at or before Y's record and whose result is at or after Y's result was on
- * disk before its result: `before_result`, Y itself included. Upgrades only
- * `unknown` shapes; returns how many it upgraded.
+ * A `seen` wait for call Y ran in Y's PreToolUse hook: Y's record line and all before it were on
+ * disk, Y's result line and all after it were not. So every call with its record at or before Y's
+ * and its result at or after Y's is `before_result`, Y included. Upgrades `unknown` only; returns how many.
  */
 export function proveShapesFromSeenWaits(calls: readonly AnalyzedCall[]): number {
   // Moments as (on disk up to line, not yet from line), from every seen wait of a call with a result.
@@ -70,10 +56,8 @@ export function proveShapesFromSeenWaits(calls: readonly AnalyzedCall[]): number
 }
 
 /**
- * What each call's own hook saw on disk (src/core/hookEvidence.ts): bounds on
- * how long it was held, and its shape where the file and the waits left it
- * unknown. The file's proof comes first: a trailer between record and result
- * is a write between them, whatever the hook inferred.
+ * What each call's own hook saw on disk (src/core/hookEvidence.ts): bounds on how long it was held,
+ * and its shape where file and waits left it unknown (a trailer between is a write between, whatever the hook inferred).
  */
 export function proveShapesFromHookSightings(calls: readonly AnalyzedCall[], sightings: ReadonlyMap<string, CallSightings>): void {
   for (const call of calls) {

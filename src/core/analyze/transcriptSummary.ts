@@ -5,11 +5,7 @@ import type { AnalyzedCall, InferredBatch, TrailerRun, TranscriptAnalysis } from
 const MALFORMED_LINES_KEPT = 100;
 const SESSION_IDS_KEPT = 100;
 
-/**
- * Folds scanned lines, in file order, into what `analyze` reports. Holds only
- * per-call and per-trailer facts, never the lines, so memory follows the number
- * of calls, not the size of the file.
- */
+/** Folds scanned lines, in file order, into `analyze`'s report; holds per-call and per-trailer facts, never lines, so memory follows the calls, not the file. */
 export class TranscriptSummary {
   private lines = 0;
   private malformed = 0;
@@ -34,11 +30,7 @@ export class TranscriptSummary {
   private readonly copiedFrom: string[] = [];
   private readonly trailers: TrailerRun[] = [];
   private run: TrailerRun | undefined;
-  /**
-   * The current run's types, gathered here and copied to the run when it
-   * closes: a run's array then has just its length, where one grown by push
-   * keeps room for ~16 more, and runs are kept to the end of the file.
-   */
+  /** The current run's types, copied to the run when it closes: runs are kept to the end, and a pushed array keeps spare room. */
   private readonly runTypes: string[] = [];
   /** One string per record type, tool name and stop reason, shared by all trailers and calls. */
   private readonly names = new Map<string, string>();
@@ -150,11 +142,7 @@ export class TranscriptSummary {
     }
   }
 
-  /**
-   * Whether a prompt can still change the report: until the first user
-   * prompt (first_prompt is it, else the first last-prompt's). A scanner may
-   * leave later prompts out (RecordScannerOptions.prompts).
-   */
+  /** Whether a prompt can still change first_prompt; a scanner may then leave later prompts out (RecordScannerOptions.prompts). */
   get wantsPrompt(): boolean {
     return this.firstUserPrompt === undefined;
   }
@@ -212,10 +200,8 @@ export class TranscriptSummary {
   }
 
   /**
-   * Calls are what analyze holds for the whole file: sharing their repeated
-   * strings keeps the heap's promoted bytes down, and with them how far V8
-   * grows the young generation, a large part of peak RSS (see src/cli/analyze.ts).
-   * Names are few; anything else is kept as is.
+   * Calls are held for the whole file: sharing their repeated strings keeps promoted bytes, and so
+   * V8's young generation and peak RSS, down (see src/cli/analyze.ts). Names are few; past 1000, kept as is.
    */
   private shared(text: string): string {
     let name = this.names.get(text);

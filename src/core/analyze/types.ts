@@ -1,24 +1,16 @@
 import type { TailChange } from '../tailTypes';
 
-/**
- * The JSON contract of `transcript-lag analyze FILE --json` (issue 2). Field
- * names are snake_case like the rest of the CLI's JSON. Line numbers are
- * 1-based and count newline-terminated lines only.
- */
+/** The JSON contract of `transcript-lag analyze FILE --json`: snake_case like the rest of the CLI's JSON; lines 1-based, newline-terminated only. */
 
 /**
- * How a call's record reached disk relative to its result, as far as it is
- * proven. `before_result`: a trailer (a run of metadata records, which Claude
- * Code writes after many write batches) lies between the record and its
- * result, or, with --channel, a `seen` wait shows the record on disk while the
- * result was not (see ./shapes.ts). `with_result`: record and result share
- * one line, so one write. Otherwise `unknown`: Claude Code does not write a
- * trailer after every batch, so no trailer between them proves nothing. The
- * live engine measures the shape instead of inferring it.
+ * How a call's record reached disk relative to its result, as far as proven offline (./shapes.ts; the live engine measures it).
+ * `before_result`: a trailer (a run of metadata records Claude Code writes after many write batches)
+ * lies between them, or the channel shows the record on disk without the result. `with_result`: one
+ * line, one write. Else `unknown`: not every batch gets a trailer, so no trailer between proves nothing.
  */
 export type InferredShape = 'with_result' | 'before_result' | 'unknown';
 
-/** What proves a known shape: a trailer between, a `seen` wait (--channel), or one line holding both. */
+/** What proves a known shape: a trailer between, a `seen` wait, what the call's hook saw on disk (both --channel), or one line holding both. */
 export type ShapeEvidence = 'trailer' | 'seen_wait' | 'same_line' | 'hook_on_disk';
 
 export type WaitOutcome = 'seen' | 'behind' | 'error';
@@ -56,11 +48,7 @@ export interface AnalyzedCall {
   waits?: CallWait[];
   /** With --channel: when the PreToolUse hook fired (ms since epoch), from its `pre` event. */
   hook_fired_at?: number;
-  /**
-   * With --channel: how long the call was held (hook fired → record on disk),
-   * bounded by what its hook saw on disk at PreToolUse and PostToolUse
-   * (src/core/hookEvidence.ts). max_ms null: not bounded from above.
-   */
+  /** With --channel: how long the call was held (hook fired → record on disk), bounded by what its hook saw (src/core/hookEvidence.ts); max_ms null: unbounded. */
   held_ms?: { min_ms: number; max_ms: number | null };
 }
 
@@ -124,11 +112,7 @@ export interface TranscriptAnalysis {
     duplicate_tool_uses: number;
     /** tool_result blocks whose id is no call in this file. */
     orphan_results: number;
-    /**
-     * tool_use ids a fork copied from its parent's conversation (their records name
-     * another session, `copied_from`): the parent's history, left out of `calls`,
-     * and their results out of `results`.
-     */
+    /** tool_use ids a fork copied from its parent (records naming another session, `copied_from`): left out of `calls`, their results out of `results`. */
     copied_calls: number;
     sidechain_calls: number;
     trailers: number;

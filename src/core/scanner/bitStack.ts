@@ -1,7 +1,4 @@
-/**
- * Object-or-array flags of open JSON containers, one bit each: a garbage line of
- * 64 MB of `[` is legal to start and must not cost 64 MB to track.
- */
+/** Object-or-array flags of open JSON containers, one bit each: a garbage line of 64 MB of `[` is legal to start and must not cost 64 MB to track. */
 export class BitStack {
   private bits = new Uint8Array(64);
   depth = 0;

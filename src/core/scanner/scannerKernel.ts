@@ -22,15 +22,11 @@ interface WasmApi {
 const wasmApi = (globalThis as { WebAssembly?: WasmApi }).WebAssembly;
 
 /**
- * The one instance of the scanner's wasm module (and so one wasm memory, as
- * large as the largest input) for the whole process, shared by every
- * tokenizer: an engine tails many sessions, and a memory each would hold a
- * chunk-sized copy each. Users put their input at `heapBase`.
- *
- * Sharing is safe because every use is synchronous, and `loaded` says whose
- * bytes the memory holds: a user that writes the memory MUST first set
- * `loaded = undefined` (or to its own marker object, once written), and must
- * copy its input in again whenever `loaded` is not its marker.
+ * An instance of the scanner's wasm module. One is shared by every tokenizer of the process (an engine tails many
+ * sessions; a memory each would hold a chunk-sized copy each); users put their input at `heapBase`.
+ * Sharing is safe because every use is synchronous and `loaded` says whose bytes the memory holds: a user that writes
+ * the memory MUST first set `loaded = undefined` (its own marker once written), and copy its input in again whenever
+ * `loaded` is not its marker.
  */
 export interface ScannerKernel {
   readonly exports: ScannerExports;
@@ -40,11 +36,7 @@ export interface ScannerKernel {
   readonly heapBase: number;
   /** Grows the memory so that heapBase + bytes + SCANNER_READ_PAST_END fits; returns the (fresh) `bytes`. */
   ensureCapacity(bytes: number): Uint8Array;
-  /**
-   * Where `view` starts in the memory, if it is a view of it that lies below
-   * heapBase with SCANNER_READ_PAST_END to spare (a ReadingKernel's read
-   * buffer, which the kernels may scan in place); else -1.
-   */
+  /** Where `view` starts, if it lies in the memory below heapBase with SCANNER_READ_PAST_END to spare (a ReadingKernel's read buffer, scanned in place); else -1. */
   placeOf(view: Uint8Array): number;
   /** Which input the memory holds from heapBase on (a marker object of its user); undefined once anyone writes it. */
   loaded: object | undefined;
@@ -106,10 +98,8 @@ export function sharedKernel(): ScannerKernel | null {
 }
 
 /**
- * A kernel of its own, not the shared one, whose first `reservedBytes` past
- * the module's data (from `reservedFrom`) are its owner's and never input
- * (analyze's read buffers, src/core/analyze/capture/readingKernel.ts); null
- * where the module cannot run.
+ * A kernel not shared, whose first `reservedBytes` past the module's data (from `reservedFrom`) are its owner's, never
+ * input (analyze's read buffers, ../analyze/capture/readingKernel.ts); null where the module cannot run.
  */
 export function ownKernel(reservedBytes: number): (ScannerKernel & { readonly reservedFrom: number }) | null {
   const exports = compiled === null ? null : instantiate();

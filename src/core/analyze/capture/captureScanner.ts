@@ -6,12 +6,7 @@ import { READS_AHEAD } from '../../tailReadAhead';
 import { LineReducer } from './lineReducer';
 import { createReadingKernel } from './readingKernel';
 
-/**
- * With the capture, which builds nothing for the bytes it drops: on the
- * bench's 16-64 KiB records and on escaped tool output it beats the tokenizer
- * up to 64 KiB, and loses from 256 KiB on, where it costs a copy of the line
- * the tokenizer does not make (figures in BENCHMARKS.md).
- */
+/** Lines up to this go to the capture, which builds nothing for the bytes it drops; on longer ones its copy of the line makes the tokenizer as fast (BENCHMARKS.md). */
 export const DEFAULT_CAPTURE_STREAM_THRESHOLD = 64 * 1024;
 
 /** The record scanner with analyze's batch entry: whole lines of a read buffer, many at a time (see LineBatches). */
@@ -19,12 +14,7 @@ export interface CaptureLineScanner extends RecordLineScanner {
   finishLines: LineBatches<ScanResult>['finishLines'];
 }
 
-/**
- * analyze's record scanner: the live engine's (../../scanner), with ordinary
- * lines validated in wasm (./wasm/capture.c), which lists where the
- * kept values lie so only those strings are decoded (no JSON.parse, no object
- * tree). The property tests hold it to the plain scanner's records.
- */
+/** analyze's record scanner: the live engine's (../../scanner), with ordinary lines read by the LineReducer; the property tests hold it to the plain scanner's records. */
 class CaptureScanner extends RecordScanner implements CaptureLineScanner {
   private readonly reducer: LineReducer;
   /** The records of captured plain lines, shared (see PlainRecords). */
@@ -48,11 +38,7 @@ class CaptureScanner extends RecordScanner implements CaptureLineScanner {
   }
 }
 
-/**
- * analyze's scanner on `opts.kernel` (default: the shared one); where
- * WebAssembly SIMD is unavailable, the plain scanner, whose finishLines takes
- * no line.
- */
+/** analyze's scanner on `opts.kernel` (default: the shared one); without wasm SIMD, the plain scanner, whose finishLines takes no line. */
 export function createCaptureScanner(opts: RecordScannerOptions = {}): CaptureLineScanner {
   const reducer = LineReducer.create(opts.kernel);
   return reducer === undefined ? new WithoutCapture(opts) : new CaptureScanner(opts, reducer);
@@ -74,13 +60,9 @@ export interface CaptureReading {
 }
 
 /**
- * analyze's scanner and what its FileTail reads with: a wasm instance of its
- * own whose memory holds the tail's read buffers, so the scanner reads each
- * chunk where it was read to. Without wasm, or where its scratch would be too
- * large, the plain scanner and the tail's own buffers. The scratch holds what
- * the scanners put at heapBase: a line of up to streamThreshold bytes with its
- * list of kept values (under 7.2 bytes a byte of line, see LineReducer), or a
- * chunk the string skipper copies in.
+ * analyze's scanner and its FileTail's read buffers, in one ReadingKernel (./readingKernel.ts); without wasm, or for too
+ * large a scratch, the plain scanner and the tail's own buffers. The scratch holds what the scanners put at heapBase: a
+ * line of up to streamThreshold bytes with its entries (under 7.2 bytes a byte of line, see LineReducer), or a chunk the string skipper copies in.
  */
 export function createCaptureReading(opts: { chunkSize: number; streamThreshold?: number; prompts?: () => boolean }): CaptureReading {
   const { chunkSize, streamThreshold, prompts } = opts;

@@ -1,42 +1,11 @@
 import { emptyFields, ID_CAP, keepsCallContext, NO_TOOL_RESULTS, NO_TOOL_USES, readsText, REFS_CAP, TEXT_CAP, ROOT_STRING_KEYS, type CapturedFields } from '../../scanner/fields';
 import {
-  booleanAt,
-  ENTRY_BYTES,
-  ENTRY_WORDS,
-  F_AGENT_ID,
-  F_AI_TITLE,
-  F_API_BLOCK_INDEX,
-  F_BLOCK,
-  F_BLOCK_ID,
-  F_BLOCK_NAME,
-  F_BLOCK_TEXT,
-  F_BLOCK_TYPE,
-  F_CONTENT,
-  F_CUSTOM_TITLE,
-  F_CWD,
-  F_IS_META,
-  F_IS_SIDECHAIN,
-  F_LAST_PROMPT,
-  F_MESSAGE,
-  F_MESSAGE_ID,
-  F_SESSION_ID,
-  F_REQUEST_SESSION_ID,
-  F_VERSION,
-  F_STOP_REASON,
-  F_TIMESTAMP,
-  F_TOOL_USE_ID,
-  F_TYPE,
-  LITTLE_ENDIAN,
-  RecentStrings,
-  type SlicingBuffer,
-  stringAt,
-  T_NULL,
-  T_NUMBER,
-  T_STRING,
-  numberAt,
-  typeOf,
+  booleanAt, ENTRY_BYTES, ENTRY_WORDS, F_AGENT_ID, F_AI_TITLE, F_API_BLOCK_INDEX, F_BLOCK, F_BLOCK_ID, F_BLOCK_NAME,
+  F_BLOCK_TEXT, F_BLOCK_TYPE, F_CONTENT, F_CUSTOM_TITLE, F_CWD, F_IS_META, F_IS_SIDECHAIN, F_LAST_PROMPT, F_MESSAGE,
+  F_MESSAGE_ID, F_SESSION_ID, F_REQUEST_SESSION_ID, F_VERSION, F_STOP_REASON, F_TIMESTAMP, F_TOOL_USE_ID, F_TYPE,
+  LITTLE_ENDIAN, RecentStrings, type SlicingBuffer, stringAt, T_NULL, T_NUMBER, T_STRING, numberAt, typeOf
 } from './captureEntries';
-import { sharedKernel, SCANNER_READ_PAST_END, type ScannerExports, type ScannerKernel } from '../../scanner/scannerKernel';
+import { align64, sharedKernel, SCANNER_READ_PAST_END, type ScannerExports, type ScannerKernel } from '../../scanner/scannerKernel';
 
 /** The line is not JSON (the whole-line path then gives the reason). */
 export const REDUCE_INVALID = -1;
@@ -47,11 +16,6 @@ interface ReducerExports extends ScannerExports {
   captureLine(line: number, length: number, out: number, outEntries: number, stack: number): number;
   captureLines(input: number, length: number, out: number, outWords: number, stack: number, maxLine: number): number;
   recall(bytes: number, length: number): number;
-}
-
-/** Output and stack regions start on 64-byte edges, like the line. */
-function align64(n: number): number {
-  return Math.ceil(n / 64) * 64;
 }
 
 /** Where the output starts, from heapBase, after a line of `length` bytes (see LineReducer#place). */
@@ -65,24 +29,19 @@ function stackOffset(length: number, outBytes: number): number {
 }
 
 /**
- * Validates one whole line as JSON in wasm (./wasm/capture.c), which lists
- * where the values of the keys ../../scanner/fields.ts reads lie, and reads only those
- * into CapturedFields: the same fields as JSON.parse of the whole line gives,
- * without building the tool results, inputs and attachments that hold most of
- * an ordinary line's bytes.
+ * Validates a line as JSON in wasm (./wasm/capture.c), which lists where the values fields.ts reads lie, and decodes
+ * only those: JSON.parse's fields without building the tool results and inputs that hold most of a line's bytes.
  */
 export class LineReducer {
   private readonly kernel: ScannerKernel;
   private readonly exports: ReducerExports;
-  /** A view of the wasm memory as words, for capture()'s entries; made again when the memory grows. */
+  /** The wasm memory as words (the entries) and as a Buffer (the strings), views of the kernel's `bytes` in `wordsOf`. */
   private words: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
-  /** The wasm memory as a Buffer, to decode kept strings from; made again with `words`. */
   private memory = Buffer.alloc(0) as SlicingBuffer;
-  /** The kernel's `bytes` that `words` and `memory` view. */
   private wordsOf: Uint8Array | undefined;
   /** The strings that repeat from line to line (type, session, cwd, message id, tool name…), decoded once. */
   private readonly recent: RecentStrings;
-  /** The last source captureRange() saw, and its place in the kernel's memory (kernel.placeOf, asked once per read buffer, not per line). */
+  /** placeOf()'s cache: the last source, its place, and the memory it was worked out in. */
   private lastSource: Buffer | undefined;
   private lastPlace = -1;
   private lastBytes: Uint8Array | undefined;
@@ -101,10 +60,8 @@ export class LineReducer {
   }
 
   /**
-   * Copies [start, end) of `source` into the shared memory and returns the
-   * memory (a fresh view if it grew). Layout from heapBase: the line (+ the
-   * bytes the kernels may read past it, where they put an end mark),
-   * `outBytes` of output (outOffset), the bit stack of nesting (stackOffset).
+   * Copies [start, end) of `source` to heapBase; returns the (maybe fresh) memory. Layout: the line with the bytes
+   * kernels may read past it (where the end mark goes), `outBytes` of output (outOffset), the bit stack (stackOffset).
    */
   private place(source: Buffer, start: number, end: number, outBytes: number): Uint8Array {
     const kernel = this.kernel;
@@ -116,16 +73,14 @@ export class LineReducer {
   }
 
   /**
-   * The captured fields of `line` (its newline excluded) with the rules of
-   * fieldsFromParsed, read from the list of kept values ./wasm/capture.c
-   * writes, or REDUCE_INVALID / REDUCE_FULL. The fields are one object, reused
-   * by the next capture(): read them at once (buildRecord copies what it keeps).
+   * The fields of `line` (no newline) by fieldsFromParsed's rules, or REDUCE_INVALID / REDUCE_FULL. One object,
+   * reused by the next capture(): read it at once (buildRecord copies what it keeps).
    */
   capture(line: Buffer): CapturedFields | number {
     return this.captureRange(line, 0, line.length);
   }
 
-  /** Points `words` and `memory` at the kernel's memory `bytes` (made again only when the memory has grown). */
+  /** Points `words` and `memory` at `bytes`, anew only when the memory has grown. */
   private viewMemory(bytes: Uint8Array): void {
     if (this.wordsOf === bytes) return;
     this.words = new Uint32Array(bytes.buffer);
@@ -133,7 +88,7 @@ export class LineReducer {
     this.wordsOf = bytes;
   }
 
-  /** kernel.placeOf(source), worked out once per source (a chunk of a read buffer), not per line. */
+  /** kernel.placeOf(source), once per source (a read buffer's chunk), not per line. */
   private placeOf(source: Buffer): number {
     const bytes = this.kernel.bytes;
     if (source !== this.lastSource || bytes !== this.lastBytes) {
@@ -145,10 +100,8 @@ export class LineReducer {
   }
 
   /**
-   * capture() of the line [start, end) of `source`; the strings are decoded
-   * from the line in wasm memory: a copy at heapBase, or where it lies when
-   * `source` was read into the kernel's memory (a ReadingKernel's read buffer).
-   * `prompts` false: the texts a prompt comes from are left undecoded (see buildRecord).
+   * capture() of [start, end) of `source`, scanned in place when `source` is a ReadingKernel's read buffer,
+   * else copied to heapBase. `prompts` false: the texts a prompt comes from are not decoded (see buildRecord).
    */
   captureRange(source: Buffer, start: number, end: number, prompts = true): CapturedFields | number {
     if (!LITTLE_ENDIAN) return REDUCE_FULL; // the entries are read as host-order words; wasm memory is little-endian
@@ -163,8 +116,7 @@ export class LineReducer {
     let count: number;
     const place = this.placeOf(source);
     if (place >= 0) {
-      // In place: the output and the bit stack go to heapBase, and the end mark
-      // captureLine writes after the line (over its newline) is put back.
+      // In place: output and bit stack at heapBase; the end mark captureLine writes over the newline is put back.
       kernel.loaded = undefined;
       bytes = kernel.ensureCapacity(align64(outBytes) + (length >> 3) + 1);
       base = place + start;
@@ -184,15 +136,9 @@ export class LineReducer {
   }
 
   /**
-   * captureRange() of each whole line from `start` of `source` on, many lines
-   * to a call into the module (./wasm/capture.c captureLines), for a source
-   * read into the kernel's memory (a ReadingKernel's read buffer; any other is
-   * left alone). Each line's fields go to `line` with its bounds (`end`: its
-   * newline) and the `prompts()` asked for it just before, in file order.
-   * Stops at the first line it leaves to captureRange and the caller: one
-   * whose newline is not in `source`, longer than `maxLine`, or that the
-   * module does not capture (not JSON, or read whole by JSON.parse). Returns
-   * where it stopped.
+   * captureRange() of each whole line from `start` on, many lines to a wasm call (capture.c captureLines), for a
+   * ReadingKernel's read buffer only. Calls `line` in file order (`end`: the newline) with `prompts()` asked just
+   * before. Returns where it stopped: at the first line left to the caller (see capture_lines for which).
    */
   captureLines(
     source: Buffer,
@@ -205,9 +151,8 @@ export class LineReducer {
     const place = this.placeOf(source);
     if (place < 0) return start;
     const kernel = this.kernel;
-    // The table has room for the entries of a longest line (see captureRange), and shorter lines
-    // take only what they use: thousands of ordinary lines to a call. It must fit in the scratch
-    // the memory has: growing it would detach `source`, a view of that memory.
+    // Room for a longest line's entries (see captureRange); shorter lines take only what they use. It must fit
+    // the memory as is: growing it would detach `source`, a view of that memory.
     const tableWords = 2 + ENTRY_WORDS * ((maxLine >> 1) + 16);
     const stackBytes = (maxLine >> 3) + 1;
     const bytes = kernel.bytes;
@@ -234,10 +179,8 @@ export class LineReducer {
   }
 
   /**
-   * The kept values of the entries at word `at` applied in document order, as
-   * fieldsFromParsed reads JSON.parse's object; the line is in `memory` from `base` on.
-   * One pass, each field's last entry in a local (last one wins): no per-line
-   * table to reset; a string is decoded only once the record's type says it is read.
+   * The entries at word `at` applied in document order as fieldsFromParsed reads JSON.parse's object (the line is at
+   * `base`): each field's last entry in a local, no table to reset; a string is decoded only if the type reads it.
    */
   private fieldsFromEntries(memory: SlicingBuffer, base: number, at: number, count: number, prompts: boolean): CapturedFields {
     const w = this.words;
@@ -258,8 +201,7 @@ export class LineReducer {
     let messageId = -1;
     let stopReason = -1;
     let content = -1;
-    // What the blocks of the current content add (addBlock's fields of CapturedFields).
-    // Fresh arrays only for lines that have refs: most have none.
+    // What the current content's blocks add (addBlock's fields); fresh arrays only for lines with refs (most have none).
     let toolUses = NO_TOOL_USES;
     let toolResults = NO_TOOL_RESULTS;
     let hasToolResultBlock = false;

@@ -3,21 +3,17 @@ import { align64, ownKernel, SCANNER_READ_PAST_END, type ScannerKernel } from '.
 /** A kernel of its own whose memory also holds the read buffers of one tail. */
 export interface ReadingKernel extends ScannerKernel {
   /**
-   * Read buffer i (0 … count - 1): a view of `size` bytes of the memory, with
-   * SCANNER_READ_PAST_END to spare after it, below heapBase. A fresh view when
-   * the memory has grown (which replaces every view of it); the bytes stay.
+   * Read buffer i (0 … count - 1): `size` bytes of the memory below heapBase, SCANNER_READ_PAST_END to spare after it.
+   * A fresh view once the memory has grown (which detaches every view); the bytes stay.
    */
   readBuffer(index: number): Buffer;
 }
 
 /**
- * A kernel for one reader, with `count` read buffers of `size` bytes inside
- * its wasm memory, for the tail's LineBatches: a chunk is read where the
- * kernels scan it, and not copied in: every byte is copied once less, the
- * largest single saving of a cold index (BENCHMARKS.md). Its memory starts large enough for
- * `scratchBytes` of input at heapBase, so that reads in flight never see it
- * grow (a wasm memory grows in place on 64-bit V8, but replaces its views);
- * pages never touched cost no memory. Null where the module cannot run.
+ * A kernel with `count` read buffers of `size` bytes in its memory, for the tail's LineBatches: a chunk is scanned where
+ * it was read, one copy less per byte (the largest saving of a cold index, BENCHMARKS.md). The memory starts with room for
+ * `scratchBytes` at heapBase, so reads in flight never see it grow (growing detaches views); untouched pages cost nothing.
+ * Null where the module cannot run.
  */
 export function createReadingKernel(count: number, size: number, scratchBytes: number): ReadingKernel | null {
   const stride = align64(size + SCANNER_READ_PAST_END);

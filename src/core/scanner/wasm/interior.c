@@ -1,24 +1,20 @@
-/* Skips JSON string interiors with wasm SIMD, 64 bytes at a time. The shared
- * module is loaded by ../scannerKernel.ts; ../wasmInteriorSkipper.ts holds the
- * contract and the JS that calls it.
- *
- * Escape-dense text (code, logs: an escape every ten or so bytes) must not cost
- * a loop turn per escape, so each block is classified with bit arithmetic: masks
- * of `\` and of `"`-or-control bytes, the escaped bytes found from the backslash
- * runs (simdjson's trick), and a vector test that every escaped byte is one of
- * "\/fnt. Only `\b`, `\r` and `\u`, rare in transcripts, are checked byte by byte.
- *
- * The vector code is shaped for V8's x64 code generator, which gives a signed
- * byte compare one instruction and an unsigned one four. */
+/* Skips JSON string interiors with wasm SIMD, 64 bytes at a time (contract and caller: ../wasmInteriorSkipper.ts).
+ * Escape-dense text (code, logs) must not cost a loop turn per escape, so each block is classified with bit
+ * arithmetic: masks of `\` and of `"`-or-control bytes, the escaped bytes from the backslash runs (simdjson's
+ * trick), and a vector test that each escaped byte is one of "\/fnt; only the rare `\b`, `\r`, `\u` go byte by byte.
+ * Shaped for V8's x64 code generator, where a signed byte compare is one instruction and an unsigned one four. */
 #include <stdint.h>
 #include <wasm_simd128.h>
 #include "interior.h"
 
 #define ODD_BITS 0xAAAAAAAAAAAAAAAAull
 
-/* Zero, as clang cannot know it: the vector constants are made from it once
- * per call and kept in locals, where as v128.const V8 builds each one anew on
- * every block of the loop. */
+/* A byte is one of "\/fnt when it equals SIMPLE_ESCAPE[b & 15]; other entries hold a byte of another low nibble.
+ * b and r share nibble 2 with `"`: testing them here slowed every block with an escape, so drop_good_escapes
+ * accepts them one by one (they are rare). */
+#define SIMPLE_ESCAPE wasm_u8x16_make(0xFF, 0xFF, '"', 0xFF, 't', 0xFF, 'f', 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, '\\', 0xFF, 'n', '/')
+
+/* See interior.h. */
 unsigned char interior_opaque_zero = 0;
 
 typedef struct {
@@ -32,17 +28,10 @@ static inline Consts consts(void) {
     wasm_v128_or(z, wasm_i8x16_splat((char)0x82)),
     wasm_v128_or(z, wasm_i8x16_splat(-95)),
     wasm_v128_or(z, wasm_i8x16_splat(0x0F)),
-    wasm_v128_or(z, wasm_u8x16_make(0xFF, 0xFF, '"', 0xFF, 't', 0xFF, 'f', 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, '\\', 0xFF, 'n', '/')),
+    wasm_v128_or(z, SIMPLE_ESCAPE),
   };
   return k;
 }
-
-/* A byte is one of "\/fnt when it equals SIMPLE_ESCAPE[b & 15]. b and r share
- * the low nibble 2 with `"`: the vector test leaves them out (checking them
- * there slowed every block that holds an escape, for bytes that are rare), and
- * drop_good_escapes accepts them one by one (they are rare in transcripts).
- * Unused entries hold a byte of another low nibble, so they match nothing. */
-#define SIMPLE_ESCAPE wasm_u8x16_make(0xFF, 0xFF, '"', 0xFF, 't', 0xFF, 'f', 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, '\\', 0xFF, 'n', '/')
 
 static inline int is_hex(unsigned char c) {
   return (unsigned char)(c - '0') < 10 || (unsigned char)((c | 0x20) - 'a') < 6;
@@ -69,10 +58,9 @@ static inline uint64_t not_simple_escapes(const unsigned char *p, const Consts *
   return ~simple;
 }
 
-/* The bytes escaped by a backslash (simdjson's json_escape_scanner): a run of
- * backslashes escapes every other byte from its second, so the byte after an
- * odd-length run is escaped. *carry is 1 when byte 0 of the block is escaped by
- * the previous block's last backslash; it is updated for the next block. */
+/* The bytes escaped by a backslash (simdjson's json_escape_scanner): a run of backslashes escapes every other byte
+ * from its second, so the byte after an odd-length run is escaped. *carry is 1 when the previous block's last
+ * backslash escapes byte 0; it is updated for the next block. */
 static inline uint64_t escaped_bytes(uint64_t backslash, uint64_t *carry) {
   uint64_t escaped_in = *carry;
   uint64_t potential_escape = backslash & ~escaped_in; /* an escaped `\` escapes nothing */
@@ -92,9 +80,8 @@ static inline uint64_t drop_good_escapes(uint64_t bad, const unsigned char *p, c
   return bad;
 }
 
-/* The first byte of the block at p to stop at (among the `in_range` bits), or
- * null. `bad` marks escaped bytes whose escape is bad or cut: the caller stops
- * at their `\`, one byte before (for bit 0, the last byte of the previous block). */
+/* The first byte of the block at p to stop at, or null. `bad` marks escaped bytes whose escape is bad or cut: the
+ * stop is their `\`, one byte before (for bit 0, the last byte of the previous block). */
 static inline const unsigned char *first_stop(const unsigned char *p, uint64_t stoppers, uint64_t escaped, uint64_t bad) {
   if (bad & 1) return p - 1;
   uint64_t stops = (stoppers & ~escaped) | bad >> 1;

@@ -12,9 +12,8 @@
  * the backslash of an escape that is invalid or cut by end), or end. */
 const unsigned char *skip_interior(const unsigned char *p, const unsigned char *end);
 
-/* Zero, defined in interior.c where no other file of the module sees its
- * value: vector constants made from it are computed once before a loop and
- * kept, where a v128.const is built anew by V8 at every use. */
+/* Zero that no other file sees the value of (defined in interior.c): vector constants made from it are computed
+ * once before a loop and kept, where V8 builds a v128.const anew at every use. */
 extern unsigned char interior_opaque_zero;
 
 #endif

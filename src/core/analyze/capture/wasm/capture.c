@@ -1,25 +1,18 @@
-/* Validates one transcript line as JSON and lists its kept values: for each occurrence
- * of a key ../../../scanner/fields.ts reads, in document order, which field it is, the JSON
- * type of its value and where the value lies in the line. ../lineReducer.ts
- * builds the captured fields from that list with fields.ts's rules (last one
- * wins, caps, UTF-8 decoding), so an ordinary line costs no JSON.parse and no
- * object tree; the property tests in test/unit/core/scanner/scanner.reducer.test.ts hold the
- * list's result to JSON.parse's of the whole line. */
+/* Validates a transcript line as JSON and lists, in document order, each value of a key ../../../scanner/fields.ts
+ * reads: its field, JSON type and span. ../lineReducer.ts applies fields.ts's rules to the list (last one wins, caps,
+ * UTF-8), so a line costs no JSON.parse and no object tree; test/unit/core/scanner/scanner.reducer.test.ts holds the
+ * result to JSON.parse's. */
 #include <wasm_simd128.h>
 #include "jsonSkip.h"
 
 typedef unsigned u32;
 
-/* An entry is three words: code, start, end (byte offsets in the line). The
- * code is the field (enum Field) | type << 8 | string flags. A string's span
- * is its interior, a number's its literal; a message, content or block that
- * is read into is followed by the entries of its own kept keys. */
+/* An entry is three words: code (field | type << 8 | string flags), start, end (offsets in the line). A string's
+ * span is its interior, a number's its literal; a message, content or block read into is followed by its own entries. */
 enum Type { T_STRING, T_NUMBER, T_TRUE, T_FALSE, T_NULL, T_OBJECT, T_ARRAY };
 #define TYPE_SHIFT 8
-/* The string holds a backslash escape. */
-#define HAS_ESCAPE (1u << 16)
-/* The string holds a byte >= 0x80. */
-#define HAS_NON_ASCII (1u << 17)
+#define HAS_ESCAPE (1u << 16)    /* the string holds a backslash escape */
+#define HAS_NON_ASCII (1u << 17) /* the string holds a byte >= 0x80 */
 
 typedef struct {
   Line line;
@@ -130,10 +123,8 @@ static const u8 *capture_array(const u8 *p, Ctx *c) {
   }
 }
 
-/* The line is [line, line + length), followed by SCANNER_READ_PAST_END bytes
- * this function may write; out has room for out_entries entries; stack has
- * length / 8 + 1 bytes. Returns the number of entries written at out, or
- * REDUCE_INVALID / REDUCE_FULL. */
+/* The line is [line, line + length), then SCANNER_READ_PAST_END bytes this may write; out has room for out_entries
+ * entries, stack length / 8 + 1 bytes. Returns the count of entries written at out, or REDUCE_INVALID / REDUCE_FULL. */
 __attribute__((export_name("captureLine")))
 int capture_line(u8 *line, unsigned length, u32 *out, unsigned out_entries, u8 *stack) {
   Ctx c = {line_of(line + length, stack), line, out, out + 3 * out_entries, 0};
@@ -159,16 +150,10 @@ static int find_newline(const u8 *p, const u8 *end) {
   return -1;
 }
 
-/* The whole lines at the start of [p, p + length), in one call: for each line
- * (its newline excluded), a header of two words, its length and what
- * capture_line returned for it (its entry count, or REDUCE_INVALID /
- * REDUCE_FULL), then its entries. Stops after a line capture_line did not
- * take, and before the first line whose newline is not in the input, that is
- * longer than max_line (a newline is looked for no further: a longer line is
- * left to the caller unsearched), or whose entries might not fit in what is
- * left of the out_words words at out. stack has max_line / 8 + 1 bytes. The
- * newline capture_line's end mark overwrites is put back. Returns the number
- * of lines in the table. */
+/* capture_line of the whole lines at the start of [p, p + length): per line a header of two words, its length (no
+ * newline) and capture_line's result, then its entries. Stops after a line capture_line did not take, and before one
+ * whose newline is not in the input or not within max_line (searched no further), or whose entries might not fit the
+ * out_words at out. stack has max_line / 8 + 1 bytes. Puts back the newlines the end mark overwrites; returns the line count. */
 __attribute__((export_name("captureLines")))
 int capture_lines(u8 *p, unsigned length, u32 *out, unsigned out_words, u8 *stack, unsigned max_line) {
   const u8 *end = p + length;

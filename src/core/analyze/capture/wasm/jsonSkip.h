@@ -1,6 +1,5 @@
-/* JSON grammar checks of capture.c. Static inline in a
- * header because the module's C files are compiled without LTO: these run
- * once per token, and a call across files each time costs more than the token. */
+/* JSON grammar checks of capture.c. Static inline in a header because the module's C files are compiled without
+ * LTO: these run once per token, and a call across files each time costs more than the token. */
 #ifndef SCANNER_JSON_SKIP_H
 #define SCANNER_JSON_SKIP_H
 
@@ -11,15 +10,12 @@ typedef unsigned char u8;
 
 /* The line is not JSON: the caller's full path says why. */
 #define REDUCE_INVALID (-1)
-/* Valid or not, this line is not handled exactly here (root no object, an
- * escaped key where keys are matched, no room): the caller parses it whole. */
+/* Valid or not, not handled exactly here (root no object, an escaped key where keys are matched, no room): parse it whole. */
 #define REDUCE_FULL (-2)
 
-/* Both walkers see the line through this: only its bytes are scanned, and
- * JSON.parse accepts no NUL byte anywhere, so one NUL written after the line
- * stops every loop below without an end check of its own; the string kernel
- * is given the end. `stack`: one bit per open container (1: object) of a
- * skipped value, so any depth costs depth/8 bytes. */
+/* The line, for both walkers. JSON.parse accepts no NUL byte anywhere, so one NUL written after the line stops every
+ * loop below without an end check of its own; the string kernel is given the end. `stack`: one bit per open
+ * container (1: object) of a skipped value, so any depth costs depth/8 bytes. */
 typedef struct {
   const u8 *end;
   u8 *stack;
@@ -43,12 +39,9 @@ static inline const u8 *skip_ws(const u8 *p) {
 
 static inline int is_digit(u8 b) { return (u8)(b - '0') < 10; }
 
-/* p at the opening quote; returns the byte after the closing quote, or 0.
- * Most strings of a record are short (ids, names, timestamps): they are
- * looked at 16 bytes at a time here up to their first quote, backslash or
- * control byte (the NUL after the line is one, so no load starts past the
- * line's end), and only a string with an escape or a long one goes to the
- * kernel, from that byte on (every byte before it is plain). */
+/* p at the opening quote; returns the byte after the closing quote, or 0. Most strings are short (ids, names,
+ * timestamps): looked at here 16 bytes at a time up to their first quote, backslash or control byte (the NUL after
+ * the line is one, so no load starts past its end); only one with an escape, or a long one, goes to the kernel. */
 static inline const u8 *skip_string(const u8 *p, const Line *l) {
   const u8 *q = p + 1;
   for (int block = 0; block < 2; block++, q += 16) {
@@ -155,11 +148,9 @@ key:
   goto value;
 }
 
-/* p at the opening quote of a key; returns its closing quote, or 0 with
- * *status set. Keys are short: one 16-byte look finds where most end (the
- * first quote, backslash or control byte; the NUL after the line is one), and
- * a byte loop goes on from there, which also sees whether a key holds an
- * escape (JSON.parse reads "typ\u0065" as "type"). */
+/* p at the opening quote of a key; returns its closing quote, or 0 with *status set. One 16-byte look finds where
+ * most keys end (as in skip_string); a byte loop goes on from there and sends an escaped key to JSON.parse, which
+ * reads "typ\u0065" as "type". */
 static inline const u8 *scan_key(const u8 *p, const Line *l, int *status) {
   const u8 *q = p + 1;
   v128_t v = wasm_v128_load(q);
@@ -186,9 +177,8 @@ static inline int key_is(const u8 *k, unsigned n, const char *name) {
   return name[n] == 0;
 }
 
-/* The values the engine reads, by where their key sits: enum Field and
- * field_of(), generated from src/core/scanner/keptFields.json. capture.c hands
- * these codes to ../lineReducer.ts, which reads them as ../keptFieldCodes.ts. */
+/* The values the engine reads, by where their key sits: enum Field and field_of(), generated from
+ * src/core/scanner/keptFields.json; ../lineReducer.ts reads these codes as ../keptFieldCodes.ts. */
 #include "keptFields.h"
 
 #endif

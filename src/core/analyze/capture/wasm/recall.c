@@ -1,13 +1,7 @@
-/* A table of recently seen strings, by their bytes, for ../lineReducer.ts:
- * most kept strings of a line repeat those of the lines before (record and
- * block types, session id, cwd, stop reason, tool name; a message id across
- * the records of its blocks). JS keeps the decoded string of each slot; this
- * keeps the bytes, and compares them 16 at a time, where a JS byte loop was a
- * fifth of the time spent reading a line's fields.
- *
- * The table is the module's, so every user of the shared instance shares it,
- * and the strings JS keeps per slot must be shared with it (one array per
- * instance, see ../../../scanner/scannerKernel.ts). */
+/* Recently seen strings by their bytes, for ../lineReducer.ts: most kept strings repeat the lines before (types,
+ * session id, cwd, tool name, a message id across its blocks). JS keeps each slot's decoded string; this keeps the
+ * bytes and compares them 16 at a time, far cheaper than a JS byte loop. The table is the instance's, so the
+ * strings JS keeps are one array per instance too (ScannerKernel.recalled in ../../../scanner/scannerKernel.ts). */
 #include <wasm_simd128.h>
 #include "interior.h"
 

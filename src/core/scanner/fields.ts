@@ -116,45 +116,26 @@ export const ROOT_STRING_KEYS: Readonly<Record<string, number>> = {
 export type RootStringKey = 'type' | 'timestamp' | 'sessionId' | 'requestSessionId' | 'version' | 'cwd' | 'agentId' | 'aiTitle' | 'customTitle' | 'lastPrompt';
 const ROOT_STRING_KEY_NAMES = Object.keys(ROOT_STRING_KEYS) as RootStringKey[];
 
-/** What a content block contributes, once the whole block has been read. */
-export interface BlockFields {
-  type?: string;
-  id?: string;
-  name?: string;
-  toolUseId?: string;
-  text?: string;
-}
-
-export function addBlock(f: CapturedFields, b: BlockFields): void {
-  if (b.type === 'tool_use') {
-    if (b.id !== undefined && f.toolUses.length < REFS_CAP) {
-      const use = { id: b.id, name: b.name ?? '' };
+/** What a content block (an object of message.content) adds to `f`, after the blocks before it. */
+export function addBlockOf(f: CapturedFields, block: Record<string, unknown>): void {
+  const type = block.type;
+  if (type === 'tool_use') {
+    const id = str(block.id, ID_CAP);
+    if (id !== undefined && f.toolUses.length < REFS_CAP) {
+      const use = { id, name: str(block.name, ID_CAP) ?? '' };
       if (f.toolUses === NO_TOOL_USES) f.toolUses = [use];
       else f.toolUses.push(use);
     }
-  } else if (b.type === 'tool_result') {
+  } else if (type === 'tool_result') {
     f.hasToolResultBlock = true;
-    if (b.toolUseId !== undefined && f.toolResults.length < REFS_CAP) {
-      if (f.toolResults === NO_TOOL_RESULTS) f.toolResults = [b.toolUseId];
-      else f.toolResults.push(b.toolUseId);
+    const id = str(block.tool_use_id, ID_CAP);
+    if (id !== undefined && f.toolResults.length < REFS_CAP) {
+      if (f.toolResults === NO_TOOL_RESULTS) f.toolResults = [id];
+      else f.toolResults.push(id);
     }
-  } else if (b.type === 'text') {
-    if (b.text !== undefined && f.firstText === undefined) f.firstText = b.text;
+  } else if (type === 'text' && f.firstText === undefined) {
+    f.firstText = str(block.text, TEXT_CAP);
   }
-}
-
-export function clearMessage(f: CapturedFields): void {
-  f.messageId = undefined;
-  f.stopReason = undefined;
-  clearContent(f);
-}
-
-export function clearContent(f: CapturedFields): void {
-  f.contentText = undefined;
-  f.toolUses = NO_TOOL_USES;
-  f.toolResults = NO_TOOL_RESULTS;
-  f.hasToolResultBlock = false;
-  f.firstText = undefined;
 }
 
 /**
@@ -194,16 +175,7 @@ export function fieldsFromParsed(root: Record<string, unknown>): CapturedFields 
   if (typeof content === 'string') {
     f.contentText = str(content, TEXT_CAP);
   } else if (Array.isArray(content)) {
-    for (const block of content) {
-      if (!isPlainObject(block)) continue;
-      addBlock(f, {
-        type: str(block.type, ID_CAP),
-        id: str(block.id, ID_CAP),
-        name: str(block.name, ID_CAP),
-        toolUseId: str(block.tool_use_id, ID_CAP),
-        text: str(block.text, TEXT_CAP),
-      });
-    }
+    for (const block of content) if (isPlainObject(block)) addBlockOf(f, block);
   }
   return f;
 }

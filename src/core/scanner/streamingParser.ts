@@ -1,6 +1,6 @@
 import type { ScanResult } from '../records';
 import { BitStack } from './bitStack';
-import { C_SKIP, FieldSink, MAX_STRING_CAP, SL_KEY, SL_NONE, SL_TOP } from './fieldSink';
+import { C_SKIP, KeptTree, MAX_STRING_CAP, SL_KEY, SL_NONE, SL_TOP } from './keptTree';
 import { buildRecord, KEY_CAP, NUMBER_TEXT_CAP } from './fields';
 import { StringCapture } from './stringCapture';
 import { JsInteriorSkipper, WasmInteriorSkipper, type InteriorSkipper } from './wasmInteriorSkipper';
@@ -47,7 +47,7 @@ export class StreamingRecordParser {
   private readonly ctxAt = new Uint8Array(MAX_CTX_DEPTH + 1);
   private sawAny = false;
   private topIsObject = false;
-  private readonly sink = new FieldSink();
+  private readonly sink = new KeptTree();
   /** Slot of the value the next VALUE state reads. */
   private pending = SL_TOP;
   // Current string.
@@ -104,7 +104,7 @@ export class StreamingRecordParser {
     let result: ScanResult;
     if (this.state === NUM && this.stack.depth === 0 && NUM_TERMINAL[this.numState]) this.state = END;
     if (this.state === END) {
-      result = this.topIsObject ? buildRecord(this.sink.fields, prompts) : { kind: 'malformed', reason: 'not an object' };
+      result = this.topIsObject ? buildRecord(this.sink.fields(), prompts) : { kind: 'malformed', reason: 'not an object' };
     } else if (this.state === ERROR) {
       result = { kind: 'malformed', reason: 'not JSON' };
     } else if (!this.sawAny) {

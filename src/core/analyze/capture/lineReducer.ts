@@ -18,16 +18,6 @@ interface ReducerExports extends ScannerExports {
   recall(bytes: number, length: number): number;
 }
 
-/** Where the output starts, from heapBase, after a line of `length` bytes (see LineReducer#place). */
-function outOffset(length: number): number {
-  return align64(length + SCANNER_READ_PAST_END);
-}
-
-/** Where the bit stack starts, from heapBase, after the line and `outBytes` of output. */
-function stackOffset(length: number, outBytes: number): number {
-  return outOffset(length) + align64(outBytes);
-}
-
 /**
  * Validates a line as JSON in wasm (./wasm/capture.c), which lists where the values fields.ts reads lie, and decodes
  * only those: JSON.parse's fields without building the tool results and inputs that hold most of a line's bytes.
@@ -41,10 +31,6 @@ export class LineReducer {
   private wordsOf: Uint8Array | undefined;
   /** The strings that repeat from line to line (type, session, cwd, message id, tool name…), decoded once. */
   private readonly recent: RecentStrings;
-  /** placeOf()'s cache: the last source, its place, and the memory it was worked out in. */
-  private lastSource: Buffer | undefined;
-  private lastPlace = -1;
-  private lastBytes: Uint8Array | undefined;
   /** What capture() returns: one object, every field set anew for each line. */
   private readonly fields: CapturedFields = emptyFields();
 
@@ -57,19 +43,6 @@ export class LineReducer {
   /** The reducer, or undefined where WebAssembly SIMD is unavailable (callers parse whole lines). */
   static create(kernel: ScannerKernel | null = sharedKernel()): LineReducer | undefined {
     return kernel === null ? undefined : new LineReducer(kernel);
-  }
-
-  /**
-   * Copies [start, end) of `source` to heapBase; returns the (maybe fresh) memory. Layout: the line with the bytes
-   * kernels may read past it (where the end mark goes), `outBytes` of output (outOffset), the bit stack (stackOffset).
-   */
-  private place(source: Buffer, start: number, end: number, outBytes: number): Uint8Array {
-    const kernel = this.kernel;
-    const length = end - start;
-    kernel.loaded = undefined;
-    const bytes = kernel.ensureCapacity(stackOffset(length, outBytes) + (length >> 3) + 1);
-    bytes.set(start === 0 && end === source.length ? source : source.subarray(start, end), kernel.heapBase);
-    return bytes;
   }
 
   /**
@@ -88,20 +61,10 @@ export class LineReducer {
     this.wordsOf = bytes;
   }
 
-  /** kernel.placeOf(source), once per source (a read buffer's chunk), not per line. */
-  private placeOf(source: Buffer): number {
-    const bytes = this.kernel.bytes;
-    if (source !== this.lastSource || bytes !== this.lastBytes) {
-      this.lastSource = source;
-      this.lastBytes = bytes;
-      this.lastPlace = this.kernel.placeOf(source);
-    }
-    return this.lastPlace;
-  }
-
   /**
-   * capture() of [start, end) of `source`, scanned in place when `source` is a ReadingKernel's read buffer,
-   * else copied to heapBase. `prompts` false: the texts a prompt comes from are not decoded (see buildRecord).
+   * capture() of [start, end) of `source`, copied to heapBase: the line (with the bytes kernels may read past it,
+   * where captureLine puts its end mark), then the entries, then the bit stack of nesting. `prompts` false: the
+   * texts a prompt comes from are not decoded (see buildRecord).
    */
   captureRange(source: Buffer, start: number, end: number, prompts = true): CapturedFields | number {
     if (!LITTLE_ENDIAN) return REDUCE_FULL; // the entries are read as host-order words; wasm memory is little-endian
@@ -109,30 +72,16 @@ export class LineReducer {
     const length = end - start;
     // A kept value takes 3 bytes of the line at least (`{},` in a content array): half the length is room enough.
     const outEntries = (length >> 1) + 16;
-    const outBytes = outEntries * ENTRY_BYTES;
-    let bytes: Uint8Array;
-    let base: number;
-    let out: number;
-    let count: number;
-    const place = this.placeOf(source);
-    if (place >= 0) {
-      // In place: output and bit stack at heapBase; the end mark captureLine writes over the newline is put back.
-      kernel.loaded = undefined;
-      bytes = kernel.ensureCapacity(align64(outBytes) + (length >> 3) + 1);
-      base = place + start;
-      out = kernel.heapBase;
-      const after = bytes[base + length];
-      count = this.exports.captureLine(base, length, out, outEntries, out + align64(outBytes));
-      bytes[base + length] = after;
-    } else {
-      bytes = this.place(source, start, end, outBytes);
-      base = kernel.heapBase;
-      out = base + outOffset(length);
-      count = this.exports.captureLine(base, length, out, outEntries, base + stackOffset(length, outBytes));
-    }
+    const out = align64(length + SCANNER_READ_PAST_END);
+    const stack = out + align64(outEntries * ENTRY_BYTES);
+    kernel.loaded = undefined;
+    const bytes = kernel.ensureCapacity(stack + (length >> 3) + 1);
+    const base = kernel.heapBase;
+    bytes.set(source.subarray(start, end), base);
+    const count = this.exports.captureLine(base, length, base + out, outEntries, base + stack);
     if (count < 0) return count;
     this.viewMemory(bytes);
-    return this.fieldsFromEntries(this.memory, base, out >> 2, count, prompts);
+    return this.fieldsFromEntries(this.memory, base, (base + out) >> 2, count, prompts);
   }
 
   /**
@@ -148,7 +97,7 @@ export class LineReducer {
     line: (start: number, end: number, fields: CapturedFields, prompts: boolean) => void,
   ): number {
     if (!LITTLE_ENDIAN) return start;
-    const place = this.placeOf(source);
+    const place = this.kernel.placeOf(source);
     if (place < 0) return start;
     const kernel = this.kernel;
     // Room for a longest line's entries (see captureRange); shorter lines take only what they use. It must fit

@@ -112,6 +112,18 @@ const withDuplicateKeys = fc
   .array(fc.tuple(fc.constantFrom('type', 'uuid', 'message', 'isSidechain', 'apiBlockIndex', 'requestSessionId', 'version', 'other'), transcriptRecord), { maxLength: 6 })
   .map((pairs) => `{${pairs.map(([k, r]) => `${JSON.stringify(k)}:${JSON.stringify((r as Record<string, unknown>)[k] ?? r)}`).join(',')}}`);
 
+/** An object's JSON text from [key, value text] pairs, keys repeated at will. */
+const objectText = (pairs: [string, string][]) => `{${pairs.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(',')}}`;
+const valueText = fc.oneof(anyValue, fc.constantFrom('tool_use', 'tool_result', 'text', 'toolu_1')).map((v) => JSON.stringify(v) ?? 'null');
+const blockText = fc.array(fc.tuple(fc.constantFrom('type', 'id', 'name', 'tool_use_id', 'text', 'input'), valueText), { maxLength: 8 }).map(objectText);
+const messageText = fc
+  .array(fc.tuple(fc.constantFrom('id', 'stop_reason', 'content', 'usage'), fc.oneof(valueText, fc.array(fc.oneof(blockText, valueText), { maxLength: 4 }).map((bs) => `[${bs.join(',')}]`))), { maxLength: 6 })
+  .map(objectText);
+/** Repeated keys at every level a kept key sits: root, message, content blocks. */
+const withNestedDuplicateKeys = fc
+  .array(fc.tuple(fc.constantFrom('type', 'message', 'isMeta', 'apiBlockIndex', 'sessionId'), fc.oneof(valueText, messageText)), { maxLength: 5 })
+  .map((pairs) => objectText([['type', '"user"'], ...pairs]));
+
 const cuts = fc.array(fc.nat(), { maxLength: 4 });
 const runs = { numRuns: 400 };
 
@@ -133,6 +145,7 @@ describe('record scanner: both paths agree (properties)', () => {
 
   it('on repeated keys (the last wins)', () => {
     fc.assert(fc.property(withDuplicateKeys, cuts, (text, c) => checkAgree(Buffer.from(text), c)), runs);
+    fc.assert(fc.property(withNestedDuplicateKeys, cuts, (text, c) => checkAgree(Buffer.from(text), c)), { numRuns: 1000 });
   });
 
   it('on half-written and mutated records', () => {

@@ -1,0 +1,126 @@
+import { addBlockOf, emptyFields, fieldsFromParsed, ID_CAP, KEY_CAP, NUMBER_TEXT_CAP, ROOT_STRING_KEYS, TEXT_CAP, type CapturedFields } from './fields';
+import keptFields from './keptFields.json';
+
+/**
+ * Where the streaming tokenizer's values go: a tree of the kept keys alone,
+ * shaped as JSON.parse would give them (root, message, content blocks), which
+ * fieldsFromParsed then reads under the same rules as on the JSON.parse path.
+ * A value the rules ignore (an object under `type`, a string under `isMeta`)
+ * stands as OPAQUE, so a repeated key still replaces what came before it.
+ */
+
+// What the container at a depth is.
+export const C_SKIP = 0, C_ROOT = 1, C_MESSAGE = 2, C_CONTENT = 3, C_BLOCK = 4;
+// What the value about to be read is: the root, a key, a content element, or the value of a kept key in a container of that context.
+export const SL_NONE = 0, SL_TOP = 1, SL_KEY = 2, SL_ELEM = 3;
+const SL_KEPT = 10; // + the container's context
+
+type Node = Record<string, unknown>;
+const OPAQUE: Node = Object.freeze({});
+
+/** The kept keys of each context, with the cap of a string there (0: a string is not kept, only noted). */
+const KEPT: ReadonlyMap<string, number>[] = [];
+KEPT[C_ROOT] = keysIn('root', (key) => ROOT_STRING_KEYS[key] ?? 0);
+KEPT[C_MESSAGE] = keysIn('message', (key) => (key === 'content' ? TEXT_CAP : ID_CAP));
+KEPT[C_BLOCK] = keysIn('block', (key) => (key === 'text' ? TEXT_CAP : ID_CAP));
+
+function keysIn(where: string, cap: (key: string) => number): Map<string, number> {
+  return new Map(keptFields.fields.filter((f) => f.in === where && f.key !== null).map((f) => [f.key!, cap(f.key!)]));
+}
+
+export const MAX_STRING_CAP = Math.max(KEY_CAP + 1, ...KEPT.flatMap((keys) => [...keys.values()]));
+
+export class KeptTree {
+  root: Node = {};
+  private message: Node = OPAQUE;
+  private block: Node = OPAQUE;
+  /** The blocks of the open content array that change what fieldsFromParsed reads, and what they give so far. */
+  private blocks: Node[] = [];
+  private blocksGive: CapturedFields = emptyFields();
+  /** Where a kept key's value goes. */
+  private target: Node = OPAQUE;
+  private key = '';
+  private cap = 0;
+
+  reset(): void {
+    this.root = {};
+  }
+
+  /** The fields, by fieldsFromParsed. */
+  fields(): CapturedFields {
+    return fieldsFromParsed(this.root);
+  }
+
+  /** Context of a container opened in `slot`. */
+  openContainer(isObject: boolean, slot: number): number {
+    if (slot === SL_TOP) return isObject ? C_ROOT : C_SKIP;
+    if (slot === SL_ELEM) {
+      if (!isObject) return C_SKIP;
+      this.block = {};
+      return C_BLOCK;
+    }
+    if (slot === SL_KEPT + C_ROOT && isObject && this.key === 'message') {
+      this.root.message = this.message = {};
+      return C_MESSAGE;
+    }
+    if (slot === SL_KEPT + C_MESSAGE && !isObject && this.key === 'content') {
+      this.message.content = this.blocks = [];
+      this.blocksGive = emptyFields();
+      return C_CONTENT;
+    }
+    return C_SKIP;
+  }
+
+  closeContainer(ctx: number): void {
+    if (ctx !== C_BLOCK) return;
+    // A block that adds nothing to what the blocks before it give is dropped: a huge content array costs no memory.
+    const f = this.blocksGive;
+    const before = f.toolUses.length + f.toolResults.length + Number(f.hasToolResultBlock) + Number(f.firstText !== undefined);
+    addBlockOf(f, this.block);
+    if (f.toolUses.length + f.toolResults.length + Number(f.hasToolResultBlock) + Number(f.firstText !== undefined) > before) this.blocks.push(this.block);
+  }
+
+  /** Keys are worth decoding only where a kept key may sit. */
+  capturesKeys(ctx: number): boolean {
+    return KEPT[ctx] !== undefined;
+  }
+
+  elementSlot(ctx: number): number {
+    return ctx === C_CONTENT ? SL_ELEM : SL_NONE;
+  }
+
+  /** Which slot a key's value fills; a kept key's earlier value is replaced at once (the last one wins). */
+  keySlot(ctx: number, key: string): number {
+    const cap = KEPT[ctx]?.get(key);
+    if (cap === undefined) return SL_NONE;
+    this.target = ctx === C_ROOT ? this.root : ctx === C_MESSAGE ? this.message : this.block;
+    this.target[key] = OPAQUE;
+    this.key = key;
+    this.cap = cap;
+    return SL_KEPT + ctx;
+  }
+
+  /** Code units of a string in `slot` worth decoding; 0: skip it undecoded. */
+  stringCap(slot: number): number {
+    if (slot === SL_KEY) return KEY_CAP + 1; // one past the longest kept key: a longer key comes out longer, and matches none
+    return slot >= SL_KEPT ? this.cap : 0;
+  }
+
+  storeString(slot: number, value: string): void {
+    if (slot >= SL_KEPT) this.target[this.key] = value;
+  }
+
+  /** `true`, `false` or `null` (by its first byte) read in `slot`. */
+  storeLiteral(slot: number, first: number): void {
+    if (slot >= SL_KEPT) this.target[this.key] = first === 0x6e ? null : first === 0x74;
+  }
+
+  wantsNumberText(slot: number): boolean {
+    return slot >= SL_KEPT;
+  }
+
+  /** A number literal read in a slot that wants it; an over-long one counts as absent (see fields.ts). */
+  storeNumber(slot: number, text: string): void {
+    if (slot >= SL_KEPT && text.length <= NUMBER_TEXT_CAP) this.target[this.key] = Number(text);
+  }
+}

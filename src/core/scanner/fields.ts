@@ -265,15 +265,8 @@ export function keepsCallContext(toolUses: readonly ToolUseRef[]): boolean {
  * results, and decoding 200 characters of each text block no record keeps
  * costs time and garbage.
  */
-export function readsText(type: string | undefined, field: 'aiTitle' | 'customTitle' | 'lastPrompt' | 'content'): boolean {
-  switch (field) {
-    case 'aiTitle':
-      return type === 'ai-title';
-    case 'customTitle':
-      return type === 'custom-title';
-    case 'lastPrompt':
-      return type === 'last-prompt';
-    case 'content':
-      return type === 'user';
-  }
+export function readsText(type: string | undefined, field: keyof typeof TEXT_READ_IN): boolean {
+  return type === TEXT_READ_IN[field];
 }
+
+const TEXT_READ_IN = { aiTitle: 'ai-title', customTitle: 'custom-title', lastPrompt: 'last-prompt', content: 'user' } as const;

@@ -5,39 +5,21 @@ import { StreamingRecordParser } from './streamingParser';
 import type { ScannerKernel } from './scannerKernel';
 
 /**
- * The transcript record scanner, as the live engine runs it. A line up to
- * `streamThreshold` bytes is buffered and read by JSON.parse (native and
- * fastest for small records); a longer line switches, mid-line, to
- * StreamingRecordParser, which validates the whole line but keeps only the
- * fields the engine needs, so a 64 MB tool result never becomes a string or an
- * object tree (it skips string interiors in wasm where wasm SIMD runs). Both
- * paths fill the same CapturedFields under the same rules (./fields.ts), and
- * the property tests hold them to identical results, including for invalid
- * UTF-8 inside strings (decoded to U+FFFD, not malformed) and for garbage.
- * analyze's capture scanner (src/core/analyze/capture/) extends it.
- */
-/**
- * From about this length up the tokenizer is as fast as JSON.parse plus
- * decoding, and it allocates next to nothing, where JSON.parse builds a whole
- * object tree per line, which raises peak RSS. Small records stay on
- * JSON.parse, whose native loop wins on dense structure (figures in
- * BENCHMARKS.md).
+ * The live engine's record scanner (docs/ARCHITECTURE.md, "The scanner"): a line of up to `streamThreshold`
+ * bytes is read whole by JSON.parse; a longer one switches mid-line to StreamingRecordParser, which keeps only
+ * the kept fields in bounded memory. From about this length up the tokenizer is as fast as JSON.parse, and it
+ * builds no object tree (figures in BENCHMARKS.md).
  */
 export const DEFAULT_STREAM_THRESHOLD = 16 * 1024;
 
 export interface RecordScannerOptions {
   /** Lines longer than this many bytes go through the streaming tokenizer (default DEFAULT_STREAM_THRESHOLD). */
   streamThreshold?: number;
-  /**
-   * The wasm instance the tokenizer skips string interiors on (default: the
-   * process's shared one; each use copies its chunk in, see ./wasmInteriorSkipper.ts).
-   */
+  /** The wasm instance the tokenizer skips string interiors on (default: the process's shared one). */
   kernel?: ScannerKernel;
   /**
-   * Whether the next line's `prompt` is wanted, asked once per line (default:
-   * always). Where it is not, the record has none, and the text it would come
-   * from (a user record's content, a last-prompt's lastPrompt) is not decoded:
-   * analyze reports only the first user prompt, and a session types thousands.
+   * Whether the next line's `prompt` is wanted, asked once per line (default: always). Where it is not, the
+   * texts a prompt comes from are not decoded: analyze reports only the first prompt, and a session types thousands.
    */
   prompts?: () => boolean;
 }

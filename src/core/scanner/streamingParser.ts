@@ -20,9 +20,26 @@ import type { ScannerKernel } from './scannerKernel';
 const VALUE = 0, ARR_FIRST = 1, OBJ_FIRST = 2, OBJ_KEY = 3, COLON = 4, AFTER_VALUE = 5;
 const STR = 6, ESC = 7, UNI = 8, NUM = 9, LIT = 10, END = 11, ERROR = 12;
 
-// Number sub-states; the terminal ones can end the number.
-const N_MINUS = 0, N_ZERO = 1, N_INT = 2, N_DOT = 3, N_FRAC = 4, N_E = 5, N_ESIGN = 6, N_EXP = 7, N_START = 8;
-const NUM_TERMINAL = [false, true, true, false, true, false, false, true, false];
+// JSON's number grammar as a table: NUMBER_NEXT[state][class of the byte] is the next state, -1 the end.
+// States: start, after '-', '0', integer digits, '.', fraction digits, 'e', exponent sign, exponent digits.
+const N_START = 0;
+// Byte classes: '0', '1'-'9', '-', '+', '.', 'e' or 'E', anything else.
+const NUMBER_CLASS = new Uint8Array(256).fill(6);
+for (let c = 0x31; c <= 0x39; c++) NUMBER_CLASS[c] = 1;
+[[0x30, 0], [0x2d, 2], [0x2b, 3], [0x2e, 4], [0x65, 5], [0x45, 5]].forEach(([c, k]) => (NUMBER_CLASS[c!] = k!));
+const NUMBER_NEXT = [
+  [2, 3, 1, -1, -1, -1, -1],
+  [2, 3, -1, -1, -1, -1, -1],
+  [-1, -1, -1, -1, 4, 6, -1],
+  [3, 3, -1, -1, 4, 6, -1],
+  [5, 5, -1, -1, -1, -1, -1],
+  [5, 5, -1, -1, -1, 6, -1],
+  [8, 8, 7, 7, -1, -1, -1],
+  [8, 8, -1, -1, -1, -1, -1],
+  [8, 8, -1, -1, -1, -1, -1],
+];
+/** The states a number may end in: after '0', integer, fraction or exponent digits. */
+const NUM_TERMINAL = [false, false, true, true, false, true, false, false, true];
 
 const MAX_CTX_DEPTH = 4;
 
@@ -312,39 +329,7 @@ export class StreamingRecordParser {
   }
 
   private stepNumber(c: number, i: number): number {
-    const digit = c >= 0x30 && c <= 0x39;
-    let next = -1;
-    switch (this.numState) {
-      case N_START:
-        if (c === 0x2d) next = N_MINUS;
-        else if (digit) next = c === 0x30 ? N_ZERO : N_INT;
-        break;
-      case N_MINUS:
-        if (digit) next = c === 0x30 ? N_ZERO : N_INT;
-        break;
-      case N_ZERO:
-        if (c === 0x2e) next = N_DOT;
-        else if (c === 0x65 || c === 0x45) next = N_E;
-        break;
-      case N_INT:
-        if (digit) next = N_INT;
-        else if (c === 0x2e) next = N_DOT;
-        else if (c === 0x65 || c === 0x45) next = N_E;
-        break;
-      case N_DOT:
-      case N_FRAC:
-        if (digit) next = N_FRAC;
-        else if (this.numState === N_FRAC && (c === 0x65 || c === 0x45)) next = N_E;
-        break;
-      case N_E:
-        if (c === 0x2b || c === 0x2d) next = N_ESIGN;
-        else if (digit) next = N_EXP;
-        break;
-      case N_ESIGN:
-      case N_EXP:
-        if (digit) next = N_EXP;
-        break;
-    }
+    const next = NUMBER_NEXT[this.numState]![NUMBER_CLASS[c]!]!;
     if (next >= 0) {
       this.numState = next;
       if (this.numWanted && this.numText.length <= NUMBER_TEXT_CAP) this.numText += String.fromCharCode(c);

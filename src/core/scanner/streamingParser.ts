@@ -3,7 +3,7 @@ import { BitStack } from './bitStack';
 import { C_SKIP, KeptTree, MAX_STRING_CAP, SL_KEY, SL_NONE, SL_TOP } from './keptTree';
 import { buildRecord, KEY_CAP, NUMBER_TEXT_CAP } from './fields';
 import { StringCapture } from './stringCapture';
-import { JsInteriorSkipper, WasmInteriorSkipper, type InteriorSkipper } from './wasmInteriorSkipper';
+import { JsInteriorSkipper, WasmInteriorSkipper, type InteriorSkipper } from './interiorSkipper';
 import type { ScannerKernel } from './scannerKernel';
 
 /**
@@ -11,7 +11,7 @@ import type { ScannerKernel } from './scannerKernel';
  * (same grammar as JSON.parse) while keeping only the fields in ./fields.ts, with
  * capped strings. Memory is O(caps + nesting/8) whatever the line's length.
  * String interiors, where nearly all bytes of a huge line are, are skipped 64
- * bytes at a time by a wasm SIMD kernel (./wasmInteriorSkipper.ts, ./wasm/interior.c),
+ * bytes at a time by a wasm SIMD kernel (./interiorSkipper.ts, ./wasm/interior.c),
  * or byte by byte where that is unavailable; a kept string's text is copied
  * as it is skipped, escapes as written, and decoded once it ends.
  */

@@ -1,4 +1,4 @@
-/* Skips JSON string interiors with wasm SIMD, 64 bytes at a time (contract and caller: ../wasmInteriorSkipper.ts).
+/* Skips JSON string interiors with wasm SIMD, 64 bytes at a time (contract and caller: ../interiorSkipper.ts).
  * Escape-dense text (code, logs) must not cost a loop turn per escape, so each block is classified with bit
  * arithmetic: masks of `\` and of `"`-or-control bytes, the escaped bytes from the backslash runs (simdjson's
  * trick), and a vector test that each escaped byte is one of "\/fnt; only the rare `\b`, `\r`, `\u` go byte by byte.

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { StreamingRecordParser } from '../../../../src/core/scanner/streamingParser';
-import { WasmInteriorSkipper } from '../../../../src/core/scanner/wasmInteriorSkipper';
+import { WasmInteriorSkipper } from '../../../../src/core/scanner/interiorSkipper';
 import type { ScanResult } from '../../../../src/core/records';
 
 /** The plain definition: past plain bytes and complete valid escapes, stopping at anything else or n. */

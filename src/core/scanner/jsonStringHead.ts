@@ -4,22 +4,24 @@ import { capString } from './fields';
  * The first `cap` UTF-16 code units of the JSON string whose text lies in
  * [start, end) of `bytes` (between its quotes, escapes as written, valid),
  * as JSON.parse of the UTF-8 decoded line gives them (a bad UTF-8 sequence
- * becomes U+FFFD), decoding no more than the cap can reach. Both scan paths
- * that keep strings without JSON.parse of the line use it: the streaming
- * tokenizer (./stringCapture.ts) and analyze's capture.
+ * becomes U+FFFD), decoding no more than the cap can reach. The text may be
+ * a head cut anywhere, as long as it is longer than headBytes(cap): the cut
+ * made here then falls before the one it has. Used where a line is not
+ * JSON.parse'd: the streaming tokenizer (./stringCapture.ts) and analyze's
+ * capture (its plain ASCII strings are sliced as they lie).
  *
- * Without an escape the bytes are the string: a unit takes at least one byte
+ * Without an escape the bytes are the string: a unit takes at most 3 bytes
  * and a cut sequence at the end changes only what lies past the cap, so
  * 3 × cap + 4 bytes always do. With escapes, a unit takes at most 6 bytes
- * (`\uXXXX`), so a head of 6 × cap + 8 bytes, cut outside any escape, does.
+ * (`\uXXXX`), so a head of headBytes(cap), cut outside any escape, does.
  */
 export function jsonStringHead(bytes: Buffer, start: number, end: number, cap: number, escaped: boolean): string {
   if (!escaped) return capString(bytes.toString('utf8', start, Math.min(end, start + 3 * cap + 4)), cap);
-  const stop = end - start > 6 * cap + 8 ? cutOutsideEscape(bytes, start, start + 6 * cap + 8) : end;
+  const stop = end - start > headBytes(cap) ? cutOutsideEscape(bytes, start, start + headBytes(cap)) : end;
   return capString(JSON.parse(`"${bytes.toString('utf8', start, stop)}"`) as string, cap);
 }
 
-/** Bytes of string text a jsonStringHead of `cap` units may read: a capture keeps no more. */
+/** Bytes of escaped string text that always hold the first `cap` units, cut outside an escape. */
 export function headBytes(cap: number): number {
   return 6 * cap + 8;
 }

@@ -9,7 +9,8 @@ import type { ScannerKernel } from './scannerKernel';
 /**
  * A push tokenizer for one JSON line of any size: validates the full JSON syntax
  * (same grammar as JSON.parse) while keeping only the fields in ./fields.ts, with
- * capped strings. Memory is O(caps + nesting/8) whatever the line's length.
+ * capped strings. Memory is bounded whatever the line's length: the caps, the
+ * blocks that count (see ./keptTree.ts), and a bit per level of nesting.
  * String interiors, where nearly all bytes of a huge line are, are skipped 64
  * bytes at a time by a wasm SIMD kernel (./interiorSkipper.ts, ./wasm/interior.c),
  * or byte by byte where that is unavailable; a kept string's text is copied

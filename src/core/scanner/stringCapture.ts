@@ -13,7 +13,7 @@ export class StringCapture {
   private cap = 0;
 
   constructor(maxCap: number) {
-    // Six bytes past the head: a cut inside the last escape still leaves the head whole.
+    // Past the head by more than an escape: a string cut here is longer than headBytes (see jsonStringHead).
     this.raw = Buffer.allocUnsafe(headBytes(maxCap) + 6);
   }
 

@@ -74,10 +74,13 @@ export class LineReducer {
     const outEntries = (length >> 1) + 16;
     const out = align64(length + SCANNER_READ_PAST_END);
     const stack = out + align64(outEntries * ENTRY_BYTES);
+    // A source read into this memory (a ReadingKernel's read buffer) is detached if the memory grows: copied by place.
+    const place = kernel.placeOf(source);
     kernel.loaded = undefined;
     const bytes = kernel.ensureCapacity(stack + (length >> 3) + 1);
     const base = kernel.heapBase;
-    bytes.set(source.subarray(start, end), base);
+    if (place >= 0) bytes.copyWithin(base, place + start, place + end);
+    else bytes.set(source.subarray(start, end), base);
     const count = this.exports.captureLine(base, length, base + out, outEntries, base + stack);
     if (count < 0) return count;
     this.viewMemory(bytes);
@@ -150,7 +153,7 @@ export class LineReducer {
     let messageId = -1;
     let stopReason = -1;
     let content = -1;
-    // What the current content's blocks add (addBlock's fields); fresh arrays only for lines with refs (most have none).
+    // What the current content's blocks add (addBlockOf's fields); fresh arrays only for lines with refs (most have none).
     let toolUses = NO_TOOL_USES;
     let toolResults = NO_TOOL_RESULTS;
     let hasToolResultBlock = false;
@@ -174,7 +177,7 @@ export class LineReducer {
         continue;
       }
       if (inBlock) {
-        // The block is read whole (its keys, last one wins): addBlock's rules, each string decoded only if used.
+        // The block is read whole (its keys, last one wins): addBlockOf's rules, each string decoded only if used.
         inBlock = false;
         blocksAdded = true;
         const blockTypeText = recent.at(memory, base, w, blockType, ID_CAP);

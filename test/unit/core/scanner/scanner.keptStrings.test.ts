@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { createRecordScanner, scanLine } from '../../../../src/core/scanner';
 import { ID_CAP } from '../../../../src/core/scanner/fields';
+import { StreamingRecordParser } from '../../../../src/core/scanner/streamingParser';
 
 /**
  * Kept strings as the streaming tokenizer keeps them (their text copied
@@ -32,8 +33,9 @@ function lineOf(type: string, key: string, a: Buffer, b: Buffer, c: Buffer): Buf
   ]);
 }
 
-function streamed(line: Buffer, cuts: number[]): ReturnType<typeof scanLine> {
-  const scanner = createRecordScanner({ streamThreshold: 0 });
+/** The line in chunks cut at `cuts`, through the tokenizer: on the wasm kernel, or (`js`) skipping strings in JS. */
+function streamed(line: Buffer, cuts: number[], js = false): ReturnType<typeof scanLine> {
+  const scanner = js ? new StreamingRecordParser({ wasm: false }) : createRecordScanner({ streamThreshold: 0 });
   let start = 0;
   for (const cut of cuts.map((c) => c % (line.length + 1)).sort((x, y) => x - y)) {
     scanner.push(line.subarray(start, Math.max(start, cut)));
@@ -51,6 +53,7 @@ describe('record scanner: kept strings (properties)', () => {
         const parsed = scanLine(line, { streamThreshold: Number.MAX_SAFE_INTEGER });
         assert.equal(parsed.kind, 'record');
         assert.deepEqual(streamed(line, cuts), parsed, `line: ${JSON.stringify(line.toString('latin1'))}`);
+        assert.deepEqual(streamed(line, cuts, true), parsed);
       }),
       { numRuns: 1500 },
     );
@@ -65,6 +68,7 @@ describe('record scanner: kept strings (properties)', () => {
         const parsed = scanLine(line, { streamThreshold: Number.MAX_SAFE_INTEGER });
         assert.equal(parsed.kind, 'record');
         assert.deepEqual(streamed(line, cuts), parsed);
+        assert.deepEqual(streamed(line, cuts, true), parsed);
       }),
       { numRuns: 300 },
     );

@@ -127,5 +127,15 @@ describe('ReadingKernel: read buffers in wasm memory, scanned in place', () => {
       { numRuns: 300 },
     );
   });
-});
 
+  it('scans a line of a read buffer that needs the memory to grow (which detaches the buffer) as anywhere else', () => {
+    // Scratch far smaller than the line: captureRange must grow the memory while the line still sits in a read buffer.
+    const kernel = createReadingKernel(1, 1 << 20, 4096)!;
+    const scanner = createCaptureScanner({ kernel, streamThreshold: 1 << 20 });
+    const record = Buffer.from(`{"type":"user","message":{"content":"${'x'.repeat(200_000)}"}}`);
+    const before = kernel.bytes.length;
+    kernel.readBuffer(0).set(record, 0);
+    assert.deepEqual(scanner.finishLine!(kernel.readBuffer(0), 0, record.length), scanLine(record));
+    assert.ok(kernel.bytes.length > before, 'the memory grew');
+  });
+});

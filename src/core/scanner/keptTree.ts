@@ -74,10 +74,9 @@ export class KeptTree {
   closeContainer(ctx: number): void {
     if (ctx !== C_BLOCK) return;
     // A block that adds nothing to what the blocks before it give is dropped: a huge content array costs no memory.
-    const f = this.blocksGive;
-    const before = f.toolUses.length + f.toolResults.length + Number(f.hasToolResultBlock) + Number(f.firstText !== undefined);
-    addBlockOf(f, this.block);
-    if (f.toolUses.length + f.toolResults.length + Number(f.hasToolResultBlock) + Number(f.firstText !== undefined) > before) this.blocks.push(this.block);
+    const before = blockYield(this.blocksGive);
+    addBlockOf(this.blocksGive, this.block);
+    if (blockYield(this.blocksGive) > before) this.blocks.push(this.block);
   }
 
   /** Keys are worth decoding only where a kept key may sit. */
@@ -123,4 +122,9 @@ export class KeptTree {
   storeNumber(slot: number, text: string): void {
     if (slot >= SL_KEPT && text.length <= NUMBER_TEXT_CAP) this.target[this.key] = Number(text);
   }
+}
+
+/** What content blocks have given so far, as one count: each block that gives anything raises it. */
+function blockYield(f: CapturedFields): number {
+  return f.toolUses.length + f.toolResults.length + Number(f.hasToolResultBlock) + Number(f.firstText !== undefined);
 }

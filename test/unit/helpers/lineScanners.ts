@@ -63,3 +63,14 @@ export class DigestScanner implements LineScanner<LineDigest> {
     this.chunks = 0;
   }
 }
+
+/** Pushes `line` to `scanner` in chunks cut at `cuts` (each taken modulo the line's length + 1, in order), then finishes it. */
+export function scanInChunks<T>(scanner: { push(chunk: Buffer): void; finish(): T }, line: Buffer, cuts: readonly number[]): T {
+  let start = 0;
+  for (const cut of cuts.map((c) => c % (line.length + 1)).sort((a, b) => a - b)) {
+    scanner.push(line.subarray(start, Math.max(start, cut)));
+    start = Math.max(start, cut);
+  }
+  scanner.push(line.subarray(start));
+  return scanner.finish();
+}

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { createRecordScanner, scanLine } from '../../../../src/core/scanner';
 import { ID_CAP } from '../../../../src/core/scanner/fields';
 import { StreamingRecordParser } from '../../../../src/core/scanner/streamingParser';
+import { scanInChunks } from '../../helpers/lineScanners';
 
 /**
  * Kept strings as the streaming tokenizer keeps them (their text copied
@@ -35,14 +36,7 @@ function lineOf(type: string, key: string, a: Buffer, b: Buffer, c: Buffer): Buf
 
 /** The line in chunks cut at `cuts`, through the tokenizer: on the wasm kernel, or (`js`) skipping strings in JS. */
 function streamed(line: Buffer, cuts: number[], js = false): ReturnType<typeof scanLine> {
-  const scanner = js ? new StreamingRecordParser({ wasm: false }) : createRecordScanner({ streamThreshold: 0 });
-  let start = 0;
-  for (const cut of cuts.map((c) => c % (line.length + 1)).sort((x, y) => x - y)) {
-    scanner.push(line.subarray(start, Math.max(start, cut)));
-    start = Math.max(start, cut);
-  }
-  scanner.push(line.subarray(start));
-  return scanner.finish();
+  return scanInChunks(js ? new StreamingRecordParser({ wasm: false }) : createRecordScanner({ streamThreshold: 0 }), line, cuts);
 }
 
 describe('record scanner: kept strings (properties)', () => {

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { createRecordScanner, scanLine } from '../../../../src/core/scanner';
 import type { ScanResult } from '../../../../src/core/records';
+import { scanInChunks } from '../../helpers/lineScanners';
 
 /**
  * The two scan paths (JSON.parse for ordinary lines, the streaming tokenizer for
@@ -21,14 +22,7 @@ function oracleIsObject(line: Buffer): boolean {
 }
 
 function scanChunked(line: Buffer, cuts: number[], threshold: number | undefined): ScanResult {
-  const scanner = createRecordScanner({ streamThreshold: threshold });
-  let start = 0;
-  for (const cut of [...cuts.map((c) => c % (line.length + 1))].sort((a, b) => a - b)) {
-    scanner.push(line.subarray(start, Math.max(start, cut)));
-    start = Math.max(start, cut);
-  }
-  scanner.push(line.subarray(start));
-  return scanner.finish();
+  return scanInChunks(createRecordScanner({ streamThreshold: threshold }), line, cuts);
 }
 
 /**

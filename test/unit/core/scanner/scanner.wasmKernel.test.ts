@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { StreamingRecordParser } from '../../../../src/core/scanner/streamingParser';
 import { WasmInteriorSkipper } from '../../../../src/core/scanner/interiorSkipper';
-import type { ScanResult } from '../../../../src/core/records';
+import { scanInChunks } from '../../helpers/lineScanners';
 
 /** The plain definition: past plain bytes and complete valid escapes, stopping at anything else or n. */
 function skipInteriorByByte(bytes: Buffer, k: number, n: number): number {
@@ -99,16 +99,6 @@ describe('record scanner: wasm SIMD string-interior kernel', () => {
   });
 });
 
-function parseChunked(parser: StreamingRecordParser, line: Buffer, cuts: number[]): ScanResult {
-  let start = 0;
-  for (const cut of cuts.map((c) => c % (line.length + 1)).sort((x, y) => x - y)) {
-    parser.push(line.subarray(start, Math.max(start, cut)));
-    start = Math.max(start, cut);
-  }
-  parser.push(line.subarray(start));
-  return parser.finish();
-}
-
 describe('record scanner: the tokenizer with and without the wasm kernel (properties)', () => {
   it('agrees on strings with random escapes split across random chunks, and with JSON.parse', () => {
     const withWasm = new StreamingRecordParser();
@@ -121,8 +111,8 @@ describe('record scanner: the tokenizer with and without the wasm kernel (proper
           body,
           Buffer.from('"}]},"uuid":"u1"}'),
         ]);
-        const viaWasm = parseChunked(withWasm, line, cuts);
-        assert.deepEqual(viaWasm, parseChunked(withJs, line, cuts));
+        const viaWasm = scanInChunks(withWasm, line, cuts);
+        assert.deepEqual(viaWasm, scanInChunks(withJs, line, cuts));
         let valid = true;
         try {
           JSON.parse(line.toString('utf8'));
@@ -146,7 +136,7 @@ describe('record scanner: tokenizers share one wasm kernel', () => {
           Buffer.concat([Buffer.from(`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"${id}","content":"`), body, Buffer.from('"}]}}')]);
         const lineA = line(bodyA, 'toolu_a');
         const lineB = line(bodyB, 'toolu_b');
-        const alone = (l: Buffer) => parseChunked(new StreamingRecordParser(), l, []);
+        const alone = (l: Buffer) => scanInChunks(new StreamingRecordParser(), l, []);
         // Chunk by chunk, alternately, through one Buffer object whose bytes change, as a reused read buffer's do.
         const scratch = Buffer.alloc(size);
         const pushVia = (parser: StreamingRecordParser, l: Buffer, at: number) => {

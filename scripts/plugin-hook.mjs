@@ -1,38 +1,51 @@
 #!/usr/bin/env node
-// The Claude Code plugin (plugin/) runs a committed copy of the hook bundle, plugin/bin/hook.js:
-// a plugin installed from a git URL is a clone in which nothing is built. This keeps that copy
-// byte for byte what `npm run build` writes to dist/hook.js (same esbuild options,
-// scripts/lib/hookBuild.mjs).
+// The Claude Code plugin (plugin/) runs committed builds: a plugin installed from a git URL is a
+// clone in which nothing is built. This keeps them byte for byte what their sources build to:
+// plugin/bin/hook.js, what `npm run build` writes to dist/hook.js (scripts/lib/hookBuild.mjs), and
+// plugin/hooks/transcript-lag-mod.js, the mod Claude Code 2.1.287+ loads in process
+// (scripts/lib/modBuild.mjs, from src/mod/).
 //
-//   node scripts/plugin-hook.mjs           rewrite plugin/bin/hook.js from src/hook/
-//   node scripts/plugin-hook.mjs --check   exit 1 unless the committed copy is that build
+//   node scripts/plugin-hook.mjs           rewrite both from src/
+//   node scripts/plugin-hook.mjs --check   exit 1 unless the committed copies are those builds
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { hookBuildOptions } from './lib/hookBuild.mjs';
+import { modBuildOptions } from './lib/modBuild.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const PLUGIN_HOOK = path.join(repoRoot, 'plugin', 'bin', 'hook.js');
+export const PLUGIN_MOD = path.join(repoRoot, 'plugin', 'hooks', 'transcript-lag-mod.js');
 
-export async function buildHookBytes() {
-  const out = await esbuild.build({ ...hookBuildOptions, absWorkingDir: repoRoot, outfile: path.join(repoRoot, 'dist', 'hook.js'), write: false });
+async function buildBytes(options, outfile) {
+  const out = await esbuild.build({ ...options, absWorkingDir: repoRoot, outfile, write: false });
   return Buffer.from(out.outputFiles[0].contents);
 }
 
+export const buildHookBytes = () => buildBytes(hookBuildOptions, path.join(repoRoot, 'dist', 'hook.js'));
+export const buildModBytes = () => buildBytes(modBuildOptions, PLUGIN_MOD);
+
 async function main() {
   const check = process.argv.includes('--check');
-  const built = await buildHookBytes();
-  const committed = fs.existsSync(PLUGIN_HOOK) ? fs.readFileSync(PLUGIN_HOOK) : undefined;
-  if (check) {
-    if (committed && committed.equals(built)) return 0;
-    console.error(`${path.relative(repoRoot, PLUGIN_HOOK)} is not the current build of src/hook/ (${committed ? `${committed.length} bytes, build ${built.length}` : 'missing'}): run \`node scripts/plugin-hook.mjs\` and commit it`);
-    return 1;
+  let failed = 0;
+  for (const [file, build, source] of [
+    [PLUGIN_HOOK, buildHookBytes, 'src/hook/'],
+    [PLUGIN_MOD, buildModBytes, 'src/mod/'],
+  ]) {
+    const built = await build();
+    const committed = fs.existsSync(file) ? fs.readFileSync(file) : undefined;
+    if (check) {
+      if (committed && committed.equals(built)) continue;
+      console.error(`${path.relative(repoRoot, file)} is not the current build of ${source} (${committed ? `${committed.length} bytes, build ${built.length}` : 'missing'}): run \`node scripts/plugin-hook.mjs\` and commit it`);
+      failed = 1;
+      continue;
+    }
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, built);
+    console.log(`wrote ${path.relative(repoRoot, file)} (${built.length} bytes)`);
   }
-  fs.mkdirSync(path.dirname(PLUGIN_HOOK), { recursive: true });
-  fs.writeFileSync(PLUGIN_HOOK, built);
-  console.log(`wrote ${path.relative(repoRoot, PLUGIN_HOOK)} (${built.length} bytes)`);
-  return 0;
+  return failed;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

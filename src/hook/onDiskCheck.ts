@@ -1,4 +1,4 @@
-import { SAFE_SESSION_ID } from '../core/channel/constants';
+import { type LineKind, lineKindOf } from '../core/recordLine';
 import { completeLines, readBounded } from './boundedRead';
 
 /**
@@ -20,44 +20,18 @@ export interface OnDiskCheck {
 
 /** How far back from the end the check looks: the call is the newest thing in its transcript, so its lines sit near the end. */
 export const ON_DISK_WINDOW_BYTES = 4 * 1024 * 1024;
-/** Lines longer than this are judged by their position alone (an assistant tool_use record is small; a result may be huge). */
-const PARSE_LINE_BYTES = 1024 * 1024;
 const NEWLINE = 0x0a;
 
-export type LineKind = 'record' | 'result' | 'other';
+export type { LineKind };
 
 /** The id as its bytes appear inside a JSON string. */
 export function toolUseIdNeedle(id: string): Buffer {
   return Buffer.from(JSON.stringify(id).slice(1, -1), 'utf8');
 }
 
-/**
- * What a line holding the id's bytes is, for the call `id`. `partial`: only
- * the line's first bytes are given (the rest was too long to keep).
- */
+/** What a line holding the id's bytes is, for the call `id` (the rule: src/core/recordLine.ts). */
 export function lineKind(line: Buffer, id: string, partial = false): LineKind {
-  if (partial || line.length > PARSE_LINE_BYTES) {
-    // Too long to parse: a tool result (its output inline), a record with a large input, or text quoting
-    // the id. Judged by the keys Claude Code writes first, compact, as they sit at the line's start.
-    const quoted = JSON.stringify(id);
-    if (line.includes(`"tool_use_id":${quoted}`) && line.includes('"role":"user"')) return 'result';
-    if (line.includes(`"type":"tool_use","id":${quoted}`) && line.includes('"role":"assistant"')) return 'record';
-    return 'other';
-  }
-  let rec: { type?: unknown; message?: { content?: unknown } };
-  try {
-    rec = JSON.parse(line.toString('utf8'));
-  } catch {
-    return 'other';
-  }
-  const content = rec?.message?.content;
-  if (!Array.isArray(content)) return 'other';
-  for (const b of content) {
-    if (!b || typeof b !== 'object') continue;
-    if (rec.type === 'assistant' && b.type === 'tool_use' && b.id === id) return 'record';
-    if (rec.type === 'user' && b.type === 'tool_result' && b.tool_use_id === id) return 'result';
-  }
-  return 'other';
+  return lineKindOf(line.toString('utf8'), id, partial);
 }
 
 /**
@@ -94,15 +68,4 @@ export function checkOnDisk(path: string, toolUseId: string, windowBytes = ON_DI
   return check;
 }
 
-/**
- * The file that holds a call's record: a subagent's calls are written to
- * `<session dir>/subagents/agent-<agent_id>.jsonl` beside the main transcript
- * the hook input names. An agent id that could name another path is refused.
- */
-export function recordFileOf(transcriptPath: string, sessionId: string, agentId: string | undefined): string | undefined {
-  if (agentId === undefined) return transcriptPath;
-  if (!/^[A-Za-z0-9_-]{1,128}$/.test(agentId) || !SAFE_SESSION_ID.test(sessionId)) return undefined;
-  const slash = transcriptPath.lastIndexOf('/');
-  if (slash === -1) return undefined;
-  return `${transcriptPath.slice(0, slash)}/${sessionId}/subagents/agent-${agentId}.jsonl`;
-}
+export { recordFileOf } from '../core/modContract';

@@ -30,7 +30,7 @@ export function runPrint({ claudeBin, cwd, env, prompt, extraArgs = [], timeoutM
  * Interactive session under tmux: start the TUI, wait until it shows its prompt, type PROMPT, wait
  * until `isDone()` says the turn is over, then `/exit`. Returns the last screen for diagnostics.
  */
-export async function runInteractive({ claudeBin, cwd, env, prompt, isDone, timeoutMs = 60_000, readyTimeoutMs = 30_000, sampleScreens = false }) {
+export async function runInteractive({ claudeBin, cwd, env, prompt, isDone, extraArgs = [], timeoutMs = 60_000, readyTimeoutMs = 30_000, sampleScreens = false }) {
   // sampleScreens: every screen seen while the turn runs, with when, to tell what the terminal showed when.
   const screens = [];
   const socket = `tl-field-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
@@ -38,7 +38,7 @@ export async function runInteractive({ claudeBin, cwd, env, prompt, isDone, time
   const envArgs = Object.entries(env).map(([k, v]) => `${k}=${v}`);
   const startedAt = Date.now();
   // tmux starts the command through a shell with the server's environment; `env -i` gives it exactly ours.
-  const command = ['env', '-i', ...envArgs, claudeBin, '--permission-mode', 'acceptEdits'].map(shellQuote).join(' ');
+  const command = ['env', '-i', ...envArgs, claudeBin, ...extraArgs, '--permission-mode', 'acceptEdits'].map(shellQuote).join(' ');
   tmux('new-session', '-d', '-s', 'field', '-x', '160', '-y', '50', '-c', cwd, command);
   // kill-server leaves the socket file behind; remember it to remove it at the end.
   let socketPath = '';

@@ -1,0 +1,349 @@
+// Built from src/mod/ by scripts/plugin-hook.mjs: edit the source, not this file.
+
+// src/core/channel/constants.ts
+var CHANNEL_SCHEMA_VERSION = 1;
+var CHANNEL_DIR_NAME = "transcript-lag";
+var SAFE_SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+var MOD_SOURCE = "transcript-lag-mod";
+
+// src/core/modContract.ts
+var HELD_DIR_NAME = "held";
+var SPOOL_DIR_NAME = "spool";
+var HELD_MESSAGE_VERSION = 1;
+var HELD_MESSAGE_TTL_MS = 10 * 6e4;
+var SAFE_TOOL_USE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,199}$/;
+function separatorOf(path) {
+  return path.lastIndexOf("\\") > path.lastIndexOf("/") ? "\\" : "/";
+}
+function parentOf(path) {
+  const cut = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
+  return cut <= 0 ? void 0 : path.slice(0, cut);
+}
+function recordFileOf(transcriptPath, sessionId, agentId) {
+  if (agentId === void 0) return transcriptPath;
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(agentId) || !SAFE_SESSION_ID.test(sessionId)) return void 0;
+  const dir = parentOf(transcriptPath);
+  if (dir === void 0) return void 0;
+  const sep = separatorOf(transcriptPath);
+  return [dir, sessionId, "subagents", `agent-${agentId}.jsonl`].join(sep);
+}
+function claudeDirOfTranscript(transcriptPath) {
+  const slug = parentOf(transcriptPath);
+  const projects = slug && parentOf(slug);
+  const name = projects?.slice(Math.max(projects.lastIndexOf("/"), projects.lastIndexOf("\\")) + 1);
+  return name === "projects" ? parentOf(projects) : void 0;
+}
+function sessionIdOfTranscript(transcriptPath) {
+  const name = transcriptPath.slice(Math.max(transcriptPath.lastIndexOf("/"), transcriptPath.lastIndexOf("\\")) + 1);
+  const id = name.endsWith(".jsonl") ? name.slice(0, -".jsonl".length) : "";
+  return SAFE_SESSION_ID.test(id) ? id : void 0;
+}
+function channelPath(claudeDir, ...parts) {
+  const sep = separatorOf(claudeDir);
+  return [claudeDir, CHANNEL_DIR_NAME, ...parts].join(sep);
+}
+function heldDirOf(claudeDir, sessionId) {
+  return SAFE_SESSION_ID.test(sessionId) ? channelPath(claudeDir, HELD_DIR_NAME, sessionId) : void 0;
+}
+function heldMessagePath(claudeDir, sessionId, toolUseId) {
+  const dir = heldDirOf(claudeDir, sessionId);
+  return dir && SAFE_TOOL_USE_ID.test(toolUseId) ? `${dir}${separatorOf(claudeDir)}${toolUseId}.json` : void 0;
+}
+function spoolDirOf(claudeDir) {
+  return channelPath(claudeDir, SPOOL_DIR_NAME);
+}
+function spoolFileName(sessionId, instance2, seq) {
+  return `${sessionId}.${instance2}.${String(seq).padStart(8, "0")}.json`;
+}
+function heldMessageOf(rows, toolUseId) {
+  const at = rows.findIndex((r) => r.role === "assistant" && r.toolUses.some((t) => t.tool_use_id === toolUseId));
+  if (at === -1) return void 0;
+  let first = at;
+  while (first > 0 && rows[first - 1].role === "assistant") first--;
+  let last = at;
+  while (last + 1 < rows.length && rows[last + 1].role === "assistant") last++;
+  const run = rows.slice(first, last + 1);
+  const use = rows[at].toolUses.find((t) => t.tool_use_id === toolUseId);
+  return {
+    text_blocks: run.filter((r) => r.text !== "").map((r) => r.text),
+    tool_use: { id: use.tool_use_id, name: use.tool, input: use.input ?? {} },
+    complete: first > 0
+  };
+}
+
+// src/core/recordLine.ts
+var PARSE_LINE_CHARS = 1024 * 1024;
+function lineKindOf(line, id, partial = false) {
+  if (partial || line.length > PARSE_LINE_CHARS) {
+    const quoted = JSON.stringify(id);
+    if (line.includes(`"tool_use_id":${quoted}`) && line.includes('"role":"user"')) return "result";
+    if (line.includes(`"type":"tool_use","id":${quoted}`) && line.includes('"role":"assistant"')) return "record";
+    return "other";
+  }
+  let rec;
+  try {
+    rec = JSON.parse(line);
+  } catch {
+    return "other";
+  }
+  const content = rec?.message?.content;
+  if (!Array.isArray(content)) return "other";
+  for (const b of content) {
+    if (!b || typeof b !== "object") continue;
+    if (rec.type === "assistant" && b.type === "tool_use" && b.id === id) return "record";
+    if (rec.type === "user" && b.type === "tool_result" && b.tool_use_id === id) return "result";
+  }
+  return "other";
+}
+
+// src/mod/register.ts
+var held = /* @__PURE__ */ new Map();
+var lags = /* @__PURE__ */ new Map();
+var cursors = /* @__PURE__ */ new Map();
+var MAX_CALLS = 500;
+var MAX_LAGS = 200;
+var TICK_MS = 100;
+var READ_LIMIT = 4 * 1024 * 1024;
+var MAX_SPOOLED = 2e4;
+var ROWS = 64;
+var instance = crypto.randomUUID().replace(/-/g, "").slice(0, 8);
+var spooled = 0;
+var place;
+var receiver;
+var ticker;
+var keepHeldMessages = true;
+function placeOf(transcriptPath) {
+  if (!transcriptPath) return void 0;
+  const sessionId = sessionIdOfTranscript(transcriptPath);
+  const claudeDir = claudeDirOfTranscript(transcriptPath);
+  return sessionId && claudeDir ? { transcriptPath, sessionId, claudeDir } : void 0;
+}
+function event(p, kind, at, agentId, fields) {
+  return {
+    v: CHANNEL_SCHEMA_VERSION,
+    event: kind,
+    at: Math.round(at),
+    session_id: p.sessionId,
+    transcript_path: p.transcriptPath,
+    ...fields,
+    ...agentId !== void 0 ? { agent_id: agentId } : {},
+    source: MOD_SOURCE
+  };
+}
+function report($, p, ev) {
+  const body = JSON.stringify(ev);
+  const spool = () => {
+    if (spooled >= MAX_SPOOLED) return;
+    spooled += 1;
+    const file = `${spoolDirOf(p.claudeDir)}${separator(p.claudeDir)}${spoolFileName(p.sessionId, instance, spooled)}`;
+    $.fs.write(file, body).catch(() => void 0);
+  };
+  if (receiver === void 0) return spool();
+  $.http.fetch(receiver.url, { method: "POST", headers: { "content-type": "application/json", "x-transcript-lag-secret": receiver.secret }, body }).then((res) => {
+    if (!res.ok) spool();
+  }).catch(spool);
+}
+function separator(path) {
+  return path.lastIndexOf("\\") > path.lastIndexOf("/") ? "\\" : "/";
+}
+async function findReceiver($, p) {
+  const sep = separator(p.claudeDir);
+  try {
+    const config = JSON.parse(await $.fs.read(`${p.claudeDir}${sep}transcript-lag${sep}http.json`));
+    const { port, secret } = config;
+    if (Number.isInteger(port) && port > 0 && port < 65536 && typeof secret === "string" && /^[A-Za-z0-9_-]{32,128}$/.test(secret)) {
+      receiver = { url: `http://127.0.0.1:${port}/mod`, secret };
+      return;
+    }
+  } catch {
+  }
+  receiver = void 0;
+}
+async function privateFolder($, p) {
+  const dir = heldDirOf(p.claudeDir, p.sessionId);
+  if (dir === void 0) return false;
+  if (separator(dir) === "\\") return true;
+  try {
+    const made = await $.process.run(["mkdir", "-p", "-m", "700", dir], { timeoutMs: 2e3 });
+    if (made.exitCode !== 0) return false;
+    const locked = await $.process.run(["chmod", "700", dir], { timeoutMs: 2e3 });
+    return locked.exitCode === 0;
+  } catch {
+    return false;
+  }
+}
+var privateFor;
+async function storeHeldMessage($, call, promptId) {
+  if (!keepHeldMessages) return;
+  const file = heldMessagePath(call.place.claudeDir, call.place.sessionId, call.id);
+  if (file === void 0) return;
+  if (privateFor !== call.place.sessionId) {
+    if (!await privateFolder($, call.place)) return;
+    privateFor = call.place.sessionId;
+  }
+  let found;
+  for (let last = ROWS; last <= 4096; last *= 4) {
+    const rows = await $.session.messages(call.agentId !== void 0 ? { agentId: call.agentId, last } : { last });
+    if (!Array.isArray(rows)) return;
+    found = heldMessageOf(rows, call.id);
+    if (found === void 0 || found.complete || rows.length < last) break;
+  }
+  if (found === void 0) return;
+  const message = {
+    v: HELD_MESSAGE_VERSION,
+    tool_use_id: call.id,
+    session_id: call.place.sessionId,
+    ...call.agentId !== void 0 ? { agent_id: call.agentId } : {},
+    ...promptId ? { prompt_id: promptId } : {},
+    at: call.at,
+    text_blocks: found.text_blocks,
+    tool_use: found.tool_use
+  };
+  await $.fs.write(file, JSON.stringify(message));
+  call.heldFile = file;
+}
+function dropHeldMessage($, call) {
+  const file = call.heldFile;
+  if (file === void 0) return;
+  call.heldFile = void 0;
+  $.process.run(["rm", "-f", file], { timeoutMs: 2e3 }).then((done) => done.exitCode === 0 ? void 0 : $.fs.write(file, "")).catch(() => $.fs.write(file, "").catch(() => void 0));
+}
+function release($, call, lagMs) {
+  held.delete(call.id);
+  dropHeldMessage($, call);
+  if (lagMs === void 0) return;
+  lags.set(call.id, lagMs);
+  if (lags.size > MAX_LAGS) lags.delete(lags.keys().next().value);
+}
+async function look($) {
+  const now = await $.clock.now();
+  const byFile = /* @__PURE__ */ new Map();
+  for (const call of held.values()) {
+    if (now - call.at > HELD_MESSAGE_TTL_MS) release($, call, void 0);
+    else byFile.set(call.recordPath, [...byFile.get(call.recordPath) ?? [], call]);
+  }
+  for (const [file, calls] of byFile) {
+    const cursor = cursors.get(file);
+    if (cursor === void 0) continue;
+    let size;
+    try {
+      size = (await $.fs.stat(file)).size;
+    } catch {
+      continue;
+    }
+    if (size < cursor.offset) cursor.offset = 0;
+    if (size === cursor.offset) continue;
+    const from = size - cursor.offset > READ_LIMIT ? size - READ_LIMIT : cursor.offset;
+    const text = await $.fs.read(file, { offset: from, length: size - from });
+    const end = text.lastIndexOf("\n");
+    if (end === -1) continue;
+    cursor.offset = from + new TextEncoder().encode(text.slice(0, end + 1)).length;
+    for (const line of text.slice(0, end).split("\n")) {
+      for (const call of calls) {
+        if (held.has(call.id) && line.includes(call.id) && lineKindOf(line, call.id) === "record") release($, call, now - call.at);
+      }
+    }
+  }
+  if (held.size === 0) {
+    ticker?.cancel();
+    ticker = void 0;
+  }
+  $.ui.invalidate("ui.render");
+}
+function watchHeld($) {
+  if (ticker !== void 0) return;
+  let busy = false;
+  ticker = $.clock.every(TICK_MS, () => {
+    if (busy) return;
+    busy = true;
+    look($).catch(() => void 0).finally(() => busy = false);
+  });
+}
+async function cursorAt($, file) {
+  if (cursors.has(file)) return;
+  let size = 0;
+  try {
+    size = (await $.fs.stat(file)).size;
+  } catch {
+  }
+  cursors.set(file, { offset: size });
+}
+function seconds(ms) {
+  return ms < 1e4 ? `${(ms / 1e3).toFixed(1)}s` : `${Math.round(ms / 1e3)}s`;
+}
+function asBool(value, fallback) {
+  if (typeof value === "boolean") return value;
+  if (value === "false") return false;
+  if (value === "true") return true;
+  return fallback;
+}
+function register(on, options) {
+  keepHeldMessages = asBool(options?.keepHeldMessages, true);
+  on("session.start", async ($, e, next) => {
+    const info = await $.session.info();
+    place = placeOf(info.transcriptPath);
+    if (place !== void 0) await findReceiver($, place);
+    return next(e);
+  });
+  on("tool.call", async ($, e, next) => {
+    const at = await $.clock.now();
+    const info = await $.session.info();
+    const p = placeOf(info.transcriptPath) ?? place;
+    if (p === void 0 || held.size >= MAX_CALLS) return next(e);
+    place = p;
+    const recordPath = recordFileOf(p.transcriptPath, p.sessionId, e.agentId);
+    if (recordPath === void 0) return next(e);
+    const call = { id: e.tool_use_id, tool: e.tool, at, agentId: e.agentId, place: p, recordPath };
+    await cursorAt($, recordPath);
+    held.set(call.id, call);
+    try {
+      await storeHeldMessage($, call, info.promptId);
+    } catch {
+    }
+    report($, p, event(p, "pre", at, e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: "mod", ...info.promptId ? { prompt_id: info.promptId } : {} }));
+    watchHeld($);
+    const post = () => $.clock.now().then((t) => report($, p, event(p, "post", t, e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: "mod" })));
+    try {
+      const ran = await next(e);
+      post().catch(() => void 0);
+      return ran;
+    } catch (err) {
+      post().catch(() => void 0);
+      throw err;
+    }
+  });
+  on("session.append", async ($, e, next) => {
+    const p = place;
+    if (p !== void 0) {
+      const at = await $.clock.now();
+      const ids = [];
+      for (const b of e.message.content ?? []) {
+        if (b?.type === "tool_use" && typeof b.id === "string") ids.push(b.id);
+        else if (b?.type === "tool_result" && typeof b.tool_use_id === "string") ids.push(b.tool_use_id);
+      }
+      report($, p, event(p, "record", at, e.agentId, { uuid: e.uuid, record_type: e.message.type, ...ids.length > 0 ? { tool_use_ids: ids } : {} }));
+    }
+    return next(e);
+  });
+  on("ui.render", { component: "Spinner" }, async ($, e, next) => {
+    if (held.size === 0) return next(e);
+    const now = await $.clock.now();
+    let oldest = Infinity;
+    for (const call of held.values()) oldest = Math.min(oldest, call.at);
+    const more = held.size > 1 ? ` (${held.size} calls)` : "";
+    const room = Math.max(0, (e.viewport?.columns ?? 80) - String(e.props.word ?? "").length - 20);
+    const suffix = ` \xB7 held ${seconds(now - oldest)}${more}`.slice(0, room);
+    return next({ ...e, props: { ...e.props, suffix: `${e.props.suffix ?? ""}${suffix}` } });
+  });
+  on("ui.render", { component: "ToolUse" }, async ($, e, next) => {
+    const id = e.props.tool_use_id;
+    const lag = typeof id === "string" ? lags.get(id) : void 0;
+    const theirs = await next(e);
+    if (lag === void 0) return theirs;
+    const { Box, Text } = $.ui.resolve(e);
+    return Box({ flexDirection: "column", children: [theirs, Text({ dimColor: true, wrap: "truncate-end", children: [`  \u23BF transcript lag ${seconds(lag)}`] })] });
+  });
+}
+export {
+  register
+};

@@ -1,0 +1,158 @@
+/**
+ * What the transcript-lag mod (src/mod/, run inside Claude Code) and everything
+ * outside it agree on: where it keeps a call's held message and its spooled
+ * channel events, and how the held message is cut from the conversation. No
+ * imports beyond plain constants: the mod bundle, the hook and the CLI all
+ * take it, and the mod has no Node APIs (paths are joined by hand, with the
+ * separator the transcript path itself uses, so Windows paths stay Windows).
+ */
+import { CHANNEL_DIR_NAME, SAFE_SESSION_ID } from './channel/constants';
+
+/** Subfolders of the channel folder (`<claude dir>/transcript-lag/`). */
+export const HELD_DIR_NAME = 'held';
+export const SPOOL_DIR_NAME = 'spool';
+
+/** Format version of a held-message file (`v`). */
+export const HELD_MESSAGE_VERSION = 1;
+
+/**
+ * A held message is deleted once its call's record is on disk; one whose record
+ * never lands (the session ended, the mod was reloaded) is deleted this long
+ * after it was written, by the mod or by the next reader that finds it.
+ */
+export const HELD_MESSAGE_TTL_MS = 10 * 60_000;
+
+/** Tool use ids that may name a file: Claude Code's are `toolu_` plus base62. */
+export const SAFE_TOOL_USE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,199}$/;
+
+/**
+ * The assistant message that carries a call, as the mod stores it before the
+ * call's PreToolUse hooks run (README, "The held message").
+ */
+export interface HeldMessage {
+  v: typeof HELD_MESSAGE_VERSION;
+  tool_use_id: string;
+  session_id: string;
+  agent_id?: string;
+  prompt_id?: string;
+  /** When the mod stored it (ms since epoch): `tool.call`, before `next`. */
+  at: number;
+  /** The message's text blocks, in order, as the transcript will hold them. */
+  text_blocks: string[];
+  tool_use: { id: string; name: string; input: unknown };
+}
+
+/** The separator a path uses: a Windows transcript path keeps its backslashes. */
+function separatorOf(path: string): string {
+  return path.lastIndexOf('\\') > path.lastIndexOf('/') ? '\\' : '/';
+}
+
+function parentOf(path: string): string | undefined {
+  const cut = Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'));
+  return cut <= 0 ? undefined : path.slice(0, cut);
+}
+
+/**
+ * The file that holds a call's record: a subagent's calls are written to
+ * `<session dir>/subagents/agent-<agent_id>.jsonl` beside the main transcript
+ * the hook input names. An agent id that could name another path is refused.
+ */
+export function recordFileOf(transcriptPath: string, sessionId: string, agentId: string | undefined): string | undefined {
+  if (agentId === undefined) return transcriptPath;
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(agentId) || !SAFE_SESSION_ID.test(sessionId)) return undefined;
+  const dir = parentOf(transcriptPath);
+  if (dir === undefined) return undefined;
+  const sep = separatorOf(transcriptPath);
+  return [dir, sessionId, 'subagents', `agent-${agentId}.jsonl`].join(sep);
+}
+
+/** `<claude dir>` of a transcript at `<claude dir>/projects/<slug>/<session>.jsonl`. */
+export function claudeDirOfTranscript(transcriptPath: string): string | undefined {
+  const slug = parentOf(transcriptPath);
+  const projects = slug && parentOf(slug);
+  const name = projects?.slice(Math.max(projects.lastIndexOf('/'), projects.lastIndexOf('\\')) + 1);
+  return name === 'projects' ? parentOf(projects!) : undefined;
+}
+
+/** The session id a transcript file is named for. */
+export function sessionIdOfTranscript(transcriptPath: string): string | undefined {
+  const name = transcriptPath.slice(Math.max(transcriptPath.lastIndexOf('/'), transcriptPath.lastIndexOf('\\')) + 1);
+  const id = name.endsWith('.jsonl') ? name.slice(0, -'.jsonl'.length) : '';
+  return SAFE_SESSION_ID.test(id) ? id : undefined;
+}
+
+function channelPath(claudeDir: string, ...parts: string[]): string {
+  const sep = separatorOf(claudeDir);
+  return [claudeDir, CHANNEL_DIR_NAME, ...parts].join(sep);
+}
+
+/** The folder of a session's held messages (0700: they hold assistant text). */
+export function heldDirOf(claudeDir: string, sessionId: string): string | undefined {
+  return SAFE_SESSION_ID.test(sessionId) ? channelPath(claudeDir, HELD_DIR_NAME, sessionId) : undefined;
+}
+
+/** The file of one call's held message, or undefined for ids that could name another path. */
+export function heldMessagePath(claudeDir: string, sessionId: string, toolUseId: string): string | undefined {
+  const dir = heldDirOf(claudeDir, sessionId);
+  return dir && SAFE_TOOL_USE_ID.test(toolUseId) ? `${dir}${separatorOf(claudeDir)}${toolUseId}.json` : undefined;
+}
+
+/** The spool folder: one small file per event while no receiver takes them (docs/CHANNEL.md, "Spool"). */
+export function spoolDirOf(claudeDir: string): string {
+  return channelPath(claudeDir, SPOOL_DIR_NAME);
+}
+
+/** `<session>.<instance>.<seq>.json`: a name sort is the write order within one loaded copy of the mod. */
+export function spoolFileName(sessionId: string, instance: string, seq: number): string {
+  return `${sessionId}.${instance}.${String(seq).padStart(8, '0')}.json`;
+}
+
+/** One row of `$.session.messages()` (Claude Code's SessionMessage), as far as it is read here. */
+export interface ConversationRow {
+  role: 'user' | 'assistant';
+  text: string;
+  toolUses: ReadonlyArray<{ tool_use_id: string; tool: string; input?: unknown }>;
+}
+
+/**
+ * The message that carries `toolUseId`, from the conversation's newest rows:
+ * Claude Code keeps one row per content block, so the message is the run of
+ * assistant rows that holds the call's row, back to the row before it that is
+ * not the assistant's (a prompt or a tool result). Rows after the call's are
+ * blocks of the same message too, when they are already there (a later call
+ * of a parallel pair); they are taken up to the next non-assistant row.
+ * `complete`: the run starts inside the rows given (a cut at `rows[0]` may
+ * hide earlier blocks, so the caller asks for more).
+ */
+export function heldMessageOf(
+  rows: readonly ConversationRow[],
+  toolUseId: string,
+): { text_blocks: string[]; tool_use: HeldMessage['tool_use']; complete: boolean } | undefined {
+  const at = rows.findIndex((r) => r.role === 'assistant' && r.toolUses.some((t) => t.tool_use_id === toolUseId));
+  if (at === -1) return undefined;
+  let first = at;
+  while (first > 0 && rows[first - 1].role === 'assistant') first--;
+  let last = at;
+  while (last + 1 < rows.length && rows[last + 1].role === 'assistant') last++;
+  const run = rows.slice(first, last + 1);
+  const use = rows[at].toolUses.find((t) => t.tool_use_id === toolUseId)!;
+  return {
+    text_blocks: run.filter((r) => r.text !== '').map((r) => r.text),
+    tool_use: { id: use.tool_use_id, name: use.tool, input: use.input ?? {} },
+    complete: first > 0,
+  };
+}
+
+/** Whether a held-message file's text is one the mod wrote for this call (a reader's check, never a throw). */
+export function parseHeldMessage(text: string, toolUseId: string): HeldMessage | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const m = value as Partial<HeldMessage> | null;
+  if (!m || typeof m !== 'object' || m.v !== HELD_MESSAGE_VERSION || m.tool_use_id !== toolUseId) return undefined;
+  if (!Array.isArray(m.text_blocks) || !m.text_blocks.every((t) => typeof t === 'string') || typeof m.at !== 'number') return undefined;
+  return m as HeldMessage;
+}

@@ -1,0 +1,58 @@
+/**
+ * The part of Claude Code's mod API this mod uses, as its 2.1.332 build declares
+ * it in `<plugin>/.claude-plugin/types/claude-code/index.d.ts` (written when the
+ * plugin loads; that file is the reference, this is a subset of it).
+ */
+export interface ToolCallEvent {
+  tool: string;
+  tool_use_id: string;
+  /** The subagent loop the call runs in; absent on the main loop. */
+  agentId?: string;
+  [arg: string]: unknown;
+}
+
+export interface AppendEvent {
+  message: { type: 'user' | 'assistant' | 'attachment' | 'system'; content?: Array<{ type?: string; id?: unknown; tool_use_id?: unknown }> };
+  door: string;
+  uuid: string;
+  agentId?: string;
+}
+
+export interface RenderEvent {
+  component: string;
+  viewport?: { columns: number; rows: number };
+  props: Record<string, unknown> & { word?: string; suffix?: string; tool_use_id?: string };
+}
+
+type Element = unknown;
+
+export interface ModApi {
+  clock: { now(): Promise<number>; every(ms: number, fn: () => void): { cancel(): void } };
+  session: {
+    info(): Promise<{ transcriptPath: string; promptId?: string }>;
+    messages(args: { agentId?: string; last?: number }): Promise<unknown[] | { deny: string }>;
+  };
+  fs: {
+    read(path: string, range?: { offset?: number; length?: number }): Promise<string>;
+    write(path: string, text: string): Promise<void>;
+    stat(path: string): Promise<{ size: number; mtimeMs: number }>;
+  };
+  http: {
+    fetch(url: string, init: { method: string; headers: Record<string, string>; body: string }): Promise<{ ok: boolean; status: number }>;
+  };
+  process: { run(argv: string[], init?: { timeoutMs?: number }): Promise<{ exitCode: number }> };
+  ui: {
+    invalidate(event: 'ui.render'): void;
+    resolve(e: RenderEvent): { Box(props: object): Element; Text(props: object): Element };
+  };
+}
+
+type Next<E, R> = (e: E) => Promise<R>;
+type Hook<E> = ($: ModApi, e: E, next: Next<E, any>) => unknown;
+
+export interface On {
+  (event: 'session.start', hook: Hook<unknown>): unknown;
+  (event: 'tool.call', hook: Hook<ToolCallEvent>): unknown;
+  (event: 'session.append', hook: Hook<AppendEvent>): unknown;
+  (event: 'ui.render', matcher: { component: string }, hook: Hook<RenderEvent>): unknown;
+}

@@ -1,0 +1,355 @@
+/**
+ * The transcript-lag mod: run inside Claude Code 2.1.287+ (plugin/hooks/hooks.json
+ * `"modules"`), bundled to plugin/hooks/transcript-lag-mod.js by scripts/plugin-hook.mjs.
+ *
+ * - At `tool.call`, before `next` (so before every settings PreToolUse hook), it
+ *   stores the assistant message that carries the call where a reviewing hook can
+ *   read it (src/core/modContract.ts) and reports `pre` with the real fire time.
+ * - `post` when `next` settles, a `record` event per row at `session.append` (its birth).
+ * - While a call's record is not on disk it shows "held" on the spinner, then
+ *   the call's lag on its tool row.
+ *
+ * Nothing a call waits for does I/O but the held message's one write: reports go
+ * out unawaited, to the receiver when one runs, else to the spool.
+ *
+ * Claude Code's loader checks this file statically: `$` is only ever spelled
+ * `$.noun.event(...)` and handed to top-level functions of this file, which the
+ * bundle keeps as written. The API is the one Claude Code writes to
+ * `.claude-plugin/types/claude-code/index.d.ts` (checked against 2.1.332).
+ */
+import { CHANNEL_SCHEMA_VERSION, MOD_SOURCE } from '../core/channel/constants';
+import {
+  claudeDirOfTranscript,
+  HELD_MESSAGE_TTL_MS,
+  HELD_MESSAGE_VERSION,
+  heldDirOf,
+  heldMessageOf,
+  heldMessagePath,
+  recordFileOf,
+  sessionIdOfTranscript,
+  spoolDirOf,
+  spoolFileName,
+  type ConversationRow,
+  type HeldMessage,
+} from '../core/modContract';
+import { lineKindOf } from '../core/recordLine';
+import type { ModApi, On, RenderEvent, ToolCallEvent, AppendEvent } from './api';
+
+interface SessionPlace {
+  transcriptPath: string;
+  sessionId: string;
+  claudeDir: string;
+}
+
+/** A call whose record is not on disk yet. */
+interface HeldCall {
+  id: string;
+  tool: string;
+  at: number;
+  agentId?: string;
+  place: SessionPlace;
+  recordPath: string;
+  heldFile?: string;
+}
+
+/** What the ticker has read of a transcript: complete lines up to `offset`. */
+interface FileCursor {
+  offset: number;
+}
+
+/** Calls held now, and the lags of those that landed (for their tool rows), both bounded. */
+const held = new Map<string, HeldCall>();
+const lags = new Map<string, number>();
+const cursors = new Map<string, FileCursor>();
+const MAX_CALLS = 500;
+const MAX_LAGS = 200;
+/** Redraw rate while a call is held (the issue asks ≥ 4 a second) and how often its file is looked at. */
+const TICK_MS = 100;
+/** At most this much of a transcript is read per look; a bigger jump is skipped (its calls stay "held" until their TTL). */
+const READ_LIMIT = 4 * 1024 * 1024;
+/** Spool files one loaded copy writes at most: the spool stays bounded when nothing folds it. */
+const MAX_SPOOLED = 20_000;
+/** Rows read back from the conversation for a call's message; more only when its message is longer. */
+const ROWS = 64;
+
+const instance = crypto.randomUUID().replace(/-/g, '').slice(0, 8);
+let spooled = 0;
+let place: SessionPlace | undefined;
+let receiver: { url: string; secret: string } | undefined;
+let ticker: { cancel(): void } | undefined;
+let keepHeldMessages = true;
+
+function placeOf(transcriptPath: string | undefined): SessionPlace | undefined {
+  if (!transcriptPath) return undefined;
+  const sessionId = sessionIdOfTranscript(transcriptPath);
+  const claudeDir = claudeDirOfTranscript(transcriptPath);
+  return sessionId && claudeDir ? { transcriptPath, sessionId, claudeDir } : undefined;
+}
+
+function event(p: SessionPlace, kind: string, at: number, agentId: string | undefined, fields: Record<string, unknown>) {
+  return {
+    v: CHANNEL_SCHEMA_VERSION,
+    event: kind,
+    at: Math.round(at),
+    session_id: p.sessionId,
+    transcript_path: p.transcriptPath,
+    ...fields,
+    ...(agentId !== undefined ? { agent_id: agentId } : {}),
+    source: MOD_SOURCE,
+  };
+}
+
+/** Reports one channel event without making anybody wait: the receiver if one answers, else the spool. */
+function report($: ModApi, p: SessionPlace, ev: object): void {
+  const body = JSON.stringify(ev);
+  const spool = () => {
+    if (spooled >= MAX_SPOOLED) return;
+    spooled += 1;
+    const file = `${spoolDirOf(p.claudeDir)}${separator(p.claudeDir)}${spoolFileName(p.sessionId, instance, spooled)}`;
+    $.fs.write(file, body).catch(() => undefined);
+  };
+  if (receiver === undefined) return spool();
+  $.http
+    .fetch(receiver.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-transcript-lag-secret': receiver.secret }, body })
+    .then((res) => {
+      if (!res.ok) spool();
+    })
+    .catch(spool);
+}
+
+function separator(path: string): string {
+  return path.lastIndexOf('\\') > path.lastIndexOf('/') ? '\\' : '/';
+}
+
+/** The receiver `install-hook --http` set up, when there is one: the mod posts to it while it runs. */
+async function findReceiver($: ModApi, p: SessionPlace): Promise<void> {
+  const sep = separator(p.claudeDir);
+  try {
+    const config = JSON.parse(await $.fs.read(`${p.claudeDir}${sep}transcript-lag${sep}http.json`)) as { port?: unknown; secret?: unknown };
+    const { port, secret } = config;
+    if (Number.isInteger(port) && (port as number) > 0 && (port as number) < 65_536 && typeof secret === 'string' && /^[A-Za-z0-9_-]{32,128}$/.test(secret)) {
+      receiver = { url: `http://127.0.0.1:${port}/mod`, secret };
+      return;
+    }
+  } catch {
+    // no http hooks installed: the spool it is
+  }
+  receiver = undefined;
+}
+
+/** The held message's folder is private: it holds assistant text. `$.fs.write` makes folders with the default mode. */
+async function privateFolder($: ModApi, p: SessionPlace): Promise<boolean> {
+  const dir = heldDirOf(p.claudeDir, p.sessionId);
+  if (dir === undefined) return false;
+  if (separator(dir) === '\\') return true; // Windows: the profile folder's ACL already keeps it the user's
+  try {
+    const made = await $.process.run(['mkdir', '-p', '-m', '700', dir], { timeoutMs: 2000 });
+    if (made.exitCode !== 0) return false;
+    const locked = await $.process.run(['chmod', '700', dir], { timeoutMs: 2000 });
+    return locked.exitCode === 0;
+  } catch {
+    return false;
+  }
+}
+
+let privateFor: string | undefined;
+
+/** Stores the message that carries the call, before the call's PreToolUse hooks can look for it. */
+async function storeHeldMessage($: ModApi, call: HeldCall, promptId: string | undefined): Promise<void> {
+  if (!keepHeldMessages) return;
+  const file = heldMessagePath(call.place.claudeDir, call.place.sessionId, call.id);
+  if (file === undefined) return;
+  if (privateFor !== call.place.sessionId) {
+    if (!(await privateFolder($, call.place))) return;
+    privateFor = call.place.sessionId;
+  }
+  let found: ReturnType<typeof heldMessageOf>;
+  for (let last = ROWS; last <= 4096; last *= 4) {
+    const rows = await $.session.messages(call.agentId !== undefined ? { agentId: call.agentId, last } : { last });
+    if (!Array.isArray(rows)) return;
+    found = heldMessageOf(rows as ConversationRow[], call.id);
+    if (found === undefined || found.complete || rows.length < last) break;
+  }
+  if (found === undefined) return;
+  const message: HeldMessage = {
+    v: HELD_MESSAGE_VERSION,
+    tool_use_id: call.id,
+    session_id: call.place.sessionId,
+    ...(call.agentId !== undefined ? { agent_id: call.agentId } : {}),
+    ...(promptId ? { prompt_id: promptId } : {}),
+    at: call.at,
+    text_blocks: found.text_blocks,
+    tool_use: found.tool_use,
+  };
+  await $.fs.write(file, JSON.stringify(message));
+  call.heldFile = file;
+}
+
+/** Removes a held message; where no `rm` runs, empties it (the text is what must not stay). */
+function dropHeldMessage($: ModApi, call: HeldCall): void {
+  const file = call.heldFile;
+  if (file === undefined) return;
+  call.heldFile = undefined;
+  $.process
+    .run(['rm', '-f', file], { timeoutMs: 2000 })
+    .then((done) => (done.exitCode === 0 ? undefined : $.fs.write(file, '')))
+    .catch(() => $.fs.write(file, '').catch(() => undefined));
+}
+
+/** The call left the held set: its record is on disk (`lagMs`), or it is given up on. */
+function release($: ModApi, call: HeldCall, lagMs: number | undefined): void {
+  held.delete(call.id);
+  dropHeldMessage($, call);
+  if (lagMs === undefined) return;
+  lags.set(call.id, lagMs);
+  if (lags.size > MAX_LAGS) lags.delete(lags.keys().next().value as string);
+}
+
+/** Reads what each held call's file gained since the last look and releases the calls whose record is there. */
+async function look($: ModApi): Promise<void> {
+  const now = await $.clock.now();
+  const byFile = new Map<string, HeldCall[]>();
+  for (const call of held.values()) {
+    if (now - call.at > HELD_MESSAGE_TTL_MS) release($, call, undefined);
+    else byFile.set(call.recordPath, [...(byFile.get(call.recordPath) ?? []), call]);
+  }
+  for (const [file, calls] of byFile) {
+    const cursor = cursors.get(file);
+    if (cursor === undefined) continue;
+    let size: number;
+    try {
+      size = (await $.fs.stat(file)).size;
+    } catch {
+      continue; // not written yet
+    }
+    if (size < cursor.offset) cursor.offset = 0; // truncated or replaced: read it again
+    if (size === cursor.offset) continue;
+    const from = size - cursor.offset > READ_LIMIT ? size - READ_LIMIT : cursor.offset;
+    const text = (await $.fs.read(file, { offset: from, length: size - from })) as string;
+    const end = text.lastIndexOf('\n');
+    if (end === -1) continue;
+    cursor.offset = from + new TextEncoder().encode(text.slice(0, end + 1)).length;
+    for (const line of text.slice(0, end).split('\n')) {
+      for (const call of calls) {
+        if (held.has(call.id) && line.includes(call.id) && lineKindOf(line, call.id) === 'record') release($, call, now - call.at);
+      }
+    }
+  }
+  if (held.size === 0) {
+    ticker?.cancel();
+    ticker = undefined;
+  }
+  $.ui.invalidate('ui.render');
+}
+
+/** Starts looking at the held calls' files, TICK_MS apart, until none is held. */
+function watchHeld($: ModApi): void {
+  if (ticker !== undefined) return;
+  let busy = false;
+  ticker = $.clock.every(TICK_MS, () => {
+    if (busy) return;
+    busy = true;
+    look($)
+      .catch(() => undefined)
+      .finally(() => (busy = false));
+  });
+}
+
+/** Where the file's complete lines end now: a record that lands later is after it. */
+async function cursorAt($: ModApi, file: string): Promise<void> {
+  if (cursors.has(file)) return;
+  let size = 0;
+  try {
+    size = (await $.fs.stat(file)).size;
+  } catch {
+    // not there yet: everything it will hold is new
+  }
+  cursors.set(file, { offset: size });
+}
+
+function seconds(ms: number): string {
+  return ms < 10_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.round(ms / 1000)}s`;
+}
+
+function asBool(value: unknown, fallback: boolean): boolean {
+  if (typeof value === 'boolean') return value;
+  if (value === 'false') return false;
+  if (value === 'true') return true;
+  return fallback;
+}
+
+export function register(on: On, options: Readonly<Record<string, unknown>>) {
+  keepHeldMessages = asBool(options?.keepHeldMessages, true);
+
+  on('session.start', async ($, e, next) => {
+    const info = await $.session.info();
+    place = placeOf(info.transcriptPath);
+    if (place !== undefined) await findReceiver($, place);
+    return next(e);
+  });
+
+  on('tool.call', async ($, e: ToolCallEvent, next) => {
+    const at = await $.clock.now();
+    const info = await $.session.info();
+    const p = placeOf(info.transcriptPath) ?? place;
+    if (p === undefined || held.size >= MAX_CALLS) return next(e);
+    place = p;
+    const recordPath = recordFileOf(p.transcriptPath, p.sessionId, e.agentId);
+    if (recordPath === undefined) return next(e);
+    const call: HeldCall = { id: e.tool_use_id, tool: e.tool, at, agentId: e.agentId, place: p, recordPath };
+    await cursorAt($, recordPath);
+    held.set(call.id, call);
+    try {
+      await storeHeldMessage($, call, info.promptId);
+    } catch {
+      // the held message is a convenience: the call goes on without it
+    }
+    report($, p, event(p, 'pre', at, e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: 'mod', ...(info.promptId ? { prompt_id: info.promptId } : {}) }));
+    watchHeld($);
+    const post = () => $.clock.now().then((t) => report($, p, event(p, 'post', t, e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: 'mod' })));
+    try {
+      const ran = await next(e);
+      post().catch(() => undefined);
+      return ran;
+    } catch (err) {
+      post().catch(() => undefined);
+      throw err;
+    }
+  });
+
+  on('session.append', async ($, e: AppendEvent, next) => {
+    const p = place;
+    if (p !== undefined) {
+      const at = await $.clock.now();
+      const ids: string[] = [];
+      for (const b of e.message.content ?? []) {
+        if (b?.type === 'tool_use' && typeof b.id === 'string') ids.push(b.id);
+        else if (b?.type === 'tool_result' && typeof b.tool_use_id === 'string') ids.push(b.tool_use_id);
+      }
+      report($, p, event(p, 'record', at, e.agentId, { uuid: e.uuid, record_type: e.message.type, ...(ids.length > 0 ? { tool_use_ids: ids } : {}) }));
+    }
+    return next(e);
+  });
+
+  // "held 2.1s" after the spinner's word while the oldest held call waits for its record.
+  on('ui.render', { component: 'Spinner' }, async ($, e: RenderEvent, next) => {
+    if (held.size === 0) return next(e);
+    const now = await $.clock.now();
+    let oldest = Infinity;
+    for (const call of held.values()) oldest = Math.min(oldest, call.at);
+    const more = held.size > 1 ? ` (${held.size} calls)` : '';
+    const room = Math.max(0, (e.viewport?.columns ?? 80) - String(e.props.word ?? '').length - 20);
+    const suffix = ` · held ${seconds(now - oldest)}${more}`.slice(0, room);
+    return next({ ...e, props: { ...e.props, suffix: `${e.props.suffix ?? ''}${suffix}` } });
+  });
+
+  // Once its record is on disk: how long the call was held, under its row.
+  on('ui.render', { component: 'ToolUse' }, async ($, e: RenderEvent, next) => {
+    const id = e.props.tool_use_id;
+    const lag = typeof id === 'string' ? lags.get(id) : undefined;
+    const theirs = await next(e);
+    if (lag === undefined) return theirs;
+    const { Box, Text } = $.ui.resolve(e);
+    return Box({ flexDirection: 'column', children: [theirs, Text({ dimColor: true, wrap: 'truncate-end', children: [`  ⎿ transcript lag ${seconds(lag)}`] })] });
+  });
+}

@@ -1,0 +1,89 @@
+import * as assert from 'node:assert/strict';
+import {
+  claudeDirOfTranscript,
+  heldMessageOf,
+  heldMessagePath,
+  parseHeldMessage,
+  recordFileOf,
+  sessionIdOfTranscript,
+  spoolFileName,
+  type ConversationRow,
+} from '../../../src/core/modContract';
+import { lineKindOf } from '../../../src/core/recordLine';
+
+const row = (role: 'user' | 'assistant', text: string, ids: string[] = []): ConversationRow => ({
+  role,
+  text,
+  toolUses: ids.map((id) => ({ tool_use_id: id, tool: 'Bash', input: { command: id } })),
+});
+
+describe('modContract: what the mod and its readers agree on', () => {
+  it('finds the claude dir and session id of a transcript, POSIX and Windows', () => {
+    assert.equal(claudeDirOfTranscript('/h/.claude/projects/-w/5f0e.jsonl'), '/h/.claude');
+    assert.equal(claudeDirOfTranscript('C:\\Users\\me\\.claude\\projects\\C--w\\5f0e.jsonl'), 'C:\\Users\\me\\.claude');
+    assert.equal(claudeDirOfTranscript('/h/.claude/elsewhere/-w/5f0e.jsonl'), undefined);
+    assert.equal(sessionIdOfTranscript('/h/.claude/projects/-w/5f0e-aa.jsonl'), '5f0e-aa');
+    assert.equal(sessionIdOfTranscript('/h/.claude/projects/-w/..jsonl'), undefined);
+  });
+
+  it('names held messages only for ids that cannot leave their folder', () => {
+    assert.equal(heldMessagePath('/h/.claude', 's1', 'toolu_01'), '/h/.claude/transcript-lag/held/s1/toolu_01.json');
+    assert.equal(heldMessagePath('C:\\c', 's1', 'toolu_01'), 'C:\\c\\transcript-lag\\held\\s1\\toolu_01.json');
+    assert.equal(heldMessagePath('/h/.claude', 's1', '../x'), undefined);
+    assert.equal(heldMessagePath('/h/.claude', '..', 'toolu_01'), undefined);
+  });
+
+  it('spool names sort in write order within one instance', () => {
+    const names = [1, 2, 10, 9, 100].map((n) => spoolFileName('s1', 'ab12cd34', n));
+    assert.deepEqual([...names].sort(), [1, 2, 9, 10, 100].map((n) => spoolFileName('s1', 'ab12cd34', n)));
+  });
+
+  it('a subagent call is recorded in its own file, with the transcript path\'s separators', () => {
+    assert.equal(recordFileOf('C:\\c\\projects\\w\\s1.jsonl', 's1', 'a1'), 'C:\\c\\projects\\w\\s1\\subagents\\agent-a1.jsonl');
+  });
+
+  it('cuts the held message: the run of assistant rows around the call, text blocks in order', () => {
+    const rows = [row('user', 'go'), row('assistant', 'Plan, line one.\nline two'), row('assistant', 'Second block.'), row('assistant', '', ['toolu_a']), row('assistant', '', ['toolu_b'])];
+    const found = heldMessageOf(rows, 'toolu_a');
+    assert.deepEqual(found?.text_blocks, ['Plan, line one.\nline two', 'Second block.']);
+    assert.deepEqual(found?.tool_use, { id: 'toolu_a', name: 'Bash', input: { command: 'toolu_a' } });
+    assert.equal(found?.complete, true);
+  });
+
+  it('stops at a tool result: the previous message is not this one', () => {
+    const rows = [row('assistant', 'old text', ['toolu_old']), row('user', ''), row('assistant', '', ['toolu_new'])];
+    assert.deepEqual(heldMessageOf(rows, 'toolu_new')?.text_blocks, []);
+  });
+
+  it('says when the rows given may cut the message short', () => {
+    assert.equal(heldMessageOf([row('assistant', 'x'), row('assistant', '', ['toolu_a'])], 'toolu_a')?.complete, false);
+    assert.equal(heldMessageOf([row('user', 'go')], 'toolu_a'), undefined);
+  });
+
+  it('reads back only a held message written for that call', () => {
+    const m = { v: 1, tool_use_id: 'toolu_a', session_id: 's', at: 1, text_blocks: ['t'], tool_use: { id: 'toolu_a', name: 'Bash', input: {} } };
+    assert.equal(parseHeldMessage(JSON.stringify(m), 'toolu_a')?.text_blocks[0], 't');
+    assert.equal(parseHeldMessage(JSON.stringify(m), 'toolu_b'), undefined);
+    assert.equal(parseHeldMessage('', 'toolu_a'), undefined);
+    assert.equal(parseHeldMessage(JSON.stringify({ ...m, text_blocks: [1] }), 'toolu_a'), undefined);
+  });
+});
+
+describe('recordLine: the one rule for "the call\'s record is on disk"', () => {
+  const record = JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_a', name: 'Bash', input: {} }] } });
+  const result = JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_a', content: 'ok' }] } });
+  const quoting = JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: '"id":"toolu_a"' }] } });
+
+  it('tells the record, its result and a line that only quotes the id apart', () => {
+    assert.equal(lineKindOf(record, 'toolu_a'), 'record');
+    assert.equal(lineKindOf(result, 'toolu_a'), 'result');
+    assert.equal(lineKindOf(quoting, 'toolu_a'), 'other');
+    assert.equal(lineKindOf(record, 'toolu_b'), 'other');
+    assert.equal(lineKindOf(record.slice(0, -2), 'toolu_a'), 'other');
+  });
+
+  it('judges a partial line by the compact keys Claude Code writes', () => {
+    assert.equal(lineKindOf(record.slice(0, 120), 'toolu_a', true), 'record');
+    assert.equal(lineKindOf(result.slice(0, 110), 'toolu_a', true), 'result');
+  });
+});

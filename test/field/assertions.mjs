@@ -6,6 +6,9 @@
 //   second message on, a call whose hooks run ≥ 1 s stays held while they run. Cases measured to go
 //   either way are reported (shape, time) but not asserted: see `profileClaim`.
 
+const HOOK_SOURCE = 'transcript-lag-hook';
+const MOD_SOURCE = 'transcript-lag-mod';
+
 /** Slack for comparing times taken by different pollers (10 ms recorder, 100 ms probe, watch). */
 const SLACK_MS = 400;
 /** watch's default stat poll. */
@@ -115,16 +118,22 @@ export function checkScenario(result, { strictProfile }) {
     if (def.hook === 'probe') checkWait(c, def, fail, where);
     if (strictProfile) checkProfile(c, def, result.version, fail, where);
   }
-  // Every call reported exactly once before and once after, whoever installed the hook (install-hook,
-  // the plugin, or both: the plugin's hook stands aside where install-hook's entries report).
+  // Every call reported exactly once before and once after by each reporter, whoever installed the hook
+  // (install-hook, the plugin, or both: the plugin's hook stands aside where install-hook's entries
+  // report). The mod is a reporter of its own beside the command hooks; the engine keeps one call.
   for (const c of calls) {
     // A fork's own calls are hooked in the fork's session, so they are in its channel file.
     const channel = c.session ? result.fork?.channelLines ?? [] : result.recording.channel;
-    for (const ev of ['pre', 'post']) {
-      const n = channel.filter((l) => l.text.includes(`"event":"${ev}"`) && l.text.includes(`"tool_use_id":"${c.id}"`)).length;
-      if (n !== 1) fail(`${c.id}: ${n} ${ev} events in the channel, expected exactly 1`);
+    for (const source of [HOOK_SOURCE, MOD_SOURCE]) {
+      for (const ev of ['pre', 'post']) {
+        const n = channel.filter((l) => l.text.includes(`"event":"${ev}"`) && l.text.includes(`"tool_use_id":"${c.id}"`) && l.text.includes(`"source":"${source}"`)).length;
+        // The mod loads wherever the plugin does on 2.1.287+; elsewhere (older versions, install-hook) it is absent.
+        const expected = source === HOOK_SOURCE || def.mod ? 1 : Math.min(n, 1);
+        if (n !== expected) fail(`${c.id}: ${n} ${ev} events from ${source} in the channel, expected ${expected}`);
+      }
     }
   }
+  if (def.mod) checkMod(result, fail);
   if (def.statusline) checkStatusLine(result, fail);
   if (def.install === 'plugin-git') {
     // Installed from a git URL, the hook runs from the CLI's plugin cache: committed files only.
@@ -298,4 +307,67 @@ function checkStatusLine(result, fail) {
   if (!idle.length) return fail('no screen sampled once the session was idle');
   const last = idle[idle.length - 1];
   if (!last.line || /\bheld\b/.test(last.line)) fail(`idle, the status line says "${last.line}"`);
+}
+
+/**
+ * The mod, from inside Claude Code: it reports every call with the real fire time (before the
+ * command hooks'), watch reports each call once as the mod's, a reviewing hook gets each call's
+ * message exactly as the transcript later holds it (from the mod's held message, asked once), record
+ * lags agree with an independent 5 ms tailer, and the spinner says "held" while a hook holds a call.
+ */
+function checkMod(result, fail) {
+  const channel = result.recording.channel.map((l) => JSON.parse(l.text));
+  for (const c of result.calls) {
+    const where = `${c.id} (${c.tool})`;
+    const modPre = channel.find((e) => e.event === 'pre' && e.tool_use_id === c.id && e.source === MOD_SOURCE);
+    const hookPre = channel.find((e) => e.event === 'pre' && e.tool_use_id === c.id && e.source === HOOK_SOURCE);
+    if (!modPre) {
+      fail(`${where}: the mod never reported pre`);
+      continue;
+    }
+    if (modPre.transport !== 'mod') fail(`${where}: the mod's pre says transport ${modPre.transport}`);
+    if (hookPre && !(modPre.at <= hookPre.at)) fail(`${where}: the mod's pre (${modPre.at}) is not before the command hook's (${hookPre.at})`);
+    if (c.preAt !== undefined && modPre.at > c.preAt) fail(`${where}: the mod's pre (${modPre.at}) is after the settings PreToolUse hook fired (${c.preAt})`);
+    const reported = result.watchEvents.filter((e) => e.tool_use_id === c.id && (e.event === 'written' || e.event === 'held'));
+    const written = reported.filter((e) => e.event === 'written');
+    if (written.length !== 1) fail(`${where}: watch reported written ${written.length} times`);
+    for (const e of reported) if (e.transport !== undefined && e.transport !== 'mod') fail(`${where}: watch's ${e.event} says transport ${e.transport}`);
+    if (!reported.some((e) => e.transport === 'mod')) fail(`${where}: watch never said the call came from the mod (${reported.map((e) => `${e.event}:${e.transport}`).join(', ')})`);
+    if (result.def.reviewer) {
+      const answers = (result.reviewerAnswers ?? []).filter((a) => a.tool_use_id === c.id);
+      const truth = result.messages?.[c.id];
+      if (answers.length !== 1) fail(`${where}: the reviewing hook got ${answers.length} answers, expected 1`);
+      else if (answers[0].source !== 'mod') fail(`${where}: the reviewing hook's answer came from ${answers[0].source} (${answers[0].reason})`);
+      else if (JSON.stringify(answers[0].text_blocks) !== JSON.stringify(truth)) {
+        fail(`${where}: the reviewing hook got ${JSON.stringify(answers[0].text_blocks)}, the transcript holds ${JSON.stringify(truth)}`);
+      }
+    }
+  }
+  // Record lags: born (the mod's session.append) → on disk, as watch reports them and as the recorder saw the line.
+  const seen = new Map();
+  for (const l of result.recording.transcript) {
+    const uuid = /"uuid":"([0-9a-f-]{36})"/.exec(l.text)?.[1];
+    if (uuid && !seen.has(uuid)) seen.set(uuid, l.t + result.t0);
+  }
+  const records = result.watchEvents.filter((e) => e.event === 'record' && e.born_from === 'mod' && seen.has(e.uuid));
+  if (records.length === 0) fail('watch reported no record lag timed by the mod');
+  const off = records.map((e) => ({ uuid: e.uuid, diff: e.lag_ms - (seen.get(e.uuid) - e.born_at) })).sort((a, b) => Math.abs(a.diff) - Math.abs(b.diff));
+  const median = off[Math.floor(off.length / 2)];
+  if (median && Math.abs(median.diff) > 20) fail(`record lags: watch and the 5 ms tailer differ by ${median.diff} ms at the median (${off.length} records)`);
+  const worst = off[off.length - 1];
+  if (worst && Math.abs(worst.diff) > WATCH_POLL_MS + SLACK_MS) fail(`record ${worst.uuid}: watch's lag is ${worst.diff} ms off the tailer's`);
+  result.recordLagAgreement = { records: off.length, median_ms: median?.diff, worst_ms: worst?.diff, within_20_ms: off.filter((o) => Math.abs(o.diff) <= 20).length };
+  // On screen: "held" on the spinner while a slow hook holds a call, and not once every call is on disk.
+  if (result.def.sampleScreens) {
+    const screens = result.heldScreens ?? [];
+    for (const c of result.calls) {
+      if (c.heldMs === undefined || c.heldMs < 1000) continue;
+      const during = screens.filter((s) => s.t >= c.firedAt + 300 && s.t <= c.landedAt - 100);
+      if (!during.some((s) => s.line)) fail(`${c.id}: held ${c.heldMs} ms, but the spinner never said held meanwhile (${during.length} screens)`);
+    }
+    const lastLanded = Math.max(...result.calls.map((c) => c.landedAt ?? 0));
+    const after = screens.filter((s) => s.t > lastLanded + 500);
+    if (!after.length) fail('no screen sampled once every call was on disk');
+    else if (after[after.length - 1].line) fail(`every call on disk, the screen still says "${after[after.length - 1].line}"`);
+  }
 }

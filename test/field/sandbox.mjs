@@ -49,7 +49,7 @@ export function makeSandbox(name) {
  * have written it first): the ground-truth event logger on PreToolUse/PostToolUse, and, when asked,
  * a slow second PreToolUse hook (a reviewing hook that takes its time).
  */
-export function addFieldSettings(sb, { slowHookMs = 0 }) {
+export function addFieldSettings(sb, { slowHookMs = 0, reviewer }) {
   let settings = {};
   if (fs.existsSync(sb.settingsFile)) settings = parseJsonc(fs.readFileSync(sb.settingsFile, 'utf8')) ?? {};
   settings.permissions = settings.permissions ?? {};
@@ -57,6 +57,7 @@ export function addFieldSettings(sb, { slowHookMs = 0 }) {
   settings.hooks = settings.hooks ?? {};
   const logCmd = `node ${JSON.stringify(EVENT_LOG_HOOK)} ${JSON.stringify(sb.eventLog)}`;
   const pre = [{ type: 'command', command: logCmd }];
+  if (reviewer) pre.push({ type: 'command', command: reviewer, timeout: 10 });
   if (slowHookMs > 0) pre.push({ type: 'command', command: `sleep ${(slowHookMs / 1000).toFixed(3)}`, timeout: 30 });
   settings.hooks.PreToolUse = [...(settings.hooks.PreToolUse ?? []), { matcher: '*', hooks: pre }];
   settings.hooks.PostToolUse = [

@@ -7,7 +7,7 @@ import { startStandInApi } from './standInApi.mjs';
 import { startRecorder } from './recorder.mjs';
 import { runPrint, runInteractive } from './drivers.mjs';
 import { makeSandbox, addFieldSettings, claudeEnv, readJsonl } from './sandbox.mjs';
-import { installHook, installPlugin, installStatusline, startWatch, analyze, repoRoot } from './projectCli.mjs';
+import { installHook, installPlugin, installStatusline, startWatch, analyze, repoRoot, CLI_JS } from './projectCli.mjs';
 import { startGitHttpServer } from './gitHttpServer.mjs';
 import { execFileSync } from 'node:child_process';
 import { freePort, startPrometheus } from './prometheus.mjs';
@@ -27,9 +27,16 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
     installHook({ claudeDir: sb.claudeDir, probe: def.hook === 'probe', polls: def.polls, pollMs: def.pollMs });
   }
   if (install === 'http') installHook({ claudeDir: sb.claudeDir, httpPort: await freePort() });
-  const plugin = install.startsWith('plugin') ? await installPluginFor(sb, install, claudeBin) : undefined;
+  // 'plugin-dir': `claude --plugin-dir <repo>/plugin`, the mod and the plugin's command hooks loaded for the session.
+  const plugin = install.startsWith('plugin') && install !== 'plugin-dir' ? await installPluginFor(sb, install, claudeBin) : undefined;
+  const extraArgs = install === 'plugin-dir' ? ['--plugin-dir', path.join(repoRoot, 'plugin')] : [];
+  // A reviewing hook as the README writes it: it asks `transcript-lag message --json` once per call.
+  const reviewerLog = path.join(sb.root, 'reviewer.log');
   if (def.statusline) installStatusline({ claudeDir: sb.claudeDir });
-  addFieldSettings(sb, { slowHookMs: def.slowHookMs ?? 0 });
+  addFieldSettings(sb, {
+    slowHookMs: def.slowHookMs ?? 0,
+    reviewer: def.reviewer ? `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI_JS)} message --json >> ${JSON.stringify(reviewerLog)}` : undefined,
+  });
   const api = await startStandInApi({
     script: def.script,
     logFile: sb.apiLog,
@@ -38,7 +45,8 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
   });
   const projectsDir = path.join(sb.claudeDir, 'projects');
   const channelDir = path.join(sb.claudeDir, 'transcript-lag');
-  const recorder = startRecorder({ roots: [projectsDir, channelDir] });
+  // The mod's scenarios compare record lags with an independent 5 ms tailer.
+  const recorder = startRecorder({ roots: [projectsDir, channelDir], pollMs: def.mod ? 5 : 10 });
   // `metrics`: watch serves /metrics on a free loopback port and a real Prometheus scrapes it.
   const metricsTarget = def.metrics ? `127.0.0.1:${await freePort()}` : undefined;
   // `watch: false`: nothing watches the session, so only what the hook left behind tells analyze.
@@ -56,12 +64,12 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
       await prometheus.scrapedAfter(0, 30_000);
     }
     if (def.mode === 'print') {
-      run = await runPrint({ claudeBin, cwd: sb.work, env, prompt: def.prompt ?? 'go' });
+      run = await runPrint({ claudeBin, cwd: sb.work, env, prompt: def.prompt ?? 'go', extraArgs });
       if (def.forkScript) forkRun = await runFork({ claudeBin, sb, env, api, script: def.script, forkScript: def.forkScript });
     } else {
       const finalAnswered = () =>
         recorder.lines.some((l) => l.file.startsWith(projectsDir) && /"stop_reason":"end_turn"/.test(l.text));
-      run = await runInteractive({ claudeBin, cwd: sb.work, env, prompt: def.prompt ?? 'go', isDone: finalAnswered, sampleScreens: !!def.statusline });
+      run = await runInteractive({ claudeBin, cwd: sb.work, env, prompt: def.prompt ?? 'go', isDone: finalAnswered, extraArgs, sampleScreens: !!(def.statusline || def.sampleScreens) });
     }
     // watch polls on its own clock: give it time to report the last writes (and the hook's landing
     // watchers, which poll every 10 ms, time to report theirs).
@@ -134,6 +142,11 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
     screen: run?.screen,
     // What the terminal's status line said, sample by sample (def.statusline).
     statusLines: (run?.screens ?? []).map((s) => ({ t: s.t, line: s.text.split('\n').find((l) => l.includes('transcript-lag:'))?.trim() })),
+    // The mod's spinner suffix ("held 2.1s"), sample by sample.
+    heldScreens: (run?.screens ?? []).map((s) => ({ t: s.t, line: s.text.split('\n').find((l) => /· held \d/.test(l))?.trim() })),
+    reviewerAnswers: def.reviewer ? readJsonl(reviewerLog) : undefined,
+    // Each call's message as the transcript holds it in the end: its records' text blocks, by message.id.
+    messages: messagesOf(transcriptLines),
     sessionId,
     transcript,
     channelFile,
@@ -245,6 +258,29 @@ async function installPluginFor(sb, install, claudeBin) {
   } finally {
     await server.close();
   }
+}
+
+/** tool_use_id → the text blocks of the assistant message that carries it, as the transcript holds them. */
+function messagesOf(lines) {
+  const records = lines.map((l) => {
+    try {
+      return JSON.parse(l.text);
+    } catch {
+      return undefined;
+    }
+  });
+  const texts = new Map();
+  const callsOf = new Map();
+  for (const r of records) {
+    if (r?.type !== 'assistant' || !Array.isArray(r.message?.content)) continue;
+    const id = r.message.id;
+    if (!texts.has(id)) texts.set(id, []);
+    for (const b of r.message.content) {
+      if (b?.type === 'text') texts.get(id).push(b.text);
+      if (b?.type === 'tool_use') callsOf.set(b.id, id);
+    }
+  }
+  return Object.fromEntries([...callsOf].map(([call, message]) => [call, texts.get(message)]));
 }
 
 /** Ground truth for one call: when its hooks fired, when its record and its result reached disk. */

@@ -25,6 +25,18 @@ export const PARALLEL = (work) => [
 export const FORK_PARENT = (work) => [[bash('toolu_field001b', 'echo parent')]];
 export const FORK_OWN = [[bash('toolu_field002b', 'echo fork')]];
 
+/**
+ * What the mod must get right about a call's message: text streamed in pieces (several blocks, lines,
+ * multibyte), two calls in one message, and a message with no text at all.
+ */
+export const MOD_MESSAGES = (work) => [
+  Object.assign([bash('toolu_field001b', 'echo first')], {
+    texts: ['Plan for step 1, line one.\nLine two — with “quotes” and ünïcödé.', 'A second text block, before the call.'],
+  }),
+  Object.assign([read('toolu_field002r', `${work}/notes.txt`), bash('toolu_field002b', 'echo second')], { texts: ['Two calls in one message.'] }),
+  Object.assign([bash('toolu_field003b', 'echo third')], { texts: [] }),
+];
+
 const probe = { hook: 'probe', polls: 10, pollMs: 100 };
 const announce = { hook: 'announce', polls: 10, pollMs: 100 };
 // A model's stream does not end the instant a tool_use block closes: the stand-in waits before
@@ -58,6 +70,11 @@ export const scenarios = [
   { name: 'interactive-single-probe-endfirst', mode: 'interactive', ...probe, blockGapMs: 20, finishDelayMs: 0, racy: true, script: SINGLE },
   // Metrics again, where the probe ends behind: two parallel calls held while it waits.
   { name: 'interactive-parallel-probe-metrics', mode: 'interactive', ...probe, ...stream, metrics: true, script: PARALLEL },
+  // The mod (Claude Code 2.1.287+, in process): loaded by --plugin-dir and by `claude plugin install`.
+  // A reviewing settings hook asks `transcript-lag message --json` for each call's message.
+  { name: 'interactive-mod-plugin-dir-slow', mode: 'interactive', ...announce, ...stream, install: 'plugin-dir', mod: true, reviewer: true, slowHookMs: 2000, sampleScreens: true, script: MOD_MESSAGES },
+  { name: 'print-mod-plugin-dir', mode: 'print', ...announce, ...stream, install: 'plugin-dir', mod: true, reviewer: true, script: MOD_MESSAGES },
+  { name: 'interactive-mod-plugin-slow', mode: 'interactive', ...announce, ...stream, install: 'plugin', mod: true, reviewer: true, slowHookMs: 2000, script: SINGLE },
   // A forked session copies the parent's conversation into its file: history, never the fork's calls.
   { name: 'print-fork-announce', mode: 'print', ...announce, ...stream, script: FORK_PARENT, forkScript: FORK_OWN },
 ];

@@ -84,7 +84,9 @@ export function startStandInApi({ script, logFile, model = 'claude-opus-5-5', bl
     } else if (turnIndex >= 0) {
       kind = 'tools';
       const turn = script[turnIndex];
-      blocks = [{ type: 'text', text: `Step ${turnIndex + 1}: running ${turn.map((c) => c.name).join(' and ')}.` }];
+      // A turn may name its text blocks (`turn.texts`, [] for none); else one line says what runs.
+      const texts = turn.texts ?? [`Step ${turnIndex + 1}: running ${turn.map((c) => c.name).join(' and ')}.`];
+      blocks = texts.map((text) => ({ type: 'text', text }));
       for (const call of turn) blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: call.input });
       stopReason = 'tool_use';
     } else {
@@ -166,7 +168,11 @@ async function streamMessage(res, id, model, blocks, stopReason, blockGapMs, fin
     const b = blocks[index];
     if (b.type === 'text') {
       send('content_block_start', { index, content_block: { type: 'text', text: '' } });
-      send('content_block_delta', { index, delta: { type: 'text_delta', text: b.text } });
+      // Streamed in pieces, as a model writes: a reader must join them exactly.
+      for (let at = 0; at < b.text.length; at += 12) {
+        send('content_block_delta', { index, delta: { type: 'text_delta', text: b.text.slice(at, at + 12) } });
+        if (b.text.length > 12) await pause(2);
+      }
     } else {
       send('content_block_start', { index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } });
       send('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(b.input) } });

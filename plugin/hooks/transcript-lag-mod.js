@@ -285,6 +285,10 @@ function register(on, options) {
     if (place !== void 0) await findReceiver($, place);
     return next(e);
   });
+  on("classic.SessionStart", async ($, e, next) => {
+    place = placeOf(e.transcript_path) ?? place;
+    return next(e);
+  });
   on("tool.call", async ($, e, next) => {
     const at = await $.clock.now();
     const info = await $.session.info();

@@ -288,6 +288,12 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
     return next(e);
   });
 
+  // /clear, /resume and a fork start another session (another transcript) in the same process.
+  on('classic.SessionStart', async ($, e: { transcript_path?: string }, next) => {
+    place = placeOf(e.transcript_path) ?? place;
+    return next(e);
+  });
+
   on('tool.call', async ($, e: ToolCallEvent, next) => {
     const at = await $.clock.now();
     const info = await $.session.info();

@@ -91,6 +91,7 @@ const FEATURES = [
   { name: 'http hook (`install-hook --http`, served by `watch`)', test: (d) => d.install === 'http' },
   { name: 'plugin from a folder (`claude plugin marketplace add <dir>`)', test: (d) => d.install === 'plugin' || d.install === 'plugin+hook' },
   { name: 'plugin from a git URL (committed bundle, nothing built)', test: (d) => d.install === 'plugin-git' },
+  { name: 'mod (in process, 2.1.287+; before it, the plugin\'s command hooks alone)', test: (d) => !!d.mod },
   { name: 'status line (`install-statusline`, "held" then idle)', test: (d) => !!d.statusline },
   { name: 'forked session (`--resume --fork-session`): copied history told apart', test: (d) => !!d.forkScript },
 ];

@@ -183,12 +183,14 @@ export function parseStatuslineArgs(argv: string[]): StatuslineArgs {
   return out;
 }
 
-/** The command of a wrapped statusLine value, when it has one. */
+/**
+ * The command of a wrapped statusLine value, when it has one. Its text is JSONC: jsonc-parser reads
+ * it, required here, not imported, so a refresh without a wrapped line loads no parser.
+ */
 export function wrappedCommand(wrap: string | undefined): string | undefined {
   if (!wrap) return undefined;
   try {
-    const value = JSON.parse(Buffer.from(wrap, 'base64url').toString('utf8')) as { command?: unknown } | null;
-    return typeof value?.command === 'string' && value.command.trim() !== '' ? value.command : undefined;
+    return (require('../core/settings/wrappedStatusLine') as typeof import('../core/settings/wrappedStatusLine')).wrappedCommand(wrap);
   } catch {
     return undefined;
   }

@@ -2,7 +2,8 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { HOOK_BIN_DIR_NAME, STATUSLINE_FILE_NAME } from '../core/channel/constants';
 import { channelDirOf } from '../core/channel/paths';
-import { buildStatusLineCommand, installStatusLine, installedStatusLineCommand, uninstallStatusLine } from '../core/settings/statusLineSettings';
+import { buildStatusLineCommand, installStatusLine, installedStatusLineCommand, uninstallStatusLine, wrapOf } from '../core/settings/statusLineSettings';
+import { wrappedCommand } from '../core/settings/wrappedStatusLine';
 import { copyAtomically } from './hookInstaller';
 import { updateSettingsFile, type SettingsFileUpdate } from './settingsFile';
 
@@ -25,8 +26,10 @@ export interface InstallStatusLineResult extends SettingsFileUpdate {
   settingsPath: string;
   scriptPath: string;
   command: string;
-  /** A status line of the user's was there (now run first by ours, restored by uninstall). */
+  /** A status line of the user's was there: kept in ours, restored by uninstall. */
   wraps: boolean;
+  /** Its command, which ours runs first; undefined when it has none ours can run. */
+  wrappedCommand?: string;
 }
 
 
@@ -55,7 +58,8 @@ export async function installStatusLineFile(opts: InstallStatusLineOptions): Pro
     },
   );
   const command = installedStatusLineCommand(after) ?? buildStatusLineCommand(spec);
-  return { ...update, settingsPath, scriptPath, command, wraps: / --wrap /.test(command) };
+  const wrap = wrapOf(command);
+  return { ...update, settingsPath, scriptPath, command, wraps: wrap !== undefined, wrappedCommand: wrappedCommand(wrap) };
 }
 
 export interface UninstallStatusLineResult extends SettingsFileUpdate {
@@ -75,7 +79,7 @@ export async function uninstallStatusLineFile(opts: { claudeDir: string }): Prom
   let restored = false;
   const update: SettingsFileUpdate = exists
     ? await updateSettingsFile(settingsPath, (text) => {
-        restored = / --wrap /.test(installedStatusLineCommand(text) ?? '');
+        restored = wrapOf(installedStatusLineCommand(text) ?? '') !== undefined;
         return uninstallStatusLine(text);
       })
     : { path: settingsPath, changed: false, created: false };

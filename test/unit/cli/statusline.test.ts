@@ -123,6 +123,14 @@ describe('statusline: what the terminal shows', function () {
     assert.equal(await statusLine(['--wrap', '%%%'], 'not json', {}, () => NOW), 'transcript-lag: no session');
     assert.equal(joinStatus('a\nb\n', 'ours'), 'a\nb  │  ours');
   });
+
+  it('runs a wrapped status line whose JSON has comments (settings.json is JSONC)', async function () {
+    const t = tempClaude();
+    const input = JSON.stringify({ session_id: SESSION, transcript_path: t.transcript });
+    const jsonc = '{\n  // mine\n  "type": "command", /* quick */ "command": "printf mine"\n}';
+    const line = await statusLine(['--channel-dir', t.channelDir, '--wrap', Buffer.from(jsonc).toString('base64url')], input, { PATH: process.env.PATH }, () => NOW);
+    assert.equal(line, 'mine  │  transcript-lag: no hook events yet');
+  });
 });
 
 describe('statusline: the process Claude Code runs every second', function () {
@@ -139,14 +147,16 @@ describe('statusline: the process Claude Code runs every second', function () {
       platform: 'node',
       format: 'cjs',
       target: 'node18',
+      mainFields: ['module', 'main'],
       metafile: true,
       logLevel: 'silent',
     });
     inputs = Object.keys(r.metafile.inputs);
   });
 
-  it('bundles nothing but our own sources (no zod, chokidar, jsonc-parser or engine): it starts every second', function () {
-    assert.deepEqual(inputs.filter((f) => f.includes('node_modules')), []);
+  it('bundles nothing but our own sources and jsonc-parser\'s parser (no zod, chokidar or engine): it starts every second', function () {
+    // jsonc-parser reads a wrapped status line's JSONC; it is required only when there is one.
+    assert.deepEqual(inputs.filter((f) => f.includes('node_modules') && !/node_modules\/jsonc-parser\/lib\/esm\//.test(f)), []);
     assert.ok(!inputs.some((f) => /src\/(core\/engine|core\/correlator|platform)/.test(f)), inputs.join('\n'));
   });
 
@@ -228,7 +238,7 @@ describe('install-statusline / uninstall-statusline (settings.json statusLine)',
     // The CLI copies dist/cli-statusline.js (beside it, or the built one when run from the sources).
     const dist = path.join(repoRoot, 'dist', 'cli-statusline.js');
     if (!fs.existsSync(dist)) {
-      await esbuild.build({ entryPoints: [path.join(repoRoot, 'src/cli/statusline.ts')], outfile: dist, bundle: true, platform: 'node', format: 'cjs', target: 'node18', logLevel: 'silent' });
+      await esbuild.build({ entryPoints: [path.join(repoRoot, 'src/cli/statusline.ts')], outfile: dist, bundle: true, platform: 'node', format: 'cjs', target: 'node18', mainFields: ['module', 'main'], logLevel: 'silent' });
     }
     const t = tempClaude();
     const settingsPath = path.join(t.claudeDir, 'settings.json');
@@ -246,5 +256,26 @@ describe('install-statusline / uninstall-statusline (settings.json statusLine)',
     assert.match(io2.out.join(''), /Your own status line is back/);
     assert.equal(fs.readFileSync(settingsPath, 'utf8'), original);
     assert.ok(!fs.existsSync(path.join(t.channelDir, 'bin', 'transcript-lag-statusline.js')));
+  });
+
+  it('CLI: says "yours: kept" only for a line it runs: one with comments is run, one without a command is only saved', async function () {
+    this.timeout(30_000);
+    assert.ok(fs.existsSync(path.join(repoRoot, 'dist', 'cli-statusline.js')), 'npm run build makes dist/cli-statusline.js');
+    const t = tempClaude();
+    const settingsPath = path.join(t.claudeDir, 'settings.json');
+    fs.writeFileSync(settingsPath, '{\n  "statusLine": {\n    // mine\n    "type": "command", "command": "echo theirs"\n  }\n}\n');
+    const io = cliIo(t.root);
+    assert.equal(await runInstall(['--claude-dir', t.claudeDir], io), 0, io.err.join(''));
+    assert.match(io.out.join(''), /yours: +kept; it runs first/);
+    const command = parse(fs.readFileSync(settingsPath, 'utf8')).statusLine.command as string;
+    const shown = execFileSync('sh', ['-c', command], { input: JSON.stringify({ session_id: SESSION, transcript_path: t.transcript }), env: { PATH: process.env.PATH } }).toString();
+    assert.match(shown, /^theirs {2}│ {2}transcript-lag: /);
+
+    const t2 = tempClaude();
+    fs.writeFileSync(path.join(t2.claudeDir, 'settings.json'), '{"statusLine": {"type": "command", "padding": 1}}');
+    const io2 = cliIo(t2.root);
+    assert.equal(await runInstall(['--claude-dir', t2.claudeDir], io2), 0, io2.err.join(''));
+    assert.doesNotMatch(io2.out.join(''), /kept; it runs first/);
+    assert.match(io2.out.join(''), /yours: +saved, .*it has no command, so it is not run/);
   });
 });

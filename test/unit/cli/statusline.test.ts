@@ -7,7 +7,7 @@ import * as esbuild from 'esbuild';
 import { parse } from 'jsonc-parser';
 import { runInstall, runUninstall } from '../../../src/cli/installStatusline';
 import type { CliIo } from '../../../src/cli/io';
-import { joinStatus, sessionStatus, statusLine } from '../../../src/cli/statusline';
+import { joinStatus, runWrapped, sessionStatus, statusLine, WRAPPED_MAX_BYTES } from '../../../src/cli/statusline';
 import { installStatusLine, installedStatusLineCommand, uninstallStatusLine } from '../../../src/core/settings/statusLineSettings';
 import { nodeFileAccess } from '../../../src/platform/nodeFileAccess';
 import { terminalStatusText } from '../../../src/presentation/terminalStatus';
@@ -122,6 +122,45 @@ describe('statusline: what the terminal shows', function () {
     assert.equal(failing, 'transcript-lag: no hook events yet');
     assert.equal(await statusLine(['--wrap', '%%%'], 'not json', {}, () => NOW), 'transcript-lag: no session');
     assert.equal(joinStatus('a\nb\n', 'ours'), 'a\nb  │  ours');
+  });
+
+  /** Whether the process runs: a zombie (killed, not yet reaped by a container's init) counts as gone. */
+  function running(pid: number): boolean {
+    try {
+      return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    } catch {
+      return false;
+    }
+  }
+
+  async function waitGone(pid: number): Promise<boolean> {
+    for (let i = 0; i < 100 && running(pid); i++) await new Promise((r) => setTimeout(r, 20));
+    return !running(pid);
+  }
+
+  it('a wrapped command that outlives its timeout is killed with everything it started (its process group)', async function () {
+    if (process.platform === 'win32') this.skip();
+    const t = tempClaude();
+    const pidFile = path.join(t.root, 'sleep.pid');
+    const out = await runWrapped(`printf early; sleep 30 & echo $! > '${pidFile}'; wait`, '', { PATH: process.env.PATH }, { timeoutMs: 500, maxBytes: WRAPPED_MAX_BYTES });
+    assert.equal(out, 'early');
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    assert.ok(pid > 0);
+    assert.ok(await waitGone(pid), `the user's sleep (pid ${pid}) is still running`);
+  });
+
+  it('a wrapped command that prints without end is stopped at the byte bound, keeping what came within it, and ours follows', async function () {
+    if (process.platform === 'win32') this.skip();
+    const t = tempClaude();
+    const pidFile = path.join(t.root, 'yes.pid');
+    const out = await runWrapped(`echo $$ > '${pidFile}'; exec yes é`, '', { PATH: process.env.PATH }, { timeoutMs: 20_000, maxBytes: 1000 });
+    // "é\n" is 3 bytes: 333 fit in 999; the 334th é is cut after its first byte and left out.
+    assert.equal(out, 'é\n'.repeat(333));
+    assert.ok(await waitGone(Number(fs.readFileSync(pidFile, 'utf8'))), 'yes is still running');
+    const input = JSON.stringify({ session_id: SESSION, transcript_path: t.transcript });
+    const line = await statusLine(['--channel-dir', t.channelDir, '--wrap', Buffer.from(JSON.stringify({ command: 'yes' })).toString('base64url')], input, { PATH: process.env.PATH }, () => NOW);
+    assert.ok(line.length <= WRAPPED_MAX_BYTES + 100, `${line.length} characters`);
+    assert.ok(line.endsWith('y  │  transcript-lag: no hook events yet'), line.slice(-80));
   });
 
   it('runs a wrapped status line whose JSON has comments (settings.json is JSONC)', async function () {

@@ -20,7 +20,8 @@ settings.json${SETTINGS_BACKUP_SUFFIX}.
 
 const uninstallUsage = `Usage: transcript-lag uninstall-statusline [--claude-dir D]
 
-Removes the statusLine install-statusline set, restoring the one it kept, and its script copy.
+Removes the statusLine install-statusline set, restoring the one it kept. Its script copy
+stays as a file that prints nothing, for Claude Code sessions that still run it.
 `;
 
 /** dist/cli-statusline.js beside this bundle; from the sources (tests, tsx) the built one in dist/. */

@@ -4,7 +4,7 @@ import { HOOK_BIN_DIR_NAME, STATUSLINE_FILE_NAME } from '../core/channel/constan
 import { channelDirOf } from '../core/channel/paths';
 import { buildStatusLineCommand, installStatusLine, installedStatusLineCommand, uninstallStatusLine, wrapOf } from '../core/settings/statusLineSettings';
 import { wrappedCommand } from '../core/settings/wrappedStatusLine';
-import { copyAtomically } from './hookInstaller';
+import { copyAtomically, replaceCopyByStub } from './hookInstaller';
 import { updateSettingsFile, type SettingsFileUpdate } from './settingsFile';
 
 // install-statusline: a stable copy of the statusline bundle (dist/cli-statusline.js) under the
@@ -66,8 +66,19 @@ export interface UninstallStatusLineResult extends SettingsFileUpdate {
   settingsPath: string;
   /** The user's own status line, which ours wrapped, is back. */
   restored: boolean;
-  scriptRemoved: boolean;
+  /** The script copy was replaced by UNINSTALLED_STATUSLINE_STUB: it prints nothing any more. */
+  scriptDisabled: boolean;
 }
+
+/**
+ * What uninstall leaves where the statusline copy was: sessions started before it may go on
+ * running our command on every refresh, and with the file gone node would print a stack trace
+ * and exit 1 each time. install-statusline writes the real script over it.
+ */
+export const UNINSTALLED_STATUSLINE_STUB =
+  '// transcript-lag: the status line was uninstalled. Claude Code sessions started before that may still run\n' +
+  '// this file on every refresh; it prints nothing, so they go on undisturbed. Safe to delete once those\n' +
+  '// sessions have ended.\n';
 
 export async function uninstallStatusLineFile(opts: { claudeDir: string }): Promise<UninstallStatusLineResult> {
   const claudeDir = path.resolve(opts.claudeDir);
@@ -83,9 +94,6 @@ export async function uninstallStatusLineFile(opts: { claudeDir: string }): Prom
         return uninstallStatusLine(text);
       })
     : { path: settingsPath, changed: false, created: false };
-  const scriptRemoved = await fsp.rm(installedStatusLinePathOf(claudeDir)).then(
-    () => true,
-    () => false,
-  );
-  return { ...update, settingsPath, scriptRemoved, restored: restored && update.changed };
+  const scriptDisabled = await replaceCopyByStub(installedStatusLinePathOf(claudeDir), UNINSTALLED_STATUSLINE_STUB);
+  return { ...update, settingsPath, scriptDisabled, restored: restored && update.changed };
 }

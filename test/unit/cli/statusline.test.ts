@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -10,6 +10,7 @@ import type { CliIo } from '../../../src/cli/io';
 import { joinStatus, runWrapped, sessionStatus, statusLine, WRAPPED_MAX_BYTES } from '../../../src/cli/statusline';
 import { installStatusLine, installedStatusLineCommand, uninstallStatusLine } from '../../../src/core/settings/statusLineSettings';
 import { nodeFileAccess } from '../../../src/platform/nodeFileAccess';
+import { UNINSTALLED_STATUSLINE_STUB } from '../../../src/platform/statusLineInstaller';
 import { terminalStatusText } from '../../../src/presentation/terminalStatus';
 
 const repoRoot = path.resolve(__dirname, '../../..');
@@ -294,7 +295,16 @@ describe('install-statusline / uninstall-statusline (settings.json statusLine)',
     assert.equal(await runUninstall(['--claude-dir', t.claudeDir], io2), 0);
     assert.match(io2.out.join(''), /Your own status line is back/);
     assert.equal(fs.readFileSync(settingsPath, 'utf8'), original);
-    assert.ok(!fs.existsSync(path.join(t.channelDir, 'bin', 'transcript-lag-statusline.js')));
+    // A session started before the uninstall still runs our command: it exits 0 and says nothing.
+    const script = path.join(t.channelDir, 'bin', 'transcript-lag-statusline.js');
+    assert.equal(fs.readFileSync(script, 'utf8'), UNINSTALLED_STATUSLINE_STUB);
+    const stale = spawnSync('sh', ['-c', command], { input: JSON.stringify({ session_id: SESSION, transcript_path: t.transcript }), env: { PATH: process.env.PATH } });
+    assert.deepEqual([stale.status, stale.stdout.toString(), stale.stderr.toString()], [0, '', '']);
+    // Again: nothing left to change; install writes the real script back over the stub.
+    assert.equal(await runUninstall(['--claude-dir', t.claudeDir], cliIo(t.root)), 0);
+    assert.equal(fs.readFileSync(script, 'utf8'), UNINSTALLED_STATUSLINE_STUB);
+    assert.equal(await runInstall(['--claude-dir', t.claudeDir], cliIo(t.root)), 0);
+    assert.equal(fs.readFileSync(script, 'utf8'), fs.readFileSync(dist, 'utf8'));
   });
 
   it('CLI: says "yours: kept" only for a line it runs: one with comments is run, one without a command is only saved', async function () {

@@ -4,9 +4,12 @@
  * about running hooks), and shows what it prints. It prints one line: the calls held right now and
  * the oldest one's age, else the last call's lag; with `--wrap`, the user's own status line first.
  *
- * It starts on every refresh, so it stays small (node: modules only, no zod, chokidar or engine),
+ * It starts on every refresh, so it stays small (node: modules only, no zod, chokidar or engine;
+ * jsonc-parser's parser only when it wraps a line),
  * reads only bounded tails of the session's channel file and transcript, always exits 0 and never
- * prints anything but that line. install-statusline runs a stable copy of this bundle.
+ * prints anything but that line. install-statusline runs a stable copy of this bundle. Our part of
+ * the line holds no text from a transcript (counts and durations only); the user's own part is
+ * their program's output, colours and all, as Claude Code shows it without us.
  */
 import type { ChildProcessByStdio } from 'node:child_process';
 import { writeSync } from 'node:fs';

@@ -10,7 +10,10 @@
  * (U+202A–U+202E, U+2066–U+2069). Tab, line feed, vertical tab, form feed, carriage return and
  * NEL become one space each, so words on two lines stay two words. All other Unicode stays.
  *
- * Pure and without imports: the status line bundle, which loads only `node:` modules, uses it too.
+ * Pure and without imports, so even the hook and status line bundles (`node:` modules only) may use
+ * it. The status line itself prints no text from transcripts, only counts and durations; the
+ * output of the user's own status line command it wraps passes as it is, colours included, as
+ * Claude Code would show it without us.
  * JSON output (`analyze --json`, `watch --json`) is data for programs and keeps every character:
  * JSON.stringify already writes the C0 controls as escapes, and jsonEscapingUnprintable writes DEL,
  * C1 and the bidi characters as `\uXXXX` too, so the JSON reads back exactly the same and is still

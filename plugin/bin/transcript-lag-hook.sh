@@ -4,13 +4,32 @@
 #   1. $TRANSCRIPT_LAG_NODE, an absolute path you set (e.g. in settings.json "env");
 #   2. `node` on PATH;
 #   3. the Node that VS Code Server ships (Remote SSH, WSL, Dev Containers), newest first.
-# With none of them it exits 0 and reports nothing: a hook must never stand in a tool call's way.
-# Announce mode only; stdin (the hook JSON) passes straight through `exec`.
+# It always exits 0, whatever the runtime found does: a hook must never stand in a tool call's way.
+# With none it reports nothing. Announce mode only; stdin (the hook JSON) passes through to Node.
 hook="$(dirname "$0")/hook.js"
+
+# A regular executable file: a folder is "executable" too, and running one fails with 126.
+runnable() {
+  [ -n "$1" ] && [ -f "$1" ] && [ -x "$1" ]
+}
+
 for n in "$TRANSCRIPT_LAG_NODE" "$(command -v node 2>/dev/null)"; do
-  if [ -n "$n" ] && [ -x "$n" ]; then exec "$n" "$hook" --plugin; fi
+  if runnable "$n"; then
+    "$n" "$hook" --plugin
+    exit 0
+  fi
 done
-for n in $(ls -t "$HOME"/.vscode-server/cli/servers/*/server/node "$HOME"/.vscode-server/bin/*/node 2>/dev/null); do
-  if [ -x "$n" ]; then exec "$n" "$hook" --plugin; fi
+
+# Newest first, one path a line: split on newlines only and never globbed again, so a HOME
+# with spaces (or glob characters) in it stays one path.
+servers=$(ls -t "$HOME"/.vscode-server/cli/servers/*/server/node "$HOME"/.vscode-server/bin/*/node 2>/dev/null)
+IFS='
+'
+set -f
+for n in $servers; do
+  if runnable "$n"; then
+    "$n" "$hook" --plugin
+    exit 0
+  fi
 done
 exit 0

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import * as v8 from 'node:v8';
 import { AnalyzeInputError, analyzeTranscript, type AnalyzedCall, type TranscriptAnalysis } from '../core/analyze';
 import { jsonPieces } from '../core/analyze/jsonPieces';
+import { jsonEscapingUnprintable, printable } from '../presentation/printable';
 import type { CliIo } from './io';
 
 const usage = `Usage: transcript-lag analyze FILE [--json] [--channel FILE]
@@ -65,7 +66,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     // each taken in before the next: to a slow pipe reader, writes queue in
     // memory, several times the report's size.
     for (const piece of jsonPieces(analysis as unknown as Record<string, unknown>)) {
-      io.stdout(piece);
+      io.stdout(jsonEscapingUnprintable(piece));
       await io.stdoutDrained?.();
     }
     io.stdout('\n');
@@ -75,11 +76,14 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
-/** The readable form: a summary, then one row per call. */
+/**
+ * The readable form: a summary, then one row per call. Every value from the transcript goes
+ * through printable(): titles and tool names are the transcript's, and this lands on a terminal.
+ */
 export function renderTable(a: TranscriptAnalysis): string {
   const c = a.counts;
   const out: string[] = [];
-  const row = (label: string, value: string) => out.push(`${label.padEnd(12)}${value}`);
+  const row = (label: string, value: string) => out.push(`${label.padEnd(12)}${printable(value)}`);
   row('transcript', a.file);
   row('lines', `${a.lines} (${a.malformed} malformed)${a.partial_tail_bytes > 0 ? `, plus ${a.partial_tail_bytes} bytes of an unfinished line` : ''}, ${a.bytes} bytes`);
   row('session', a.session_ids.length > 1 ? `${a.session_id} (+${a.session_ids.length - 1} more)` : a.session_id ?? '-');
@@ -94,10 +98,10 @@ export function renderTable(a: TranscriptAnalysis): string {
   if (a.waits) {
     // The field report's table, for this session.
     out.push('');
-    out.push(...formatColumns([
+    pushColumns(out, [
       ['session', 'waits that saw the call', 'waits that ended behind', 'errors'],
       [a.session_id ?? '-', String(a.waits.seen), String(a.waits.behind), String(a.waits.error)],
-    ], []));
+    ], []);
     if (a.waits.unmatched) out.push(`(${a.waits.unmatched} waits for calls not in this file)`);
   }
   if (a.changes.length > 0) row('changed', a.changes.map((ch) => ch.kind).join(', ') + ' during the analysis');
@@ -109,7 +113,8 @@ export function renderTable(a: TranscriptAnalysis): string {
     const header = ['line', 'result', 'shape', 'block', 'tool', 'tool_use_id'];
     if (a.waits) header.push('held', 'wait');
     const rows = a.calls.map((call) => callRow(call, a.waits !== undefined));
-    out.push(...formatColumns([header, ...rows], [0, 1, 3]));
+    rows.unshift(header);
+    pushColumns(out, rows, [0, 1, 3]);
     out.push('');
     out.push('shape: only what is proven. before_result: a trailer (run of metadata records) lies between the record');
     out.push('and its result, or (--channel) a seen wait or the call\'s own hook had the record on disk before the result.');
@@ -144,11 +149,20 @@ function heldText(held: AnalyzedCall['held_ms']): string {
   return held.max_ms === null ? `>= ${ms(held.min_ms)}` : `${ms(held.min_ms)}-${ms(held.max_ms)}`;
 }
 
-/** Columns padded to their widest cell; the columns in `right` are aligned right (numbers). */
-function formatColumns(rows: string[][], right: number[]): string[] {
+/**
+ * Appends the rows to `out` as columns padded to their widest cell; the columns in `right` are
+ * aligned right (numbers). One push per row: a spread of every row as arguments overflows the
+ * stack at some 120,000 calls. Cells are made printable before they are measured.
+ */
+function pushColumns(out: string[], rows: string[][], right: number[]): void {
   const widths: number[] = [];
-  for (const r of rows) r.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((r) => r.map((cell, i) => (right.includes(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd());
+  for (const r of rows) {
+    for (let i = 0; i < r.length; i++) {
+      r[i] = printable(r[i]!);
+      widths[i] = Math.max(widths[i] ?? 0, r[i]!.length);
+    }
+  }
+  for (const r of rows) out.push(r.map((cell, i) => (right.includes(i) ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ').trimEnd());
 }
 
 function plural(n: number, one: string, many: string): string {

@@ -8,9 +8,10 @@ import { SETTINGS_BACKUP_SUFFIX, SettingsFileError } from '../platform/settingsF
 const installUsage = `Usage: transcript-lag install-statusline [--claude-dir D] [--node PATH]
 
 Sets statusLine in <claude dir>/settings.json to 'transcript-lag statusline', refreshed
-every second: Claude Code's terminal then shows the calls held right now and their age,
-else the last call's lag. A status line you already have is kept: it runs first and ours
-is added after it; uninstall-statusline puts yours back exactly. A backup is written to
+every second (or as your own refreshInterval says): Claude Code's terminal then shows the
+calls held right now and their age, else the last call's lag. A status line you already
+have is kept: it runs first and ours is added after it; uninstall-statusline puts yours
+back exactly. A backup is written to
 settings.json${SETTINGS_BACKUP_SUFFIX}.
 
   --claude-dir D   the Claude dir (default: $CLAUDE_CONFIG_DIR or ~/.claude)
@@ -19,7 +20,8 @@ settings.json${SETTINGS_BACKUP_SUFFIX}.
 
 const uninstallUsage = `Usage: transcript-lag uninstall-statusline [--claude-dir D]
 
-Removes the statusLine install-statusline set, restoring the one it kept, and its script copy.
+Removes the statusLine install-statusline set, restoring the one it kept. Its script copy
+stays as a file that prints nothing, for Claude Code sessions that still run it.
 `;
 
 /** dist/cli-statusline.js beside this bundle; from the sources (tests, tsx) the built one in dist/. */
@@ -64,10 +66,14 @@ export async function runInstall(args: string[], io: CliIo): Promise<number> {
     const r = await installStatusLineFile({ claudeDir, sourcePath: statuslineSourcePath(), nodePath: parsed.nodePath ?? process.execPath });
     const state = r.created ? 'created' : r.changed ? `updated, previous content in ${r.backupPath}` : 'already up to date';
     io.stdout(
-      `Installed the transcript-lag status line (refreshed every second).\n` +
+      `Installed the transcript-lag status line.\n` +
         `  settings: ${r.settingsPath} (${state})\n` +
         `  script:   ${r.scriptPath}\n` +
-        (r.wraps ? `  yours:    kept; it runs first, and uninstall-statusline restores it exactly\n` : '') +
+        (r.wrappedCommand !== undefined
+          ? `  yours:    kept; it runs first, and uninstall-statusline restores it exactly\n`
+          : r.wraps
+            ? `  yours:    saved, and uninstall-statusline restores it exactly; it has no command, so it is not run\n`
+            : '') +
         `Claude Code shows it from the next refresh; it needs the hook (install-hook or the plugin) to know what is held.\n`,
     );
     return 0;

@@ -4,9 +4,12 @@
  * about running hooks), and shows what it prints. It prints one line: the calls held right now and
  * the oldest one's age, else the last call's lag; with `--wrap`, the user's own status line first.
  *
- * It starts on every refresh, so it stays small (node: modules only, no zod, chokidar or engine),
+ * It starts on every refresh, so it stays small (node: modules only, no zod, chokidar or engine;
+ * jsonc-parser's parser only when it wraps a line),
  * reads only bounded tails of the session's channel file and transcript, always exits 0 and never
- * prints anything but that line. install-statusline runs a stable copy of this bundle.
+ * prints anything but that line. install-statusline runs a stable copy of this bundle. Our part of
+ * the line holds no text from a transcript (counts and durations only); the user's own part is
+ * their program's output, colours and all, as Claude Code shows it without us.
  */
 import type { ChildProcessByStdio } from 'node:child_process';
 import { writeSync } from 'node:fs';
@@ -183,44 +186,86 @@ export function parseStatuslineArgs(argv: string[]): StatuslineArgs {
   return out;
 }
 
-/** The command of a wrapped statusLine value, when it has one. */
+/**
+ * The command of a wrapped statusLine value, when it has one. Its text is JSONC: jsonc-parser reads
+ * it, required here, not imported, so a refresh without a wrapped line loads no parser.
+ */
 export function wrappedCommand(wrap: string | undefined): string | undefined {
   if (!wrap) return undefined;
   try {
-    const value = JSON.parse(Buffer.from(wrap, 'base64url').toString('utf8')) as { command?: unknown } | null;
-    return typeof value?.command === 'string' && value.command.trim() !== '' ? value.command : undefined;
+    return (require('../core/settings/wrappedStatusLine') as typeof import('../core/settings/wrappedStatusLine')).wrappedCommand(wrap);
   } catch {
     return undefined;
   }
 }
 
-/** Runs the user's own status line command as Claude Code would (shell, same stdin); its stdout, or '' when it fails or is slow. */
-function runWrapped(command: string, input: string, env: NodeJS.ProcessEnv): Promise<string> {
+/** The user's own status line output kept at most: a status line is a few hundred bytes; `yes` is endless. */
+export const WRAPPED_MAX_BYTES = 16 * 1024;
+
+export interface WrappedLimits {
+  timeoutMs: number;
+  maxBytes: number;
+}
+
+/**
+ * Runs the user's own status line command as Claude Code would (shell, same stdin); its stdout, or
+ * what it printed before it failed, was slow or said too much. It runs in a process group of its
+ * own, which is killed whole when it takes longer than the timeout or prints more than maxBytes:
+ * killing only `sh` would leave its `sleep` or `yes` running after us, one more on every refresh.
+ */
+export function runWrapped(command: string, input: string, env: NodeJS.ProcessEnv, limits: WrappedLimits = { timeoutMs: WRAPPED_TIMEOUT_MS, maxBytes: WRAPPED_MAX_BYTES }): Promise<string> {
   return new Promise((resolve) => {
-    let out = '';
     let child: ChildProcessByStdio<Writable, Readable, null>;
+    let StringDecoderCtor: typeof import('node:string_decoder').StringDecoder;
     try {
       // Required here, not imported: without a wrapped line the start-up need not load child_process.
       const { spawn } = require('node:child_process') as typeof import('node:child_process');
-      child = spawn('sh', ['-c', command], { env, stdio: ['pipe', 'pipe', 'ignore'] });
+      StringDecoderCtor = (require('node:string_decoder') as typeof import('node:string_decoder')).StringDecoder;
+      child = spawn('sh', ['-c', command], { env, stdio: ['pipe', 'pipe', 'ignore'], detached: true });
     } catch {
       resolve('');
       return;
     }
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+    // Whole characters only: a cut in the middle of one is left out.
+    const decoder = new StringDecoderCtor('utf8');
+    let out = '';
+    let bytes = 0;
+    let done = false;
+    const finish = (killGroup: boolean) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      if (killGroup) killProcessGroup(child);
+      child.stdout.destroy();
       resolve(out);
-    }, WRAPPED_TIMEOUT_MS);
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (d: string) => (out += d));
-    child.on('error', () => undefined);
+    };
+    const timer = setTimeout(() => finish(true), limits.timeoutMs);
+    child.stdout.on('data', (d: Buffer) => {
+      if (done) return;
+      const room = limits.maxBytes - bytes;
+      out += decoder.write(d.length > room ? d.subarray(0, room) : d);
+      bytes += Math.min(d.length, room);
+      if (d.length > room) finish(true);
+    });
+    child.on('error', () => finish(false));
     child.stdin.on('error', () => undefined);
     child.stdin.end(input);
-    child.on('close', () => {
-      clearTimeout(timer);
-      resolve(out);
-    });
+    child.on('close', () => finish(false));
   });
+}
+
+/** SIGKILL to the child's whole process group (it leads its own: `detached`), else to the child alone. */
+function killProcessGroup(child: { pid?: number; kill(signal: NodeJS.Signals): boolean }): void {
+  try {
+    if (child.pid === undefined) return;
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    try {
+      child.kill('SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
 }
 
 /** Their output, then ours on the same last line. */

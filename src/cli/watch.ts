@@ -9,6 +9,7 @@ import { HookReceiverService, receiverStatusText } from '../platform/hookReceive
 import { parseMetricsAddress, type MetricsAddress } from '../platform/metricsAddress';
 import type { MetricsServer } from '../platform/metricsServer';
 import { formatDuration, formatLag, shortId } from '../presentation/format';
+import { jsonEscapingUnprintable, printable } from '../presentation/printable';
 
 const usage = `Usage: transcript-lag watch [--all] [--claude-dir D] [--json] [--poll-ms N] [--metrics [HOST:]PORT]
 
@@ -74,39 +75,43 @@ export function readyReadableLine(ready: EngineReady): string {
 /** The `--json` line: the event's own fields, with `tool_use_id` present (null) on session and tail events. */
 export function jsonLine(e: EngineEvent): string {
   const { event, session_id, at, ...rest } = e;
-  return `${JSON.stringify({ event, session_id, tool_use_id: 'tool_use_id' in e ? e.tool_use_id : null, at, ...rest })}\n`;
+  return `${jsonEscapingUnprintable(JSON.stringify({ event, session_id, tool_use_id: 'tool_use_id' in e ? e.tool_use_id : null, at, ...rest }))}\n`;
 }
 
 function clockTime(at: number): string {
   return new Date(at).toISOString().slice(11, 23);
 }
 
-/** The readable live view: one line per event. */
+/** The readable live view: one line per event, printable (titles, tool names and ids come from transcripts). */
 export function readableLine(e: EngineEvent): string {
+  return `${printable(readableText(e))}\n`;
+}
+
+function readableText(e: EngineEvent): string {
   const head = `${clockTime(e.at)}  ${e.session_id.slice(0, 8)}  ${e.event.padEnd(7)}`;
   const call = 'tool_use_id' in e ? `${(e.tool_name ?? 'tool').padEnd(10)} ${shortId(e.tool_use_id)}${e.agent_id ? ` (agent ${e.agent_id.slice(0, 8)})` : ''}` : '';
   switch (e.event) {
     case 'held':
-      return `${head}  ${call}  fired; its record is not on disk\n`;
+      return `${head}  ${call}  fired; its record is not on disk`;
     case 'written':
-      return `${head}  ${call}  line ${e.line}  lag ${formatLag(e.lag_ms)}  ${e.with_result ? 'with its result' : 'before its result'}${e.partial_dwell_ms ? `  sat partial ${formatDuration(e.partial_dwell_ms)}` : ''}\n`;
+      return `${head}  ${call}  line ${e.line}  lag ${formatLag(e.lag_ms)}  ${e.with_result ? 'with its result' : 'before its result'}${e.partial_dwell_ms ? `  sat partial ${formatDuration(e.partial_dwell_ms)}` : ''}`;
     case 'joined':
-      return `${head}  ${call}  hook reported late: lag ${formatDuration(e.lag_ms)}\n`;
+      return `${head}  ${call}  hook reported late: lag ${formatDuration(e.lag_ms)}`;
     case 'result':
-      return `${head}  ${call}  result at line ${e.line}\n`;
+      return `${head}  ${call}  result at line ${e.line}`;
     case 'wait':
-      return `${head}  ${call}  ${e.outcome} after ${e.polls} polls (${formatDuration(e.waited_ms)})${e.source && e.source !== 'transcript-lag-hook' ? ` from ${e.source}` : ''}\n`;
+      return `${head}  ${call}  ${e.outcome} after ${e.polls} polls (${formatDuration(e.waited_ms)})${e.source && e.source !== 'transcript-lag-hook' ? ` from ${e.source}` : ''}`;
     case 'post':
-      return `${head}  ${call}  PostToolUse\n`;
+      return `${head}  ${call}  PostToolUse`;
     case 'partial':
-      return `${head}  line ${e.line} is partial on disk: ${e.bytes} bytes, no newline yet\n`;
+      return `${head}  line ${e.line} is partial on disk: ${e.bytes} bytes, no newline yet`;
     case 'tail':
-      return `${head}  transcript ${e.change} (generation ${e.generation})\n`;
+      return `${head}  transcript ${e.change} (generation ${e.generation})`;
     case 'session': {
       const s = e.stats;
       const lag = s.lag_p50_ms === null ? 'no lag measured' : `lag p50 ${formatDuration(s.lag_p50_ms)} p95 ${formatDuration(s.lag_p95_ms ?? 0)} max ${formatDuration(s.lag_max_ms ?? 0)}`;
       const title = e.title ? `"${e.title.replace(/\s+/g, ' ').slice(0, 60)}"  ` : '';
-      return `${head}  ${title}waits seen ${s.waits_seen} / behind ${s.waits_behind}  held ${s.held_now}  written ${s.calls_written}  ${lag}\n`;
+      return `${head}  ${title}waits seen ${s.waits_seen} / behind ${s.waits_behind}  held ${s.held_now}  written ${s.calls_written}  ${lag}`;
     }
   }
 }
@@ -130,7 +135,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const tick = () => {
     if (stopped) return;
     void receiver.refresh();
-    ticking = ticking.then(() => engine.tick()).catch((err: unknown) => io.stderr(`transcript-lag watch: ${err instanceof Error ? err.message : String(err)}\n`));
+    ticking = ticking.then(() => engine.tick()).catch((err: unknown) => io.stderr(`transcript-lag watch: ${printable(err instanceof Error ? err.message : String(err))}\n`));
   };
   const engine = new TranscriptLagEngine({
     claudeDir,
@@ -146,7 +151,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const print = parsed.json ? jsonLine : readableLine;
   engine.onEvent((e) => io.stdout(print(e)));
   // Limits hit (too many open files, a hook flood): on stderr, so --json output stays events only.
-  engine.onNotice((n) => io.stderr(`transcript-lag watch: ${engineNoticeText(n)}\n`));
+  engine.onNotice((n) => io.stderr(`transcript-lag watch: ${printable(engineNoticeText(n))}\n`));
   const metricsServer = parsed.metrics ? await serveMetrics(engine, parsed.metrics, io) : undefined;
   if (!parsed.json) io.stderr(`watching ${parsed.all ? 'every session' : `sessions of ${io.cwd}`} under ${claudeDir} (Ctrl-C stops)\n`);
 

@@ -123,14 +123,20 @@ export const UNINSTALLED_HOOK_STUB =
   '// this file on every tool call; it does nothing, so they go on undisturbed. Safe to delete\n' +
   '// once those sessions have ended.\n';
 
-/** Replaces the hook copy, if there is one, by the stub (by rename: a hook starting meanwhile runs one file or the other, whole). */
-async function disableHookCopy(hookPath: string): Promise<boolean> {
-  const st = await fsp.lstat(hookPath).catch(() => undefined);
+/**
+ * Replaces an installed copy (the hook's, the status line's), if there is one, by its stub, unless
+ * it is that stub already: by rename, so a process starting meanwhile runs one file or the other,
+ * whole. Whether it replaced one. Sessions started before an uninstall still run the copy: the
+ * stub lets them exit 0 in silence instead of failing with MODULE_NOT_FOUND.
+ */
+export async function replaceCopyByStub(copyPath: string, stub: string): Promise<boolean> {
+  const st = await fsp.lstat(copyPath).catch(() => undefined);
   if (!st || !(st.isFile() || st.isSymbolicLink())) return false;
-  const temp = `${hookPath}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  if (await isStub(copyPath, stub)) return false;
+  const temp = `${copyPath}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    await fsp.writeFile(temp, UNINSTALLED_HOOK_STUB, { mode: 0o600, flag: 'wx' });
-    await fsp.rename(temp, hookPath);
+    await fsp.writeFile(temp, stub, { mode: 0o600, flag: 'wx' });
+    await fsp.rename(temp, copyPath);
     return true;
   } catch {
     await fsp.rm(temp, { force: true });
@@ -154,13 +160,13 @@ export async function uninstallHook(opts: { claudeDir: string }): Promise<Uninst
     ? await updateSettingsFile(settingsPath, uninstallHookEntries)
     : { path: settingsPath, changed: false, created: false };
   const hookPath = installedHookPathOf(claudeDir);
-  const hookDisabled = (await isStub(hookPath)) ? false : await disableHookCopy(hookPath);
+  const hookDisabled = await replaceCopyByStub(hookPath, UNINSTALLED_HOOK_STUB);
   return { ...update, settingsPath, hookDisabled };
 }
 
 /** Whether the file is already the stub: a second uninstall then changes nothing. */
-async function isStub(hookPath: string): Promise<boolean> {
-  const st = await fsp.lstat(hookPath).catch(() => undefined);
-  if (!st?.isFile() || st.size !== Buffer.byteLength(UNINSTALLED_HOOK_STUB)) return false;
-  return (await fsp.readFile(hookPath, 'utf8').catch(() => '')) === UNINSTALLED_HOOK_STUB;
+async function isStub(copyPath: string, stub: string): Promise<boolean> {
+  const st = await fsp.lstat(copyPath).catch(() => undefined);
+  if (!st?.isFile() || st.size !== Buffer.byteLength(stub)) return false;
+  return (await fsp.readFile(copyPath, 'utf8').catch(() => '')) === stub;
 }

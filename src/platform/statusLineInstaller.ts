@@ -2,8 +2,9 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { HOOK_BIN_DIR_NAME, STATUSLINE_FILE_NAME } from '../core/channel/constants';
 import { channelDirOf } from '../core/channel/paths';
-import { buildStatusLineCommand, installStatusLine, installedStatusLineCommand, uninstallStatusLine } from '../core/settings/statusLineSettings';
-import { copyAtomically } from './hookInstaller';
+import { buildStatusLineCommand, installStatusLine, installedStatusLineCommand, uninstallStatusLine, wrapOf } from '../core/settings/statusLineSettings';
+import { wrappedCommand } from '../core/settings/wrappedStatusLine';
+import { copyAtomically, replaceCopyByStub } from './hookInstaller';
 import { updateSettingsFile, type SettingsFileUpdate } from './settingsFile';
 
 // install-statusline: a stable copy of the statusline bundle (dist/cli-statusline.js) under the
@@ -25,8 +26,10 @@ export interface InstallStatusLineResult extends SettingsFileUpdate {
   settingsPath: string;
   scriptPath: string;
   command: string;
-  /** A status line of the user's was there (now run first by ours, restored by uninstall). */
+  /** A status line of the user's was there: kept in ours, restored by uninstall. */
   wraps: boolean;
+  /** Its command, which ours runs first; undefined when it has none ours can run. */
+  wrappedCommand?: string;
 }
 
 
@@ -55,15 +58,27 @@ export async function installStatusLineFile(opts: InstallStatusLineOptions): Pro
     },
   );
   const command = installedStatusLineCommand(after) ?? buildStatusLineCommand(spec);
-  return { ...update, settingsPath, scriptPath, command, wraps: / --wrap /.test(command) };
+  const wrap = wrapOf(command);
+  return { ...update, settingsPath, scriptPath, command, wraps: wrap !== undefined, wrappedCommand: wrappedCommand(wrap) };
 }
 
 export interface UninstallStatusLineResult extends SettingsFileUpdate {
   settingsPath: string;
   /** The user's own status line, which ours wrapped, is back. */
   restored: boolean;
-  scriptRemoved: boolean;
+  /** The script copy was replaced by UNINSTALLED_STATUSLINE_STUB: it prints nothing any more. */
+  scriptDisabled: boolean;
 }
+
+/**
+ * What uninstall leaves where the statusline copy was: sessions started before it may go on
+ * running our command on every refresh, and with the file gone node would print a stack trace
+ * and exit 1 each time. install-statusline writes the real script over it.
+ */
+export const UNINSTALLED_STATUSLINE_STUB =
+  '// transcript-lag: the status line was uninstalled. Claude Code sessions started before that may still run\n' +
+  '// this file on every refresh; it prints nothing, so they go on undisturbed. Safe to delete once those\n' +
+  '// sessions have ended.\n';
 
 export async function uninstallStatusLineFile(opts: { claudeDir: string }): Promise<UninstallStatusLineResult> {
   const claudeDir = path.resolve(opts.claudeDir);
@@ -75,13 +90,10 @@ export async function uninstallStatusLineFile(opts: { claudeDir: string }): Prom
   let restored = false;
   const update: SettingsFileUpdate = exists
     ? await updateSettingsFile(settingsPath, (text) => {
-        restored = / --wrap /.test(installedStatusLineCommand(text) ?? '');
+        restored = wrapOf(installedStatusLineCommand(text) ?? '') !== undefined;
         return uninstallStatusLine(text);
       })
     : { path: settingsPath, changed: false, created: false };
-  const scriptRemoved = await fsp.rm(installedStatusLinePathOf(claudeDir)).then(
-    () => true,
-    () => false,
-  );
-  return { ...update, settingsPath, scriptRemoved, restored: restored && update.changed };
+  const scriptDisabled = await replaceCopyByStub(installedStatusLinePathOf(claudeDir), UNINSTALLED_STATUSLINE_STUB);
+  return { ...update, settingsPath, scriptDisabled, restored: restored && update.changed };
 }

@@ -3,6 +3,7 @@ import type { SessionSnapshot } from '../core/snapshot';
 import { callShapeText, formatDuration, formatStat } from './format';
 import { lagHistogram, type HistogramBin } from './histogram';
 import { sampleTime, type LagSample } from './lagSamples';
+import { printable } from './printable';
 import { sessionTitle, toolLabel } from './sessionLabel';
 
 /**
@@ -64,7 +65,7 @@ function reportRow(s: LagSample, mainPath: string): ReportRow {
     tool_use_id: s.tool_use_id,
     tool: toolLabel(s.tool_name ?? undefined),
     line: s.line === null ? 'held' : String(s.line),
-    file: s.transcript_path === mainPath ? '' : s.transcript_path.slice(Math.max(s.transcript_path.lastIndexOf('/'), s.transcript_path.lastIndexOf('\\')) + 1),
+    file: s.transcript_path === mainPath ? '' : printable(s.transcript_path).slice(Math.max(s.transcript_path.lastIndexOf('/'), s.transcript_path.lastIndexOf('\\')) + 1),
     record_at: timeOfDay(s.record_at),
     fired_at: timeOfDay(s.fired_at),
     on_disk: timeOfDay(s.observed_at),

@@ -1,17 +1,19 @@
 import type { SessionSnapshot } from '../core/snapshot';
+import { printable } from './printable';
 
 const MAX_TITLE = 60;
 
-/** The session's `ai-title`, else its first prompt, else a short session id; one line, bounded. */
+/** The session's `ai-title`, else its first prompt, else a short session id; one printable line, bounded. */
 export function sessionTitle(s: Pick<SessionSnapshot, 'session_id' | 'title' | 'first_prompt'>): string {
   const raw = s.title?.trim() || s.first_prompt?.trim() || `session ${s.session_id.slice(0, 8)}`;
-  const oneLine = raw.replace(/\s+/g, ' ');
+  const oneLine = printable(raw).replace(/\s+/g, ' ').trim();
   return oneLine.length > MAX_TITLE ? `${oneLine.slice(0, MAX_TITLE - 1)}…` : oneLine;
 }
 
-/** A tool name for display; a call whose record has not been seen may lack it. */
+/** A tool name for display, printable; a call whose record has not been seen may lack it. */
 export function toolLabel(toolName: string | undefined): string {
-  return toolName && toolName.length > 0 ? toolName : 'tool call';
+  const name = toolName === undefined ? '' : printable(toolName);
+  return name.length > 0 ? name : 'tool call';
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -94,7 +96,7 @@ export function sessionNames(sessions: readonly Named[], now: number): Map<strin
     const folders = group.map((s) => cwdTail(s.cwd));
     const branches = group.map((s) => s.git_branch);
     const extra = allDistinct(folders) ? folders : allDistinct(branches) ? branches : idPrefixes(group.map((s) => s.session_id));
-    group.forEach((s, i) => names.set(s.session_id, `${base} · ${extra[i]}`));
+    group.forEach((s, i) => names.set(s.session_id, `${base} · ${printable(extra[i]!)}`));
   }
   return names;
 }
@@ -118,6 +120,6 @@ export function sessionPickItems(sessions: readonly SessionSnapshot[], now: numb
     session_id: s.session_id,
     label: names.get(s.session_id) as string,
     description: s.held.length > 0 ? `${s.held.length} held` : 'in sync',
-    detail: [s.cwd, s.git_branch, s.session_id].filter((p) => p !== undefined && p.length > 0).join(' · '),
+    detail: printable([s.cwd, s.git_branch, s.session_id].filter((p) => p !== undefined && p.length > 0).join(' · ')),
   }));
 }

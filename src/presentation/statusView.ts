@@ -49,6 +49,13 @@ function holdAge(call: CallSnapshot, now: number): number {
   return call.fired_at === undefined ? 0 : Math.max(0, now - call.fired_at);
 }
 
+/** The oldest hold's age, 0 when none: a loop, since Math.max(...ages) overflows the stack on a huge list. */
+function oldestHoldAge(held: readonly HeldCall[], now: number): number {
+  let oldest = 0;
+  for (const { call } of held) oldest = Math.max(oldest, holdAge(call, now));
+  return oldest;
+}
+
 /** The newest written call across sessions: what "in sync" reports the lag of. */
 function newestWritten(sessions: readonly SessionSnapshot[]): CallSnapshot | undefined {
   let newest: CallSnapshot | undefined;
@@ -110,7 +117,7 @@ export function chooseBackground(
     const timeout = call.timeout_ms ?? DEFAULT_HOOK_TIMEOUT_MS;
     if (holdAge(call, now) >= timeout * NEAR_TIMEOUT_FRACTION) return { background: ERROR_BACKGROUND, reason: 'near-timeout' };
   }
-  const oldestAge = Math.max(0, ...held.map(({ call }) => holdAge(call, now)));
+  const oldestAge = oldestHoldAge(held, now);
   if (held.length > 0 && oldestAge > opts.warnAfterMs) return { background: WARNING_BACKGROUND, reason: 'hold-past-warn' };
   return { background: undefined, reason: 'none' };
 }
@@ -118,7 +125,7 @@ export function chooseBackground(
 export function statusText(sessions: readonly SessionSnapshot[], now: number): string {
   const held = allHeld(sessions);
   if (held.length > 0) {
-    const oldestAge = Math.max(...held.map(({ call }) => holdAge(call, now)));
+    const oldestAge = oldestHoldAge(held, now);
     return `$(watch) ${held.length} held · ${formatDuration(oldestAge)}`;
   }
   // Red with a check mark would say two things at once: while a behind wait is recent, the text says it too.
@@ -210,7 +217,7 @@ export function statusView(sessions: readonly SessionSnapshot[], now: number, op
     background,
     reason,
     held: held.length,
-    oldestHeldAgeMs: held.length > 0 ? Math.max(...held.map(({ call }) => holdAge(call, now))) : undefined,
+    oldestHeldAgeMs: held.length > 0 ? oldestHoldAge(held, now) : undefined,
     // A recent behind wait must be re-rendered when it stops being recent, so the colour clears.
     ticking: held.length > 0 || reason === 'hook-behind',
     tooltip: statusTooltip(sessions, now),

@@ -1,6 +1,7 @@
 import type { CallSnapshot, SessionSnapshot } from '../core/snapshot';
 import { callTranscriptPath, focusCall, heldLineOf, revealTargetFor, type RevealTarget } from './callChoice';
 import { callLagText, callShapeText, formatDuration } from './format';
+import { printable } from './printable';
 import { sessionName, sessionNames, sessionsNewestFirst, sessionTitle, startLabel, toolLabel } from './sessionLabel';
 
 /**
@@ -84,8 +85,8 @@ function heldNode(session: SessionSnapshot, call: CallSnapshot, now: number): Tr
     id: callNodeId(session.session_id, call.tool_use_id),
     kind: 'held',
     label: toolLabel(call.tool_name),
-    description: parts.join(' · '),
-    tooltip: tooltip.filter((l) => l !== undefined).join('\n'),
+    description: printable(parts.join(' · ')),
+    tooltip: tooltip.filter((l): l is string => l !== undefined).map(printable).join('\n'),
     icon: call.wait?.outcome === 'behind' ? 'error' : 'watch',
     contextValue: 'heldCall',
     session_id: session.session_id,
@@ -113,8 +114,8 @@ function writtenNode(session: SessionSnapshot, call: CallSnapshot): TreeNodeView
     id: callNodeId(session.session_id, call.tool_use_id),
     kind: 'written',
     label: toolLabel(call.tool_name),
-    description: parts.join(' · '),
-    tooltip: tooltip.filter((l) => l !== undefined).join('\n'),
+    description: printable(parts.join(' · ')),
+    tooltip: tooltip.filter((l): l is string => l !== undefined).map(printable).join('\n'),
     icon: call.wait?.outcome === 'behind' ? 'warning' : 'check',
     contextValue: 'writtenCall',
     session_id: session.session_id,
@@ -160,7 +161,8 @@ function sessionTooltip(session: SessionSnapshot, now: number): string {
     session.transcript_path,
     `${session.last_line} lines on disk`,
   ]
-    .filter((l) => l !== undefined && l.length > 0)
+    .filter((l): l is string => l !== undefined && l.length > 0)
+    .map(printable)
     .join('\n');
 }
 

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { EngineEvent } from '../core/engineEvents';
+import { printable } from '../presentation/printable';
 
 /**
  * The extension's diagnostics: a LogOutputChannel, so the user's "Set Log
@@ -11,28 +12,28 @@ export function createLog(): vscode.LogOutputChannel {
 
 export { errorText } from './errorText';
 
-/** Held and wait outcomes at info (they are what users ask about); the rest at trace. */
+/** Held and wait outcomes at info (they are what users ask about); the rest at trace. Names and ids from transcripts go in printable. */
 export function logEvent(log: vscode.LogOutputChannel, e: EngineEvent): void {
   switch (e.event) {
     case 'held':
-      log.info(`held ${e.tool_name ?? ''} ${e.tool_use_id} (session ${e.session_id.slice(0, 8)})`);
+      log.info(printable(`held ${e.tool_name ?? ''} ${e.tool_use_id} (session ${e.session_id.slice(0, 8)})`));
       break;
     case 'written':
-      log.debug(`written ${e.tool_use_id} line ${e.line} lag ${e.lag_ms ?? '-'} ms${e.with_result ? ' with result' : ''}`);
+      log.debug(`written ${printable(e.tool_use_id)} line ${e.line} lag ${e.lag_ms ?? '-'} ms${e.with_result ? ' with result' : ''}`);
       break;
     case 'wait':
-      (e.outcome === 'seen' ? log.info : log.warn).call(log, `wait ${e.outcome} for ${e.tool_use_id} after ${e.polls} polls, ${e.waited_ms} ms`);
+      (e.outcome === 'seen' ? log.info : log.warn).call(log, printable(`wait ${e.outcome} for ${e.tool_use_id} after ${e.polls} polls, ${e.waited_ms} ms`));
       break;
     case 'tail':
-      log.warn(`transcript ${e.change}: ${e.transcript_path} (generation ${e.generation})`);
+      log.warn(`transcript ${e.change}: ${printable(e.transcript_path)} (generation ${e.generation})`);
       break;
     case 'partial':
-      log.debug(`partial line ${e.line} (${e.bytes} bytes) in ${e.transcript_path}`);
+      log.debug(`partial line ${e.line} (${e.bytes} bytes) in ${printable(e.transcript_path)}`);
       break;
     case 'session':
-      log.debug(`session ${e.session_id.slice(0, 8)}: ${e.title ?? ''}`);
+      log.debug(printable(`session ${e.session_id.slice(0, 8)}: ${e.title ?? ''}`));
       break;
     default:
-      log.trace(`${e.event} ${e.tool_use_id}`);
+      log.trace(printable(`${e.event} ${e.tool_use_id}`));
   }
 }

@@ -3,6 +3,7 @@ import type { SessionSnapshot } from '../core/snapshot';
 import type { RevealTarget } from '../presentation/callChoice';
 import { callDecoration, type CallDecoration } from '../presentation/decoration';
 import { errorText } from './log';
+import { printable } from '../presentation/printable';
 
 /** What the last "open at line" did, for the test API. */
 export interface RevealRecord {
@@ -101,7 +102,7 @@ export class Revealer implements vscode.Disposable {
   private notFound(target: RevealTarget): RevealRecord {
     this.tracked = undefined;
     this.last = { transcript_path: target.transcript_path, tool_use_id: target.tool_use_id, line: target.line, held: target.held, openedWithoutDocument: false, notFound: true };
-    const message = `Transcript Lag: the subagent transcript of ${target.tool_use_id} was not found (expected ${target.transcript_path}).`;
+    const message = printable(`Transcript Lag: the subagent transcript of ${target.tool_use_id} was not found (expected ${target.transcript_path}).`);
     this.log.warn(message);
     void vscode.window.showWarningMessage(message);
     return this.lastReveal() as RevealRecord;

@@ -45,7 +45,7 @@ export const HTTP_SECRET_HEADER = 'X-Transcript-Lag-Secret';
 /** The only URLs our http entries use: our receiver on loopback. */
 const OUR_HOOK_URL = /^http:\/\/127\.0\.0\.1:\d{1,5}\/hook$/;
 
-interface ShellWord {
+export interface ShellWord {
   /** As written, quotes included. */
   raw: string;
   /** What the shell passes on. */
@@ -87,6 +87,24 @@ const quoted = (w: ShellWord | undefined) => w !== undefined && QUOTED.test(w.ra
 const OPTION_OR_NUMBER = /^(?:--[a-z][a-z-]*|\d+)$/;
 
 /**
+ * The words after `--channel-dir '<dir>'` when the command starts the way every command we write
+ * does: a quoted runtime, our quoted script (by its file name, at an absolute or relative path),
+ * `--channel-dir` and a quoted folder; with `envAllowed`, after optional `NAME='value'`
+ * assignments. Undefined for anything else. Shared by the hook's and the status line's rule.
+ */
+export function ourScriptCommandRest(command: unknown, fileName: string, envAllowed: boolean): ShellWord[] | undefined {
+  if (typeof command !== 'string') return undefined;
+  const words = shellWords(command);
+  if (!words) return undefined;
+  let i = 0;
+  while (envAllowed && i < words.length && ENV_ASSIGNMENT.test(words[i].raw)) i++;
+  const [runtime, script, channelFlag, channelDir, ...rest] = words.slice(i);
+  if (!quoted(runtime) || !quoted(script) || !quoted(channelDir) || channelFlag?.raw !== '--channel-dir') return undefined;
+  if (script.value.split(/[/\\]/).pop() !== fileName || !/[/\\]/.test(script.value)) return undefined;
+  return rest;
+}
+
+/**
  * Our entries are exactly the commands install-hook writes (buildHookCommand):
  * optional `NAME='value'` assignments, a quoted runtime, our quoted hook file,
  * `--channel-dir` and a quoted folder, then only options and their values. A
@@ -94,15 +112,8 @@ const OPTION_OR_NUMBER = /^(?:--[a-z][a-z-]*|\d+)$/;
  * file, our hook inside someone's pipeline) is the user's and is never touched.
  */
 export function isOurHookCommand(command: unknown): boolean {
-  if (typeof command !== 'string') return false;
-  const words = shellWords(command);
-  if (!words) return false;
-  let i = 0;
-  while (i < words.length && ENV_ASSIGNMENT.test(words[i].raw)) i++;
-  const [runtime, hook, channelFlag, channelDir, ...rest] = words.slice(i);
-  if (!quoted(runtime) || !quoted(hook) || !quoted(channelDir) || channelFlag?.raw !== '--channel-dir') return false;
-  if (hook.value.split(/[/\\]/).pop() !== HOOK_FILE_NAME || !/[/\\]/.test(hook.value)) return false;
-  return rest.every((w) => OPTION_OR_NUMBER.test(w.raw) || quoted(w));
+  const rest = ourScriptCommandRest(command, HOOK_FILE_NAME, true);
+  return rest !== undefined && rest.every((w) => OPTION_OR_NUMBER.test(w.raw) || quoted(w));
 }
 
 /**

@@ -1,8 +1,9 @@
-import { applyEdits, getNodeValue, parse, type Node, type ParseError } from 'jsonc-parser';
+import { applyEdits, getNodeValue, type Node } from 'jsonc-parser';
 import { STATUSLINE_FILE_NAME } from '../channel/constants';
-import { detectFormatting, parseSettings, SettingsError } from './hookSettings';
+import { detectFormatting, ourScriptCommandRest, parseSettings, SettingsError } from './hookSettings';
 import { addProperty, removeChild, replaceValue } from './jsonEdits';
 import { shellQuote } from './hookCommand';
+import { wrappedValue } from './wrappedStatusLine';
 
 // settings.json `statusLine`, edited as text like the hook entries (hookSettings.ts): every other
 // byte stays. The user's own status line is kept inside ours: its exact JSON text goes, base64url,
@@ -28,13 +29,24 @@ export function buildStatusLineCommand(spec: StatusLineCommandSpec, wrap?: strin
   return words.join(' ');
 }
 
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/**
+ * Our statusLine is exactly what buildStatusLineCommand writes (the only form install-statusline
+ * ever wrote): a quoted runtime, our quoted script, `--channel-dir` and a quoted folder, then
+ * nothing or `--wrap` and base64url. A command that merely mentions the script's name (a wrapper
+ * of the user's, ours inside their pipeline) is theirs: wrapped on install, never removed.
+ */
 export function isOurStatusLineCommand(command: unknown): command is string {
-  return typeof command === 'string' && command.includes(STATUSLINE_FILE_NAME);
+  const rest = ourScriptCommandRest(command, STATUSLINE_FILE_NAME, false);
+  if (rest === undefined) return false;
+  return rest.length === 0 || (rest.length === 2 && rest[0].raw === '--wrap' && BASE64URL.test(rest[1].raw));
 }
 
 /** The `--wrap` payload of our command, when it has one. */
 export function wrapOf(command: string): string | undefined {
-  return / --wrap ([A-Za-z0-9_-]+)(?: |$)/.exec(command)?.[1];
+  const rest = ourScriptCommandRest(command, STATUSLINE_FILE_NAME, false);
+  return rest?.length === 2 && rest[0].raw === '--wrap' && BASE64URL.test(rest[1].raw) ? rest[1].raw : undefined;
 }
 
 function statusLineProperty(root: Node): { node: Node; index: number } | undefined {
@@ -42,13 +54,6 @@ function statusLineProperty(root: Node): { node: Node; index: number } | undefin
   const index = root.children?.map((p) => p.children?.[0]?.value).lastIndexOf('statusLine') ?? -1;
   if (index === -1) return undefined;
   return { node: root.children![index].children![1], index };
-}
-
-/** A wrapped value's JSON text, parsed (comments allowed, as in the file it came from); undefined when it is not valid. */
-function parseWrapped(wrap: string): { value: unknown } | undefined {
-  const errors: ParseError[] = [];
-  const value = parse(Buffer.from(wrap, 'base64url').toString('utf8'), errors, { allowTrailingComma: false });
-  return errors.length ? undefined : { value };
 }
 
 function ourCommandIn(node: Node): string | undefined {
@@ -61,9 +66,10 @@ function normalize(text: string): string {
 }
 
 /**
- * Sets `statusLine` to ours with refreshInterval 1. A status line of the user's is wrapped (run
- * first, output joined; its other keys such as `padding` kept on ours); ours already there is
- * brought up to date, keeping what it wraps. Idempotent.
+ * Sets `statusLine` to ours, with refreshInterval 1 unless the user set one. A status line of the
+ * user's is wrapped (run first, output joined; its other keys such as `padding` and
+ * `refreshInterval` kept on ours); ours already there is brought up to date, keeping what it
+ * wraps. Idempotent.
  */
 export function installStatusLine(text: string, spec: StatusLineCommandSpec): string {
   const source = normalize(text);
@@ -80,14 +86,17 @@ export function installStatusLine(text: string, spec: StatusLineCommandSpec): st
     let base: Record<string, unknown> = {};
     if (ours !== undefined) {
       wrap = wrapOf(ours);
-      const previous = wrap === undefined ? undefined : parseWrapped(wrap)?.value;
+      const previous = wrap === undefined ? undefined : wrappedValue(wrap)?.value;
       if (previous && typeof previous === 'object' && !Array.isArray(previous)) base = previous as Record<string, unknown>;
     } else {
       wrap = Buffer.from(source.slice(existing.node.offset, existing.node.offset + existing.node.length), 'utf8').toString('base64url');
       const value = getNodeValue(existing.node) as unknown;
       if (value && typeof value === 'object' && !Array.isArray(value)) base = value as Record<string, unknown>;
     }
-    const value = { ...base, type: 'command', command: buildStatusLineCommand(spec, wrap), refreshInterval: STATUSLINE_REFRESH_SECONDS };
+    // The user's own refreshInterval stays (theirs, else the one on ours now): ours only fills a gap.
+    const current = getNodeValue(existing.node) as { refreshInterval?: unknown } | null;
+    const refreshInterval = base.refreshInterval ?? (ours !== undefined ? current?.refreshInterval : undefined) ?? STATUSLINE_REFRESH_SECONDS;
+    const value = { ...base, type: 'command', command: buildStatusLineCommand(spec, wrap), refreshInterval };
     if (JSON.stringify(getNodeValue(existing.node)) === JSON.stringify(value)) return text;
     out = applyEdits(source, [replaceValue(source, existing.node, value, fmt)]);
   }
@@ -104,7 +113,7 @@ export function uninstallStatusLine(text: string): string {
   if (ours === undefined) return text;
   const wrap = wrapOf(ours);
   if (wrap !== undefined) {
-    if (!parseWrapped(wrap)) throw new SettingsError('the status line our statusLine wraps (its --wrap) is not valid JSON; left untouched. Set statusLine by hand');
+    if (!wrappedValue(wrap)) throw new SettingsError('the status line our statusLine wraps (its --wrap) is not valid JSON; left untouched. Set statusLine by hand');
     return applyEdits(text, [{ offset: existing.node.offset, length: existing.node.length, content: Buffer.from(wrap, 'base64url').toString('utf8') }]);
   }
   return applyEdits(text, removeChild(text, root, existing.index));

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { analyzeTranscript } from '../../../src/core/analyze';
-import { run } from '../../../src/cli/analyze';
+import { renderTable, run } from '../../../src/cli/analyze';
 import { nodeFileAccess } from '../../../src/platform/nodeFileAccess';
 import { fixturesDir } from '../helpers/fixtures';
 import { capturingIo } from '../helpers/capturingIo';
@@ -102,5 +102,53 @@ describe('CLI: transcript-lag analyze', () => {
     const missing = spawnSync(process.execPath, [cli, 'analyze', path.join(realDir, 'none.jsonl')], { encoding: 'utf8' });
     assert.equal(missing.status, 2);
     assert.match(missing.stderr, /transcript not found/);
+  });
+
+  describe('what reaches the terminal', () => {
+    const ESC = '\u001b';
+    const UNPRINTABLE = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+    let tmp: string;
+    beforeEach(() => (tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-cli-esc-'))));
+    afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+    function hostileTranscript(): string {
+      const sid = 'e0000000-0000-4000-8000-00000000000e';
+      const title = `t${ESC}]52;c;ZXZpbA==\u0007${ESC}[2J\u009b2J\u202eitle`;
+      const lines = [
+        { type: 'custom-title', customTitle: title, sessionId: sid },
+        { type: 'assistant', uuid: 'a1', timestamp: '2026-01-01T00:00:01.000Z', sessionId: sid, message: { id: 'm1', role: 'assistant', content: [{ type: 'tool_use', id: `toolu_x${ESC}[2J`, name: `Ba${ESC}]52;c;eA==\u0007sh`, input: {} }] } },
+        { type: 'user', uuid: 'u1', timestamp: '2026-01-01T00:00:02.000Z', sessionId: sid, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_x${ESC}[2J`, content: 'ok' }] } },
+      ];
+      const file = path.join(tmp, 't.jsonl');
+      fs.writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+      return file;
+    }
+
+    it('the table prints titles, tool names and ids without control or bidi characters', async () => {
+      const c = capturingIo(tmp);
+      assert.equal(await run([hostileTranscript()], c.io), 0);
+      assert.match(c.out(), /^title +t\]52;c;ZXZpbA==\[2J2Jitle$/m);
+      assert.match(c.out(), /Ba\]52;c;eA==sh +toolu_x\[2J$/m);
+      assert.doesNotMatch(c.out(), UNPRINTABLE);
+    });
+
+    it('--json keeps the exact strings, with DEL, C1 and bidi escaped as well as C0', async () => {
+      const c = capturingIo(tmp);
+      assert.equal(await run([hostileTranscript(), '--json'], c.io), 0);
+      assert.doesNotMatch(c.out(), UNPRINTABLE);
+      const printed = JSON.parse(c.out());
+      assert.equal(printed.title, `t${ESC}]52;c;ZXZpbA==\u0007${ESC}[2J\u009b2J\u202eitle`);
+      assert.equal(printed.calls[0].tool_name, `Ba${ESC}]52;c;eA==\u0007sh`);
+    });
+  });
+
+  it('the table of 150,000 calls prints every row (no spread of the rows onto the stack)', async () => {
+    const a = await analyzeTranscript({ path: path.join(realDir, transcriptName), files: nodeFileAccess, clock: capturingIo(realDir).io.clock });
+    const call = a.calls[0]!;
+    const calls = Array.from({ length: 150_000 }, (_, i) => ({ ...call, tool_use_id: `toolu_${i}`, line: i + 1 }));
+    const table = renderTable({ ...a, calls, waits: { seen: 0, behind: 0, error: 0, unmatched: 0 } });
+    const rows = table.split('\n').filter((l) => /^ *\d+ .* toolu_\d+/.test(l));
+    assert.equal(rows.length, 150_000);
+    assert.match(rows[149_999]!, /^150000 .* toolu_149999/);
   });
 });

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -7,9 +7,10 @@ import * as esbuild from 'esbuild';
 import { parse } from 'jsonc-parser';
 import { runInstall, runUninstall } from '../../../src/cli/installStatusline';
 import type { CliIo } from '../../../src/cli/io';
-import { joinStatus, sessionStatus, statusLine } from '../../../src/cli/statusline';
+import { joinStatus, runWrapped, sessionStatus, statusLine, WRAPPED_MAX_BYTES } from '../../../src/cli/statusline';
 import { installStatusLine, installedStatusLineCommand, uninstallStatusLine } from '../../../src/core/settings/statusLineSettings';
 import { nodeFileAccess } from '../../../src/platform/nodeFileAccess';
+import { UNINSTALLED_STATUSLINE_STUB } from '../../../src/platform/statusLineInstaller';
 import { terminalStatusText } from '../../../src/presentation/terminalStatus';
 
 const repoRoot = path.resolve(__dirname, '../../..');
@@ -123,6 +124,53 @@ describe('statusline: what the terminal shows', function () {
     assert.equal(await statusLine(['--wrap', '%%%'], 'not json', {}, () => NOW), 'transcript-lag: no session');
     assert.equal(joinStatus('a\nb\n', 'ours'), 'a\nb  │  ours');
   });
+
+  /** Whether the process runs: a zombie (killed, not yet reaped by a container's init) counts as gone. */
+  function running(pid: number): boolean {
+    try {
+      return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    } catch {
+      return false;
+    }
+  }
+
+  async function waitGone(pid: number): Promise<boolean> {
+    for (let i = 0; i < 100 && running(pid); i++) await new Promise((r) => setTimeout(r, 20));
+    return !running(pid);
+  }
+
+  it('a wrapped command that outlives its timeout is killed with everything it started (its process group)', async function () {
+    if (process.platform === 'win32') this.skip();
+    const t = tempClaude();
+    const pidFile = path.join(t.root, 'sleep.pid');
+    const out = await runWrapped(`printf early; sleep 30 & echo $! > '${pidFile}'; wait`, '', { PATH: process.env.PATH }, { timeoutMs: 500, maxBytes: WRAPPED_MAX_BYTES });
+    assert.equal(out, 'early');
+    const pid = Number(fs.readFileSync(pidFile, 'utf8'));
+    assert.ok(pid > 0);
+    assert.ok(await waitGone(pid), `the user's sleep (pid ${pid}) is still running`);
+  });
+
+  it('a wrapped command that prints without end is stopped at the byte bound, keeping what came within it, and ours follows', async function () {
+    if (process.platform === 'win32') this.skip();
+    const t = tempClaude();
+    const pidFile = path.join(t.root, 'yes.pid');
+    const out = await runWrapped(`echo $$ > '${pidFile}'; exec yes é`, '', { PATH: process.env.PATH }, { timeoutMs: 20_000, maxBytes: 1000 });
+    // "é\n" is 3 bytes: 333 fit in 999; the 334th é is cut after its first byte and left out.
+    assert.equal(out, 'é\n'.repeat(333));
+    assert.ok(await waitGone(Number(fs.readFileSync(pidFile, 'utf8'))), 'yes is still running');
+    const input = JSON.stringify({ session_id: SESSION, transcript_path: t.transcript });
+    const line = await statusLine(['--channel-dir', t.channelDir, '--wrap', Buffer.from(JSON.stringify({ command: 'yes' })).toString('base64url')], input, { PATH: process.env.PATH }, () => NOW);
+    assert.ok(line.length <= WRAPPED_MAX_BYTES + 100, `${line.length} characters`);
+    assert.ok(line.endsWith('y  │  transcript-lag: no hook events yet'), line.slice(-80));
+  });
+
+  it('runs a wrapped status line whose JSON has comments (settings.json is JSONC)', async function () {
+    const t = tempClaude();
+    const input = JSON.stringify({ session_id: SESSION, transcript_path: t.transcript });
+    const jsonc = '{\n  // mine\n  "type": "command", /* quick */ "command": "printf mine"\n}';
+    const line = await statusLine(['--channel-dir', t.channelDir, '--wrap', Buffer.from(jsonc).toString('base64url')], input, { PATH: process.env.PATH }, () => NOW);
+    assert.equal(line, 'mine  │  transcript-lag: no hook events yet');
+  });
 });
 
 describe('statusline: the process Claude Code runs every second', function () {
@@ -139,14 +187,16 @@ describe('statusline: the process Claude Code runs every second', function () {
       platform: 'node',
       format: 'cjs',
       target: 'node18',
+      mainFields: ['module', 'main'],
       metafile: true,
       logLevel: 'silent',
     });
     inputs = Object.keys(r.metafile.inputs);
   });
 
-  it('bundles nothing but our own sources (no zod, chokidar, jsonc-parser or engine): it starts every second', function () {
-    assert.deepEqual(inputs.filter((f) => f.includes('node_modules')), []);
+  it('bundles nothing but our own sources and jsonc-parser\'s parser (no zod, chokidar or engine): it starts every second', function () {
+    // jsonc-parser reads a wrapped status line's JSONC; it is required only when there is one.
+    assert.deepEqual(inputs.filter((f) => f.includes('node_modules') && !/node_modules\/jsonc-parser\/lib\/esm\//.test(f)), []);
     assert.ok(!inputs.some((f) => /src\/(core\/engine|core\/correlator|platform)/.test(f)), inputs.join('\n'));
   });
 
@@ -228,7 +278,7 @@ describe('install-statusline / uninstall-statusline (settings.json statusLine)',
     // The CLI copies dist/cli-statusline.js (beside it, or the built one when run from the sources).
     const dist = path.join(repoRoot, 'dist', 'cli-statusline.js');
     if (!fs.existsSync(dist)) {
-      await esbuild.build({ entryPoints: [path.join(repoRoot, 'src/cli/statusline.ts')], outfile: dist, bundle: true, platform: 'node', format: 'cjs', target: 'node18', logLevel: 'silent' });
+      await esbuild.build({ entryPoints: [path.join(repoRoot, 'src/cli/statusline.ts')], outfile: dist, bundle: true, platform: 'node', format: 'cjs', target: 'node18', mainFields: ['module', 'main'], logLevel: 'silent' });
     }
     const t = tempClaude();
     const settingsPath = path.join(t.claudeDir, 'settings.json');
@@ -245,6 +295,36 @@ describe('install-statusline / uninstall-statusline (settings.json statusLine)',
     assert.equal(await runUninstall(['--claude-dir', t.claudeDir], io2), 0);
     assert.match(io2.out.join(''), /Your own status line is back/);
     assert.equal(fs.readFileSync(settingsPath, 'utf8'), original);
-    assert.ok(!fs.existsSync(path.join(t.channelDir, 'bin', 'transcript-lag-statusline.js')));
+    // A session started before the uninstall still runs our command: it exits 0 and says nothing.
+    const script = path.join(t.channelDir, 'bin', 'transcript-lag-statusline.js');
+    assert.equal(fs.readFileSync(script, 'utf8'), UNINSTALLED_STATUSLINE_STUB);
+    const stale = spawnSync('sh', ['-c', command], { input: JSON.stringify({ session_id: SESSION, transcript_path: t.transcript }), env: { PATH: process.env.PATH } });
+    assert.deepEqual([stale.status, stale.stdout.toString(), stale.stderr.toString()], [0, '', '']);
+    // Again: nothing left to change; install writes the real script back over the stub.
+    assert.equal(await runUninstall(['--claude-dir', t.claudeDir], cliIo(t.root)), 0);
+    assert.equal(fs.readFileSync(script, 'utf8'), UNINSTALLED_STATUSLINE_STUB);
+    assert.equal(await runInstall(['--claude-dir', t.claudeDir], cliIo(t.root)), 0);
+    assert.equal(fs.readFileSync(script, 'utf8'), fs.readFileSync(dist, 'utf8'));
+  });
+
+  it('CLI: says "yours: kept" only for a line it runs: one with comments is run, one without a command is only saved', async function () {
+    this.timeout(30_000);
+    assert.ok(fs.existsSync(path.join(repoRoot, 'dist', 'cli-statusline.js')), 'npm run build makes dist/cli-statusline.js');
+    const t = tempClaude();
+    const settingsPath = path.join(t.claudeDir, 'settings.json');
+    fs.writeFileSync(settingsPath, '{\n  "statusLine": {\n    // mine\n    "type": "command", "command": "echo theirs"\n  }\n}\n');
+    const io = cliIo(t.root);
+    assert.equal(await runInstall(['--claude-dir', t.claudeDir], io), 0, io.err.join(''));
+    assert.match(io.out.join(''), /yours: +kept; it runs first/);
+    const command = parse(fs.readFileSync(settingsPath, 'utf8')).statusLine.command as string;
+    const shown = execFileSync('sh', ['-c', command], { input: JSON.stringify({ session_id: SESSION, transcript_path: t.transcript }), env: { PATH: process.env.PATH } }).toString();
+    assert.match(shown, /^theirs {2}│ {2}transcript-lag: /);
+
+    const t2 = tempClaude();
+    fs.writeFileSync(path.join(t2.claudeDir, 'settings.json'), '{"statusLine": {"type": "command", "padding": 1}}');
+    const io2 = cliIo(t2.root);
+    assert.equal(await runInstall(['--claude-dir', t2.claudeDir], io2), 0, io2.err.join(''));
+    assert.doesNotMatch(io2.out.join(''), /kept; it runs first/);
+    assert.match(io2.out.join(''), /yours: +saved, .*it has no command, so it is not run/);
   });
 });

@@ -269,4 +269,22 @@ describe('watch CLI', () => {
     const wait: EngineEvent = { event: 'wait', session_id: S, tool_use_id: 'toolu_abcdefghij', transcript_path: '/t', at: 0, outcome: 'behind', polls: 50, waited_ms: 5000, bytes_on_disk: 1 };
     assert.match(readableLine(wait), /behind after 50 polls \(5\.0s\)/);
   });
+
+  it('readable lines carry no control or bidi character from a transcript; json lines keep the exact strings', () => {
+    const ESC = '\u001b';
+    const hostile = `x${ESC}]52;c;ZXZpbA==\u0007${ESC}[2J\u009b2J\u202ey`;
+    const stats = { waits_seen: 0, waits_behind: 0, held_now: 0, calls_written: 0, lag_p50_ms: null, lag_p95_ms: null, lag_max_ms: null, shape_before_result: 0, shape_with_result: 0, shape_unknown: 0, malformed_lines: 0 };
+    const session: EngineEvent = { event: 'session', session_id: S, transcript_path: '/t', at: 0, title: hostile, stats };
+    const held: EngineEvent = { event: 'held', session_id: S, tool_use_id: `toolu_${ESC}[2Jabcdefgh`, tool_name: hostile, transcript_path: '/t', at: 0 } as EngineEvent;
+    const unprintable = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+    for (const e of [session, held]) {
+      const line = readableLine(e);
+      assert.ok(line.endsWith('\n'));
+      assert.doesNotMatch(line.slice(0, -1), unprintable);
+      assert.match(line, /x\]52;c;ZXZpbA==\[2J2Jy/);
+      assert.doesNotMatch(jsonLine(e).slice(0, -1), unprintable);
+    }
+    assert.equal(JSON.parse(jsonLine(session)).title, hostile);
+    assert.equal(JSON.parse(jsonLine(held)).tool_name, hostile);
+  });
 });

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { settingsRunOurHook } from '../../../src/hook/pluginGuard';
 import { hookInput, tempHome } from '../helpers/hookProcess';
@@ -106,6 +107,53 @@ describe('Claude Code plugin (plugin/, .claude-plugin/marketplace.json)', functi
     fs.symlinkSync(process.execPath, path.join(server, 'node'));
     assert.equal(runPluginHook('PreToolUse', { ...env, PATH: pathWithoutNode(home) }, hookInput({ tool_use_id: 'toolu_A' })), 0);
     assert.deepEqual(channelEvents(claudeDir).map((x) => x.event), ['pre']);
+  });
+});
+
+describe('plugin/bin/transcript-lag-hook.sh under dash: always exit 0', function () {
+  this.timeout(30_000);
+  // The script as Claude Code's `sh` runs it; dash where there is one (Debian's and Ubuntu's sh), the strictest common sh.
+  const shell = ['/usr/bin/dash', '/bin/dash'].find((p) => fs.existsSync(p)) ?? 'sh';
+  const script = path.join(pluginRoot, 'bin', 'transcript-lag-hook.sh');
+  const run = (env: NodeJS.ProcessEnv, stdin: string) => spawnSync(shell, [script], { input: stdin, env, encoding: 'utf8' });
+
+  it('a folder as $TRANSCRIPT_LAG_NODE is not run (it gave 126)', function () {
+    const { home, claudeDir, env } = tempHome();
+    const r = run({ ...env, PATH: pathWithoutNode(home), TRANSCRIPT_LAG_NODE: os.tmpdir() }, hookInput({ tool_use_id: 'toolu_A' }));
+    assert.deepEqual([r.status, r.stdout, r.stderr], [0, '', '']);
+    assert.deepEqual(channelEvents(claudeDir), []);
+  });
+
+  it('a runtime that fails still gives 0, and it gets the hook JSON on its stdin', function () {
+    const { home, env } = tempHome();
+    const got = path.join(home, 'stdin.txt');
+    const failing = path.join(home, 'failing-node');
+    fs.writeFileSync(failing, `#!/bin/sh\ncat > '${got}'\nexit 1\n`, { mode: 0o755 });
+    const input = hookInput({ tool_use_id: 'toolu_A' });
+    // $TRANSCRIPT_LAG_NODE comes before node on PATH.
+    const r = run({ ...env, TRANSCRIPT_LAG_NODE: failing }, input);
+    assert.equal(r.status, 0);
+    assert.equal(fs.readFileSync(got, 'utf8'), input);
+    if (fs.existsSync('/bin/false')) assert.equal(run({ ...env, TRANSCRIPT_LAG_NODE: '/bin/false' }, input).status, 0);
+  });
+
+  it('a HOME with a space, Node only under ~/.vscode-server: the newest server\'s Node reports', function () {
+    const base = tempHome();
+    const home = path.join(base.home, 'my home');
+    const claudeDir = path.join(home, '.claude');
+    fs.mkdirSync(path.join(claudeDir, 'projects', '-work'), { recursive: true });
+    const older = path.join(home, '.vscode-server', 'cli', 'servers', 'Stable-old', 'server', 'node');
+    const newer = path.join(home, '.vscode-server', 'bin', 'abc def', 'node');
+    const marker = path.join(home, 'old-ran');
+    fs.mkdirSync(path.dirname(older), { recursive: true });
+    fs.mkdirSync(path.dirname(newer), { recursive: true });
+    fs.writeFileSync(older, `#!/bin/sh\ntouch '${marker}'\n`, { mode: 0o755 });
+    fs.writeFileSync(newer, `#!/bin/sh\nexec '${process.execPath}' "$@"\n`, { mode: 0o755 });
+    fs.utimesSync(older, new Date(1_000_000_000_000), new Date(1_000_000_000_000));
+    const r = run({ PATH: pathWithoutNode(base.home), HOME: home, CLAUDE_CONFIG_DIR: claudeDir }, hookInput({ tool_use_id: 'toolu_A' }));
+    assert.deepEqual([r.status, r.stdout], [0, '']);
+    assert.deepEqual(channelEvents(claudeDir).map((x) => x.event), ['pre']);
+    assert.ok(!fs.existsSync(marker), 'the older server\'s Node was not run');
   });
 });
 

@@ -142,4 +142,12 @@ describe('presentation: status bar', () => {
     const s = session({ title: undefined, first_prompt: 'why is the\nbuild red', recent: [writtenCall('a', 2, NOW)] });
     assert.match(statusView([s], NOW, opts).tooltip, /\*\*why is the build red\*\*/);
   });
+
+  it('200,000 held calls: the oldest age without spreading them onto the stack', () => {
+    const held = Array.from({ length: 200_000 }, (_, i) => heldCall(`h${i}`, NOW - 1000 - (i === 123_456 ? 60_000 : 0)));
+    const v = statusView([session({ held })], NOW, opts);
+    assert.equal(v.held, 200_000);
+    assert.equal(v.oldestHeldAgeMs, 61_000);
+    assert.match(v.text, /200000 held · 1m 01s/);
+  });
 });

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -313,5 +313,32 @@ describe('message: the process a reviewing hook runs', function () {
     assert.ok(open.ms < 10_000, `gave up on the open stdin after ${open.ms} ms`);
     const typo = await runMessage(['--jsn'], '{}');
     assert.deepEqual({ code: typo.code, stdout: typo.stdout }, { code: 0, stdout: '' });
+  });
+  it('the README\'s reviewing hooks (sh and Python) run as written: a call whose message has no text is sent back, others pass', async function () {
+    const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## The held message: a reviewing hook'));
+    const sh = /```sh\n(#!\/bin\/sh\n[\s\S]*?)```/.exec(section)?.[1];
+    const py = /```python\n([\s\S]*?)```/.exec(section)?.[1];
+    assert.ok(sh && py, 'both hooks are in the section');
+    const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
+    const t = tempClaude();
+    const home = t.root;
+    fs.mkdirSync(path.join(home, '.claude', 'hooks'), { recursive: true });
+    fs.copyFileSync(bundle, path.join(home, '.claude', 'hooks', 'transcript-lag-message.js'));
+    fs.writeFileSync(path.join(home, 'review.sh'), sh);
+    fs.writeFileSync(path.join(home, 'review.py'), py);
+    const env = { PATH: process.env.PATH, HOME: home };
+    const payload = JSON.stringify({ ...t.input(), tool_name: 'Bash', tool_input: { command: 'ls' } });
+    const hooks = [...(has('jq') ? [['sh', path.join(home, 'review.sh')]] : []), ...(has('python3') ? [['python3', path.join(home, 'review.py')]] : [])];
+    if (hooks.length === 0) this.skip();
+    for (const [runtime, script] of hooks) {
+      const run = () => spawnSync(runtime, [script], { input: payload, env, encoding: 'utf8' });
+      t.hold({ at: Date.now(), text_blocks: ['Listing the folder to find the config.'] });
+      assert.deepEqual({ status: run().status, stderr: run().stderr }, { status: 0, stderr: '' }, script);
+      t.hold({ at: Date.now(), text_blocks: [] });
+      assert.deepEqual({ status: run().status, stderr: run().stderr }, { status: 2, stderr: 'Say what this call is for before you make it.\n' }, script);
+      fs.rmSync(t.heldFile());
+      assert.equal(run().status, 0, `${script}: nothing known is not a reason to block`);
+    }
   });
 });

@@ -44,12 +44,13 @@ export interface MessageAnswer {
 
 export const REASON_NOT_YET = "not on disk yet and no held message (is the transcript-lag plugin's mod loaded? Claude Code 2.1.287+)";
 
-type Found = { text_blocks: string[] } | { reason: string };
+type TranscriptLook = { text_blocks: string[] } | { reason: string };
 
-/** Why a held message that is there was not taken; undefined when there is none at all. */
+/** The held message's blocks, or `ignored`: why a file that is there was not taken (absent: there is none). */
 type HeldLook = { text_blocks: string[] } | { ignored?: string };
 
-function nowIsFresh(at: number, now: number): boolean {
+/** Younger than the TTL, and not from further in the future than that (a clock set back). */
+function isFresh(at: number, now: number): boolean {
   const age = now - at;
   return Number.isFinite(age) && age < HELD_MESSAGE_TTL_MS && age > -HELD_MESSAGE_TTL_MS;
 }
@@ -58,9 +59,9 @@ function nowIsFresh(at: number, now: number): boolean {
  * The mod's held message for the call. Read only as a regular file at its own path (a symlink is
  * not followed), bounded, and only when it parses as the mod's file for this call and is younger
  * than the TTL. One the mod left behind older than the TTL (its record never landed while the mod
- * ran) is removed here when `dropStale`: the only file this command deletes.
+ * ran) is removed here: the only file this command deletes.
  */
-export function readHeldMessage(claudeDir: string, sessionId: string, toolUseId: string, now: number, dropStale = true): HeldLook {
+export function readHeldMessage(claudeDir: string, sessionId: string, toolUseId: string, now: number): HeldLook {
   const path = heldMessagePath(claudeDir, sessionId, toolUseId);
   if (path === undefined) return { ignored: 'the session or tool use id cannot name a held message file' };
   let regular: boolean;
@@ -74,8 +75,8 @@ export function readHeldMessage(claudeDir: string, sessionId: string, toolUseId:
   if (read === undefined) return { ignored: 'the held message cannot be read (not a regular file, or over 4 MiB)' };
   const held = parseHeldMessage(read.bytes.toString('utf8'), toolUseId);
   if (held === undefined) return { ignored: 'the held message is not one the mod wrote for this call' };
-  if (nowIsFresh(held.at, now)) return { text_blocks: held.text_blocks };
-  if (dropStale && now - held.at >= HELD_MESSAGE_TTL_MS) {
+  if (isFresh(held.at, now)) return { text_blocks: held.text_blocks };
+  if (now - held.at >= HELD_MESSAGE_TTL_MS) {
     try {
       if (lstatSync(path).isFile()) unlinkSync(path);
     } catch {
@@ -120,7 +121,7 @@ function parseRecord(line: Buffer): AssistantRecord | undefined {
  * (its conversation rows cannot tell an empty block from none). Only the last `windowBytes` of
  * complete lines are read: a partial last line is not on disk yet.
  */
-export function readTranscriptMessage(recordPath: string, toolUseId: string, windowBytes = TRANSCRIPT_WINDOW_BYTES): Found {
+export function readTranscriptMessage(recordPath: string, toolUseId: string, windowBytes = TRANSCRIPT_WINDOW_BYTES): TranscriptLook {
   const read = readBounded(recordPath, windowBytes, 'end');
   if (read === undefined) return { reason: `the transcript cannot be read (missing or not a regular file) and there is no held message` };
   const { lines } = completeLines(read);

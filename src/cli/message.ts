@@ -244,7 +244,10 @@ function stdoutIsTerminal(): boolean {
   }
 }
 
-/** fd 0 is a terminal (or another device): nobody piped a hook's JSON in, and a terminal would be read until the deadline. */
+/**
+ * fd 0 is a terminal or another device (Node opens /dev/null for a closed one): nobody piped a
+ * hook's JSON in, and a terminal would be read until the deadline.
+ */
 function stdinIsDevice(): boolean {
   try {
     return fstatSync(0).isCharacterDevice();
@@ -261,7 +264,7 @@ export async function answerProcess(argv: readonly string[], now: () => number):
   let stderr = '';
   try {
     if (args.unknownOption !== undefined) answer = unknown(null, `unknown option '${args.unknownOption}'`);
-    else if (stdinIsDevice()) answer = unknown(null, "stdin is a terminal or a device, not a hook's JSON");
+    else if (stdinIsDevice()) answer = unknown(null, 'stdin is not a pipe or a file (a terminal, /dev/null, or closed)');
     else answer = messageForStdin(await readStdin(STDIN_WAIT_MS), now());
   } catch (err) {
     answer = unknown(null, 'internal error');

@@ -311,6 +311,14 @@ describe('message: the process a reviewing hook runs', function () {
     assert.equal(open.code, 0);
     assert.equal((JSON.parse(open.stdout) as MessageAnswer).text, null);
     assert.ok(open.ms < 10_000, `gave up on the open stdin after ${open.ms} ms`);
+    // stdin closed, or not a pipe at all (a device): answered at once.
+    for (const redirect of ['<&-', '</dev/null']) {
+      const r = spawnSync('sh', ['-c', `"$0" "$1" --json ${redirect}`, process.execPath, bundle], { encoding: 'utf8', timeout: 10_000 });
+      assert.equal(r.status, 0, redirect);
+      const a = JSON.parse(r.stdout) as MessageAnswer;
+      assert.deepEqual({ text: a.text, source: a.source }, { text: null, source: null }, redirect);
+      assert.equal(a.reason, 'stdin is not a pipe or a file (a terminal, /dev/null, or closed)', redirect);
+    }
     const typo = await runMessage(['--jsn'], '{}');
     assert.deepEqual({ code: typo.code, stdout: typo.stdout }, { code: 0, stdout: '' });
   });

@@ -74,7 +74,7 @@ export function readHeldMessage(claudeDir: string, sessionId: string, toolUseId:
   const read = readBounded(path, HELD_FILE_MAX_BYTES, 'whole', true);
   if (read === undefined) return { ignored: 'the held message cannot be read (not a regular file, or over 4 MiB)' };
   const held = parseHeldMessage(read.bytes.toString('utf8'), toolUseId);
-  if (held === undefined) return { ignored: 'the held message is not one the mod wrote for this call' };
+  if (held === undefined) return { ignored: 'the held message is not one the mod wrote for this call (or is empty, or half written)' };
   if (isFresh(held.at, now)) return { text_blocks: held.text_blocks };
   if (now - held.at >= HELD_MESSAGE_TTL_MS) {
     try {

@@ -36,6 +36,8 @@ const cliLazyModules = {
   // Also run on its own, every second, by Claude Code's status line (install-statusline copies it): node: modules only.
   'src/cli/statusline.ts': 'dist/cli-statusline.js',
   'src/cli/installStatusline.ts': 'dist/cli-install-statusline.js',
+  // Also run on its own by reviewing hooks, on every call (`node dist/cli-message.js --json`): node: modules only.
+  'src/cli/message.ts': 'dist/cli-message.js',
 };
 const lazyBundleOf = new Map(Object.entries(cliLazyModules).map(([entry, outfile]) => [path.resolve(entry), outfile]));
 // The CLI's heavy parts (zod, chokidar, jsonc-parser) are the extension's engine bundle,

@@ -15,6 +15,7 @@ const commands: Record<string, () => Command> = {
   'install-hook': () => (require('./installHook') as typeof import('./installHook')).runInstall,
   'uninstall-hook': () => (require('./installHook') as typeof import('./installHook')).runUninstall,
   statusline: () => (require('./statusline') as typeof import('./statusline')).run,
+  message: () => (require('./message') as typeof import('./message')).run,
   'install-statusline': () => (require('./installStatusline') as typeof import('./installStatusline')).runInstall,
   'uninstall-statusline': () => (require('./installStatusline') as typeof import('./installStatusline')).runUninstall,
 };
@@ -29,6 +30,7 @@ Commands:
   statusline                               Claude Code's statusLine command: held calls, else the last lag
   install-statusline [--claude-dir D]      set statusLine in settings.json (yours is kept and runs first)
   uninstall-statusline [--claude-dir D]    put back the statusLine install-statusline replaced
+  message [--json]                         for a reviewing hook: the text of the message that carries its call
 `;
 
 export async function main(argv: string[], io: CliIo): Promise<number> {

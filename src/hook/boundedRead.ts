@@ -3,6 +3,8 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 
 /** O_NONBLOCK: a FIFO planted where a file should be never blocks the open. */
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+/** O_NOFOLLOW: the open fails on a symlink (0 where the platform has none: the caller lstat()s first). */
+const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
 
 export interface BoundedBytes {
   bytes: Buffer;
@@ -17,12 +19,13 @@ export interface BoundedBytes {
  * when it is no larger (`from: 'whole'`: a larger one is not read at all).
  * Never throws: a missing file, a FIFO, a device or an unreadable one gives
  * undefined. Every file the hook and the status line read is someone else's
- * input, so this is the only way they read one.
+ * input, so this is the only way they read one. `noFollow`: a symlink at
+ * `path` is not opened (a file we expect to be written only where it is).
  */
-export function readBounded(path: string, maxBytes: number, from: 'end' | 'whole'): BoundedBytes | undefined {
+export function readBounded(path: string, maxBytes: number, from: 'end' | 'whole', noFollow = false): BoundedBytes | undefined {
   let fd: number | undefined;
   try {
-    fd = openSync(path, OPEN_FLAGS);
+    fd = openSync(path, noFollow ? OPEN_FLAGS | NO_FOLLOW : OPEN_FLAGS);
     const st = fstatSync(fd);
     if (!st.isFile() || (from === 'whole' && st.size > maxBytes)) return undefined;
     const start = Math.max(0, st.size - maxBytes);

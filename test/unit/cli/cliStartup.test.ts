@@ -25,14 +25,14 @@ interface BuiltRun {
   sources: string[];
 }
 
-function runBuilt(tmp: string, args: string[]): BuiltRun {
+function runBuilt(tmp: string, args: string[], input?: string): BuiltRun {
   const preload = path.join(tmp, 'listLoaded.cjs');
   const listing = path.join(tmp, 'loaded.json');
   fs.writeFileSync(
     preload,
     `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(listing)}, JSON.stringify(Object.keys(require.cache))));\n`,
   );
-  const res = spawnSync(process.execPath, ['--require', preload, cli, ...args], { encoding: 'utf8', cwd: tmp });
+  const res = spawnSync(process.execPath, ['--require', preload, cli, ...args], { encoding: 'utf8', cwd: tmp, input });
   const loaded = (JSON.parse(fs.readFileSync(listing, 'utf8')) as string[]).filter((f) => path.dirname(f) === path.dirname(cli));
   assert.ok(loaded.includes(cli), `dist/cli.js itself among ${loaded.join(', ')}`);
   const sources = loaded.flatMap((file) => {
@@ -86,6 +86,23 @@ describe('CLI: start-up loads only what the command needs', () => {
     const inProcess = capturingIo(tmp);
     assert.equal(await run([transcript, '--json', '--channel', 'c.jsonl'], inProcess.io), 0);
     assert.deepEqual(printed, JSON.parse(inProcess.out()));
+  });
+
+  it('message loads its own node:-only bundle, nothing else, and answers as the bundle run on its own does', () => {
+    const projectDir = path.join(tmp, 'claude', 'projects', '-w');
+    fs.mkdirSync(projectDir, { recursive: true });
+    const session = '0be55a9e-1111-4222-8333-0123456789ab';
+    const file = path.join(projectDir, `${session}.jsonl`);
+    const record = (uuid: string, block: object) => JSON.stringify({ type: 'assistant', uuid, message: { id: 'msg_1', role: 'assistant', content: [block] } });
+    fs.writeFileSync(file, `${record('a1', { type: 'text', text: 'Plan.' })}\n${record('a2', { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: {} })}\n`);
+    const input = JSON.stringify({ session_id: session, transcript_path: file, hook_event_name: 'PreToolUse', tool_use_id: 'toolu_1' });
+    const built = runBuilt(tmp, ['message', '--json'], input);
+    assert.equal(built.status, 0, built.stderr);
+    assert.deepEqual(JSON.parse(built.stdout), { tool_use_id: 'toolu_1', text: 'Plan.', text_blocks: ['Plan.'], source: 'transcript', reason: null });
+    assert.ok(built.sources.some((s) => s.endsWith('src/cli/message.ts')), built.sources.join('\n'));
+    assert.deepEqual(built.sources.filter((s) => dependencies.test(s) || /src\/cli\/(analyze|watch|installHook|statusline)\.ts$/.test(s) || s.endsWith('src/vscode/engineModule.ts')), []);
+    const alone = spawnSync(process.execPath, [path.join(path.dirname(cli), 'cli-message.js'), '--json'], { encoding: 'utf8', input });
+    assert.deepEqual({ status: alone.status, stdout: alone.stdout }, { status: 0, stdout: built.stdout });
   });
 
   // The VSIX ships the CLI beside the extension's engine bundle: watch and install-hook take

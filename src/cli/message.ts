@@ -1,0 +1,307 @@
+/**
+ * `transcript-lag message [--json]`: for a reviewing PreToolUse hook, the text of the assistant
+ * message that carries the hook's call, which the transcript does not hold yet while the hook runs
+ * (README, "The held message"; the file contract: docs/HELD-MESSAGE.md).
+ *
+ * It reads the hook's JSON from stdin and answers at once, never polling:
+ * 1. the mod's held message for the call (`<claude dir>/transcript-lag/held/<session>/<id>.json`),
+ *    when it is a regular file the mod wrote for this call less than HELD_MESSAGE_TTL_MS ago;
+ * 2. else the transcript, once the call's record is on disk: the text blocks of every assistant
+ *    record of the same API message (`message.id`), in file order;
+ * 3. else nothing, with the reason.
+ *
+ * A hook runs it on every call, so it starts like the status line: node: modules only, its own
+ * bundle (dist/cli-message.js, also run on its own), bounded reads, exit 0 whatever happens, and
+ * nothing on stdout but the answer.
+ */
+import { fstatSync, lstatSync, unlinkSync, writeSync } from 'node:fs';
+import { claudeDirOfTranscript, HELD_MESSAGE_TTL_MS, heldMessagePath, parseHeldMessage, recordFileOf, sessionIdOfTranscript } from '../core/modContract';
+import { lineKindOf } from '../core/recordLine';
+import { completeLines, readBounded } from '../hook/boundedRead';
+import { toolUseIdNeedle } from '../hook/onDiskCheck';
+import { parseHookInput, readStdin, type HookInput, type StdinBytes } from '../hook/stdin';
+import { stripControlCharacters, terminalSafeJson } from '../presentation/terminalText';
+import type { CliIo } from './io';
+
+/** The mod writes a held message with `$.fs.write`, which takes at most 4 MiB: a bigger file is not the mod's. */
+export const HELD_FILE_MAX_BYTES = 4 * 1024 * 1024;
+/** How much of the transcript's end is read: the call's record and its message's other records are among the newest lines. */
+export const TRANSCRIPT_WINDOW_BYTES = 8 * 1024 * 1024;
+/** A hook's stdin ends as soon as Claude Code has written it; one left open is given up on after this. */
+const STDIN_WAIT_MS = 2000;
+
+export type MessageSource = 'mod' | 'transcript';
+
+/** The one line `--json` prints: `text` and `text_blocks` null (with a reason) when nothing is known. */
+export interface MessageAnswer {
+  tool_use_id: string | null;
+  /** The text blocks joined with a blank line; "" for a message with no text. */
+  text: string | null;
+  text_blocks: string[] | null;
+  source: MessageSource | null;
+  reason: string | null;
+}
+
+export const REASON_NOT_YET = "not on disk yet and no held message (is the transcript-lag plugin's mod loaded? Claude Code 2.1.287+)";
+
+type TranscriptLook = { text_blocks: string[] } | { reason: string };
+
+/** The held message's blocks, or `ignored`: why a file that is there was not taken (absent: there is none). */
+type HeldLook = { text_blocks: string[] } | { ignored?: string };
+
+/** Younger than the TTL, and not from further in the future than that (a clock set back). */
+function isFresh(at: number, now: number): boolean {
+  const age = now - at;
+  return Number.isFinite(age) && age < HELD_MESSAGE_TTL_MS && age > -HELD_MESSAGE_TTL_MS;
+}
+
+/**
+ * The mod's held message for the call. Read only as a regular file at its own path (a symlink is
+ * not followed), bounded, and only when it parses as the mod's file for this call and is younger
+ * than the TTL. One the mod left behind older than the TTL (its record never landed while the mod
+ * ran) is removed here: the only file this command deletes.
+ */
+export function readHeldMessage(claudeDir: string, sessionId: string, toolUseId: string, now: number): HeldLook {
+  const path = heldMessagePath(claudeDir, sessionId, toolUseId);
+  if (path === undefined) return { ignored: 'the session or tool use id cannot name a held message file' };
+  let regular: boolean;
+  try {
+    regular = lstatSync(path).isFile();
+  } catch {
+    return {};
+  }
+  if (!regular) return { ignored: 'the held message is not a regular file' };
+  const read = readBounded(path, HELD_FILE_MAX_BYTES, 'whole', true);
+  if (read === undefined) return { ignored: 'the held message cannot be read (not a regular file, or over 4 MiB)' };
+  const held = parseHeldMessage(read.bytes.toString('utf8'), toolUseId);
+  if (held === undefined) return { ignored: 'the held message is not one the mod wrote for this call (or is empty, or half written)' };
+  if (isFresh(held.at, now)) return { text_blocks: held.text_blocks };
+  if (now - held.at >= HELD_MESSAGE_TTL_MS) {
+    try {
+      if (lstatSync(path).isFile()) unlinkSync(path);
+    } catch {
+      // gone already, or not ours to remove
+    }
+  }
+  return { ignored: 'the held message is older than its TTL' };
+}
+
+/** Each complete line of `lines` that holds `needle`, once, in file order. */
+function* linesHolding(lines: Buffer, needle: Buffer): Generator<Buffer> {
+  let at = lines.indexOf(needle);
+  while (at !== -1) {
+    const start = lines.lastIndexOf(0x0a, at) + 1;
+    let end = lines.indexOf(0x0a, at);
+    if (end === -1) end = lines.length;
+    yield lines.subarray(start, end);
+    at = lines.indexOf(needle, end);
+  }
+}
+
+interface AssistantRecord {
+  type?: unknown;
+  uuid?: unknown;
+  message?: { id?: unknown; content?: unknown };
+}
+
+function parseRecord(line: Buffer): AssistantRecord | undefined {
+  try {
+    const v = JSON.parse(line.toString('utf8')) as unknown;
+    return v && typeof v === 'object' ? (v as AssistantRecord) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The message from the transcript, once the call's record is on disk. Claude Code writes one
+ * assistant record per content block, each with the API message's `message.id`, so the message is
+ * every assistant record with the record's `message.id`, text blocks in file order; another
+ * message (a later turn) has another id. Empty text blocks are left out, as the mod leaves them out
+ * (its conversation rows cannot tell an empty block from none). Only the last `windowBytes` of
+ * complete lines are read: a partial last line is not on disk yet.
+ */
+export function readTranscriptMessage(recordPath: string, toolUseId: string, windowBytes = TRANSCRIPT_WINDOW_BYTES): TranscriptLook {
+  const read = readBounded(recordPath, windowBytes, 'end');
+  if (read === undefined) return { reason: `the transcript cannot be read (missing or not a regular file) and there is no held message` };
+  const { lines } = completeLines(read);
+  let record: Buffer | undefined;
+  for (const line of linesHolding(lines, toolUseIdNeedle(toolUseId))) {
+    // The last one wins: a fork's file starts with copies of its parent's records.
+    if (lineKindOf(line.toString('utf8'), toolUseId) === 'record') record = line;
+  }
+  if (record === undefined) {
+    return { reason: read.start === 0 ? REASON_NOT_YET : `${REASON_NOT_YET}; only the transcript's last ${windowBytes >> 20} MiB were searched` };
+  }
+  const messageId = parseRecord(record)?.message?.id;
+  if (typeof messageId !== 'string' || messageId === '') return { reason: 'the call\'s record is on disk but has no message.id' };
+  const blocks: string[] = [];
+  const seen = new Set<string>();
+  for (const line of linesHolding(lines, toolUseIdNeedle(messageId))) {
+    const rec = parseRecord(line);
+    if (rec?.type !== 'assistant' || rec.message?.id !== messageId || !Array.isArray(rec.message.content)) continue;
+    if (typeof rec.uuid === 'string') {
+      if (seen.has(rec.uuid)) continue;
+      seen.add(rec.uuid);
+    }
+    for (const b of rec.message.content as Array<{ type?: unknown; text?: unknown } | null>) {
+      if (b?.type === 'text' && typeof b.text === 'string' && b.text !== '') blocks.push(b.text);
+    }
+  }
+  return { text_blocks: blocks };
+}
+
+function unknown(toolUseId: string | null, reason: string): MessageAnswer {
+  return { tool_use_id: toolUseId, text: null, text_blocks: null, source: null, reason };
+}
+
+function known(toolUseId: string, blocks: string[], source: MessageSource): MessageAnswer {
+  return { tool_use_id: toolUseId, text: blocks.join('\n\n'), text_blocks: blocks, source, reason: null };
+}
+
+/** The answer for one hook input: the held message, else the transcript, else why not. Never throws on input. */
+export function messageFor(input: HookInput, now: number, windowBytes = TRANSCRIPT_WINDOW_BYTES): MessageAnswer {
+  const id = input.tool_use_id;
+  if (!id) return unknown(null, 'no tool_use_id in input');
+  const transcript = input.transcript_path;
+  if (!transcript) return unknown(id, 'no transcript_path in input');
+  const sessionId = input.session_id || sessionIdOfTranscript(transcript);
+  const claudeDir = claudeDirOfTranscript(transcript);
+  let ignored: string | undefined;
+  if (claudeDir !== undefined && sessionId) {
+    const held = readHeldMessage(claudeDir, sessionId, id, now);
+    if ('text_blocks' in held) return known(id, held.text_blocks, 'mod');
+    ignored = held.ignored;
+  }
+  const recordPath = sessionId ? recordFileOf(transcript, sessionId, input.agent_id) : input.agent_id === undefined ? transcript : undefined;
+  if (recordPath === undefined) return unknown(id, 'the agent_id cannot name a subagent transcript');
+  const found = readTranscriptMessage(recordPath, id, windowBytes);
+  if ('text_blocks' in found) return known(id, found.text_blocks, 'transcript');
+  if (ignored === undefined) return unknown(id, found.reason);
+  return unknown(id, found.reason === REASON_NOT_YET ? `not on disk yet, and ${ignored}` : `${found.reason}; ${ignored}`);
+}
+
+/** The answer for what arrived on stdin. */
+export function messageForStdin(bytes: StdinBytes, now: number, windowBytes = TRANSCRIPT_WINDOW_BYTES): MessageAnswer {
+  if (bytes.whole !== undefined && bytes.whole.length === 0) return unknown(null, 'no hook input on stdin');
+  const input = parseHookInput(bytes);
+  if (input === undefined) return unknown(null, "stdin is not a hook's JSON object");
+  return messageFor(input, now, windowBytes);
+}
+
+/**
+ * What is printed: the JSON line, or the text and a newline (a message with no text prints an empty
+ * line; nothing known prints nothing). `terminal`: stdout is a terminal, not the hook that ran us,
+ * so the text loses its control characters.
+ */
+export function renderAnswer(answer: MessageAnswer, json: boolean, terminal: boolean): string {
+  if (json) return `${terminalSafeJson(answer)}\n`;
+  if (answer.text === null) return '';
+  return `${terminal ? stripControlCharacters(answer.text) : answer.text}\n`;
+}
+
+export const usage = `Usage: transcript-lag message [--json] [--verbose]  < PreToolUse hook JSON
+
+For a reviewing PreToolUse hook: the text of the assistant message that carries the hook's call,
+which the transcript does not hold yet while the hook runs. Pipe the hook's stdin into it.
+
+It answers at once from the message the transcript-lag mod keeps for the call (Claude Code
+2.1.287+ with the plugin: <claude dir>/transcript-lag/held/<session>/<tool_use_id>.json, see
+docs/HELD-MESSAGE.md), else from the transcript once the call's record is on disk. It removes a
+held message file it finds that is older than its TTL (10 min), and no other file.
+
+Prints the text blocks joined by a blank line, and a newline; nothing when nothing is known.
+  --json      one line: {"tool_use_id","text","text_blocks","source","reason"}
+              source "mod" | "transcript" | null; text and text_blocks null when nothing is known
+  --verbose   say on stderr why nothing is known
+Always exits 0.
+`;
+
+interface MessageArgs {
+  json: boolean;
+  verbose: boolean;
+  help: boolean;
+  unknownOption?: string;
+}
+
+export function parseMessageArgs(argv: readonly string[]): MessageArgs {
+  const out: MessageArgs = { json: false, verbose: false, help: false };
+  for (const a of argv) {
+    if (a === '--json') out.json = true;
+    else if (a === '--verbose') out.verbose = true;
+    else if (a === '--help' || a === '-h') out.help = true;
+    else out.unknownOption ??= a;
+  }
+  return out;
+}
+
+/** fd 1 is a character device: a terminal (or /dev/null, where stripping costs nothing). */
+function stdoutIsTerminal(): boolean {
+  try {
+    return fstatSync(1).isCharacterDevice();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * fd 0 is a terminal or another device (Node opens /dev/null for a closed one): nobody piped a
+ * hook's JSON in, and a terminal would be read until the deadline.
+ */
+function stdinIsDevice(): boolean {
+  try {
+    return fstatSync(0).isCharacterDevice();
+  } catch {
+    return false;
+  }
+}
+
+/** The whole run but the printing: usage, or the answer and what --verbose says. Never throws. */
+export async function answerProcess(argv: readonly string[], now: () => number): Promise<{ stdout: string; stderr: string }> {
+  const args = parseMessageArgs(argv);
+  if (args.help) return { stdout: usage, stderr: '' };
+  let answer: MessageAnswer;
+  let stderr = '';
+  try {
+    if (args.unknownOption !== undefined) answer = unknown(null, `unknown option '${args.unknownOption}'`);
+    else if (stdinIsDevice()) answer = unknown(null, 'stdin is not a pipe or a file (a terminal, /dev/null, or closed)');
+    else answer = messageForStdin(await readStdin(STDIN_WAIT_MS), now());
+  } catch (err) {
+    answer = unknown(null, 'internal error');
+    stderr = `transcript-lag message: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`;
+  }
+  if (answer.reason !== null) stderr = `transcript-lag message: ${answer.reason}\n${stderr}`;
+  return { stdout: renderAnswer(answer, args.json, stdoutIsTerminal()), stderr: args.verbose ? stderr : '' };
+}
+
+/** `transcript-lag message [--json] [--verbose]`: always 0. */
+export async function run(args: string[], io: CliIo): Promise<number> {
+  const out = await answerProcess(args, () => io.clock.now());
+  if (out.stdout) io.stdout(out.stdout);
+  if (out.stderr) io.stderr(out.stderr);
+  return 0;
+}
+
+/** One write to an fd, not process.stdout (net and streams at every start); a closed one is nobody's loss. */
+function print(fd: number, text: string): void {
+  try {
+    const buf = Buffer.from(text, 'utf8');
+    let off = 0;
+    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+  } catch {
+    // nowhere to say it
+  }
+}
+
+if (require.main === module) {
+  // Run on its own (node dist/cli-message.js): whatever happens, the answer or nothing, and exit 0.
+  process.on('uncaughtException', () => process.exit(0));
+  answerProcess(process.argv.slice(2), Date.now)
+    .then((out) => {
+      print(1, out.stdout);
+      if (out.stderr) print(2, out.stderr);
+    })
+    .catch(() => undefined)
+    // A stdin never closed leaves its handle: leave now, always 0.
+    .finally(() => process.exit(0));
+}

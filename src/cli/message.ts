@@ -20,7 +20,7 @@ import { lineKindOf } from '../core/recordLine';
 import { completeLines, readBounded } from '../hook/boundedRead';
 import { toolUseIdNeedle } from '../hook/onDiskCheck';
 import { parseHookInput, readStdin, type HookInput, type StdinBytes } from '../hook/stdin';
-import { stripControlCharacters, terminalSafeJson } from '../presentation/terminalText';
+import { jsonEscapingUnprintable, printableLines } from '../presentation/printable';
 import type { CliIo } from './io';
 
 /** The mod writes a held message with `$.fs.write`, which takes at most 4 MiB: a bigger file is not the mod's. */
@@ -195,9 +195,9 @@ export function messageForStdin(bytes: StdinBytes, now: number, windowBytes = TR
  * so the text loses its control characters.
  */
 export function renderAnswer(answer: MessageAnswer, json: boolean, terminal: boolean): string {
-  if (json) return `${terminalSafeJson(answer)}\n`;
+  if (json) return `${jsonEscapingUnprintable(JSON.stringify(answer))}\n`;
   if (answer.text === null) return '';
-  return `${terminal ? stripControlCharacters(answer.text) : answer.text}\n`;
+  return `${terminal ? printableLines(answer.text) : answer.text}\n`;
 }
 
 export const usage = `Usage: transcript-lag message [--json] [--verbose]  < PreToolUse hook JSON

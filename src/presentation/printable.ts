@@ -27,10 +27,16 @@ export function printable(text: string): string {
   return text.replace(UNPRINTABLE, (c) => (SPACING.test(c) ? ' ' : ''));
 }
 
-const UNESCAPED_IN_JSON = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+/** The same, for a text printed whole on its own lines (`message`): line feed and tab stay. */
+export function printableLines(text: string): string {
+  return text.replace(UNPRINTABLE, (c) => (c === '\n' || c === '\t' ? c : SPACING.test(c) ? ' ' : ''));
+}
+
+const UNESCAPED_IN_JSON = /[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /**
- * JSON text with DEL, C1 and the bidi characters written as `\uXXXX` escapes: the same JSON value.
+ * JSON text with DEL, C1, the line and paragraph separators (a JavaScript parser older than ES2019
+ * ends a line there) and the bidi characters written as `\uXXXX` escapes: the same JSON value.
  * These characters only ever stand inside JSON strings, where an escape means the character itself.
  */
 export function jsonEscapingUnprintable(json: string): string {

@@ -126,7 +126,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   let ticking: Promise<void> = Promise.resolve();
   // http hooks (install-hook --http) arrive here when this process serves their port; the config is
   // looked at on every poll, so an install after start is served without a restart.
-  const receiver = new HookReceiverService(claudeDir, () => io.clock.now(), (s) => io.stderr(`transcript-lag watch: ${receiverStatusText(s)}\n`));
+  const receiver = new HookReceiverService(claudeDir, () => io.clock.now(), (s) => io.stderr(`transcript-lag watch: ${receiverStatusText(s)}\n`), {
+    onWarning: (text) => io.stderr(`transcript-lag watch: ${text}\n`),
+  });
   const tick = () => {
     if (stopped) return;
     void receiver.refresh();

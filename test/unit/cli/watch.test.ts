@@ -237,6 +237,24 @@ describe('watch CLI', () => {
     }
   });
 
+  it('--metrics beyond loopback is warned about before it binds; on loopback it is not', async () => {
+    // 192.0.2.1 (TEST-NET-1) is no local address: the bind fails there, nothing leaves loopback.
+    const c = capturingIo(fx.workspace);
+    const done = run(['--json', '--claude-dir', fx.claudeDir, '--poll-ms', '20', '--metrics', '192.0.2.1:9'], c.io);
+    running = { stop: c.stop, done };
+    await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'ready'));
+    assert.match(c.err.join(''), /warning: metrics asked for on 192\.0\.2\.1, beyond this machine/);
+    c.stop();
+    assert.equal(await done, 0);
+    const local = capturingIo(fx.workspace);
+    const localDone = run(['--json', '--claude-dir', fx.claudeDir, '--poll-ms', '20', '--metrics', '127.0.0.1:0'], local.io);
+    running = { stop: local.stop, done: localDone };
+    await local.until((lines) => lines.some((l) => JSON.parse(l).event === 'ready'));
+    local.stop();
+    assert.equal(await localDone, 0);
+    assert.doesNotMatch(local.err.join(''), /warning: metrics/);
+  });
+
   it('says on stderr, not in the --json output, when the limit on open files stops it reading', async () => {
     const t = fx.transcriptPath(S);
     await fx.append(t, [userPrompt(S, fx.workspace)]);

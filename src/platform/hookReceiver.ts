@@ -44,6 +44,8 @@ export const MAX_BODY_BYTES = 256 * 1024 * 1024;
  * needed) cannot keep a hook's request out.
  */
 export const MAX_WAITING_CONNECTIONS = 64;
+/** A connection younger than this is never dropped for a newer one (MAX_CONNECTIONS still bounds them). */
+export const WAITING_GRACE_MS = 250;
 /** Connections at once, at most: each is a file descriptor of the process that also runs the engine. */
 export const MAX_CONNECTIONS = 256;
 /** A request head must be in within this; Claude Code sends its whole request at once. */
@@ -146,34 +148,41 @@ export function startHookReceiver(opts: HookReceiverOptions): Promise<HookReceiv
   // timeouts meanwhile), and those still waiting for a request head, oldest first, each with the
   // timer that drops it (node's headersTimeout spares a connection that has sent nothing at all).
   const sockets = new Set<Socket>();
-  const waiting = new Map<Socket, NodeJS.Timeout>();
+  const waiting = new Map<Socket, { since: number; timer: NodeJS.Timeout }>();
   const served = (socket: Socket) => {
-    clearTimeout(waiting.get(socket));
+    clearTimeout(waiting.get(socket)?.timer);
     waiting.delete(socket);
   };
-  server.maxConnections = MAX_CONNECTIONS;
+  const drop = (socket: Socket) => {
+    served(socket);
+    sockets.delete(socket);
+    socket.destroy();
+  };
   server.on('connection', (socket: Socket) => {
+    const now = performance.now();
     sockets.add(socket);
-    waiting.set(
-      socket,
-      setTimeout(() => socket.destroy(), HEADERS_TIMEOUT_MS),
-    );
+    waiting.set(socket, { since: now, timer: setTimeout(() => socket.destroy(), HEADERS_TIMEOUT_MS) });
     socket.once('close', () => {
       sockets.delete(socket);
       served(socket);
     });
-    if (waiting.size > MAX_WAITING_CONNECTIONS) {
-      const oldest = waiting.keys().next().value as Socket;
-      served(oldest);
-      oldest.destroy();
+    // Past MAX_WAITING_CONNECTIONS, the oldest that has had WAITING_GRACE_MS to send its head goes: one
+    // accepted in the same burst as many others has not been read from yet, and a hook's head comes
+    // with its connection.
+    for (const [oldest, { since }] of waiting) {
+      if (waiting.size <= MAX_WAITING_CONNECTIONS || now - since < WAITING_GRACE_MS) break;
+      drop(oldest);
     }
+    // Past MAX_CONNECTIONS, the oldest waiting one goes, young or not; with none waiting, this one.
+    // (Not server.maxConnections: that drops the newest, so held connections would keep every hook out.)
+    if (sockets.size > MAX_CONNECTIONS) drop(waiting.keys().next().value ?? socket);
   });
   const close = () =>
     new Promise<void>((done) => {
       landings.stop();
       server.close(() => done());
       for (const socket of sockets) socket.destroy();
-      for (const timer of waiting.values()) clearTimeout(timer);
+      for (const { timer } of waiting.values()) clearTimeout(timer);
       waiting.clear();
     });
   return new Promise((resolve, reject) => {

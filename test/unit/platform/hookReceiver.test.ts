@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { createServer, request } from 'node:http';
 import * as net from 'node:net';
 import { channelEventSchema, type ChannelEvent } from '../../../src/core/channel/schema';
-import { HEADERS_TIMEOUT_MS, HOOK_PATH, MAX_CONNECTIONS, MAX_WAITING_CONNECTIONS, SECRET_HEADER, startHookReceiver, type HookReceiver } from '../../../src/platform/hookReceiver';
+import { HEADERS_TIMEOUT_MS, HOOK_PATH, MAX_CONNECTIONS, MAX_WAITING_CONNECTIONS, SECRET_HEADER, WAITING_GRACE_MS, startHookReceiver, type HookReceiver } from '../../../src/platform/hookReceiver';
 import { MAX_LANDING_WATCHES } from '../../../src/platform/landingWatches';
 import { ANSWER_HEADER, CHALLENGE_HEADER, CHALLENGE_PATH, challengeAnswer, proveListener } from '../../../src/platform/receiverChallenge';
 import { startHookReceiverThread } from '../../../src/platform/hookReceiverThread';
@@ -185,23 +185,47 @@ describe('HTTP hook receiver under hostile clients', () => {
   });
 
   it('a flood of half-open connections (no secret) drops the oldest of them and keeps an authenticated hook served', async () => {
-    const flood: net.Socket[] = [];
-    for (let i = 0; i < MAX_WAITING_CONNECTIONS + 16; i++) flood.push(await openSocket(receiver!.port, 'POST /hook HTTP/1.1\r\nX-Half: '));
-    sockets.push(...flood);
-    // The first 16 go as soon as the rest arrive, long before any timeout.
-    await within(Promise.all(flood.slice(0, 16).map(closed)), 1000, 'the oldest half-open connections dropped');
-    assert.equal(flood.slice(16).filter((s) => s.destroyed).length, 0);
+    const oldest: net.Socket[] = [];
+    for (let i = 0; i < 16; i++) oldest.push(await openSocket(receiver!.port, 'POST /hook HTTP/1.1\r\nX-Half: '));
+    sockets.push(...oldest);
+    // A connection is dropped for a newer one only once it has had its grace to send its head.
+    await new Promise((r) => setTimeout(r, WAITING_GRACE_MS + 50));
+    const newer: net.Socket[] = [];
+    for (let i = 0; i < MAX_WAITING_CONNECTIONS; i++) newer.push(await openSocket(receiver!.port, 'POST /hook HTTP/1.1\r\nX-Half: '));
+    sockets.push(...newer);
+    await within(Promise.all(oldest.map(closed)), 1000, 'the oldest half-open connections dropped');
+    assert.equal(newer.filter((s) => s.destroyed).length, 0);
     assert.deepEqual(await post(receiver!.port, hook()), { status: 200, body: '{}' });
   });
 
   it('holds at most MAX_CONNECTIONS connections: the process that runs the engine keeps its file descriptors', async () => {
-    const head = `POST ${HOOK_PATH} HTTP/1.1\r\nHost: x\r\n${SECRET_HEADER}: ${SECRET}\r\nContent-Length: 100000\r\n\r\n`;
+    // Expect: 100-continue: the server says "100 Continue" once it has read the head, so each is a request under way.
+    const head = `POST ${HOOK_PATH} HTTP/1.1\r\nHost: x\r\n${SECRET_HEADER}: ${SECRET}\r\nContent-Length: 100000\r\nExpect: 100-continue\r\n\r\n`;
+    const underWay = async () => {
+      const s = await openSocket(receiver!.port, head);
+      await new Promise<void>((resolve) => {
+        s.once('data', () => resolve());
+        s.once('close', () => resolve());
+      });
+      return s;
+    };
     const held: net.Socket[] = [];
-    for (let i = 0; i < MAX_CONNECTIONS + 8; i++) held.push(await openSocket(receiver!.port, head));
+    for (let i = 0; i < MAX_CONNECTIONS; i++) held.push(await underWay());
     sockets.push(...held);
-    // Connections past the cap are closed by the server at once; those within it wait for their bodies.
-    await within(Promise.all(held.slice(MAX_CONNECTIONS).map(closed)), 2000, 'connections past the cap closed');
-    assert.ok(held.slice(0, MAX_CONNECTIONS).filter((s) => s.destroyed).length === 0);
+    assert.equal(held.filter((s) => s.destroyed).length, 0);
+    // Past the cap, with none waiting for a head, a new connection is closed at once.
+    const past: net.Socket[] = [];
+    for (let i = 0; i < 8; i++) past.push(await openSocket(receiver!.port, head));
+    sockets.push(...past);
+    await within(Promise.all(past.map(closed)), 2000, 'connections past the cap closed');
+    assert.equal(held.filter((s) => s.destroyed).length, 0);
+  });
+
+  it('at the connection cap, a hook still gets in: the oldest connection waiting for its head makes room', async () => {
+    const held: net.Socket[] = [];
+    for (let i = 0; i < MAX_CONNECTIONS; i++) held.push(await openSocket(receiver!.port, 'POST /hook HTTP/1.1\r\nX-Half: '));
+    sockets.push(...held);
+    assert.deepEqual(await post(receiver!.port, hook()), { status: 200, body: '{}' });
   });
 
   it('refuses a transcript_path outside the Claude dir\'s projects/ (by real path): 400 and nothing written', async () => {

@@ -14,7 +14,8 @@ import { ANSWER_HEADER, CHALLENGE_HEADER, CHALLENGE_PATH, challengeAnswer, isCha
  * same JSON a command hook gets on stdin, and the receiver writes the same
  * channel events the command hook would (src/hook/callReport.ts), so every
  * reader of the file channel sees them. One process serves the port (`watch`
- * or the extension); the others find it taken and read the file.
+ * or the extension); the others find it taken, ask the listener to prove it
+ * holds the secret (GET /challenge, ./receiverChallenge.ts), and read the file.
  *
  * Claude Code fails open when the receiver is down, and waits for the hook's
  * whole `timeout` when it hangs: so the receiver answers at once, before any

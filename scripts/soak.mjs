@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// Soak test, run by hand: `npm run soak` (30 minutes) or `npm run soak -- --minutes 3`.
+// Soak test, run by hand: `npm run soak` (30 minutes) or `npm run soak -- --minutes 3`;
+// then its http leg (scripts/soakHttp.mjs: the built watch's receiver under hostile load,
+// `--http-seconds`, 60 by default, 0 skips it; `--http-only` runs it alone; needs npm run build).
 // Drives the real engine over real temp files for a long time — sessions come
 // and go, hooks report pre/wait/post, records land before or with their results,
 // subagents write, a transcript is now and then truncated and rewritten — and
@@ -20,7 +22,7 @@ if (typeof globalThis.gc !== 'function') {
 }
 
 function parseArgs(argv) {
-  const opts = { minutes: 30, callsPerSecond: 20, sessions: 3, maxOpenFiles: undefined };
+  const opts = { minutes: 30, callsPerSecond: 20, sessions: 3, maxOpenFiles: undefined, httpSeconds: 60, httpOnly: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => Number(argv[++i]);
@@ -28,8 +30,10 @@ function parseArgs(argv) {
     else if (a === '--calls-per-second') opts.callsPerSecond = next();
     else if (a === '--sessions') opts.sessions = next();
     else if (a === '--max-open-files') opts.maxOpenFiles = next();
+    else if (a === '--http-seconds') opts.httpSeconds = next();
+    else if (a === '--http-only') opts.httpOnly = true;
     else if (a === '--help' || a === '-h') {
-      console.log('Usage: npm run soak -- [--minutes 30] [--calls-per-second 20] [--sessions 3] [--max-open-files N]');
+      console.log('Usage: npm run soak -- [--minutes 30] [--calls-per-second 20] [--sessions 3] [--max-open-files N] [--http-seconds 60 | --http-only]');
       process.exit(0);
     } else {
       console.error(`soak: unknown option ${a}`);
@@ -40,10 +44,28 @@ function parseArgs(argv) {
     console.error('soak: --minutes, --calls-per-second, --sessions and --max-open-files must be positive');
     process.exit(2);
   }
+  if (!(opts.httpSeconds >= 0 && opts.httpSeconds <= 3600)) {
+    console.error('soak: --http-seconds must be between 0 and 3600');
+    process.exit(2);
+  }
   return opts;
 }
 
 const opts = parseArgs(process.argv.slice(2));
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** The http leg, after the engine's (or alone): its failures, said on stderr. */
+async function httpLegFailures() {
+  if (opts.httpSeconds === 0) return [];
+  const { runHttpLeg } = await import('./soakHttp.mjs');
+  const failures = await runHttpLeg({ seconds: opts.httpSeconds || 60, repoRoot });
+  for (const f of failures) console.error(`soak: FAIL — ${f}`);
+  return failures;
+}
+if (opts.httpOnly) {
+  const failures = await httpLegFailures();
+  if (failures.length === 0) console.log('soak: http leg OK');
+  process.exit(failures.length > 0 ? 1 : 0);
+}
 const { TranscriptLagEngine } = tsxRequire('../src/core/engine.ts', import.meta.url);
 const { projectSlug } = tsxRequire('../src/core/discovery.ts', import.meta.url);
 const { nodeFileAccess } = tsxRequire('../src/platform/nodeFileAccess.ts', import.meta.url);
@@ -274,5 +296,6 @@ if (opts.maxOpenFiles !== undefined && filesOpenPeak > opts.maxOpenFiles) {
   console.error(`soak: FAIL — the engine held ${filesOpenPeak} files open, more than --max-open-files ${opts.maxOpenFiles}`);
   failed = true;
 }
+if ((await httpLegFailures()).length > 0) failed = true;
 if (!failed) console.log('soak: OK');
 process.exit(failed ? 1 : 0);

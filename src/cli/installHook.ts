@@ -42,7 +42,8 @@ interface InstallArgs {
 }
 
 function positive(flag: string, value: string | undefined, max: number): number | string {
-  const n = Number(value);
+  // Digits only: Number() would take '1e3', '0x50' and ' 42' too.
+  const n = value !== undefined && /^[0-9]+$/.test(value) ? Number(value) : NaN;
   return Number.isInteger(n) && n >= 1 && n <= max ? n : `${flag} needs a whole number between 1 and ${max}`;
 }
 
@@ -82,6 +83,8 @@ function hookSourcePath(): string {
   if (fs.existsSync(beside)) return beside;
   return path.resolve(__dirname, '..', '..', 'dist', 'hook.js');
 }
+
+const octal = (mode: number) => mode.toString(8).padStart(4, '0');
 
 function failure(err: unknown, io: CliIo): number {
   const message = err instanceof SettingsFileError || err instanceof Error ? err.message : String(err);
@@ -151,6 +154,9 @@ export async function runInstall(args: string[], io: CliIo): Promise<number> {
             `  url:      ${r.command} (served by 'transcript-lag watch' or the VS Code extension)\n` +
             `  channel:  ${r.channelDir}\n` +
             `  timeout:  ${r.timeoutSec} s; while no receiver runs, calls go unreported (fail open)\n` +
+            (r.madePrivateFrom !== undefined
+              ? `  mode:     settings.json was readable by others (${octal(r.madePrivateFrom)}); it holds the hooks' secret now, so it and its backup are ${octal(r.madePrivateFrom & ~0o077)}: only the mode changed\n`
+              : '') +
             takeEffect
         : `Installed the transcript-lag hook (${parsed.probe ? 'probe' : 'announce'} mode).\n` +
             `  settings: ${r.settingsPath} (${state})\n` +
@@ -188,6 +194,9 @@ export async function runUninstall(args: string[], io: CliIo): Promise<number> {
         ? `Removed the transcript-lag hook entries from ${r.settingsPath} (previous content in ${r.backupPath}).\n`
         : `No transcript-lag hook entries in ${r.settingsPath}; nothing changed there.\n`,
     );
+    if (r.httpConfigRemoved) {
+      io.stdout(`Removed ${path.join(dir, 'transcript-lag', 'http.json')}: no receiver serves the http hooks' port any more.\n`);
+    }
     if (r.hookDisabled) {
       io.stdout(`Replaced the hook copy under ${path.join(dir, 'transcript-lag', 'bin')} by one that does nothing: Claude Code sessions started before now still run it, silently.\n`);
     }

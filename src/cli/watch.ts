@@ -6,7 +6,7 @@ import { resolveClaudeDir } from '../core/discovery';
 import { TranscriptLagEngine, type EngineReady } from '../core/engine';
 import { chokidarChangeSource } from '../platform/chokidarChangeSource';
 import { HookReceiverService, receiverStatusText } from '../platform/hookReceiverService';
-import { parseMetricsAddress, type MetricsAddress } from '../platform/metricsAddress';
+import { isLoopbackHost, nonLoopbackMetricsWarning, parseMetricsAddress, type MetricsAddress } from '../platform/metricsAddress';
 import type { MetricsServer } from '../platform/metricsServer';
 import { formatDuration, formatLag, shortId } from '../presentation/format';
 import { jsonEscapingUnprintable, printable } from '../presentation/printable';
@@ -131,7 +131,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   let ticking: Promise<void> = Promise.resolve();
   // http hooks (install-hook --http) arrive here when this process serves their port; the config is
   // looked at on every poll, so an install after start is served without a restart.
-  const receiver = new HookReceiverService(claudeDir, () => io.clock.now(), (s) => io.stderr(`transcript-lag watch: ${receiverStatusText(s)}\n`));
+  const receiver = new HookReceiverService(claudeDir, () => io.clock.now(), (s) => io.stderr(`transcript-lag watch: ${receiverStatusText(s)}\n`), {
+    onWarning: (text) => io.stderr(`transcript-lag watch: ${text}\n`),
+  });
   const tick = () => {
     if (stopped) return;
     void receiver.refresh();
@@ -182,6 +184,8 @@ async function serveMetrics(engine: TranscriptLagEngine, address: MetricsAddress
   const { LagMetrics, startMetricsServer } = require('../platform/metricsModule') as typeof import('../platform/metricsModule');
   const metrics = new LagMetrics({ sessions: () => engine.sessions() });
   engine.onEvent((e) => metrics.observe(e));
+  // Before binding: what was asked for is what the user must know about, served or not.
+  if (!isLoopbackHost(address.host)) io.stderr(`transcript-lag watch: ${nonLoopbackMetricsWarning(address.host)}\n`);
   try {
     const server = await startMetricsServer(metrics, address);
     io.stderr(`transcript-lag watch: metrics at http://${address.host.includes(':') ? `[${address.host}]` : address.host}:${server.port}/metrics\n`);

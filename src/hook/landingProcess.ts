@@ -1,6 +1,6 @@
 import { CHANNEL_SCHEMA_VERSION, HOOK_SOURCE } from '../core/channel/constants';
 import { appendChannelLine } from './channelWriter';
-import { watchLanding } from './landingWatch';
+import { watchLanding, type LandingOptions } from './landingWatch';
 
 /**
  * The detached process that watches a call's record land after its
@@ -66,12 +66,13 @@ export async function runLandingWatch(payload: string | undefined): Promise<void
 }
 
 /** Watches the job's record land and appends its `landed` event; in this process (the HTTP receiver) or a detached one. */
-export async function watchAndReport(job: LandingJob): Promise<void> {
+export async function watchAndReport(job: LandingJob, limits: Pick<LandingOptions, 'readBytes' | 'cancelled'> = {}): Promise<void> {
   const landing = await watchLanding(job.record_path, job.tool_use_id, {
     fromByte: job.from_byte,
     deadline: Date.now() + LANDING_WATCH_MS,
     // Every 10 ms for the first 5 s (the result usually follows its hooks at once), then every 100 ms.
     pollMs: (elapsed) => (elapsed < 5_000 ? 10 : 100),
+    ...limits,
   });
   if (!landing) return;
   const { record_path, from_byte: _from, channel_dir, ...event } = job;

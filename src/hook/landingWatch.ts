@@ -18,6 +18,10 @@ export interface LandingOptions {
   deadline: number;
   /** Ms between looks, by how long it has watched: fast first, since the result follows the hook at once. */
   pollMs: (elapsedMs: number) => number;
+  /** Bytes read per look (default READ_BYTES): the receiver, which runs many watches in one process, reads less at a time. */
+  readBytes?: number;
+  /** Checked before each look: true ends the watch with no evidence (the receiver stopping). */
+  cancelled?: () => boolean;
 }
 
 export interface Landing {
@@ -42,8 +46,9 @@ export async function watchLanding(path: string, toolUseId: string, opts: Landin
   let head: Buffer[] = [];
   let headBytes = 0;
   let truncated = false;
-  const buf = Buffer.allocUnsafe(READ_BYTES);
-  while (now() < opts.deadline) {
+  const readBytes = opts.readBytes ?? READ_BYTES;
+  const buf = Buffer.allocUnsafe(readBytes);
+  while (now() < opts.deadline && !opts.cancelled?.()) {
     let record = false;
     let result = false;
     let fd: number | undefined;
@@ -52,7 +57,7 @@ export async function watchLanding(path: string, toolUseId: string, opts: Landin
       const st = fstatSync(fd);
       if (!st.isFile() || st.size < offset) return undefined; // replaced or truncated under us: no evidence
       while (offset < st.size) {
-        const n = readSync(fd, buf, 0, Math.min(READ_BYTES, st.size - offset), offset);
+        const n = readSync(fd, buf, 0, Math.min(readBytes, st.size - offset), offset);
         if (n <= 0) break;
         offset += n;
         let pos = 0;

@@ -1,6 +1,7 @@
 // Named imports, not `import * as`: esbuild would copy every export of the module at each start.
 import { join, resolve } from 'node:path';
 import { HOOK_FILE_NAME } from '../core/channel/constants';
+import { HTTP_SECRET_HEADER, isOurHttpHook } from '../core/settings/httpHookEntry';
 import { readBounded } from './boundedRead';
 
 /** A settings.json larger than this is not read: the plugin's hook then reports as usual. */
@@ -18,14 +19,16 @@ function readSettings(path: string): string | undefined {
 }
 
 /**
- * Whether settings.json holds install-hook's entry for `event` (a command running our hook file):
- * then that hook reports this call, and the plugin's hook stands aside so no call is reported
- * twice. Parsed, not searched: a comment or another key naming the file is not an entry. A file
- * that is not plain JSON (comments) is judged by whether it names our hook file at all: standing
- * aside wrongly loses calls, reporting twice would show each call twice.
+ * Whether settings.json holds install-hook's entry for `event`: a command running our hook file,
+ * or exactly our http entry (install-hook --http: a POST to our receiver on loopback with our
+ * secret header). Then that entry reports this call, and the plugin's hook stands aside so no
+ * call is reported twice. Parsed, not searched: a comment or another key naming the file, or
+ * another http hook on the same port, is not an entry. A file that is not plain JSON (comments)
+ * is judged by whether it names our hook file or our secret header at all: standing aside
+ * wrongly loses calls, reporting twice would show each call twice.
  */
 export function settingsRunOurHook(settingsText: string | undefined, event: string): boolean {
-  if (settingsText === undefined || !settingsText.includes(HOOK_FILE_NAME)) return false;
+  if (settingsText === undefined || !(settingsText.includes(HOOK_FILE_NAME) || settingsText.includes(HTTP_SECRET_HEADER))) return false;
   let settings: unknown;
   try {
     settings = JSON.parse(settingsText);
@@ -37,7 +40,10 @@ export function settingsRunOurHook(settingsText: string | undefined, event: stri
   return groups.some(
     (g) =>
       Array.isArray(g?.hooks) &&
-      g.hooks.some((h: { type?: unknown; command?: unknown }) => (h?.type === undefined || h.type === 'command') && typeof h?.command === 'string' && h.command.includes(HOOK_FILE_NAME)),
+      g.hooks.some(
+        (h: { type?: unknown; command?: unknown }) =>
+          ((h?.type === undefined || h.type === 'command') && typeof h?.command === 'string' && h.command.includes(HOOK_FILE_NAME)) || isOurHttpHook(h),
+      ),
   );
 }
 

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { channelDirOf, installedHookPathOf } from '../core/channel/paths';
 import { buildHookCommand, hookTimeoutSeconds } from '../core/settings/hookCommand';
 import { HOOK_PATH } from './hookReceiver';
-import { DEFAULT_HTTP_HOOK_PORT, newHttpHookSecret, readHttpHookConfig, writeHttpHookConfig } from './httpHookConfig';
+import { DEFAULT_HTTP_HOOK_PORT, newHttpHookSecret, readHttpHookConfig, removeHttpHookConfig, writeHttpHookConfig } from './httpHookConfig';
 import { installHookEntries, uninstallHookEntries } from '../core/settings/hookSettings';
 import { updateSettingsFile, type SettingsFileUpdate } from './settingsFile';
 
@@ -96,6 +96,8 @@ async function installHttpHook(opts: InstallHookOptions): Promise<InstallHookRes
   const url = `http://127.0.0.1:${config.port}${HOOK_PATH}`;
   const settingsPath = settingsPathOf(claudeDir);
   const update = await updateSettingsFile(settingsPath, (text) => installHookEntries(text, { url, secret: config.secret, timeoutSec: HTTP_HOOK_TIMEOUT_SEC }), {
+    // Our entries carry the secret in their header: settings.json and its backup are kept from others.
+    private: true,
     // The receivers learn port and secret before settings.json sends anything there.
     afterValidate: async () => {
       await writeHttpHookConfig(claudeDir, config);
@@ -109,6 +111,8 @@ export interface UninstallHookResult extends SettingsFileUpdate {
   settingsPath: string;
   /** The hook copy was replaced by UNINSTALLED_HOOK_STUB: it reports nothing any more. */
   hookDisabled: boolean;
+  /** transcript-lag/http.json was removed: no receiver serves the http hooks' port any more. */
+  httpConfigRemoved: boolean;
 }
 
 /**
@@ -146,8 +150,9 @@ export async function replaceCopyByStub(copyPath: string, stub: string): Promise
 
 /**
  * Removes only our settings.json entries, then disables the hook copy (it
- * stays, as a no-op, for sessions still running its command). Channel files
- * stay (the views may still read them).
+ * stays, as a no-op, for sessions still running its command) and removes
+ * http.json (the http hooks' port and secret). Channel files stay (the views
+ * may still read them).
  */
 export async function uninstallHook(opts: { claudeDir: string }): Promise<UninstallHookResult> {
   const claudeDir = path.resolve(opts.claudeDir);
@@ -161,7 +166,9 @@ export async function uninstallHook(opts: { claudeDir: string }): Promise<Uninst
     : { path: settingsPath, changed: false, created: false };
   const hookPath = installedHookPathOf(claudeDir);
   const hookDisabled = await replaceCopyByStub(hookPath, UNINSTALLED_HOOK_STUB);
-  return { ...update, settingsPath, hookDisabled };
+  // With the http entries gone, nothing is sent to the port: receivers stop serving it at their next look.
+  const httpConfigRemoved = await removeHttpHookConfig(claudeDir);
+  return { ...update, settingsPath, hookDisabled, httpConfigRemoved };
 }
 
 /** Whether the file is already the stub: a second uninstall then changes nothing. */

@@ -9,6 +9,9 @@ import { startHookReceiver } from './hookReceiver';
  * this thread (run from the sources: tests, tsx). Both are the same receiver
  * (./hookReceiver.ts); a unit test holds the thread's to the same answers.
  */
+/** How long a stop waits for the thread's own close before ending the thread. */
+const CLOSE_WAIT_MS = 500;
+
 export function startHookReceiverThread(opts: HookReceiverOptions, workerFile = path.join(__dirname, 'hookReceiverWorker.js')): Promise<HookReceiver> {
   if (!fs.existsSync(workerFile)) return startHookReceiver(opts);
   // Required here: only a process that serves http hooks loads worker_threads.
@@ -25,7 +28,13 @@ export function startHookReceiverThread(opts: HookReceiverOptions, workerFile = 
           port: m.port as number,
           close: () =>
             new Promise<void>((done) => {
-              worker.once('message', () => void worker.terminate().then(() => done(), () => done()));
+              // The receiver drops its connections and answers at once; a thread that does not is ended all the same.
+              const end = () => {
+                clearTimeout(timer);
+                void worker.terminate().then(() => done(), () => done());
+              };
+              const timer = setTimeout(end, CLOSE_WAIT_MS);
+              worker.once('message', end);
               worker.postMessage({ type: 'close' });
             }),
         });

@@ -1,11 +1,12 @@
 import * as http from 'node:http';
 import type { LagMetrics } from './lagMetrics';
-import type { MetricsAddress } from './metricsAddress';
+import { isAllowedHostHeader, type MetricsAddress } from './metricsAddress';
 
 /**
  * Serves GET /metrics in the Prometheus text format, for `watch --metrics` and
  * the extension's `transcriptLag.metrics.port`. Bound to loopback unless the
  * user names another address: the series describe a developer's sessions.
+ * Requests whose Host is not this server's are refused (isAllowedHostHeader).
  */
 export interface MetricsServer {
   host: string;
@@ -15,6 +16,11 @@ export interface MetricsServer {
 
 export function startMetricsServer(metrics: LagMetrics, address: MetricsAddress): Promise<MetricsServer> {
   const server = http.createServer((req, res) => {
+    // DNS rebinding: a web page must not read the series through a name of its own pointed at us.
+    if (!isAllowedHostHeader(req.headers.host, address.host)) {
+      res.writeHead(421).end();
+      return;
+    }
     const url = (req.url ?? '').split('?')[0];
     if (req.method !== 'GET' || url !== '/metrics') {
       res.writeHead(404).end();

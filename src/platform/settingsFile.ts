@@ -26,11 +26,18 @@ export interface SettingsFileUpdate {
   created: boolean;
   /** The copy of the previous content, when there was one and it changed. */
   backupPath?: string;
+  /** `private`: the file's mode before it was made readable by its owner only (it held others' read bits). */
+  madePrivateFrom?: number;
 }
 
 export interface UpdateSettingsOptions {
   /** Runs once the edit is known to be valid, before anything is written (e.g. put the hook file in place first). */
   afterValidate?: () => Promise<void>;
+  /**
+   * The new content holds a secret (install-hook --http): the file and its backup are left readable
+   * by their owner only (group and other bits cleared; nothing else about the file changes).
+   */
+  private?: boolean;
   /** Writes a new file that must not exist yet; replaced by tests to fail a write part way (a full disk). */
   writeNewFile?: (file: string, data: Buffer, mode: number) => Promise<void>;
 }
@@ -156,6 +163,14 @@ async function rewriteInPlace(file: string, data: Buffer): Promise<void> {
   }
 }
 
+/** Clears group and other bits of each file there is (a missing backup is fine); never follows a symlink it finds. */
+async function makePrivate(files: string[]): Promise<void> {
+  for (const file of files) {
+    const st = await fsp.lstat(file).catch(() => undefined);
+    if (st?.isFile() && (st.mode & 0o077) !== 0) await fsp.chmod(file, st.mode & 0o7700);
+  }
+}
+
 /** The error with what failed said first (a bare `ENOSPC: ..., write` names no file); its code kept. */
 function saying(err: unknown, what: string): Error {
   if (!(err instanceof Error)) return new Error(`${what}: ${String(err)}`);
@@ -200,19 +215,25 @@ export async function updateSettingsFile(
     );
   }
   await opts.afterValidate?.();
-  if (before !== undefined && after === before) return { path: target, changed: false, created: false };
+  // A secret is never left readable by others: the mode loses its group and other bits, the bytes stay.
+  const newMode = opts.private ? mode & ~0o077 : mode;
+  const madePrivate = current !== undefined && newMode !== mode ? { madePrivateFrom: mode } : {};
+  const backupPath = current ? target + SETTINGS_BACKUP_SUFFIX : undefined;
+  if (before !== undefined && after === before) {
+    if (opts.private) await makePrivate([target, target + SETTINGS_BACKUP_SUFFIX]);
+    return { path: target, changed: false, created: false, ...madePrivate };
+  }
 
   await fsp.mkdir(path.dirname(target), { recursive: true });
-  let backupPath: string | undefined;
-  if (current) {
-    backupPath = target + SETTINGS_BACKUP_SUFFIX;
-    await replaceAtomically(backupPath, current.bytes, mode, writeNewFile).catch((err: unknown) => {
+  if (current && backupPath) {
+    await replaceAtomically(backupPath, current.bytes, newMode, writeNewFile).catch((err: unknown) => {
       throw saying(err, `could not write the backup ${backupPath}; ${settingsPath} and the previous backup are left as they were`);
     });
   }
   const bytes = encodeLossless(after);
-  await (current?.hardLinked ? rewriteInPlace(target, bytes) : replaceAtomically(target, bytes, mode, writeNewFile)).catch((err: unknown) => {
+  await (current?.hardLinked ? rewriteInPlace(target, bytes) : replaceAtomically(target, bytes, newMode, writeNewFile)).catch((err: unknown) => {
     throw saying(err, current?.hardLinked ? `could not rewrite ${settingsPath} in place; its old content is in ${backupPath}` : `could not write ${settingsPath}; it is left as it was`);
   });
-  return { path: target, changed: true, created: current === undefined, backupPath };
+  if (opts.private && current?.hardLinked) await makePrivate([target]);
+  return { path: target, changed: true, created: current === undefined, backupPath, ...madePrivate };
 }

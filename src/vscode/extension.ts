@@ -79,7 +79,7 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
     () => host.currentClaudeDir() || resolveClaudeDir(settings.claudeDir),
     (dir, onStatus) => {
       const mod = loadEngineModule();
-      return new mod.HookReceiverService(dir, now, (s) => onStatus(mod.receiverStatusText(s)));
+      return new mod.HookReceiverService(dir, now, (s) => onStatus(mod.receiverStatusText(s)), { onWarning: onStatus });
     },
     log,
   );

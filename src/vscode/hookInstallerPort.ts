@@ -21,7 +21,7 @@ export function hookInstallerPort(load: () => typeof EngineModule): HookInstalle
     },
     async uninstall(claudeDir) {
       const r = await load().uninstallHook({ claudeDir });
-      return { settingsPath: r.settingsPath, changed: r.changed || r.hookDisabled };
+      return { settingsPath: r.settingsPath, changed: r.changed || r.hookDisabled || r.httpConfigRemoved };
     },
   };
 }

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { HookReceiverService } from '../platform/hookReceiverService';
-import { readHttpHookConfig } from '../platform/httpHookConfig';
+import { promises as fsp } from 'node:fs';
+import { httpConfigPathOf } from '../platform/httpHookConfig';
 
 /**
  * The http hooks' receiver (install-hook --http) in a window: while the Claude
@@ -35,7 +36,8 @@ export class HttpHookReceiver implements vscode.Disposable {
     try {
       const dir = this.claudeDir();
       if (!this.service) {
-        if (!(await readHttpHookConfig(dir))) return;
+        // Whatever is there, usable or not, is the service's to judge and say (a symlink refused, a mode fixed).
+        if (!(await fsp.lstat(httpConfigPathOf(dir)).then(() => true, () => false))) return;
         this.service = this.load(dir, (text) => this.log.info(text));
       }
       await this.service.setClaudeDir(dir);

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { EngineEvent } from '../core/engineEvents';
 import type { SessionSnapshot } from '../core/snapshot';
+import { isLoopbackHost, nonLoopbackMetricsWarning } from '../platform/metricsAddress';
 import type * as MetricsModule from '../platform/metricsModule';
 
 /**
@@ -59,6 +60,7 @@ export class MetricsEndpoint implements vscode.Disposable {
     const mod = this.load();
     // One set of series for the life of the window: counters never go back when the port changes.
     this.metrics ??= new mod.LagMetrics({ sessions: this.sessions });
+    if (!isLoopbackHost(metricsHost)) this.log.warn(`metrics: ${nonLoopbackMetricsWarning(metricsHost)}`);
     try {
       this.server = await mod.startMetricsServer(this.metrics, { host: metricsHost, port: metricsPort });
       this.log.info(`metrics at http://${metricsHost.includes(':') ? `[${metricsHost}]` : metricsHost}:${this.server.port}/metrics`);

@@ -9,7 +9,10 @@ import {
   type ParseError,
 } from 'jsonc-parser';
 import { HOOK_FILE_NAME } from '../channel/constants';
+import { HTTP_SECRET_HEADER, isOurHttpHook } from './httpHookEntry';
 import { addProperty, appendToArray, removeChild, replaceValue } from './jsonEdits';
+
+export { HTTP_SECRET_HEADER, isOurHttpHook };
 
 // Claude Code's settings.json, edited as text with jsonc-parser so that every
 // other key, hook, comment and the file's own formatting stay as they were.
@@ -39,11 +42,6 @@ export type HookEntrySpec = (
   /** Tool matcher; "*" matches every tool. */
   matcher?: string;
 };
-
-/** The header our http entries carry the secret in (src/platform/hookReceiver.ts reads it). */
-export const HTTP_SECRET_HEADER = 'X-Transcript-Lag-Secret';
-/** The only URLs our http entries use: our receiver on loopback. */
-const OUR_HOOK_URL = /^http:\/\/127\.0\.0\.1:\d{1,5}\/hook$/;
 
 export interface ShellWord {
   /** As written, quotes included. */
@@ -114,19 +112,6 @@ export function ourScriptCommandRest(command: unknown, fileName: string, envAllo
 export function isOurHookCommand(command: unknown): boolean {
   const rest = ourScriptCommandRest(command, HOOK_FILE_NAME, true);
   return rest !== undefined && rest.every((w) => OPTION_OR_NUMBER.test(w.raw) || quoted(w));
-}
-
-/**
- * An http entry is ours when it is exactly what install-hook --http writes: a
- * POST to our receiver's path on loopback with our secret header. Another
- * http hook, even on the same port, is the user's.
- */
-export function isOurHttpHook(hook: unknown): boolean {
-  if (!hook || typeof hook !== 'object') return false;
-  const h = hook as { type?: unknown; url?: unknown; headers?: unknown };
-  if (h.type !== 'http' || typeof h.url !== 'string' || !OUR_HOOK_URL.test(h.url)) return false;
-  const headers = h.headers;
-  return !!headers && typeof headers === 'object' && typeof (headers as Record<string, unknown>)[HTTP_SECRET_HEADER] === 'string';
 }
 
 /** A hook object (an element of a group's `hooks`) that install-hook wrote, by either transport. */

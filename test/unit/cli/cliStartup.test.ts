@@ -148,7 +148,8 @@ describe('CLI: start-up loads only what the command needs', () => {
 
   it('watch of dist/ serves the http hooks on the receiver\'s own thread, and keeps running while it starts', async () => {
     const claudeDir = path.join(tmp, 'claude-http');
-    fs.mkdirSync(path.join(claudeDir, 'projects'), { recursive: true });
+    // The session's project folder: the receiver takes only transcripts under projects/.
+    fs.mkdirSync(path.join(claudeDir, 'projects', '-w'), { recursive: true });
     const net = await import('node:net');
     const port = await new Promise<number>((resolve) => {
       const srv = net.createServer().listen(0, '127.0.0.1', () => {

@@ -221,6 +221,45 @@ describe('watch CLI', () => {
     assert.match(metrics, /^transcript_lag_calls_total\{shape="before_result",claude_version="unknown"\} 1$/m);
   });
 
+  it('stops with a client holding a request to its receiver open, frees the port, and says nothing about the hooks as it goes', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const srv = net.createServer().listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as net.AddressInfo).port;
+        srv.close(() => resolve(p));
+      });
+    });
+    const installIo = { ...capturingIo(fx.workspace).io, stdout: () => undefined };
+    assert.equal(await runInstall(['--http', '--port', String(port), '--claude-dir', fx.claudeDir], installIo), 0);
+    const secret = JSON.parse(await fsp.readFile(path.join(fx.claudeDir, 'transcript-lag', 'http.json'), 'utf8')).secret as string;
+    const c = capturingIo(fx.workspace);
+    const done = run(['--json', '--claude-dir', fx.claudeDir, '--poll-ms', '20'], c.io);
+    running = { stop: c.stop, done };
+    await c.until(() => c.err.join('').includes(`receiving on 127.0.0.1:${port}`));
+    // A request whose body never comes, its head read (the server says 100 Continue).
+    const client = net.connect(port, '127.0.0.1');
+    client.on('error', () => undefined);
+    try {
+      await new Promise<void>((resolve) => {
+        client.once('data', () => resolve());
+        client.write(`POST /hook HTTP/1.1\r\nHost: x\r\nX-Transcript-Lag-Secret: ${secret}\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n`);
+      });
+      const before = c.err.join('');
+      c.stop();
+      let timer: NodeJS.Timeout | undefined;
+      const hung = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('watch still running 2 s after Ctrl-C')), 2000)));
+      assert.equal(await Promise.race([done, hung]).finally(() => clearTimeout(timer)), 0);
+      assert.equal(c.err.join('').slice(before.length), '');
+      const free = await new Promise<boolean>((resolve) => {
+        const srv = net.createServer();
+        srv.once('error', () => resolve(false));
+        srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+      });
+      assert.equal(free, true);
+    } finally {
+      client.destroy();
+    }
+  });
+
   it('a metrics port in use: one line on stderr, and watching goes on', async () => {
     const busy = net.createServer();
     await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
@@ -235,6 +274,24 @@ describe('watch CLI', () => {
     } finally {
       await new Promise<void>((r) => busy.close(() => r()));
     }
+  });
+
+  it('--metrics beyond loopback is warned about before it binds; on loopback it is not', async () => {
+    // 192.0.2.1 (TEST-NET-1) is no local address: the bind fails there, nothing leaves loopback.
+    const c = capturingIo(fx.workspace);
+    const done = run(['--json', '--claude-dir', fx.claudeDir, '--poll-ms', '20', '--metrics', '192.0.2.1:9'], c.io);
+    running = { stop: c.stop, done };
+    await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'ready'));
+    assert.match(c.err.join(''), /warning: metrics asked for on 192\.0\.2\.1, beyond this machine/);
+    c.stop();
+    assert.equal(await done, 0);
+    const local = capturingIo(fx.workspace);
+    const localDone = run(['--json', '--claude-dir', fx.claudeDir, '--poll-ms', '20', '--metrics', '127.0.0.1:0'], local.io);
+    running = { stop: local.stop, done: localDone };
+    await local.until((lines) => lines.some((l) => JSON.parse(l).event === 'ready'));
+    local.stop();
+    assert.equal(await localDone, 0);
+    assert.doesNotMatch(local.err.join(''), /warning: metrics/);
   });
 
   it('says on stderr, not in the --json output, when the limit on open files stops it reading', async () => {

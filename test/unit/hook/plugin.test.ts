@@ -169,6 +169,15 @@ describe('settingsRunOurHook (the plugin hook\'s guard)', function () {
     assert.equal(settingsRunOurHook(JSON.stringify({ env: { X: cmd }, hooks: { PreToolUse: [] } }), 'PreToolUse'), false);
     assert.equal(settingsRunOurHook(settings({ PreToolUse: [{ hooks: [{ type: 'http', command: cmd }] }] }), 'PreToolUse'), false);
   });
+  it('stands aside for install-hook --http\'s exact entry too, not for another http hook on the same port', function () {
+    const ours = { type: 'http', url: 'http://127.0.0.1:41877/hook', timeout: 1, headers: { 'X-Transcript-Lag-Secret': 's3cret' }, onFailure: 'continue' };
+    assert.equal(settingsRunOurHook(settings({ PreToolUse: [{ matcher: '*', hooks: [ours] }] }), 'PreToolUse'), true);
+    assert.equal(settingsRunOurHook(settings({ PreToolUse: [{ matcher: '*', hooks: [ours] }] }), 'PostToolUse'), false);
+    const { headers: _h, ...noSecret } = ours;
+    for (const other of [noSecret, { ...ours, url: 'http://127.0.0.1:41877/other' }, { ...ours, url: 'http://example.com:41877/hook' }, { ...ours, type: 'command' }]) {
+      assert.equal(settingsRunOurHook(JSON.stringify({ env: { H: 'X-Transcript-Lag-Secret' }, hooks: { PreToolUse: [{ hooks: [other] }] } }), 'PreToolUse'), false, JSON.stringify(other));
+    }
+  });
   it('no settings, or settings without our file: reports', function () {
     assert.equal(settingsRunOurHook(undefined, 'PreToolUse'), false);
     assert.equal(settingsRunOurHook('{ // comment\n}', 'PreToolUse'), false);

@@ -2,9 +2,12 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import * as net from 'node:net';
 import { channelEventSchema, type ChannelEvent } from '../../../src/core/channel/schema';
-import { HOOK_PATH, SECRET_HEADER, startHookReceiver, type HookReceiver } from '../../../src/platform/hookReceiver';
+import { HEADERS_TIMEOUT_MS, HOOK_PATH, MAX_CONNECTIONS, MAX_WAITING_CONNECTIONS, SECRET_HEADER, WAITING_GRACE_MS, startHookReceiver, type HookReceiver } from '../../../src/platform/hookReceiver';
+import { MAX_LANDING_WATCHES } from '../../../src/platform/landingWatches';
+import { ANSWER_HEADER, CHALLENGE_HEADER, CHALLENGE_PATH, challengeAnswer, proveListener } from '../../../src/platform/receiverChallenge';
 import { startHookReceiverThread } from '../../../src/platform/hookReceiverThread';
 import { fixturesDir } from '../helpers/fixtures';
 
@@ -23,6 +26,35 @@ function post(port: number, body: string | Buffer, headers: Record<string, strin
   });
 }
 
+/** A connected socket to the port that has sent `head` (nothing when empty). */
+function openSocket(port: number, head = ''): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1', () => {
+      if (head) socket.write(head);
+      resolve(socket);
+    });
+    socket.on('error', () => undefined);
+    socket.once('error', reject);
+  });
+}
+
+const closed = (socket: net.Socket) => (socket.destroyed ? Promise.resolve() : new Promise<void>((r) => socket.once('close', () => r())));
+
+/** Resolves when `p` does; rejects, naming `what`, when it has not within `ms` (a hang, not a timing check). */
+function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<T>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: still waiting after ${ms} ms`)), ms)))]).finally(() => clearTimeout(timer));
+}
+
+/** Whether the port can be bound again now. */
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
 describe('HTTP hook receiver', () => {
   let dir: string;
   let channelDir: string;
@@ -32,7 +64,8 @@ describe('HTTP hook receiver', () => {
   beforeEach(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-receiver-'));
     channelDir = path.join(dir, 'transcript-lag');
-    receiver = await startHookReceiver({ host: '127.0.0.1', port: 0, secret: SECRET, channelDir, now: () => clock, timeoutMs: 1000 });
+    fs.mkdirSync(path.join(dir, 'projects', '-work'), { recursive: true });
+    receiver = await startHookReceiver({ host: '127.0.0.1', port: 0, secret: SECRET, claudeDir: dir, now: () => clock, timeoutMs: 1000 });
   });
   afterEach(async () => {
     await receiver.close();
@@ -59,7 +92,7 @@ describe('HTTP hook receiver', () => {
   }
 
   const payload = (fields: Record<string, unknown>) =>
-    JSON.stringify({ session_id: SID, transcript_path: '/nonexistent/t.jsonl', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'echo secret-input' }, tool_use_id: 'toolu_01HTTP', ...fields });
+    JSON.stringify({ session_id: SID, transcript_path: path.join(dir, 'projects', '-work', 't.jsonl'), hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'echo secret-input' }, tool_use_id: 'toolu_01HTTP', ...fields });
 
   it('a PreToolUse POST becomes the pre event a command hook writes: fired when it arrived, transport http, no tool input', async () => {
     const { transcript, toolUseId } = heldTranscript();
@@ -106,9 +139,156 @@ describe('HTTP hook receiver', () => {
 
   it('binds the address it is given only: a second receiver on the same port fails with EADDRINUSE', async () => {
     await assert.rejects(
-      startHookReceiver({ host: '127.0.0.1', port: receiver.port, secret: SECRET, channelDir, now: () => clock }),
+      startHookReceiver({ host: '127.0.0.1', port: receiver.port, secret: SECRET, claudeDir: dir, now: () => clock }),
       (err: NodeJS.ErrnoException) => err.code === 'EADDRINUSE',
     );
+  });
+});
+
+describe('HTTP hook receiver under hostile clients', () => {
+  let dir: string;
+  let receiver: HookReceiver | undefined;
+  const sockets: net.Socket[] = [];
+
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-receiver-hostile-'));
+    fs.mkdirSync(path.join(dir, 'projects', '-work'), { recursive: true });
+    receiver = await startHookReceiver({ host: '127.0.0.1', port: 0, secret: SECRET, claudeDir: dir, now: Date.now, timeoutMs: 1000 });
+  });
+  afterEach(async () => {
+    for (const s of sockets.splice(0)) s.destroy();
+    await receiver?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const hook = (fields: Record<string, unknown> = {}) =>
+    JSON.stringify({ session_id: SID, transcript_path: path.join(dir, 'projects', '-work', 't.jsonl'), hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_use_id: 'toolu_01HOSTILE', ...fields });
+
+  it('close() drops an idle connection instead of waiting for it, and the port is free at once', async () => {
+    const r = receiver!;
+    receiver = undefined;
+    const idle = await openSocket(r.port);
+    sockets.push(idle);
+    const half = await openSocket(r.port, `POST ${HOOK_PATH} HTTP/1.1\r\nHost: x\r\n${SECRET_HEADER}: ${SECRET}\r\nContent-Length: 10\r\n\r\n`);
+    sockets.push(half);
+    await post(r.port, '{}'); // answered after the server has read the head above
+    await within(r.close(), 1000, 'close() with an idle connection and a request under way');
+    await within(Promise.all([closed(idle), closed(half)]), 1000, 'the connections closed by the receiver');
+    assert.equal(await bindable(r.port), true);
+  });
+
+  it('a connection that sends no whole request head is dropped after the headers timeout', async function () {
+    this.timeout(HEADERS_TIMEOUT_MS + 5000);
+    const idle = await openSocket(receiver!.port);
+    sockets.push(idle);
+    await closed(idle);
+  });
+
+  it('a flood of half-open connections (no secret) drops the oldest of them and keeps an authenticated hook served', async () => {
+    const oldest: net.Socket[] = [];
+    for (let i = 0; i < 16; i++) oldest.push(await openSocket(receiver!.port, 'POST /hook HTTP/1.1\r\nX-Half: '));
+    sockets.push(...oldest);
+    // A connection is dropped for a newer one only once it has had its grace to send its head.
+    await new Promise((r) => setTimeout(r, WAITING_GRACE_MS + 50));
+    const newer: net.Socket[] = [];
+    for (let i = 0; i < MAX_WAITING_CONNECTIONS; i++) newer.push(await openSocket(receiver!.port, 'POST /hook HTTP/1.1\r\nX-Half: '));
+    sockets.push(...newer);
+    await within(Promise.all(oldest.map(closed)), 1000, 'the oldest half-open connections dropped');
+    assert.equal(newer.filter((s) => s.destroyed).length, 0);
+    assert.deepEqual(await post(receiver!.port, hook()), { status: 200, body: '{}' });
+  });
+
+  it('holds at most MAX_CONNECTIONS connections: the process that runs the engine keeps its file descriptors', async () => {
+    // Expect: 100-continue: the server says "100 Continue" once it has read the head, so each is a request under way.
+    const head = `POST ${HOOK_PATH} HTTP/1.1\r\nHost: x\r\n${SECRET_HEADER}: ${SECRET}\r\nContent-Length: 100000\r\nExpect: 100-continue\r\n\r\n`;
+    const underWay = async () => {
+      const s = await openSocket(receiver!.port, head);
+      await new Promise<void>((resolve) => {
+        s.once('data', () => resolve());
+        s.once('close', () => resolve());
+      });
+      return s;
+    };
+    const held: net.Socket[] = [];
+    for (let i = 0; i < MAX_CONNECTIONS; i++) held.push(await underWay());
+    sockets.push(...held);
+    assert.equal(held.filter((s) => s.destroyed).length, 0);
+    // Past the cap, with none waiting for a head, a new connection is closed at once.
+    const past: net.Socket[] = [];
+    for (let i = 0; i < 8; i++) past.push(await openSocket(receiver!.port, head));
+    sockets.push(...past);
+    await within(Promise.all(past.map(closed)), 2000, 'connections past the cap closed');
+    assert.equal(held.filter((s) => s.destroyed).length, 0);
+  });
+
+  it('at the connection cap, a hook still gets in: the oldest connection waiting for its head makes room', async () => {
+    const held: net.Socket[] = [];
+    for (let i = 0; i < MAX_CONNECTIONS; i++) held.push(await openSocket(receiver!.port, 'POST /hook HTTP/1.1\r\nX-Half: '));
+    sockets.push(...held);
+    assert.deepEqual(await post(receiver!.port, hook()), { status: 200, body: '{}' });
+  });
+
+  it('refuses a transcript_path outside the Claude dir\'s projects/ (by real path): 400 and nothing written', async () => {
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-receiver-outside-'));
+    try {
+      fs.writeFileSync(path.join(outside, 'x.jsonl'), '');
+      fs.symlinkSync(outside, path.join(dir, 'projects', 'evil'));
+      for (const transcript of ['/etc/passwd', path.join(outside, 'x.jsonl'), path.join(dir, 'projects', 'evil', 'x.jsonl'), path.join(dir, 'projects', '-work', 't.txt'), 'relative/t.jsonl']) {
+        assert.equal((await post(receiver!.port, hook({ transcript_path: transcript }))).status, 400, transcript);
+      }
+      assert.deepEqual(fs.existsSync(path.join(dir, 'transcript-lag')) ? fs.readdirSync(path.join(dir, 'transcript-lag')) : [], []);
+      assert.equal((await post(receiver!.port, hook())).status, 200);
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('bounds landing watches: one per call, at most MAX_LANDING_WATCHES however many PostToolUse requests come', async () => {
+    const transcript = path.join(dir, 'projects', '-work', `${SID}.jsonl`);
+    fs.writeFileSync(transcript, '{"type":"user"}\n');
+    const posts = [];
+    for (let i = 0; i < MAX_LANDING_WATCHES * 2; i++) posts.push(post(receiver!.port, hook({ hook_event_name: 'PostToolUse', transcript_path: transcript, tool_use_id: `toolu_forged${i}` })));
+    for (let i = 0; i < 8; i++) posts.push(post(receiver!.port, hook({ hook_event_name: 'PostToolUse', transcript_path: transcript, tool_use_id: 'toolu_forged0' })));
+    assert.ok((await Promise.all(posts)).every((r) => r.status === 200));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(receiver!.landingWatches!(), MAX_LANDING_WATCHES);
+  });
+
+  it('dedupes a repeated tool_use_id into one landing watch', async () => {
+    const transcript = path.join(dir, 'projects', '-work', `${SID}.jsonl`);
+    fs.writeFileSync(transcript, '{"type":"user"}\n');
+    for (let i = 0; i < 5; i++) assert.equal((await post(receiver!.port, hook({ hook_event_name: 'PostToolUse', transcript_path: transcript, tool_use_id: 'toolu_same' }))).status, 200);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(receiver!.landingWatches!(), 1);
+  });
+
+  it('answers the challenge with the HMAC of the nonce under its secret, and proveListener tells ours, another install\'s and a stranger apart', async () => {
+    const nonce = 'ab'.repeat(16);
+    const answer = await new Promise<string | string[] | undefined>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: receiver!.port, path: CHALLENGE_PATH, headers: { [CHALLENGE_HEADER]: nonce } }, (res) => {
+        res.resume();
+        resolve(res.headers[ANSWER_HEADER]);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    assert.equal(answer, challengeAnswer(SECRET, nonce));
+    assert.notEqual(answer, challengeAnswer(`${SECRET}x`, nonce));
+    assert.equal(await proveListener('127.0.0.1', receiver!.port, SECRET), 'ours');
+    assert.equal(await proveListener('127.0.0.1', receiver!.port, 'another-install-secret-0123456789abcdef'), 'other-install');
+    const stranger = createServer((_req, res) => res.writeHead(200, { [ANSWER_HEADER]: 'f'.repeat(64), 'x-anything': '1' }).end('{}'));
+    const silent = net.createServer((socket) => sockets.push(socket));
+    await new Promise<void>((r) => stranger.listen(0, '127.0.0.1', () => r()));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', () => r()));
+    try {
+      // A stranger that forges the answer header answers as another install would: never as ours.
+      assert.equal(await proveListener('127.0.0.1', (stranger.address() as net.AddressInfo).port, SECRET), 'other-install');
+      assert.equal(await proveListener('127.0.0.1', (silent.address() as net.AddressInfo).port, SECRET, 200), 'foreign');
+    } finally {
+      stranger.close();
+      stranger.closeAllConnections();
+      silent.close();
+    }
   });
 });
 
@@ -121,13 +301,14 @@ describe('HTTP hook receiver on its own thread (dist/hookReceiverWorker.js)', ()
     for (const workerFile of [built, '/nonexistent/worker.js']) {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-receiver-thread-'));
       const channelDir = path.join(dir, 'transcript-lag');
-      const receiver = await startHookReceiverThread({ host: '127.0.0.1', port: 0, secret: SECRET, channelDir, now: Date.now, timeoutMs: 1000 }, workerFile);
+      fs.mkdirSync(path.join(dir, 'projects', '-work'), { recursive: true });
+      const receiver = await startHookReceiverThread({ host: '127.0.0.1', port: 0, secret: SECRET, claudeDir: dir, now: Date.now, timeoutMs: 1000 }, workerFile);
       try {
-        const body = JSON.stringify({ session_id: SID, transcript_path: '/nonexistent/t.jsonl', hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: {}, tool_use_id: 'toolu_thread' });
+        const body = JSON.stringify({ session_id: SID, transcript_path: path.join(dir, 'projects', '-work', 't.jsonl'), hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: {}, tool_use_id: 'toolu_thread' });
         assert.deepEqual(await post(receiver.port, body), { status: 200, body: '{}' });
         assert.equal((await post(receiver.port, body, { [SECRET_HEADER]: 'wrong' })).status, 403);
         const lines = fs.readFileSync(path.join(channelDir, `${SID}.jsonl`), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-        events.push(lines.map(({ at, ...rest }) => ({ ...rest, at: typeof at })));
+        events.push(lines.map(({ at, transcript_path, ...rest }) => ({ ...rest, at: typeof at, transcript_path: path.relative(dir, transcript_path as string) })));
       } finally {
         await receiver.close();
         fs.rmSync(dir, { recursive: true, force: true });
@@ -135,5 +316,23 @@ describe('HTTP hook receiver on its own thread (dist/hookReceiverWorker.js)', ()
     }
     assert.equal(events[0]!.length, 1);
     assert.deepEqual(events[0], events[1]);
+  });
+
+  it('close() on the thread drops a connection with a request under way and frees the port at once', async function () {
+    this.timeout(30_000);
+    const built = path.resolve(__dirname, '../../../dist/hookReceiverWorker.js');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-receiver-thread-'));
+    const receiver = await startHookReceiverThread({ host: '127.0.0.1', port: 0, secret: SECRET, claudeDir: dir, now: Date.now, timeoutMs: 1000 }, built);
+    // A request whose body never comes: node's own close() drops idle connections, not one with a request under way.
+    const idle = await openSocket(receiver.port, `POST ${HOOK_PATH} HTTP/1.1\r\nHost: x\r\n${SECRET_HEADER}: ${SECRET}\r\nContent-Length: 10\r\n\r\n`);
+    await post(receiver.port, '{}'); // answered after the server has read the head above
+    try {
+      await within(receiver.close(), 1000, 'close() of the thread with a request under way');
+      await within(closed(idle), 1000, 'the idle connection closed');
+      assert.equal(await bindable(receiver.port), true);
+    } finally {
+      idle.destroy();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -149,6 +149,52 @@ describe('install-hook / uninstall-hook', function () {
     assert.equal(await runInstall(['--port', '45002', '--claude-dir', claudeDir], cliIo(home)), 2);
   });
 
+  it('CLI --http on a settings.json others may read: it and its backup end 0600, every byte the user wrote kept, and it says so', async function () {
+    if (process.platform === 'win32') this.skip();
+    const { home, claudeDir } = tempHome();
+    const settingsPath = path.join(claudeDir, 'settings.json');
+    const mine = '{\n  // my own settings\n  "model": "opus"\n}\n';
+    fs.mkdirSync(claudeDir, { recursive: true });
+    fs.writeFileSync(settingsPath, mine, { mode: 0o644 });
+    fs.chmodSync(settingsPath, 0o644);
+    const io = cliIo(home);
+    assert.equal(await runInstall(['--http', '--port', '45003', '--claude-dir', claudeDir], io), 0, io.err.join(''));
+    assert.equal(fs.statSync(settingsPath).mode & 0o777, 0o600);
+    assert.equal(fs.statSync(`${settingsPath}.transcript-lag.bak`).mode & 0o777, 0o600);
+    assert.equal(fs.readFileSync(`${settingsPath}.transcript-lag.bak`, 'utf8'), mine);
+    assert.ok(fs.readFileSync(settingsPath, 'utf8').startsWith('{\n  // my own settings\n  "model": "opus"'));
+    assert.match(io.out.join(''), /readable by others \(0644\).*0600: only the mode changed/);
+    // Already installed, made readable again by hand: a reinstall that changes nothing still closes it.
+    fs.chmodSync(settingsPath, 0o644);
+    const again = cliIo(home);
+    const before = fs.readFileSync(settingsPath);
+    assert.equal(await runInstall(['--http', '--claude-dir', claudeDir], again), 0);
+    assert.equal(fs.statSync(settingsPath).mode & 0o777, 0o600);
+    assert.deepEqual(fs.readFileSync(settingsPath), before);
+    assert.match(again.out.join(''), /only the mode changed/);
+  });
+
+  it('uninstall removes http.json with the http entries: the port is no longer served', async function () {
+    const { home, claudeDir } = tempHome();
+    assert.equal(await runInstall(['--http', '--port', '45004', '--claude-dir', claudeDir], cliIo(home)), 0);
+    const configPath = path.join(claudeDir, 'transcript-lag', 'http.json');
+    assert.ok(fs.existsSync(configPath));
+    const io = cliIo(home);
+    assert.equal(await runUninstall(['--claude-dir', claudeDir], io), 0);
+    assert.equal(fs.existsSync(configPath), false);
+    assert.match(io.out.join(''), /Removed .*http\.json/);
+  });
+
+  it('CLI: --port takes decimal digits only, 1 to 65535', async () => {
+    const { home, claudeDir } = tempHome();
+    for (const port of ['1e3', '0x50', ' 42', '42 ', '+42', '-1', '0', '65536', '4.0', '']) {
+      const io = cliIo(home);
+      assert.equal(await runInstall(['--http', '--port', port, '--claude-dir', claudeDir], io), 2, JSON.stringify(port));
+      assert.match(io.err.join(''), /--port needs a whole number between 1 and 65535/);
+    }
+    assert.equal(fs.existsSync(path.join(claudeDir, 'settings.json')), false);
+  });
+
   it('CLI: a read-only settings.json is refused with exit 1', async function () {
     if (process.platform === 'win32') this.skip();
     const { home, claudeDir } = tempHome();

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { request } from 'node:http';
 import type { EngineEvent } from '../../../src/core/engineEvents';
 import { LagMetrics, toolLabel } from '../../../src/platform/lagMetrics';
-import { parseMetricsAddress } from '../../../src/platform/metricsAddress';
+import { isAllowedHostHeader, isLoopbackHost, parseMetricsAddress } from '../../../src/platform/metricsAddress';
 import { startMetricsServer } from '../../../src/platform/metricsServer';
 
 const base = { session_id: 's1', transcript_path: '/c/projects/-w/s1.jsonl', at: 1 };
@@ -55,6 +55,15 @@ describe('lag metrics (Prometheus)', () => {
     assert.doesNotMatch(text, /toolu_|s1|not-a-version/);
   });
 
+  it('Host: loopback names and addresses, the bound address; beyond loopback any IP address too, never another name', () => {
+    for (const h of ['localhost', 'LOCALHOST:1', '127.0.0.1:9464', '127.1.2.3', '[::1]:9464', '[::1]']) assert.equal(isAllowedHostHeader(h, '127.0.0.1'), true, h);
+    for (const h of [undefined, '', 'evil.example', 'evil.example:9464', '192.168.1.5:9464', 'localhost.evil.example', '127.0.0.1.evil.example', 'a:b:c']) assert.equal(isAllowedHostHeader(h, '127.0.0.1'), false, String(h));
+    assert.equal(isAllowedHostHeader('192.168.1.5:9464', '0.0.0.0'), true);
+    assert.equal(isAllowedHostHeader('box.lan:9464', '0.0.0.0'), false);
+    assert.equal(isAllowedHostHeader('box.lan:9464', 'box.lan'), true);
+    assert.deepEqual(['127.0.0.1', '::1', 'localhost', '0.0.0.0', '::', '192.168.1.5'].map(isLoopbackHost), [true, true, true, false, false, false]);
+  });
+
   it('serves /metrics on the address asked for, 404 elsewhere; addresses parse as PORT or HOST:PORT', async () => {
     assert.deepEqual(parseMetricsAddress('9464'), { host: '127.0.0.1', port: 9464 });
     assert.deepEqual(parseMetricsAddress('0.0.0.0:9464'), { host: '0.0.0.0', port: 9464 });
@@ -77,6 +86,18 @@ describe('lag metrics (Prometheus)', () => {
       assert.match(ok.type, /^text\/plain; version=0\.0\.4/);
       assert.match(ok.body, /^# HELP transcript_lag_held_seconds /m);
       assert.equal((await get('/other')).status, 404);
+      // DNS rebinding: a page whose own name points at 127.0.0.1 sends that name as Host.
+      const withHost = (host: string) =>
+        new Promise<number>((resolve, reject) => {
+          request({ host: '127.0.0.1', port: server.port, path: '/metrics', headers: { host } }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          }).on('error', reject).end();
+        });
+      assert.equal(await withHost(`attacker.example:${server.port}`), 421);
+      assert.equal(await withHost('attacker.example'), 421);
+      assert.equal(await withHost(`192.168.1.5:${server.port}`), 421);
+      for (const host of [`localhost:${server.port}`, `127.0.0.1:${server.port}`, '127.0.0.1', `[::1]:${server.port}`]) assert.equal(await withHost(host), 200, host);
       await assert.rejects(startMetricsServer(m, { host: '127.0.0.1', port: server.port }), (e: NodeJS.ErrnoException) => e.code === 'EADDRINUSE');
     } finally {
       await server.close();

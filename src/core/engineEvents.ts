@@ -1,3 +1,4 @@
+import type { ChannelTransport } from './channel/constants';
 import type { TailChangeKind } from './tailTypes';
 
 /**
@@ -18,16 +19,16 @@ interface CallEventBase {
 /** A PreToolUse fired and the call's record is not on disk yet. `at` = hook fired. */
 export interface HeldEvent extends CallEventBase {
   event: 'held';
-  /** How the hook reported the call (a command hook process, or an http hook). */
-  transport?: 'command' | 'http';
+  /** How the call was reported: a command hook process, an http hook, or the in-process mod (preferred when several did). */
+  transport?: ChannelTransport;
   timeout_ms?: number;
 }
 
 /** The call's tool_use record was observed on disk. `at` = observed. Emitted for every tool_use record, hook or not. */
 export interface WrittenEvent extends CallEventBase {
   event: 'written';
-  /** How the call's hook reported it; absent without a hook event. */
-  transport?: 'command' | 'http';
+  /** How the call was reported (as on `held`); absent without a hook event. */
+  transport?: ChannelTransport;
   line: number;
   generation: number;
   /** The record's own timestamp (creation time), ms since epoch; null when absent. */

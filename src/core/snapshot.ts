@@ -1,3 +1,4 @@
+import type { ChannelTransport } from './channel/constants';
 import type { SessionStats } from './engineEvents';
 
 export type CallShape = 'before_result' | 'with_result' | 'unknown';
@@ -8,8 +9,10 @@ export interface CallSnapshot {
   tool_name?: string;
   session_id: string;
   agent_id?: string;
-  /** When its PreToolUse fired; undefined when no hook reported it. */
+  /** When its PreToolUse fired (the mod's time when the mod reported it); undefined when no hook reported it. */
   fired_at?: number;
+  /** How the report that gave `fired_at` reached us; undefined when no hook reported it. */
+  transport?: ChannelTransport;
   timeout_ms?: number;
   /** `held` until its record is observed on disk, then `written`, then `result`. */
   state: 'held' | 'written' | 'result';

@@ -2,6 +2,7 @@ import type { ChannelLine } from '../channel/reader';
 import type { Clock } from '../clock';
 import type { HookSighting, LandingSighting } from '../hookEvidence';
 import type { FileAccess } from '../fileAccess';
+import { type FireReport, isBetterFire } from '../channel/fireTime';
 import { FileTail } from '../tail';
 import type { AnalyzedCall, ChannelSummary, WaitSummary } from './types';
 
@@ -21,8 +22,10 @@ export async function joinChannel(
   const scanner = createChannelScanner();
   const tail = new FileTail<ChannelLine>({ path: channelPath, files, clock, scanner });
   const waits: WaitSummary = { seen: 0, behind: 0, error: 0, unmatched: 0 };
-  const channel: ChannelSummary = { file: channelPath, lines: 0, events: { pre: 0, post: 0, wait: 0, landed: 0 }, skipped: {} };
+  const channel: ChannelSummary = { file: channelPath, lines: 0, events: { pre: 0, post: 0, wait: 0, landed: 0, record: 0 }, skipped: {} };
   const sightings = new Map<string, CallSightings>();
+  /** The report each call's `hook_fired_at` came from: the mod's wins (../channel/fireTime.ts). */
+  const fires = new Map<string, FireReport>();
   try {
     // Channel files are small (a few hundred bytes per event): one read takes all of it.
     const read = await tail.read();
@@ -34,10 +37,17 @@ export async function joinChannel(
       }
       const event = scan.event;
       channel.events[event.event] += 1;
+      if (event.event === 'record') continue;
       const call = callOf(event.tool_use_id);
       if (event.event === 'pre' || event.event === 'post' || event.event === 'landed') {
         if (!call) continue;
-        if (event.event === 'pre' && (call.hook_fired_at === undefined || event.at < call.hook_fired_at)) call.hook_fired_at = event.at;
+        if (event.event === 'pre') {
+          const report = { at: event.at, transport: event.transport ?? 'command' } as const;
+          if (isBetterFire(fires.get(call.tool_use_id), report)) {
+            fires.set(call.tool_use_id, report);
+            call.hook_fired_at = event.at;
+          }
+        }
         let seen = sightings.get(call.tool_use_id);
         if (!seen) sightings.set(call.tool_use_id, (seen = {}));
         // The earliest of each: a duplicated line must not change the verdict.

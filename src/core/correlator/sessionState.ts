@@ -2,8 +2,10 @@ import type { EngineEvent, SessionStats } from '../engineEvents';
 import { type ScanResult, type ScannedRecord, copiedFrom } from '../records';
 import type { SessionSnapshot } from '../snapshot';
 import type { TailRead } from '../tailTypes';
-import type { LandedEvent, PostEvent, PreEvent, WaitEvent } from '../channel/schema';
+import type { LandedEvent, PostEvent, PreEvent, RecordEvent, WaitEvent } from '../channel/schema';
+import { RecordBirths } from './recordBirths';
 import { type HookSighting, type LandingSighting, verdictFromHook } from '../hookEvidence';
+import { isBetterFire } from '../channel/fireTime';
 import { KeyedCounter, LagWindow } from '../stats';
 import {
   type CallFacts,
@@ -84,6 +86,8 @@ export class SessionState {
   private writtenCount = 0;
   private readonly lines = new Map<string, LineRanges>();
   private readonly disk: SessionDisk;
+  /** Rows' birth times by uuid, from the mod's `record` events. */
+  private readonly births = new RecordBirths();
   private title?: Keyed<string>;
   private firstPrompt?: Keyed<string>;
   private cwd?: Keyed<string>;
@@ -156,12 +160,16 @@ export class SessionState {
     const c = this.call(ev.tool_use_id);
     const lagBefore = lagOf(c);
     const first = c.firedAt === undefined;
-    if (first || ev.at < (c.firedAt as number)) c.firedAt = ev.at;
+    // Several transports may report one call (the mod and a command hook): it is one call, fired when the best report says.
+    const report = { at: ev.at, transport: ev.transport ?? 'command' } as const;
+    if (isBetterFire(first ? undefined : { at: c.firedAt as number, transport: c.transport ?? 'command' }, report)) {
+      c.firedAt = report.at;
+      c.transport = report.transport;
+    }
     c.toolName ??= ev.tool_name;
     c.agentId ??= ev.agent_id;
     c.timeoutMs ??= ev.timeout_ms;
     c.hookMode ??= ev.mode;
-    c.transport ??= ev.transport ?? 'command';
     c.hookTranscriptPath ??= ev.transcript_path;
     if (sighting) {
       c.preSighting = earlierSighting(c.preSighting, sighting);
@@ -225,6 +233,12 @@ export class SessionState {
     const first = c.postAt === undefined;
     if (first || ev.at < (c.postAt as number)) c.postAt = ev.at;
     if (first) out.push({ ...this.base(ev), event: 'post', at: ev.at });
+  }
+
+  /** The mod saw a row born (`session.append`): kept until the row's line is read. */
+  ingestRecordBirth(ev: RecordEvent, observedAt: number): void {
+    this.touch(observedAt);
+    this.births.note(ev.uuid, ev.at);
   }
 
   /** The watcher our post hook left behind saw the record land (see ../hookEvidence.ts). */

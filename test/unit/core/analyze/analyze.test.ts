@@ -258,13 +258,32 @@ describe('analyze: --channel join', () => {
     );
     const a: TranscriptAnalysis = await analyze(transcript, { channelPath: channel });
     assert.deepEqual(a.waits, { seen: 1, behind: 2, error: 0, unmatched: 1 });
-    assert.deepEqual(a.channel!.events, { pre: 2, post: 0, wait: 3, landed: 0 });
+    assert.deepEqual(a.channel!.events, { pre: 2, post: 0, wait: 3, landed: 0, record: 0 });
     assert.equal(a.channel!.lines, 8);
     assert.equal(Object.values(a.channel!.skipped).reduce((x, y) => x + y, 0), 3);
     const [c1, c2] = a.calls;
     assert.deepEqual(c1!.waits, [{ outcome: 'seen', polls: 3, waited_ms: 300, source: 'transcript-lag-hook' }]);
     assert.equal(c1!.hook_fired_at, 1000);
     assert.deepEqual(c2!.waits!.map((w) => w.outcome), ['behind']);
+  });
+
+  it("a call reported by the mod and a command hook fired when the mod says, whatever the order; record events are counted, not joined", async () => {
+    const transcript = write('s1.jsonl', [toolUse('toolu_1'), toolUse('toolu_2'), ''].join('\n'));
+    const mod = { ...base, source: 'transcript-lag-mod', transport: 'mod' };
+    const channel = write(
+      'channel.jsonl',
+      [
+        j({ ...base, event: 'pre', tool_use_id: 'toolu_1', at: 1000 }),
+        j({ ...mod, event: 'pre', tool_use_id: 'toolu_1', at: 1040 }),
+        j({ ...mod, event: 'pre', tool_use_id: 'toolu_2', at: 2000 }),
+        j({ ...base, event: 'pre', tool_use_id: 'toolu_2', at: 1900 }),
+        j({ ...mod, event: 'record', uuid: 'u-1', record_type: 'assistant', tool_use_ids: ['toolu_1'], at: 990 }),
+        '',
+      ].join('\n'),
+    );
+    const a = await analyze(transcript, { channelPath: channel });
+    assert.deepEqual(a.calls.map((c) => c.hook_fired_at), [1040, 2000]);
+    assert.deepEqual(a.channel!.events, { pre: 4, post: 0, wait: 0, landed: 0, record: 1 });
   });
 
   it('a seen wait proves before_result for its call and for every call whose record and result enclose it', async () => {

@@ -5,6 +5,7 @@ import type { EngineEvent } from '../core/engineEvents';
 import { resolveClaudeDir } from '../core/discovery';
 import { TranscriptLagEngine, type EngineReady } from '../core/engine';
 import { chokidarChangeSource } from '../platform/chokidarChangeSource';
+import { nodeSpoolFolding } from '../platform/spoolFolding';
 import { HookReceiverService, receiverStatusText } from '../platform/hookReceiverService';
 import { parseMetricsAddress, type MetricsAddress } from '../platform/metricsAddress';
 import type { MetricsServer } from '../platform/metricsServer';
@@ -142,6 +143,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     // then reads at once what was appended in between, instead of at the next stat poll.
     changes: chokidarChangeSource({ onReady: tick }),
     removeFile: (p) => fsp.unlink(p),
+    // The mod's spooled events (no receiver was up when it reported) are folded into the channel.
+    spool: nodeSpoolFolding,
   });
   const print = parsed.json ? jsonLine : readableLine;
   engine.onEvent((e) => io.stdout(print(e)));

@@ -286,6 +286,28 @@ describe('analyze: --channel join', () => {
     assert.deepEqual(a.channel!.events, { pre: 4, post: 0, wait: 0, landed: 0, record: 1 });
   });
 
+  it("reads the mod's spool beside the channel file where it lies: unfolded events count, one also folded counts once, nothing is changed", async () => {
+    const transcript = write('s1.jsonl', [toolUse('toolu_1'), toolUse('toolu_2'), ''].join('\n'));
+    const channelDir = path.join(tmp, 'tl');
+    const spoolDir = path.join(channelDir, 'spool');
+    fs.mkdirSync(spoolDir, { recursive: true });
+    const mod = { ...base, source: 'transcript-lag-mod', transport: 'mod' };
+    const folded = { ...mod, event: 'pre', tool_use_id: 'toolu_1', at: 900 };
+    const channel = path.join(channelDir, 's1.jsonl');
+    fs.writeFileSync(channel, [j({ ...base, event: 'pre', tool_use_id: 'toolu_1', at: 1000 }), j(folded), j({ ...base, event: 'pre', tool_use_id: 'toolu_2', at: 2000 }), ''].join('\n'));
+    // Folded by someone after it was listed: still in the spool as well as in the channel.
+    fs.writeFileSync(path.join(spoolDir, 's1.0000000a.00000001.json'), j(folded));
+    fs.writeFileSync(path.join(spoolDir, 's1.0000000a.00000002.json'), j({ ...mod, event: 'pre', tool_use_id: 'toolu_2', at: 1950 }));
+    fs.writeFileSync(path.join(spoolDir, 's1.0000000a.00000003.json'), j({ ...mod, event: 'record', uuid: 'u-1', record_type: 'assistant', at: 1940 }));
+    fs.writeFileSync(path.join(spoolDir, 'other.0000000a.00000001.json'), j({ ...mod, session_id: 'other', event: 'pre', tool_use_id: 'toolu_2', at: 5 }));
+    const before = fs.readdirSync(spoolDir).sort();
+    const a = await analyze(transcript, { channelPath: channel });
+    assert.deepEqual(a.calls.map((c) => c.hook_fired_at), [900, 1950]);
+    assert.deepEqual(a.channel!.events, { pre: 4, post: 0, wait: 0, landed: 0, record: 1 });
+    assert.equal(a.channel!.spooled, 2);
+    assert.deepEqual(fs.readdirSync(spoolDir).sort(), before);
+  });
+
   it('a seen wait proves before_result for its call and for every call whose record and result enclose it', async () => {
     // Lines: 1 X, 2 Y, 3 Z, 4 result Y, 5 result X, 6 result Z, 7 W, 8 result W.
     const transcript = write(

@@ -25,6 +25,8 @@ ended), plus session and tail changes. Ctrl-C stops.
                    The first is {"event":"ready",...,"files":N,"history_bytes":B}: from then on every
                    line appended to a transcript or hook channel is reported, while the history
                    found at start (B bytes in N transcripts) is still being indexed.
+                   Each live transcript record with a uuid is a "record" event (uuid, type, line,
+                   born_at, born_from "mod"|"timestamp", written_at, lag_ms); only --json prints them.
   --poll-ms N      stat poll interval, the safety net for missed file events (default 1000)
   --metrics [HOST:]PORT
                    also serve Prometheus metrics at http://HOST:PORT/metrics (HOST defaults to
@@ -103,6 +105,9 @@ export function readableLine(e: EngineEvent): string {
       return `${head}  line ${e.line} is partial on disk: ${e.bytes} bytes, no newline yet\n`;
     case 'tail':
       return `${head}  transcript ${e.change} (generation ${e.generation})\n`;
+    case 'record':
+      // One per transcript line: too many to read. --json has them; the report shows their lags by type.
+      return '';
     case 'session': {
       const s = e.stats;
       const lag = s.lag_p50_ms === null ? 'no lag measured' : `lag p50 ${formatDuration(s.lag_p50_ms)} p95 ${formatDuration(s.lag_p95_ms ?? 0)} max ${formatDuration(s.lag_max_ms ?? 0)}`;
@@ -147,7 +152,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     spool: nodeSpoolFolding,
   });
   const print = parsed.json ? jsonLine : readableLine;
-  engine.onEvent((e) => io.stdout(print(e)));
+  engine.onEvent((e) => {
+    const line = print(e);
+    if (line) io.stdout(line);
+  });
   // Limits hit (too many open files, a hook flood): on stderr, so --json output stays events only.
   engine.onNotice((n) => io.stderr(`transcript-lag watch: ${engineNoticeText(n)}\n`));
   const metricsServer = parsed.metrics ? await serveMetrics(engine, parsed.metrics, io) : undefined;

@@ -107,6 +107,30 @@ export interface PartialEvent {
   bytes: number;
 }
 
+/**
+ * A transcript record with a `uuid` was observed on disk (live lines only, a
+ * call's or not: text and thinking records too). `at` = `written_at`.
+ */
+export interface RecordWrittenEvent {
+  event: 'record';
+  session_id: string;
+  /** The file it is in (a subagent's own transcript for its records). */
+  transcript_path: string;
+  at: number;
+  agent_id?: string;
+  uuid: string;
+  /** The record's `type` ("user", "assistant", "attachment", "system", …); null when it has none. */
+  type: string | null;
+  line: number;
+  /** When the record was born: the mod's `record` event for the uuid when the channel had it, else the record's own `timestamp`; null with neither. */
+  born_at: number | null;
+  born_from: 'mod' | 'timestamp' | null;
+  /** When the tail read the line (as `written.at` for a call). */
+  written_at: number;
+  /** written_at − born_at, never below 0; null without born_at. */
+  lag_ms: number | null;
+}
+
 /** A session started being followed, or its title/stats changed. */
 export interface SessionEvent {
   event: 'session';
@@ -144,4 +168,5 @@ export type EngineEvent =
   | PostEvent
   | TailChangeEvent
   | PartialEvent
+  | RecordWrittenEvent
   | SessionEvent;

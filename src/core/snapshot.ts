@@ -1,5 +1,8 @@
 import type { ChannelTransport } from './channel/constants';
 import type { SessionStats } from './engineEvents';
+import type { RecordLagRow } from './correlator/recordLags';
+
+export type { RecordLagRow } from './correlator/recordLags';
 
 export type CallShape = 'before_result' | 'with_result' | 'unknown';
 
@@ -80,4 +83,9 @@ export interface SessionSnapshot {
   last_activity_at: number;
   /** Write batches, newest last, bounded: the report's timeline. */
   batches: { observed_at: number; first_line: number; last_line: number; bytes: number }[];
+  /**
+   * Lags of the records reported live (born → on disk; `record` events), by
+   * record type, most records first; empty (or absent) until a live record with a uuid was read.
+   */
+  record_lags?: RecordLagRow[];
 }

@@ -4,6 +4,7 @@ import type { SessionSnapshot } from '../snapshot';
 import type { TailRead } from '../tailTypes';
 import type { LandedEvent, PostEvent, PreEvent, RecordEvent, WaitEvent } from '../channel/schema';
 import { RecordBirths } from './recordBirths';
+import { RecordLags } from './recordLags';
 import { type HookSighting, type LandingSighting, verdictFromHook } from '../hookEvidence';
 import { isBetterFire } from '../channel/fireTime';
 import { KeyedCounter, LagWindow } from '../stats';
@@ -88,6 +89,8 @@ export class SessionState {
   private readonly disk: SessionDisk;
   /** Rows' birth times by uuid, from the mod's `record` events. */
   private readonly births = new RecordBirths();
+  /** The records reported live, and their lags by type. */
+  private readonly recordLags = new RecordLags();
   private title?: Keyed<string>;
   private firstPrompt?: Keyed<string>;
   private cwd?: Keyed<string>;
@@ -320,8 +323,36 @@ export class SessionState {
         this.ingestToolUse(tu.id, tu.name, input.agentId ?? rec.agentId, written, origin, out, l.partialDwellMs);
       }
       for (const id of rec.toolResults) this.ingestResult(id, obs, out);
+      if (!historical && rec.uuid !== undefined && origin === undefined) this.ingestRecordLine(rec, rec.uuid, obs, input.agentId ?? rec.agentId, out);
     }
     this.prune();
+  }
+
+  /**
+   * A live record with a uuid reached disk: born (the mod's time, else its own
+   * timestamp) → written. Reported once per uuid, whatever reads it again.
+   */
+  private ingestRecordLine(rec: ScannedRecord, uuid: string, obs: Observation, agentId: string | undefined, out: EngineEvent[]): void {
+    if (!this.recordLags.firstSight(uuid)) return;
+    const fromMod = this.births.bornAt(uuid);
+    const bornAt = fromMod ?? parseTimestamp(rec.timestamp);
+    const lag = bornAt === null ? null : Math.max(0, obs.observedAt - bornAt);
+    const type = rec.type ?? null;
+    if (lag !== null) this.recordLags.add(uuid, type ?? '(none)', lag, fromMod !== undefined);
+    out.push({
+      event: 'record',
+      session_id: this.sessionId,
+      transcript_path: obs.path,
+      at: obs.observedAt,
+      ...(agentId !== undefined ? { agent_id: agentId } : {}),
+      uuid,
+      type,
+      line: obs.line,
+      born_at: bornAt,
+      born_from: fromMod !== undefined ? 'mod' : bornAt !== null ? 'timestamp' : null,
+      written_at: obs.observedAt,
+      lag_ms: lag,
+    });
   }
 
   private ingestToolUse(id: string, name: string, agentId: string | undefined, obs: WrittenObservation, origin: string | undefined, out: EngineEvent[], partialDwellMs = 0): void {
@@ -445,6 +476,7 @@ export class SessionState {
       bytes_on_disk: this.disk.bytes,
       last_activity_at: this.lastActivityAt,
       batches: this.disk.batchRows(),
+      record_lags: this.recordLags.rows(),
     };
   }
 

@@ -11,7 +11,7 @@ import { WorkspaceMatcher, isActiveSession, projectsDirOf } from './discovery';
 import { CHANNEL_FILE_SUFFIX } from './channel/constants';
 import { channelDirOf, spoolDirOf } from './channel/paths';
 import { DEFAULT_CHANNEL_MAX_AGE_MS } from './channel/prune';
-import { type SpoolFolding, foldSpool } from './channel/spool';
+import { type SpoolFolding, foldSpool, parseSpoolName } from './channel/spool';
 import { ChannelFiles } from './engine/channelFiles';
 import { TranscriptFiles } from './engine/transcriptFiles';
 import { ProjectsConfinement } from './engine/projectsConfinement';
@@ -215,6 +215,8 @@ export class TranscriptLagEngine {
     if (this.disposed) return;
     try {
       if (path.dirname(path.resolve(changed)) === spoolDirOf(this.opts.claudeDir)) {
+        // Only a spool file's own name: the claims folding makes (renames) would fold again for nothing.
+        if (parseSpoolName(path.basename(changed)) === undefined) return;
         for (const sessionId of await this.foldSpool()) await this.channels.readPath(path.join(channelDirOf(this.opts.claudeDir), `${sessionId}${CHANNEL_FILE_SUFFIX}`));
       } else if (this.channels.owns(changed)) await this.channels.readPath(changed);
       else await this.transcripts.readPath(changed);

@@ -1,8 +1,5 @@
-import * as path from 'node:path';
 import type { ChannelLine } from '../channel/reader';
-import { SPOOL_DIR_NAME } from '../channel/constants';
-import { sessionIdOfChannelFile } from '../channel/paths';
-import { readSpool } from '../channel/spool';
+import { readSpool, spoolOfChannelFile } from '../channel/spool';
 import type { Clock } from '../clock';
 import type { HookSighting, LandingSighting } from '../hookEvidence';
 import type { FileAccess } from '../fileAccess';
@@ -74,17 +71,17 @@ export async function joinChannel(
   };
   // The mod's events not folded into the channel yet, read where they lie (analyze writes nothing).
   // Read before the channel: an event folded meanwhile is then in both, and counted once, never in neither.
-  const sessionId = sessionIdOfChannelFile(path.basename(channelPath));
+  const spool = spoolOfChannelFile(channelPath);
   const spooled =
-    sessionId === undefined
+    spool === undefined
       ? []
-      : (await readSpool({ files, clock, spoolDir: path.join(path.dirname(channelPath), SPOOL_DIR_NAME), sessionId, maxFiles: Number.MAX_SAFE_INTEGER }, 0)).ready.map((e) =>
-          parseChannelLine(JSON.stringify(e.event)),
-        );
+      : (await readSpool({ files, clock, ...spool, maxFiles: Number.MAX_SAFE_INTEGER }, 0)).ready.map((e) => parseChannelLine(JSON.stringify(e.event)));
   const inChannel = new Set<string>();
+  // No channel file yet: the mod spooled and nobody folded (../analyze.ts lets that through).
+  const hasFile = (await files.stat(channelPath)) !== undefined;
   try {
     // Channel files are small (a few hundred bytes per event): one read takes all of it.
-    const read = await tail.read();
+    const read = hasFile ? await tail.read() : { lines: [] };
     for (const { scan } of read.lines) {
       channel.lines += 1;
       if (scan.kind === 'event' && spooled.length > 0) inChannel.add(JSON.stringify(scan.event));

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import type { Clock } from '../clock';
 import { type FileAccess, NotASmallFileError, readSmallFile } from '../fileAccess';
-import { SAFE_SESSION_ID } from './constants';
+import { CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID, SPOOL_DIR_NAME } from './constants';
 
 /**
  * The mod's spool (issue 23): when no receiver answers, the in-process mod
@@ -39,6 +39,21 @@ export function parseSpoolName(name: string): SpoolName | undefined {
   const m = SPOOL_NAME.exec(name);
   if (!m || !SAFE_SESSION_ID.test(m[1])) return undefined;
   return { name, sessionId: m[1], instance: m[2], seq: Number(m[3]) };
+}
+
+/** The spool folder beside a channel file and the session the file is of; undefined for a file not named as a session's. */
+export function spoolOfChannelFile(channelPath: string): { spoolDir: string; sessionId: string } | undefined {
+  const name = path.basename(channelPath);
+  if (!name.endsWith(CHANNEL_FILE_SUFFIX)) return undefined;
+  const sessionId = name.slice(0, -CHANNEL_FILE_SUFFIX.length);
+  if (!SAFE_SESSION_ID.test(sessionId)) return undefined;
+  return { spoolDir: path.join(path.dirname(channelPath), SPOOL_DIR_NAME), sessionId };
+}
+
+/** Whether the spool holds a file of the session (an event nobody has folded into its channel file yet). */
+export async function spoolHoldsSession(files: FileAccess, spoolDir: string, sessionId: string): Promise<boolean> {
+  const names = await files.readdir(spoolDir).catch(() => [] as string[]);
+  return names.some((name) => parseSpoolName(name)?.sessionId === sessionId);
 }
 
 /** A claimed file's original name, for one a folder renamed to claim it; undefined for any other name. */

@@ -308,6 +308,19 @@ describe('analyze: --channel join', () => {
     assert.deepEqual(fs.readdirSync(spoolDir).sort(), before);
   });
 
+  it('a session whose events are all still in the spool has no channel file: its spool is read alone; with neither, refused', async () => {
+    const transcript = write('s1.jsonl', [toolUse('toolu_1'), ''].join('\n'));
+    const channelDir = path.join(tmp, 'only-spool');
+    fs.mkdirSync(path.join(channelDir, 'spool'), { recursive: true });
+    const channel = path.join(channelDir, 's1.jsonl');
+    await assert.rejects(analyze(transcript, { channelPath: channel }), /channel file not found/);
+    fs.writeFileSync(path.join(channelDir, 'spool', 's1.0000000a.00000001.json'), j({ ...base, source: 'transcript-lag-mod', transport: 'mod', event: 'pre', tool_use_id: 'toolu_1', at: 700 }));
+    const a = await analyze(transcript, { channelPath: channel });
+    assert.equal(a.calls[0]!.hook_fired_at, 700);
+    assert.deepEqual([a.channel!.lines, a.channel!.spooled], [0, 1]);
+    assert.equal(fs.existsSync(channel), false);
+  });
+
   it('a seen wait proves before_result for its call and for every call whose record and result enclose it', async () => {
     // Lines: 1 X, 2 Y, 3 Z, 4 result Y, 5 result X, 6 result Z, 7 W, 8 result W.
     const transcript = write(

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ChangeSource } from '../../../../src/core/changeSource';
 import type { EngineEvent } from '../../../../src/core/engineEvents';
+import type { FileAccess } from '../../../../src/core/fileAccess';
 import { TranscriptLagEngine, type EngineOptions } from '../../../../src/core/engine';
 import { nodeFileAccess } from '../../../../src/platform/nodeFileAccess';
 import { nodeSpoolFolding } from '../../../../src/platform/spoolFolding';
@@ -93,10 +94,18 @@ describe('TranscriptLagEngine: the mod spool', () => {
   it('a change notification for a spool file folds and reads at once, without a tick', async () => {
     let notify: ((p: string) => void) | undefined;
     const changes: ChangeSource = { watch: (_folders, onChange) => ((notify = onChange), { dispose: () => undefined }) };
-    const t = await startEngine({ changes });
+    let spoolListings = 0;
+    const files: FileAccess = { ...nodeFileAccess, readdir: (dir) => (dir === spoolDir() && spoolListings++, nodeFileAccess.readdir(dir)) };
+    const t = await startEngine({ changes, files });
     const p = await spool('0000000d', 1, modPre(t, 'toolu_4', clock.now()));
     const held = new Promise<void>((resolve) => engine.onEvent((e) => e.event === 'held' && resolve()));
+    // A claim's name (another folder renaming a file) folds nothing: only a spool file's own name does.
+    // (A fold lists the spool at once, before its first wait: the count says whether one started.)
+    const listed = spoolListings;
+    notify!(`${p}.claimed-1-abcdef12`);
+    assert.equal(spoolListings, listed);
     notify!(p);
+    assert.equal(spoolListings, listed + 1);
     await held;
     assert.deepEqual(events.filter((e) => e.event === 'held').map((e) => e.event === 'held' && e.transport), ['mod']);
   });

@@ -102,6 +102,31 @@
     return s;
   }
 
+  /** Lags of the records read live, by type, beside the calls' (born: the mod's session.append, else the record's timestamp). */
+  function recordLags(rows) {
+    const s = section('Record lags (born → on disk)');
+    if (rows.length === 0) {
+      s.appendChild(el('p', 'muted', 'No record read live yet.'));
+      return s;
+    }
+    const t = el('table');
+    const head = el('tr');
+    for (const h of ['Record type', 'Records', 'Born by', 'p50', 'p95', 'Max']) head.appendChild(el('th', undefined, h));
+    t.appendChild(el('thead')).appendChild(head);
+    const body = el('tbody');
+    for (const r of rows) {
+      const tr = el('tr');
+      tr.appendChild(el('td', undefined, r.type));
+      tr.appendChild(el('td', 'num', r.count));
+      tr.appendChild(el('td', undefined, r.born_by));
+      for (const v of [r.p50, r.p95, r.max]) tr.appendChild(el('td', 'num', v));
+      body.appendChild(tr);
+    }
+    t.appendChild(body);
+    s.appendChild(t);
+    return s;
+  }
+
   function table(rows) {
     const s = section(`Calls (${rows.length})`);
     if (rows.length === 0) {
@@ -149,6 +174,7 @@
     frag.appendChild(summary(data));
     frag.appendChild(histogram(data.histogram));
     frag.appendChild(timeline(data.batches));
+    frag.appendChild(recordLags(data.record_lags ?? []));
     frag.appendChild(table(data.rows));
     frag.appendChild(el('p', 'muted', `Updated ${data.generated_at}`));
     root.replaceChildren(frag);

@@ -104,6 +104,12 @@ export function renderTable(a: TranscriptAnalysis): string {
     ], []);
     if (a.waits.unmatched) out.push(`(${a.waits.unmatched} waits for calls not in this file)`);
   }
+  if (a.channel) {
+    if (a.channel.spooled > 0) row('spool', `${plural(a.channel.spooled, 'event', 'events')} read from the mod's spool, not folded into the channel yet`);
+    // A record's lag is born -> on disk; a file holds no time of its writes, so offline it is unknown, never guessed.
+    const births = a.channel.events.record;
+    row('record lags', `unknown offline: no write times in a file (watch --json and the report measure them live)${births > 0 ? `; ${births} record births from the mod` : ''}`);
+  }
   if (a.changes.length > 0) row('changed', a.changes.map((ch) => ch.kind).join(', ') + ' during the analysis');
   if (a.malformed_lines.length > 0) {
     row('malformed', a.malformed_lines.slice(0, 10).map((m) => `${m.line} (${m.reason})`).join(', ') + (a.malformed > 10 ? ', …' : ''));

@@ -16,6 +16,7 @@ import { writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID } from '../core/channel/constants';
+import { type FireReport, isBetterFire } from '../core/channel/fireTime';
 import { completeLines, readBounded } from '../hook/boundedRead';
 import { resolveChannelDir } from '../hook/channelWriter';
 import { lineKind, ON_DISK_WINDOW_BYTES, recordFileOf, toolUseIdNeedle } from '../hook/onDiskCheck';
@@ -36,6 +37,7 @@ interface ChannelLine {
   event?: unknown;
   at?: unknown;
   tool_use_id?: unknown;
+  transport?: unknown;
   transcript_path?: unknown;
   agent_id?: unknown;
   record_on_disk?: unknown;
@@ -59,7 +61,12 @@ export function readTail(path: string, maxBytes: number): string | undefined {
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
-/** Each call's first pre, post and landed event, in the order their pre events came. */
+/** How a pre line reached the channel, for choosing among several reports of one call. */
+function fireOf(e: ChannelLine & { at: number }): FireReport {
+  return { at: e.at, transport: e.transport === 'mod' || e.transport === 'http' ? e.transport : 'command' };
+}
+
+/** Each call's pre (the mod's when it reported the call, else the earliest: ../core/channel/fireTime.ts), first post and landed event, in the order their first pre events came. */
 export function callsOf(channelText: string): CallEvents[] {
   const calls = new Map<string, CallEvents>();
   const later: ChannelLine[] = [];
@@ -73,8 +80,11 @@ export function callsOf(channelText: string): CallEvents[] {
     }
     if (typeof e?.tool_use_id !== 'string') continue;
     const at = num(e.at);
-    if (e.event === 'pre' && at !== undefined && !calls.has(e.tool_use_id)) calls.set(e.tool_use_id, { id: e.tool_use_id, pre: { ...e, at } });
-    else if (e.event === 'post' || e.event === 'landed') later.push(e);
+    if (e.event === 'pre' && at !== undefined) {
+      const known = calls.get(e.tool_use_id);
+      if (!known) calls.set(e.tool_use_id, { id: e.tool_use_id, pre: { ...e, at } });
+      else if (isBetterFire(fireOf(known.pre), fireOf({ ...e, at }))) known.pre = { ...e, at };
+    } else if (e.event === 'post' || e.event === 'landed') later.push(e);
   }
   for (const e of later) {
     const call = calls.get(e.tool_use_id as string);

@@ -5,6 +5,7 @@ import type { EngineEvent } from '../core/engineEvents';
 import { resolveClaudeDir } from '../core/discovery';
 import { TranscriptLagEngine, type EngineReady } from '../core/engine';
 import { chokidarChangeSource } from '../platform/chokidarChangeSource';
+import { nodeSpoolFolding } from '../platform/spoolFolding';
 import { HookReceiverService, receiverStatusText } from '../platform/hookReceiverService';
 import { isLoopbackHost, nonLoopbackMetricsWarning, parseMetricsAddress, type MetricsAddress } from '../platform/metricsAddress';
 import type { MetricsServer } from '../platform/metricsServer';
@@ -25,6 +26,8 @@ ended), plus session and tail changes. Ctrl-C stops.
                    The first is {"event":"ready",...,"files":N,"history_bytes":B}: from then on every
                    line appended to a transcript or hook channel is reported, while the history
                    found at start (B bytes in N transcripts) is still being indexed.
+                   Each live transcript record with a uuid is a "record" event (uuid, type, line,
+                   born_at, born_from "mod"|"timestamp", written_at, lag_ms); only --json prints them.
   --poll-ms N      stat poll interval, the safety net for missed file events (default 1000)
   --metrics [HOST:]PORT
                    also serve Prometheus metrics at http://HOST:PORT/metrics (HOST defaults to
@@ -83,8 +86,10 @@ function clockTime(at: number): string {
 }
 
 /** The readable live view: one line per event, printable (titles, tool names and ids come from transcripts). */
+/** The event as one readable line, or '' for events the readable view leaves out. */
 export function readableLine(e: EngineEvent): string {
-  return `${printable(readableText(e))}\n`;
+  const text = readableText(e);
+  return text ? `${printable(text)}\n` : '';
 }
 
 function readableText(e: EngineEvent): string {
@@ -107,6 +112,9 @@ function readableText(e: EngineEvent): string {
       return `${head}  line ${e.line} is partial on disk: ${e.bytes} bytes, no newline yet`;
     case 'tail':
       return `${head}  transcript ${e.change} (generation ${e.generation})`;
+    case 'record':
+      // One per transcript line: too many to read. --json has them; the report shows their lags by type.
+      return '';
     case 'session': {
       const s = e.stats;
       const lag = s.lag_p50_ms === null ? 'no lag measured' : `lag p50 ${formatDuration(s.lag_p50_ms)} p95 ${formatDuration(s.lag_p95_ms ?? 0)} max ${formatDuration(s.lag_max_ms ?? 0)}`;
@@ -149,9 +157,14 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     // then reads at once what was appended in between, instead of at the next stat poll.
     changes: chokidarChangeSource({ onReady: tick }),
     removeFile: (p) => fsp.unlink(p),
+    // The mod's spooled events (no receiver was up when it reported) are folded into the channel.
+    spool: nodeSpoolFolding,
   });
   const print = parsed.json ? jsonLine : readableLine;
-  engine.onEvent((e) => io.stdout(print(e)));
+  engine.onEvent((e) => {
+    const line = print(e);
+    if (line) io.stdout(line);
+  });
   // Limits hit (too many open files, a hook flood): on stderr, so --json output stays events only.
   engine.onNotice((n) => io.stderr(`transcript-lag watch: ${printable(engineNoticeText(n))}\n`));
   const metricsServer = parsed.metrics ? await serveMetrics(engine, parsed.metrics, io) : undefined;

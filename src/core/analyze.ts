@@ -1,4 +1,5 @@
 import { joinChannel } from './analyze/channelJoin';
+import { spoolHoldsSession, spoolOfChannelFile } from './channel/spool';
 import { countShapes, proveShapesFromHookSightings, proveShapesFromSeenWaits } from './analyze/shapes';
 import { TranscriptSummary } from './analyze/transcriptSummary';
 import type { TranscriptAnalysis } from './analyze/types';
@@ -63,6 +64,12 @@ async function requireFile(files: FileAccess, path: string, what: string): Promi
   return id.size;
 }
 
+/** The channel file does not exist and the spool beside it holds events of its session. */
+async function spooledOnly(files: FileAccess, channelPath: string): Promise<boolean> {
+  const spool = spoolOfChannelFile(channelPath);
+  return spool !== undefined && (await files.stat(channelPath)) === undefined && (await spoolHoldsSession(files, spool.spoolDir, spool.sessionId));
+}
+
 /**
  * Offline analysis of one transcript, on the same pieces as the live engine:
  * FileTail splits lines and streams their bytes into the record scanner, so
@@ -74,7 +81,8 @@ async function requireFile(files: FileAccess, path: string, what: string): Promi
  */
 export async function analyzeTranscript(opts: AnalyzeOptions): Promise<TranscriptAnalysis> {
   const sizeAtStart = await requireFile(opts.files, opts.path, 'transcript');
-  if (opts.channelPath !== undefined) await requireFile(opts.files, opts.channelPath, 'channel file');
+  // A session whose events are all still in the mod's spool has no channel file yet: its spool is read alone.
+  if (opts.channelPath !== undefined && !(await spooledOnly(opts.files, opts.channelPath))) await requireFile(opts.files, opts.channelPath, 'channel file');
   const read = await readInOneThread(opts, sizeAtStart);
   const { summary, bytes, partialTailBytes, changes } = read;
 

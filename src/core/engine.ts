@@ -8,7 +8,10 @@ import { BoundedFileAccess, DEFAULT_MAX_OPEN_FILES } from './boundedFileAccess';
 import type { SessionSnapshot } from './snapshot';
 import { Correlator } from './correlator';
 import { WorkspaceMatcher, isActiveSession, projectsDirOf } from './discovery';
-import { channelDirOf } from './channel/paths';
+import { CHANNEL_FILE_SUFFIX } from './channel/constants';
+import { channelDirOf, spoolDirOf } from './channel/paths';
+import { DEFAULT_CHANNEL_MAX_AGE_MS } from './channel/prune';
+import { type SpoolFolding, foldSpool, parseSpoolName } from './channel/spool';
 import { ChannelFiles } from './engine/channelFiles';
 import { TranscriptFiles } from './engine/transcriptFiles';
 import { ProjectsConfinement } from './engine/projectsConfinement';
@@ -34,6 +37,13 @@ export interface EngineOptions {
   channelMaxAgeMs?: number;
   /** Deletes a file; the engine uses it only to prune old channel files. */
   removeFile?: (path: string) => Promise<void>;
+  /**
+   * The writes that fold the mod's spool into the channel (claim, append,
+   * remove: src/platform/spoolFolding.ts). Without it the spool is left alone
+   * (whoever folds it, another window or `watch`, appends its events to the
+   * channel, which this engine then reads).
+   */
+  spool?: SpoolFolding;
   /** Bytes per transcript read (default 8 MiB): history is indexed in steps of this size. */
   maxBytesPerRead?: number;
   /** Files kept open at once (default 256): a followed file idle past it is closed and opened again when read. */
@@ -72,6 +82,8 @@ export class TranscriptLagEngine {
   /** When each kind of file-limit notice was last given: one line per minute at most, not one per file. */
   private readonly lastFileLimitNotice = new Map<boolean, number>();
   private matcher!: WorkspaceMatcher;
+  /** The bounded file access every reader here shares. */
+  private files!: FileAccess;
   private transcripts!: TranscriptFiles;
   private channels!: ChannelFiles;
   /** Per session: true once its cwd is known to match, false when known not to. */
@@ -91,6 +103,9 @@ export class TranscriptLagEngine {
   private indexing: Promise<void> = Promise.resolve();
   /** dispose() was called: indexing stops between reads instead of finishing first. */
   private stopping = false;
+  /** The fold of the spool running now, and whether a change came in meanwhile (one more fold then). */
+  private folding: Promise<void> | undefined;
+  private foldAgain = false;
 
   constructor(opts: EngineOptions) {
     this.opts = opts;
@@ -107,6 +122,7 @@ export class TranscriptLagEngine {
       this.lastFileLimitNotice.set(n.recovered, at);
       this.notice({ kind: 'file_limit', at, code: n.code, path: n.path, open_handles: n.openHandles, recovered: n.recovered, max_open: files.limit });
     });
+    this.files = files;
     this.matcher = new WorkspaceMatcher(files, o.workspaceFolders.map((f) => path.resolve(f)));
     const accept = o.scope === 'all' ? () => true : (name: string) => this.matcher.mayHold(name);
     const sink = {
@@ -158,6 +174,7 @@ export class TranscriptLagEngine {
     const now = this.opts.clock.now();
     this.lastRescanAt = now;
     await this.transcripts.discover(true, true);
+    await this.foldSpool();
     await this.channels.discover(true, true);
     await this.channels.readAll();
     this.subscribe();
@@ -188,6 +205,7 @@ export class TranscriptLagEngine {
 
   private subscribe(): void {
     if (!this.opts.changes) return;
+    // The channel folder holds the spool folder: the mod's spooled events are noticed as they are written.
     this.watcher = this.opts.changes.watch([projectsDirOf(this.opts.claudeDir), channelDirOf(this.opts.claudeDir)], (p) => {
       void this.onChange(p);
     });
@@ -196,7 +214,11 @@ export class TranscriptLagEngine {
   private async onChange(changed: string): Promise<void> {
     if (this.disposed) return;
     try {
-      if (this.channels.owns(changed)) await this.channels.readPath(changed);
+      if (path.dirname(path.resolve(changed)) === spoolDirOf(this.opts.claudeDir)) {
+        // Only a spool file's own name: the claims folding makes (renames) would fold again for nothing.
+        if (parseSpoolName(path.basename(changed)) === undefined) return;
+        for (const sessionId of await this.foldSpool()) await this.channels.readPath(path.join(channelDirOf(this.opts.claudeDir), `${sessionId}${CHANNEL_FILE_SUFFIX}`));
+      } else if (this.channels.owns(changed)) await this.channels.readPath(changed);
       else await this.transcripts.readPath(changed);
       await this.settleVisibility();
     } catch {
@@ -223,6 +245,7 @@ export class TranscriptLagEngine {
       this.lastRescanAt = now;
       await this.matcher.refresh();
     }
+    await this.foldSpool();
     await this.channels.discover(false, force);
     await this.transcripts.discover(force, false);
     await this.channels.readAll();
@@ -230,6 +253,35 @@ export class TranscriptLagEngine {
     await this.settleVisibility();
     this.evict(now);
     await this.pruneChannels(now);
+  }
+
+  /**
+   * Folds the mod's spool into the channel files (./channel/spool.ts), before
+   * the channel is read, so a session with no receiver up loses nothing. One
+   * fold at a time in this engine: a change noticed during one folds again
+   * after it. Returns the sessions whose channel files it appended to.
+   */
+  private async foldSpool(): Promise<string[]> {
+    const ops = this.opts.spool;
+    if (!ops) return [];
+    if (this.folding) {
+      this.foldAgain = true;
+      await this.folding;
+      return [];
+    }
+    const sessions = new Set<string>();
+    const run = async () => {
+      do {
+        this.foldAgain = false;
+        const o = this.opts;
+        const maxAgeMs = o.channelMaxAgeMs ?? DEFAULT_CHANNEL_MAX_AGE_MS;
+        const done = await foldSpool({ files: this.files, clock: o.clock, spoolDir: spoolDirOf(o.claudeDir), channelDir: channelDirOf(o.claudeDir), ops, maxAgeMs }).catch(() => undefined);
+        for (const id of done?.folded.keys() ?? []) sessions.add(id);
+      } while (this.foldAgain && !this.disposed);
+    };
+    this.folding = run().finally(() => (this.folding = undefined));
+    await this.folding;
+    return [...sessions];
   }
 
   private serialized(fn: () => Promise<void>): Promise<void> {

@@ -1,3 +1,4 @@
+import type { ChannelTransport } from './channel/constants';
 import type { TailChangeKind } from './tailTypes';
 
 /**
@@ -18,16 +19,16 @@ interface CallEventBase {
 /** A PreToolUse fired and the call's record is not on disk yet. `at` = hook fired. */
 export interface HeldEvent extends CallEventBase {
   event: 'held';
-  /** How the hook reported the call (a command hook process, or an http hook). */
-  transport?: 'command' | 'http';
+  /** How the call was reported: a command hook process, an http hook, or the in-process mod (preferred when several did). */
+  transport?: ChannelTransport;
   timeout_ms?: number;
 }
 
 /** The call's tool_use record was observed on disk. `at` = observed. Emitted for every tool_use record, hook or not. */
 export interface WrittenEvent extends CallEventBase {
   event: 'written';
-  /** How the call's hook reported it; absent without a hook event. */
-  transport?: 'command' | 'http';
+  /** How the call was reported (as on `held`); absent without a hook event. */
+  transport?: ChannelTransport;
   line: number;
   generation: number;
   /** The record's own timestamp (creation time), ms since epoch; null when absent. */
@@ -106,6 +107,30 @@ export interface PartialEvent {
   bytes: number;
 }
 
+/**
+ * A transcript record with a `uuid` was observed on disk (live lines only, a
+ * call's or not: text and thinking records too). `at` = `written_at`.
+ */
+export interface RecordWrittenEvent {
+  event: 'record';
+  session_id: string;
+  /** The file it is in (a subagent's own transcript for its records). */
+  transcript_path: string;
+  at: number;
+  agent_id?: string;
+  uuid: string;
+  /** The record's `type` ("user", "assistant", "attachment", "system", …); null when it has none. */
+  type: string | null;
+  line: number;
+  /** When the record was born: the mod's `record` event for the uuid when the channel had it, else the record's own `timestamp`; null with neither. */
+  born_at: number | null;
+  born_from: 'mod' | 'timestamp' | null;
+  /** When the tail read the line (as `written.at` for a call). */
+  written_at: number;
+  /** written_at − born_at, never below 0; null without born_at. */
+  lag_ms: number | null;
+}
+
 /** A session started being followed, or its title/stats changed. */
 export interface SessionEvent {
   event: 'session';
@@ -143,4 +168,5 @@ export type EngineEvent =
   | PostEvent
   | TailChangeEvent
   | PartialEvent
+  | RecordWrittenEvent
   | SessionEvent;

@@ -27,9 +27,11 @@ export const METADATA_TYPES: ReadonlySet<string> = new Set([
 export interface ScannedRecord {
   kind: 'record';
   type?: string;
+  /** The record's `uuid` (capped); the mod's `record` events name rows by it. */
+  uuid?: string;
   /**
    * The record's own `timestamp`: its creation time, not when it reached disk.
-   * This and the other fields of a call's context (`isSidechain`, `agentId`,
+   * Kept on records with a uuid or with tool uses. The other fields of a call's context (`isSidechain`, `agentId`,
    * `messageId`, `apiBlockIndex`, `stopReason`, `requestSessionId`, `version`) are kept only on records with
    * tool uses, where they are read.
    */

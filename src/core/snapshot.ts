@@ -1,4 +1,8 @@
+import type { ChannelTransport } from './channel/constants';
 import type { SessionStats } from './engineEvents';
+import type { RecordLagRow } from './correlator/recordLags';
+
+export type { RecordLagRow } from './correlator/recordLags';
 
 export type CallShape = 'before_result' | 'with_result' | 'unknown';
 
@@ -8,8 +12,10 @@ export interface CallSnapshot {
   tool_name?: string;
   session_id: string;
   agent_id?: string;
-  /** When its PreToolUse fired; undefined when no hook reported it. */
+  /** When its PreToolUse fired (the mod's time when the mod reported it); undefined when no hook reported it. */
   fired_at?: number;
+  /** How the report that gave `fired_at` reached us; undefined when no hook reported it. */
+  transport?: ChannelTransport;
   timeout_ms?: number;
   /** `held` until its record is observed on disk, then `written`, then `result`. */
   state: 'held' | 'written' | 'result';
@@ -77,4 +83,9 @@ export interface SessionSnapshot {
   last_activity_at: number;
   /** Write batches, newest last, bounded: the report's timeline. */
   batches: { observed_at: number; first_line: number; last_line: number; bytes: number }[];
+  /**
+   * Lags of the records reported live (born → on disk; `record` events), by
+   * record type, most records first; empty (or absent) until a live record with a uuid was read.
+   */
+  record_lags?: RecordLagRow[];
 }

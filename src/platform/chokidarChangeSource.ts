@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import type { ChangeSource, Disposable } from '../core/changeSource';
+import { SPOOL_DIR_NAME } from '../core/channel/constants';
 
 export interface ChokidarChangeSourceOptions {
   /** How deep under each folder to watch: projects/<slug>/<session>/subagents/agent-*.jsonl needs 4 (checked: 3 misses it). */
@@ -9,6 +10,14 @@ export interface ChokidarChangeSourceOptions {
   onReady?: () => void;
   /** Delay of the trailing notification after a path's last change event (default: chokidar's throttle + 10 ms). */
   trailingMs?: number;
+}
+
+/**
+ * The files whose changes matter: transcripts and channel files (`.jsonl`),
+ * and the mod's spool files (`spool/*.json`, one event each).
+ */
+export function isWatchedFile(p: string): boolean {
+  return p.endsWith('.jsonl') || (p.endsWith('.json') && path.basename(path.dirname(p)) === SPOOL_DIR_NAME);
 }
 
 /** chokidar's own suppression window for repeated change events of one path. */
@@ -30,8 +39,8 @@ export function chokidarChangeSource(opts: ChokidarChangeSourceOptions = {}): Ch
         // Transcripts grow by appends: report each write at once, never wait for the writer to finish.
         awaitWriteFinish: false,
         alwaysStat: false,
-        // Only transcripts and channel files matter; skip everything else (tool-results folders, backups).
-        ignored: (p: string, stats?: { isFile(): boolean }) => stats?.isFile() === true && !p.endsWith('.jsonl'),
+        // Only transcripts, channel and spool files matter; skip everything else (tool-results folders, backups).
+        ignored: (p: string, stats?: { isFile(): boolean }) => stats?.isFile() === true && !isWatchedFile(p),
       });
       // chokidar reports a path's first change, then drops that path's change events for
       // 50 ms (index.js, _throttle(CHANGE, path, 50)), with no trailing event. Claude Code
@@ -57,7 +66,7 @@ export function chokidarChangeSource(opts: ChokidarChangeSourceOptions = {}): Ch
         if (typeof watched !== 'string') return;
         if (!name) return;
         const changed = path.basename(watched) === name ? watched : path.join(watched, name);
-        if (changed.endsWith('.jsonl')) onChange(changed);
+        if (isWatchedFile(changed)) onChange(changed);
       });
       watcher.on('error', () => undefined);
       if (opts.onReady) watcher.once('ready', opts.onReady);

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { EngineEvent } from '../core/engineEvents';
+import type { ChannelTransport } from '../core/channel/constants';
 import type { SessionSnapshot } from '../core/snapshot';
 
 /**
@@ -44,7 +45,7 @@ export class LagMetrics {
   private readonly calls: Counter<'shape' | 'claude_version'>;
   private readonly waits: Counter<'outcome' | 'claude_version'>;
   /** Calls whose hook fired, so the transport of their `written` event is known (ids forgotten once written). */
-  private readonly transports = new Map<string, 'command' | 'http'>();
+  private readonly transports = new Map<string, ChannelTransport>();
 
   constructor(opts: LagMetricsOptions) {
     const registers = [this.registry];

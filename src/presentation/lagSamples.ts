@@ -78,7 +78,7 @@ export class LagSampleStore {
 
   /** Folds one engine event in; returns true when a sample changed. */
   add(e: EngineEvent): boolean {
-    if (e.event === 'tail' || e.event === 'session' || e.event === 'post' || e.event === 'partial') return false;
+    if (e.event === 'tail' || e.event === 'session' || e.event === 'post' || e.event === 'partial' || e.event === 'record') return false;
     const s = this.sampleFor(e);
     if (e.tool_name && !s.tool_name) s.tool_name = e.tool_name;
     if (e.agent_id && !s.agent_id) s.agent_id = e.agent_id;

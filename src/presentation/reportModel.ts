@@ -1,5 +1,5 @@
 import type { SessionStats } from '../core/engineEvents';
-import type { SessionSnapshot } from '../core/snapshot';
+import type { RecordLagRow, SessionSnapshot } from '../core/snapshot';
 import { callShapeText, formatDuration, formatStat } from './format';
 import { lagHistogram, type HistogramBin } from './histogram';
 import { sampleTime, type LagSample } from './lagSamples';
@@ -33,6 +33,17 @@ export interface ReportBatch {
   bytes: number;
 }
 
+/** One record type's lags (born → on disk), beside the calls' lags. */
+export interface ReportRecordLagRow {
+  type: string;
+  count: string;
+  /** How births were known: "mod" (its session.append), "timestamp" (the record's own), or both with counts. */
+  born_by: string;
+  p50: string;
+  p95: string;
+  max: string;
+}
+
 export interface ReportData {
   session_id: string;
   title: string;
@@ -43,6 +54,8 @@ export interface ReportData {
   histogram: HistogramBin[];
   rows: ReportRow[];
   batches: ReportBatch[];
+  /** Records read live, by type (the engine's record events); empty before any. */
+  record_lags: ReportRecordLagRow[];
 }
 
 /** Clock time of day with milliseconds, in UTC so rows compare across machines. */
@@ -77,6 +90,21 @@ function reportRow(s: LagSample, mainPath: string): ReportRow {
   };
 }
 
+function recordLagRow(r: RecordLagRow): ReportRecordLagRow {
+  const byTimestamp = r.count - r.from_mod;
+  const born_by = r.from_mod === 0 ? 'timestamp' : byTimestamp === 0 ? 'mod' : `mod ${r.from_mod} · timestamp ${byTimestamp}`;
+  return { type: r.type, count: String(r.count), born_by, p50: formatStat(r.p50_ms), p95: formatStat(r.p95_ms), max: formatStat(r.max_ms) };
+}
+
+/** The summary line of record lags: how many, and the worst type's p95 and max. */
+function recordLagSummary(rows: readonly RecordLagRow[]): string {
+  if (rows.length === 0) return 'none read live yet';
+  const count = rows.reduce((n, r) => n + r.count, 0);
+  const max = Math.max(...rows.map((r) => r.max_ms ?? 0));
+  const p95 = Math.max(...rows.map((r) => r.p95_ms ?? 0));
+  return `${count} records · worst p95 ${formatStat(p95)} · max ${formatStat(max)}`;
+}
+
 /** `name`: the session's name among all sessions (sessionNames), so the report says which of like-named sessions it is. */
 export function buildReport(session: SessionSnapshot, samples: readonly LagSample[], now: number, name = sessionTitle(session)): ReportData {
   const st = session.stats;
@@ -94,11 +122,13 @@ export function buildReport(session: SessionSnapshot, samples: readonly LagSampl
       { label: 'Held now', value: String(session.held.length) },
       { label: 'Calls written', value: String(st.calls_written) },
       { label: 'Lag p50 / p95 / max', value: `${formatStat(st.lag_p50_ms)} / ${formatStat(st.lag_p95_ms)} / ${formatStat(st.lag_max_ms)}` },
+      { label: 'Record lags (born → on disk)', value: recordLagSummary(session.record_lags ?? []) },
       { label: 'Shapes', value: `${st.shape_before_result} before result · ${st.shape_with_result} with result · ${st.shape_unknown} unknown` },
       { label: 'Malformed lines', value: String(st.malformed_lines) },
     ],
     histogram: lagHistogram(lags),
     rows,
     batches: session.batches.map((b) => ({ ...b })),
+    record_lags: (session.record_lags ?? []).map(recordLagRow),
   };
 }

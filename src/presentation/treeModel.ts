@@ -52,6 +52,14 @@ function hookModeNote(call: CallSnapshot): string | undefined {
   return undefined;
 }
 
+/** Who reported the call's fire time; the mod's is the moment tool.call fired, inside Claude Code. */
+export function transportNote(call: CallSnapshot): string | undefined {
+  if (call.transport === 'mod') return 'Reported by the mod, inside Claude Code: fired when tool.call fired.';
+  if (call.transport === 'http') return 'Reported by an http hook: fired when its request reached the receiver.';
+  if (call.transport === 'command') return 'Reported by a command hook: fired when its process started.';
+  return undefined;
+}
+
 function waitLine(call: CallSnapshot): string | undefined {
   const w = call.wait;
   return w ? `Hook's wait: ${w.outcome} after ${w.polls} polls, ${formatDuration(w.waited_ms)}` : undefined;
@@ -80,6 +88,7 @@ function heldNode(session: SessionSnapshot, call: CallSnapshot, now: number): Tr
     `held for ${formatDuration(age)}; ${heldWhere(session, call)}`,
     waitLine(call),
     hookModeNote(call),
+    transportNote(call),
   ];
   return {
     id: callNodeId(session.session_id, call.tool_use_id),
@@ -109,6 +118,7 @@ function writtenNode(session: SessionSnapshot, call: CallSnapshot): TreeNodeView
     call.copied_from !== undefined ? `Copied by --fork-session from session ${call.copied_from}: its lag and shape are that session's.` : undefined,
     waitLine(call),
     hookModeNote(call),
+    transportNote(call),
   ];
   return {
     id: callNodeId(session.session_id, call.tool_use_id),

@@ -12,3 +12,4 @@ export * from '../platform/hookInstaller';
 export * from '../platform/statusLineInstaller';
 export * from '../core/channel/reader';
 export * from '../platform/hookReceiverService';
+export * from '../platform/spoolFolding';

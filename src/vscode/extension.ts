@@ -55,9 +55,11 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
       log,
       files: nodeFileAccess,
       clock,
-      // removeFile lets the engine prune week-old channel files; it touches nothing else.
-      createEngine: async (opts) =>
-        new (loadEngineModule().TranscriptLagEngine)({ ...opts, removeFile: (p) => fsp.rm(p, { force: true }) }),
+      // removeFile lets the engine prune week-old channel files; spool folds the mod's spooled events into the channel.
+      createEngine: async (opts) => {
+        const engineModule = loadEngineModule();
+        return new engineModule.TranscriptLagEngine({ ...opts, removeFile: (p) => fsp.rm(p, { force: true }), spool: engineModule.nodeSpoolFolding });
+      },
       createChangeSource: async (onReady) => loadEngineModule().chokidarChangeSource({ onReady }),
       resolveClaudeDir: (setting) => resolveClaudeDir(setting),
       workspaceFolders: workspaceFolderPaths,

@@ -33,6 +33,9 @@ export function logEvent(log: vscode.LogOutputChannel, e: EngineEvent): void {
     case 'session':
       log.debug(printable(`session ${e.session_id.slice(0, 8)}: ${e.title ?? ''}`));
       break;
+    case 'record':
+      log.trace(`record ${e.uuid} line ${e.line} lag ${e.lag_ms ?? '-'} ms (born by ${e.born_from ?? 'nothing known'})`);
+      break;
     default:
       log.trace(printable(`${e.event} ${e.tool_use_id}`));
   }

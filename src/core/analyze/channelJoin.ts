@@ -1,7 +1,9 @@
 import type { ChannelLine } from '../channel/reader';
+import { readSpool, spoolOfChannelFile } from '../channel/spool';
 import type { Clock } from '../clock';
 import type { HookSighting, LandingSighting } from '../hookEvidence';
 import type { FileAccess } from '../fileAccess';
+import { type FireReport, isBetterFire } from '../channel/fireTime';
 import { FileTail } from '../tail';
 import type { AnalyzedCall, ChannelSummary, WaitSummary } from './types';
 
@@ -17,53 +19,81 @@ export async function joinChannel(
 ): Promise<{ waits: WaitSummary; channel: ChannelSummary; sightings: Map<string, CallSightings> }> {
   // The reader validates with zod, large to load: required here, so `analyze` without --channel
   // never loads it (the CLI's build makes it a bundle of its own, see scripts/build.mjs).
-  const { createChannelScanner } = require('../channel/reader') as typeof import('../channel/reader');
+  const { createChannelScanner, parseChannelLine } = require('../channel/reader') as typeof import('../channel/reader');
   const scanner = createChannelScanner();
   const tail = new FileTail<ChannelLine>({ path: channelPath, files, clock, scanner });
   const waits: WaitSummary = { seen: 0, behind: 0, error: 0, unmatched: 0 };
-  const channel: ChannelSummary = { file: channelPath, lines: 0, events: { pre: 0, post: 0, wait: 0, landed: 0 }, skipped: {} };
+  const channel: ChannelSummary = { file: channelPath, lines: 0, events: { pre: 0, post: 0, wait: 0, landed: 0, record: 0 }, spooled: 0, skipped: {} };
   const sightings = new Map<string, CallSightings>();
+  /** The report each call's `hook_fired_at` came from: the mod's wins (../channel/fireTime.ts). */
+  const fires = new Map<string, FireReport>();
+  const join = (scan: ChannelLine) => {
+    if (scan.kind !== 'event') {
+      channel.skipped[scan.kind] = (channel.skipped[scan.kind] ?? 0) + 1;
+      return;
+    }
+    const event = scan.event;
+    channel.events[event.event] += 1;
+    if (event.event === 'record') return;
+    const call = callOf(event.tool_use_id);
+    if (event.event === 'pre' || event.event === 'post' || event.event === 'landed') {
+      if (!call) return;
+      if (event.event === 'pre') {
+        const report = { at: event.at, transport: event.transport ?? 'command' } as const;
+        if (isBetterFire(fires.get(call.tool_use_id), report)) {
+          fires.set(call.tool_use_id, report);
+          call.hook_fired_at = event.at;
+        }
+      }
+      let seen = sightings.get(call.tool_use_id);
+      if (!seen) sightings.set(call.tool_use_id, (seen = {}));
+      // The earliest of each: a duplicated line must not change the verdict.
+      if (event.event === 'landed') {
+        if (!seen.landed || event.at < seen.landed.at) seen.landed = event;
+      } else if (!seen[event.event] || event.at < seen[event.event]!.at) {
+        seen[event.event] = event;
+      }
+    } else if (event.event === 'wait') {
+      waits[event.outcome] += 1;
+      if (!call) {
+        waits.unmatched += 1;
+        return;
+      }
+      const wait: NonNullable<AnalyzedCall['waits']>[number] = {
+        outcome: event.outcome,
+        polls: event.polls,
+        waited_ms: event.waited_ms,
+      };
+      if (event.line !== undefined) wait.line = event.line;
+      if (event.source !== undefined) wait.source = event.source;
+      (call.waits ??= []).push(wait);
+    }
+  };
+  // The mod's events not folded into the channel yet, read where they lie (analyze writes nothing).
+  // Read before the channel: an event folded meanwhile is then in both, and counted once, never in neither.
+  const spool = spoolOfChannelFile(channelPath);
+  const spooled =
+    spool === undefined
+      ? []
+      : (await readSpool({ files, clock, ...spool, maxFiles: Number.MAX_SAFE_INTEGER }, 0)).ready.map((e) => parseChannelLine(JSON.stringify(e.event)));
+  const inChannel = new Set<string>();
+  // No channel file yet: the mod spooled and nobody folded (../analyze.ts lets that through).
+  const hasFile = (await files.stat(channelPath)) !== undefined;
   try {
     // Channel files are small (a few hundred bytes per event): one read takes all of it.
-    const read = await tail.read();
+    const read = hasFile ? await tail.read() : { lines: [] };
     for (const { scan } of read.lines) {
       channel.lines += 1;
-      if (scan.kind !== 'event') {
-        channel.skipped[scan.kind] = (channel.skipped[scan.kind] ?? 0) + 1;
-        continue;
-      }
-      const event = scan.event;
-      channel.events[event.event] += 1;
-      const call = callOf(event.tool_use_id);
-      if (event.event === 'pre' || event.event === 'post' || event.event === 'landed') {
-        if (!call) continue;
-        if (event.event === 'pre' && (call.hook_fired_at === undefined || event.at < call.hook_fired_at)) call.hook_fired_at = event.at;
-        let seen = sightings.get(call.tool_use_id);
-        if (!seen) sightings.set(call.tool_use_id, (seen = {}));
-        // The earliest of each: a duplicated line must not change the verdict.
-        if (event.event === 'landed') {
-          if (!seen.landed || event.at < seen.landed.at) seen.landed = event;
-        } else if (!seen[event.event] || event.at < seen[event.event]!.at) {
-          seen[event.event] = event;
-        }
-      } else if (event.event === 'wait') {
-        waits[event.outcome] += 1;
-        if (!call) {
-          waits.unmatched += 1;
-          continue;
-        }
-        const wait: NonNullable<AnalyzedCall['waits']>[number] = {
-          outcome: event.outcome,
-          polls: event.polls,
-          waited_ms: event.waited_ms,
-        };
-        if (event.line !== undefined) wait.line = event.line;
-        if (event.source !== undefined) wait.source = event.source;
-        (call.waits ??= []).push(wait);
-      }
+      if (scan.kind === 'event' && spooled.length > 0) inChannel.add(JSON.stringify(scan.event));
+      join(scan);
     }
   } finally {
     await tail.close();
+  }
+  for (const scan of spooled) {
+    if (scan.kind === 'event' && inChannel.has(JSON.stringify(scan.event))) continue;
+    channel.spooled += 1;
+    join(scan);
   }
   return { waits, channel, sightings };
 }

@@ -77,7 +77,10 @@ export interface WaitSummary {
 export interface ChannelSummary {
   file: string;
   lines: number;
-  events: { pre: number; post: number; wait: number; landed: number };
+  /** `record`: rows whose birth the mod reported (no write times offline, so no record lags here). */
+  events: { pre: number; post: number; wait: number; landed: number; record: number };
+  /** Events read from the mod's spool (`<channel dir>/spool/`, not folded into the file yet), counted in `events` too. */
+  spooled: number;
   /** Lines that were not a valid event, by kind (malformed, invalid, unknown-version, …). */
   skipped: Record<string, number>;
 }

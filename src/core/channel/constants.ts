@@ -13,6 +13,16 @@ export const CHANNEL_DIR_NAME = 'transcript-lag';
 /** `source` of events our own hook writes. */
 export const HOOK_SOURCE = 'transcript-lag-hook';
 
+/** `source` of events the in-process mod (src/mod/, plugin/hooks/) writes. */
+export const MOD_SOURCE = 'transcript-lag-mod';
+
+/** How a call's report reached the channel: a command hook process, an http hook, or the in-process mod. */
+export const CHANNEL_TRANSPORTS = ['command', 'http', 'mod'] as const;
+export type ChannelTransport = (typeof CHANNEL_TRANSPORTS)[number];
+
+/** Subfolder of the channel folder where the mod spools events when no receiver answers: one file per event. */
+export const SPOOL_DIR_NAME = 'spool';
+
 /** File name of the stable hook copy; also the marker by which we know our settings.json entries. */
 export const HOOK_FILE_NAME = 'transcript-lag-hook.js';
 

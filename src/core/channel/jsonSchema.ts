@@ -19,7 +19,7 @@ export function channelEventJsonSchema(): Record<string, unknown> {
     $schema,
     title: `Transcript Lag channel event, version ${CHANNEL_SCHEMA_VERSION}`,
     description:
-      'One line of <claude dir>/transcript-lag/<session_id>.jsonl: a pre, post or wait event. ' +
+      'One line of <claude dir>/transcript-lag/<session_id>.jsonl: a pre, post, wait, landed or record event. ' +
       'Append one JSON object per line with a single write; readers skip lines with an unknown v or event.',
     ...rest,
   };

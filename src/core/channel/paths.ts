@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { CHANNEL_DIR_NAME, CHANNEL_FILE_SUFFIX, HOOK_BIN_DIR_NAME, HOOK_FILE_NAME, SAFE_SESSION_ID } from './constants';
+import { CHANNEL_DIR_NAME, CHANNEL_FILE_SUFFIX, HOOK_BIN_DIR_NAME, HOOK_FILE_NAME, SAFE_SESSION_ID, SPOOL_DIR_NAME } from './constants';
 
 // Pure path arithmetic (node:path only, no file system), shared by the engine,
 // the installer and the extension.
@@ -35,4 +35,9 @@ export function isTranscriptPathAllowed(transcriptPath: string, claudeDir: strin
   const rel = pathApi.relative(projects, resolved);
   if (!rel || rel === '..' || rel.startsWith('..' + pathApi.sep) || pathApi.isAbsolute(rel)) return false;
   return resolved.endsWith(CHANNEL_FILE_SUFFIX);
+}
+
+/** Where the mod spools events when no receiver answers (./spool.ts). */
+export function spoolDirOf(claudeDir: string): string {
+  return path.join(channelDirOf(claudeDir), SPOOL_DIR_NAME);
 }

@@ -30,7 +30,7 @@ export interface ChannelScanner extends LineScanner<ChannelLine> {
 
 export const DEFAULT_CHANNEL_MAX_LINE_BYTES = 64 * 1024;
 
-const KNOWN_EVENTS = new Set(['pre', 'post', 'wait', 'landed']);
+const KNOWN_EVENTS = new Set(['pre', 'post', 'wait', 'landed', 'record']);
 /** Every line our hook writes starts so; a line that also holds it later is two lines glued by a killed write. */
 const EVENT_START = '{"v":';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHANNEL_SCHEMA_VERSION } from './constants';
+import { CHANNEL_SCHEMA_VERSION, CHANNEL_TRANSPORTS } from './constants';
 
 /**
  * The hook channel: one JSONL file per session under `<claude dir>/transcript-lag/`.
@@ -10,19 +10,28 @@ import { CHANNEL_SCHEMA_VERSION } from './constants';
 // Defined in ./constants (zod-free, so the bundled hook can share it); re-exported here unchanged.
 export { CHANNEL_SCHEMA_VERSION };
 
-const base = {
+/** Fields of every event. */
+const sessionBase = {
   /** Schema version. Readers skip versions they do not know. */
   v: z.literal(CHANNEL_SCHEMA_VERSION),
-  /** Ms since epoch when the event happened (for `pre`, when the hook was fired). */
+  /** Ms since epoch when the event happened (for `pre`, when the hook was fired; for `record`, when the row was born). */
   at: z.number().int().nonnegative(),
   session_id: z.string().min(1).max(200),
   transcript_path: z.string().min(1).max(4096),
-  tool_use_id: z.string().min(1).max(200),
-  tool_name: z.string().max(200).optional(),
   agent_id: z.string().max(200).optional(),
-  /** Who wrote the event: "transcript-lag-hook", or another hook's own name. */
+  /** Who wrote the event: "transcript-lag-hook", "transcript-lag-mod", or another hook's own name. */
   source: z.string().max(200).optional(),
 };
+
+/** Fields of every event about one tool call. */
+const base = {
+  ...sessionBase,
+  tool_use_id: z.string().min(1).max(200),
+  tool_name: z.string().max(200).optional(),
+};
+
+/** How the call's report reached us: a `command` hook process (the default when absent), an `http` hook, or the in-process `mod`. */
+const transport = z.enum(CHANNEL_TRANSPORTS);
 
 /**
  * What was on disk for the call while its hook ran (pre and post events,
@@ -49,8 +58,8 @@ export const preEventSchema = z.object({
   prompt_id: z.string().max(200).optional(),
   /** `announce` reports only; `probe` also waits for its own call and reports a `wait`. */
   mode: z.enum(['announce', 'probe']).optional(),
-  /** How the hook reached us: a `command` hook process (the default when absent) or an `http` hook. */
-  transport: z.enum(['command', 'http']).optional(),
+  /** How the report reached us (see `transport` above); absent: a command hook. */
+  transport: transport.optional(),
   /** Hook timeout in ms, when known: views warn as a hold nears it. */
   timeout_ms: z.number().int().positive().optional(),
 });
@@ -59,6 +68,8 @@ export const postEventSchema = z.object({
   ...base,
   ...onDisk,
   event: z.literal('post'),
+  /** As on `pre`; absent: a command hook. */
+  transport: transport.optional(),
 });
 
 export const waitEventSchema = z.object({
@@ -91,10 +102,29 @@ export const landedEventSchema = z.object({
   record_path: z.string().min(1).max(4096).optional(),
 });
 
-export const channelEventSchema = z.discriminatedUnion('event', [preEventSchema, postEventSchema, waitEventSchema, landedEventSchema]);
+/**
+ * A row was appended to the conversation (the mod's `session.append`): its
+ * birth time, before it is written to the transcript. The row's `uuid` is the
+ * same in the transcript file, so a reader joins the two on it. Not about one
+ * call: no `tool_use_id` of its own.
+ */
+export const recordEventSchema = z.object({
+  ...sessionBase,
+  event: z.literal('record'),
+  uuid: z.string().min(1).max(200),
+  record_type: z.enum(['user', 'assistant', 'attachment', 'system']),
+  /** Ids of an assistant row's tool_use blocks, or of a user row's tool_results. */
+  tool_use_ids: z.array(z.string().min(1).max(200)).max(1000).optional(),
+});
+
+export const channelEventSchema = z.discriminatedUnion('event', [preEventSchema, postEventSchema, waitEventSchema, landedEventSchema, recordEventSchema]);
 
 export type PreEvent = z.infer<typeof preEventSchema>;
 export type PostEvent = z.infer<typeof postEventSchema>;
 export type WaitEvent = z.infer<typeof waitEventSchema>;
 export type LandedEvent = z.infer<typeof landedEventSchema>;
+export type RecordEvent = z.infer<typeof recordEventSchema>;
+/** The events about one call (every event but `record`). */
+export type CallChannelEvent = Exclude<ChannelEvent, RecordEvent>;
+export type { ChannelTransport } from './constants';
 export type ChannelEvent = z.infer<typeof channelEventSchema>;

@@ -1,5 +1,6 @@
 import type { HeldBounds, HookSighting, LandingSighting } from '../hookEvidence';
 import { verdictFromHook } from '../hookEvidence';
+import type { ChannelTransport } from '../channel/constants';
 import type { CallShape } from '../snapshot';
 
 /**
@@ -44,13 +45,13 @@ export interface CallFacts {
   id: string;
   toolName?: string;
   agentId?: string;
-  /** Earliest PreToolUse `at` reported for the call. */
+  /** When the call fired: the mod's `at` when the mod reported it, else the earliest `pre` (../channel/fireTime.ts). */
   firedAt?: number;
   timeoutMs?: number;
   /** The `mode` of the earliest `pre` event that said one. */
   hookMode?: 'announce' | 'probe';
-  /** How the earliest `pre` event reached the channel: a command hook unless it says http. */
-  transport?: 'command' | 'http';
+  /** How the `pre` that gave `firedAt` reached the channel (absent on the event: a command hook). */
+  transport?: ChannelTransport;
   /** Path named by the hook event, for calls not written yet. */
   hookTranscriptPath?: string;
   written?: WrittenObservation;

@@ -2,8 +2,11 @@ import type { EngineEvent, SessionStats } from '../engineEvents';
 import { type ScanResult, type ScannedRecord, copiedFrom } from '../records';
 import type { SessionSnapshot } from '../snapshot';
 import type { TailRead } from '../tailTypes';
-import type { LandedEvent, PostEvent, PreEvent, WaitEvent } from '../channel/schema';
+import type { LandedEvent, PostEvent, PreEvent, RecordEvent, WaitEvent } from '../channel/schema';
+import { RecordBirths } from './recordBirths';
+import { RecordLags } from './recordLags';
 import { type HookSighting, type LandingSighting, verdictFromHook } from '../hookEvidence';
+import { isBetterFire } from '../channel/fireTime';
 import { KeyedCounter, LagWindow } from '../stats';
 import {
   type CallFacts,
@@ -84,6 +87,10 @@ export class SessionState {
   private writtenCount = 0;
   private readonly lines = new Map<string, LineRanges>();
   private readonly disk: SessionDisk;
+  /** Rows' birth times by uuid, from the mod's `record` events. */
+  private readonly births = new RecordBirths();
+  /** The records reported live, and their lags by type. */
+  private readonly recordLags = new RecordLags();
   private title?: Keyed<string>;
   private firstPrompt?: Keyed<string>;
   private cwd?: Keyed<string>;
@@ -156,12 +163,16 @@ export class SessionState {
     const c = this.call(ev.tool_use_id);
     const lagBefore = lagOf(c);
     const first = c.firedAt === undefined;
-    if (first || ev.at < (c.firedAt as number)) c.firedAt = ev.at;
+    // Several transports may report one call (the mod and a command hook): it is one call, fired when the best report says.
+    const report = { at: ev.at, transport: ev.transport ?? 'command' } as const;
+    if (isBetterFire(first ? undefined : { at: c.firedAt as number, transport: c.transport ?? 'command' }, report)) {
+      c.firedAt = report.at;
+      c.transport = report.transport;
+    }
     c.toolName ??= ev.tool_name;
     c.agentId ??= ev.agent_id;
     c.timeoutMs ??= ev.timeout_ms;
     c.hookMode ??= ev.mode;
-    c.transport ??= ev.transport ?? 'command';
     c.hookTranscriptPath ??= ev.transcript_path;
     if (sighting) {
       c.preSighting = earlierSighting(c.preSighting, sighting);
@@ -225,6 +236,12 @@ export class SessionState {
     const first = c.postAt === undefined;
     if (first || ev.at < (c.postAt as number)) c.postAt = ev.at;
     if (first) out.push({ ...this.base(ev), event: 'post', at: ev.at });
+  }
+
+  /** The mod saw a row born (`session.append`): kept until the row's line is read. */
+  ingestRecordBirth(ev: RecordEvent, observedAt: number): void {
+    this.touch(observedAt);
+    this.births.note(ev.uuid, ev.at);
   }
 
   /** The watcher our post hook left behind saw the record land (see ../hookEvidence.ts). */
@@ -306,8 +323,36 @@ export class SessionState {
         this.ingestToolUse(tu.id, tu.name, input.agentId ?? rec.agentId, written, origin, out, l.partialDwellMs);
       }
       for (const id of rec.toolResults) this.ingestResult(id, obs, out);
+      if (!historical && rec.uuid !== undefined && origin === undefined) this.ingestRecordLine(rec, rec.uuid, obs, input.agentId ?? rec.agentId, out);
     }
     this.prune();
+  }
+
+  /**
+   * A live record with a uuid reached disk: born (the mod's time, else its own
+   * timestamp) → written. Reported once per uuid, whatever reads it again.
+   */
+  private ingestRecordLine(rec: ScannedRecord, uuid: string, obs: Observation, agentId: string | undefined, out: EngineEvent[]): void {
+    if (!this.recordLags.firstSight(uuid)) return;
+    const fromMod = this.births.bornAt(uuid);
+    const bornAt = fromMod ?? parseTimestamp(rec.timestamp);
+    const lag = bornAt === null ? null : Math.max(0, obs.observedAt - bornAt);
+    const type = rec.type ?? null;
+    if (lag !== null) this.recordLags.add(uuid, type ?? '(none)', lag, fromMod !== undefined);
+    out.push({
+      event: 'record',
+      session_id: this.sessionId,
+      transcript_path: obs.path,
+      at: obs.observedAt,
+      ...(agentId !== undefined ? { agent_id: agentId } : {}),
+      uuid,
+      type,
+      line: obs.line,
+      born_at: bornAt,
+      born_from: fromMod !== undefined ? 'mod' : bornAt !== null ? 'timestamp' : null,
+      written_at: obs.observedAt,
+      lag_ms: lag,
+    });
   }
 
   private ingestToolUse(id: string, name: string, agentId: string | undefined, obs: WrittenObservation, origin: string | undefined, out: EngineEvent[], partialDwellMs = 0): void {
@@ -431,6 +476,7 @@ export class SessionState {
       bytes_on_disk: this.disk.bytes,
       last_activity_at: this.lastActivityAt,
       batches: this.disk.batchRows(),
+      record_lags: this.recordLags.rows(),
     };
   }
 

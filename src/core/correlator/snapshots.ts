@@ -26,6 +26,7 @@ export function callSnapshot(sessionId: string, c: CallFacts, held: HeldPlace = 
   if (c.toolName !== undefined) snap.tool_name = c.toolName;
   if (c.agentId !== undefined) snap.agent_id = c.agentId;
   if (c.firedAt !== undefined) snap.fired_at = c.firedAt;
+  if (c.firedAt !== undefined && c.transport !== undefined) snap.transport = c.transport;
   if (c.timeoutMs !== undefined) snap.timeout_ms = c.timeoutMs;
   if (w) {
     snap.line = w.line;
@@ -74,6 +75,7 @@ export function heldEventOf(h: CallSnapshot, transcriptPath: string): HeldEvent 
     ...callEventBase(h.session_id, { tool_use_id: h.tool_use_id, tool_name: h.tool_name, transcript_path: transcriptPath, agent_id: h.agent_id }),
     event: 'held',
     at: h.fired_at as number,
+    ...(h.transport !== undefined ? { transport: h.transport } : {}),
     ...(h.timeout_ms !== undefined ? { timeout_ms: h.timeout_ms } : {}),
   };
 }

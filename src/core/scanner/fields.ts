@@ -7,7 +7,7 @@ import { METADATA_TYPES, type ScannedRecord, type ToolUseRef } from '../records'
  * it into a ScannedRecord, so they cannot drift apart:
  *
  * - Only these paths are read: root `type timestamp sessionId requestSessionId
- *   version cwd agentId` (strings), `isSidechain isMeta` (booleans), `apiBlockIndex` (number),
+ *   version cwd agentId uuid` (strings), `isSidechain isMeta` (booleans), `apiBlockIndex` (number),
  *   `aiTitle customTitle lastPrompt` (strings), `message.id`, `message.stop_reason`
  *   (string or null), `message.content` (string, or an array of block objects:
  *   `type id name tool_use_id text`).
@@ -22,6 +22,8 @@ import { METADATA_TYPES, type ScannedRecord, type ToolUseRef } from '../records'
  *   record's type (readsText), the texts a prompt comes from when buildRecord
  *   is told no prompt is wanted, and the call context of a record without tool
  *   uses (keepsCallContext): the records, not the fields, are what must agree.
+ *   analyze's capture may also leave out `uuid` (LineReducer.keepsIds), which
+ *   only the live engine reads.
  */
 export const ID_CAP = 512;
 export const TEXT_CAP = 200;
@@ -34,6 +36,8 @@ export const NUMBER_TEXT_CAP = 64;
 
 export interface CapturedFields {
   type?: string;
+  /** The record's `uuid`: the mod's record events name rows by it. */
+  uuid?: string;
   timestamp?: string;
   sessionId?: string;
   requestSessionId?: string;
@@ -66,6 +70,7 @@ export interface CapturedFields {
 export function emptyFields(): CapturedFields {
   return {
     type: undefined,
+    uuid: undefined,
     timestamp: undefined,
     sessionId: undefined,
     requestSessionId: undefined,
@@ -112,8 +117,10 @@ export const ROOT_STRING_KEYS: Readonly<Record<string, number>> = {
   aiTitle: TEXT_CAP,
   customTitle: TEXT_CAP,
   lastPrompt: TEXT_CAP,
+  // Claude Code's are 36 characters; the mod's record events allow 200 (MAX_ID_LENGTH).
+  uuid: 200,
 };
-export type RootStringKey = 'type' | 'timestamp' | 'sessionId' | 'requestSessionId' | 'version' | 'cwd' | 'agentId' | 'aiTitle' | 'customTitle' | 'lastPrompt';
+export type RootStringKey = 'type' | 'timestamp' | 'sessionId' | 'requestSessionId' | 'version' | 'cwd' | 'agentId' | 'aiTitle' | 'customTitle' | 'lastPrompt' | 'uuid';
 const ROOT_STRING_KEY_NAMES = Object.keys(ROOT_STRING_KEYS) as RootStringKey[];
 
 /** What a content block (an object of message.content) adds to `f`, after the blocks before it. */
@@ -192,10 +199,11 @@ export function buildRecord(f: CapturedFields, prompts = true): ScannedRecord {
     isMetadata: f.type !== undefined && METADATA_TYPES.has(f.type),
   };
   if (f.type !== undefined) rec.type = f.type;
+  if (f.uuid !== undefined) rec.uuid = f.uuid;
   if (f.sessionId !== undefined) rec.sessionId = f.sessionId;
   if (f.cwd !== undefined) rec.cwd = f.cwd;
+  if (keepsTimestamp(f.toolUses, f.uuid) && f.timestamp !== undefined) rec.timestamp = f.timestamp;
   if (keepsCallContext(f.toolUses)) {
-    if (f.timestamp !== undefined) rec.timestamp = f.timestamp;
     if (f.requestSessionId !== undefined) rec.requestSessionId = f.requestSessionId;
     if (f.version !== undefined) rec.version = f.version;
     if (f.isSidechain !== undefined) rec.isSidechain = f.isSidechain;
@@ -224,7 +232,8 @@ export class PlainRecords {
   private readonly byType = new Map<string | undefined, ScannedRecord>();
 
   recordOf(f: CapturedFields, prompts: boolean): ScannedRecord {
-    if (f.toolUses !== NO_TOOL_USES || f.toolResults !== NO_TOOL_RESULTS || readsText(f.type, 'aiTitle') || readsText(f.type, 'customTitle')) {
+    // A record with a uuid is its own (analyze's capture leaves uuids out: LineReducer.keepsIds).
+    if (f.uuid !== undefined || f.toolUses !== NO_TOOL_USES || f.toolResults !== NO_TOOL_RESULTS || readsText(f.type, 'aiTitle') || readsText(f.type, 'customTitle')) {
       return buildRecord(f, prompts);
     }
     if (prompts && promptOf(f) !== undefined) return buildRecord(f, prompts);
@@ -247,7 +256,16 @@ function promptOf(f: CapturedFields): string | undefined {
 }
 
 /**
- * Whether buildRecord keeps the context of a call: `timestamp`, `messageId`,
+ * Whether buildRecord keeps a record's `timestamp` (its creation time): on a
+ * call's record, and on any record with a `uuid`, whose birth the live engine
+ * takes from it when the mod did not report one (the `record` EngineEvent).
+ */
+export function keepsTimestamp(toolUses: readonly ToolUseRef[], uuid: string | undefined): boolean {
+  return uuid !== undefined || keepsCallContext(toolUses);
+}
+
+/**
+ * Whether buildRecord keeps the context of a call: `timestamp` (see keepsTimestamp), `messageId`,
  * `apiBlockIndex`, `stopReason`, `isSidechain`, `agentId`, `requestSessionId`, `version`. Only on a record
  * with tool uses: the correlator and analyze read them there alone, and most
  * lines (tool results, text and thinking blocks, metadata) then cost no

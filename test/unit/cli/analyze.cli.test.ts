@@ -55,6 +55,8 @@ describe('CLI: transcript-lag analyze', () => {
       assert.match(table.out(), /^session +waits that saw the call +waits that ended behind +errors$/m);
       assert.match(table.out(), /^31fe55b3-cdf5-46f4-87b6-e09ef369569a +0 +1 +0$/m);
       assert.match(table.out(), /toolu_field001r +- +behind \(50 polls\)/);
+      // Record lags need write times a file does not hold: said unknown, not guessed.
+      assert.match(table.out(), /^record lags +unknown offline: no write times in a file/m);
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
     }

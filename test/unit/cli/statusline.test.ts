@@ -47,6 +47,15 @@ describe('statusline: what the terminal shows', function () {
     assert.doesNotMatch(terminalStatusText(after), /held/);
   });
 
+  it("a call the mod and a command hook both reported is one held call, aged from the mod's time", function () {
+    const t = tempClaude();
+    t.event({ event: 'pre', at: NOW - 2000, tool_use_id: 'toolu_A', record_on_disk: false, checked_at: NOW - 1990 });
+    t.event({ event: 'pre', at: NOW - 2100, tool_use_id: 'toolu_A', transport: 'mod', source: 'transcript-lag-mod' });
+    t.event({ event: 'record', at: NOW - 2200, uuid: 'u-1', record_type: 'assistant', source: 'transcript-lag-mod' });
+    const held = sessionStatus(t.channelDir, SESSION, NOW, t.transcript);
+    assert.deepEqual({ held: held.held, age: held.oldestHeldMs }, { held: 1, age: 2100 });
+  });
+
   it('idle: the last call\'s lag, exact from a landing the hook watched, else the bound its hook saw', function () {
     const t = tempClaude();
     t.record('toolu_A');

@@ -93,6 +93,37 @@ describe('watch CLI', () => {
     assert.ok(typeof written?.lag_ms === 'number' && written.lag_ms >= 0);
   });
 
+  it("--json: the mod's spooled events are folded: its call says transport mod, and each live record is a record event born when the mod said", async () => {
+    const t = fx.transcriptPath(S);
+    await fx.append(t, [userPrompt(S, fx.workspace)]);
+    const c = capturingIo(fx.workspace);
+    const done = run(['--json', '--claude-dir', fx.claudeDir, '--poll-ms', '20'], c.io);
+    running = { stop: c.stop, done };
+    await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'session'));
+    const spool = path.join(fx.claudeDir, 'transcript-lag', 'spool');
+    await fsp.mkdir(spool, { recursive: true });
+    const fired = Date.now() - 50;
+    const mod = { v: 1, session_id: S, transcript_path: t, source: 'transcript-lag-mod' };
+    const record = toolUseRecord(S, fx.workspace, 'toolu_m1') as { uuid: string };
+    await fsp.writeFile(path.join(spool, `${S}.0000abcd.00000001.json`), JSON.stringify({ ...mod, event: 'record', at: fired - 5, uuid: record.uuid, record_type: 'assistant', tool_use_ids: ['toolu_m1'] }));
+    await fsp.writeFile(path.join(spool, `${S}.0000abcd.00000002.json`), JSON.stringify({ ...mod, event: 'pre', at: fired, tool_use_id: 'toolu_m1', tool_name: 'Bash', transport: 'mod' }));
+    await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'held'));
+    await fx.append(t, [record]);
+    await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'record'));
+    c.stop();
+    assert.equal(await done, 0);
+    const objs = c.out.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const held = objs.find((o) => o.event === 'held');
+    assert.deepEqual([held?.tool_use_id, held?.transport, held?.at], ['toolu_m1', 'mod', fired]);
+    const written = objs.find((o) => o.event === 'written');
+    assert.deepEqual([written?.transport, written?.fired_at], ['mod', fired]);
+    const rec = objs.find((o) => o.event === 'record')!;
+    assert.deepEqual(Object.keys(rec), ['event', 'session_id', 'tool_use_id', 'at', 'transcript_path', 'uuid', 'type', 'line', 'born_at', 'born_from', 'written_at', 'lag_ms']);
+    assert.deepEqual([rec.uuid, rec.type, rec.line, rec.born_at, rec.born_from, rec.tool_use_id], [record.uuid, 'assistant', 2, fired - 5, 'mod', null]);
+    assert.equal(rec.lag_ms, (rec.written_at as number) - (fired - 5));
+    assert.deepEqual(await fsp.readdir(spool), []);
+  });
+
   it('--json: ready comes before the history is indexed, and every record appended after it is an event', async () => {
     const t = fx.transcriptPath(S);
     await fx.append(t, [userPrompt(S, fx.workspace), toolUseRecord(S, fx.workspace, 'toolu_hist'), toolResultRecord(S, fx.workspace, 'toolu_hist')]);
@@ -325,6 +356,10 @@ describe('watch CLI', () => {
     assert.match(readableLine(tail), /transcript truncated \(generation 2\)/);
     const wait: EngineEvent = { event: 'wait', session_id: S, tool_use_id: 'toolu_abcdefghij', transcript_path: '/t', at: 0, outcome: 'behind', polls: 50, waited_ms: 5000, bytes_on_disk: 1 };
     assert.match(readableLine(wait), /behind after 50 polls \(5\.0s\)/);
+    // One per transcript line: --json only.
+    const record: EngineEvent = { event: 'record', session_id: S, transcript_path: '/t', at: 5, uuid: 'u', type: 'user', line: 3, born_at: 1, born_from: 'timestamp', written_at: 5, lag_ms: 4 };
+    assert.equal(readableLine(record), '');
+    assert.deepEqual(JSON.parse(jsonLine(record)), { event: 'record', session_id: S, tool_use_id: null, at: 5, transcript_path: '/t', uuid: 'u', type: 'user', line: 3, born_at: 1, born_from: 'timestamp', written_at: 5, lag_ms: 4 });
   });
 
   it('readable lines carry no control or bidi character from a transcript; json lines keep the exact strings', () => {

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { channelEventSchema, type ChannelEvent } from '../../../src/core/channel/schema';
+import { channelEventSchema, type ChannelEvent, type LandedEvent } from '../../../src/core/channel/schema';
 import { fixturesDir } from '../helpers/fixtures';
 import { buildHook, hookInput, readJsonLines, runHook, tempHome } from '../helpers/hookProcess';
 
@@ -110,10 +110,10 @@ describe('hook process: events', function () {
 
   describe('a record not on disk at PostToolUse: the watcher left behind reports how it landed', () => {
     /** The landed event, once the detached watcher has written it (a state, polled with a bound). */
-    async function landedEvent(file: string): Promise<ChannelEvent> {
+    async function landedEvent(file: string): Promise<LandedEvent> {
       const until = Date.now() + 15_000;
       for (;;) {
-        const found = fs.existsSync(file) ? events(file).find((e) => e.event === 'landed') : undefined;
+        const found = fs.existsSync(file) ? events(file).find((e): e is LandedEvent => e.event === 'landed') : undefined;
         if (found) return found;
         if (Date.now() > until) throw new Error('no landed event within 15 s');
         await new Promise((r) => setTimeout(r, 20));
@@ -141,7 +141,7 @@ describe('hook process: events', function () {
       const from = all[line - 1]!.slice(40);
       fs.appendFileSync(transcript, `${from}\n${all.slice(line, resultIndex(all, toolUseId) + 1).join('\n')}\n`);
       const landed = await landedEvent(channel);
-      assert.equal(landed.event === 'landed' && landed.with_result, true);
+      assert.equal(landed.with_result, true);
       assert.equal(landed.tool_use_id, toolUseId);
       assert.ok(landed.at >= post!.at);
     });

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { channelEventSchema } from '../../../src/core/channel/schema';
+import { channelEventSchema, type CallChannelEvent } from '../../../src/core/channel/schema';
 import { buildHook, changedPaths, hookInput, readJsonLines, runHook, snapshotTree, tempHome, type HookRun } from '../helpers/hookProcess';
 
 // The contract is ≤ 1 s in announce mode; this bound is generous because a
@@ -77,7 +77,7 @@ describe('hook process: bad input', function () {
     assertHarmless(run);
     onlyInChannel(changed);
     const file = path.join(claudeDir, 'transcript-lag', 'big.jsonl');
-    const [pre] = readJsonLines(file).map((l) => channelEventSchema.parse(l));
+    const [pre] = readJsonLines(file).map((l) => channelEventSchema.parse(l) as CallChannelEvent);
     assert.equal(pre.tool_use_id, 'toolu_AFTER_BIG');
     assert.ok(fs.statSync(file).size < 1000);
   });
@@ -86,14 +86,14 @@ describe('hook process: bad input', function () {
     const tool_input = { agent_id: 'from-tool-input', prompt_id: 'from-tool-input', content: 'x'.repeat(6 * 1024 * 1024), tool_use_id: 'toolu_INSIDE' };
     const { run, claudeDir } = await runInFreshHome({ stdin: hookInput({ session_id: 'leak', tool_input }) });
     assertHarmless(run);
-    const [pre] = readJsonLines(path.join(claudeDir, 'transcript-lag', 'leak.jsonl')).map((l) => channelEventSchema.parse(l));
+    const [pre] = readJsonLines(path.join(claudeDir, 'transcript-lag', 'leak.jsonl')).map((l) => channelEventSchema.parse(l) as CallChannelEvent);
     assert.equal(pre.tool_use_id, 'toolu_01TEST');
     assert.equal(pre.agent_id, undefined);
     assert.equal(pre.event === 'pre' && pre.prompt_id, undefined);
 
     const top = await runInFreshHome({ stdin: hookInput({ session_id: 'top', tool_input, agent_id: 'agent-top', prompt_id: 'p-top' }) });
     assertHarmless(top.run);
-    const [pre2] = readJsonLines(path.join(top.claudeDir, 'transcript-lag', 'top.jsonl')).map((l) => channelEventSchema.parse(l));
+    const [pre2] = readJsonLines(path.join(top.claudeDir, 'transcript-lag', 'top.jsonl')).map((l) => channelEventSchema.parse(l) as CallChannelEvent);
     assert.equal(pre2.agent_id, 'agent-top');
     assert.equal(pre2.event === 'pre' && pre2.prompt_id, 'p-top');
   });
@@ -105,7 +105,7 @@ describe('hook process: bad input', function () {
     const { run, changed, claudeDir } = await runInFreshHome({ stdin });
     assertHarmless(run);
     onlyInChannel(changed);
-    const [pre] = readJsonLines(path.join(claudeDir, 'transcript-lag', 'nested.jsonl')).map((l) => channelEventSchema.parse(l));
+    const [pre] = readJsonLines(path.join(claudeDir, 'transcript-lag', 'nested.jsonl')).map((l) => channelEventSchema.parse(l) as CallChannelEvent);
     assert.equal(pre.tool_use_id, 'toolu_01TEST');
   });
 
@@ -174,7 +174,7 @@ describe('hook process: bad input', function () {
     });
     assertHarmless(run, 30 + ANNOUNCE_BOUND_MS);
     onlyInChannel(changedPaths(before, snapshotTree(home)));
-    const wait = readJsonLines(path.join(claudeDir, 'transcript-lag', 'fifo.jsonl')).map((l) => channelEventSchema.parse(l))[1];
+    const wait = readJsonLines(path.join(claudeDir, 'transcript-lag', 'fifo.jsonl')).map((l) => channelEventSchema.parse(l) as CallChannelEvent)[1];
     assert.equal(wait.event === 'wait' && wait.outcome, 'error');
   });
 });

@@ -89,6 +89,8 @@ describe('presentation on the engine', () => {
     const report = buildReport(engine.session(SID)!, samples.samples(SID), now);
     assert.equal(report.rows[0].lag, '2.4s');
     assert.equal(report.histogram.reduce((n, b) => n + b.count, 0), 1);
+    // The records read live (the prompt, the call's and its result's), beside it: born by their own timestamps here (no mod).
+    assert.deepEqual(report.record_lags.map((r) => [r.type, r.count, r.born_by]), [['user', '2', 'timestamp'], ['assistant', '1', 'timestamp']]);
     assert.ok(events.some((e) => e.event === 'written'));
   });
 

@@ -146,6 +146,26 @@ describe('presentation: report model', () => {
     assert.equal(r.batches.length, 1);
     assert.ok(r.summary.some((x) => x.label === 'Waits seen / behind'));
   });
+
+  it('shows record lags by type beside the call lags, saying how each birth was known; none before any', () => {
+    const empty = buildReport(session(), [], T);
+    assert.deepEqual(empty.record_lags, []);
+    assert.equal(empty.summary.find((x) => x.label === 'Record lags (born → on disk)')?.value, 'none read live yet');
+    const s = session({
+      record_lags: [
+        { type: 'assistant', count: 12, from_mod: 12, p50_ms: 40, p95_ms: 900, max_ms: 2500 },
+        { type: 'user', count: 3, from_mod: 1, p50_ms: 10, p95_ms: 20, max_ms: 20 },
+        { type: 'system', count: 1, from_mod: 0, p50_ms: 5, p95_ms: 5, max_ms: 5 },
+      ],
+    });
+    const r = buildReport(s, [], T);
+    assert.deepEqual(r.record_lags, [
+      { type: 'assistant', count: '12', born_by: 'mod', p50: '40 ms', p95: '900 ms', max: '2.5s' },
+      { type: 'user', count: '3', born_by: 'mod 1 · timestamp 2', p50: '10 ms', p95: '20 ms', max: '20 ms' },
+      { type: 'system', count: '1', born_by: 'timestamp', p50: '5 ms', p95: '5 ms', max: '5 ms' },
+    ]);
+    assert.equal(r.summary.find((x) => x.label === 'Record lags (born → on disk)')?.value, '16 records · worst p95 900 ms · max 2.5s');
+  });
 });
 
 describe('presentation: refresh coalescing', () => {

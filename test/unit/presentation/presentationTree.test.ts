@@ -36,6 +36,18 @@ describe('presentation: line choice', () => {
 });
 
 describe('presentation: tree', () => {
+  it("says who reported a call in its tooltip: the mod, an http hook or a command hook; nothing without a hook", () => {
+    const s = session({
+      held: [heldCall('h1', NOW - 100, { transport: 'mod' })],
+      recent: [writtenCall('w1', 30, NOW - 10, { transport: 'http' }), writtenCall('w2', 20, NOW - 20, { transport: 'command' }), writtenCall('w3', 10, NOW - 30, { fired_at: undefined })],
+    });
+    const tips = Object.fromEntries(treeModel([s], NOW)[0].children.map((c) => [c.tool_use_id, c.tooltip]));
+    assert.match(tips.h1, /Reported by the mod, inside Claude Code/);
+    assert.match(tips.w1, /Reported by an http hook/);
+    assert.match(tips.w2, /Reported by a command hook/);
+    assert.doesNotMatch(tips.w3, /Reported by/);
+  });
+
   it('lists calls newest first, with outcome, age, lag and shape', () => {
     const s = session({
       held: [heldCall('h1', NOW - 2500, { tool_name: 'Edit', wait: { outcome: 'behind', polls: 50, waited_ms: 5000 } })],

@@ -20,9 +20,10 @@ class CaptureScanner extends RecordScanner implements CaptureLineScanner {
   /** The records of captured plain lines, shared (see PlainRecords). */
   private readonly plainRecords = new PlainRecords();
 
-  constructor(opts: RecordScannerOptions, reducer: LineReducer) {
+  constructor(opts: RecordScannerOptions, reducer: LineReducer, keepsIds: boolean) {
     super(opts, DEFAULT_CAPTURE_STREAM_THRESHOLD);
     this.reducer = reducer;
+    reducer.keepsIds = keepsIds;
   }
 
   finishLines(chunk: Buffer, start: number, line: (start: number, end: number, value: ScanResult) => void): number {
@@ -38,10 +39,14 @@ class CaptureScanner extends RecordScanner implements CaptureLineScanner {
   }
 }
 
-/** analyze's scanner on `opts.kernel` (default: the shared one); without wasm SIMD, the plain scanner, whose finishLines takes no line. */
-export function createCaptureScanner(opts: RecordScannerOptions = {}): CaptureLineScanner {
+/**
+ * analyze's scanner on `opts.kernel` (default: the shared one); without wasm SIMD, the plain scanner, whose finishLines
+ * takes no line. `keepsIds` false: captured lines' records have no `uuid` (LineReducer.keepsIds); the plain scanner's
+ * records do, so the property tests compare with it on.
+ */
+export function createCaptureScanner(opts: RecordScannerOptions = {}, keepsIds = true): CaptureLineScanner {
   const reducer = LineReducer.create(opts.kernel);
-  return reducer === undefined ? new WithoutCapture(opts) : new CaptureScanner(opts, reducer);
+  return reducer === undefined ? new WithoutCapture(opts) : new CaptureScanner(opts, reducer, keepsIds);
 }
 
 class WithoutCapture extends RecordScanner implements CaptureLineScanner {
@@ -70,7 +75,8 @@ export function createCaptureReading(opts: { chunkSize: number; streamThreshold?
   const scratch = Math.max(8 * threshold, chunkSize) + 64 * 1024;
   // A chunk size that is no positive integer: the FileTail says what is wrong with it.
   const kernel = Number.isInteger(chunkSize) && chunkSize >= 1 && scratch <= MAX_READING_SCRATCH ? createReadingKernel(READS_AHEAD + 1, chunkSize, scratch) : null;
-  const scanner = createCaptureScanner({ streamThreshold, prompts, kernel: kernel ?? undefined });
+  // analyze reads no uuid: its plain lines then share their records.
+  const scanner = createCaptureScanner({ streamThreshold, prompts, kernel: kernel ?? undefined }, false);
   if (kernel === null) return { scanner, batches: undefined };
   return { scanner, batches: { readBuffer: (i) => kernel.readBuffer(i), finishLines: (chunk, start, line) => scanner.finishLines(chunk, start, line) } };
 }

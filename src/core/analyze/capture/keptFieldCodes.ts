@@ -22,3 +22,4 @@ export const F_BLOCK_TEXT = 19;
 export const F_BLOCK = 20;
 export const F_REQUEST_SESSION_ID = 21;
 export const F_VERSION = 22;
+export const F_UUID = 23;

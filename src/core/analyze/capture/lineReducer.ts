@@ -1,8 +1,8 @@
-import { emptyFields, ID_CAP, keepsCallContext, NO_TOOL_RESULTS, NO_TOOL_USES, readsText, REFS_CAP, TEXT_CAP, ROOT_STRING_KEYS, type CapturedFields } from '../../scanner/fields';
+import { emptyFields, ID_CAP, keepsCallContext, keepsTimestamp, NO_TOOL_RESULTS, NO_TOOL_USES, readsText, REFS_CAP, TEXT_CAP, ROOT_STRING_KEYS, type CapturedFields } from '../../scanner/fields';
 import {
   booleanAt, ENTRY_BYTES, ENTRY_WORDS, F_AGENT_ID, F_AI_TITLE, F_API_BLOCK_INDEX, F_BLOCK, F_BLOCK_ID, F_BLOCK_NAME,
   F_BLOCK_TEXT, F_BLOCK_TYPE, F_CONTENT, F_CUSTOM_TITLE, F_CWD, F_IS_META, F_IS_SIDECHAIN, F_LAST_PROMPT, F_MESSAGE,
-  F_MESSAGE_ID, F_SESSION_ID, F_REQUEST_SESSION_ID, F_VERSION, F_STOP_REASON, F_TIMESTAMP, F_TOOL_USE_ID, F_TYPE,
+  F_MESSAGE_ID, F_SESSION_ID, F_REQUEST_SESSION_ID, F_VERSION, F_STOP_REASON, F_TIMESTAMP, F_TOOL_USE_ID, F_TYPE, F_UUID,
   LITTLE_ENDIAN, RecentStrings, type SlicingBuffer, stringAt, T_NULL, T_NUMBER, T_STRING, numberAt, typeOf
 } from './captureEntries';
 import { align64, sharedKernel, SCANNER_READ_PAST_END, type ScannerExports, type ScannerKernel } from '../../scanner/scannerKernel';
@@ -33,6 +33,11 @@ export class LineReducer {
   private readonly recent: RecentStrings;
   /** What capture() returns: one object, every field set anew for each line. */
   private readonly fields: CapturedFields = emptyFields();
+  /**
+   * Whether records' `uuid` is decoded (and with it the `timestamp` of records without calls). Only the live engine
+   * reads them; analyze turns this off, so its plain lines decode no uuid and share their records (PlainRecords).
+   */
+  keepsIds = true;
 
   private constructor(kernel: ScannerKernel) {
     this.kernel = kernel;
@@ -138,6 +143,7 @@ export class LineReducer {
     const w = this.words;
     const recent = this.recent;
     let type = -1;
+    let uuid = -1;
     let timestamp = -1;
     let sessionId = -1;
     let requestSessionId = -1;
@@ -219,6 +225,7 @@ export class LineReducer {
           }
           break;
         case F_TYPE: type = p; break;
+        case F_UUID: uuid = p; break;
         case F_TIMESTAMP: timestamp = p; break;
         case F_SESSION_ID: sessionId = p; break;
         case F_REQUEST_SESSION_ID: requestSessionId = p; break;
@@ -241,7 +248,8 @@ export class LineReducer {
     // Every key set, in one order: the one object, reused for each line.
     const f = this.fields;
     f.type = typeText;
-    f.timestamp = calls ? stringAt(memory, base, w, timestamp, ROOT_STRING_KEYS.timestamp) : undefined;
+    f.uuid = this.keepsIds ? stringAt(memory, base, w, uuid, ROOT_STRING_KEYS.uuid) : undefined;
+    f.timestamp = keepsTimestamp(toolUses, f.uuid) ? stringAt(memory, base, w, timestamp, ROOT_STRING_KEYS.timestamp) : undefined;
     f.sessionId = recent.at(memory, base, w, sessionId, ROOT_STRING_KEYS.sessionId);
     f.requestSessionId = calls ? recent.at(memory, base, w, requestSessionId, ROOT_STRING_KEYS.requestSessionId) : undefined;
     f.version = calls ? recent.at(memory, base, w, version, ROOT_STRING_KEYS.version) : undefined;

@@ -258,13 +258,67 @@ describe('analyze: --channel join', () => {
     );
     const a: TranscriptAnalysis = await analyze(transcript, { channelPath: channel });
     assert.deepEqual(a.waits, { seen: 1, behind: 2, error: 0, unmatched: 1 });
-    assert.deepEqual(a.channel!.events, { pre: 2, post: 0, wait: 3, landed: 0 });
+    assert.deepEqual(a.channel!.events, { pre: 2, post: 0, wait: 3, landed: 0, record: 0 });
     assert.equal(a.channel!.lines, 8);
     assert.equal(Object.values(a.channel!.skipped).reduce((x, y) => x + y, 0), 3);
     const [c1, c2] = a.calls;
     assert.deepEqual(c1!.waits, [{ outcome: 'seen', polls: 3, waited_ms: 300, source: 'transcript-lag-hook' }]);
     assert.equal(c1!.hook_fired_at, 1000);
     assert.deepEqual(c2!.waits!.map((w) => w.outcome), ['behind']);
+  });
+
+  it("a call reported by the mod and a command hook fired when the mod says, whatever the order; record events are counted, not joined", async () => {
+    const transcript = write('s1.jsonl', [toolUse('toolu_1'), toolUse('toolu_2'), ''].join('\n'));
+    const mod = { ...base, source: 'transcript-lag-mod', transport: 'mod' };
+    const channel = write(
+      'channel.jsonl',
+      [
+        j({ ...base, event: 'pre', tool_use_id: 'toolu_1', at: 1000 }),
+        j({ ...mod, event: 'pre', tool_use_id: 'toolu_1', at: 1040 }),
+        j({ ...mod, event: 'pre', tool_use_id: 'toolu_2', at: 2000 }),
+        j({ ...base, event: 'pre', tool_use_id: 'toolu_2', at: 1900 }),
+        j({ ...mod, event: 'record', uuid: 'u-1', record_type: 'assistant', tool_use_ids: ['toolu_1'], at: 990 }),
+        '',
+      ].join('\n'),
+    );
+    const a = await analyze(transcript, { channelPath: channel });
+    assert.deepEqual(a.calls.map((c) => c.hook_fired_at), [1040, 2000]);
+    assert.deepEqual(a.channel!.events, { pre: 4, post: 0, wait: 0, landed: 0, record: 1 });
+  });
+
+  it("reads the mod's spool beside the channel file where it lies: unfolded events count, one also folded counts once, nothing is changed", async () => {
+    const transcript = write('s1.jsonl', [toolUse('toolu_1'), toolUse('toolu_2'), ''].join('\n'));
+    const channelDir = path.join(tmp, 'tl');
+    const spoolDir = path.join(channelDir, 'spool');
+    fs.mkdirSync(spoolDir, { recursive: true });
+    const mod = { ...base, source: 'transcript-lag-mod', transport: 'mod' };
+    const folded = { ...mod, event: 'pre', tool_use_id: 'toolu_1', at: 900 };
+    const channel = path.join(channelDir, 's1.jsonl');
+    fs.writeFileSync(channel, [j({ ...base, event: 'pre', tool_use_id: 'toolu_1', at: 1000 }), j(folded), j({ ...base, event: 'pre', tool_use_id: 'toolu_2', at: 2000 }), ''].join('\n'));
+    // Folded by someone after it was listed: still in the spool as well as in the channel.
+    fs.writeFileSync(path.join(spoolDir, 's1.0000000a.00000001.json'), j(folded));
+    fs.writeFileSync(path.join(spoolDir, 's1.0000000a.00000002.json'), j({ ...mod, event: 'pre', tool_use_id: 'toolu_2', at: 1950 }));
+    fs.writeFileSync(path.join(spoolDir, 's1.0000000a.00000003.json'), j({ ...mod, event: 'record', uuid: 'u-1', record_type: 'assistant', at: 1940 }));
+    fs.writeFileSync(path.join(spoolDir, 'other.0000000a.00000001.json'), j({ ...mod, session_id: 'other', event: 'pre', tool_use_id: 'toolu_2', at: 5 }));
+    const before = fs.readdirSync(spoolDir).sort();
+    const a = await analyze(transcript, { channelPath: channel });
+    assert.deepEqual(a.calls.map((c) => c.hook_fired_at), [900, 1950]);
+    assert.deepEqual(a.channel!.events, { pre: 4, post: 0, wait: 0, landed: 0, record: 1 });
+    assert.equal(a.channel!.spooled, 2);
+    assert.deepEqual(fs.readdirSync(spoolDir).sort(), before);
+  });
+
+  it('a session whose events are all still in the spool has no channel file: its spool is read alone; with neither, refused', async () => {
+    const transcript = write('s1.jsonl', [toolUse('toolu_1'), ''].join('\n'));
+    const channelDir = path.join(tmp, 'only-spool');
+    fs.mkdirSync(path.join(channelDir, 'spool'), { recursive: true });
+    const channel = path.join(channelDir, 's1.jsonl');
+    await assert.rejects(analyze(transcript, { channelPath: channel }), /channel file not found/);
+    fs.writeFileSync(path.join(channelDir, 'spool', 's1.0000000a.00000001.json'), j({ ...base, source: 'transcript-lag-mod', transport: 'mod', event: 'pre', tool_use_id: 'toolu_1', at: 700 }));
+    const a = await analyze(transcript, { channelPath: channel });
+    assert.equal(a.calls[0]!.hook_fired_at, 700);
+    assert.deepEqual([a.channel!.lines, a.channel!.spooled], [0, 1]);
+    assert.equal(fs.existsSync(channel), false);
   });
 
   it('a seen wait proves before_result for its call and for every call whose record and result enclose it', async () => {

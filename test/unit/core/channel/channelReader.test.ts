@@ -106,6 +106,26 @@ describe('channel reader', () => {
     assert.ok(l.kind === 'event' && l.recovered === true && l.event.event === 'wait');
   });
 
+  it("reads the mod's lines: pre and post with transport mod, and record events (no tool_use_id of their own)", () => {
+    const modPre = { ...pre, mode: undefined, source: 'transcript-lag-mod', transport: 'mod', prompt_id: 'p-1' };
+    const modPost = { v: 1, event: 'post', at: pre.at + 40, session_id: 's-1', transcript_path: pre.transcript_path, tool_use_id: 'toolu_1', tool_name: 'Bash', transport: 'mod', source: 'transcript-lag-mod' };
+    const record = { v: 1, event: 'record', at: pre.at - 5, session_id: 's-1', transcript_path: pre.transcript_path, uuid: 'u-1', record_type: 'assistant', tool_use_ids: ['toolu_1'], source: 'transcript-lag-mod' };
+    const { lines } = scanAll([modPre, modPost, record, { ...record, tool_use_ids: undefined, record_type: 'attachment' }].map((l) => JSON.stringify(l)).join('\n') + '\n');
+    assert.deepEqual(lines.map((l) => l.kind), ['event', 'event', 'event', 'event']);
+    const [p, q, r] = lines;
+    assert.ok(p.kind === 'event' && p.event.event === 'pre' && p.event.transport === 'mod');
+    assert.ok(q.kind === 'event' && q.event.event === 'post' && q.event.transport === 'mod');
+    assert.ok(r.kind === 'event' && r.event.event === 'record' && r.event.uuid === 'u-1' && r.event.record_type === 'assistant');
+    assert.deepEqual(r.kind === 'event' && r.event.event === 'record' && r.event.tool_use_ids, ['toolu_1']);
+  });
+
+  it('refuses a record event without a uuid or of an unknown row type, and a transport nobody writes', () => {
+    const record = { v: 1, event: 'record', at: 1, session_id: 's-1', transcript_path: pre.transcript_path, uuid: 'u-1', record_type: 'user' };
+    assert.equal(parseChannelLine(JSON.stringify({ ...record, uuid: undefined })).kind, 'invalid');
+    assert.equal(parseChannelLine(JSON.stringify({ ...record, record_type: 'summary' })).kind, 'invalid');
+    assert.equal(parseChannelLine(JSON.stringify({ ...pre, transport: 'pigeon' })).kind, 'invalid');
+  });
+
   it('reset drops a partial line', () => {
     const scanner = createChannelScanner();
     scanner.push(Buffer.from('{"v":1,"event":"pre"'));

@@ -424,3 +424,23 @@ describe("record scanner: the live engine's scanner and analyze's capture scanne
     }
   });
 });
+
+describe('capture: uuids (the live engine reads them; analyze does not)', () => {
+  const line = (uuid: string) => b(`{"type":"assistant","uuid":"${uuid}","timestamp":"2026-01-01T00:00:00.000Z","sessionId":"s","message":{"content":[{"type":"text","text":"hi"}]}}`);
+
+  it('every record with a uuid keeps it and its timestamp, on both scan paths', () => {
+    for (const scanned of [scanLine(line('u-1'), WHOLE), scanLine(line('u-1'), createCaptureScanner(CAPTURED))]) {
+      assert.ok(scanned.kind === 'record');
+      assert.equal(scanned.uuid, 'u-1');
+      assert.equal(scanned.timestamp, '2026-01-01T00:00:00.000Z');
+    }
+  });
+
+  it("analyze's capture (keepsIds false) leaves uuid and a plain record's timestamp out, and shares plain records again", () => {
+    const scanner = createCaptureScanner(CAPTURED, false);
+    const first = scanLine(line('u-1'), scanner);
+    const second = scanLine(line('u-2'), scanner);
+    assert.ok(first.kind === 'record' && first.uuid === undefined && first.timestamp === undefined);
+    assert.equal(first, second);
+  });
+});

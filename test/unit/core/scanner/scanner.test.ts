@@ -84,9 +84,11 @@ describe('record scanner: real transcripts', () => {
         assert.deepEqual(r.toolUses, uses);
         const results = content.filter((b: { type: string }) => b.type === 'tool_result').map((b: { tool_use_id: string }) => b.tool_use_id);
         assert.deepEqual(r.toolResults, results);
+        // Every record's uuid is kept (the mod's record events name rows by it), and with it its timestamp.
+        assert.equal(r.uuid, parsed.uuid);
         // A call's context is kept on the records with tool uses, and only there.
         const calls = uses.length > 0;
-        assert.equal(r.timestamp, calls ? parsed.timestamp : undefined);
+        assert.equal(r.timestamp, calls || typeof parsed.uuid === 'string' ? parsed.timestamp : undefined);
         assert.equal(r.messageId, calls ? parsed.message?.id : undefined);
         assert.equal(r.apiBlockIndex, calls ? parsed.apiBlockIndex : undefined);
         assert.equal(r.requestSessionId, calls ? parsed.requestSessionId : undefined);

@@ -27,6 +27,7 @@ enum Field {
   F_BLOCK,
   F_REQUEST_SESSION_ID,
   F_VERSION,
+  F_UUID,
 };
 
 static inline enum Field field_of(enum Level level, const u8 *k, unsigned n) {
@@ -34,7 +35,7 @@ static inline enum Field field_of(enum Level level, const u8 *k, unsigned n) {
     case ROOT:
       switch (n) {
         case 3: return key_is(k, n, "cwd") ? F_CWD : DROP;
-        case 4: return key_is(k, n, "type") ? F_TYPE : DROP;
+        case 4: return key_is(k, n, "type") ? F_TYPE : key_is(k, n, "uuid") ? F_UUID : DROP;
         case 6: return key_is(k, n, "isMeta") ? F_IS_META : DROP;
         case 7: return key_is(k, n, "agentId") ? F_AGENT_ID : key_is(k, n, "aiTitle") ? F_AI_TITLE : key_is(k, n, "message") ? F_MESSAGE : key_is(k, n, "version") ? F_VERSION : DROP;
         case 9: return key_is(k, n, "timestamp") ? F_TIMESTAMP : key_is(k, n, "sessionId") ? F_SESSION_ID : DROP;

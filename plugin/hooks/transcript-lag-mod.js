@@ -3,12 +3,12 @@
 // src/core/channel/constants.ts
 var CHANNEL_SCHEMA_VERSION = 1;
 var CHANNEL_DIR_NAME = "transcript-lag";
-var SAFE_SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 var MOD_SOURCE = "transcript-lag-mod";
+var SPOOL_DIR_NAME = "spool";
+var SAFE_SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 // src/core/modContract.ts
 var HELD_DIR_NAME = "held";
-var SPOOL_DIR_NAME = "spool";
 var HELD_MESSAGE_VERSION = 1;
 var HELD_MESSAGE_TTL_MS = 10 * 6e4;
 var SAFE_TOOL_USE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,199}$/;

@@ -49,6 +49,3 @@ export const DEFAULT_PROBE_POLL_MS = 100;
 
 /** File name of install-statusline's stable copy of the statusline bundle; also the marker of our statusLine entry. */
 export const STATUSLINE_FILE_NAME = 'transcript-lag-statusline.js';
-
-/** `source` of events the transcript-lag mod writes from inside Claude Code (src/mod/). */
-export const MOD_SOURCE = 'transcript-lag-mod';

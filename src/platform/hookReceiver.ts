@@ -3,7 +3,9 @@ import * as http from 'node:http';
 import type { Socket } from 'node:net';
 import { channelDirOf } from '../core/channel/paths';
 import { ProjectsConfinement } from '../core/engine/projectsConfinement';
+import { CHANNEL_SCHEMA_VERSION, MOD_SOURCE, SAFE_SESSION_ID } from '../core/channel/constants';
 import { reportCall } from '../hook/callReport';
+import { appendChannelLine } from '../hook/channelWriter';
 import { PayloadCollector, parseHookInput } from '../hook/stdin';
 import { LandingWatches } from './landingWatches';
 import { nodeFileAccess } from './nodeFileAccess';
@@ -38,6 +40,30 @@ export const SECRET_HEADER = 'x-transcript-lag-secret';
 export const HOOK_PATH = '/hook';
 /** Bodies over this are refused: enough for a large Write's tool_input, bounded all the same. */
 export const MAX_BODY_BYTES = 256 * 1024 * 1024;
+/** Where the mod (src/mod/) posts its channel events while a receiver runs; else it spools them. */
+export const MOD_PATH = '/mod';
+/** A mod event is a few hundred bytes: ids, a path, times. */
+export const MAX_MOD_BODY_BYTES = 64 * 1024;
+
+/**
+ * A channel event the mod posted, when it is one: the mod's own source, an event it writes, a
+ * session id that names a channel file. The channel reader validates the line again in full.
+ */
+function modEventOf(bytes: Buffer | undefined): { session_id: string; transcript_path: string } | undefined {
+  if (bytes === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const e = value as Record<string, unknown> | null;
+  if (!e || typeof e !== 'object' || Array.isArray(e)) return undefined;
+  if (e.v !== CHANNEL_SCHEMA_VERSION || e.source !== MOD_SOURCE || !['pre', 'post', 'record'].includes(e.event as string)) return undefined;
+  if (typeof e.session_id !== 'string' || !SAFE_SESSION_ID.test(e.session_id) || typeof e.transcript_path !== 'string') return undefined;
+  if (!Number.isInteger(e.at)) return undefined;
+  return e as { session_id: string; transcript_path: string };
+}
 
 /**
  * Connections that have not sent a whole request head yet, at most: past it the
@@ -95,7 +121,7 @@ export function startHookReceiver(opts: HookReceiverOptions): Promise<HookReceiv
         req.resume();
         return;
       }
-      if (req.method !== 'POST' || url !== HOOK_PATH) {
+      if (req.method !== 'POST' || (url !== HOOK_PATH && url !== MOD_PATH)) {
         answer(404);
         req.resume();
         return;
@@ -105,8 +131,9 @@ export function startHookReceiver(opts: HookReceiverOptions): Promise<HookReceiv
         req.resume();
         return;
       }
+      const limit = url === MOD_PATH ? MAX_MOD_BODY_BYTES : MAX_BODY_BYTES;
       const declared = Number(req.headers['content-length']);
-      if (Number.isFinite(declared) && declared > MAX_BODY_BYTES) {
+      if (Number.isFinite(declared) && declared > limit) {
         answer(413);
         req.destroy();
         return;
@@ -115,7 +142,7 @@ export function startHookReceiver(opts: HookReceiverOptions): Promise<HookReceiv
       let size = 0;
       req.on('data', (chunk: Buffer) => {
         size += chunk.length;
-        if (size > MAX_BODY_BYTES) {
+        if (size > limit) {
           answer(413);
           req.destroy();
           return;
@@ -123,7 +150,15 @@ export function startHookReceiver(opts: HookReceiverOptions): Promise<HookReceiv
         body.push(chunk);
       });
       req.on('end', () => {
-        if (size > MAX_BODY_BYTES) return;
+        if (size > limit) return;
+        if (url === MOD_PATH) {
+          // The mod's event, already a channel line: appended as the spool's fold would append it.
+          const event = modEventOf(body.bytes().whole);
+          void (event ? confinement.confine(event.transcript_path) : Promise.resolve(undefined)).then((confined) => {
+            answer(event && confined !== undefined && appendChannelLine(channelDir, event.session_id, event) ? 200 : 400);
+          });
+          return;
+        }
         const input = parseHookInput(body.bytes());
         void (input ? confinement.confine(input.transcript_path ?? '') : Promise.resolve(undefined)).then((confined) => {
           const reported =

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { createServer, request } from 'node:http';
 import * as net from 'node:net';
 import { channelEventSchema, type ChannelEvent } from '../../../src/core/channel/schema';
-import { HEADERS_TIMEOUT_MS, HOOK_PATH, MAX_CONNECTIONS, MAX_WAITING_CONNECTIONS, SECRET_HEADER, WAITING_GRACE_MS, startHookReceiver, type HookReceiver } from '../../../src/platform/hookReceiver';
+import { HEADERS_TIMEOUT_MS, HOOK_PATH, MAX_MOD_BODY_BYTES, MOD_PATH, MAX_CONNECTIONS, MAX_WAITING_CONNECTIONS, SECRET_HEADER, WAITING_GRACE_MS, startHookReceiver, type HookReceiver } from '../../../src/platform/hookReceiver';
 import { MAX_LANDING_WATCHES } from '../../../src/platform/landingWatches';
 import { ANSWER_HEADER, CHALLENGE_HEADER, CHALLENGE_PATH, challengeAnswer, proveListener } from '../../../src/platform/receiverChallenge';
 import { startHookReceiverThread } from '../../../src/platform/hookReceiverThread';
@@ -93,6 +93,23 @@ describe('HTTP hook receiver', () => {
 
   const payload = (fields: Record<string, unknown>) =>
     JSON.stringify({ session_id: SID, transcript_path: path.join(dir, 'projects', '-work', 't.jsonl'), hook_event_name: 'PreToolUse', tool_name: 'Bash', tool_input: { command: 'echo secret-input' }, tool_use_id: 'toolu_01HTTP', ...fields });
+
+  it('the mod posts its channel events to /mod: appended as they came, with the secret, confined, bounded', async () => {
+    const transcript = path.join(dir, 'projects', '-work', `${SID}.jsonl`);
+    fs.writeFileSync(transcript, '');
+    const event = { v: 1, event: 'pre', at: 1_800_000_000_123, session_id: SID, transcript_path: transcript, tool_use_id: 'toolu_01MOD', tool_name: 'Bash', transport: 'mod', source: 'transcript-lag-mod' };
+    assert.equal((await post(receiver.port, JSON.stringify(event), { [SECRET_HEADER]: SECRET }, MOD_PATH)).status, 200);
+    const record = { v: 1, event: 'record', at: 1_800_000_000_124, session_id: SID, transcript_path: transcript, uuid: '5f0e0000-0000-4000-8000-000000000001', record_type: 'assistant', tool_use_ids: ['toolu_01MOD'], source: 'transcript-lag-mod' };
+    assert.equal((await post(receiver.port, JSON.stringify(record), { [SECRET_HEADER]: SECRET }, MOD_PATH)).status, 200);
+    assert.deepEqual(channelEvents(), [event, record]);
+    // Refused, nothing written: no secret, another source, a file outside projects/, too big.
+    assert.equal((await post(receiver.port, JSON.stringify(event), {}, MOD_PATH)).status, 403);
+    assert.equal((await post(receiver.port, JSON.stringify({ ...event, source: 'someone' }), { [SECRET_HEADER]: SECRET }, MOD_PATH)).status, 400);
+    assert.equal((await post(receiver.port, JSON.stringify({ ...event, transcript_path: '/etc/passwd' }), { [SECRET_HEADER]: SECRET }, MOD_PATH)).status, 400);
+    const big = JSON.stringify({ ...event, tool_name: 'x'.repeat(MAX_MOD_BODY_BYTES) });
+    assert.equal((await post(receiver.port, big, { [SECRET_HEADER]: SECRET }, MOD_PATH).catch(() => ({ status: 413, body: '' }))).status, 413);
+    assert.equal(channelEvents().length, 2);
+  });
 
   it('a PreToolUse POST becomes the pre event a command hook writes: fired when it arrived, transport http, no tool input', async () => {
     const { transcript, toolUseId } = heldTranscript();

@@ -229,7 +229,8 @@ async function runInTerminal(ctx, onStop) {
     title: `Claude Code ${version} sessions replayed${speed === 1 ? '' : ` ${speed}× faster`}`,
     out: {
       write: (text) => process.stdout.write(text),
-      isTTY: process.stdout.isTTY === true,
+      // A terminal that cannot move the cursor (TERM=dumb) gets the plain lines too.
+      isTTY: process.stdout.isTTY === true && process.env.TERM !== 'dumb',
       get columns() {
         return process.stdout.columns;
       },

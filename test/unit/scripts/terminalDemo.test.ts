@@ -12,7 +12,7 @@ const repo = path.resolve(__dirname, '../../..');
 const recordingsDir = path.join(repo, 'test/field/recordings');
 const SPEED = 5;
 /** A hold this long (replay time) cannot pass between two reads of the engine: it must be shown held. */
-const SURELY_SEEN_HELD_MS = 150;
+const SURELY_SEEN_HELD_MS = 200;
 
 interface Row {
   kind: 'transcript' | 'channel';
@@ -37,16 +37,19 @@ function load(scenario: string): Recording {
   return { meta, rows };
 }
 
-/** When the recording's hook reported the call (its `pre`) and when its record reached disk. */
-function callTimes(rec: Recording, toolUseId: string): { preT: number; preAt: number; recordT: number } {
+/** When the recording's hook reported the call (its `pre`), and when its record and its result reached disk. */
+function callTimes(rec: Recording, toolUseId: string): { preT: number; preAt: number; recordT: number; resultT: number } {
   const pre = rec.rows.find((r) => r.kind === 'channel' && JSON.parse(r.text).event === 'pre' && JSON.parse(r.text).tool_use_id === toolUseId);
-  const record = rec.rows.find((r) => {
-    if (r.kind !== 'transcript') return false;
-    const content = JSON.parse(r.text).message?.content;
-    return Array.isArray(content) && content.some((b: { type?: string; id?: string }) => b.type === 'tool_use' && b.id === toolUseId);
-  });
-  assert.ok(pre && record, `${rec.meta.scenario}: ${toolUseId} has a pre and a record`);
-  return { preT: pre.t, preAt: JSON.parse(pre.text).at, recordT: record.t };
+  const holding = (type: string, key: 'id' | 'tool_use_id') =>
+    rec.rows.find((r) => {
+      if (r.kind !== 'transcript') return false;
+      const content = JSON.parse(r.text).message?.content;
+      return Array.isArray(content) && content.some((b: Record<string, unknown>) => b.type === type && b[key] === toolUseId);
+    });
+  const record = holding('tool_use', 'id');
+  const result = holding('tool_result', 'tool_use_id');
+  assert.ok(pre && record && result, `${rec.meta.scenario}: ${toolUseId} has a pre, a record and a result`);
+  return { preT: pre.t, preAt: JSON.parse(pre.text).at, recordT: record.t, resultT: result.t };
 }
 
 /** formatDuration's texts back to ms (its lower end: `1.2s` is 1200–1299 ms). */
@@ -140,14 +143,17 @@ describe('npm run demo on a machine with only Node: the terminal view', function
           assert.match(landed, /(lag unknown|held [≤≥]|held \d|lag \d).* · (before result|with result|shape unknown) · /, landed);
           continue;
         }
-        const { preT, preAt, recordT } = callTimes(rec, call.tool_use_id);
+        const { preT, preAt, recordT, resultT } = callTimes(rec, call.tool_use_id);
         // The replay writes the pre at preT/SPEED with its `at` moved by as much, the record at recordT/SPEED.
         const minLag = (recordT - preT) / SPEED + (preT - (preAt - rec.meta.t0_epoch_ms));
         const lag = new RegExp(`lag ${DURATION} · (before result|with result) · `).exec(landed);
         assert.ok(lag, `${scenario}: ${landed}`);
         const lagMs = parseDuration(lag[1]);
         assert.ok(lagMs >= minLag - 100 && lagMs <= minLag + 2000, `${scenario} ${call.tool_use_id}: lag ${lagMs} ms, the replay held it ${Math.round(minLag)} ms`);
-        assert.equal(lag[2], call.with_result ? 'with result' : 'before result', landed);
+        // The shape is what the engine saw: a record read before its result was written is `before result`. How
+        // long after its write the record was read shows in its lag; a busy machine may read record and result together.
+        const readLateMs = lagMs - minLag + 100;
+        if (call.with_result || (resultT - recordT) / SPEED > readLateMs) assert.equal(lag[2], call.with_result ? 'with result' : 'before result', landed);
         if ((recordT - preT) / SPEED >= SURELY_SEEN_HELD_MS) {
           const held = lines.filter((l) => new RegExp(`^${session}  held +${call.tool_name} .*held ${DURATION}.* · after line (\\d+)$`).test(l));
           assert.ok(

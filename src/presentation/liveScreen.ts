@@ -5,6 +5,7 @@
  * Every text from a transcript (titles, prompts, tool names) goes through printable.
  */
 import type { SessionSnapshot } from '../core/snapshot';
+import { heldLineOf } from './callChoice';
 import { formatDuration, plural } from './format';
 import { printable } from './printable';
 import { statusView, type StatusBackground } from './statusView';
@@ -88,7 +89,8 @@ export function liveScreen(sessions: readonly SessionSnapshot[], now: number, op
           const call = calls.find((c) => c.tool_use_id === child.tool_use_id);
           const held = child.kind === 'held';
           const ageSeconds = held && call?.fired_at !== undefined ? Math.floor(Math.max(0, now - call.fired_at) / 1000) : 0;
-          const where = child.target === undefined ? '' : child.target.not_found ? 'transcript not found' : held ? `after line ${child.target.line}` : `line ${child.target.line}`;
+          const heldLine = held && call ? heldLineOf(session, call) : undefined;
+          const where = held ? (heldLine === undefined ? 'its transcript not found yet' : `after line ${heldLine}`) : child.target ? `line ${child.target.line}` : '';
           const description = printable(child.description);
           return {
             key: child.id,

@@ -24,6 +24,11 @@ describe('terminal demo: the live screen', () => {
     assert.deepEqual([landed.tool, landed.description, landed.where, landed.behind], ['Read', 'behind · lag 2.4s · before result', 'line 25', true]);
   });
 
+  it('says a held call lands after line 0 of an empty transcript, not after line 1', () => {
+    const [row] = liveScreen([session({ last_line: 0, held: [heldCall('toolu_first', NOW - 10)] })], NOW, opts).sessions;
+    assert.equal(row.calls[0].where, 'after line 0');
+  });
+
   it('says the waits seen / behind of a session before any wait has ended', () => {
     const [row] = liveScreen([session()], NOW, opts).sessions;
     assert.equal(row.summary, 'in sync · waits 0 seen / 0 behind');

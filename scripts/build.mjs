@@ -77,6 +77,8 @@ const builds = [
   { entryPoints: ['src/vscode/engineModule.ts'], outfile: 'dist/engine.js' },
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [cliLazyBundles] },
   ...Object.entries(cliLazyModules).map(([entry, outfile]) => ({ entryPoints: [entry], outfile, plugins: [cliLazyBundles] })),
+  // `npm run demo` in the terminal (scripts/demo.mjs): the CLI's engine bundle, drawn as the view would.
+  { entryPoints: ['src/cli/terminalDemo.ts'], outfile: 'dist/terminalDemo.js', plugins: [cliLazyBundles] },
   // The http hooks' receiver on its own thread (src/platform/hookReceiverThread.ts starts it).
   { entryPoints: ['src/platform/hookReceiverWorker.ts'], outfile: 'dist/hookReceiverWorker.js' },
   // The hook runs on every tool call: no source map, minified, no dependencies. The plugin's

@@ -10,22 +10,31 @@
 //   3. each window that connects later (a reload, a second browser tab) gets the first live
 //      session again, as a new session.
 // It ends by itself: --linger-sec after the last replay without a new window (default 600).
-// With the `code` CLI on PATH it opens VS Code on a temp profile; without it, it starts
+// With the `code` CLI on PATH it opens VS Code on a temp profile; without it, when code-server is
+// installed or can be (scripts/codeServer/install.mjs: Node 20, rg, g++, make, ...), it starts
 // code-server on 127.0.0.1 and prints the URL.
+// Otherwise, and always with --terminal, it plays the same sessions in the terminal: the CLI's
+// engine follows them and src/cli/terminalDemo.ts draws what the view would show (held calls and
+// their age, landed calls with lag and shape, each session's waits seen / behind); it ends
+// --linger-sec after the last replay (default 3), and says what to install for the VS Code view.
+// That needs nothing but Node and the npm packages: no compiler, no browser, no network.
 //
 // Options: --speed N (replay N times faster), --rounds N (replay the live set N times, default 1),
-// --linger-sec S, --code-server (use code-server even when `code` is on PATH), --no-open (replay
-// only, at once; print the Claude dir), --exit-after-replay (for a smoke test), --dir D (use and keep
-// folder D instead of a temp folder removed on exit), --skip-build.
+// --linger-sec S, --code-server (use code-server even when `code` is on PATH), --terminal (play in
+// the terminal whatever is installed), --no-open (replay only, at once; print the Claude dir),
+// --exit-after-replay (for a smoke test), --dir D (use and keep folder D instead of a temp folder
+// removed on exit), --skip-build.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadRecording, replayRecording } from './lib/replay.mjs';
-import { failAndExit } from './lib/missingTool.mjs';
+import { aptInstall, failAndExit, findCommand } from './lib/missingTool.mjs';
+import { codeServerPrerequisites, isInstalled as codeServerInstalled } from './codeServer/install.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const EXTENSION_ID = 'transcript-lag.transcript-lag';
@@ -42,8 +51,9 @@ const { values: opts } = parseArgs({
   options: {
     speed: { type: 'string', default: '1' },
     rounds: { type: 'string', default: '1' },
-    'linger-sec': { type: 'string', default: '600' },
+    'linger-sec': { type: 'string' },
     'code-server': { type: 'boolean', default: false },
+    terminal: { type: 'boolean', default: false },
     'no-open': { type: 'boolean', default: false },
     'exit-after-replay': { type: 'boolean', default: false },
     'skip-build': { type: 'boolean', default: false },
@@ -52,18 +62,17 @@ const { values: opts } = parseArgs({
 });
 const speed = Number(opts.speed);
 const rounds = Number(opts.rounds);
-const lingerMs = Number(opts['linger-sec']) * 1000;
-if (!(speed > 0) || !Number.isInteger(rounds) || rounds < 1 || !(lingerMs >= 0)) {
+const lingerMs = opts['linger-sec'] === undefined ? undefined : Number(opts['linger-sec']) * 1000;
+if (!(speed > 0) || !Number.isInteger(rounds) || rounds < 1 || !(lingerMs === undefined || lingerMs >= 0)) {
   console.error('demo: --speed must be > 0, --rounds a whole number >= 1, --linger-sec >= 0');
   process.exit(2);
 }
 
-function say(line) {
-  console.log(`[demo] ${line}`);
-}
+/** Where the demo's narration goes: the console, or the terminal screen's notes while it is drawn. */
+let narrate = (line) => console.log(line);
 
-function onPath(command) {
-  return spawnSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' }).status === 0;
+function say(line) {
+  narrate(`[demo] ${line}`);
 }
 
 function sleep(ms, signal) {
@@ -110,7 +119,7 @@ function load(file) {
 async function replay(entry, prompt, ctx, replaySpeed = speed) {
   const recording = load(entry.file);
   const copy = demoCopy(recording, prompt);
-  say(`replaying ${recording.meta.scenario} (Claude Code ${recording.meta.claude_code_version}, ${recording.meta.mode} mode) as "${prompt}"`);
+  say(`replaying ${recording.meta.scenario} (Claude Code ${recording.meta.claude_code_version}, ${recording.meta.mode} mode) as "${prompt}" (session ${copy.meta.session_id.slice(0, 8)})`);
   const { transcript } = await replayRecording(copy, { claudeDir: ctx.claudeDir, workspace: ctx.workspace, home: ctx.home, speed: replaySpeed, signal: ctx.signal });
   say(`  done: ${path.relative(ctx.claudeDir, transcript)}`);
 }
@@ -174,8 +183,8 @@ async function runDemo(ctx, userDataDir) {
   if (!userDataDir || opts['exit-after-replay']) return;
   // Bounded: each new window replays the first live session again; quiet for lingerMs, the demo ends.
   for (let again = 2; !ctx.signal.aborted; again++) {
-    say(`replay finished; a new window (or a reload) replays the first session again; stopping after ${Math.round(lingerMs / 1000)} s without one`);
-    const n = await nextWindow(userDataDir, windows, lingerMs, ctx.signal);
+    say(`replay finished; a new window (or a reload) replays the first session again; stopping after ${Math.round((lingerMs ?? 600_000) / 1000)} s without one`);
+    const n = await nextWindow(userDataDir, windows, lingerMs ?? 600_000, ctx.signal);
     if (n === undefined) return;
     windows = n;
     await sleep(2000, ctx.signal);
@@ -183,9 +192,67 @@ async function runDemo(ctx, userDataDir) {
   }
 }
 
-async function openVsCode({ workspace, env, root }) {
-  const useCode = onPath('code') && !opts['code-server'];
-  if (useCode) {
+/**
+ * Where the sessions are shown: VS Code when `code` is on PATH, else code-server when it is
+ * installed or its install can run here, else the terminal (with what is missing, for the hint).
+ */
+function chooseView() {
+  if (opts.terminal) return { view: 'terminal' };
+  if (findCommand('code') && !opts['code-server']) return { view: 'code' };
+  if (codeServerInstalled()) return { view: 'code-server' };
+  const prerequisites = codeServerPrerequisites();
+  if (prerequisites.nodeSupported && prerequisites.missing.length === 0) return { view: 'code-server' };
+  const lacks = prerequisites.nodeSupported ? `${prerequisites.missing.join(', ')} not found` : `it needs Node 20, this is Node ${process.versions.node}`;
+  return { view: 'terminal', why: `no \`code\` on PATH, and code-server cannot be installed here (${lacks})` };
+}
+
+/** The one line that says what to install for the VS Code view (after a code-server that did not start: what to fix). */
+function vsCodeViewHint(codeServerFailed) {
+  if (codeServerFailed) return 'For the VS Code view: install VS Code (`code` on PATH), or fix what stopped code-server (above).';
+  const prerequisites = codeServerPrerequisites();
+  if (findCommand('code') || codeServerInstalled() || (prerequisites.nodeSupported && prerequisites.missing.length === 0)) {
+    return 'For the VS Code view: run `npm run demo` without --terminal.';
+  }
+  const codeServer = prerequisites.nodeSupported ? `code-server's build tools: ${aptInstall(prerequisites.packages)}` : 'code-server (it needs Node 20)';
+  return `For the VS Code view: install VS Code (\`code\` on PATH) or ${codeServer}, then run \`npm run demo\` again.`;
+}
+
+/**
+ * The terminal view: the built CLI's engine follows the temp Claude dir while the live set is
+ * replayed; the screen ends --linger-sec (default 3) after the last replay, on its final state.
+ */
+async function runInTerminal(ctx, onStop) {
+  const { startTerminalDemo } = createRequire(import.meta.url)(path.join(repo, 'dist', 'terminalDemo.js'));
+  const version = load(LIVE[0].file).meta.claude_code_version;
+  const screen = await startTerminalDemo({
+    claudeDir: ctx.claudeDir,
+    title: `Claude Code ${version} sessions replayed${speed === 1 ? '' : ` ${speed}× faster`}`,
+    out: {
+      write: (text) => process.stdout.write(text),
+      // A terminal that cannot move the cursor (TERM=dumb) gets the plain lines too.
+      isTTY: process.stdout.isTTY === true && process.env.TERM !== 'dumb',
+      get columns() {
+        return process.stdout.columns;
+      },
+      get rows() {
+        return process.stdout.rows;
+      },
+    },
+  });
+  const stopScreen = async () => {
+    narrate = (line) => console.log(line);
+    await screen.stop();
+  };
+  onStop(stopScreen);
+  narrate = (line) => screen.note(line);
+  await runDemo(ctx, undefined);
+  say('replay finished');
+  await sleep(lingerMs ?? 3000, ctx.signal);
+  await stopScreen();
+}
+
+async function openVsCode({ workspace, env, root }, view) {
+  if (view === 'code') {
     const userDataDir = path.join(root, 'vscode-user');
     const args = [
       '--new-window',
@@ -234,10 +301,13 @@ async function main() {
   const abort = new AbortController();
   let server = { stop: async () => {}, userDataDir: undefined };
   let stopped = false;
+  /** Gives the terminal back when the terminal view is drawn (set by it). */
+  let stopView = async () => {};
   const stop = async () => {
     if (stopped) return;
     stopped = true;
     abort.abort();
+    await stopView();
     await server.stop();
     if (!keep) fs.rmSync(root, { recursive: true, force: true });
   };
@@ -247,7 +317,30 @@ async function main() {
   const ctx = { claudeDir, workspace, home, signal: abort.signal };
   // A session that ended before the window opened: the extension reads it as history.
   await replay(FINISHED, FINISHED.prompt, ctx, Number.MAX_SAFE_INTEGER);
-  if (!opts['no-open']) server = await openVsCode({ workspace, env, root });
+  if (opts['no-open']) {
+    await runDemo(ctx, undefined);
+    await stop();
+    return say('demo finished');
+  }
+  let { view, why } = chooseView();
+  let codeServerFailed = false;
+  if (view !== 'terminal') {
+    try {
+      server = await openVsCode({ workspace, env, root }, view);
+    } catch (err) {
+      if (view !== 'code-server') throw err;
+      why = `code-server did not start: ${err instanceof Error ? err.message : err}`;
+      view = 'terminal';
+      codeServerFailed = true;
+    }
+  }
+  if (view === 'terminal') {
+    say(`${why ? `${why}: ` : ''}playing the sessions in the terminal`);
+    await runInTerminal(ctx, (stopScreen) => (stopView = stopScreen));
+    await stop();
+    say('demo finished');
+    return say(vsCodeViewHint(codeServerFailed));
+  }
   await runDemo(ctx, server.userDataDir);
   await stop();
   say('demo finished');

@@ -78,14 +78,27 @@ function localNodeDir() {
   return fs.existsSync(path.join(prefix, 'include', 'node', 'node.h')) ? prefix : undefined;
 }
 
+/**
+ * What installing code-server needs and this machine lacks: the commands not on PATH and the
+ * Debian packages that give them (with the -dev libraries, which have no command to look for),
+ * and whether this Node can run it. Nothing missing: an install can start (`npm run demo` then
+ * uses code-server; otherwise it plays in the terminal and names these).
+ */
+export function codeServerPrerequisites() {
+  const missing = Object.keys(REQUIRED_COMMANDS).filter((c) => !which(c));
+  return {
+    missing,
+    packages: missing.length ? [...new Set(missing.map((c) => REQUIRED_COMMANDS[c])), ...NATIVE_BUILD_LIBRARIES] : [],
+    nodeSupported: Number(process.versions.node.split('.')[0]) === 20,
+  };
+}
+
 export function ensureCodeServer({ log = (m) => console.error(`[code-server] ${m}`) } = {}) {
   if (isInstalled()) return codeServerEntry();
-  const major = Number(process.versions.node.split('.')[0]);
-  if (major !== 20) throw new Error(`code-server ${CODE_SERVER_VERSION} needs Node 20; this is Node ${process.versions.node}`);
-  const missing = Object.keys(REQUIRED_COMMANDS).filter((c) => !which(c));
-  if (missing.length) {
-    const packages = [...new Set(missing.map((c) => REQUIRED_COMMANDS[c])), ...NATIVE_BUILD_LIBRARIES];
-    throw missingTool(missing.join(', '), packages, `needed to install code-server ${CODE_SERVER_VERSION}`);
+  const prerequisites = codeServerPrerequisites();
+  if (!prerequisites.nodeSupported) throw new Error(`code-server ${CODE_SERVER_VERSION} needs Node 20; this is Node ${process.versions.node}`);
+  if (prerequisites.missing.length) {
+    throw missingTool(prerequisites.missing.join(', '), prerequisites.packages, `needed to install code-server ${CODE_SERVER_VERSION}`);
   }
   const dir = codeServerDir();
   fs.rmSync(dir, { recursive: true, force: true });

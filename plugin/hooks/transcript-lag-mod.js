@@ -9,6 +9,8 @@ var SAFE_SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 // src/core/modContract.ts
 var HELD_DIR_NAME = "held";
+var MOD_CALLS_DIR_NAME = "mod";
+var MOD_CALLS_LISTED = 64;
 var HELD_MESSAGE_VERSION = 1;
 var HELD_MESSAGE_TTL_MS = 10 * 6e4;
 var SAFE_TOOL_USE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,199}$/;
@@ -49,6 +51,9 @@ function heldMessagePath(claudeDir, sessionId, toolUseId) {
   const dir = heldDirOf(claudeDir, sessionId);
   return dir && SAFE_TOOL_USE_ID.test(toolUseId) ? `${dir}${separatorOf(claudeDir)}${toolUseId}.json` : void 0;
 }
+function modCallsPath(claudeDir, sessionId) {
+  return SAFE_SESSION_ID.test(sessionId) ? channelPath(claudeDir, MOD_CALLS_DIR_NAME, `${sessionId}.json`) : void 0;
+}
 function spoolDirOf(claudeDir) {
   return channelPath(claudeDir, SPOOL_DIR_NAME);
 }
@@ -73,45 +78,60 @@ function heldMessageOf(rows, toolUseId) {
 
 // src/core/recordLine.ts
 var PARSE_LINE_CHARS = 1024 * 1024;
-function lineKindOf(line, id, partial = false) {
-  if (partial || line.length > PARSE_LINE_CHARS) {
-    const quoted = JSON.stringify(id);
-    if (line.includes(`"tool_use_id":${quoted}`) && line.includes('"role":"user"')) return "result";
-    if (line.includes(`"type":"tool_use","id":${quoted}`) && line.includes('"role":"assistant"')) return "record";
-    return "other";
+function callsOfLine(line) {
+  const out = { records: [], results: [] };
+  if (!line.includes('"tool_use"') && !line.includes('"tool_result"')) return out;
+  if (line.length > PARSE_LINE_CHARS) {
+    const isUser = line.includes('"role":"user"');
+    const isAssistant = line.includes('"role":"assistant"');
+    for (const m of line.matchAll(/"tool_use_id":("(?:[^"\\]|\\.){1,400}")/g)) if (isUser) out.results.push(JSON.parse(m[1]));
+    for (const m of line.matchAll(/"type":"tool_use","id":("(?:[^"\\]|\\.){1,400}")/g)) if (isAssistant) out.records.push(JSON.parse(m[1]));
+    return out;
   }
   let rec;
   try {
     rec = JSON.parse(line);
   } catch {
-    return "other";
+    return out;
   }
   const content = rec?.message?.content;
-  if (!Array.isArray(content)) return "other";
+  if (!Array.isArray(content)) return out;
   for (const b of content) {
     if (!b || typeof b !== "object") continue;
-    if (rec.type === "assistant" && b.type === "tool_use" && b.id === id) return "record";
-    if (rec.type === "user" && b.type === "tool_result" && b.tool_use_id === id) return "result";
+    if (rec.type === "assistant" && b.type === "tool_use" && typeof b.id === "string") out.records.push(b.id);
+    if (rec.type === "user" && b.type === "tool_result" && typeof b.tool_use_id === "string") out.results.push(b.tool_use_id);
   }
-  return "other";
+  return out;
 }
 
 // src/mod/register.ts
 var held = /* @__PURE__ */ new Map();
 var lags = /* @__PURE__ */ new Map();
 var cursors = /* @__PURE__ */ new Map();
+var recordsSeen = /* @__PURE__ */ new Map();
+var resultsSeen = /* @__PURE__ */ new Map();
+var MAX_SEEN = 1e3;
+var looks = 0;
+function remember(seen, id, lookNo) {
+  if (seen.has(id)) return;
+  seen.set(id, lookNo);
+  if (seen.size > MAX_SEEN) seen.delete(seen.keys().next().value);
+}
 var MAX_CALLS = 500;
 var MAX_LAGS = 200;
 var TICK_MS = 100;
 var READ_LIMIT = 4 * 1024 * 1024;
 var MAX_SPOOLED = 2e4;
 var ROWS = 64;
+var now = () => Date.now();
 var instance = crypto.randomUUID().replace(/-/g, "").slice(0, 8);
 var spooled = 0;
 var place;
 var receiver;
 var ticker;
 var keepHeldMessages = true;
+var listed;
+var listWrites = Promise.resolve();
 function placeOf(transcriptPath) {
   if (!transcriptPath) return void 0;
   const sessionId = sessionIdOfTranscript(transcriptPath);
@@ -173,14 +193,25 @@ async function privateFolder($, p) {
   }
 }
 var privateFor;
-async function storeHeldMessage($, call, promptId) {
+async function ensurePrivateFolder($, p) {
+  if (privateFor === p.sessionId) return true;
+  if (!await privateFolder($, p)) return false;
+  privateFor = p.sessionId;
+  return true;
+}
+async function listCall($, call) {
+  const file = modCallsPath(call.place.claudeDir, call.place.sessionId);
+  if (file === void 0) return;
+  if (listed?.sessionId !== call.place.sessionId) listed = { sessionId: call.place.sessionId, calls: [] };
+  listed.calls = [...listed.calls, call.id].slice(-MOD_CALLS_LISTED);
+  const list = listed;
+  listWrites = listWrites.then(() => $.fs.write(file, JSON.stringify({ v: 1, calls: list.calls }))).catch(() => void 0);
+  await listWrites;
+}
+async function storeHeldMessage($, call) {
   if (!keepHeldMessages) return;
   const file = heldMessagePath(call.place.claudeDir, call.place.sessionId, call.id);
-  if (file === void 0) return;
-  if (privateFor !== call.place.sessionId) {
-    if (!await privateFolder($, call.place)) return;
-    privateFor = call.place.sessionId;
-  }
+  if (file === void 0 || !await ensurePrivateFolder($, call.place)) return;
   let found;
   for (let last = ROWS; last <= 4096; last *= 4) {
     const rows = await $.session.messages(call.agentId !== void 0 ? { agentId: call.agentId, last } : { last });
@@ -194,7 +225,6 @@ async function storeHeldMessage($, call, promptId) {
     tool_use_id: call.id,
     session_id: call.place.sessionId,
     ...call.agentId !== void 0 ? { agent_id: call.agentId } : {},
-    ...promptId ? { prompt_id: promptId } : {},
     at: call.at,
     text_blocks: found.text_blocks,
     tool_use: found.tool_use
@@ -202,11 +232,14 @@ async function storeHeldMessage($, call, promptId) {
   await $.fs.write(file, JSON.stringify(message));
   call.heldFile = file;
 }
-function dropHeldMessage($, call) {
+function dropHeldMessageNow($, call) {
   const file = call.heldFile;
-  if (file === void 0) return;
+  if (file === void 0) return Promise.resolve();
   call.heldFile = void 0;
-  $.process.run(["rm", "-f", file], { timeoutMs: 2e3 }).then((done) => done.exitCode === 0 ? void 0 : $.fs.write(file, "")).catch(() => $.fs.write(file, "").catch(() => void 0));
+  return $.process.run(["rm", "-f", file], { timeoutMs: 1e3 }).then((done) => done.exitCode === 0 ? void 0 : $.fs.write(file, "")).catch(() => $.fs.write(file, "").catch(() => void 0));
+}
+function dropHeldMessage($, call) {
+  void dropHeldMessageNow($, call);
 }
 function release($, call, lagMs) {
   held.delete(call.id);
@@ -216,32 +249,55 @@ function release($, call, lagMs) {
   if (lags.size > MAX_LAGS) lags.delete(lags.keys().next().value);
 }
 async function look($) {
-  const now = await $.clock.now();
+  const started = now();
   const byFile = /* @__PURE__ */ new Map();
   for (const call of held.values()) {
-    if (now - call.at > HELD_MESSAGE_TTL_MS) release($, call, void 0);
+    if (started - call.at > HELD_MESSAGE_TTL_MS) release($, call, void 0);
     else byFile.set(call.recordPath, [...byFile.get(call.recordPath) ?? [], call]);
   }
   for (const [file, calls] of byFile) {
     const cursor = cursors.get(file);
     if (cursor === void 0) continue;
-    let size;
+    let size = cursor.offset;
     try {
       size = (await $.fs.stat(file)).size;
     } catch {
-      continue;
     }
     if (size < cursor.offset) cursor.offset = 0;
-    if (size === cursor.offset) continue;
-    const from = size - cursor.offset > READ_LIMIT ? size - READ_LIMIT : cursor.offset;
-    const text = await $.fs.read(file, { offset: from, length: size - from });
-    const end = text.lastIndexOf("\n");
-    if (end === -1) continue;
-    cursor.offset = from + new TextEncoder().encode(text.slice(0, end + 1)).length;
-    for (const line of text.slice(0, end).split("\n")) {
-      for (const call of calls) {
-        if (held.has(call.id) && line.includes(call.id) && lineKindOf(line, call.id) === "record") release($, call, now - call.at);
+    let lines = [];
+    if (size > cursor.offset) {
+      const from = size - cursor.offset > READ_LIMIT ? size - READ_LIMIT : cursor.offset;
+      const text = await $.fs.read(file, { offset: from, length: size - from });
+      const end = text.lastIndexOf("\n");
+      if (end !== -1) {
+        cursor.offset = from + new TextEncoder().encode(text.slice(0, end + 1)).length;
+        lines = text.slice(0, end).split("\n");
       }
+    }
+    const lookNo = ++looks;
+    for (const line of lines) {
+      const { records, results } = callsOfLine(line);
+      for (const id of records) remember(recordsSeen, id, lookNo);
+      for (const id of results) remember(resultsSeen, id, lookNo);
+    }
+    const seenAt = now();
+    for (const call of calls) {
+      const recordLook = recordsSeen.get(call.id);
+      if (recordLook === void 0) {
+        call.missedAt = started;
+        continue;
+      }
+      const withResult = resultsSeen.get(call.id) === recordLook;
+      const p = call.place;
+      report($, p, event(p, "landed", seenAt, call.agentId, {
+        tool_use_id: call.id,
+        tool_name: call.tool,
+        with_result: withResult,
+        watched_from: "pre",
+        ...call.missedAt !== void 0 ? { missed_at: Math.round(call.missedAt) } : {},
+        ...call.recordPath !== p.transcriptPath ? { record_path: call.recordPath } : {}
+      }));
+      release($, call, seenAt - call.at);
     }
   }
   if (held.size === 0) {
@@ -259,6 +315,7 @@ function watchHeld($) {
     look($).catch(() => void 0).finally(() => busy = false);
   });
 }
+var FIRST_LOOK_BACK = 1024 * 1024;
 async function cursorAt($, file) {
   if (cursors.has(file)) return;
   let size = 0;
@@ -266,7 +323,7 @@ async function cursorAt($, file) {
     size = (await $.fs.stat(file)).size;
   } catch {
   }
-  cursors.set(file, { offset: size });
+  cursors.set(file, { offset: Math.max(0, size - FIRST_LOOK_BACK) });
 }
 function seconds(ms) {
   return ms < 1e4 ? `${(ms / 1e3).toFixed(1)}s` : `${Math.round(ms / 1e3)}s`;
@@ -282,7 +339,16 @@ function register(on, options) {
   on("session.start", async ($, e, next) => {
     const info = await $.session.info();
     place = placeOf(info.transcriptPath);
-    if (place !== void 0) await findReceiver($, place);
+    if (place !== void 0) {
+      await findReceiver($, place);
+      if (keepHeldMessages) await ensurePrivateFolder($, place);
+    }
+    return next(e);
+  });
+  on("session.end", async ($, e, next) => {
+    const dropping = [...held.values()].map((call) => dropHeldMessageNow($, call));
+    held.clear();
+    await Promise.all(dropping);
     return next(e);
   });
   on("classic.SessionStart", async ($, e, next) => {
@@ -290,36 +356,36 @@ function register(on, options) {
     return next(e);
   });
   on("tool.call", async ($, e, next) => {
-    const at = await $.clock.now();
-    const info = await $.session.info();
-    const p = placeOf(info.transcriptPath) ?? place;
+    const at = now();
+    const p = place ?? placeOf((await $.session.info()).transcriptPath);
     if (p === void 0 || held.size >= MAX_CALLS) return next(e);
     place = p;
     const recordPath = recordFileOf(p.transcriptPath, p.sessionId, e.agentId);
     if (recordPath === void 0) return next(e);
     const call = { id: e.tool_use_id, tool: e.tool, at, agentId: e.agentId, place: p, recordPath };
-    await cursorAt($, recordPath);
+    report($, p, event(p, "pre", at, e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: "mod" }));
     held.set(call.id, call);
-    try {
-      await storeHeldMessage($, call, info.promptId);
-    } catch {
-    }
-    report($, p, event(p, "pre", at, e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: "mod", ...info.promptId ? { prompt_id: info.promptId } : {} }));
+    await Promise.all([
+      cursorAt($, recordPath),
+      listCall($, call).catch(() => void 0),
+      // The held message is a convenience: the call goes on without it.
+      storeHeldMessage($, call).catch(() => void 0)
+    ]);
     watchHeld($);
-    const post = () => $.clock.now().then((t) => report($, p, event(p, "post", t, e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: "mod" })));
+    const post = () => report($, p, event(p, "post", now(), e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: "mod" }));
     try {
       const ran = await next(e);
-      post().catch(() => void 0);
+      post();
       return ran;
     } catch (err) {
-      post().catch(() => void 0);
+      post();
       throw err;
     }
   });
   on("session.append", async ($, e, next) => {
     const p = place;
     if (p !== void 0) {
-      const at = await $.clock.now();
+      const at = now();
       const ids = [];
       for (const b of e.message.content ?? []) {
         if (b?.type === "tool_use" && typeof b.id === "string") ids.push(b.id);
@@ -331,12 +397,11 @@ function register(on, options) {
   });
   on("ui.render", { component: "Spinner" }, async ($, e, next) => {
     if (held.size === 0) return next(e);
-    const now = await $.clock.now();
     let oldest = Infinity;
     for (const call of held.values()) oldest = Math.min(oldest, call.at);
     const more = held.size > 1 ? ` (${held.size} calls)` : "";
     const room = Math.max(0, (e.viewport?.columns ?? 80) - String(e.props.word ?? "").length - 20);
-    const suffix = ` \xB7 held ${seconds(now - oldest)}${more}`.slice(0, room);
+    const suffix = ` \xB7 held ${seconds(now() - oldest)}${more}`.slice(0, room);
     return next({ ...e, props: { ...e.props, suffix: `${e.props.suffix ?? ""}${suffix}` } });
   });
   on("ui.render", { component: "ToolUse" }, async ($, e, next) => {

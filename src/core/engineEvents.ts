@@ -54,6 +54,8 @@ export interface JoinedEvent extends CallEventBase {
   event: 'joined';
   fired_at: number;
   lag_ms: number;
+  /** Who reported the call's fire time (the best report: the mod's when it reported). */
+  transport?: ChannelTransport;
 }
 
 /** The call's tool_result record was observed. `at` = observed. */

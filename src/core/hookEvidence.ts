@@ -14,6 +14,8 @@
  *   decides, so the hook leaves a watcher behind (src/hook/landingWatch.ts)
  *   whose `landed` event says whether the look that found the record's line
  *   also found its result's: `with_result` if so, else `before_result`.
+ * - the mod (src/mod/) looks from the call's fire on, so its `landed` event
+ *   (`watched_from: "pre"`) says the shape by itself.
  * Anything else (no evidence, no `landed` event after a miss at PostToolUse,
  * a result already on disk at PostToolUse without an earlier sighting) proves
  * nothing: the shape stays unknown.
@@ -28,11 +30,18 @@ export interface HookSighting {
   result_on_disk?: boolean;
 }
 
-/** What the watcher a post hook left behind saw when the record landed. */
+/** What the watcher a post hook left behind, or the mod, saw when the record landed. */
 export interface LandingSighting {
   /** When the look that found the record ran. */
   at: number;
   with_result: boolean;
+  /**
+   * `pre`: the mod looked from the call's fire on (the hook's watcher starts at PostToolUse), so
+   * its landing proves the shape alone, and `missed_at` (its last look without the record)
+   * bounds the hold from below.
+   */
+  watched_from?: 'pre' | 'post';
+  missed_at?: number;
 }
 
 export interface HeldBounds {
@@ -55,6 +64,14 @@ function since(pre: HookSighting, look: HookSighting): number | undefined {
 
 export function verdictFromHook(pre: HookSighting | undefined, post: HookSighting | undefined, landed?: LandingSighting): EvidenceVerdict {
   const verdict: EvidenceVerdict = {};
+  // The mod's looks ran from the fire until the record was there: the look that found it says the shape.
+  if (landed?.watched_from === 'pre') {
+    verdict.shape = landed.with_result ? 'with_result' : 'before_result';
+    if (pre !== undefined) {
+      verdict.held = { min_ms: landed.missed_at === undefined ? 0 : Math.max(0, landed.missed_at - pre.at), max_ms: Math.max(0, landed.at - pre.at) };
+    }
+    return verdict;
+  }
   const preSaw = pre?.record_on_disk;
   const postSaw = post?.record_on_disk;
   const postMissed = postSaw === false && post?.result_on_disk === false;

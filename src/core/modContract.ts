@@ -11,6 +11,12 @@ import { CHANNEL_DIR_NAME, SAFE_SESSION_ID, SPOOL_DIR_NAME } from './channel/con
 /** Subfolder of the channel folder (`<claude dir>/transcript-lag/`) for held messages, one folder per session. */
 export const HELD_DIR_NAME = 'held';
 
+/** Subfolder of the channel folder where the mod lists, per session, the calls it reports. */
+export const MOD_CALLS_DIR_NAME = 'mod';
+
+/** How many of its newest calls the mod lists: more than a message holds, so none drops out while its hooks run. */
+export const MOD_CALLS_LISTED = 64;
+
 /** Format version of a held-message file (`v`). */
 export const HELD_MESSAGE_VERSION = 1;
 
@@ -94,6 +100,26 @@ export function heldDirOf(claudeDir: string, sessionId: string): string | undefi
 export function heldMessagePath(claudeDir: string, sessionId: string, toolUseId: string): string | undefined {
   const dir = heldDirOf(claudeDir, sessionId);
   return dir && SAFE_TOOL_USE_ID.test(toolUseId) ? `${dir}${separatorOf(claudeDir)}${toolUseId}.json` : undefined;
+}
+
+/**
+ * The mod's list of the calls it reports for a session (`{"v":1,"calls":[ids…]}`), written
+ * before each call's settings hooks run: a command hook in announce mode finds its call there
+ * and stands aside, so each call is reported once, by the mod, with the real fire time.
+ */
+export function modCallsPath(claudeDir: string, sessionId: string): string | undefined {
+  return SAFE_SESSION_ID.test(sessionId) ? channelPath(claudeDir, MOD_CALLS_DIR_NAME, `${sessionId}.json`) : undefined;
+}
+
+/** Whether the mod's list (its file's text) names the call. */
+export function modListNames(listText: string | undefined, toolUseId: string): boolean {
+  if (listText === undefined) return false;
+  try {
+    const calls = (JSON.parse(listText) as { v?: unknown; calls?: unknown } | null)?.calls;
+    return Array.isArray(calls) && calls.includes(toolUseId);
+  } catch {
+    return false;
+  }
 }
 
 /** The spool folder: one small file per event while no receiver takes them (docs/CHANNEL.md, "Spool"). */

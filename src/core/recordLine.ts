@@ -39,3 +39,33 @@ export function lineKindOf(line: string, id: string, partial = false): LineKind 
   }
   return 'other';
 }
+
+/**
+ * Every call a line is the record or the result of, by the same rule as lineKindOf (one parse for
+ * the whole line: the mod reads every line its looks bring in).
+ */
+export function callsOfLine(line: string): { records: string[]; results: string[] } {
+  const out = { records: [] as string[], results: [] as string[] };
+  if (!line.includes('"tool_use"') && !line.includes('"tool_result"')) return out;
+  if (line.length > PARSE_LINE_CHARS) {
+    const isUser = line.includes('"role":"user"');
+    const isAssistant = line.includes('"role":"assistant"');
+    for (const m of line.matchAll(/"tool_use_id":("(?:[^"\\]|\\.){1,400}")/g)) if (isUser) out.results.push(JSON.parse(m[1]) as string);
+    for (const m of line.matchAll(/"type":"tool_use","id":("(?:[^"\\]|\\.){1,400}")/g)) if (isAssistant) out.records.push(JSON.parse(m[1]) as string);
+    return out;
+  }
+  let rec: { type?: unknown; message?: { content?: unknown } };
+  try {
+    rec = JSON.parse(line);
+  } catch {
+    return out;
+  }
+  const content = rec?.message?.content;
+  if (!Array.isArray(content)) return out;
+  for (const b of content) {
+    if (!b || typeof b !== 'object') continue;
+    if (rec.type === 'assistant' && b.type === 'tool_use' && typeof b.id === 'string') out.records.push(b.id);
+    if (rec.type === 'user' && b.type === 'tool_result' && typeof b.tool_use_id === 'string') out.results.push(b.tool_use_id);
+  }
+  return out;
+}

@@ -13,7 +13,7 @@ import { MAX_HOOK_TIMEOUT_MS } from '../core/settings/hookCommand';
 import { reportCall } from './callReport';
 import { appendChannelLine, resolveChannelDir } from './channelWriter';
 import { LANDING_ARG, runLandingWatch, startLandingWatch } from './landingProcess';
-import { installedHookReports } from './pluginGuard';
+import { installedHookReports, modReportsCall } from './pluginGuard';
 import { probeTranscript } from './probe';
 import { parseHookInput, readStdin } from './stdin';
 
@@ -88,6 +88,8 @@ async function run(argv: string[]): Promise<void> {
   if (!input) return;
   const dir = resolveChannelDir(args.channelDir, process.env);
   if (args.plugin && input.hook_event_name !== undefined && installedHookReports(process.env, input.hook_event_name)) return;
+  // Announce mode reports only what the mod reports better: stand aside for it (probe mode still waits and reports).
+  if (!args.probe && modReportsCall(input)) return;
   const reported = reportCall(input, {
     channelDir: dir,
     firedAt,

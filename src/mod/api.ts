@@ -52,6 +52,7 @@ type Hook<E> = ($: ModApi, e: E, next: Next<E, any>) => unknown;
 
 export interface On {
   (event: 'session.start', hook: Hook<unknown>): unknown;
+  (event: 'session.end', hook: Hook<unknown>): unknown;
   (event: 'classic.SessionStart', hook: Hook<{ transcript_path?: string }>): unknown;
   (event: 'tool.call', hook: Hook<ToolCallEvent>): unknown;
   (event: 'session.append', hook: Hook<AppendEvent>): unknown;

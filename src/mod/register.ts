@@ -25,6 +25,8 @@ import {
   heldDirOf,
   heldMessageOf,
   heldMessagePath,
+  MOD_CALLS_LISTED,
+  modCallsPath,
   recordFileOf,
   sessionIdOfTranscript,
   spoolDirOf,
@@ -32,7 +34,7 @@ import {
   type ConversationRow,
   type HeldMessage,
 } from '../core/modContract';
-import { lineKindOf } from '../core/recordLine';
+import { callsOfLine } from '../core/recordLine';
 import type { ModApi, On, RenderEvent, ToolCallEvent, AppendEvent } from './api';
 
 interface SessionPlace {
@@ -50,6 +52,8 @@ interface HeldCall {
   place: SessionPlace;
   recordPath: string;
   heldFile?: string;
+  /** When a look last found the record not on disk: bounds the hold from below. */
+  missedAt?: number;
 }
 
 /** What the ticker has read of a transcript: complete lines up to `offset`. */
@@ -61,6 +65,17 @@ interface FileCursor {
 const held = new Map<string, HeldCall>();
 const lags = new Map<string, number>();
 const cursors = new Map<string, FileCursor>();
+/** In which look each call's record and result came in: a call may fire after its record is on disk. */
+const recordsSeen = new Map<string, number>();
+const resultsSeen = new Map<string, number>();
+const MAX_SEEN = 1000;
+let looks = 0;
+
+function remember(seen: Map<string, number>, id: string, lookNo: number): void {
+  if (seen.has(id)) return;
+  seen.set(id, lookNo);
+  if (seen.size > MAX_SEEN) seen.delete(seen.keys().next().value as string);
+}
 const MAX_CALLS = 500;
 const MAX_LAGS = 200;
 /** Redraw rate while a call is held (the issue asks ≥ 4 a second) and how often its file is looked at. */
@@ -72,12 +87,21 @@ const MAX_SPOOLED = 20_000;
 /** Rows read back from the conversation for a call's message; more only when its message is longer. */
 const ROWS = 64;
 
+/**
+ * Ms since epoch, read in the mod's own realm: every awaited `$` call costs a turn of Claude Code's
+ * event loop (3–20 ms measured, BENCHMARKS.md "Transports with the mod"), too much for a time stamp.
+ */
+const now = () => Date.now();
+
 const instance = crypto.randomUUID().replace(/-/g, '').slice(0, 8);
 let spooled = 0;
 let place: SessionPlace | undefined;
 let receiver: { url: string; secret: string } | undefined;
 let ticker: { cancel(): void } | undefined;
 let keepHeldMessages = true;
+/** The newest calls this copy reports, per session: written whole before each call's hooks run (modContract.ts). */
+let listed: { sessionId: string; calls: string[] } | undefined;
+let listWrites: Promise<void> = Promise.resolve();
 
 function placeOf(transcriptPath: string | undefined): SessionPlace | undefined {
   if (!transcriptPath) return undefined;
@@ -154,15 +178,31 @@ async function privateFolder($: ModApi, p: SessionPlace): Promise<boolean> {
 
 let privateFor: string | undefined;
 
+/** Makes the session's held-message folder private once per session; false where it could not. */
+async function ensurePrivateFolder($: ModApi, p: SessionPlace): Promise<boolean> {
+  if (privateFor === p.sessionId) return true;
+  if (!(await privateFolder($, p))) return false;
+  privateFor = p.sessionId;
+  return true;
+}
+
+/** Lists the call as reported by the mod, so the command hooks stand aside for it. */
+async function listCall($: ModApi, call: HeldCall): Promise<void> {
+  const file = modCallsPath(call.place.claudeDir, call.place.sessionId);
+  if (file === undefined) return;
+  if (listed?.sessionId !== call.place.sessionId) listed = { sessionId: call.place.sessionId, calls: [] };
+  listed.calls = [...listed.calls, call.id].slice(-MOD_CALLS_LISTED);
+  const list = listed;
+  // One write at a time, each of the newest list: parallel calls' writes cannot land out of order.
+  listWrites = listWrites.then(() => $.fs.write(file, JSON.stringify({ v: 1, calls: list.calls }))).catch(() => undefined);
+  await listWrites;
+}
+
 /** Stores the message that carries the call, before the call's PreToolUse hooks can look for it. */
-async function storeHeldMessage($: ModApi, call: HeldCall, promptId: string | undefined): Promise<void> {
+async function storeHeldMessage($: ModApi, call: HeldCall): Promise<void> {
   if (!keepHeldMessages) return;
   const file = heldMessagePath(call.place.claudeDir, call.place.sessionId, call.id);
-  if (file === undefined) return;
-  if (privateFor !== call.place.sessionId) {
-    if (!(await privateFolder($, call.place))) return;
-    privateFor = call.place.sessionId;
-  }
+  if (file === undefined || !(await ensurePrivateFolder($, call.place))) return;
   let found: ReturnType<typeof heldMessageOf>;
   for (let last = ROWS; last <= 4096; last *= 4) {
     const rows = await $.session.messages(call.agentId !== undefined ? { agentId: call.agentId, last } : { last });
@@ -176,7 +216,6 @@ async function storeHeldMessage($: ModApi, call: HeldCall, promptId: string | un
     tool_use_id: call.id,
     session_id: call.place.sessionId,
     ...(call.agentId !== undefined ? { agent_id: call.agentId } : {}),
-    ...(promptId ? { prompt_id: promptId } : {}),
     at: call.at,
     text_blocks: found.text_blocks,
     tool_use: found.tool_use,
@@ -186,14 +225,18 @@ async function storeHeldMessage($: ModApi, call: HeldCall, promptId: string | un
 }
 
 /** Removes a held message; where no `rm` runs, empties it (the text is what must not stay). */
-function dropHeldMessage($: ModApi, call: HeldCall): void {
+function dropHeldMessageNow($: ModApi, call: HeldCall): Promise<void> {
   const file = call.heldFile;
-  if (file === undefined) return;
+  if (file === undefined) return Promise.resolve();
   call.heldFile = undefined;
-  $.process
-    .run(['rm', '-f', file], { timeoutMs: 2000 })
+  return $.process
+    .run(['rm', '-f', file], { timeoutMs: 1000 })
     .then((done) => (done.exitCode === 0 ? undefined : $.fs.write(file, '')))
     .catch(() => $.fs.write(file, '').catch(() => undefined));
+}
+
+function dropHeldMessage($: ModApi, call: HeldCall): void {
+  void dropHeldMessageNow($, call);
 }
 
 /** The call left the held set: its record is on disk (`lagMs`), or it is given up on. */
@@ -207,32 +250,57 @@ function release($: ModApi, call: HeldCall, lagMs: number | undefined): void {
 
 /** Reads what each held call's file gained since the last look and releases the calls whose record is there. */
 async function look($: ModApi): Promise<void> {
-  const now = await $.clock.now();
+  const started = now();
   const byFile = new Map<string, HeldCall[]>();
   for (const call of held.values()) {
-    if (now - call.at > HELD_MESSAGE_TTL_MS) release($, call, undefined);
+    if (started - call.at > HELD_MESSAGE_TTL_MS) release($, call, undefined);
     else byFile.set(call.recordPath, [...(byFile.get(call.recordPath) ?? []), call]);
   }
   for (const [file, calls] of byFile) {
     const cursor = cursors.get(file);
     if (cursor === undefined) continue;
-    let size: number;
+    let size = cursor.offset;
     try {
       size = (await $.fs.stat(file)).size;
     } catch {
-      continue; // not written yet
+      // not written yet
     }
     if (size < cursor.offset) cursor.offset = 0; // truncated or replaced: read it again
-    if (size === cursor.offset) continue;
-    const from = size - cursor.offset > READ_LIMIT ? size - READ_LIMIT : cursor.offset;
-    const text = (await $.fs.read(file, { offset: from, length: size - from })) as string;
-    const end = text.lastIndexOf('\n');
-    if (end === -1) continue;
-    cursor.offset = from + new TextEncoder().encode(text.slice(0, end + 1)).length;
-    for (const line of text.slice(0, end).split('\n')) {
-      for (const call of calls) {
-        if (held.has(call.id) && line.includes(call.id) && lineKindOf(line, call.id) === 'record') release($, call, now - call.at);
+    let lines: string[] = [];
+    if (size > cursor.offset) {
+      const from = size - cursor.offset > READ_LIMIT ? size - READ_LIMIT : cursor.offset;
+      const text = (await $.fs.read(file, { offset: from, length: size - from })) as string;
+      const end = text.lastIndexOf('\n');
+      if (end !== -1) {
+        cursor.offset = from + new TextEncoder().encode(text.slice(0, end + 1)).length;
+        lines = text.slice(0, end).split('\n');
       }
+    }
+    const lookNo = ++looks;
+    for (const line of lines) {
+      const { records, results } = callsOfLine(line);
+      for (const id of records) remember(recordsSeen, id, lookNo);
+      for (const id of results) remember(resultsSeen, id, lookNo);
+    }
+    const seenAt = now();
+    for (const call of calls) {
+      const recordLook = recordsSeen.get(call.id);
+      if (recordLook === undefined) {
+        call.missedAt = started;
+        continue;
+      }
+      // The look that found the record found its result too: one write, as far as a reader can tell.
+      const withResult = resultsSeen.get(call.id) === recordLook;
+      const p = call.place;
+      report($, p, event(p, 'landed', seenAt, call.agentId, {
+        tool_use_id: call.id,
+        tool_name: call.tool,
+        with_result: withResult,
+        watched_from: 'pre',
+        ...(call.missedAt !== undefined ? { missed_at: Math.round(call.missedAt) } : {}),
+        ...(call.recordPath !== p.transcriptPath ? { record_path: call.recordPath } : {}),
+      }));
+      release($, call, seenAt - call.at);
     }
   }
   if (held.size === 0) {
@@ -255,7 +323,10 @@ function watchHeld($: ModApi): void {
   });
 }
 
-/** Where the file's complete lines end now: a record that lands later is after it. */
+/** A file's first look starts this far back, so a record written before its call fired is still found. */
+const FIRST_LOOK_BACK = 1024 * 1024;
+
+/** Where the looks at a file start: a little before its end now (a partial first line is no record). */
 async function cursorAt($: ModApi, file: string): Promise<void> {
   if (cursors.has(file)) return;
   let size = 0;
@@ -264,7 +335,7 @@ async function cursorAt($: ModApi, file: string): Promise<void> {
   } catch {
     // not there yet: everything it will hold is new
   }
-  cursors.set(file, { offset: size });
+  cursors.set(file, { offset: Math.max(0, size - FIRST_LOOK_BACK) });
 }
 
 function seconds(ms: number): string {
@@ -284,7 +355,18 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
   on('session.start', async ($, e, next) => {
     const info = await $.session.info();
     place = placeOf(info.transcriptPath);
-    if (place !== undefined) await findReceiver($, place);
+    if (place !== undefined) {
+      await findReceiver($, place);
+      if (keepHeldMessages) await ensurePrivateFolder($, place);
+    }
+    return next(e);
+  });
+
+  // Leaving: no held message may outlive the session (it has 1.5 s for every mod's session.end).
+  on('session.end', async ($, e, next) => {
+    const dropping = [...held.values()].map((call) => dropHeldMessageNow($, call));
+    held.clear();
+    await Promise.all(dropping);
     return next(e);
   });
 
@@ -295,30 +377,31 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
   });
 
   on('tool.call', async ($, e: ToolCallEvent, next) => {
-    const at = await $.clock.now();
-    const info = await $.session.info();
-    const p = placeOf(info.transcriptPath) ?? place;
+    const at = now();
+    // Known from session.start or the last SessionStart; asked for only when it is not.
+    const p = place ?? placeOf((await $.session.info()).transcriptPath);
     if (p === undefined || held.size >= MAX_CALLS) return next(e);
     place = p;
     const recordPath = recordFileOf(p.transcriptPath, p.sessionId, e.agentId);
     if (recordPath === undefined) return next(e);
     const call: HeldCall = { id: e.tool_use_id, tool: e.tool, at, agentId: e.agentId, place: p, recordPath };
-    await cursorAt($, recordPath);
+    // Reported first, so nothing below delays it; then what the call's settings hooks rely on, before they run.
+    report($, p, event(p, 'pre', at, e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: 'mod' }));
     held.set(call.id, call);
-    try {
-      await storeHeldMessage($, call, info.promptId);
-    } catch {
-      // the held message is a convenience: the call goes on without it
-    }
-    report($, p, event(p, 'pre', at, e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: 'mod', ...(info.promptId ? { prompt_id: info.promptId } : {}) }));
+    await Promise.all([
+      cursorAt($, recordPath),
+      listCall($, call).catch(() => undefined),
+      // The held message is a convenience: the call goes on without it.
+      storeHeldMessage($, call).catch(() => undefined),
+    ]);
     watchHeld($);
-    const post = () => $.clock.now().then((t) => report($, p, event(p, 'post', t, e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: 'mod' })));
+    const post = () => report($, p, event(p, 'post', now(), e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: 'mod' }));
     try {
       const ran = await next(e);
-      post().catch(() => undefined);
+      post();
       return ran;
     } catch (err) {
-      post().catch(() => undefined);
+      post();
       throw err;
     }
   });
@@ -326,7 +409,8 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
   on('session.append', async ($, e: AppendEvent, next) => {
     const p = place;
     if (p !== undefined) {
-      const at = await $.clock.now();
+      // Nothing awaited before next: a row is appended on the session's own path.
+      const at = now();
       const ids: string[] = [];
       for (const b of e.message.content ?? []) {
         if (b?.type === 'tool_use' && typeof b.id === 'string') ids.push(b.id);
@@ -340,12 +424,11 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
   // "held 2.1s" after the spinner's word while the oldest held call waits for its record.
   on('ui.render', { component: 'Spinner' }, async ($, e: RenderEvent, next) => {
     if (held.size === 0) return next(e);
-    const now = await $.clock.now();
     let oldest = Infinity;
     for (const call of held.values()) oldest = Math.min(oldest, call.at);
     const more = held.size > 1 ? ` (${held.size} calls)` : '';
     const room = Math.max(0, (e.viewport?.columns ?? 80) - String(e.props.word ?? '').length - 20);
-    const suffix = ` · held ${seconds(now - oldest)}${more}`.slice(0, room);
+    const suffix = ` · held ${seconds(now() - oldest)}${more}`.slice(0, room);
     return next({ ...e, props: { ...e.props, suffix: `${e.props.suffix ?? ''}${suffix}` } });
   });
 

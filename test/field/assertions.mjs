@@ -6,7 +6,6 @@
 //   second message on, a call whose hooks run ≥ 1 s stays held while they run. Cases measured to go
 //   either way are reported (shape, time) but not asserted: see `profileClaim`.
 
-const HOOK_SOURCE = 'transcript-lag-hook';
 const MOD_SOURCE = 'transcript-lag-mod';
 
 /** Slack for comparing times taken by different pollers (10 ms recorder, 100 ms probe, watch). */
@@ -124,19 +123,19 @@ export function checkScenario(result, { strictProfile }) {
     if (def.hook === 'probe') checkWait(c, def, fail, where);
     if (strictProfile) checkProfile(c, def, result.version, fail, where);
   }
-  // Every call reported exactly once before and once after by each reporter, whoever installed the hook
-  // (install-hook, the plugin, or both: the plugin's hook stands aside where install-hook's entries
-  // report). The mod is a reporter of its own beside the command hooks; the engine keeps one call.
+  // Every call reported exactly once before and once after, whoever installed the hook (install-hook,
+  // the plugin, or both: the plugin's hook stands aside where install-hook's entries report), and by
+  // the mod where it loads (Claude Code 2.1.287+ with the plugin): the command hooks stand aside for it.
+  const modReports = !!def.install?.startsWith('plugin') && modLoads(result.version) && def.hook !== 'probe';
   for (const c of calls) {
     // A fork's own calls are hooked in the fork's session, so they are in its channel file.
     const channel = c.session ? result.fork?.channelLines ?? [] : result.recording.channel;
-    for (const source of [HOOK_SOURCE, MOD_SOURCE]) {
-      for (const ev of ['pre', 'post']) {
-        const n = channel.filter((l) => l.text.includes(`"event":"${ev}"`) && l.text.includes(`"tool_use_id":"${c.id}"`) && l.text.includes(`"source":"${source}"`)).length;
-        // The mod loads wherever the plugin does on 2.1.287+; elsewhere (older versions, install-hook) it is absent.
-        const expected = source === HOOK_SOURCE || (def.mod && modLoads(result.version)) ? 1 : Math.min(n, 1);
-        if (n !== expected) fail(`${c.id}: ${n} ${ev} events from ${source} in the channel, expected ${expected}`);
-      }
+    for (const ev of ['pre', 'post']) {
+      const sources = channel
+        .filter((l) => l.text.includes(`"event":"${ev}"`) && l.text.includes(`"tool_use_id":"${c.id}"`))
+        .map((l) => JSON.parse(l.text).source);
+      if (sources.length !== 1) fail(`${c.id}: ${sources.length} ${ev} events in the channel (${sources.join(', ')}), expected exactly 1`);
+      else if (modReports && sources[0] !== MOD_SOURCE) fail(`${c.id}: its ${ev} came from ${sources[0]}, not the mod`);
     }
   }
   // Before 2.1.287 no mod loads: the plugin's command hooks report alone (checked above).
@@ -327,13 +326,12 @@ function checkMod(result, fail) {
   for (const c of result.calls) {
     const where = `${c.id} (${c.tool})`;
     const modPre = channel.find((e) => e.event === 'pre' && e.tool_use_id === c.id && e.source === MOD_SOURCE);
-    const hookPre = channel.find((e) => e.event === 'pre' && e.tool_use_id === c.id && e.source === HOOK_SOURCE);
     if (!modPre) {
       fail(`${where}: the mod never reported pre`);
       continue;
     }
     if (modPre.transport !== 'mod') fail(`${where}: the mod's pre says transport ${modPre.transport}`);
-    if (hookPre && !(modPre.at <= hookPre.at)) fail(`${where}: the mod's pre (${modPre.at}) is not before the command hook's (${hookPre.at})`);
+    // The mod fires first: before the settings PreToolUse hooks, the plugin's command hook (which then stands aside) among them.
     if (c.preAt !== undefined && modPre.at > c.preAt) fail(`${where}: the mod's pre (${modPre.at}) is after the settings PreToolUse hook fired (${c.preAt})`);
     const reported = result.watchEvents.filter((e) => e.tool_use_id === c.id && (e.event === 'written' || e.event === 'held'));
     const written = reported.filter((e) => e.event === 'written');

@@ -100,6 +100,10 @@ export const landedEventSchema = z.object({
   with_result: z.boolean(),
   /** The file watched, when it is not `transcript_path` (a subagent's own transcript). */
   record_path: z.string().min(1).max(4096).optional(),
+  /** `pre`: the watcher looked from the call's fire on (the mod); absent: from PostToolUse (the hook's watcher). */
+  watched_from: z.enum(['pre', 'post']).optional(),
+  /** When the watcher last looked and did not find the record (ms since epoch). */
+  missed_at: z.number().int().nonnegative().optional(),
 });
 
 /**

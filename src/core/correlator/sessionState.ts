@@ -155,7 +155,7 @@ export class SessionState {
         tomb.fired = true;
         const lag = Math.max(0, tomb.observedAt - ev.at);
         this.lags.set(ev.tool_use_id, lag);
-        out.push({ ...this.base(ev), event: 'joined', at: observedAt, fired_at: ev.at, lag_ms: lag });
+        out.push({ ...this.base(ev), event: 'joined', at: observedAt, fired_at: ev.at, lag_ms: lag, transport: ev.transport ?? 'command' });
       }
       return;
     }
@@ -185,7 +185,7 @@ export class SessionState {
     const lag = lagOf(c);
     if (lag !== null && lag !== lagBefore) {
       this.lags.set(c.id, lag);
-      out.push({ ...this.base(ev), event: 'joined', at: observedAt, fired_at: c.firedAt as number, lag_ms: lag });
+      out.push({ ...this.base(ev), event: 'joined', at: observedAt, fired_at: c.firedAt as number, lag_ms: lag, transport: c.transport ?? 'command' });
     }
   }
 
@@ -247,7 +247,7 @@ export class SessionState {
   /** The watcher our post hook left behind saw the record land (see ../hookEvidence.ts). */
   ingestLanded(ev: LandedEvent, observedAt: number): void {
     this.touch(observedAt);
-    const landing: LandingSighting = { at: ev.at, with_result: ev.with_result };
+    const landing: LandingSighting = { at: ev.at, with_result: ev.with_result, watched_from: ev.watched_from, missed_at: ev.missed_at };
     const tomb = this.tombstones.get(ev.tool_use_id);
     if (tomb) {
       this.sightTomb(ev.tool_use_id, tomb, { landed: earlierSighting(tomb.landed, landing) });

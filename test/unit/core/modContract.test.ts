@@ -3,13 +3,15 @@ import {
   claudeDirOfTranscript,
   heldMessageOf,
   heldMessagePath,
+  modCallsPath,
+  modListNames,
   parseHeldMessage,
   recordFileOf,
   sessionIdOfTranscript,
   spoolFileName,
   type ConversationRow,
 } from '../../../src/core/modContract';
-import { lineKindOf } from '../../../src/core/recordLine';
+import { callsOfLine, lineKindOf } from '../../../src/core/recordLine';
 
 const row = (role: 'user' | 'assistant', text: string, ids: string[] = []): ConversationRow => ({
   role,
@@ -85,5 +87,29 @@ describe('recordLine: the one rule for "the call\'s record is on disk"', () => {
   it('judges a partial line by the compact keys Claude Code writes', () => {
     assert.equal(lineKindOf(record.slice(0, 120), 'toolu_a', true), 'record');
     assert.equal(lineKindOf(result.slice(0, 110), 'toolu_a', true), 'result');
+  });
+});
+
+describe('the mod\'s list of the calls it reports', () => {
+  it('names a call only when the list holds it; anything else is no list', () => {
+    assert.equal(modCallsPath('/h/.claude', 's1'), '/h/.claude/transcript-lag/mod/s1.json');
+    assert.equal(modCallsPath('/h/.claude', '../s1'), undefined);
+    assert.equal(modListNames('{"v":1,"calls":["toolu_a","toolu_b"]}', 'toolu_b'), true);
+    assert.equal(modListNames('{"v":1,"calls":["toolu_a"]}', 'toolu_b'), false);
+    assert.equal(modListNames('{"v":1,"calls":["toolu_a"', 'toolu_a'), false);
+    assert.equal(modListNames(undefined, 'toolu_a'), false);
+    assert.equal(modListNames('{"calls":"toolu_a"}', 'toolu_a'), false);
+  });
+});
+
+describe('recordLine: every call a line records or answers', () => {
+  it('one parse gives the records of an assistant line and the results of a user line, long lines by their keys', () => {
+    const rec = JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'x' }, { type: 'tool_use', id: 'toolu_a', name: 'Bash', input: {} }, { type: 'tool_use', id: 'toolu_b', name: 'Read', input: {} }] } });
+    const res = JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_a', content: 'y'.repeat(2 * 1024 * 1024) }] } });
+    const quoting = JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: '{"type":"tool_use","id":"toolu_z"}' }] } });
+    assert.deepEqual(callsOfLine(rec), { records: ['toolu_a', 'toolu_b'], results: [] });
+    assert.deepEqual(callsOfLine(res), { records: [], results: ['toolu_a'] });
+    assert.deepEqual(callsOfLine(quoting), { records: [], results: [] });
+    assert.deepEqual(callsOfLine('{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_c"'), { records: [], results: [] });
   });
 });

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Soak test, run by hand: `npm run soak` (30 minutes) or `npm run soak -- --minutes 3`.
+// Soak test, run by hand: `npm run soak` (30 minutes) or `npm run soak -- --minutes 3`;
+// `npm run soak -- --files 20000` runs the many-files leg instead (scripts/soakManyFiles.mjs).
 // Drives the real engine over real temp files for a long time — sessions come
 // and go, hooks report pre/wait/post, records land before or with their results,
 // subagents write, a transcript is now and then truncated and rewritten — and
@@ -12,6 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { require as tsxRequire } from 'tsx/cjs/api';
+import { manyFilesLeg } from './soakManyFiles.mjs';
 
 // Heap figures mean something only right after a full collection.
 if (typeof globalThis.gc !== 'function') {
@@ -20,7 +22,7 @@ if (typeof globalThis.gc !== 'function') {
 }
 
 function parseArgs(argv) {
-  const opts = { minutes: 30, callsPerSecond: 20, sessions: 3, maxOpenFiles: undefined };
+  const opts = { minutes: 30, callsPerSecond: 20, sessions: 3, maxOpenFiles: undefined, files: undefined, projects: 20, maxRssMb: 400, readyS: 10, indexedS: 30, liveS: 5 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => Number(argv[++i]);
@@ -28,8 +30,15 @@ function parseArgs(argv) {
     else if (a === '--calls-per-second') opts.callsPerSecond = next();
     else if (a === '--sessions') opts.sessions = next();
     else if (a === '--max-open-files') opts.maxOpenFiles = next();
+    else if (a === '--files') opts.files = next();
+    else if (a === '--projects') opts.projects = next();
+    else if (a === '--max-rss-mb') opts.maxRssMb = next();
+    else if (a === '--ready-s') opts.readyS = next();
+    else if (a === '--indexed-s') opts.indexedS = next();
+    else if (a === '--live-s') opts.liveS = next();
     else if (a === '--help' || a === '-h') {
       console.log('Usage: npm run soak -- [--minutes 30] [--calls-per-second 20] [--sessions 3] [--max-open-files N]');
+      console.log('       npm run soak -- --files N [--projects 20] [--max-rss-mb 400] [--ready-s 10] [--indexed-s 30] [--live-s 5]   (after npm run build)');
       process.exit(0);
     } else {
       console.error(`soak: unknown option ${a}`);
@@ -40,10 +49,15 @@ function parseArgs(argv) {
     console.error('soak: --minutes, --calls-per-second, --sessions and --max-open-files must be positive');
     process.exit(2);
   }
+  if (opts.files !== undefined && ![opts.files, opts.projects, opts.maxRssMb, opts.readyS, opts.indexedS, opts.liveS].every((n) => n > 0)) {
+    console.error('soak: --files, --projects, --max-rss-mb, --ready-s, --indexed-s and --live-s must be positive');
+    process.exit(2);
+  }
   return opts;
 }
 
 const opts = parseArgs(process.argv.slice(2));
+if (opts.files !== undefined) process.exit((await manyFilesLeg(opts)) ? 0 : 1);
 const { TranscriptLagEngine } = tsxRequire('../src/core/engine.ts', import.meta.url);
 const { projectSlug } = tsxRequire('../src/core/discovery.ts', import.meta.url);
 const { nodeFileAccess } = tsxRequire('../src/platform/nodeFileAccess.ts', import.meta.url);

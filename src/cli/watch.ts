@@ -124,13 +124,21 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const claudeDir = parsed.claudeDir ?? resolveClaudeDir(io.env, io.homedir);
   let stopped = false;
   let ticking: Promise<void> = Promise.resolve();
+  /** A tick is queued and has not begun: another asks for nothing more (one poll over 20,000 files can outlast the interval). */
+  let tickQueued = false;
   // http hooks (install-hook --http) arrive here when this process serves their port; the config is
   // looked at on every poll, so an install after start is served without a restart.
   const receiver = new HookReceiverService(claudeDir, () => io.clock.now(), (s) => io.stderr(`transcript-lag watch: ${receiverStatusText(s)}\n`));
   const tick = () => {
-    if (stopped) return;
+    if (stopped || tickQueued) return;
+    tickQueued = true;
     void receiver.refresh();
-    ticking = ticking.then(() => engine.tick()).catch((err: unknown) => io.stderr(`transcript-lag watch: ${err instanceof Error ? err.message : String(err)}\n`));
+    ticking = ticking
+      .then(() => {
+        tickQueued = false;
+        return stopped ? undefined : engine.tick();
+      })
+      .catch((err: unknown) => io.stderr(`transcript-lag watch: ${err instanceof Error ? err.message : String(err)}\n`));
   };
   const engine = new TranscriptLagEngine({
     claudeDir,

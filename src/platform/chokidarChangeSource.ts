@@ -19,44 +19,58 @@ export function chokidarChangeSource(opts: ChokidarChangeSourceOptions = {}): Ch
   return {
     watch(folders: string[], onChange: (path: string) => void): Disposable {
       if (folders.length === 0) return { dispose: () => undefined };
-      const watcher: FSWatcher = chokidarWatch(folders, {
-        ignoreInitial: true,
-        persistent: true,
-        depth: opts.depth ?? 4,
-        // Transcripts grow by appends: report each write at once, never wait for the writer to finish.
-        awaitWriteFinish: false,
-        alwaysStat: false,
-        // Folders only. A folder's own watch reports every write to a file in it (the `raw` events
-        // below); a watch per file as well cost ~2 KB and an inotify watch per transcript, and
-        // chokidar's first scan of 20,000 of them delayed every notification by seconds (BENCHMARKS.md).
-        ignored: (p: string, stats?: { isFile(): boolean }) => p.endsWith('.jsonl') || stats?.isFile() === true,
-      });
-      // A folder made after the watch began (a session's subagents/): files written into it
-      // before its watch was set up are reported from a listing of it.
-      watcher.on('addDir', (dir: string) => {
-        onChange(dir);
-        fsp.readdir(dir).then(
-          (names) => {
-            for (const name of names) if (name.endsWith('.jsonl')) onChange(path.join(dir, name));
-          },
-          () => undefined,
-        );
-      });
-      // fs.watch's own events (chokidar's `raw`), unthrottled: every write to a file in a watched
-      // folder, read at once (figures in BENCHMARKS.md). `name` is the entry that changed and
-      // `watchedPath` the folder fs.watch was given.
-      watcher.on('raw', (_event, name, details) => {
-        const watched = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
-        if (typeof watched !== 'string') return;
-        if (!name) return;
-        const changed = path.basename(watched) === name ? watched : path.join(watched, name);
-        if (changed.endsWith('.jsonl')) onChange(changed);
-      });
-      watcher.on('error', () => undefined);
-      if (opts.onReady) watcher.once('ready', opts.onReady);
-      return {
-        dispose: () => watcher.close(),
-      };
+      // One watcher per folder: given a folder that does not exist (the hook channel's, before any
+      // hook is installed), one chokidar watcher said `ready` at once and reported nothing at all,
+      // for the folders that do exist either (chokidar 4.0.3).
+      const watchers: FSWatcher[] = folders.map((folder) => watchFolder(folder, opts.depth ?? 4, onChange));
+      let waiting = watchers.length;
+      if (opts.onReady) {
+        const onReady = opts.onReady;
+        for (const w of watchers) {
+          w.once('ready', () => {
+            if (--waiting === 0) onReady();
+          });
+        }
+      }
+      return { dispose: async () => void (await Promise.all(watchers.map((w) => w.close()))) };
     },
   };
+}
+
+function watchFolder(folder: string, depth: number, onChange: (path: string) => void): FSWatcher {
+  const watcher: FSWatcher = chokidarWatch(folder, {
+    ignoreInitial: true,
+    persistent: true,
+    depth,
+    // Transcripts grow by appends: report each write at once, never wait for the writer to finish.
+    awaitWriteFinish: false,
+    alwaysStat: false,
+    // Folders only. A folder's own watch reports every write to a file in it (the `raw` events
+    // below); a watch per file as well cost ~2 KB and an inotify watch per transcript, and
+    // chokidar's first scan of 20,000 of them delayed every notification by seconds (BENCHMARKS.md).
+    ignored: (p: string, stats?: { isFile(): boolean }) => p.endsWith('.jsonl') || stats?.isFile() === true,
+  });
+  // A folder made after the watch began (a session's subagents/): files written into it
+  // before its watch was set up are reported from a listing of it.
+  watcher.on('addDir', (dir: string) => {
+    onChange(dir);
+    fsp.readdir(dir).then(
+      (names) => {
+        for (const name of names) if (name.endsWith('.jsonl')) onChange(path.join(dir, name));
+      },
+      () => undefined,
+    );
+  });
+  // fs.watch's own events (chokidar's `raw`), unthrottled: every write to a file in a watched
+  // folder, read at once (figures in BENCHMARKS.md). `name` is the entry that changed and
+  // `watchedPath` the folder fs.watch was given.
+  watcher.on('raw', (_event, name, details) => {
+    const watched = (details as { watchedPath?: unknown } | undefined)?.watchedPath;
+    if (typeof watched !== 'string') return;
+    if (!name) return;
+    const changed = path.basename(watched) === name ? watched : path.join(watched, name);
+    if (changed.endsWith('.jsonl')) onChange(changed);
+  });
+  watcher.on('error', () => undefined);
+  return watcher;
 }

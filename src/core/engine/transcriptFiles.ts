@@ -178,11 +178,21 @@ export class TranscriptFiles {
     return true;
   }
 
-  /** Reads every followed file but those indexHistory() is still to read; stops between files once `stopped`. */
+  /**
+   * Reads every followed file. One indexHistory() is still to read is read
+   * only when its size is no longer where its history ends (a record was
+   * appended, or it was cut): then its history and what came after, at
+   * once, so a live line is not left waiting behind thousands of other
+   * files' history. Stops between files once `stopped`.
+   */
   async readAll(stopped: () => boolean): Promise<void> {
     for (const t of [...this.followed.values()]) {
       if (stopped()) return;
-      if (!this.indexing.has(t)) await this.read(t);
+      if (this.indexing.has(t)) {
+        const st = await this.files.stat(t.ref.path).catch(() => undefined);
+        if (st?.size === t.file.historyEnd) continue;
+      }
+      await this.read(t);
     }
   }
 

@@ -125,6 +125,21 @@ describe('engine: ready before history is indexed', () => {
     assert.deepEqual(engine!.sessions().map((x) => x.session_id).sort(), [S, small].sort());
   });
 
+  it('a tick reads a file still waiting for its history to be indexed once a record is appended to it', async () => {
+    // Bigger than S, so indexing (smallest first) reaches it only after S, which is held at the gate.
+    const late = 'a1b2c3d4-0000-4000-8000-00000000000d';
+    const tl = fx.transcriptPath(late);
+    await fx.append(tl, [userPrompt(late, fx.workspace), ...Array.from({ length: 250 }, (_, i) => userPrompt(late, fx.workspace, `prompt ${i} ${'y'.repeat(200)}`))]);
+    const { files } = await startGated(3);
+    await files.reachedGate;
+    await fx.append(tl, [toolUseRecord(late, fx.workspace, 'toolu_late')]);
+    clock.advance(10);
+    await engine!.tick();
+    assert.deepEqual(callSeq('toolu_late'), ['written'], 'the appended record waited behind the indexing of other files');
+    assert.equal(writtenOf('toolu_late')?.line, 252);
+    assert.deepEqual(engine!.sessions().map((x) => x.session_id), [late]);
+  });
+
   it('a hook event read while indexing, for a record that turns out to be history, is not reported held', async () => {
     let notify: ((p: string) => void) | undefined;
     const changes: ChangeSource = { watch: (_folders, onChange) => ((notify = onChange), { dispose: () => undefined }) };

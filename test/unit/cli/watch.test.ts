@@ -254,6 +254,33 @@ describe('watch CLI', () => {
     for (const l of c.out) assert.equal(typeof JSON.parse(l).event, 'string');
   });
 
+  it('queues one poll at most behind a slow one, so stopping does not wait for a backlog of polls', async () => {
+    const t = fx.transcriptPath(S);
+    await fx.append(t, [userPrompt(S, fx.workspace)]);
+    // Every look at the transcript takes 40 ms: a poll outlasts the 10 ms interval four times over.
+    let stats = 0;
+    const slow: FileAccess = {
+      ...nodeFileAccess,
+      async stat(p) {
+        if (p === t) {
+          stats++;
+          await new Promise((r) => setTimeout(r, 40));
+        }
+        return nodeFileAccess.stat(p);
+      },
+    };
+    const c = capturingIo(fx.workspace, {}, slow);
+    const done = run(['--json', '--claude-dir', fx.claudeDir, '--poll-ms', '10'], c.io);
+    running = { stop: c.stop, done };
+    await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'session'));
+    await new Promise((r) => setTimeout(r, 500));
+    c.stop();
+    const before = stats;
+    assert.equal(await done, 0);
+    // The poll running when stopped and the one queued behind it: not one per interval that passed.
+    assert.ok(stats - before <= 4, `${stats - before} looks at the transcript after the stop`);
+  });
+
   it('refuses unknown options with exit code 2', async () => {
     const c = capturingIo(fx.workspace);
     assert.equal(await run(['--bogus'], c.io), 2);

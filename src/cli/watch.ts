@@ -140,19 +140,28 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       })
       .catch((err: unknown) => io.stderr(`transcript-lag watch: ${err instanceof Error ? err.message : String(err)}\n`));
   };
+  let watcherReady!: () => void;
+  const watching = new Promise<void>((resolve) => (watcherReady = resolve));
   const engine = new TranscriptLagEngine({
     claudeDir,
     workspaceFolders: [io.cwd],
     scope: parsed.all ? 'all' : 'workspace',
     files: io.files,
     clock: io.clock,
-    // The watcher reports changes only once its own scan is done, a moment after ready: a poll
-    // then reads at once what was appended in between, instead of at the next stat poll.
-    changes: chokidarChangeSource({ onReady: tick }),
+    // The watcher reports changes only once its own scan is done: a poll then reads at once
+    // what was appended before, instead of at the next stat poll.
+    changes: chokidarChangeSource({
+      onReady: () => {
+        watcherReady();
+        tick();
+      },
+    }),
     removeFile: (p) => fsp.unlink(p),
   });
   const print = parsed.json ? jsonLine : readableLine;
-  engine.onEvent((e) => io.stdout(print(e)));
+  // `ready` is the first line: events of sessions indexed while it waits for the watcher come after it.
+  let beforeReady: EngineEvent[] | undefined = [];
+  engine.onEvent((e) => (beforeReady ? beforeReady.push(e) : io.stdout(print(e))));
   // Limits hit (too many open files, a hook flood): on stderr, so --json output stays events only.
   engine.onNotice((n) => io.stderr(`transcript-lag watch: ${engineNoticeText(n)}\n`));
   const metricsServer = parsed.metrics ? await serveMetrics(engine, parsed.metrics, io) : undefined;
@@ -160,7 +169,13 @@ export async function run(args: string[], io: CliIo): Promise<number> {
 
   await receiver.refresh();
   const ready = await engine.start();
+  // `ready` says what is appended from now on is reported: once the watcher's first scan is done
+  // (5 s at most), at once; before, only at the poll, which over 20,000 files took seconds.
+  await resolvedWithin(watching, WATCHER_READY_WAIT_MS);
   io.stdout(parsed.json ? readyJsonLine(ready) : readyReadableLine(ready));
+  const held = beforeReady;
+  beforeReady = undefined;
+  for (const e of held) io.stdout(print(e));
   // The CLI is the composition root: the timer lives here, never in the engine.
   const timer = setInterval(tick, parsed.pollMs);
   try {
@@ -174,6 +189,19 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     await engine.dispose();
   }
   return 0;
+}
+
+/** How long `ready` waits for the file watcher's first scan (20,000 transcripts in 20 folders: ~1 s). */
+const WATCHER_READY_WAIT_MS = 5_000;
+
+/** Waits for `p`, or `ms` at most. */
+async function resolvedWithin(p: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([p, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

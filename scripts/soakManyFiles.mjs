@@ -73,7 +73,7 @@ export async function manyFilesLeg(opts) {
     }
     await Promise.all(writes);
   }
-  console.log(`soak files: ${opts.files} two-line transcripts in ${opts.projects} project folders written in ${((Date.now() - made) / 1000).toFixed(1)} s (${root})`);
+  console.log(`soak files: ${opts.files} two-line transcripts in ${opts.projects} project folder${opts.projects === 1 ? '' : 's'} written in ${((Date.now() - made) / 1000).toFixed(1)} s (${root})`);
 
   const started = Date.now();
   const child = spawn(process.execPath, [cli, 'watch', '--all', '--json', '--claude-dir', claudeDir], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -2,6 +2,7 @@
 // Soak test, run by hand: `npm run soak` (30 minutes) or `npm run soak -- --minutes 3`;
 // then its http leg (scripts/soakHttp.mjs: the built watch's receiver under hostile load,
 // `--http-seconds`, 60 by default, 0 skips it; `--http-only` runs it alone; needs npm run build).
+// `npm run soak -- --files 20000` runs the many-files leg instead (scripts/soakManyFiles.mjs).
 // Drives the real engine over real temp files for a long time — sessions come
 // and go, hooks report pre/wait/post, records land before or with their results,
 // subagents write, a transcript is now and then truncated and rewritten — and
@@ -14,6 +15,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { require as tsxRequire } from 'tsx/cjs/api';
+import { manyFilesLeg } from './soakManyFiles.mjs';
 
 // Heap figures mean something only right after a full collection.
 if (typeof globalThis.gc !== 'function') {
@@ -22,7 +24,7 @@ if (typeof globalThis.gc !== 'function') {
 }
 
 function parseArgs(argv) {
-  const opts = { minutes: 30, callsPerSecond: 20, sessions: 3, maxOpenFiles: undefined, httpSeconds: 60, httpOnly: false };
+  const opts = { minutes: 30, callsPerSecond: 20, sessions: 3, maxOpenFiles: undefined, httpSeconds: 60, httpOnly: false, files: undefined, projects: 20, maxRssMb: 400, readyS: 10, indexedS: 30, liveS: 5 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => Number(argv[++i]);
@@ -32,8 +34,15 @@ function parseArgs(argv) {
     else if (a === '--max-open-files') opts.maxOpenFiles = next();
     else if (a === '--http-seconds') opts.httpSeconds = next();
     else if (a === '--http-only') opts.httpOnly = true;
+    else if (a === '--files') opts.files = next();
+    else if (a === '--projects') opts.projects = next();
+    else if (a === '--max-rss-mb') opts.maxRssMb = next();
+    else if (a === '--ready-s') opts.readyS = next();
+    else if (a === '--indexed-s') opts.indexedS = next();
+    else if (a === '--live-s') opts.liveS = next();
     else if (a === '--help' || a === '-h') {
       console.log('Usage: npm run soak -- [--minutes 30] [--calls-per-second 20] [--sessions 3] [--max-open-files N] [--http-seconds 60 | --http-only]');
+      console.log('       npm run soak -- --files N [--projects 20] [--max-rss-mb 400] [--ready-s 10] [--indexed-s 30] [--live-s 5]   (after npm run build)');
       process.exit(0);
     } else {
       console.error(`soak: unknown option ${a}`);
@@ -48,10 +57,15 @@ function parseArgs(argv) {
     console.error('soak: --http-seconds must be between 0 and 3600');
     process.exit(2);
   }
+  if (opts.files !== undefined && ![opts.files, opts.projects, opts.maxRssMb, opts.readyS, opts.indexedS, opts.liveS].every((n) => n > 0)) {
+    console.error('soak: --files, --projects, --max-rss-mb, --ready-s, --indexed-s and --live-s must be positive');
+    process.exit(2);
+  }
   return opts;
 }
 
 const opts = parseArgs(process.argv.slice(2));
+if (opts.files !== undefined) process.exit((await manyFilesLeg(opts)) ? 0 : 1);
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** The http leg, after the engine's (or alone): its failures, said on stderr. */
 async function httpLegFailures() {

@@ -137,34 +137,53 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   const claudeDir = parsed.claudeDir ?? resolveClaudeDir(io.env, io.homedir);
   let stopped = false;
   let ticking: Promise<void> = Promise.resolve();
+  /** A tick is queued and has not begun: another asks for nothing more (one poll over 20,000 files can outlast the interval). */
+  let tickQueued = false;
   // http hooks (install-hook --http) arrive here when this process serves their port; the config is
   // looked at on every poll, so an install after start is served without a restart.
   const receiver = new HookReceiverService(claudeDir, () => io.clock.now(), (s) => io.stderr(`transcript-lag watch: ${receiverStatusText(s)}\n`), {
     onWarning: (text) => io.stderr(`transcript-lag watch: ${text}\n`),
   });
   const tick = () => {
-    if (stopped) return;
+    if (stopped || tickQueued) return;
+    tickQueued = true;
     void receiver.refresh();
-    ticking = ticking.then(() => engine.tick()).catch((err: unknown) => io.stderr(`transcript-lag watch: ${printable(err instanceof Error ? err.message : String(err))}\n`));
+    ticking = ticking
+      .then(() => {
+        tickQueued = false;
+        return stopped ? undefined : engine.tick();
+      })
+      .catch((err: unknown) => io.stderr(`transcript-lag watch: ${printable(err instanceof Error ? err.message : String(err))}\n`));
   };
+  let watcherReady!: () => void;
+  const watching = new Promise<void>((resolve) => (watcherReady = resolve));
   const engine = new TranscriptLagEngine({
     claudeDir,
     workspaceFolders: [io.cwd],
     scope: parsed.all ? 'all' : 'workspace',
     files: io.files,
     clock: io.clock,
-    // The watcher reports changes only once its own scan is done, a moment after ready: a poll
-    // then reads at once what was appended in between, instead of at the next stat poll.
-    changes: chokidarChangeSource({ onReady: tick }),
+    // The watcher reports changes only once its own scan is done: a poll then reads at once
+    // what was appended before, instead of at the next stat poll.
+    changes: chokidarChangeSource({
+      onReady: () => {
+        watcherReady();
+        tick();
+      },
+    }),
     removeFile: (p) => fsp.unlink(p),
     // The mod's spooled events (no receiver was up when it reported) are folded into the channel.
     spool: nodeSpoolFolding,
   });
   const print = parsed.json ? jsonLine : readableLine;
-  engine.onEvent((e) => {
+  // `ready` is the first line: events of sessions indexed while it waits for the watcher come after it.
+  // Events the readable view leaves out (record) print nothing.
+  const emit = (e: EngineEvent) => {
     const line = print(e);
     if (line) io.stdout(line);
-  });
+  };
+  let beforeReady: EngineEvent[] | undefined = [];
+  engine.onEvent((e) => (beforeReady ? beforeReady.push(e) : emit(e)));
   // Limits hit (too many open files, a hook flood): on stderr, so --json output stays events only.
   engine.onNotice((n) => io.stderr(`transcript-lag watch: ${printable(engineNoticeText(n))}\n`));
   const metricsServer = parsed.metrics ? await serveMetrics(engine, parsed.metrics, io) : undefined;
@@ -172,7 +191,13 @@ export async function run(args: string[], io: CliIo): Promise<number> {
 
   await receiver.refresh();
   const ready = await engine.start();
+  // `ready` says what is appended from now on is reported: once the watcher's first scan is done
+  // (5 s at most), at once; before, only at the poll, which over 20,000 files took seconds.
+  await resolvedWithin(watching, WATCHER_READY_WAIT_MS);
   io.stdout(parsed.json ? readyJsonLine(ready) : readyReadableLine(ready));
+  const held = beforeReady;
+  beforeReady = undefined;
+  for (const e of held) emit(e);
   // The CLI is the composition root: the timer lives here, never in the engine.
   const timer = setInterval(tick, parsed.pollMs);
   try {
@@ -186,6 +211,19 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     await engine.dispose();
   }
   return 0;
+}
+
+/** How long `ready` waits for the file watcher's first scan (20,000 transcripts in 20 folders: ~1 s). */
+const WATCHER_READY_WAIT_MS = 5_000;
+
+/** Waits for `p`, or `ms` at most. */
+async function resolvedWithin(p: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([p, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

@@ -90,7 +90,7 @@ function agentIdOf(fileName: string): string {
 }
 
 /** Every transcript directly in one project folder, and its sessions' subagent transcripts. */
-export async function listProjectTranscripts(files: FileAccess, projectDir: string): Promise<TranscriptRef[]> {
+export async function listProjectTranscripts(files: FileAccess, projectDir: string, folders?: Set<string>): Promise<TranscriptRef[]> {
   const names = await files.readdir(projectDir);
   const refs: TranscriptRef[] = [];
   const sessionIds = new Set<string>();
@@ -107,6 +107,7 @@ export async function listProjectTranscripts(files: FileAccess, projectDir: stri
   // Newer Claude Code keeps subagents in `<session>/subagents/`; a session folder may exist before its .jsonl.
   for (const name of names) {
     if (name.endsWith(JSONL) || name.startsWith('.')) continue;
+    folders?.add(name);
     const subDir = path.join(projectDir, name, 'subagents');
     let subNames: string[];
     try {

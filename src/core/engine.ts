@@ -198,7 +198,8 @@ export class TranscriptLagEngine {
     await Promise.resolve();
     const files = this.transcripts;
     const stopped = () => this.stopping || this.transcripts !== files;
-    await files.indexHistory(() => this.settleVisibility(), stopped);
+    // After each file, only its own session: 20,000 files each looking at every session would be quadratic.
+    await files.indexHistory((sessionId) => this.settleVisibility(sessionId), stopped);
     if (stopped()) return;
     await this.serialized(() => this.poll());
   }
@@ -249,7 +250,7 @@ export class TranscriptLagEngine {
     await this.channels.discover(false, force);
     await this.transcripts.discover(force, false);
     await this.channels.readAll();
-    await this.transcripts.readAll();
+    await this.transcripts.readAll(() => this.stopping);
     await this.settleVisibility();
     this.evict(now);
     await this.pruneChannels(now);
@@ -291,43 +292,51 @@ export class TranscriptLagEngine {
     return next;
   }
 
-  /** Decides which sessions the views see: all, or those whose cwd matches the workspace. */
-  private async settleVisibility(): Promise<void> {
+  /**
+   * Decides which sessions the views see: all, or those whose cwd matches the
+   * workspace. `only`: just that session (a file of it was indexed); undefined:
+   * a session not known yet (an older agent transcript): every session.
+   */
+  private async settleVisibility(only?: string): Promise<void> {
     const now = this.opts.clock.now();
-    for (const id of this.correlator.sessionIds()) {
-      let shown = this.visible.get(id);
-      if (shown === undefined) {
-        if (this.deciding.has(id)) continue;
-        if (this.opts.scope === 'all') shown = true;
-        else {
-          const cwd = this.correlator.cwdOf(id);
-          if (cwd === undefined) continue;
-          this.deciding.add(id);
-          try {
-            shown = await this.matcher.matchesCwd(cwd);
-          } finally {
-            this.deciding.delete(id);
-          }
-        }
-        if (this.visible.has(id)) continue;
-        // Shown once its history is indexed: until then, which of its calls are held is not known.
-        if (shown && this.transcripts.historyPending(id)) continue;
-        this.visible.set(id, shown);
-        const buffered = this.undecided.get(id) ?? [];
-        this.undecided.delete(id);
-        if (!shown) {
-          await this.transcripts.unfollowSession(id);
-          this.channels.unfollowSession(id);
-          this.correlator.drop(id);
-          continue;
-        }
-        this.announce(id, now, buffered);
-      }
+    if (only !== undefined) {
+      if (this.correlator.has(only)) await this.settleSession(only, now);
+      return;
     }
+    for (const id of this.correlator.sessionIds()) if (!this.visible.has(id)) await this.settleSession(id, now);
     for (const id of this.undecided.keys()) if (!this.correlator.has(id)) this.undecided.delete(id);
     if (this.visible.size > 10_000) {
       for (const [id, shown] of this.visible) if (!shown && !this.correlator.has(id)) this.visible.delete(id);
     }
+  }
+
+  private async settleSession(id: string, now: number): Promise<void> {
+    if (this.visible.has(id) || this.deciding.has(id)) return;
+    let shown: boolean;
+    if (this.opts.scope === 'all') shown = true;
+    else {
+      const cwd = this.correlator.cwdOf(id);
+      if (cwd === undefined) return;
+      this.deciding.add(id);
+      try {
+        shown = await this.matcher.matchesCwd(cwd);
+      } finally {
+        this.deciding.delete(id);
+      }
+    }
+    if (this.visible.has(id)) return;
+    // Shown once its history is indexed: until then, which of its calls are held is not known.
+    if (shown && this.transcripts.historyPending(id)) return;
+    this.visible.set(id, shown);
+    const buffered = this.undecided.get(id) ?? [];
+    this.undecided.delete(id);
+    if (!shown) {
+      await this.transcripts.unfollowSession(id);
+      this.channels.unfollowSession(id);
+      this.correlator.drop(id);
+      return;
+    }
+    this.announce(id, now, buffered);
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { Clock } from './clock';
 import { ConsumedWindow } from './consumedWindow';
 import type { FileAccess, FileIdentity, OpenFile } from './fileAccess';
-import { ownReadBuffers, readAhead, utf8BomLength } from './tailReadAhead';
+import { lendReadBuffers, readAhead, utf8BomLength } from './tailReadAhead';
 import type { FileTailOptions, LineScanner, TailChange, TailChangeKind, TailLine, TailRead, WriteBatch } from './tailTypes';
 
 export type { FileTailOptions } from './tailTypes';
@@ -70,9 +70,9 @@ export class FileTail<T> {
   private readonly files: FileAccess;
   private readonly clock: Clock;
   private readonly scanner: LineScanner<T>;
-  /** Read buffer i (see ./tailReadAhead: 0, and more for reads running ahead, made when first needed). */
-  private readonly readBuffer: (index: number) => Buffer;
   private readonly batches: LineBatches<T> | undefined;
+  /** Size of a read buffer lent for each read (./tailReadAhead) when there are no `batches`. */
+  private readonly chunkSize: number;
   private readonly maxBytesPerRead: number;
   private readonly onLine: ((line: TailLine<T>) => void) | undefined;
   /** The one TailLine handed to onLine, line after line. */
@@ -106,11 +106,11 @@ export class FileTail<T> {
     if (batches !== undefined) {
       // A read into an empty buffer reads nothing and looks like a file that shrank: refuse it here.
       if (batches.readBuffer(0).length < 1) throw new RangeError('readBuffer gives an empty buffer');
-      this.readBuffer = (index) => batches.readBuffer(index);
+      this.chunkSize = 0;
     } else {
       const chunkSize = opts.chunkSize ?? DEFAULT_TAIL_CHUNK_SIZE;
       if (!Number.isInteger(chunkSize) || chunkSize < 1) throw new RangeError(`chunkSize must be a positive integer, got ${chunkSize}`);
-      this.readBuffer = ownReadBuffers(chunkSize);
+      this.chunkSize = chunkSize;
     }
     const maxBytes = opts.maxBytesPerRead ?? Number.POSITIVE_INFINITY;
     if (!(maxBytes >= 1)) throw new RangeError(`maxBytesPerRead must be at least 1, got ${maxBytes}`);
@@ -315,9 +315,21 @@ export class FileTail<T> {
     out.changes.push(change);
   }
 
-  /** Reads up to `target` (the size seen at the start, so a busy writer cannot keep one read going), reading ahead. */
-  private readUpTo(target: number, out: ReadOutput<T>): Promise<unknown> {
-    return readAhead(this.handle!, this.readBuffer, this.consumed, target, (chunk) => this.consume(chunk, out));
+  /**
+   * Reads up to `target` (the size seen at the start, so a busy writer cannot
+   * keep one read going), reading ahead, into buffers lent for this read only.
+   */
+  private async readUpTo(target: number, out: ReadOutput<T>): Promise<unknown> {
+    const consume = (chunk: Buffer) => this.consume(chunk, out);
+    const batches = this.batches;
+    if (batches !== undefined) return readAhead(this.handle!, (index) => batches.readBuffer(index), this.consumed, target, consume);
+    if (target <= this.consumed) return undefined;
+    const buffers = lendReadBuffers(this.chunkSize, target - this.consumed);
+    try {
+      return await readAhead(this.handle!, buffers.buffer, this.consumed, target, consume);
+    } finally {
+      buffers.release();
+    }
   }
 
   /** Splits a chunk at its newlines, pushing line bytes (newline excluded) into the scanner. */

@@ -14,10 +14,38 @@ class ReadFailure {
  */
 export const READS_AHEAD = 2;
 
-/** Buffers of `size` bytes for readAhead's `buffer(i)`, each made when first asked for, then kept. */
-export function ownReadBuffers(size: number): (index: number) => Buffer {
-  const buffers: Buffer[] = [];
-  return (index) => (buffers[index] ??= Buffer.alloc(size));
+/**
+ * Whole chunks kept free per chunk size, between reads, by every tail of the
+ * process together: one read's worth, twice, so two tails reading at once
+ * (indexing beside a tick) do not allocate afresh.
+ */
+export const READ_BUFFERS_KEPT = 2 * (READS_AHEAD + 1);
+
+/** Free chunk-sized read buffers by size, shared by every FileTail that brings no buffers of its own. */
+const freeChunks = new Map<number, Buffer[]>();
+
+/**
+ * Read buffers for one readAhead of `span` bytes, each lent only while the
+ * read runs (`release()` when it ends). A tail holds no buffer between reads:
+ * a process following 20,000 transcripts holds the buffers of the reads
+ * running now, not 20,000 chunks. A read shorter than a chunk gets one buffer
+ * of its own length (a live append is a few KiB); chunk-sized ones are taken
+ * from, and given back to, a small free list kept across tails. Never zeroed:
+ * readAhead hands over only the bytes a read filled.
+ */
+export function lendReadBuffers(chunkSize: number, span: number): { buffer: (index: number) => Buffer; release: () => void } {
+  const lent: Buffer[] = [];
+  if (span < chunkSize) {
+    return { buffer: (index) => (lent[index] ??= Buffer.allocUnsafe(Math.max(1, span))), release: () => undefined };
+  }
+  return {
+    buffer: (index) => (lent[index] ??= freeChunks.get(chunkSize)?.pop() ?? Buffer.allocUnsafeSlow(chunkSize)),
+    release: () => {
+      let free = freeChunks.get(chunkSize);
+      if (!free) freeChunks.set(chunkSize, (free = []));
+      for (const b of lent.splice(0)) if (b !== undefined && free.length < READ_BUFFERS_KEPT) free.push(b);
+    },
+  };
 }
 
 interface Ahead {

@@ -7,7 +7,7 @@ import type { SessionSnapshot } from '../core/snapshot';
  * The engine's events as Prometheus series (README, "Metrics"), for a team
  * that scrapes every developer's `watch --metrics` or extension. Labels are
  * bounded: no session or tool_use ids, tools folded to the built-in ones plus
- * `mcp` and `other`. Counters only grow for the life of the process, whatever
+ * `mcp` and `other`, at most MAX_VERSION_LABELS versions plus `other` and `unknown`. Counters only grow for the life of the process, whatever
  * sessions the engine evicts, as Prometheus expects of a counter.
  */
 
@@ -26,9 +26,30 @@ export function toolLabel(name: string | undefined): string {
 /** The label of a version nothing said yet (the first call of a session whose record is not on disk). */
 export const UNKNOWN_VERSION = 'unknown';
 
-/** Versions look like `2.1.332`; anything else (a forged or garbled record) is folded, so the label stays bounded. */
-function versionLabel(version: string | undefined): string {
-  return version !== undefined && /^\d{1,4}\.\d{1,4}\.\d{1,6}$/.test(version) ? version : UNKNOWN_VERSION;
+/** The label of every version past the first MAX_VERSION_LABELS seen. */
+export const OTHER_VERSION = 'other';
+
+/** Distinct versions kept as labels: a machine runs a few Claude Code versions, not thousands. */
+export const MAX_VERSION_LABELS = 20;
+
+/**
+ * Claude Code versions as a label, bounded twice: anything not shaped like
+ * `2.1.332` (a garbled record) is `unknown`, and past the first
+ * MAX_VERSION_LABELS distinct well-formed ones (records may say any number
+ * in that shape), a new one is `other`, for the life of the process.
+ */
+export class VersionLabels {
+  private readonly kept = new Set<string>();
+
+  constructor(private readonly max = MAX_VERSION_LABELS) {}
+
+  of(version: string | undefined): string {
+    if (version === undefined || !/^\d{1,4}\.\d{1,4}\.\d{1,6}$/.test(version)) return UNKNOWN_VERSION;
+    if (this.kept.has(version)) return version;
+    if (this.kept.size >= this.max) return OTHER_VERSION;
+    this.kept.add(version);
+    return version;
+  }
 }
 
 /** Hold buckets in seconds: from a prompt write (~0.1 s) to a slow reviewing hook's timeout (60 s). */
@@ -46,8 +67,10 @@ export class LagMetrics {
   private readonly waits: Counter<'outcome' | 'claude_version'>;
   /** Calls whose hook fired, so the transport of their `written` event is known (ids forgotten once written). */
   private readonly transports = new Map<string, ChannelTransport>();
+  private readonly versions = new VersionLabels();
 
   constructor(opts: LagMetricsOptions) {
+    const versionLabel = (v: string | undefined) => this.versions.of(v);
     const registers = [this.registry];
     this.held = new Histogram({
       name: 'transcript_lag_held_seconds',
@@ -83,7 +106,10 @@ export class LagMetrics {
       registers,
       collect() {
         this.reset();
-        for (const s of opts.sessions()) if (versionLabel(s.claude_version) !== UNKNOWN_VERSION) this.set({ version: s.claude_version as string }, 1);
+        for (const s of opts.sessions()) {
+          const version = versionLabel(s.claude_version);
+          if (version !== UNKNOWN_VERSION) this.set({ version }, 1);
+        }
       },
     });
     // Zero series for every outcome and shape, so rates and ratios exist before the first event.
@@ -97,7 +123,7 @@ export class LagMetrics {
       if (this.transports.size > 100_000) this.transports.delete(this.transports.keys().next().value as string);
     } else if (e.event === 'written') {
       const shape = e.with_result ? 'with_result' : 'before_result';
-      this.calls.inc({ shape, claude_version: versionLabel(e.claude_version) });
+      this.calls.inc({ shape, claude_version: this.versions.of(e.claude_version) });
       const transport = e.transport ?? this.transports.get(e.tool_use_id) ?? 'none';
       this.transports.delete(e.tool_use_id);
       if (e.lag_ms !== null) this.held.observe({ tool: toolLabel(e.tool_name), shape, transport }, e.lag_ms / 1000);
@@ -105,7 +131,7 @@ export class LagMetrics {
       // The hook's report came after the record was seen: its lag is known only now; its shape was counted.
       this.held.observe({ tool: toolLabel(e.tool_name), shape: 'unknown', transport: this.transports.get(e.tool_use_id) ?? 'command' }, e.lag_ms / 1000);
     } else if (e.event === 'wait') {
-      this.waits.inc({ outcome: e.outcome, claude_version: versionLabel(e.claude_version) });
+      this.waits.inc({ outcome: e.outcome, claude_version: this.versions.of(e.claude_version) });
     }
   }
 

@@ -28,7 +28,7 @@ export class FollowedFile<T> {
   private queue: Promise<void> = Promise.resolve();
   closed = false;
   /** Lines ending at or below this byte were on disk before we followed the file. 0: none. */
-  private historyEnd: number;
+  private historyEndsAt: number;
 
   constructor(
     readonly path: string,
@@ -38,18 +38,23 @@ export class FollowedFile<T> {
     historyEnd: number,
     maxBytesPerRead = MAX_BYTES_PER_READ,
   ) {
-    this.historyEnd = historyEnd;
+    this.historyEndsAt = historyEnd;
     this.tail = new FileTail<T>({ path, files, clock, scanner, maxBytesPerRead });
+  }
+
+  /** Where the history ends: lines ending at or below this byte were on disk before we followed the file. */
+  get historyEnd(): number {
+    return this.historyEndsAt;
   }
 
   /** History not read yet: the next read() indexes it (and stops where it ends). */
   get inHistory(): boolean {
-    return !this.closed && this.tail.offset < this.historyEnd;
+    return !this.closed && this.tail.offset < this.historyEndsAt;
   }
 
   /** Bytes of history not read yet. */
   get historyLeft(): number {
-    return this.inHistory ? this.historyEnd - this.tail.offset : 0;
+    return this.inHistory ? this.historyEndsAt - this.tail.offset : 0;
   }
 
   /** Where what we have read or counted as history ends: a file followed again later is live only past it. */
@@ -74,14 +79,14 @@ export class FollowedFile<T> {
       let live: TailRead<T> | undefined;
       let caughtUp = false;
       for (let turns = 0; turns < MAX_READS_PER_TURN && !this.closed; turns++) {
-        const read = await this.tail.read(historyOnly ? this.historyEnd : Number.POSITIVE_INFINITY);
+        const read = await this.tail.read(historyOnly ? this.historyEndsAt : Number.POSITIVE_INFINITY);
         if (read.changes.length > 0) {
           // Truncated, replaced, re-created: the new generation was written after we looked.
-          this.historyEnd = 0;
+          this.historyEndsAt = 0;
           await this.hand(live, false, handle);
           live = undefined;
         }
-        const [history, rest] = splitRead(read, this.historyEnd);
+        const [history, rest] = splitRead(read, this.historyEndsAt);
         if (history) {
           await this.hand(live, false, handle);
           live = undefined;
@@ -93,7 +98,7 @@ export class FollowedFile<T> {
       }
       await this.hand(live, false, handle);
       // Read to the end and still short of it: the file shrank unnoticed before we opened it; what comes next is new.
-      if (caughtUp) this.historyEnd = Math.min(this.historyEnd, this.tail.offset);
+      if (caughtUp) this.historyEndsAt = Math.min(this.historyEndsAt, this.tail.offset);
     });
     this.queue = next.catch(() => undefined);
     return next;

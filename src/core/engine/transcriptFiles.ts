@@ -51,6 +51,8 @@ export class TranscriptFiles {
   private readonly index: TranscriptIndex;
   /** Files indexHistory() is still to read the history of. */
   private readonly indexing = new Set<TranscriptFile>();
+  /** Followed files by the session they are known to belong to: asked per session, while thousands are followed. */
+  private readonly bySession = new Map<string, Set<TranscriptFile>>();
 
   constructor(
     private readonly files: FileAccess,
@@ -117,7 +119,14 @@ export class TranscriptFiles {
       pending: [],
     };
     this.followed.set(ref.path, t);
+    if (t.sessionId !== undefined) this.noteSession(t, t.sessionId);
     return t;
+  }
+
+  private noteSession(t: TranscriptFile, sessionId: string): void {
+    let files = this.bySession.get(sessionId);
+    if (!files) this.bySession.set(sessionId, (files = new Set()));
+    files.add(t);
   }
 
   /** Files followed, and the bytes of history they held when followed and have not indexed yet. */
@@ -129,18 +138,18 @@ export class TranscriptFiles {
 
   /** Some file of the session still has history to index: what it holds (and holds back) is not known yet. */
   historyPending(sessionId: string): boolean {
-    for (const t of this.followed.values()) if (t.sessionId === sessionId && t.file.inHistory) return true;
+    for (const t of this.bySession.get(sessionId) ?? []) if (t.file.inHistory) return true;
     return false;
   }
 
   /**
    * Reads the history of every followed file up to where it ended when
    * followed, smallest first (a small session is shown at once, not after a
-   * 1 GB neighbour), calling `afterFile` after each. Meanwhile readAll()
+   * 1 GB neighbour), calling `afterFile` with its session (when known) after each. Meanwhile readAll()
    * leaves the files still waiting here alone, so a tick reads the others
    * instead of queueing behind a big file's history.
    */
-  async indexHistory(afterFile: () => Promise<void>, stopped: () => boolean): Promise<void> {
+  async indexHistory(afterFile: (sessionId: string | undefined) => Promise<void>, stopped: () => boolean): Promise<void> {
     const waiting = [...this.followed.values()].filter((t) => t.file.inHistory).sort((a, b) => a.file.historyLeft - b.file.historyLeft);
     for (const t of waiting) this.indexing.add(t);
     try {
@@ -148,7 +157,7 @@ export class TranscriptFiles {
         await this.readHistory(t, stopped);
         this.indexing.delete(t);
         if (stopped()) return;
-        await afterFile();
+        await afterFile(t.sessionId);
       }
     } finally {
       this.indexing.clear();
@@ -169,8 +178,22 @@ export class TranscriptFiles {
     return true;
   }
 
-  async readAll(): Promise<void> {
-    for (const t of [...this.followed.values()]) if (!this.indexing.has(t)) await this.read(t);
+  /**
+   * Reads every followed file. One indexHistory() is still to read is read
+   * only when its size is no longer where its history ends (a record was
+   * appended, or it was cut): then its history and what came after, at
+   * once, so a live line is not left waiting behind thousands of other
+   * files' history. Stops between files once `stopped`.
+   */
+  async readAll(stopped: () => boolean): Promise<void> {
+    for (const t of [...this.followed.values()]) {
+      if (stopped()) return;
+      if (this.indexing.has(t)) {
+        const st = await this.files.stat(t.ref.path).catch(() => undefined);
+        if (st?.size === t.file.historyEnd) continue;
+      }
+      await this.read(t);
+    }
   }
 
   /** A change notification: read the file at once if it is (or should be) followed. */
@@ -239,6 +262,7 @@ export class TranscriptFiles {
         return;
       }
       t.sessionId = named.scan.sessionId;
+      if (this.followed.get(t.ref.path) === t) this.noteSession(t, t.sessionId);
       const earlier = t.pending.splice(0);
       for (const p of earlier) this.ingestPart(t, t.sessionId, p.read, p.catchUp);
     }
@@ -260,8 +284,11 @@ export class TranscriptFiles {
   }
 
   async unfollowSession(sessionId: string): Promise<void> {
-    for (const [p, t] of [...this.followed]) {
-      if (t.sessionId !== sessionId) continue;
+    const files = this.bySession.get(sessionId);
+    this.bySession.delete(sessionId);
+    for (const t of files ?? []) {
+      const p = t.ref.path;
+      if (this.followed.get(p) !== t) continue;
       this.followed.delete(p);
       // If it is written again (a resumed session), what we read was history and only what follows is live.
       this.seen.set(p, t.file.seenUpTo);
@@ -273,6 +300,7 @@ export class TranscriptFiles {
   async closeAll(): Promise<void> {
     const all = [...this.followed.values()];
     this.followed.clear();
+    this.bySession.clear();
     for (const t of all) await t.file.close().catch(() => undefined);
   }
 }

@@ -13,6 +13,8 @@ export class TranscriptIndex {
   private readonly dirMtimes = new Map<string, number>();
   private readonly listings = new Map<string, TranscriptRef[]>();
   private readonly subagentMtimes = new Map<string, number>();
+  /** Per project folder, the names in it that may be session folders (no `.jsonl`), as last listed. */
+  private readonly folders = new Map<string, Set<string>>();
 
   constructor(
     private readonly files: FileAccess,
@@ -47,7 +49,10 @@ export class TranscriptIndex {
       if (!listing || force || dst.mtimeMs !== this.dirMtimes.get(dir)) {
         this.dirMtimes.set(dir, dst.mtimeMs);
         const before = new Set((listing ?? []).map((r) => r.path));
-        listing = await listProjectTranscripts(this.files, dir).catch(() => listing ?? []);
+        const folders = new Set<string>();
+        const listed = await listProjectTranscripts(this.files, dir, folders).catch(() => undefined);
+        if (listed !== undefined) this.folders.set(dir, folders);
+        listing = listed ?? listing ?? [];
         this.listings.set(dir, listing);
         for (const r of listing) if (!before.has(r.path)) newRefs.push(r);
       }
@@ -57,6 +62,7 @@ export class TranscriptIndex {
       if (!live.has(dir)) {
         this.listings.delete(dir);
         this.dirMtimes.delete(dir);
+        this.folders.delete(dir);
       }
     }
     return { refs, newRefs };
@@ -68,7 +74,11 @@ export class TranscriptIndex {
    */
   async subagentsIfChanged(projectDir: string, sessionId: string): Promise<TranscriptRef[] | undefined> {
     const dir = path.join(projectDir, sessionId, 'subagents');
-    const st = await this.files.stat(dir).catch(() => undefined);
+    // No session folder when the project folder was last listed: none can hold subagents, and
+    // making one changes the project folder's mtime, so the next scan lists it. A poll over
+    // 20,000 sessions then costs no stat for each.
+    const folderListed = this.folders.get(projectDir)?.has(sessionId) ?? true;
+    const st = folderListed ? await this.files.stat(dir).catch(() => undefined) : undefined;
     const mtime = st?.isDirectory ? st.mtimeMs : -1;
     if (this.subagentMtimes.get(dir) === mtime) return undefined;
     this.subagentMtimes.set(dir, mtime);

@@ -27,6 +27,8 @@ export interface RecordScannerOptions {
 /** The record scanner: a LineScanner that takes a line's last bytes by finishLine(). */
 export type RecordLineScanner = LineScanner<ScanResult> & Required<Pick<LineScanner<ScanResult>, 'finishLine'>>;
 
+const EMPTY = Buffer.alloc(0);
+
 export class RecordScanner implements RecordLineScanner {
   protected readonly threshold: number;
   private buf: Buffer;
@@ -42,7 +44,9 @@ export class RecordScanner implements RecordLineScanner {
     this.kernel = opts.kernel;
     this.prompts = opts.prompts;
     this.threshold = Math.max(0, Math.floor(opts.streamThreshold ?? defaultThreshold));
-    this.buf = Buffer.allocUnsafe(Math.min(this.threshold, 64 * 1024));
+    // Grown when a line first arrives in pieces: most lines are scanned where they were read
+    // (finishLine), and a process follows thousands of files whose scanners never need it.
+    this.buf = EMPTY;
   }
 
   push(chunk: Buffer): void {
@@ -61,7 +65,7 @@ export class RecordScanner implements RecordLineScanner {
       return;
     }
     if (total > this.buf.length) {
-      const grown = Buffer.allocUnsafe(Math.min(this.threshold, Math.max(total, this.buf.length * 2)));
+      const grown = Buffer.allocUnsafe(Math.min(this.threshold, Math.max(total, this.buf.length * 2, 1024)));
       grown.set(this.buf.subarray(0, this.len));
       this.buf = grown;
     }

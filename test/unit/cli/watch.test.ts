@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
-import { promises as fsp } from 'node:fs';
+import fs, { promises as fsp } from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
@@ -134,9 +134,10 @@ describe('watch CLI', () => {
     const done = run(['--json', '--claude-dir', fx.claudeDir, '--poll-ms', '20'], c.io);
     running = { stop: () => (gate.release(), c.stop()), done };
     const isReady = (l: string) => JSON.parse(l).event === 'ready';
+    // ready waits for the file watcher's first scan (ms here), never for the history held at the gate.
     const outcome = await Promise.race([
       c.until((lines) => lines.some(isReady)).then(() => 'ready'),
-      gate.reachedGate.then(() => new Promise((r) => setImmediate(r))).then(() => 'stuck'),
+      gate.reachedGate.then(() => new Promise((r) => setTimeout(r, 3000))).then(() => 'stuck'),
     ]);
     assert.equal(outcome, 'ready', 'ready waited for the history to be indexed');
     assert.equal(gate.readEnds.get(t) ?? 0, 0, 'no byte of the history indexed yet');
@@ -340,6 +341,63 @@ describe('watch CLI', () => {
     assert.equal(await done, 0);
     assert.match(c.err.join(''), /transcript-lag watch: too many open files \(EMFILE\): could not open .*\.jsonl/);
     for (const l of c.out) assert.equal(typeof JSON.parse(l).event, 'string');
+  });
+
+  it('--json: ready comes once the file watcher watches the transcripts\' folders, so an append after it is read at once', async () => {
+    const t = fx.transcriptPath(S);
+    await fx.append(t, [userPrompt(S, fx.workspace)]);
+    const watched: string[] = [];
+    const realWatch = fs.watch;
+    (fs as { watch: unknown }).watch = (p: fs.PathLike, ...rest: unknown[]) => {
+      watched.push(String(p));
+      return (realWatch as (...a: unknown[]) => fs.FSWatcher)(p, ...rest);
+    };
+    try {
+      const c = capturingIo(fx.workspace);
+      let watchedAtReady: string[] | undefined;
+      const stdout = c.io.stdout;
+      c.io.stdout = (text) => {
+        if (watchedAtReady === undefined && text.includes('"ready"')) watchedAtReady = [...watched];
+        stdout(text);
+      };
+      // No poll in the test's time: only the watcher can report the append.
+      const done = run(['--json', '--claude-dir', fx.claudeDir, '--poll-ms', '600000'], c.io);
+      running = { stop: c.stop, done };
+      await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'session'));
+      assert.equal(JSON.parse(c.out[0]).event, 'ready');
+      assert.ok(watchedAtReady?.includes(path.dirname(t)), `watched when ready was printed: ${JSON.stringify(watchedAtReady)}`);
+      await fx.append(t, [toolUseRecord(S, fx.workspace, 'toolu_after_ready')]);
+      await c.until((lines) => lines.some((l) => JSON.parse(l).tool_use_id === 'toolu_after_ready'));
+    } finally {
+      (fs as { watch: unknown }).watch = realWatch;
+    }
+  });
+
+  it('queues one poll at most behind a slow one, so stopping does not wait for a backlog of polls', async () => {
+    const t = fx.transcriptPath(S);
+    await fx.append(t, [userPrompt(S, fx.workspace)]);
+    // Every look at the transcript takes 40 ms: a poll outlasts the 10 ms interval four times over.
+    let stats = 0;
+    const slow: FileAccess = {
+      ...nodeFileAccess,
+      async stat(p) {
+        if (p === t) {
+          stats++;
+          await new Promise((r) => setTimeout(r, 40));
+        }
+        return nodeFileAccess.stat(p);
+      },
+    };
+    const c = capturingIo(fx.workspace, {}, slow);
+    const done = run(['--json', '--claude-dir', fx.claudeDir, '--poll-ms', '10'], c.io);
+    running = { stop: c.stop, done };
+    await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'session'));
+    await new Promise((r) => setTimeout(r, 500));
+    c.stop();
+    const before = stats;
+    assert.equal(await done, 0);
+    // The poll running when stopped and the one queued behind it: not one per interval that passed.
+    assert.ok(stats - before <= 4, `${stats - before} looks at the transcript after the stop`);
   });
 
   it('refuses unknown options with exit code 2', async () => {

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { request } from 'node:http';
 import type { EngineEvent } from '../../../src/core/engineEvents';
-import { LagMetrics, toolLabel } from '../../../src/platform/lagMetrics';
+import { LagMetrics, MAX_VERSION_LABELS, OTHER_VERSION, UNKNOWN_VERSION, toolLabel } from '../../../src/platform/lagMetrics';
 import { isAllowedHostHeader, isLoopbackHost, parseMetricsAddress } from '../../../src/platform/metricsAddress';
 import { startMetricsServer } from '../../../src/platform/metricsServer';
 
@@ -62,6 +62,24 @@ describe('lag metrics (Prometheus)', () => {
     assert.equal(isAllowedHostHeader('box.lan:9464', '0.0.0.0'), false);
     assert.equal(isAllowedHostHeader('box.lan:9464', 'box.lan'), true);
     assert.deepEqual(['127.0.0.1', '::1', 'localhost', '0.0.0.0', '::', '192.168.1.5'].map(isLoopbackHost), [true, true, true, false, false, false]);
+  });
+
+  it('versions: the first 20 distinct keep their label, later ones fold into "other", in counters and the info gauge', async () => {
+    const versions = Array.from({ length: 2000 }, (_, i) => `2.${Math.floor(i / 100)}.${i % 100}`);
+    const m = new LagMetrics({ sessions: () => versions.map((v) => ({ held: [], claude_version: v })) as never });
+    versions.forEach((v, i) => {
+      m.observe(written(`toolu_${i}`, 'Bash', null, false, v));
+      m.observe(wait(`toolu_${i}`, 'seen', v));
+    });
+    const text = await m.text();
+    const labelsOf = (series: string, label: string) => new Set([...text.matchAll(new RegExp(`^${series}\\{[^}]*${label}="([^"]*)"`, 'gm'))].map((x) => x[1]));
+    const kept = [...versions.slice(0, MAX_VERSION_LABELS), OTHER_VERSION];
+    assert.deepEqual([...labelsOf('transcript_lag_calls_total', 'claude_version')].sort(), [...kept, UNKNOWN_VERSION].sort());
+    assert.deepEqual([...labelsOf('transcript_lag_waits_total', 'claude_version')].sort(), [...kept, UNKNOWN_VERSION].sort());
+    assert.deepEqual([...labelsOf('transcript_lag_claude_code_info', 'version')].sort(), [...kept].sort());
+    assert.equal(sample(text, `transcript_lag_calls_total{shape="before_result",claude_version="${versions[0]}"}`), 1);
+    assert.equal(sample(text, `transcript_lag_calls_total{shape="before_result",claude_version="other"}`), versions.length - MAX_VERSION_LABELS);
+    assert.ok(text.split('\n').filter((l) => l && !l.startsWith('#')).length < 150, 'series stay bounded');
   });
 
   it('serves /metrics on the address asked for, 404 elsewhere; addresses parse as PORT or HOST:PORT', async () => {

@@ -223,6 +223,41 @@ describe('analyze: synthetic transcripts', () => {
     );
   });
 
+  it('a key repeated at the top level reads as its last value, as JSON.parse reads it: type and every other kept key, on every scan path', async () => {
+    const pad = 'p'.repeat(70_000);
+    const call = (id: string) => ({ id: `m-${id}`, stop_reason: 'tool_use', content: [{ type: 'tool_use', id, name: 'Edit' }] });
+    // Members as written, repeated keys and all: JSON.parse keeps the last of each.
+    const rec = (members: [string, unknown][]) => `{${members.map(([k, v]) => `${j(k)}:${j(v)}`).join(',')}}`;
+    const records = [
+      rec([['type', 'user'], ['sessionId', 's1'], ['message', { role: 'user', content: 'first prompt' }]]),
+      rec([['type', 'user'], ['type', 'assistant'], ['sessionId', 's1'], ['message', call('toolu_a')]]),
+      rec([['type', 'assistant'], ['message', call('toolu_b')], ['type', 'user']]),
+      rec([['type', 'user'], ['message', { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_b', content: 'ok' }] }], ['type', 'assistant']]),
+      rec([['type', 'assistant'], ['type', 'custom-title'], ['customTitle', 'kept'], ['customTitle', 'last title']]),
+      rec([['type', 'custom-title'], ['customTitle', 'not a title'], ['type', 'user'], ['message', { role: 'user', content: 'second prompt' }]]),
+      rec([['type', 'user'], ['pad', pad], ['type', 'assistant'], ['message', call('toolu_c')]]),
+      rec([['type', 'assistant'], ['message', call('toolu_d')], ['pad', pad], ['type', 'summary']]),
+      rec([
+        ['type', 'assistant'], ['sessionId', 'first'], ['sessionId', 's1'], ['timestamp', 'a'], ['timestamp', '2026-01-01T00:00:00Z'],
+        ['isSidechain', true], ['isSidechain', false], ['apiBlockIndex', 1], ['apiBlockIndex', 2], ['agentId', 'x'], ['agentId', 'y'],
+        ['requestSessionId', 'other'], ['requestSessionId', 's1'], ['version', '1.0.0'], ['version', '2.0.0'], ['cwd', '/a'], ['cwd', '/b'],
+        ['message', call('toolu_gone')], ['message', call('toolu_e')],
+      ]),
+      rec([['type', 'last-prompt'], ['lastPrompt', 'a'], ['lastPrompt', 'last'], ['type', 'last-prompt']]),
+      rec([['type', 'ai-title'], ['aiTitle', 'a'], ['type', 'user'], ['isMeta', false], ['isMeta', true], ['message', { role: 'user', content: 'meta' }]]),
+    ];
+    const withRepeats = write('repeats.jsonl', records.map((l) => `${l}\n`).join(''));
+    const asParsed = write('parsed.jsonl', records.map((l) => `${j(JSON.parse(l))}\n`).join(''));
+    const comparable = (a: TranscriptAnalysis) => ({ ...a, file: '', bytes: 0 });
+    for (const extra of [{}, { chunkSize: 4096 }, { chunkSize: 7, streamThreshold: 64 }, { streamThreshold: 0 }]) {
+      const expected = comparable(await analyze(asParsed, extra));
+      assert.deepEqual(comparable(await analyze(withRepeats, extra)), expected, `options ${j(extra)}`);
+    }
+    const expected = await analyze(asParsed);
+    assert.deepEqual(expected.record_types, { user: 4, assistant: 4, 'custom-title': 1, summary: 1, 'last-prompt': 1 });
+    assert.deepEqual(expected.calls.map((c) => c.tool_use_id), ['toolu_a', 'toolu_b', 'toolu_c', 'toolu_d', 'toolu_e']);
+  });
+
   it('refuses a chunk size that is no positive integer, as the tail does', async () => {
     const file = write('c.jsonl', `${toolUse('toolu_1')}\n`);
     for (const chunkSize of [0, -1, 1.5]) await assert.rejects(analyze(file, { chunkSize }), RangeError);

@@ -208,6 +208,31 @@ describe('TranscriptLagEngine', () => {
     assert.ok(w.event === 'written' && w.agent_id === 'abc' && w.transcript_path === agent && w.lag_ms === 30);
   });
 
+  it('a poll looks for subagents only in sessions that have a folder: none is looked for in one without', async () => {
+    const t = fx.transcriptPath(S);
+    await fx.append(t, [userPrompt(S, fx.workspace)]);
+    const looked: string[] = [];
+    const files: FileAccess = {
+      ...nodeFileAccess,
+      stat: (p) => {
+        if (p.endsWith(`${path.sep}subagents`)) looked.push(p);
+        return nodeFileAccess.stat(p);
+      },
+    };
+    await startEngine({ files });
+    for (let i = 0; i < 3; i++) {
+      clock.advance(1000);
+      await engine.tick();
+    }
+    assert.deepEqual(looked, [], 'a stat per session and poll: 20,000 of them a second over 20,000 sessions');
+    // Its folder made later (a subagent starts): looked into from the next poll on, and the agent followed.
+    const agent = path.join(path.dirname(t), S, 'subagents', 'agent-late.jsonl');
+    await fx.append(agent, [toolUseRecord(S, fx.workspace, 'toolu_late_agent', { isSidechain: true, agentId: 'late' })]);
+    clock.advance(1000);
+    await engine.tick();
+    assert.deepEqual(callSeq('toolu_late_agent'), ['written']);
+  });
+
   it('maps an older agent-*.jsonl beside the sessions to its parent by the records\' sessionId', async () => {
     const t = await startedSession();
     const agent = path.join(path.dirname(t), 'agent-old1.jsonl');

@@ -3,6 +3,8 @@ import { promises as fsp } from 'node:fs';
 import type { ChangeSource } from '../../../../src/core/changeSource';
 import type { EngineEvent } from '../../../../src/core/engineEvents';
 import { TranscriptLagEngine, type EngineReady } from '../../../../src/core/engine';
+import { Correlator } from '../../../../src/core/correlator';
+import { nodeFileAccess } from '../../../../src/platform/nodeFileAccess';
 import { GatedFileAccess } from '../../helpers/gatedFileAccess';
 import { ManualClock } from '../../helpers/manualClock';
 import { ClaudeDirFixture, preLine, toolResultRecord, toolUseRecord, userPrompt } from '../../helpers/engineFixture';
@@ -123,6 +125,43 @@ describe('engine: ready before history is indexed', () => {
     files.release();
     await engine!.indexed();
     assert.deepEqual(engine!.sessions().map((x) => x.session_id).sort(), [S, small].sort());
+  });
+
+  it('a tick reads a file still waiting for its history to be indexed once a record is appended to it', async () => {
+    // Bigger than S, so indexing (smallest first) reaches it only after S, which is held at the gate.
+    const late = 'a1b2c3d4-0000-4000-8000-00000000000d';
+    const tl = fx.transcriptPath(late);
+    await fx.append(tl, [userPrompt(late, fx.workspace), ...Array.from({ length: 250 }, (_, i) => userPrompt(late, fx.workspace, `prompt ${i} ${'y'.repeat(200)}`))]);
+    const { files } = await startGated(3);
+    await files.reachedGate;
+    await fx.append(tl, [toolUseRecord(late, fx.workspace, 'toolu_late')]);
+    clock.advance(10);
+    await engine!.tick();
+    assert.deepEqual(callSeq('toolu_late'), ['written'], 'the appended record waited behind the indexing of other files');
+    const w = writtenOf('toolu_late');
+    assert.equal(w?.event === 'written' ? w.line : undefined, 252);
+    assert.deepEqual(engine!.sessions().map((x) => x.session_id), [late]);
+  });
+
+  it('indexing settles each file\'s own session, not every session after every file (quadratic over 20,000)', async () => {
+    const ids = Array.from({ length: 120 }, (_, i) => `a1b2c3d4-0000-4000-8000-${String(i).padStart(12, '0')}`);
+    for (const id of ids) await fx.append(fx.transcriptPath(id), [userPrompt(id, fx.workspace)]);
+    const sessionIds = Correlator.prototype.sessionIds;
+    let walks = 0;
+    Correlator.prototype.sessionIds = function (this: Correlator) {
+      walks++;
+      return sessionIds.call(this);
+    };
+    try {
+      engine = new TranscriptLagEngine({ claudeDir: fx.claudeDir, workspaceFolders: [fx.workspace], scope: 'workspace', files: nodeFileAccess, clock });
+      engine.onEvent((e) => events.push(e));
+      await engine.start();
+      await engine.indexed();
+    } finally {
+      Correlator.prototype.sessionIds = sessionIds;
+    }
+    assert.equal(events.filter((e) => e.event === 'session').length, ids.length + 1);
+    assert.ok(walks < 10, `every session walked ${walks} times while indexing ${ids.length + 1} files`);
   });
 
   it('a hook event read while indexing, for a record that turns out to be history, is not reported held', async () => {

@@ -15,14 +15,14 @@
  * so all share the machine's moment. The field suite's helpers are loaded at run time from
  * test/field/ (ES modules that find the repository from their own URL, so not bundled).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { BenchContext } from './lib/context';
 import { row, type Row, type SectionResult } from './lib/report';
 import { median, percentile } from './lib/stats';
+import { freePort, receiverRoundTrips, startServerChild } from './receiverRoundTrip';
 
 const SECTION = 'transports';
 const CALLS = 6;
@@ -42,19 +42,6 @@ const LABEL: Record<Transport, string> = {
 };
 const byTransport = <T>(make: () => T): Record<Transport, T> =>
   Object.fromEntries(TRANSPORTS.map((t) => [t, make()])) as Record<Transport, T>;
-
-/** A bundled server child (bench/receiverChild.ts, bench/bareHookChild.ts) serving the sandbox's http hooks; resolves once it listens. */
-function startServerChild(bundleDir: string, name: string, arg: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [path.join(bundleDir, `${name}.cjs`), arg], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    child.stdout!.once('data', (d: Buffer) => {
-      if (String(d).startsWith('serving')) return resolve(child);
-      child.kill('SIGTERM');
-      reject(new Error(`${name}: ${String(d).trim()}`));
-    });
-    child.once('exit', (code) => reject(new Error(`${name} exited ${code}`)));
-  });
-}
 
 /** The bare server's last line, `{"requests":N,"connections":M}`, once SIGTERM ends it. */
 async function stopBareChild(child: ChildProcess): Promise<{ requests: number; connections: number } | undefined> {
@@ -103,14 +90,6 @@ async function loadField(repoRoot: string): Promise<Field> {
   const load = (file: string) => import(pathToFileURL(path.join(repoRoot, 'test/field', file)).href) as Promise<Record<string, unknown>>;
   const mods = await Promise.all(['standInApi.mjs', 'sandbox.mjs', 'drivers.mjs', 'projectCli.mjs', 'claudeInstall.mjs'].map(load));
   return Object.assign({}, ...mods) as Field;
-}
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
 }
 
 /** Read and Bash allowed, whatever install-hook wrote there (plain JSON: it writes no comments). */
@@ -173,9 +152,9 @@ export async function transportCost(ctx: BenchContext): Promise<SectionResult> {
       // Serving first, so this sandbox's watch finds the port taken and leaves it (it still reads the channel).
       const receiver =
         transport === 'httpAlone'
-          ? await startServerChild(ctx.bundleDir, 'receiverChild', sb.claudeDir)
+          ? await startServerChild(ctx.bundleDir, 'receiverChild', [sb.claudeDir])
           : transport === 'httpBare'
-            ? await startServerChild(ctx.bundleDir, 'bareHookChild', String(httpPort))
+            ? await startServerChild(ctx.bundleDir, 'bareHookChild', [String(httpPort)])
             : undefined;
       const extraArgs = transport === 'mod' ? ['--plugin-dir', modOnlyPlugin(ctx.repoRoot, path.join(sb.root, 'mod-plugin'))] : [];
       if (transport === 'plugin') {
@@ -263,5 +242,7 @@ export async function transportCost(ctx: BenchContext): Promise<SectionResult> {
       `of ${rounds * CALLS}, pre and post in the channel${transport === 'mod' ? ' or the spool' : ''}${missing.length ? `: ${missing.slice(0, 3).join(', ')}` : ''}`));
   }
   if (pluginInstallMs !== undefined) rows.push(row(SECTION, 'plugin: marketplace add + install', pluginInstallMs, 'ms', undefined, 'two `claude plugin` commands, once'));
-  return { section: SECTION, rows, details: { version, rounds, perCallMs: perCall, perRoundMedianMs: perRound, runMs, unreported, bareServed } };
+  const roundTrips = await receiverRoundTrips(ctx, SECTION);
+  rows.push(...roundTrips.rows);
+  return { section: SECTION, rows, details: { version, rounds, perCallMs: perCall, perRoundMedianMs: perRound, runMs, unreported, bareServed, roundTrips: roundTrips.details } };
 }

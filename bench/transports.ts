@@ -10,7 +10,8 @@
  * own cost from that of sharing `watch`'s event loop with the engine); the same http hooks answered by a
  * bare server (bench/bareHookChild.ts: `{}` at once, keep-alive, nothing written: the floor an http hook
  * costs); the plugin (`claude plugin install` from this folder); the mod alone (`--plugin-dir` of a copy
- * of plugin/ whose hooks.json keeps its "modules" and drops its command "hooks"). One round runs each
+ * of plugin/ whose hooks.json keeps its "modules" and drops its command "hooks"); a floor mod whose
+ * handlers, on the same events, only call `next` (what Claude Code's mod host costs). One round runs each
  * once, in an order that rotates round by round,
  * so all share the machine's moment. The field suite's helpers are loaded at run time from
  * test/field/ (ES modules that find the repository from their own URL, so not bundled).
@@ -27,10 +28,10 @@ import { freePort, receiverRoundTrips, startServerChild } from './receiverRoundT
 const SECTION = 'transports';
 const CALLS = 6;
 
-type Transport = 'none' | 'command' | 'http' | 'httpAlone' | 'httpBare' | 'plugin' | 'mod';
-const TRANSPORTS: Transport[] = ['none', 'command', 'http', 'httpAlone', 'httpBare', 'plugin', 'mod'];
+type Transport = 'none' | 'command' | 'http' | 'httpAlone' | 'httpBare' | 'plugin' | 'mod' | 'modFloor';
+const TRANSPORTS: Transport[] = ['none', 'command', 'http', 'httpAlone', 'httpBare', 'plugin', 'mod', 'modFloor'];
 /** The rows after `no hook`, in the table's order. */
-const HOOKED = ['mod', 'httpBare', 'http', 'httpAlone', 'command', 'plugin'] as const;
+const HOOKED = ['mod', 'modFloor', 'httpBare', 'http', 'httpAlone', 'command', 'plugin'] as const;
 const LABEL: Record<Transport, string> = {
   none: 'no hook',
   command: 'command hook (install-hook)',
@@ -39,6 +40,7 @@ const LABEL: Record<Transport, string> = {
   httpBare: 'http hook, bare server (answers {} at once)',
   plugin: 'plugin (claude plugin install)',
   mod: 'mod alone (--plugin-dir, no command hooks)',
+  modFloor: 'floor mod (handlers only call next)',
 };
 const byTransport = <T>(make: () => T): Record<Transport, T> =>
   Object.fromEntries(TRANSPORTS.map((t) => [t, make()])) as Record<Transport, T>;
@@ -68,6 +70,25 @@ function modOnlyPlugin(repoRoot: string, into: string): string {
   if (!hooks.modules?.length) throw new Error('plugin/hooks/hooks.json declares no "modules": no mod to measure');
   delete hooks.hooks;
   fs.writeFileSync(file, JSON.stringify(hooks, null, 2));
+  return into;
+}
+
+/** The events the mod handles (src/mod/register.ts), each handler only passing the event on. */
+const FLOOR_MOD = `export function register(on) {
+  on("session.start", async ($, e, next) => next(e));
+  on("tool.call", async ($, e, next) => next(e));
+  on("session.append", async ($, e, next) => next(e));
+  on("ui.render", { component: "Spinner" }, async ($, e, next) => next(e));
+  on("ui.render", { component: "ToolUse" }, async ($, e, next) => next(e));
+}
+`;
+
+/** The mod plugin with FLOOR_MOD as its module: Claude Code's cost of running a mod at all. */
+function floorModPlugin(repoRoot: string, into: string): string {
+  modOnlyPlugin(repoRoot, into);
+  const file = path.join(into, 'hooks', 'hooks.json');
+  const hooks = JSON.parse(fs.readFileSync(file, 'utf8')) as { modules: string[] };
+  for (const module of hooks.modules) fs.writeFileSync(path.join(into, 'hooks', module), FLOOR_MOD);
   return into;
 }
 
@@ -156,7 +177,12 @@ export async function transportCost(ctx: BenchContext): Promise<SectionResult> {
           : transport === 'httpBare'
             ? await startServerChild(ctx.bundleDir, 'bareHookChild', [String(httpPort)])
             : undefined;
-      const extraArgs = transport === 'mod' ? ['--plugin-dir', modOnlyPlugin(ctx.repoRoot, path.join(sb.root, 'mod-plugin'))] : [];
+      const extraArgs =
+        transport === 'mod'
+          ? ['--plugin-dir', modOnlyPlugin(ctx.repoRoot, path.join(sb.root, 'mod-plugin'))]
+          : transport === 'modFloor'
+            ? ['--plugin-dir', floorModPlugin(ctx.repoRoot, path.join(sb.root, 'mod-plugin'))]
+            : [];
       if (transport === 'plugin') {
         const t = performance.now();
         await field.installPlugin({ claudeBin, env: field.claudeEnv(sb, 'http://127.0.0.1:9'), cwd: sb.work, source: ctx.repoRoot });
@@ -186,8 +212,8 @@ export async function transportCost(ctx: BenchContext): Promise<SectionResult> {
         }
         perCall[transport].push(...gaps);
         perRound[transport].push(median(gaps));
-        // The bare server reports nothing: it only answers.
-        if (transport !== 'none' && transport !== 'httpBare') {
+        // The bare server and the floor mod report nothing.
+        if (transport !== 'none' && transport !== 'httpBare' && transport !== 'modFloor') {
           // Hooks may land after the CLI's next request; give the channel a moment.
           await new Promise((r) => setTimeout(r, 300));
           const counts = channelCounts(sb.claudeDir);
@@ -227,6 +253,10 @@ export async function transportCost(ctx: BenchContext): Promise<SectionResult> {
         `p50 ${median(perCall[transport]).toFixed(1)} vs ${base.toFixed(1)} ms; paired by round ${paired.toFixed(1)} ms${served}`),
     );
   }
+  rows.push(
+    row(SECTION, 'mod over the floor mod, paired by round', median(perRound.mod.map((m, i) => m - perRound.modFloor[i])), 'ms', undefined,
+      `medians ${(added.mod - added.modFloor).toFixed(1)} ms`),
+  );
   // The http receiver against the floor an http hook costs, side by side. Through Claude Code this moves by tens
   // of ms from run to run on a busy machine: the target (within 3 ms) is on the round trips below.
   const overBare = (transport: Transport) => median(perRound[transport].map((m, i) => m - perRound.httpBare[i]));

@@ -76,6 +76,8 @@ export async function runSuite(opts, out = (s) => process.stdout.write(s)) {
     out(`${result.failures.length ? 'FAIL' : 'ok  '} ${def.name} (${(result.durationMs / 1000).toFixed(1)} s)\n`);
     for (const c of result.calls) out(`       ${describeCall(c, result.def)}\n`);
     if (result.metrics) out(`       ${describeMetrics(result.metrics)}\n`);
+    const agree = result.recordLagAgreement;
+    if (agree) out(`       record lags vs the 5 ms tailer: ${agree.records} records, median ${agree.median_ms} ms off, worst ${agree.worst_ms} ms, ${agree.within_20_ms} within 20 ms\n`);
     for (const f of result.failures) out(`     ✗ ${f}\n`);
     if (result.failures.length) {
       out(`       api: ${result.apiRequests.map((r) => `${r.t}ms ${r.kind ?? r.path}`).join(', ')}\n`);

@@ -412,6 +412,15 @@ function register(on, options) {
     const { Box, Text } = $.ui.resolve(e);
     return Box({ flexDirection: "column", children: [theirs, Text({ dimColor: true, wrap: "truncate-end", children: [`  \u23BF transcript lag ${seconds(lag)}`] })] });
   });
+  on("ui.render", { component: "ToolGroup" }, async ($, e, next) => {
+    const calls = Array.isArray(e.props.calls) ? e.props.calls : [];
+    const landed = calls.map((c) => typeof c.tool_use_id === "string" ? lags.get(c.tool_use_id) : void 0).filter((l) => l !== void 0);
+    const theirs = await next(e);
+    if (e.props.isExpanded === true || landed.length === 0) return theirs;
+    const { Box, Text } = $.ui.resolve(e);
+    const which = landed.length === calls.length ? "" : ` (${landed.length} of ${calls.length} calls)`;
+    return Box({ flexDirection: "column", children: [theirs, Text({ dimColor: true, wrap: "truncate-end", children: [`  \u23BF transcript lag \u2264 ${seconds(Math.max(...landed))}${which}`] })] });
+  });
 }
 export {
   register

@@ -441,4 +441,15 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
     const { Box, Text } = $.ui.resolve(e);
     return Box({ flexDirection: 'column', children: [theirs, Text({ dimColor: true, wrap: 'truncate-end', children: [`  ⎿ transcript lag ${seconds(lag)}`] })] });
   });
+
+  // A folded run of calls ("Ran 2 shell commands"): the longest lag among its calls that landed.
+  on('ui.render', { component: 'ToolGroup' }, async ($, e: RenderEvent, next) => {
+    const calls = Array.isArray(e.props.calls) ? (e.props.calls as Array<{ tool_use_id?: unknown }>) : [];
+    const landed = calls.map((c) => (typeof c.tool_use_id === 'string' ? lags.get(c.tool_use_id) : undefined)).filter((l): l is number => l !== undefined);
+    const theirs = await next(e);
+    if (e.props.isExpanded === true || landed.length === 0) return theirs;
+    const { Box, Text } = $.ui.resolve(e);
+    const which = landed.length === calls.length ? '' : ` (${landed.length} of ${calls.length} calls)`;
+    return Box({ flexDirection: 'column', children: [theirs, Text({ dimColor: true, wrap: 'truncate-end', children: [`  ⎿ transcript lag ≤ ${seconds(Math.max(...landed))}${which}`] })] });
+  });
 }

@@ -75,7 +75,8 @@ export function checkScenario(result, { strictProfile }) {
       fail(`${where}: its record never reached the transcript`);
       continue;
     }
-    checkAnalyzedShape(c, analyzed.get(c.id), channel, fail, where);
+    // analyze reads one file: a subagent's calls are in the subagent's own, which it is not given here.
+    if (!c.subagent) checkAnalyzedShape(c, analyzed.get(c.id), channel, fail, where);
     if (def.watch === false) {
       const a = analyzed.get(c.id);
       if (!a) fail(`${where}: analyze does not list the call`);
@@ -111,7 +112,7 @@ export function checkScenario(result, { strictProfile }) {
       else if (w && held.t > w.t) fail(`${where}: watch reported held after written`);
     }
     // analyze agrees with watch and the disk.
-    const a = analyzed.get(c.id);
+    const a = c.subagent ? { line: c.line, result_line: c.resultLine } : analyzed.get(c.id);
     if (!a) fail(`${where}: analyze does not list the call`);
     else {
       if (a.line !== c.line) fail(`${where}: analyze says line ${a.line}, the transcript has it at ${c.line}`);
@@ -374,5 +375,7 @@ function checkMod(result, fail) {
     const after = screens.filter((s) => s.t > lastLanded + 500);
     if (!after.length) fail('no screen sampled once every call was on disk');
     else if (after[after.length - 1].line) fail(`every call on disk, the screen still says "${after[after.length - 1].line}"`);
+    // Once landed, the calls' rows say their transcript lag.
+    if (!/transcript lag/.test(result.screen ?? '')) fail('the last screen shows no transcript lag under the calls\' rows');
   }
 }

@@ -3,7 +3,7 @@
 // line recorded with the time it reached disk. Returns measurements; assertions live elsewhere.
 import fs from 'node:fs';
 import path from 'node:path';
-import { startStandInApi } from './standInApi.mjs';
+import { FINAL_TEXT, startStandInApi } from './standInApi.mjs';
 import { startRecorder } from './recorder.mjs';
 import { runPrint, runInteractive } from './drivers.mjs';
 import { makeSandbox, addFieldSettings, claudeEnv, readJsonl } from './sandbox.mjs';
@@ -39,6 +39,7 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
   });
   const api = await startStandInApi({
     script: def.script,
+    subScript: def.subScript,
     logFile: sb.apiLog,
     blockGapMs: def.blockGapMs,
     finishDelayMs: def.finishDelayMs,
@@ -68,7 +69,7 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
       if (def.forkScript) forkRun = await runFork({ claudeBin, sb, env, api, script: def.script, forkScript: def.forkScript });
     } else {
       const finalAnswered = () =>
-        recorder.lines.some((l) => l.file.startsWith(projectsDir) && /"stop_reason":"end_turn"/.test(l.text));
+        recorder.lines.some((l) => l.file.startsWith(projectsDir) && /"stop_reason":"end_turn"/.test(l.text) && l.text.includes(FINAL_TEXT));
       run = await runInteractive({ claudeBin, cwd: sb.work, env, prompt: def.prompt ?? 'go', isDone: finalAnswered, extraArgs, sampleScreens: !!(def.statusline || def.sampleScreens) });
     }
     // watch polls on its own clock: give it time to report the last writes (and the hook's landing
@@ -91,9 +92,14 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
   const channelLines = recorder.lines.filter((l) => l.file === channelFile);
   const channelEvents = channelLines.map((l) => ({ t: l.t, ...JSON.parse(l.text) }));
 
-  const calls = def.script.flatMap((turn, index) =>
-    turn.map((c) => ({ message: index, ...measureCall(c, { events, transcriptLines, channelEvents }) })),
-  );
+  // A subagent's calls are recorded in its own file, <session>/subagents/agent-<id>.jsonl.
+  const subagentLines = transcript ? recorder.lines.filter((l) => l.file.startsWith(transcript.replace(/\.jsonl$/, '/subagents/'))) : [];
+  const calls = [
+    ...def.script.flatMap((turn, index) => turn.map((c) => ({ message: index, ...measureCall(c, { events, transcriptLines, channelEvents }) }))),
+    ...(def.subScript ?? []).flatMap((turn, index) =>
+      turn.map((c) => ({ message: `subagent ${index}`, subagent: true, ...measureCall(c, { events, transcriptLines: subagentLines, channelEvents }) })),
+    ),
+  ];
   let analysis;
   let analyzeError;
   try {
@@ -146,7 +152,7 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
     heldScreens: (run?.screens ?? []).map((s) => ({ t: s.t, line: s.text.split('\n').find((l) => /· held \d/.test(l))?.trim() })),
     reviewerAnswers: def.reviewer ? readJsonl(reviewerLog) : undefined,
     // Each call's message as the transcript holds it in the end: its records' text blocks, by message.id.
-    messages: messagesOf(transcriptLines),
+    messages: messagesOf([...transcriptLines, ...subagentLines]),
     sessionId,
     transcript,
     channelFile,

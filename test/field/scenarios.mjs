@@ -37,6 +37,15 @@ export const MOD_MESSAGES = (work) => [
   Object.assign([bash('toolu_field003b', 'echo third')], { texts: [] }),
 ];
 
+/** A subagent (the Agent tool) that makes one call of its own, in its own transcript file. */
+export const MOD_SUBAGENT = () => [
+  Object.assign(
+    [{ name: 'Agent', id: 'toolu_field001a', input: { description: 'field subagent', prompt: 'SUBAGENT-TASK: run one step.', subagent_type: 'general-purpose' } }],
+    { texts: ['Handing one step to a subagent.'] },
+  ),
+];
+export const SUBAGENT_STEPS = [Object.assign([bash('toolu_field101s', 'echo from the subagent')], { texts: ['The subagent runs its step.'] })];
+
 const probe = { hook: 'probe', polls: 10, pollMs: 100 };
 const announce = { hook: 'announce', polls: 10, pollMs: 100 };
 // A model's stream does not end the instant a tool_use block closes: the stand-in waits before
@@ -74,6 +83,7 @@ export const scenarios = [
   // A reviewing settings hook asks `transcript-lag message --json` for each call's message.
   { name: 'interactive-mod-plugin-dir-slow', mode: 'interactive', ...announce, ...stream, install: 'plugin-dir', mod: true, reviewer: true, slowHookMs: 2000, sampleScreens: true, script: MOD_MESSAGES },
   { name: 'print-mod-plugin-dir', mode: 'print', ...announce, ...stream, install: 'plugin-dir', mod: true, reviewer: true, script: MOD_MESSAGES },
+  { name: 'print-mod-subagent', mode: 'print', ...announce, ...stream, install: 'plugin-dir', mod: true, reviewer: true, script: MOD_SUBAGENT, subScript: SUBAGENT_STEPS },
   { name: 'interactive-mod-plugin-slow', mode: 'interactive', ...announce, ...stream, install: 'plugin', mod: true, reviewer: true, slowHookMs: 2000, script: SINGLE },
   // A forked session copies the parent's conversation into its file: history, never the fork's calls.
   { name: 'print-fork-announce', mode: 'print', ...announce, ...stream, script: FORK_PARENT, forkScript: FORK_OWN },

@@ -4,13 +4,18 @@
 import http from 'node:http';
 import fs from 'node:fs';
 
+/** The marker a scripted Agent call's prompt carries, by which the stand-in knows its subagent's requests. */
+export const SUBAGENT_MARK = 'SUBAGENT-TASK';
+/** The main conversation's last answer: a session is over once a transcript holds it. */
+export const FINAL_TEXT = 'Done: the field test script has finished.';
+
 /**
  * A script is a list of turns; each turn is the tool calls of one assistant message, e.g.
  * [[{ name: 'Bash', id: 'toolu_field001b', input: { command: 'sleep 1' } }]].
  * A main-loop request (one that offers Bash) gets the first turn whose calls are not yet answered;
  * after the last turn the answer is plain text ending the turn.
  */
-export function startStandInApi({ script, logFile, model = 'claude-opus-5-5', blockGapMs = 20, finishDelayMs = 0, onTiming }) {
+export function startStandInApi({ script, subScript = [], logFile, model = 'claude-opus-5-5', blockGapMs = 20, finishDelayMs = 0, onTiming }) {
   let reqCount = 0;
   // onTiming (the bench's transports section): { kind: 'request', t, toolResults } when a request's
   // headers arrive, { kind: 'tool_use', id, t } when a tool_use block is closed; t = performance.now().
@@ -72,7 +77,13 @@ export function startStandInApi({ script, logFile, model = 'claude-opus-5-5', bl
       if (m.role !== 'user' || !Array.isArray(m.content)) continue;
       for (const b of m.content) if (b && b.type === 'tool_result') answered.add(b.tool_use_id);
     }
-    const turnIndex = script.findIndex((turn) => !turn.every((c) => answered.has(c.id)));
+    // A subagent's conversation opens with the prompt the script gave its Agent call (SUBAGENT_MARK):
+    // it gets the subagent's own turns (`subScript`).
+    const first = msgs[0];
+    const firstText = typeof first?.content === 'string' ? first.content : Array.isArray(first?.content) ? first.content.map((b) => b?.text ?? '').join('') : '';
+    const isSubagent = firstText.includes(SUBAGENT_MARK);
+    const turns = isSubagent ? subScript : script;
+    const turnIndex = turns.findIndex((turn) => !turn.every((c) => answered.has(c.id)));
     let blocks;
     let stopReason;
     let kind;
@@ -83,7 +94,7 @@ export function startStandInApi({ script, logFile, model = 'claude-opus-5-5', bl
       stopReason = 'end_turn';
     } else if (turnIndex >= 0) {
       kind = 'tools';
-      const turn = script[turnIndex];
+      const turn = turns[turnIndex];
       // A turn may name its text blocks (`turn.texts`, [] for none); else one line says what runs.
       const texts = turn.texts ?? [`Step ${turnIndex + 1}: running ${turn.map((c) => c.name).join(' and ')}.`];
       blocks = texts.map((text) => ({ type: 'text', text }));
@@ -91,13 +102,15 @@ export function startStandInApi({ script, logFile, model = 'claude-opus-5-5', bl
       stopReason = 'tool_use';
     } else {
       kind = 'final';
-      blocks = [{ type: 'text', text: 'Done: the field test script has finished.' }];
+      blocks = [{ type: 'text', text: isSubagent ? 'Subagent: its steps are done.' : FINAL_TEXT }];
       stopReason = 'end_turn';
     }
     log({
       req: n,
       path,
       kind,
+      ...(isSubagent ? { subagent: true } : {}),
+      ...(n <= 3 && isMainLoop ? { toolNames: tools } : {}),
       model: body.model,
       stream: !!body.stream,
       tools: tools.length,

@@ -4,6 +4,7 @@
 var CHANNEL_SCHEMA_VERSION = 1;
 var CHANNEL_DIR_NAME = "transcript-lag";
 var MOD_SOURCE = "transcript-lag-mod";
+var HTTP_CONFIG_FILE = "http.json";
 var SPOOL_DIR_NAME = "spool";
 var SAFE_SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
@@ -54,11 +55,11 @@ function heldMessagePath(claudeDir, sessionId, toolUseId) {
 function modCallsPath(claudeDir, sessionId) {
   return SAFE_SESSION_ID.test(sessionId) ? channelPath(claudeDir, MOD_CALLS_DIR_NAME, `${sessionId}.json`) : void 0;
 }
-function spoolDirOf(claudeDir) {
-  return channelPath(claudeDir, SPOOL_DIR_NAME);
-}
 function spoolFileName(sessionId, instance2, seq) {
   return `${sessionId}.${instance2}.${String(seq).padStart(8, "0")}.json`;
+}
+function spoolFilePath(claudeDir, sessionId, instance2, seq) {
+  return channelPath(claudeDir, SPOOL_DIR_NAME, spoolFileName(sessionId, instance2, seq));
 }
 function heldMessageOf(rows, toolUseId) {
   const at = rows.findIndex((r) => r.role === "assistant" && r.toolUses.some((t) => t.tool_use_id === toolUseId));
@@ -110,19 +111,19 @@ var lags = /* @__PURE__ */ new Map();
 var cursors = /* @__PURE__ */ new Map();
 var recordsSeen = /* @__PURE__ */ new Map();
 var resultsSeen = /* @__PURE__ */ new Map();
-var MAX_SEEN = 1e3;
 var looks = 0;
-function remember(seen, id, lookNo) {
-  if (seen.has(id)) return;
-  seen.set(id, lookNo);
-  if (seen.size > MAX_SEEN) seen.delete(seen.keys().next().value);
-}
 var MAX_CALLS = 500;
 var MAX_LAGS = 200;
 var TICK_MS = 100;
 var READ_LIMIT = 4 * 1024 * 1024;
 var MAX_SPOOLED = 2e4;
 var ROWS = 64;
+var MAX_SEEN = 1e3;
+function remember(seen, id, lookNo) {
+  if (seen.has(id)) return;
+  seen.set(id, lookNo);
+  if (seen.size > MAX_SEEN) seen.delete(seen.keys().next().value);
+}
 var now = () => Date.now();
 var instance = crypto.randomUUID().replace(/-/g, "").slice(0, 8);
 var spooled = 0;
@@ -155,21 +156,16 @@ function report($, p, ev) {
   const spool = () => {
     if (spooled >= MAX_SPOOLED) return;
     spooled += 1;
-    const file = `${spoolDirOf(p.claudeDir)}${separator(p.claudeDir)}${spoolFileName(p.sessionId, instance, spooled)}`;
-    $.fs.write(file, body).catch(() => void 0);
+    $.fs.write(spoolFilePath(p.claudeDir, p.sessionId, instance, spooled), body).catch(() => void 0);
   };
   if (receiver === void 0) return spool();
   $.http.fetch(receiver.url, { method: "POST", headers: { "content-type": "application/json", "x-transcript-lag-secret": receiver.secret }, body }).then((res) => {
     if (!res.ok) spool();
   }).catch(spool);
 }
-function separator(path) {
-  return path.lastIndexOf("\\") > path.lastIndexOf("/") ? "\\" : "/";
-}
 async function findReceiver($, p) {
-  const sep = separator(p.claudeDir);
   try {
-    const config = JSON.parse(await $.fs.read(`${p.claudeDir}${sep}transcript-lag${sep}http.json`));
+    const config = JSON.parse(await $.fs.read(channelPath(p.claudeDir, HTTP_CONFIG_FILE)));
     const { port, secret } = config;
     if (Number.isInteger(port) && port > 0 && port < 65536 && typeof secret === "string" && /^[A-Za-z0-9_-]{32,128}$/.test(secret)) {
       receiver = { url: `http://127.0.0.1:${port}/mod`, secret };
@@ -182,7 +178,7 @@ async function findReceiver($, p) {
 async function privateFolder($, p) {
   const dir = heldDirOf(p.claudeDir, p.sessionId);
   if (dir === void 0) return false;
-  if (separator(dir) === "\\") return true;
+  if (dir.includes("\\")) return true;
   try {
     const made = await $.process.run(["mkdir", "-p", "-m", "700", dir], { timeoutMs: 2e3 });
     if (made.exitCode !== 0) return false;

@@ -86,7 +86,8 @@ export function sessionIdOfTranscript(transcriptPath: string): string | undefine
   return SAFE_SESSION_ID.test(id) ? id : undefined;
 }
 
-function channelPath(claudeDir: string, ...parts: string[]): string {
+/** A path under the channel folder, joined with the Claude dir's own separator. */
+export function channelPath(claudeDir: string, ...parts: string[]): string {
   const sep = separatorOf(claudeDir);
   return [claudeDir, CHANNEL_DIR_NAME, ...parts].join(sep);
 }
@@ -130,6 +131,11 @@ export function spoolDirOf(claudeDir: string): string {
 /** `<session>.<instance>.<seq>.json`: a name sort is the write order within one loaded copy of the mod. */
 export function spoolFileName(sessionId: string, instance: string, seq: number): string {
   return `${sessionId}.${instance}.${String(seq).padStart(8, '0')}.json`;
+}
+
+/** Where one spooled event goes. */
+export function spoolFilePath(claudeDir: string, sessionId: string, instance: string, seq: number): string {
+  return channelPath(claudeDir, SPOOL_DIR_NAME, spoolFileName(sessionId, instance, seq));
 }
 
 /** One row of `$.session.messages()` (Claude Code's SessionMessage), as far as it is read here. */

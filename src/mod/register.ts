@@ -17,7 +17,7 @@
  * bundle keeps as written. The API is the one Claude Code writes to
  * `.claude-plugin/types/claude-code/index.d.ts` (checked against 2.1.332).
  */
-import { CHANNEL_SCHEMA_VERSION, MOD_SOURCE } from '../core/channel/constants';
+import { CHANNEL_SCHEMA_VERSION, HTTP_CONFIG_FILE, MOD_SOURCE } from '../core/channel/constants';
 import {
   claudeDirOfTranscript,
   HELD_MESSAGE_TTL_MS,
@@ -28,9 +28,9 @@ import {
   MOD_CALLS_LISTED,
   modCallsPath,
   recordFileOf,
+  channelPath,
   sessionIdOfTranscript,
-  spoolDirOf,
-  spoolFileName,
+  spoolFilePath,
   type ConversationRow,
   type HeldMessage,
 } from '../core/modContract';
@@ -68,14 +68,7 @@ const cursors = new Map<string, FileCursor>();
 /** In which look each call's record and result came in: a call may fire after its record is on disk. */
 const recordsSeen = new Map<string, number>();
 const resultsSeen = new Map<string, number>();
-const MAX_SEEN = 1000;
 let looks = 0;
-
-function remember(seen: Map<string, number>, id: string, lookNo: number): void {
-  if (seen.has(id)) return;
-  seen.set(id, lookNo);
-  if (seen.size > MAX_SEEN) seen.delete(seen.keys().next().value as string);
-}
 const MAX_CALLS = 500;
 const MAX_LAGS = 200;
 /** Redraw rate while a call is held (the issue asks ≥ 4 a second) and how often its file is looked at. */
@@ -86,6 +79,13 @@ const READ_LIMIT = 4 * 1024 * 1024;
 const MAX_SPOOLED = 20_000;
 /** Rows read back from the conversation for a call's message; more only when its message is longer. */
 const ROWS = 64;
+const MAX_SEEN = 1000;
+
+function remember(seen: Map<string, number>, id: string, lookNo: number): void {
+  if (seen.has(id)) return;
+  seen.set(id, lookNo);
+  if (seen.size > MAX_SEEN) seen.delete(seen.keys().next().value as string);
+}
 
 /**
  * Ms since epoch, read in the mod's own realm: every awaited `$` call costs a turn of Claude Code's
@@ -129,8 +129,7 @@ function report($: ModApi, p: SessionPlace, ev: object): void {
   const spool = () => {
     if (spooled >= MAX_SPOOLED) return;
     spooled += 1;
-    const file = `${spoolDirOf(p.claudeDir)}${separator(p.claudeDir)}${spoolFileName(p.sessionId, instance, spooled)}`;
-    $.fs.write(file, body).catch(() => undefined);
+    $.fs.write(spoolFilePath(p.claudeDir, p.sessionId, instance, spooled), body).catch(() => undefined);
   };
   if (receiver === undefined) return spool();
   $.http
@@ -141,15 +140,10 @@ function report($: ModApi, p: SessionPlace, ev: object): void {
     .catch(spool);
 }
 
-function separator(path: string): string {
-  return path.lastIndexOf('\\') > path.lastIndexOf('/') ? '\\' : '/';
-}
-
 /** The receiver `install-hook --http` set up, when there is one: the mod posts to it while it runs. */
 async function findReceiver($: ModApi, p: SessionPlace): Promise<void> {
-  const sep = separator(p.claudeDir);
   try {
-    const config = JSON.parse(await $.fs.read(`${p.claudeDir}${sep}transcript-lag${sep}http.json`)) as { port?: unknown; secret?: unknown };
+    const config = JSON.parse(await $.fs.read(channelPath(p.claudeDir, HTTP_CONFIG_FILE))) as { port?: unknown; secret?: unknown };
     const { port, secret } = config;
     if (Number.isInteger(port) && (port as number) > 0 && (port as number) < 65_536 && typeof secret === 'string' && /^[A-Za-z0-9_-]{32,128}$/.test(secret)) {
       receiver = { url: `http://127.0.0.1:${port}/mod`, secret };
@@ -165,7 +159,7 @@ async function findReceiver($: ModApi, p: SessionPlace): Promise<void> {
 async function privateFolder($: ModApi, p: SessionPlace): Promise<boolean> {
   const dir = heldDirOf(p.claudeDir, p.sessionId);
   if (dir === undefined) return false;
-  if (separator(dir) === '\\') return true; // Windows: the profile folder's ACL already keeps it the user's
+  if (dir.includes('\\')) return true; // Windows: the profile folder's ACL already keeps it the user's
   try {
     const made = await $.process.run(['mkdir', '-p', '-m', '700', dir], { timeoutMs: 2000 });
     if (made.exitCode !== 0) return false;

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants as fsConstants, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
+import { HTTP_CONFIG_FILE } from '../core/channel/constants';
 import { channelDirOf } from '../core/channel/paths';
 
 /**
@@ -15,7 +16,7 @@ export interface HttpHookConfig {
   secret: string;
 }
 
-export const HTTP_CONFIG_FILE = 'http.json';
+export { HTTP_CONFIG_FILE };
 /** The receiver's port unless install-hook --http --port says otherwise. */
 export const DEFAULT_HTTP_HOOK_PORT = 41877;
 

@@ -20,6 +20,9 @@ export const MOD_SOURCE = 'transcript-lag-mod';
 export const CHANNEL_TRANSPORTS = ['command', 'http', 'mod'] as const;
 export type ChannelTransport = (typeof CHANNEL_TRANSPORTS)[number];
 
+/** The channel folder's file where install-hook --http keeps the receiver's port and secret. */
+export const HTTP_CONFIG_FILE = 'http.json';
+
 /** Subfolder of the channel folder where the mod spools events when no receiver answers: one file per event. */
 export const SPOOL_DIR_NAME = 'spool';
 

@@ -182,7 +182,7 @@ async function privateFolder($, p) {
   try {
     const made = await $.process.run(["mkdir", "-p", "-m", "700", dir], { timeoutMs: 2e3 });
     if (made.exitCode !== 0) return false;
-    const locked = await $.process.run(["chmod", "700", dir], { timeoutMs: 2e3 });
+    const locked = await $.process.run(["chmod", "700", channelPath(p.claudeDir), channelPath(p.claudeDir, HELD_DIR_NAME), dir], { timeoutMs: 2e3 });
     return locked.exitCode === 0;
   } catch {
     return false;

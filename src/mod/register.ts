@@ -29,6 +29,7 @@ import {
   modCallsPath,
   recordFileOf,
   channelPath,
+  HELD_DIR_NAME,
   sessionIdOfTranscript,
   spoolFilePath,
   type ConversationRow,
@@ -163,7 +164,8 @@ async function privateFolder($: ModApi, p: SessionPlace): Promise<boolean> {
   try {
     const made = await $.process.run(['mkdir', '-p', '-m', '700', dir], { timeoutMs: 2000 });
     if (made.exitCode !== 0) return false;
-    const locked = await $.process.run(['chmod', '700', dir], { timeoutMs: 2000 });
+    // `mkdir -p -m` sets the mode of the last folder only: the channel folder and held/ too.
+    const locked = await $.process.run(['chmod', '700', channelPath(p.claudeDir), channelPath(p.claudeDir, HELD_DIR_NAME), dir], { timeoutMs: 2000 });
     return locked.exitCode === 0;
   } catch {
     return false;

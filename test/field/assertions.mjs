@@ -349,6 +349,15 @@ function checkMod(result, fail) {
       }
     }
   }
+  // The held messages sit in 0700 folders, 0600 each, while the reviewing hook runs (they hold assistant text).
+  if (result.def.reviewer) {
+    const modes = result.heldModes ?? [];
+    if (!modes.some((m) => / f /.test(m))) fail('no held message on disk while the reviewing hook ran');
+    for (const m of modes) {
+      const [mode, kind] = m.split(' ');
+      if ((kind === 'f' && mode !== '600') || (kind === 'd' && mode !== '700')) fail(`held message folder or file not private: ${m}`);
+    }
+  }
   // Record lags: born (the mod's session.append) → on disk, as watch reports them and as the recorder saw the line.
   const seen = new Map();
   for (const l of result.recording.transcript) {

@@ -32,10 +32,16 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
   const extraArgs = install === 'plugin-dir' ? ['--plugin-dir', path.join(repoRoot, 'plugin')] : [];
   // A reviewing hook as the README writes it: it asks `transcript-lag message --json` once per call.
   const reviewerLog = path.join(sb.root, 'reviewer.log');
+  // While the reviewing hook runs, the held messages on disk and their folders' modes (they hold assistant text).
+  const modesLog = path.join(sb.root, 'held-modes.log');
+  const held = path.join(sb.claudeDir, 'transcript-lag', 'held');
   if (def.statusline) installStatusline({ claudeDir: sb.claudeDir });
   addFieldSettings(sb, {
     slowHookMs: def.slowHookMs ?? 0,
-    reviewer: def.reviewer ? `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI_JS)} message --json >> ${JSON.stringify(reviewerLog)}` : undefined,
+    reviewer: def.reviewer
+      ? `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI_JS)} message --json >> ${JSON.stringify(reviewerLog)}; ` +
+        `find ${JSON.stringify(held)} -printf '%m %y %p\\n' >> ${JSON.stringify(modesLog)} 2>/dev/null; true`
+      : undefined,
   });
   const api = await startStandInApi({
     script: def.script,
@@ -151,6 +157,7 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
     // The mod's spinner suffix ("held 2.1s"), sample by sample.
     heldScreens: (run?.screens ?? []).map((s) => ({ t: s.t, line: s.text.split('\n').find((l) => /· held \d/.test(l))?.trim() })),
     reviewerAnswers: def.reviewer ? readJsonl(reviewerLog) : undefined,
+    heldModes: def.reviewer && fs.existsSync(modesLog) ? fs.readFileSync(modesLog, 'utf8').split('\n').filter(Boolean) : undefined,
     // Each call's message as the transcript holds it in the end: its records' text blocks, by message.id.
     messages: messagesOf([...transcriptLines, ...subagentLines]),
     sessionId,

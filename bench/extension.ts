@@ -14,7 +14,7 @@ import { makeSite } from './lib/writerPhase';
 
 const SECTION = 'extension';
 /** BENCHMARKS.md, "VSIX size": why this limit. */
-const VSIX_LIMIT_BYTES = 360 * 1024;
+export const VSIX_LIMIT_BYTES = 384 * 1024;
 
 interface Activation {
   requireMs?: number;

@@ -63,12 +63,12 @@ function packageVsix() {
  */
 function checkVsixContents(vsix) {
   const size = fs.statSync(vsix).size;
-  // The limit of bench/extension.ts (BENCHMARKS.md says why it is what it is).
-  if (size > 360 * 1024) throw new Error(`${vsix} is ${size} bytes, over 360 KB`);
+  // The limit of bench/extension.ts (BENCHMARKS.md, "VSIX size", says why it is what it is).
+  if (size > 384 * 1024) throw new Error(`${vsix} is ${size} bytes, over 384 KiB`);
   const r = spawnSync('python3', ['-c', 'import sys,zipfile;print("\\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))', vsix], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`cannot list ${vsix}: ${r.stderr}`);
   const files = r.stdout.split('\n').filter(Boolean).filter((f) => f.startsWith('extension/')).map((f) => f.slice('extension/'.length));
-  const allowed = [/^package\.json$/, /^dist\/(extension|engine|hook|cli|cli-analyze|cli-watch|cli-install-hook|cli-statusline|cli-install-statusline|metrics|hookReceiverWorker)\.js$/, /^media\//, /^docs\/images\/[\w-]+\.png$/, /^(readme|changelog)\.md$/i, /^LICENSE(\.txt)?$/i, /^schema\/channel-event\.schema\.json$/];
+  const allowed = [/^package\.json$/, /^dist\/(extension|engine|hook|cli|cli-analyze|cli-watch|cli-install-hook|cli-statusline|cli-install-statusline|cli-message|metrics|hookReceiverWorker)\.js$/, /^media\//, /^docs\/images\/[\w-]+\.png$/, /^(readme|changelog)\.md$/i, /^LICENSE(\.txt)?$/i, /^schema\/channel-event\.schema\.json$/];
   const stray = files.filter((f) => !allowed.some((re) => re.test(f)));
   if (stray.length) throw new Error(`unexpected files in the VSIX: ${stray.join(', ')}`);
   const required = ['package.json', 'dist/extension.js', 'dist/engine.js', 'dist/hook.js', 'schema/channel-event.schema.json'];

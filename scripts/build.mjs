@@ -7,6 +7,8 @@ import * as esbuild from 'esbuild';
 import { hookBuildOptions } from './lib/hookBuild.mjs';
 
 const watch = process.argv.includes('--watch');
+// `transcript-lag --version` prints the package's version (src/cli/main.ts).
+const { version } = JSON.parse(fs.readFileSync('package.json', 'utf8'));
 const production = process.argv.includes('--production');
 
 const common = {
@@ -21,6 +23,7 @@ const common = {
   // Prefer ESM entry points: jsonc-parser's `main` is a UMD build whose inner
   // require()s esbuild cannot follow ("Cannot find module './impl/format'" at run time).
   mainFields: ['module', 'main'],
+  define: { __VERSION__: JSON.stringify(version) },
 };
 
 // The CLI's parts it loads only when needed, each its own bundle beside dist/cli.js:

@@ -1,4 +1,5 @@
-// transcript-lag CLI: each subcommand is its own module exporting run(args, io).
+// transcript-lag CLI: each subcommand is a function run(args, io) of its module (installHook and
+// installStatusline export two: runInstall and runUninstall).
 // A subcommand's module is required only when it runs: scripts/build.mjs makes
 // each its own bundle beside dist/cli.js, so `analyze` never parses or
 // initialises watch's engine, chokidar, jsonc-parser or zod, a third of a start
@@ -20,6 +21,9 @@ const commands: Record<string, () => Command> = {
   'uninstall-statusline': () => (require('./installStatusline') as typeof import('./installStatusline')).runUninstall,
 };
 
+/** The subcommands, in the order usage lists them; each answers --help on stdout with exit 0. */
+export const commandNames = Object.keys(commands);
+
 const usage = `Usage: transcript-lag <command> [options]
 
 Commands:
@@ -31,6 +35,9 @@ Commands:
   install-statusline [--claude-dir D]      set statusLine in settings.json (yours is kept and runs first)
   uninstall-statusline [--claude-dir D]    put back the statusLine install-statusline replaced
   message [--json]                         for a reviewing hook: the text of the message that carries its call
+
+  --version                                the package's version
+  <command> --help                         the command's options
 `;
 
 export async function main(argv: string[], io: CliIo): Promise<number> {

@@ -1,7 +1,7 @@
 /**
  * `transcript-lag message [--json]`: for a reviewing PreToolUse hook, the text of the assistant
  * message that carries the hook's call, which the transcript does not hold yet while the hook runs
- * (README, "The held message"; the file contract: docs/HELD-MESSAGE.md).
+ * (README, "A reviewing hook that sees the message"; the file contract: docs/HELD-MESSAGE.md).
  *
  * It reads the hook's JSON from stdin and answers at once, never polling:
  * 1. the mod's held message for the call (`<claude dir>/transcript-lag/held/<session>/<id>.json`),

@@ -320,8 +320,21 @@ function print(line: string): void {
   }
 }
 
-/** `transcript-lag statusline [--channel-dir D] [--wrap B64]`: always 0. */
+export const usage = `Usage: transcript-lag statusline [--channel-dir D] [--wrap B64]  < statusLine JSON
+
+Claude Code's statusLine command (install-statusline sets it): reads the session's JSON on stdin
+and prints one line, the calls held right now and the oldest one's age, else the last call's lag.
+  --channel-dir D  the hook channel folder (default: <claude dir>/transcript-lag)
+  --wrap B64       the statusLine value it replaced, base64url: run first, its output kept
+Always exits 0.
+`;
+
+/** `transcript-lag statusline [--channel-dir D] [--wrap B64]`: always 0. --help answers before stdin is read. */
 export async function run(args: string[], io: CliIo): Promise<number> {
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout(usage);
+    return 0;
+  }
   const line = await statusLine(args, await readStdin(), io.env, () => io.clock.now());
   io.stdout(`${line}\n`);
   return 0;

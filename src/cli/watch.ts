@@ -1,7 +1,7 @@
 import { engineNoticeText } from '../core/engineNotices';
 import { promises as fsp } from 'node:fs';
 import type { CliIo } from './io';
-import type { EngineEvent } from '../core/engineEvents';
+import { ENGINE_EVENT_NAMES, type EngineEvent } from '../core/engineEvents';
 import { resolveClaudeDir } from '../core/discovery';
 import { TranscriptLagEngine, type EngineReady } from '../core/engine';
 import { chokidarChangeSource } from '../platform/chokidarChangeSource';
@@ -64,6 +64,9 @@ function parseArgs(args: string[]): WatchArgs | string {
   }
   return out;
 }
+
+/** Every `event` a `watch --json` line can carry: its own first line, then the engine's. */
+export const WATCH_JSON_EVENTS: readonly string[] = ['ready', ...ENGINE_EVENT_NAMES];
 
 /** `ready`: where history ends is fixed for every followed file; what is appended after is live. */
 export function readyJsonLine(ready: EngineReady): string {

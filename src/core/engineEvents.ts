@@ -172,3 +172,20 @@ export type EngineEvent =
   | PartialEvent
   | RecordWrittenEvent
   | SessionEvent;
+
+/** Each EngineEvent's name, once: a Record over the union, so the compiler refuses a name missing or one too many. */
+const engineEventNames: Record<EngineEvent['event'], true> = {
+  held: true,
+  written: true,
+  joined: true,
+  result: true,
+  wait: true,
+  post: true,
+  tail: true,
+  partial: true,
+  record: true,
+  session: true,
+};
+
+/** The names `watch --json` prints besides its own first line, `ready` (the docs test holds the docs to them). */
+export const ENGINE_EVENT_NAMES = Object.keys(engineEventNames) as readonly EngineEvent['event'][];

@@ -32,7 +32,7 @@ export const SAFE_TOOL_USE_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,199}$/;
 
 /**
  * The assistant message that carries a call, as the mod stores it before the
- * call's PreToolUse hooks run (README, "The held message").
+ * call's PreToolUse hooks run (README, "A reviewing hook that sees the message").
  */
 export interface HeldMessage {
   v: typeof HELD_MESSAGE_VERSION;

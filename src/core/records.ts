@@ -46,6 +46,8 @@ export interface ScannedRecord {
   /** The Claude Code version that wrote the record (`"version":"2.1.332"`); call context. */
   version?: string;
   cwd?: string;
+  /** `gitBranch`: the git branch of the session's working tree as Claude Code wrote it in the record. */
+  gitBranch?: string;
   isSidechain?: boolean;
   agentId?: string;
   /** `message.id`: shared by every per-block record of one assistant message. */

@@ -66,7 +66,7 @@ export function reportCall(input: HookInput, opts: ReportOptions): ReportedCall 
     agent_id: optional(input.agent_id),
   });
   // What was on disk for this call while its hook ran: lets a reader that was not watching prove the
-  // call's shape later (README, "After the fact"). Checked before the line is appended, so `checked_at`
+  // call's shape later (docs/CHANNEL.md, "After the fact"). Checked before the line is appended, so `checked_at`
   // precedes the moment a watcher can see the event.
   const recordPath = recordFileOf(base.transcript_path, base.session_id, optional(input.agent_id));
   const found = recordPath === undefined ? undefined : checkOnDisk(recordPath, base.tool_use_id);

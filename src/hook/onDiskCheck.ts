@@ -4,7 +4,7 @@ import { completeLines, readBounded } from './boundedRead';
 /**
  * What was on disk, at one moment of a hook's life, for its own call: the
  * evidence that lets a reader who was not watching tell later how the call's
- * record reached disk (see the README's channel contract). One read of the
+ * record reached disk (see the channel contract, docs/CHANNEL.md). One read of the
  * file's last bytes, so it costs about as much as the stat it starts with.
  */
 export interface OnDiskCheck {

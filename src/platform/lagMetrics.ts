@@ -4,7 +4,7 @@ import type { ChannelTransport } from '../core/channel/constants';
 import type { SessionSnapshot } from '../core/snapshot';
 
 /**
- * The engine's events as Prometheus series (README, "Metrics"), for a team
+ * The engine's events as Prometheus series (docs/METRICS.md), for a team
  * that scrapes every developer's `watch --metrics` or extension. Labels are
  * bounded: no session or tool_use ids, tools folded to the built-in ones plus
  * `mcp` and `other`, at most MAX_VERSION_LABELS versions plus `other` and `unknown`. Counters only grow for the life of the process, whatever

@@ -5,7 +5,8 @@ import { shapeOf, type WriteShape } from './format';
 /**
  * One call as the report and the export show it. The engine's snapshots keep
  * only the most recent calls; this store keeps every call seen since the
- * extension started (bounded per session), built from the engine's events alone.
+ * extension started (bounded per session), built from the engine's events and,
+ * for calls from before activation that no event carries, from its snapshots (absorb).
  */
 export interface LagSample {
   session_id: string;

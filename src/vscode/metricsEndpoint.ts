@@ -7,7 +7,7 @@ import type * as MetricsModule from '../platform/metricsModule';
 
 /**
  * `transcriptLag.metrics.port`: the engine's events as Prometheus metrics at
- * http://HOST:PORT/metrics, for a team's scraper (README, "Metrics"). Off by
+ * http://HOST:PORT/metrics, for a team's scraper (docs/METRICS.md). Off by
  * default; prom-client (dist/metrics.js) is loaded only once it is on. A port
  * in use is said once, and the extension goes on without metrics.
  */

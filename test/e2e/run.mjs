@@ -72,7 +72,7 @@ function checkVsixContents(vsix) {
   const stray = files.filter((f) => !allowed.some((re) => re.test(f)));
   if (stray.length) throw new Error(`unexpected files in the VSIX: ${stray.join(', ')}`);
   const required = ['package.json', 'dist/extension.js', 'dist/engine.js', 'dist/hook.js', 'schema/channel-event.schema.json'];
-  // The CLI, run from the installed extension's folder (README, "The CLI").
+  // The CLI, run from the installed extension's folder (docs/INSTALL.md, "The CLI as a command").
   required.push('dist/cli.js', 'dist/cli-analyze.js', 'dist/cli-watch.js', 'dist/cli-install-hook.js');
   for (const needed of required) {
     if (!files.includes(needed)) throw new Error(`the VSIX lacks ${needed}`);

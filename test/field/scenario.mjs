@@ -187,7 +187,7 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
 /**
  * What Prometheus scraped from `watch --metrics`, once a scrape that started after the session's
  * last writes (watch has reported them by now) is in: calls, waits by outcome and the held-time
- * histogram's count and median, through the same PromQL as the README and the dashboard.
+ * histogram's count and median, through the same PromQL as docs/METRICS.md and the dashboard.
  */
 async function scrapeResults(prometheus) {
   const after = Date.now();
@@ -214,7 +214,7 @@ async function scrapeResults(prometheus) {
 
 /**
  * The documented queries (the Grafana dashboard's, with its range variables filled in, and the
- * README's Metrics section), run on the scraped data: each must parse and give a result. Returns the
+ * metrics page, docs/METRICS.md), run on the scraped data: each must parse and give a result. Returns the
  * ones that did not, with why.
  */
 async function documentedQueryFailures(prometheus) {
@@ -225,10 +225,9 @@ async function documentedQueryFailures(prometheus) {
       expr: t.expr.replaceAll('$__range', '10m').replaceAll('$__rate_interval', '1m'),
     })),
   );
-  const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-  const section = /^## Metrics\n([\s\S]*?)(?=^## )/m.exec(readme)?.[1] ?? '';
-  for (const block of section.matchAll(/```promql\n([\s\S]*?)```/g)) {
-    for (const line of block[1].split('\n')) if (line.trim() && !line.startsWith('#')) queries.push({ where: 'README', expr: line.trim() });
+  const metricsPage = fs.readFileSync(path.join(repoRoot, 'docs', 'METRICS.md'), 'utf8');
+  for (const block of metricsPage.matchAll(/```promql\n([\s\S]*?)```/g)) {
+    for (const line of block[1].split('\n')) if (line.trim() && !line.startsWith('#')) queries.push({ where: 'docs/METRICS.md', expr: line.trim() });
   }
   const failures = [];
   for (const { where, expr } of queries) {

@@ -19,10 +19,16 @@ export function channelEventJsonSchema(): Record<string, unknown> {
     $schema,
     title: `Transcript Lag channel event, version ${CHANNEL_SCHEMA_VERSION}`,
     description:
-      'One line of <claude dir>/transcript-lag/<session_id>.jsonl: a pre, post, wait, landed or record event. ' +
+      `One line of <claude dir>/transcript-lag/<session_id>.jsonl: a ${channelEventNames()} event. ` +
       'Append one JSON object per line with a single write; readers skip lines with an unknown v or event.',
     ...rest,
   };
+}
+
+/** The union's events, from the schema itself: "pre, post, wait, landed or record". */
+export function channelEventNames(): string {
+  const names = channelEventSchema.options.map((o) => o.shape.event.value);
+  return `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
 }
 
 /** The exact text of the committed file: 2-space JSON and a final newline. */

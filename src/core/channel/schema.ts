@@ -36,7 +36,7 @@ const transport = z.enum(CHANNEL_TRANSPORTS);
 /**
  * What was on disk for the call while its hook ran (pre and post events,
  * optional: older hooks and other writers leave it out). A reader that was
- * not watching proves a call's write shape from it (README, "The channel").
+ * not watching proves a call's write shape from it (docs/CHANNEL.md).
  */
 const onDisk = {
   /** Ms since epoch when the hook looked. */

@@ -96,6 +96,8 @@ export class SessionState {
   private cwd?: Keyed<string>;
   /** The Claude Code version of the latest call record (a session resumed under a newer build changes it). */
   private version?: Keyed<string>;
+  /** The branch of the session's latest own record that names one: sessions of one name are told apart by it. */
+  private gitBranch?: Keyed<string>;
   /**
    * Earliest record `timestamp` seen. The scanner keeps `timestamp` only on
    * records with tool uses, so this is when the session's first call was
@@ -415,6 +417,8 @@ export class SessionState {
     if (rec.cwd && (!this.cwd || compareObservations(obs, this.cwd.key) < 0)) this.cwd = { key: obs, value: rec.cwd };
     // A fork's copies were written by the parent's build: only the session's own records say its version.
     if (rec.version && copiedFrom(rec) === undefined && (!this.version || compareObservations(obs, this.version.key) > 0)) this.version = { key: obs, value: rec.version };
+    // The latest: a session that switched branches is on the last one. A fork's copies carry the parent's.
+    if (rec.gitBranch && copiedFrom(rec) === undefined && (!this.gitBranch || compareObservations(obs, this.gitBranch.key) > 0)) this.gitBranch = { key: obs, value: rec.gitBranch };
     const at = parseTimestamp(rec.timestamp);
     if (at !== null && (this.startedAt === undefined || at < this.startedAt)) this.startedAt = at;
   }
@@ -469,6 +473,7 @@ export class SessionState {
       ...(this.cwd ? { cwd: this.cwd.value } : {}),
       ...(this.startedAt !== undefined ? { started_at: this.startedAt } : {}),
       ...(this.version ? { claude_version: this.version.value } : {}),
+      ...(this.gitBranch ? { git_branch: this.gitBranch.value } : {}),
       held,
       recent,
       stats: this.stats(),

@@ -7,7 +7,7 @@ import { METADATA_TYPES, type ScannedRecord, type ToolUseRef } from '../records'
  * it into a ScannedRecord, so they cannot drift apart:
  *
  * - Only these paths are read: root `type timestamp sessionId requestSessionId
- *   version cwd agentId uuid` (strings), `isSidechain isMeta` (booleans), `apiBlockIndex` (number),
+ *   version cwd agentId uuid gitBranch` (strings), `isSidechain isMeta` (booleans), `apiBlockIndex` (number),
  *   `aiTitle customTitle lastPrompt` (strings), `message.id`, `message.stop_reason`
  *   (string or null), `message.content` (string, or an array of block objects:
  *   `type id name tool_use_id text`).
@@ -43,6 +43,8 @@ export interface CapturedFields {
   requestSessionId?: string;
   version?: string;
   cwd?: string;
+  /** The record's `gitBranch`: the branch its working tree was on (views tell same-named sessions apart by it). */
+  gitBranch?: string;
   agentId?: string;
   isSidechain?: boolean;
   isMeta?: boolean;
@@ -76,6 +78,7 @@ export function emptyFields(): CapturedFields {
     requestSessionId: undefined,
     version: undefined,
     cwd: undefined,
+    gitBranch: undefined,
     agentId: undefined,
     isSidechain: undefined,
     isMeta: undefined,
@@ -113,6 +116,7 @@ export const ROOT_STRING_KEYS: Readonly<Record<string, number>> = {
   requestSessionId: ID_CAP,
   version: ID_CAP,
   cwd: ID_CAP * 8,
+  gitBranch: ID_CAP,
   agentId: ID_CAP,
   aiTitle: TEXT_CAP,
   customTitle: TEXT_CAP,
@@ -120,7 +124,7 @@ export const ROOT_STRING_KEYS: Readonly<Record<string, number>> = {
   // Claude Code's are 36 characters; the mod's record events allow 200 (MAX_ID_LENGTH).
   uuid: 200,
 };
-export type RootStringKey = 'type' | 'timestamp' | 'sessionId' | 'requestSessionId' | 'version' | 'cwd' | 'agentId' | 'aiTitle' | 'customTitle' | 'lastPrompt' | 'uuid';
+export type RootStringKey = 'type' | 'timestamp' | 'sessionId' | 'requestSessionId' | 'version' | 'cwd' | 'agentId' | 'aiTitle' | 'customTitle' | 'lastPrompt' | 'uuid' | 'gitBranch';
 const ROOT_STRING_KEY_NAMES = Object.keys(ROOT_STRING_KEYS) as RootStringKey[];
 
 /** What a content block (an object of message.content) adds to `f`, after the blocks before it. */
@@ -202,6 +206,7 @@ export function buildRecord(f: CapturedFields, prompts = true): ScannedRecord {
   if (f.uuid !== undefined) rec.uuid = f.uuid;
   if (f.sessionId !== undefined) rec.sessionId = f.sessionId;
   if (f.cwd !== undefined) rec.cwd = f.cwd;
+  if (f.gitBranch !== undefined) rec.gitBranch = f.gitBranch;
   if (keepsTimestamp(f.toolUses, f.uuid) && f.timestamp !== undefined) rec.timestamp = f.timestamp;
   if (keepsCallContext(f.toolUses)) {
     if (f.requestSessionId !== undefined) rec.requestSessionId = f.requestSessionId;
@@ -221,10 +226,10 @@ export function buildRecord(f: CapturedFields, prompts = true): ScannedRecord {
 
 /**
  * buildRecord, with the records of plain lines shared: a line without tool
- * uses or results, title or prompt gives a record of its type, session and
- * cwd alone, and most lines (metadata, text blocks, attachments, results'
+ * uses or results, title or prompt gives a record of its type, session,
+ * cwd and branch alone, and most lines (metadata, text blocks, attachments, results'
  * siblings) are such lines, of a few types in one session. One frozen record
- * per type, made again when its session or cwd changes, instead of one per
+ * per type, made again when its session, cwd or branch changes, instead of one per
  * line: analyze's scan allocated more for these records than for anything
  * else it keeps or drops.
  */
@@ -238,7 +243,7 @@ export class PlainRecords {
     }
     if (prompts && promptOf(f) !== undefined) return buildRecord(f, prompts);
     const shared = this.byType.get(f.type);
-    if (shared !== undefined && shared.sessionId === f.sessionId && shared.cwd === f.cwd) return shared;
+    if (shared !== undefined && shared.sessionId === f.sessionId && shared.cwd === f.cwd && shared.gitBranch === f.gitBranch) return shared;
     const record = Object.freeze(buildRecord(f, false));
     if (this.byType.size < 64 || this.byType.has(f.type)) this.byType.set(f.type, record);
     return record;

@@ -86,6 +86,7 @@ export class FakeSession {
   readonly transcriptPath: string;
   private parent: string | null = null;
   private clock = Date.now() - 30_000;
+  private gitBranch: string | undefined;
 
   constructor(
     readonly claudeDir: string,
@@ -105,10 +106,23 @@ export class FakeSession {
       cwd: this.cwd,
       sessionId: this.sessionId,
       version: '2.1.332',
+      ...(this.gitBranch === undefined ? {} : { gitBranch: this.gitBranch }),
       userType: 'external',
     };
     this.parent = uuid;
     return rec;
+  }
+
+  /** The time of its first record (the next record's timestamp is 400 ms after it). */
+  startingAt(ms: number): this {
+    this.clock = ms - 400;
+    return this;
+  }
+
+  /** The git branch the following records name (`gitBranch`), as Claude Code writes it in a repository. */
+  onBranch(name: string): this {
+    this.gitBranch = name;
+    return this;
   }
 
   prompt(text: string): this {

@@ -94,6 +94,26 @@ describe('held-calls tree', () => {
     assert.notEqual(na.label, nb.label);
   });
 
+  it('names two same-prompt sessions in one folder by their git branches', async () => {
+    const api = await extensionApi();
+    // Same prompt, same folder, same start: the branch is what tells them apart.
+    const start = Date.now() - 30_000;
+    const a = new FakeSession(claude).startingAt(start).onBranch('main').prompt('fix the flaky test');
+    const b = new FakeSession(claude).startingAt(start).onBranch('fix/flaky').prompt('fix the flaky test');
+    a.toolUse('toolu_branch_a', 'Read');
+    b.toolUse('toolu_branch_b', 'Read');
+    const [na, nb] = await eventually(api, 'both sessions named by their branch', () => {
+      const items = api.treeItems();
+      const x = items.find((n) => n.session_id === a.sessionId);
+      const y = items.find((n) => n.session_id === b.sessionId);
+      return x && y && x.label.endsWith(' · main') && y.label.endsWith(' · fix/flaky') && [x, y];
+    });
+    assert.match(na.label, /^fix the flaky test · \d\d:\d\d · main$/);
+    assert.match(nb.label, /^fix the flaky test · \d\d:\d\d · fix\/flaky$/);
+    assert.match(na.tooltip, /branch main/);
+    assert.match(nb.tooltip, /branch fix\/flaky/);
+  });
+
   it('says "hook waiting" only while a probe waits, "hook fired" in announce mode', async () => {
     const api = await extensionApi();
     const s = new FakeSession(claude).prompt('probe me');

@@ -324,7 +324,7 @@ describe('message: the process a reviewing hook runs', function () {
   });
   it('the README\'s reviewing hooks (sh and Python) run as written: a call whose message has no text is sent back, others pass', async function () {
     const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('## The held message: a reviewing hook'));
+    const section = readme.slice(readme.indexOf('## A reviewing hook that sees the message'));
     const sh = /```sh\n(#!\/bin\/sh\n[\s\S]*?)```/.exec(section)?.[1];
     const py = /```python\n([\s\S]*?)```/.exec(section)?.[1];
     assert.ok(sh && py, 'both hooks are in the section');

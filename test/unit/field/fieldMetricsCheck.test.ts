@@ -48,6 +48,6 @@ describe('field suite: the Prometheus check', () => {
   it('fails when nothing was scraped, Prometheus failed, or a documented query does not run', async () => {
     assert.match((await metricsFailures(undefined)).join(), /nothing was scraped/);
     assert.match((await metricsFailures({ error: 'prometheus exited (2)' })).join(), /prometheus exited/);
-    assert.match((await metricsFailures({ ...scraped, documentedQueryFailures: ['README: parse error'] })).join(), /documented PromQL: README: parse error/);
+    assert.match((await metricsFailures({ ...scraped, documentedQueryFailures: ['docs/METRICS.md: parse error'] })).join(), /documented PromQL: docs\/METRICS.md: parse error/);
   });
 });

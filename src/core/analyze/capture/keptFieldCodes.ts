@@ -23,3 +23,4 @@ export const F_BLOCK = 20;
 export const F_REQUEST_SESSION_ID = 21;
 export const F_VERSION = 22;
 export const F_UUID = 23;
+export const F_GIT_BRANCH = 24;

@@ -2,7 +2,7 @@ import { emptyFields, ID_CAP, keepsCallContext, keepsTimestamp, NO_TOOL_RESULTS,
 import {
   booleanAt, ENTRY_BYTES, ENTRY_WORDS, F_AGENT_ID, F_AI_TITLE, F_API_BLOCK_INDEX, F_BLOCK, F_BLOCK_ID, F_BLOCK_NAME,
   F_BLOCK_TEXT, F_BLOCK_TYPE, F_CONTENT, F_CUSTOM_TITLE, F_CWD, F_IS_META, F_IS_SIDECHAIN, F_LAST_PROMPT, F_MESSAGE,
-  F_MESSAGE_ID, F_SESSION_ID, F_REQUEST_SESSION_ID, F_VERSION, F_STOP_REASON, F_TIMESTAMP, F_TOOL_USE_ID, F_TYPE, F_UUID,
+  F_MESSAGE_ID, F_SESSION_ID, F_REQUEST_SESSION_ID, F_VERSION, F_STOP_REASON, F_TIMESTAMP, F_TOOL_USE_ID, F_TYPE, F_UUID, F_GIT_BRANCH,
   LITTLE_ENDIAN, RecentStrings, type SlicingBuffer, stringAt, T_NULL, T_NUMBER, T_STRING, numberAt, typeOf
 } from './captureEntries';
 import { align64, sharedKernel, SCANNER_READ_PAST_END, type ScannerExports, type ScannerKernel } from '../../scanner/scannerKernel';
@@ -149,6 +149,7 @@ export class LineReducer {
     let requestSessionId = -1;
     let version = -1;
     let cwd = -1;
+    let gitBranch = -1;
     let agentId = -1;
     let isSidechain = -1;
     let isMeta = -1;
@@ -231,6 +232,7 @@ export class LineReducer {
         case F_REQUEST_SESSION_ID: requestSessionId = p; break;
         case F_VERSION: version = p; break;
         case F_CWD: cwd = p; break;
+        case F_GIT_BRANCH: gitBranch = p; break;
         case F_AGENT_ID: agentId = p; break;
         case F_IS_SIDECHAIN: isSidechain = p; break;
         case F_IS_META: isMeta = p; break;
@@ -254,6 +256,7 @@ export class LineReducer {
     f.requestSessionId = calls ? recent.at(memory, base, w, requestSessionId, ROOT_STRING_KEYS.requestSessionId) : undefined;
     f.version = calls ? recent.at(memory, base, w, version, ROOT_STRING_KEYS.version) : undefined;
     f.cwd = recent.at(memory, base, w, cwd, ROOT_STRING_KEYS.cwd);
+    f.gitBranch = recent.at(memory, base, w, gitBranch, ROOT_STRING_KEYS.gitBranch);
     f.agentId = calls ? recent.at(memory, base, w, agentId, ROOT_STRING_KEYS.agentId) : undefined;
     f.isSidechain = booleanAt(w, isSidechain);
     f.isMeta = booleanAt(w, isMeta);

@@ -18,6 +18,11 @@ describe('channel JSON Schema', function () {
     assert.equal(committed(), renderChannelEventJsonSchema());
   });
 
+  it('its description names every event of the channel, landed and record included', () => {
+    const { description } = JSON.parse(committed()) as { description: string };
+    for (const event of ['pre', 'post', 'wait', 'landed', 'record']) assert.match(description, new RegExp(`\\b${event}\\b`), event);
+  });
+
   it("the committed file accepts our hook's real pre, post and wait lines and refuses a broken one", async () => {
     const fromFile = z.fromJSONSchema(JSON.parse(committed()));
     const { claudeDir, env } = tempHome();

@@ -425,6 +425,23 @@ describe("record scanner: the live engine's scanner and analyze's capture scanne
   });
 });
 
+describe('capture: git branches (the views tell same-named sessions apart by them)', () => {
+  // A plain line (no uuid, call, result or prompt): the scanners share one record per type while session, cwd and branch stay.
+  const line = (branch: string) => b(`{"type":"system","gitBranch":"${branch}","sessionId":"s","cwd":"/w"}`);
+
+  it('every record keeps its gitBranch on every scan path; a shared plain record is not reused across branches', () => {
+    const scanners = [createRecordScanner(WHOLE), createRecordScanner({ streamThreshold: 0 }), createCaptureScanner(CAPTURED), createCaptureScanner(CAPTURED, false)];
+    for (const scanner of scanners) {
+      scanLine(line('main'), scanner);
+      const main = scanLine(line('main'), scanner);
+      const fix = scanLine(line('fix/tail'), scanner);
+      assert.ok(main.kind === 'record' && fix.kind === 'record');
+      assert.equal(main.gitBranch, 'main');
+      assert.equal(fix.gitBranch, 'fix/tail');
+    }
+  });
+});
+
 describe('capture: uuids (the live engine reads them; analyze does not)', () => {
   const line = (uuid: string) => b(`{"type":"assistant","uuid":"${uuid}","timestamp":"2026-01-01T00:00:00.000Z","sessionId":"s","message":{"content":[{"type":"text","text":"hi"}]}}`);
 

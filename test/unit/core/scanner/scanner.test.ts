@@ -78,6 +78,7 @@ describe('record scanner: real transcripts', () => {
         const r = record(scanLine(line, STREAM));
         assert.equal(r.type, parsed.type);
         assert.equal(r.cwd, parsed.cwd);
+        assert.equal(r.gitBranch, parsed.gitBranch);
         if (parsed.sessionId !== undefined) assert.equal(r.sessionId, sessionId);
         const content = Array.isArray(parsed.message?.content) ? parsed.message.content : [];
         const uses = content.filter((b: { type: string }) => b.type === 'tool_use').map((b: { id: string; name: string }) => ({ id: b.id, name: b.name }));

@@ -28,6 +28,7 @@ enum Field {
   F_REQUEST_SESSION_ID,
   F_VERSION,
   F_UUID,
+  F_GIT_BRANCH,
 };
 
 static inline enum Field field_of(enum Level level, const u8 *k, unsigned n) {
@@ -38,7 +39,7 @@ static inline enum Field field_of(enum Level level, const u8 *k, unsigned n) {
         case 4: return key_is(k, n, "type") ? F_TYPE : key_is(k, n, "uuid") ? F_UUID : DROP;
         case 6: return key_is(k, n, "isMeta") ? F_IS_META : DROP;
         case 7: return key_is(k, n, "agentId") ? F_AGENT_ID : key_is(k, n, "aiTitle") ? F_AI_TITLE : key_is(k, n, "message") ? F_MESSAGE : key_is(k, n, "version") ? F_VERSION : DROP;
-        case 9: return key_is(k, n, "timestamp") ? F_TIMESTAMP : key_is(k, n, "sessionId") ? F_SESSION_ID : DROP;
+        case 9: return key_is(k, n, "timestamp") ? F_TIMESTAMP : key_is(k, n, "sessionId") ? F_SESSION_ID : key_is(k, n, "gitBranch") ? F_GIT_BRANCH : DROP;
         case 10: return key_is(k, n, "lastPrompt") ? F_LAST_PROMPT : DROP;
         case 11: return key_is(k, n, "isSidechain") ? F_IS_SIDECHAIN : key_is(k, n, "customTitle") ? F_CUSTOM_TITLE : DROP;
         case 13: return key_is(k, n, "apiBlockIndex") ? F_API_BLOCK_INDEX : DROP;

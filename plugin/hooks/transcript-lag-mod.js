@@ -8,6 +8,19 @@ var HTTP_CONFIG_FILE = "http.json";
 var SPOOL_DIR_NAME = "spool";
 var SAFE_SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
+// src/core/httpHookConfigText.ts
+var MAX_HTTP_CONFIG_BYTES = 4096;
+function parseHttpHookConfig(text) {
+  try {
+    const { port, secret } = JSON.parse(text);
+    if (!Number.isInteger(port) || port < 1 || port > 65535) return void 0;
+    if (typeof secret !== "string" || !/^[A-Za-z0-9_-]{32,128}$/.test(secret)) return void 0;
+    return { port, secret };
+  } catch {
+    return void 0;
+  }
+}
+
 // src/core/modContract.ts
 var HELD_DIR_NAME = "held";
 var MOD_CALLS_DIR_NAME = "mod";
@@ -115,10 +128,21 @@ var looks = 0;
 var MAX_CALLS = 500;
 var MAX_LAGS = 200;
 var TICK_MS = 100;
+var RAN_TICK_MS = 10;
 var READ_LIMIT = 4 * 1024 * 1024;
-var MAX_SPOOLED = 2e4;
+var MAX_UNFOLDED = 2e4;
+var SPOOL_RECOUNT = 1e3;
+var POST_TIMEOUT_MS = 2e3;
 var ROWS = 64;
 var MAX_SEEN = 1e3;
+var MAX_CURSORS = 64;
+var NEWLINE = 10;
+function bytesOf(base64) {
+  const text = atob(base64);
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return bytes;
+}
 function remember(seen, id, lookNo) {
   if (seen.has(id)) return;
   seen.set(id, lookNo);
@@ -127,9 +151,12 @@ function remember(seen, id, lookNo) {
 var now = () => Date.now();
 var instance = crypto.randomUUID().replace(/-/g, "").slice(0, 8);
 var spooled = 0;
+var unfolded = 0;
 var place;
 var receiver;
 var ticker;
+var tickerMs = 0;
+var looking = false;
 var keepHeldMessages = true;
 var listed;
 var listWrites = Promise.resolve();
@@ -153,22 +180,39 @@ function event(p, kind, at, agentId, fields) {
 }
 function report($, p, ev) {
   const body = JSON.stringify(ev);
+  let sent = false;
   const spool = () => {
-    if (spooled >= MAX_SPOOLED) return;
+    if (sent) return;
+    sent = true;
+    if (unfolded >= MAX_UNFOLDED) return;
     spooled += 1;
+    unfolded += 1;
     $.fs.write(spoolFilePath(p.claudeDir, p.sessionId, instance, spooled), body).catch(() => void 0);
+    if (spooled % SPOOL_RECOUNT === 0) {
+      $.fs.list(spoolDirOf(p)).then((entries) => unfolded = entries.length).catch(() => void 0);
+    }
   };
   if (receiver === void 0) return spool();
+  const timer = $.clock.after(POST_TIMEOUT_MS, spool);
   $.http.fetch(receiver.url, { method: "POST", headers: { "content-type": "application/json", "x-transcript-lag-secret": receiver.secret }, body }).then((res) => {
-    if (!res.ok) spool();
-  }).catch(spool);
+    timer.cancel();
+    if (res.ok) sent = true;
+    else spool();
+  }).catch(() => {
+    timer.cancel();
+    spool();
+  });
+}
+function spoolDirOf(p) {
+  return channelPath(p.claudeDir, SPOOL_DIR_NAME);
 }
 async function findReceiver($, p) {
+  const file = channelPath(p.claudeDir, HTTP_CONFIG_FILE);
   try {
-    const config = JSON.parse(await $.fs.read(channelPath(p.claudeDir, HTTP_CONFIG_FILE)));
-    const { port, secret } = config;
-    if (Number.isInteger(port) && port > 0 && port < 65536 && typeof secret === "string" && /^[A-Za-z0-9_-]{32,128}$/.test(secret)) {
-      receiver = { url: `http://127.0.0.1:${port}/mod`, secret };
+    const st = await $.fs.stat(file);
+    const config = st.kind === "file" && !st.isLink && st.size <= MAX_HTTP_CONFIG_BYTES ? parseHttpHookConfig(await $.fs.read(file)) : void 0;
+    if (config !== void 0) {
+      receiver = { url: `http://127.0.0.1:${config.port}/mod`, secret: config.secret };
       return;
     }
   } catch {
@@ -227,6 +271,7 @@ async function storeHeldMessage($, call) {
   };
   await $.fs.write(file, JSON.stringify(message));
   call.heldFile = file;
+  if (!held.has(call.id)) dropHeldMessage($, call);
 }
 function dropHeldMessageNow($, call) {
   const file = call.heldFile;
@@ -259,15 +304,18 @@ async function look($) {
       size = (await $.fs.stat(file)).size;
     } catch {
     }
-    if (size < cursor.offset) cursor.offset = 0;
+    if (size < cursor.offset) Object.assign(cursor, { offset: 0, aligned: true });
     let lines = [];
     if (size > cursor.offset) {
-      const from = size - cursor.offset > READ_LIMIT ? size - READ_LIMIT : cursor.offset;
-      const text = await $.fs.read(file, { offset: from, length: size - from });
-      const end = text.lastIndexOf("\n");
+      const jump = size - cursor.offset > READ_LIMIT;
+      const from = jump ? size - READ_LIMIT : cursor.offset;
+      const bytes = bytesOf((await $.fs.read(file, { as: "bytes", offset: from, length: size - from })).base64);
+      const end = bytes.lastIndexOf(NEWLINE);
+      const start = cursor.aligned && !jump ? 0 : bytes.indexOf(NEWLINE) + 1;
       if (end !== -1) {
-        cursor.offset = from + new TextEncoder().encode(text.slice(0, end + 1)).length;
-        lines = text.slice(0, end).split("\n");
+        cursor.offset = from + end + 1;
+        cursor.aligned = true;
+        if (start <= end) lines = new TextDecoder().decode(bytes.subarray(start, end)).split("\n");
       }
     }
     const lookNo = ++looks;
@@ -290,6 +338,7 @@ async function look($) {
         tool_name: call.tool,
         with_result: withResult,
         watched_from: "pre",
+        fired_at: Math.round(call.at),
         ...call.missedAt !== void 0 ? { missed_at: Math.round(call.missedAt) } : {},
         ...call.recordPath !== p.transcriptPath ? { record_path: call.recordPath } : {}
       }));
@@ -299,16 +348,18 @@ async function look($) {
   if (held.size === 0) {
     ticker?.cancel();
     ticker = void 0;
-  }
+  } else watchHeld($);
   $.ui.invalidate("ui.render");
 }
 function watchHeld($) {
-  if (ticker !== void 0) return;
-  let busy = false;
-  ticker = $.clock.every(TICK_MS, () => {
-    if (busy) return;
-    busy = true;
-    look($).catch(() => void 0).finally(() => busy = false);
+  const every = [...held.values()].some((c) => c.ran) ? RAN_TICK_MS : TICK_MS;
+  if (ticker !== void 0 && tickerMs === every) return;
+  ticker?.cancel();
+  tickerMs = every;
+  ticker = $.clock.every(every, () => {
+    if (looking) return;
+    looking = true;
+    look($).catch(() => void 0).finally(() => looking = false);
   });
 }
 var FIRST_LOOK_BACK = 1024 * 1024;
@@ -319,7 +370,9 @@ async function cursorAt($, file) {
     size = (await $.fs.stat(file)).size;
   } catch {
   }
-  cursors.set(file, { offset: Math.max(0, size - FIRST_LOOK_BACK) });
+  const offset = Math.max(0, size - FIRST_LOOK_BACK);
+  cursors.set(file, { offset, aligned: offset === 0 });
+  if (cursors.size > MAX_CURSORS) cursors.delete(cursors.keys().next().value);
 }
 function seconds(ms) {
   return ms < 1e4 ? `${(ms / 1e3).toFixed(1)}s` : `${Math.round(ms / 1e3)}s`;
@@ -349,6 +402,7 @@ function register(on, options) {
   });
   on("classic.SessionStart", async ($, e, next) => {
     place = placeOf(e.transcript_path) ?? place;
+    if (place !== void 0 && keepHeldMessages) await ensurePrivateFolder($, place);
     return next(e);
   });
   on("tool.call", async ($, e, next) => {
@@ -368,7 +422,11 @@ function register(on, options) {
       storeHeldMessage($, call).catch(() => void 0)
     ]);
     watchHeld($);
-    const post = () => report($, p, event(p, "post", now(), e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: "mod" }));
+    const post = () => {
+      report($, p, event(p, "post", now(), e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: "mod" }));
+      call.ran = true;
+      if (held.has(call.id)) watchHeld($);
+    };
     try {
       const ran = await next(e);
       post();

@@ -271,7 +271,7 @@ export async function answerProcess(argv: readonly string[], now: () => number):
     stderr = `transcript-lag message: ${err instanceof Error ? err.stack ?? err.message : String(err)}\n`;
   }
   if (answer.reason !== null) stderr = `transcript-lag message: ${answer.reason}\n${stderr}`;
-  return { stdout: renderAnswer(answer, args.json, stdoutIsTerminal()), stderr: args.verbose ? stderr : '' };
+  return { stdout: renderAnswer(answer, args.json, stdoutIsTerminal()), stderr: args.verbose ? printableLines(stderr) : '' };
 }
 
 /** `transcript-lag message [--json] [--verbose]`: always 0. */

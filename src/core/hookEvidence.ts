@@ -42,6 +42,8 @@ export interface LandingSighting {
    */
   watched_from?: 'pre' | 'post';
   missed_at?: number;
+  /** The call's fire time as the watcher knew it (the mod's `pre`): its hold is measured from there. */
+  fired_at?: number;
 }
 
 export interface HeldBounds {
@@ -67,8 +69,9 @@ export function verdictFromHook(pre: HookSighting | undefined, post: HookSightin
   // The mod's looks ran from the fire until the record was there: the look that found it says the shape.
   if (landed?.watched_from === 'pre') {
     verdict.shape = landed.with_result ? 'with_result' : 'before_result';
-    if (pre !== undefined) {
-      verdict.held = { min_ms: landed.missed_at === undefined ? 0 : Math.max(0, landed.missed_at - pre.at), max_ms: Math.max(0, landed.at - pre.at) };
+    const firedAt = landed.fired_at ?? pre?.at;
+    if (firedAt !== undefined) {
+      verdict.held = { min_ms: landed.missed_at === undefined ? 0 : Math.max(0, landed.missed_at - firedAt), max_ms: Math.max(0, landed.at - firedAt) };
     }
     return verdict;
   }
@@ -87,4 +90,14 @@ export function verdictFromHook(pre: HookSighting | undefined, post: HookSightin
   else if (postMissed && atPost !== undefined) verdict.held = { min_ms: atPost, max_ms: landed === undefined ? null : Math.max(atPost, landed.at - pre.at) };
   else if (preSaw === false && atPre !== undefined) verdict.held = { min_ms: atPre, max_ms: null };
   return verdict;
+}
+
+/**
+ * Of two landings of one call, the one that proves more: the mod's (it looked from the fire on, so
+ * its landing says the shape by itself), else the earlier one.
+ */
+export function betterLanding(known: LandingSighting | undefined, next: LandingSighting): LandingSighting {
+  const fromPre = (l: LandingSighting | undefined) => l?.watched_from === 'pre';
+  if (known === undefined || fromPre(known) !== fromPre(next)) return known === undefined || fromPre(next) ? next : known;
+  return next.at < known.at ? next : known;
 }

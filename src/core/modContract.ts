@@ -123,11 +123,6 @@ export function modListNames(listText: string | undefined, toolUseId: string): b
   }
 }
 
-/** The spool folder: one small file per event while no receiver takes them (docs/CHANNEL.md, "Spool"). */
-export function spoolDirOf(claudeDir: string): string {
-  return channelPath(claudeDir, SPOOL_DIR_NAME);
-}
-
 /** `<session>.<instance>.<seq>.json`: a name sort is the write order within one loaded copy of the mod. */
 export function spoolFileName(sessionId: string, instance: string, seq: number): string {
   return `${sessionId}.${instance}.${String(seq).padStart(8, '0')}.json`;

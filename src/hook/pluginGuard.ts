@@ -68,5 +68,22 @@ export function modReportsCall(input: { session_id?: string; transcript_path?: s
   const claudeDir = claudeDirOfTranscript(transcript_path);
   const file = claudeDir && modCallsPath(claudeDir, session_id);
   if (!file) return false;
-  return modListNames(readBounded(file, MAX_MOD_LIST_BYTES, 'whole', true)?.bytes.toString('utf8'), tool_use_id);
+  const read = () => readBounded(file, MAX_MOD_LIST_BYTES, 'whole', true)?.bytes.toString('utf8');
+  let text = read();
+  // The mod rewrites the list whole, not atomically: a read in the middle of a write gets part of it.
+  // What does not parse is read once more, a moment later.
+  if (text !== undefined && !parses(text)) {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    text = read();
+  }
+  return modListNames(text, tool_use_id);
+}
+
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }

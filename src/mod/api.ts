@@ -27,15 +27,17 @@ export interface RenderEvent {
 type Element = unknown;
 
 export interface ModApi {
-  clock: { now(): Promise<number>; every(ms: number, fn: () => void): { cancel(): void } };
+  clock: { now(): Promise<number>; every(ms: number, fn: () => void): { cancel(): void }; after(ms: number, fn: () => void): { cancel(): void } };
   session: {
     info(): Promise<{ transcriptPath: string; promptId?: string }>;
     messages(args: { agentId?: string; last?: number }): Promise<unknown[] | { deny: string }>;
   };
   fs: {
-    read(path: string, range?: { offset?: number; length?: number }): Promise<string>;
+    read(path: string): Promise<string>;
+    read(path: string, range: { as: 'bytes'; offset?: number; length?: number }): Promise<{ base64: string }>;
     write(path: string, text: string): Promise<void>;
-    stat(path: string): Promise<{ size: number; mtimeMs: number }>;
+    stat(path: string): Promise<{ kind: 'file' | 'dir' | 'other'; size: number; mtimeMs: number; isLink: boolean }>;
+    list(path: string): Promise<Array<{ name: string }>>;
   };
   http: {
     fetch(url: string, init: { method: string; headers: Record<string, string>; body: string }): Promise<{ ok: boolean; status: number }>;

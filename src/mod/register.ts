@@ -9,15 +9,18 @@
  * - While a call's record is not on disk it shows "held" on the spinner, then
  *   the call's lag on its tool row.
  *
- * Nothing a call waits for does I/O but the held message's one write: reports go
- * out unawaited, to the receiver when one runs, else to the spool.
+ * Before `next`, a call waits only for what its settings hooks rely on: the list of
+ * calls the mod reports (so the command hooks stand aside) and the held message
+ * (the conversation's newest rows, one write). Reports go out unawaited, to the
+ * receiver when one runs, else to the spool.
  *
  * Claude Code's loader checks this file statically: `$` is only ever spelled
  * `$.noun.event(...)` and handed to top-level functions of this file, which the
  * bundle keeps as written. The API is the one Claude Code writes to
  * `.claude-plugin/types/claude-code/index.d.ts` (checked against 2.1.332).
  */
-import { CHANNEL_SCHEMA_VERSION, HTTP_CONFIG_FILE, MOD_SOURCE } from '../core/channel/constants';
+import { CHANNEL_SCHEMA_VERSION, HTTP_CONFIG_FILE, MOD_SOURCE, SPOOL_DIR_NAME } from '../core/channel/constants';
+import { MAX_HTTP_CONFIG_BYTES, parseHttpHookConfig } from '../core/httpHookConfigText';
 import {
   claudeDirOfTranscript,
   HELD_MESSAGE_TTL_MS,
@@ -55,11 +58,15 @@ interface HeldCall {
   heldFile?: string;
   /** When a look last found the record not on disk: bounds the hold from below. */
   missedAt?: number;
+  /** `next` settled: the tool ran, its result is on its way. */
+  ran?: boolean;
 }
 
 /** What the ticker has read of a transcript: complete lines up to `offset`. */
 interface FileCursor {
   offset: number;
+  /** `offset` is a line's start (a look ended there); else the first bytes read are the end of a line, skipped. */
+  aligned: boolean;
 }
 
 /** Calls held now, and the lags of those that landed (for their tool rows), both bounded. */
@@ -74,13 +81,29 @@ const MAX_CALLS = 500;
 const MAX_LAGS = 200;
 /** Redraw rate while a call is held (the issue asks ≥ 4 a second) and how often its file is looked at. */
 const TICK_MS = 100;
+/** How often, once a held call has run (its result may land with its record). */
+const RAN_TICK_MS = 10;
 /** At most this much of a transcript is read per look; a bigger jump is skipped (its calls stay "held" until their TTL). */
 const READ_LIMIT = 4 * 1024 * 1024;
-/** Spool files one loaded copy writes at most: the spool stays bounded when nothing folds it. */
-const MAX_SPOOLED = 20_000;
+/** Spool files left unfolded at most (counted by this copy, recounted every SPOOL_RECOUNT): bounded when nothing folds it. */
+const MAX_UNFOLDED = 20_000;
+const SPOOL_RECOUNT = 1000;
+/** How long a post to the receiver may take before its event goes to the spool. */
+const POST_TIMEOUT_MS = 2000;
 /** Rows read back from the conversation for a call's message; more only when its message is longer. */
 const ROWS = 64;
 const MAX_SEEN = 1000;
+/** Files looked at (a session and its subagents'): the oldest is forgotten past this. */
+const MAX_CURSORS = 64;
+const NEWLINE = 0x0a;
+
+/** The bytes `$.fs.read(…, { as: 'bytes' })` gives, from their base64. */
+function bytesOf(base64: string): Uint8Array {
+  const text = atob(base64);
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return bytes;
+}
 
 function remember(seen: Map<string, number>, id: string, lookNo: number): void {
   if (seen.has(id)) return;
@@ -96,9 +119,12 @@ const now = () => Date.now();
 
 const instance = crypto.randomUUID().replace(/-/g, '').slice(0, 8);
 let spooled = 0;
+let unfolded = 0;
 let place: SessionPlace | undefined;
 let receiver: { url: string; secret: string } | undefined;
 let ticker: { cancel(): void } | undefined;
+let tickerMs = 0;
+let looking = false;
 let keepHeldMessages = true;
 /** The newest calls this copy reports, per session: written whole before each call's hooks run (modContract.ts). */
 let listed: { sessionId: string; calls: string[] } | undefined;
@@ -127,27 +153,51 @@ function event(p: SessionPlace, kind: string, at: number, agentId: string | unde
 /** Reports one channel event without making anybody wait: the receiver if one answers, else the spool. */
 function report($: ModApi, p: SessionPlace, ev: object): void {
   const body = JSON.stringify(ev);
+  let sent = false;
   const spool = () => {
-    if (spooled >= MAX_SPOOLED) return;
+    if (sent) return;
+    sent = true;
+    if (unfolded >= MAX_UNFOLDED) return;
     spooled += 1;
+    unfolded += 1;
     $.fs.write(spoolFilePath(p.claudeDir, p.sessionId, instance, spooled), body).catch(() => undefined);
+    // Now and then, how many are still there (watch or a window folds and removes them): the bound is on what is left.
+    if (spooled % SPOOL_RECOUNT === 0) {
+      $.fs
+        .list(spoolDirOf(p))
+        .then((entries) => (unfolded = entries.length))
+        .catch(() => undefined);
+    }
   };
   if (receiver === undefined) return spool();
+  // A receiver that takes the connection and never answers: the event goes to the spool after POST_TIMEOUT_MS.
+  const timer = $.clock.after(POST_TIMEOUT_MS, spool);
   $.http
     .fetch(receiver.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-transcript-lag-secret': receiver.secret }, body })
     .then((res) => {
-      if (!res.ok) spool();
+      timer.cancel();
+      if (res.ok) sent = true;
+      else spool();
     })
-    .catch(spool);
+    .catch(() => {
+      timer.cancel();
+      spool();
+    });
+}
+
+function spoolDirOf(p: SessionPlace): string {
+  return channelPath(p.claudeDir, SPOOL_DIR_NAME);
 }
 
 /** The receiver `install-hook --http` set up, when there is one: the mod posts to it while it runs. */
 async function findReceiver($: ModApi, p: SessionPlace): Promise<void> {
+  const file = channelPath(p.claudeDir, HTTP_CONFIG_FILE);
   try {
-    const config = JSON.parse(await $.fs.read(channelPath(p.claudeDir, HTTP_CONFIG_FILE))) as { port?: unknown; secret?: unknown };
-    const { port, secret } = config;
-    if (Number.isInteger(port) && (port as number) > 0 && (port as number) < 65_536 && typeof secret === 'string' && /^[A-Za-z0-9_-]{32,128}$/.test(secret)) {
-      receiver = { url: `http://127.0.0.1:${port}/mod`, secret };
+    // A regular file of our size only: anything else (a FIFO, a huge file) is not read.
+    const st = await $.fs.stat(file);
+    const config = st.kind === 'file' && !st.isLink && st.size <= MAX_HTTP_CONFIG_BYTES ? parseHttpHookConfig(await $.fs.read(file)) : undefined;
+    if (config !== undefined) {
+      receiver = { url: `http://127.0.0.1:${config.port}/mod`, secret: config.secret };
       return;
     }
   } catch {
@@ -218,6 +268,8 @@ async function storeHeldMessage($: ModApi, call: HeldCall): Promise<void> {
   };
   await $.fs.write(file, JSON.stringify(message));
   call.heldFile = file;
+  // Its record landed (or the session ended) while this was written: it must not stay.
+  if (!held.has(call.id)) dropHeldMessage($, call);
 }
 
 /** Removes a held message; where no `rm` runs, empties it (the text is what must not stay). */
@@ -261,15 +313,20 @@ async function look($: ModApi): Promise<void> {
     } catch {
       // not written yet
     }
-    if (size < cursor.offset) cursor.offset = 0; // truncated or replaced: read it again
+    if (size < cursor.offset) Object.assign(cursor, { offset: 0, aligned: true }); // truncated or replaced: read it again
     let lines: string[] = [];
     if (size > cursor.offset) {
-      const from = size - cursor.offset > READ_LIMIT ? size - READ_LIMIT : cursor.offset;
-      const text = (await $.fs.read(file, { offset: from, length: size - from })) as string;
-      const end = text.lastIndexOf('\n');
+      // Bytes, not text: a cut inside a UTF-8 character must not move the cursor.
+      const jump = size - cursor.offset > READ_LIMIT;
+      const from = jump ? size - READ_LIMIT : cursor.offset;
+      const bytes = bytesOf((await $.fs.read(file, { as: 'bytes', offset: from, length: size - from })).base64);
+      const end = bytes.lastIndexOf(NEWLINE);
+      // After a jump, or from a first look's start, the first bytes are the end of a line: not a record to judge.
+      const start = cursor.aligned && !jump ? 0 : bytes.indexOf(NEWLINE) + 1;
       if (end !== -1) {
-        cursor.offset = from + new TextEncoder().encode(text.slice(0, end + 1)).length;
-        lines = text.slice(0, end).split('\n');
+        cursor.offset = from + end + 1;
+        cursor.aligned = true;
+        if (start <= end) lines = new TextDecoder().decode(bytes.subarray(start, end)).split('\n');
       }
     }
     const lookNo = ++looks;
@@ -293,6 +350,7 @@ async function look($: ModApi): Promise<void> {
         tool_name: call.tool,
         with_result: withResult,
         watched_from: 'pre',
+        fired_at: Math.round(call.at),
         ...(call.missedAt !== undefined ? { missed_at: Math.round(call.missedAt) } : {}),
         ...(call.recordPath !== p.transcriptPath ? { record_path: call.recordPath } : {}),
       }));
@@ -302,20 +360,24 @@ async function look($: ModApi): Promise<void> {
   if (held.size === 0) {
     ticker?.cancel();
     ticker = undefined;
-  }
+  } else watchHeld($);
   $.ui.invalidate('ui.render');
 }
 
 /** Starts looking at the held calls' files, TICK_MS apart, until none is held. */
 function watchHeld($: ModApi): void {
-  if (ticker !== undefined) return;
-  let busy = false;
-  ticker = $.clock.every(TICK_MS, () => {
-    if (busy) return;
-    busy = true;
+  // Once a call has run, its result may be written any moment: looks as close as the hook's landing
+  // watcher's, so "found with its result" means one write to within them (src/core/hookEvidence.ts).
+  const every = [...held.values()].some((c) => c.ran) ? RAN_TICK_MS : TICK_MS;
+  if (ticker !== undefined && tickerMs === every) return;
+  ticker?.cancel();
+  tickerMs = every;
+  ticker = $.clock.every(every, () => {
+    if (looking) return;
+    looking = true;
     look($)
       .catch(() => undefined)
-      .finally(() => (busy = false));
+      .finally(() => (looking = false));
   });
 }
 
@@ -331,7 +393,9 @@ async function cursorAt($: ModApi, file: string): Promise<void> {
   } catch {
     // not there yet: everything it will hold is new
   }
-  cursors.set(file, { offset: Math.max(0, size - FIRST_LOOK_BACK) });
+  const offset = Math.max(0, size - FIRST_LOOK_BACK);
+  cursors.set(file, { offset, aligned: offset === 0 });
+  if (cursors.size > MAX_CURSORS) cursors.delete(cursors.keys().next().value as string);
 }
 
 function seconds(ms: number): string {
@@ -369,6 +433,7 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
   // /clear, /resume and a fork start another session (another transcript) in the same process.
   on('classic.SessionStart', async ($, e: { transcript_path?: string }, next) => {
     place = placeOf(e.transcript_path) ?? place;
+    if (place !== undefined && keepHeldMessages) await ensurePrivateFolder($, place);
     return next(e);
   });
 
@@ -391,7 +456,11 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
       storeHeldMessage($, call).catch(() => undefined),
     ]);
     watchHeld($);
-    const post = () => report($, p, event(p, 'post', now(), e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: 'mod' }));
+    const post = () => {
+      report($, p, event(p, 'post', now(), e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: 'mod' }));
+      call.ran = true;
+      if (held.has(call.id)) watchHeld($);
+    };
     try {
       const ran = await next(e);
       post();

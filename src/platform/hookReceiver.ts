@@ -6,6 +6,7 @@ import { ProjectsConfinement } from '../core/engine/projectsConfinement';
 import { CHANNEL_SCHEMA_VERSION, MOD_SOURCE, SAFE_SESSION_ID } from '../core/channel/constants';
 import { reportCall } from '../hook/callReport';
 import { appendChannelLine } from '../hook/channelWriter';
+import { modReportsCall } from '../hook/pluginGuard';
 import { PayloadCollector, parseHookInput } from '../hook/stdin';
 import { LandingWatches } from './landingWatches';
 import { nodeFileAccess } from './nodeFileAccess';
@@ -59,7 +60,7 @@ function modEventOf(bytes: Buffer | undefined): { session_id: string; transcript
   }
   const e = value as Record<string, unknown> | null;
   if (!e || typeof e !== 'object' || Array.isArray(e)) return undefined;
-  if (e.v !== CHANNEL_SCHEMA_VERSION || e.source !== MOD_SOURCE || !['pre', 'post', 'record'].includes(e.event as string)) return undefined;
+  if (e.v !== CHANNEL_SCHEMA_VERSION || e.source !== MOD_SOURCE || !['pre', 'post', 'landed', 'record'].includes(e.event as string)) return undefined;
   if (typeof e.session_id !== 'string' || !SAFE_SESSION_ID.test(e.session_id) || typeof e.transcript_path !== 'string') return undefined;
   if (!Number.isInteger(e.at)) return undefined;
   return e as { session_id: string; transcript_path: string };
@@ -161,6 +162,8 @@ export function startHookReceiver(opts: HookReceiverOptions): Promise<HookReceiv
         }
         const input = parseHookInput(body.bytes());
         void (input ? confinement.confine(input.transcript_path ?? '') : Promise.resolve(undefined)).then((confined) => {
+          // The mod reports this call (it listed it before the hooks ran): stand aside, as the command hook does.
+          if (input && confined !== undefined && modReportsCall(input)) return answer(200);
           const reported =
             input && confined !== undefined
               ? reportCall(input, {

@@ -3,6 +3,7 @@ import { constants as fsConstants, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { HTTP_CONFIG_FILE } from '../core/channel/constants';
+import { type HttpHookConfig, MAX_HTTP_CONFIG_BYTES, parseHttpHookConfig } from '../core/httpHookConfigText';
 import { channelDirOf } from '../core/channel/paths';
 
 /**
@@ -11,10 +12,7 @@ import { channelDirOf } from '../core/channel/paths';
  * 0600 in the 0700 channel folder, as private as settings.json that holds the
  * same secret in its header.
  */
-export interface HttpHookConfig {
-  port: number;
-  secret: string;
-}
+export type { HttpHookConfig };
 
 export { HTTP_CONFIG_FILE };
 /** The receiver's port unless install-hook --http --port says otherwise. */
@@ -34,20 +32,11 @@ export type HttpHookConfigRead =
   | { state: 'refused'; reason: string }
   | { state: 'unreadable'; code: string };
 
-const MAX_CONFIG_BYTES = 4096;
+const MAX_CONFIG_BYTES = MAX_HTTP_CONFIG_BYTES;
 // No symlink (O_NOFOLLOW), and a FIFO in its place must not wait for a writer (O_NONBLOCK). Windows has neither.
 const OPEN_CONFIG = fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0) | (fsConstants.O_NONBLOCK ?? 0);
 
-function parseConfig(text: string): HttpHookConfig | undefined {
-  try {
-    const { port, secret } = JSON.parse(text) as Partial<HttpHookConfig>;
-    if (!Number.isInteger(port) || (port as number) < 1 || (port as number) > 65_535) return undefined;
-    if (typeof secret !== 'string' || !/^[A-Za-z0-9_-]{32,128}$/.test(secret)) return undefined;
-    return { port: port as number, secret };
-  } catch {
-    return undefined;
-  }
-}
+const parseConfig = parseHttpHookConfig;
 
 /**
  * Reads http.json as hostile input: a regular file of ours, never through a

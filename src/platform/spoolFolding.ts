@@ -11,8 +11,8 @@ import { appendChannelLine } from '../hook/channelWriter';
  * file that is not ours refused), so folded lines are like the hook's.
  */
 export const nodeSpoolFolding: SpoolFolding = {
-  async claim(path) {
-    const claimed = `${path}.claimed-${process.pid}-${randomBytes(4).toString('hex')}`;
+  async claim(path, at) {
+    const claimed = `${path}.claimed-${Math.round(at)}-${process.pid}-${randomBytes(4).toString('hex')}`;
     try {
       await fsp.rename(path, claimed);
       return claimed;

@@ -127,7 +127,7 @@ export function checkScenario(result, { strictProfile }) {
   // Every call reported exactly once before and once after, whoever installed the hook (install-hook,
   // the plugin, or both: the plugin's hook stands aside where install-hook's entries report), and by
   // the mod where it loads (Claude Code 2.1.287+ with the plugin): the command hooks stand aside for it.
-  const modReports = !!def.install?.startsWith('plugin') && modLoads(result.version) && def.hook !== 'probe';
+  const modReports = modLoads(result.version) && def.hook !== 'probe' && (!!def.mod || !!def.install?.startsWith('plugin'));
   for (const c of calls) {
     // A fork's own calls are hooked in the fork's session, so they are in its channel file.
     const channel = c.session ? result.fork?.channelLines ?? [] : result.recording.channel;
@@ -348,6 +348,12 @@ function checkMod(result, fail) {
         fail(`${where}: the reviewing hook got ${JSON.stringify(answers[0].text_blocks)}, the transcript holds ${JSON.stringify(truth)}`);
       }
     }
+  }
+  // With a receiver up (http hooks installed), the mod posts every event to it: nothing is spooled.
+  // Only rows born before the session's project folder existed (the receiver confines paths to real folders) may go to the spool.
+  if (result.def.install === 'http+plugin-dir') {
+    const calls = (result.spooledEvents ?? []).filter((e) => e !== 'record');
+    if (calls.length) fail(`the mod spooled ${calls.length} call events (${calls.join(', ')}) while watch served the receiver`);
   }
   // The held messages sit in 0700 folders, 0600 each, while the reviewing hook runs (they hold assistant text).
   if (result.def.reviewer) {

@@ -8,6 +8,15 @@ export function startRecorder({ roots, pollMs = 10, now = () => Date.now() }) {
   /** path -> { offset, partial, lineNo } */
   const files = new Map();
   const lines = [];
+  /** The mod's spool files seen, by name: which event each held (read once; a folder may take it away first). */
+  const spooled = new Map();
+  const spooledEvent = (p) => {
+    try {
+      return JSON.parse(fs.readFileSync(p, 'utf8')).event;
+    } catch {
+      return 'unreadable';
+    }
+  };
   let timer;
   let stopped = false;
 
@@ -22,6 +31,7 @@ export function startRecorder({ roots, pollMs = 10, now = () => Date.now() }) {
       const p = path.join(dir, e.name);
       if (e.isDirectory()) listJsonl(p, out);
       else if (e.isFile() && e.name.endsWith('.jsonl')) out.push(p);
+      else if (e.isFile() && e.name.endsWith('.json') && path.basename(dir) === 'spool' && !spooled.has(e.name)) spooled.set(e.name, spooledEvent(p));
     }
   }
 
@@ -66,6 +76,7 @@ export function startRecorder({ roots, pollMs = 10, now = () => Date.now() }) {
 
   return {
     lines,
+    spooled,
     /** Final poll, then stop. */
     stop() {
       stopped = true;

@@ -26,10 +26,10 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
   if (install === 'hook' || install === 'plugin+hook') {
     installHook({ claudeDir: sb.claudeDir, probe: def.hook === 'probe', polls: def.polls, pollMs: def.pollMs });
   }
-  if (install === 'http') installHook({ claudeDir: sb.claudeDir, httpPort: await freePort() });
+  if (install === 'http' || install === 'http+plugin-dir') installHook({ claudeDir: sb.claudeDir, httpPort: await freePort() });
   // 'plugin-dir': `claude --plugin-dir <repo>/plugin`, the mod and the plugin's command hooks loaded for the session.
   const plugin = install.startsWith('plugin') && install !== 'plugin-dir' ? await installPluginFor(sb, install, claudeBin) : undefined;
-  const extraArgs = install === 'plugin-dir' ? ['--plugin-dir', path.join(repoRoot, 'plugin')] : [];
+  const extraArgs = install.endsWith('plugin-dir') ? ['--plugin-dir', path.join(repoRoot, 'plugin')] : [];
   // A reviewing hook as the README writes it: it asks `transcript-lag message --json` once per call.
   const reviewerLog = path.join(sb.root, 'reviewer.log');
   // While the reviewing hook runs, the held messages on disk and their folders' modes (they hold assistant text).
@@ -157,6 +157,8 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
     // The mod's spinner suffix ("held 2.1s"), sample by sample.
     heldScreens: (run?.screens ?? []).map((s) => ({ t: s.t, line: s.text.split('\n').find((l) => /· held \d/.test(l))?.trim() })),
     reviewerAnswers: def.reviewer ? readJsonl(reviewerLog) : undefined,
+    // Which events the recorder saw spooled (with a receiver up, the mod posts them to it instead).
+    spooledEvents: [...recorder.spooled.values()],
     heldModes: def.reviewer && fs.existsSync(modesLog) ? fs.readFileSync(modesLog, 'utf8').split('\n').filter(Boolean) : undefined,
     // Each call's message as the transcript holds it in the end: its records' text blocks, by message.id.
     messages: messagesOf([...transcriptLines, ...subagentLines]),

@@ -84,6 +84,8 @@ export const scenarios = [
   { name: 'interactive-mod-plugin-dir-slow', mode: 'interactive', ...announce, ...stream, install: 'plugin-dir', mod: true, reviewer: true, slowHookMs: 2000, sampleScreens: true, script: MOD_MESSAGES },
   { name: 'print-mod-plugin-dir', mode: 'print', ...announce, ...stream, install: 'plugin-dir', mod: true, reviewer: true, script: MOD_MESSAGES },
   { name: 'print-mod-subagent', mode: 'print', ...announce, ...stream, install: 'plugin-dir', mod: true, reviewer: true, script: MOD_SUBAGENT, subScript: SUBAGENT_STEPS },
+  // http hooks installed: watch serves the receiver, the mod posts its events to it (nothing spooled).
+  { name: 'print-mod-http', mode: 'print', ...announce, ...stream, install: 'http+plugin-dir', mod: true, script: SINGLE },
   { name: 'interactive-mod-plugin-slow', mode: 'interactive', ...announce, ...stream, install: 'plugin', mod: true, reviewer: true, slowHookMs: 2000, script: SINGLE },
   // A forked session copies the parent's conversation into its file: history, never the fork's calls.
   { name: 'print-fork-announce', mode: 'print', ...announce, ...stream, script: FORK_PARENT, forkScript: FORK_OWN },

@@ -1,7 +1,7 @@
 import type { ChannelLine } from '../channel/reader';
 import { readSpool, spoolOfChannelFile } from '../channel/spool';
 import type { Clock } from '../clock';
-import type { HookSighting, LandingSighting } from '../hookEvidence';
+import { betterLanding, type HookSighting, type LandingSighting } from '../hookEvidence';
 import type { FileAccess } from '../fileAccess';
 import { type FireReport, isBetterFire } from '../channel/fireTime';
 import { FileTail } from '../tail';
@@ -11,6 +11,8 @@ import type { AnalyzedCall, ChannelSummary, WaitSummary } from './types';
  * Joins a hook channel file (src/core/channel/schema.ts) to one transcript's calls on tool_use_id:
  * per call its `wait` outcomes, when its hook fired and what it saw; overall, waits seen / behind.
  */
+const MAX_SPOOLED_READ = 100_000;
+
 export async function joinChannel(
   channelPath: string,
   files: FileAccess,
@@ -49,7 +51,7 @@ export async function joinChannel(
       if (!seen) sightings.set(call.tool_use_id, (seen = {}));
       // The earliest of each: a duplicated line must not change the verdict.
       if (event.event === 'landed') {
-        if (!seen.landed || event.at < seen.landed.at) seen.landed = event;
+        seen.landed = betterLanding(seen.landed, event);
       } else if (!seen[event.event] || event.at < seen[event.event]!.at) {
         seen[event.event] = event;
       }
@@ -69,13 +71,14 @@ export async function joinChannel(
       (call.waits ??= []).push(wait);
     }
   };
-  // The mod's events not folded into the channel yet, read where they lie (analyze writes nothing).
+  // The mod's events not folded into the channel yet, read where they lie (analyze writes nothing), as
+  // many as a mod leaves unfolded and more (src/mod/: 20,000 a loaded copy), bounded all the same.
   // Read before the channel: an event folded meanwhile is then in both, and counted once, never in neither.
   const spool = spoolOfChannelFile(channelPath);
   const spooled =
     spool === undefined
       ? []
-      : (await readSpool({ files, clock, ...spool, maxFiles: Number.MAX_SAFE_INTEGER }, 0)).ready.map((e) => parseChannelLine(JSON.stringify(e.event)));
+      : (await readSpool({ files, clock, ...spool, maxFiles: MAX_SPOOLED_READ }, 0)).ready.map((e) => parseChannelLine(JSON.stringify(e.event)));
   const inChannel = new Set<string>();
   // No channel file yet: the mod spooled and nobody folded (../analyze.ts lets that through).
   const hasFile = (await files.stat(channelPath)) !== undefined;

@@ -104,6 +104,8 @@ export const landedEventSchema = z.object({
   watched_from: z.enum(['pre', 'post']).optional(),
   /** When the watcher last looked and did not find the record (ms since epoch). */
   missed_at: z.number().int().nonnegative().optional(),
+  /** The call's fire time as the watcher knew it (the mod's `pre`), from which its hold is measured. */
+  fired_at: z.number().int().nonnegative().optional(),
 });
 
 /**

@@ -17,7 +17,7 @@ import { CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID, SPOOL_DIR_NAME } from './constant
 
 /** A file that does not parse may be one the mod is still writing ($.fs.write is not atomic); past this it is garbage. */
 export const SPOOL_UNFINISHED_GRACE_MS = 10_000;
-/** A claimed file still there this long after its claim was made: its folder died, or could not remove it. */
+/** A claimed file still there this long after its claim was made (the time its name carries): its folder died, or could not remove it. */
 export const SPOOL_STALE_CLAIM_MS = 60_000;
 /** Files read per fold at most: the rest waits for the next tick, so a full spool never stalls one. */
 export const DEFAULT_SPOOL_FILES_PER_FOLD = 2_000;
@@ -62,6 +62,16 @@ export function claimedSpoolName(name: string): string | undefined {
   if (at <= 0) return undefined;
   const original = name.slice(0, at);
   return parseSpoolName(original) ? original : undefined;
+}
+
+/**
+ * When a claimed file was claimed: its name says (`<name>.claimed-<ms>-…`), as a rename keeps the
+ * file's mtime, which is its writing's. Undefined for a name without it.
+ */
+export function claimedAt(name: string): number | undefined {
+  const at = name.indexOf(CLAIMED_MARK);
+  const ms = at === -1 ? undefined : /^(\d{10,16})-/.exec(name.slice(at + CLAIMED_MARK.length))?.[1];
+  return ms === undefined ? undefined : Number(ms);
 }
 
 /** One event ready to fold, in fold order. */
@@ -148,7 +158,8 @@ export async function readSpool(opts: SpoolReadOptions, maxAgeMs: number): Promi
   };
   for (const name of claims) {
     const p = path.join(spoolDir, name);
-    const a = await age(p);
+    const claimed = claimedAt(name);
+    const a = claimed === undefined ? await age(p) : now - claimed;
     if (a !== undefined && a > SPOOL_STALE_CLAIM_MS) out.garbage.push(p);
   }
   const heads: SpoolEntry[][] = [];
@@ -202,11 +213,11 @@ function mergeByAt(runs: SpoolEntry[][]): SpoolEntry[] {
 /** What folding needs beyond reading: the writes, injected (src/platform/spoolFolding.ts). */
 export interface SpoolFolding {
   /**
-   * Claims a spool file by renaming it to a name of its own
-   * (`<name>.claimed-<pid>-<random>`); the new path, or undefined when the
+   * Claims a spool file by renaming it to a name of its own that says when
+   * (`<name>.claimed-<at>-<pid>-<random>`); the new path, or undefined when the
    * file is gone (another folder claimed it first).
    */
-  claim(path: string): Promise<string | undefined>;
+  claim(path: string, at: number): Promise<string | undefined>;
   /** Renames a claimed file back to its spool name (its append failed: it is folded later). */
   unclaim(claimedPath: string, path: string): Promise<void>;
   /** Appends one event as one line to `<channelDir>/<session_id>.jsonl` as the hook does; false when refused. */
@@ -234,7 +245,7 @@ export async function foldSpool(opts: SpoolReadOptions & { channelDir: string; o
   const stopped = new Set<string>();
   for (const entry of read.ready) {
     if (stopped.has(entry.sessionId)) continue;
-    const claimed = await opts.ops.claim(entry.path).catch(() => undefined);
+    const claimed = await opts.ops.claim(entry.path, opts.clock.now()).catch(() => undefined);
     if (claimed === undefined) continue;
     const appended = await opts.ops.append(opts.channelDir, entry.sessionId, entry.event).catch(() => false);
     if (!appended) {

@@ -5,7 +5,7 @@ import type { TailRead } from '../tailTypes';
 import type { LandedEvent, PostEvent, PreEvent, RecordEvent, WaitEvent } from '../channel/schema';
 import { RecordBirths } from './recordBirths';
 import { RecordLags } from './recordLags';
-import { type HookSighting, type LandingSighting, verdictFromHook } from '../hookEvidence';
+import { betterLanding, type HookSighting, type LandingSighting, verdictFromHook } from '../hookEvidence';
 import { isBetterFire } from '../channel/fireTime';
 import { KeyedCounter, LagWindow } from '../stats';
 import {
@@ -249,15 +249,15 @@ export class SessionState {
   /** The watcher our post hook left behind saw the record land (see ../hookEvidence.ts). */
   ingestLanded(ev: LandedEvent, observedAt: number): void {
     this.touch(observedAt);
-    const landing: LandingSighting = { at: ev.at, with_result: ev.with_result, watched_from: ev.watched_from, missed_at: ev.missed_at };
+    const landing: LandingSighting = { at: ev.at, with_result: ev.with_result, watched_from: ev.watched_from, missed_at: ev.missed_at, fired_at: ev.fired_at };
     const tomb = this.tombstones.get(ev.tool_use_id);
     if (tomb) {
-      this.sightTomb(ev.tool_use_id, tomb, { landed: earlierSighting(tomb.landed, landing) });
+      this.sightTomb(ev.tool_use_id, tomb, { landed: betterLanding(tomb.landed, landing) });
       return;
     }
     const c = this.call(ev.tool_use_id);
     c.toolName ??= ev.tool_name;
-    c.landed = earlierSighting(c.landed, landing);
+    c.landed = betterLanding(c.landed, landing);
     this.countShape(c);
   }
 

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { verdictFromHook } from '../../../src/core/hookEvidence';
+import { betterLanding, verdictFromHook } from '../../../src/core/hookEvidence';
 
 const pre = (record: boolean, checkedAfter = 50) => ({ at: 1000, checked_at: 1000 + checkedAfter, record_on_disk: record, result_on_disk: false });
 const post = (at: number, record: boolean, result: boolean, checkedAfter = 40) => ({ at, checked_at: at + checkedAfter, record_on_disk: record, result_on_disk: result });
@@ -37,5 +37,30 @@ describe('hook evidence: shape and held bounds from what the hook saw', () => {
 
   it('without a pre event nothing anchors the hold, but the shape still stands', () => {
     assert.deepEqual(verdictFromHook(undefined, post(3000, true, false)), { shape: 'before_result' });
+  });
+});
+
+describe('hook evidence: the mod looked from the fire on', () => {
+  it('its landing says the shape by itself, and bounds the hold between its last miss and the look that found it', () => {
+    assert.deepEqual(verdictFromHook(undefined, undefined, { at: 3_000, with_result: true, watched_from: 'pre', missed_at: 2_900, fired_at: 1_000 }), {
+      shape: 'with_result',
+      held: { min_ms: 1_900, max_ms: 2_000 },
+    });
+    // No miss: on disk at the first look, so held from 0.
+    assert.deepEqual(verdictFromHook({ at: 1_000 }, undefined, { at: 1_100, with_result: false, watched_from: 'pre' }), {
+      shape: 'before_result',
+      held: { min_ms: 0, max_ms: 100 },
+    });
+    // A post hook's watcher alone after a miss at PostToolUse is not the mod's: its rule stays.
+    assert.equal(verdictFromHook(undefined, undefined, { at: 3_000, with_result: true }).shape, undefined);
+  });
+
+  it('of two landings the mod\'s wins, whatever came first; else the earlier', () => {
+    const hooks = { at: 2_000, with_result: false };
+    const mods = { at: 2_500, with_result: true, watched_from: 'pre' as const };
+    assert.equal(betterLanding(hooks, mods), mods);
+    assert.equal(betterLanding(mods, hooks), mods);
+    assert.equal(betterLanding({ at: 3_000, with_result: true }, hooks), hooks);
+    assert.equal(betterLanding(undefined, hooks), hooks);
   });
 });

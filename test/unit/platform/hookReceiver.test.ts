@@ -111,6 +111,17 @@ describe('HTTP hook receiver', () => {
     assert.equal(channelEvents().length, 2);
   });
 
+  it('stands aside for a call the mod lists, as the command hook does: 200, nothing written', async () => {
+    const transcript = path.join(dir, 'projects', '-work', `${SID}.jsonl`);
+    fs.writeFileSync(transcript, '');
+    fs.mkdirSync(path.join(channelDir, 'mod'), { recursive: true });
+    fs.writeFileSync(path.join(channelDir, 'mod', `${SID}.json`), JSON.stringify({ v: 1, calls: ['toolu_01MODLISTED'] }));
+    assert.deepEqual(await post(receiver.port, payload({ transcript_path: transcript, tool_use_id: 'toolu_01MODLISTED' })), { status: 200, body: '{}' });
+    assert.deepEqual(channelEvents(), []);
+    assert.equal((await post(receiver.port, payload({ transcript_path: transcript, tool_use_id: 'toolu_02NOTLISTED' }))).status, 200);
+    assert.deepEqual(channelEvents().map((e) => ('tool_use_id' in e ? e.tool_use_id : undefined)), ['toolu_02NOTLISTED']);
+  });
+
   it('a PreToolUse POST becomes the pre event a command hook writes: fired when it arrived, transport http, no tool input', async () => {
     const { transcript, toolUseId } = heldTranscript();
     const res = await post(receiver.port, payload({ transcript_path: transcript, tool_use_id: toolUseId }));

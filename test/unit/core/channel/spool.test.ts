@@ -144,6 +144,19 @@ describe('the mod spool (src/core/channel/spool.ts)', () => {
     assert.deepEqual(t.left(), [path.basename(fresh)]);
   });
 
+  it('a claim is as old as its name says, not its file (a rename keeps the writing time)', async () => {
+    const t = setup();
+    const now = t.clock.now();
+    const longAgo = (now - 3_600_000) / 1000;
+    const fresh = path.join(t.spoolDir, `${t.name('bbbbbbbb', 1)}.claimed-${now - 1000}-7-abcdef12`);
+    fs.writeFileSync(fresh, JSON.stringify(t.ev(1, 'claimed-now')));
+    fs.utimesSync(fresh, longAgo, longAgo);
+    const stale = path.join(t.spoolDir, `${t.name('bbbbbbbb', 2)}.claimed-${now - 61_000}-7-abcdef13`);
+    fs.writeFileSync(stale, JSON.stringify(t.ev(2, 'claimed-long-ago')));
+    await t.fold();
+    assert.deepEqual(t.left(), [path.basename(fresh)]);
+  });
+
   it('max age 0 never prunes', async () => {
     const t = setup();
     t.spool('aaaaaaaa', 1, t.ev(1, 'old'), { ageMs: 30 * DAY });

@@ -30,6 +30,7 @@ export function expectedHooksMs(def) {
 
 /** Claude Code loads a plugin's hooks module (a mod) from 2.1.287 on. */
 export function modLoads(version) {
+  if (typeof version !== 'string') return false;
   const [maj, min, patch] = version.split('.').map(Number);
   return maj > 2 || (maj === 2 && (min > 1 || (min === 1 && patch >= 287)));
 }

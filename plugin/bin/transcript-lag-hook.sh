@@ -27,11 +27,11 @@ done
 # Newest first, one path a line: split on newlines only and never globbed again, so a HOME
 # with spaces (or glob characters) in it stays one path. A glob that matches nothing stays a
 # pattern, which ls drops (2>/dev/null) and runnable refuses.
-managers=$(ls -t "${NVM_DIR:-$HOME/.nvm}"/versions/node/*/bin/node \
+managers=$(ls -td "${NVM_DIR:-$HOME/.nvm}"/versions/node/*/bin/node \
   "${VOLTA_HOME:-$HOME/.volta}"/tools/image/node/*/bin/node \
   "${FNM_DIR:-$HOME/.local/share/fnm}"/node-versions/*/installation/bin/node \
   "$HOME/Library/Application Support/fnm"/node-versions/*/installation/bin/node 2>/dev/null)
-servers=$(ls -t "$HOME"/.vscode-server/cli/servers/*/server/node "$HOME"/.vscode-server/bin/*/node 2>/dev/null)
+servers=$(ls -td "$HOME"/.vscode-server/cli/servers/*/server/node "$HOME"/.vscode-server/bin/*/node 2>/dev/null)
 IFS='
 '
 set -f

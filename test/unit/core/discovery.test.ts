@@ -126,7 +126,8 @@ describe('discovery', () => {
       const exact = new WorkspaceMatcher(nodeFileAccess, [folder], false);
       await exact.refresh();
       assert.ok(!exact.mayHold(projectSlug(folder).toLowerCase()));
-      assert.equal(await exact.matchesCwd(path.join(tmp, 'proj', 'x')), false);
+      // Windows Node's own path.relative folds case already: there, even an exact matcher matches.
+      assert.equal(await exact.matchesCwd(path.join(tmp, 'proj', 'x')), process.platform === 'win32');
     });
   });
 

@@ -7,7 +7,7 @@ import { installHook, uninstallHook } from '../platform/hookInstaller';
 import { SETTINGS_BACKUP_SUFFIX, SettingsFileError } from '../platform/settingsFile';
 import { DEFAULT_HTTP_HOOK_PORT } from '../platform/httpHookConfig';
 
-const installUsage = `Usage: transcript-lag install-hook [--probe | --http [--port N]] [--claude-dir D] [--node PATH] [--polls N] [--poll-ms M]
+const installUsage = `Usage: transcript-lag install-hook [--probe | --http [--port N]] [--claude-dir D] [--node PATH] [--polls N] [--poll-ms M] [--form exec|shell]
 
 Adds one PreToolUse and one PostToolUse entry to <claude dir>/settings.json that
 run a stable copy of the transcript-lag hook. The hook reports each tool call to
@@ -24,6 +24,9 @@ settings.json${SETTINGS_BACKUP_SUFFIX}. Running it again replaces our entries.
   --poll-ms M      probe: milliseconds between polls (default ${DEFAULT_PROBE_POLL_MS})
   --claude-dir D   the Claude dir (default: $CLAUDE_CONFIG_DIR or ~/.claude)
   --node PATH      absolute path of the Node runtime for the hook (default: this one)
+  --form F         exec: the entry names Node and its arguments, run with no shell (Claude Code
+                   2.1.139+; the same under Git Bash, PowerShell or none); shell: one command line
+                   for bash. Default: exec when 'claude --version' on PATH says 2.1.139 or later
 `;
 
 const uninstallUsage = `Usage: transcript-lag uninstall-hook [--claude-dir D]
@@ -39,6 +42,7 @@ interface InstallArgs {
   nodePath?: string;
   polls?: number;
   pollMs?: number;
+  form?: 'exec' | 'shell';
 }
 
 function positive(flag: string, value: string | undefined, max: number): number | string {
@@ -63,6 +67,10 @@ function parseInstallArgs(args: string[]): InstallArgs | string {
       if (!v) return `${a} needs a path`;
       if (a === '--claude-dir') out.claudeDir = v;
       else out.nodePath = v;
+    } else if (a === '--form') {
+      const v = args[++i];
+      if (v !== 'exec' && v !== 'shell') return '--form needs exec or shell';
+      out.form = v;
     } else if (a === '--polls' || a === '--poll-ms') {
       const n = positive(a, args[++i], a === '--polls' ? 10_000 : 60_000);
       if (typeof n === 'string') return n;
@@ -74,6 +82,7 @@ function parseInstallArgs(args: string[]): InstallArgs | string {
   if (out.http && out.probe) return '--probe needs the command hook: an http hook cannot wait for its call';
   if (!out.http && out.port !== undefined) return '--port only applies with --http';
   if (out.nodePath !== undefined && !path.isAbsolute(out.nodePath)) return '--node needs an absolute path';
+  if (out.http && out.form !== undefined) return '--form applies to the command hook, not --http';
   return out;
 }
 
@@ -122,6 +131,12 @@ function pluginNote(settingsPath: string): string {
   );
 }
 
+/** Why the entry has its form: the flag, or what the claude on PATH said. */
+function formWhy(flag: string | undefined, r: { execForm?: boolean; claudeCodeVersion?: string }): string {
+  if (flag) return `--form ${flag}${flag === 'exec' && !r.execForm ? ': the runtime needs an environment' : ''}`;
+  return r.claudeCodeVersion ? `claude --version: ${r.claudeCodeVersion.split('\n')[0]}` : 'no claude on PATH to ask';
+}
+
 const takeEffect = 'Claude Code reads hooks when a session starts: new sessions use this; review running ones in /hooks.\n';
 
 export async function runInstall(args: string[], io: CliIo): Promise<number> {
@@ -137,6 +152,8 @@ export async function runInstall(args: string[], io: CliIo): Promise<number> {
   const claudeDir = parsed.claudeDir ? path.resolve(io.cwd, parsed.claudeDir) : resolveClaudeDir(io.env, io.homedir);
   try {
     const r = await installHook({
+      form: parsed.form ?? 'auto',
+      env: io.env,
       claudeDir,
       hookSourcePath: hookSourcePath(),
       nodePath: parsed.nodePath ?? process.execPath,
@@ -163,6 +180,7 @@ export async function runInstall(args: string[], io: CliIo): Promise<number> {
             `  hook:     ${r.hookPath}\n` +
             `  channel:  ${r.channelDir}\n` +
             `  command:  ${r.command}\n` +
+            `  form:     ${r.execForm ? 'exec (no shell)' : 'shell'} (${formWhy(parsed.form, r)})\n` +
             `  timeout:  ${r.timeoutSec} s\n` +
             pluginNote(r.settingsPath) +
             takeEffect,

@@ -51,22 +51,42 @@ export function projectSlug(folder: string): string {
 }
 
 /**
+ * Whether paths differing only in letter case name one folder: on Windows (NTFS) and on macOS, whose
+ * APFS is case-insensitive by default. The drive letter is the common case: VS Code says `c:\`,
+ * Claude Code's CLI `C:\`, and one session can switch between them (anthropics/claude-code #75855,
+ * #90588), so its sessions may be filed under `c--…` or `C--…`. One rule for every path comparison
+ * here; tests pass it explicitly.
+ */
+export const PATHS_FOLD_CASE = process.platform === 'win32' || process.platform === 'darwin';
+
+/**
  * Whether a project folder name may hold sessions of `folder` or of a folder
  * inside it. Only a hint (`/a/b-c` and `/a/b/c` share a slug): the caller
  * confirms with the records' `cwd`.
  */
-export function projectDirMayHold(dirName: string, folder: string): boolean {
-  const sanitized = sanitizePath(folder);
+export function projectDirMayHold(dirName: string, folder: string, foldCase = PATHS_FOLD_CASE): boolean {
+  let sanitized = sanitizePath(folder);
+  if (foldCase) {
+    // Sanitized names are ASCII, so lowercasing changes nothing but the letters' case (and no lengths).
+    sanitized = sanitized.toLowerCase();
+    dirName = dirName.toLowerCase();
+  }
   if (sanitized.length >= MAX_SLUG_LENGTH) return dirName.startsWith(`${sanitized.slice(0, MAX_SLUG_LENGTH)}-`) || dirName === sanitized.slice(0, MAX_SLUG_LENGTH);
   if (dirName === sanitized) return true;
   // A folder inside: its sanitized path continues with the separator's `-`.
   return dirName.startsWith(`${sanitized}-`);
 }
 
-/** True when `child` is `parent` or inside it. */
-export function isSameOrInside(child: string, parent: string): boolean {
-  const rel = path.relative(path.resolve(parent), path.resolve(child));
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+/** True when `child` is `parent` or inside it (letter case folded where the file system folds it). */
+export function isSameOrInside(child: string, parent: string, foldCase = PATHS_FOLD_CASE, paths: path.PlatformPath = path): boolean {
+  let from = paths.resolve(parent);
+  let to = paths.resolve(child);
+  if (foldCase) {
+    from = from.toLowerCase();
+    to = to.toLowerCase();
+  }
+  const rel = paths.relative(from, to);
+  return rel === '' || (!rel.startsWith('..') && !paths.isAbsolute(rel));
 }
 
 /** A transcript file found under `<claudeDir>/projects/`. */
@@ -221,30 +241,41 @@ export async function isInWorktreeOf(files: FileAccess, cwd: string, mainFolder:
  */
 export class WorkspaceMatcher {
   private worktreeRoots: string[] = [];
+  /** The folders' real paths where they differ from the names given. */
+  private folderAliases: string[] = [];
   private readonly cwdAnswers = new Map<string, boolean>();
 
   constructor(
     private readonly files: FileAccess,
     readonly folders: readonly string[],
+    private readonly foldCase = PATHS_FOLD_CASE,
   ) {}
 
-  /** Reads the folders' worktree lists; call again to notice new worktrees. */
+  /** Reads the folders' real paths and worktree lists; call again to notice new worktrees. */
   async refresh(): Promise<void> {
-    const roots: string[] = [];
+    // A folder's real path is a second name for it: on macOS VS Code opens `/tmp/x` while Claude Code,
+    // from process.cwd(), files and records the session under `/private/tmp/x`.
+    const realPaths: string[] = [];
+    for (const f of this.folders) {
+      const real = await this.files.realpath(f).catch(() => undefined);
+      if (real && real !== f) realPaths.push(real);
+    }
+    const roots: string[] = [...realPaths];
     for (const f of this.folders) roots.push(...(await gitWorktreesOf(this.files, f)));
     if (roots.join('\0') !== this.worktreeRoots.join('\0')) this.cwdAnswers.clear();
+    this.folderAliases = realPaths;
     this.worktreeRoots = roots;
   }
 
   /** A project folder worth listing: it may hold sessions of a folder or of a known worktree. */
   mayHold(dirName: string): boolean {
-    return [...this.folders, ...this.worktreeRoots].some((f) => projectDirMayHold(dirName, f));
+    return [...this.folders, ...this.worktreeRoots].some((f) => projectDirMayHold(dirName, f, this.foldCase));
   }
 
   async matchesCwd(cwd: string): Promise<boolean> {
     const known = this.cwdAnswers.get(cwd);
     if (known !== undefined) return known;
-    let answer = this.folders.some((f) => isSameOrInside(cwd, f));
+    let answer = [...this.folders, ...this.folderAliases].some((f) => isSameOrInside(cwd, f, this.foldCase));
     if (!answer) {
       for (const f of this.folders) {
         if (await isInWorktreeOf(this.files, cwd, f)) {

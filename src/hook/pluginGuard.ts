@@ -28,6 +28,9 @@ function readSettings(path: string): string | undefined {
  * is judged by whether it names our hook file or our secret header at all: standing aside
  * wrongly loses calls, reporting twice would show each call twice.
  */
+/** A command line, or an exec form's argument (install-hook's exec form names the hook in `args`), that runs our hook file. */
+const namesOurHook = (word: unknown): boolean => typeof word === 'string' && word.includes(HOOK_FILE_NAME);
+
 export function settingsRunOurHook(settingsText: string | undefined, event: string): boolean {
   if (settingsText === undefined || !(settingsText.includes(HOOK_FILE_NAME) || settingsText.includes(HTTP_SECRET_HEADER))) return false;
   let settings: unknown;
@@ -42,8 +45,8 @@ export function settingsRunOurHook(settingsText: string | undefined, event: stri
     (g) =>
       Array.isArray(g?.hooks) &&
       g.hooks.some(
-        (h: { type?: unknown; command?: unknown }) =>
-          ((h?.type === undefined || h.type === 'command') && typeof h?.command === 'string' && h.command.includes(HOOK_FILE_NAME)) || isOurHttpHook(h),
+        (h: { type?: unknown; command?: unknown; args?: unknown }) =>
+          ((h?.type === undefined || h.type === 'command') && (namesOurHook(h?.command) || (Array.isArray(h?.args) && h.args.some(namesOurHook)))) || isOurHttpHook(h),
       ),
   );
 }

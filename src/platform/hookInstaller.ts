@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { channelDirOf, installedHookPathOf } from '../core/channel/paths';
-import { buildHookCommand, hookTimeoutSeconds } from '../core/settings/hookCommand';
+import { buildHookCommand, buildHookExec, hookTimeoutSeconds, supportsExecForm } from '../core/settings/hookCommand';
+import { claudeCodeVersion } from './claudeCodeVersion';
 import { HOOK_PATH } from './hookReceiver';
 import { DEFAULT_HTTP_HOOK_PORT, newHttpHookSecret, readHttpHookConfig, removeHttpHookConfig, writeHttpHookConfig } from './httpHookConfig';
 import { installHookEntries, uninstallHookEntries } from '../core/settings/hookSettings';
@@ -27,14 +28,27 @@ export interface InstallHookOptions {
   /** `http`: hooks POST to our receiver on 127.0.0.1:`port` instead of running a process per call. */
   transport?: 'command' | 'http';
   port?: number;
+  /**
+   * `exec`: the entry names the runtime and its arguments, run with no shell (Claude Code 2.1.139+,
+   * see EXEC_FORM_SINCE); falls back to the shell form when the runtime needs an environment
+   * (nodeEnv). `auto`: exec when `claude --version` on the PATH of `env` says a version that has
+   * it. Default `shell`: a command line for bash (Git Bash on Windows).
+   */
+  form?: 'exec' | 'shell' | 'auto';
+  /** The environment `auto` looks for `claude` in (default: this process's). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface InstallHookResult extends SettingsFileUpdate {
   settingsPath: string;
   hookPath: string;
   channelDir: string;
-  /** The command, or for http hooks the URL, that settings.json now names. */
+  /** The command (exec form: the runtime and its arguments, space-joined), or for http hooks the URL, that settings.json now names. */
   command: string;
+  /** The entry is in exec form (no shell). */
+  execForm?: boolean;
+  /** form `auto`: what `claude --version` said, undefined when nothing answered. */
+  claudeCodeVersion?: string;
   timeoutSec: number;
 }
 
@@ -68,10 +82,13 @@ export async function installHook(opts: InstallHookOptions): Promise<InstallHook
   const channelDir = channelDirOf(claudeDir);
   const hookPath = installedHookPathOf(claudeDir);
   const spec = { nodePath: opts.nodePath, nodeEnv: opts.nodeEnv, hookPath, channelDir, probe: opts.probe, polls: opts.polls, pollMs: opts.pollMs };
-  const command = buildHookCommand(spec);
+  const version = opts.form === 'auto' ? await claudeCodeVersion(opts.env ?? process.env) : undefined;
+  const exec = opts.form === 'exec' || (opts.form === 'auto' && supportsExecForm(version)) ? buildHookExec(spec) : undefined;
+  const command = exec ? [exec.command, ...exec.args].join(' ') : buildHookCommand(spec);
+  const entry = exec ? { command: exec.command, args: exec.args } : { command };
   const timeoutSec = hookTimeoutSeconds(spec);
   const settingsPath = settingsPathOf(claudeDir);
-  const update = await updateSettingsFile(settingsPath, (text) => installHookEntries(text, { command, timeoutSec }), {
+  const update = await updateSettingsFile(settingsPath, (text) => installHookEntries(text, { ...entry, timeoutSec }), {
     // The hook file is in place before settings.json names it; refreshed even when the entries are unchanged.
     afterValidate: async () => {
       await fsp.mkdir(path.dirname(hookPath), { recursive: true, mode: 0o700 });
@@ -79,7 +96,7 @@ export async function installHook(opts: InstallHookOptions): Promise<InstallHook
       await copyAtomically(opts.hookSourcePath, hookPath);
     },
   });
-  return { ...update, settingsPath, hookPath, channelDir, command, timeoutSec };
+  return { ...update, settingsPath, hookPath, channelDir, command, timeoutSec, execForm: exec !== undefined, claudeCodeVersion: version };
 }
 
 /**

@@ -4,6 +4,7 @@ import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { SettingsError } from '../core/settings/hookSettings';
 import { decodeLossless, encodeLossless } from '../core/settings/losslessText';
+import { renameReplacing, type RenameDeps } from './renameReplacing';
 
 export const SETTINGS_BACKUP_SUFFIX = '.transcript-lag.bak';
 
@@ -40,6 +41,8 @@ export interface UpdateSettingsOptions {
   private?: boolean;
   /** Writes a new file that must not exist yet; replaced by tests to fail a write part way (a full disk). */
   writeNewFile?: (file: string, data: Buffer, mode: number) => Promise<void>;
+  /** The rename over the file and its waits between tries; replaced by tests to answer as Windows does. */
+  renameDeps?: RenameDeps;
 }
 
 /**
@@ -137,11 +140,12 @@ async function writeNewFileDurably(file: string, data: Buffer, mode: number): Pr
  * whatever was at `dest` stays whole until the new content is whole on disk
  * (a full disk fails the temp file, not `dest`).
  */
-async function replaceAtomically(dest: string, data: Buffer, mode: number, writeNewFile: NonNullable<UpdateSettingsOptions['writeNewFile']>): Promise<void> {
+async function replaceAtomically(dest: string, data: Buffer, mode: number, writeNewFile: NonNullable<UpdateSettingsOptions['writeNewFile']>, renameDeps?: RenameDeps): Promise<void> {
   const temp = path.join(path.dirname(dest), `.${path.basename(dest)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
     await writeNewFile(temp, data, mode);
-    await fsp.rename(temp, dest);
+    // On Windows a file open elsewhere (an editor, an antivirus scan) refuses the rename for a moment.
+    await renameReplacing(temp, dest, renameDeps);
   } catch (err) {
     await fsp.rm(temp, { force: true });
     throw err;
@@ -226,12 +230,12 @@ export async function updateSettingsFile(
 
   await fsp.mkdir(path.dirname(target), { recursive: true });
   if (current && backupPath) {
-    await replaceAtomically(backupPath, current.bytes, newMode, writeNewFile).catch((err: unknown) => {
+    await replaceAtomically(backupPath, current.bytes, newMode, writeNewFile, opts.renameDeps).catch((err: unknown) => {
       throw saying(err, `could not write the backup ${backupPath}; ${settingsPath} and the previous backup are left as they were`);
     });
   }
   const bytes = encodeLossless(after);
-  await (current?.hardLinked ? rewriteInPlace(target, bytes) : replaceAtomically(target, bytes, newMode, writeNewFile)).catch((err: unknown) => {
+  await (current?.hardLinked ? rewriteInPlace(target, bytes) : replaceAtomically(target, bytes, newMode, writeNewFile, opts.renameDeps)).catch((err: unknown) => {
     throw saying(err, current?.hardLinked ? `could not rewrite ${settingsPath} in place; its old content is in ${backupPath}` : `could not write ${settingsPath}; it is left as it was`);
   });
   if (opts.private && current?.hardLinked) await makePrivate([target]);

@@ -16,6 +16,8 @@ export function hookInstallerPort(load: () => typeof EngineModule): HookInstalle
         probe: req.probe !== undefined,
         polls: req.probe?.polls,
         pollMs: req.probe?.pollMs,
+        // Exec form (no shell) where the claude on PATH has it; shell form otherwise.
+        form: 'auto',
       });
       return { settingsPath: r.settingsPath, changed: r.changed, command: r.command };
     },

@@ -166,6 +166,7 @@ function render(runs, { startedAt, durationMs, notes, repeat, only }) {
     'reported only, because runs went either way.',
     '',
   );
+  lines.push(...OS_SECTION, '');
   lines.push('## Transports and features', '');
   lines.push(
     'Which way of reporting calls, and which feature, works on which version: "yes" when every scenario that uses it',
@@ -219,6 +220,27 @@ function existingNotes(file) {
   const at = text.indexOf(NOTES_MARKER);
   return at < 0 ? undefined : text.slice(at + NOTES_MARKER.length);
 }
+
+/**
+ * Kept by hand from what the Windows lane (npm run test:windows, docs/PLATFORMS.md) proves: this script
+ * runs Claude Code on Linux only, so it cannot measure the OS column itself.
+ */
+const OS_SECTION = [
+  '## Operating systems',
+  '',
+  'What runs where, independent of the Claude Code version above (which this script measures on Linux only).',
+  'Windows is `npm run test:windows`: a real Windows node.exe (20.20.2) under Wine 8, no Claude Code; see docs/PLATFORMS.md.',
+  '',
+  '| feature | Linux | Windows (node.exe under Wine) | macOS |',
+  '|---|---|---|---|',
+  '| `install-hook` exec form (2.1.139+), entry spawned with no shell: `pre` lands | yes (unit) | yes (end to end) | not run |',
+  '| `install-hook` shell form | yes (field) | Git Bash only; not run (no sh under Wine) | not run |',
+  '| `watch` follows a live session of the workspace (drive-letter case folded) | yes (field) | yes (end to end) | not run |',
+  '| `statusline` (held call from a backslash `transcript_path`) | yes (field) | yes (end to end) | not run |',
+  '| `analyze` | yes (field) | yes (output equals Linux\'s) | not run |',
+  '| plugin hook script (`sh`) | yes (field) | Git Bash only; not run | Node discovery tested under dash with a faked HOME |',
+  '| unit suites: discovery, settings and installers, hook, channel, tail, CLI | yes | yes, except the tests listed by the lane (sh, symlinks, deleting a file the tail holds open) | not run |',
+];
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2));

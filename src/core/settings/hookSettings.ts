@@ -28,7 +28,12 @@ export class SettingsError extends Error {
 
 /** Our entry: a command hook running our hook file, or an http hook to our receiver. */
 export type HookEntrySpec = (
-  | { command: string; url?: undefined }
+  | {
+      command: string;
+      /** Exec form (Claude Code 2.1.139+): `command` is the runtime, spawned with these arguments and no shell. */
+      args?: readonly string[];
+      url?: undefined;
+    }
   | {
       command?: undefined;
       /** `http://127.0.0.1:PORT/hook`: our receiver (src/platform/hookReceiver.ts). */
@@ -114,11 +119,30 @@ export function isOurHookCommand(command: unknown): boolean {
   return rest !== undefined && rest.every((w) => OPTION_OR_NUMBER.test(w.raw) || quoted(w));
 }
 
-/** A hook object (an element of a group's `hooks`) that install-hook wrote, by either transport. */
+/**
+ * The exec form install-hook writes (buildHookExec): an absolute runtime, our hook file by an absolute
+ * path, `--channel-dir` and a folder, then only options and numbers. A user's exec entry that runs
+ * anything else, or our file among other arguments, is theirs.
+ */
+export function isOurHookExec(command: unknown, args: unknown): boolean {
+  if (typeof command !== 'string' || !Array.isArray(args) || !args.every((a) => typeof a === 'string')) return false;
+  const [script, flag, channelDir, ...rest] = args as string[];
+  if (!isAbsoluteAnywhere(command) || script === undefined || !isAbsoluteAnywhere(script)) return false;
+  if (script.split(/[/\\]/).pop() !== HOOK_FILE_NAME || flag !== '--channel-dir' || !channelDir) return false;
+  return rest.every((w) => OPTION_OR_NUMBER.test(w));
+}
+
+/** Absolute on POSIX or Windows (`C:\`, `C:/`, UNC): settings.json may come from either. */
+function isAbsoluteAnywhere(p: string): boolean {
+  return p.startsWith('/') || /^[A-Za-z]:[/\\]/.test(p) || p.startsWith('\\\\');
+}
+
+/** A hook object (an element of a group's `hooks`) that install-hook wrote, in any form, by either transport. */
 function isOurHook(hook: unknown): boolean {
   if (!hook || typeof hook !== 'object') return false;
-  const h = hook as { type?: unknown; command?: unknown };
-  return (h.type === 'command' && isOurHookCommand(h.command)) || isOurHttpHook(hook);
+  const h = hook as { type?: unknown; command?: unknown; args?: unknown };
+  if (h.type === 'command') return h.args === undefined ? isOurHookCommand(h.command) : isOurHookExec(h.command, h.args);
+  return isOurHttpHook(hook);
 }
 
 function lineColumn(text: string, offset: number): string {
@@ -209,7 +233,9 @@ function ourEntries(root: Node, event: HookEventName): OurEntry[] {
 function ourGroup(spec: HookEntrySpec): unknown {
   const hook =
     spec.url === undefined
-      ? { type: 'command', command: spec.command, timeout: spec.timeoutSec }
+      ? spec.args
+        ? { type: 'command', command: spec.command, args: [...spec.args], timeout: spec.timeoutSec }
+        : { type: 'command', command: spec.command, timeout: spec.timeoutSec }
       : // Fails open: a receiver that is down or slow never blocks a tool call for longer than the timeout.
         { type: 'http', url: spec.url, timeout: spec.timeoutSec, headers: { [HTTP_SECRET_HEADER]: spec.secret }, onFailure: 'continue' };
   return { matcher: spec.matcher ?? '*', hooks: [hook] };
@@ -347,8 +373,8 @@ export function installedHookCommands(text: string): Record<HookEventName, strin
   const out = { PreToolUse: [] as string[], PostToolUse: [] as string[] };
   for (const event of HOOK_EVENTS) {
     for (const e of ourEntries(root, event)) {
-      const hooks = (e.groupValue as { hooks: { command?: string; url?: string }[] }).hooks;
-      out[event].push(hooks[e.hook].command ?? hooks[e.hook].url ?? '');
+      const hook = (e.groupValue as { hooks: { command?: string; args?: string[]; url?: string }[] }).hooks[e.hook];
+      out[event].push(hook.args ? [hook.command, ...hook.args].join(' ') : (hook.command ?? hook.url ?? ''));
     }
   }
   return out;

@@ -223,7 +223,7 @@ describe('statusline: the process Claude Code runs every second', function () {
   it('prints exactly one line and exits 0, on good input, garbage and a stdin left open', async function () {
     const t = tempClaude();
     t.event({ event: 'pre', at: Date.now() - 1000, tool_use_id: 'toolu_A' });
-    const env = { PATH: process.env.PATH, HOME: t.root };
+    const env = { PATH: process.env.PATH, HOME: t.root, USERPROFILE: t.root };
     const good = await runStatusline(JSON.stringify({ session_id: SESSION, transcript_path: t.transcript }), env);
     assert.equal(good.code, 0);
     assert.match(good.stdout, /^transcript-lag: 1 held · 1\.\ds\n$/);

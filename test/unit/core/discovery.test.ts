@@ -9,6 +9,7 @@ import {
   isActiveSession,
   listProjectDirs,
   listProjectTranscripts,
+  isSameOrInside,
   projectDirMayHold,
   projectSlug,
   resolveClaudeDir,
@@ -55,6 +56,79 @@ describe('discovery', () => {
     assert.ok(projectDirMayHold('-w-app-sub-dir', '/w/app'));
     assert.ok(!projectDirMayHold('-w-apple', '/w/app'));
     assert.ok(!projectDirMayHold('-w', '/w/app'));
+  });
+
+  describe('Windows and macOS paths (run by Linux Node with path.win32, and by Windows Node in the Windows lane)', () => {
+    it('Windows slugs: drive letter, backslashes, UNC, spaces', () => {
+      assert.equal(projectSlug('C:\\Users\\me\\proj'), 'C--Users-me-proj');
+      assert.equal(projectSlug('c:\\Users\\me\\proj'), 'c--Users-me-proj');
+      assert.equal(projectSlug('\\\\server\\share\\proj'), '--server-share-proj');
+      assert.equal(projectSlug('D:\\My Work\\app.v2'), 'D--My-Work-app-v2');
+    });
+
+    it('drive-letter case both ways, where the file system folds case', () => {
+      for (const [dir, folder] of [
+        ['c--Users-me-proj', 'C:\\Users\\me\\proj'],
+        ['C--Users-me-proj', 'c:\\Users\\me\\proj'],
+        ['C--Users-me-proj-sub', 'c:\\users\\ME\\proj'],
+      ]) {
+        assert.ok(projectDirMayHold(dir, folder, true), `${dir} may hold ${folder}`);
+        assert.ok(!projectDirMayHold(dir, folder, false), `${dir} is another folder than ${folder} where case counts`);
+      }
+      assert.ok(!projectDirMayHold('c--Users-me-projx', 'C:\\Users\\me\\proj', true));
+    });
+
+    it('a long Windows path (over 200 characters) with Claude Code\'s hash suffix matches in either drive-letter case', () => {
+      const long = `C:\\Users\\me\\${'a'.repeat(80)}\\${'b'.repeat(80)}\\${'c'.repeat(60)}`;
+      assert.ok(long.length > MAX_SLUG_LENGTH);
+      const filed = projectSlug(`c${long.slice(1)}`);
+      assert.match(filed, /^c--Users-me-a+-b+-c+-[0-9a-z]+$/);
+      assert.ok(projectDirMayHold(filed, long, true));
+      assert.ok(!projectDirMayHold(filed, long, false));
+    });
+
+    it('inside a folder: drive-letter case, UNC, backslash and slash (path.win32)', () => {
+      const w = path.win32;
+      assert.ok(isSameOrInside('c:\\Users\\me\\proj\\src', 'C:\\Users\\me\\proj', true, w));
+      assert.ok(isSameOrInside('C:/Users/me/proj/src', 'c:\\users\\me\\proj', true, w));
+      assert.ok(isSameOrInside('\\\\server\\share\\proj\\a', '\\\\SERVER\\share\\proj', true, w));
+      assert.ok(!isSameOrInside('\\\\server\\share\\projx', '\\\\server\\share\\proj', true, w));
+      assert.ok(!isSameOrInside('D:\\Users\\me\\proj', 'C:\\Users\\me\\proj', true, w));
+      // Where the file system keeps case (Linux), /W/App and /w/app are two folders.
+      assert.ok(isSameOrInside('/w/app/sub', '/W/App', true, path.posix));
+      assert.ok(!isSameOrInside('/w/app/sub', '/W/App', false, path.posix));
+    });
+
+    it('a session recorded under the folder\'s real path (macOS: /tmp is /private/tmp) matches the name the editor gave', async function () {
+      const real = path.join(tmp, 'private-tmp', 'proj');
+      await fsp.mkdir(path.join(real, 'sub'), { recursive: true });
+      const alias = path.join(tmp, 'tmp');
+      try {
+        await fsp.symlink(path.join(tmp, 'private-tmp'), alias, 'junction');
+      } catch {
+        // Wine's node.exe cannot make links; the Windows lane prints this skip with its reason.
+        this.skip();
+      }
+      const m = new WorkspaceMatcher(nodeFileAccess, [path.join(alias, 'proj')]);
+      await m.refresh();
+      assert.equal(await m.matchesCwd(path.join(real, 'sub')), true);
+      assert.ok(m.mayHold(projectSlug(real)));
+      assert.equal(await m.matchesCwd(path.join(tmp, 'private-tmp', 'other')), false);
+    });
+
+    it('the matcher folds case when told to: a session filed under z--… matches a Z:\\… workspace', async () => {
+      const folder = path.join(tmp, 'Proj');
+      await fsp.mkdir(folder);
+      const folded = new WorkspaceMatcher(nodeFileAccess, [folder], true);
+      await folded.refresh();
+      assert.ok(folded.mayHold(projectSlug(folder).toLowerCase()));
+      assert.equal(await folded.matchesCwd(path.join(tmp, 'proj', 'x')), true);
+      const exact = new WorkspaceMatcher(nodeFileAccess, [folder], false);
+      await exact.refresh();
+      assert.ok(!exact.mayHold(projectSlug(folder).toLowerCase()));
+      // Windows Node's own path.relative folds case already: there, even an exact matcher matches.
+      assert.equal(await exact.matchesCwd(path.join(tmp, 'proj', 'x')), process.platform === 'win32');
+    });
   });
 
   it('lists sessions, subagents in <session>/subagents and older agent-*.jsonl beside sessions', async () => {

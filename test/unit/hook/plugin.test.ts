@@ -157,6 +157,62 @@ describe('plugin/bin/transcript-lag-hook.sh under dash: always exit 0', function
   });
 });
 
+describe('plugin/bin/transcript-lag-hook.sh on macOS: Node where hooks have no login PATH', function () {
+  this.timeout(30_000);
+  const shell = ['/usr/bin/dash', '/bin/dash'].find((p) => fs.existsSync(p)) ?? 'sh';
+  const script = path.join(pluginRoot, 'bin', 'transcript-lag-hook.sh');
+  const run = (env: NodeJS.ProcessEnv, stdin: string) => spawnSync(shell, [script], { input: stdin, env, encoding: 'utf8' });
+  const fixed = ['/opt/homebrew/bin/node', '/usr/local/bin/node'].filter((p) => fs.existsSync(p));
+
+  /** A HOME with a space holding fake Nodes at `rel` paths, oldest first; the newest really runs the hook, the others leave a marker. */
+  function homeWith(rels: string[]): { home: string; claudeDir: string; marker: string } {
+    const base = tempHome();
+    const home = path.join(base.home, 'my home');
+    const claudeDir = path.join(home, '.claude');
+    fs.mkdirSync(path.join(claudeDir, 'projects', '-work'), { recursive: true });
+    const marker = path.join(home, 'older-ran');
+    rels.forEach((rel, i) => {
+      const file = path.join(home, rel);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      const newest = i === rels.length - 1;
+      fs.writeFileSync(file, newest ? `#!/bin/sh\nexec '${process.execPath}' "$@"\n` : `#!/bin/sh\ntouch '${marker}'\n`, { mode: 0o755 });
+      const t = new Date(1_000_000_000_000 + i * 1_000_000);
+      fs.utimesSync(file, t, t);
+    });
+    return { home, claudeDir, marker };
+  }
+
+  for (const [manager, older, newer] of [
+    ['nvm', '.nvm/versions/node/v18.20.0/bin/node', '.nvm/versions/node/v22.1.0/bin/node'],
+    ['volta', '.volta/tools/image/node/18.20.0/bin/node', '.volta/tools/image/node/22.1.0/bin/node'],
+    ['fnm', '.local/share/fnm/node-versions/v18.20.0/installation/bin/node', '.local/share/fnm/node-versions/v22.1.0/installation/bin/node'],
+    ['fnm (macOS folder)', 'Library/Application Support/fnm/node-versions/v18.20.0/installation/bin/node', 'Library/Application Support/fnm/node-versions/v22.1.0/installation/bin/node'],
+  ] as const) {
+    it(`no node on PATH: the newest ${manager} install reports, the older is not run`, function () {
+      if (fixed.length) this.skip(); // a Homebrew or /usr/local node here comes first, as it should
+      const { home, claudeDir, marker } = homeWith([older, newer]);
+      const r = run({ PATH: pathWithoutNode(path.dirname(home)), HOME: home, CLAUDE_CONFIG_DIR: claudeDir }, hookInput({ tool_use_id: 'toolu_A' }));
+      assert.deepEqual([r.status, r.stdout, r.stderr], [0, '', '']);
+      assert.deepEqual(channelEvents(claudeDir).map((x) => x.event), ['pre']);
+      assert.ok(!fs.existsSync(marker), 'the older install was not run');
+    });
+  }
+
+  it('a version manager comes before VS Code Server; $NVM_DIR is honoured; a folder named node is skipped; always exit 0', function () {
+    if (fixed.length) this.skip();
+    const { home, claudeDir, marker } = homeWith(['.vscode-server/bin/abc/node', 'custom nvm/versions/node/v22.1.0/bin/node']);
+    fs.mkdirSync(path.join(home, '.volta', 'tools', 'image', 'node', '99.0.0', 'bin', 'node'), { recursive: true });
+    const env = { PATH: pathWithoutNode(path.dirname(home)), HOME: home, CLAUDE_CONFIG_DIR: claudeDir, NVM_DIR: path.join(home, 'custom nvm') };
+    const r = run(env, hookInput({ tool_use_id: 'toolu_A' }));
+    assert.deepEqual([r.status, r.stdout, r.stderr], [0, '', '']);
+    assert.deepEqual(channelEvents(claudeDir).map((x) => x.event), ['pre']);
+    assert.ok(!fs.existsSync(marker), 'VS Code Server\'s Node was not run');
+    // Nothing anywhere: exit 0, silent.
+    const empty = homeWith([]);
+    assert.deepEqual([run({ PATH: pathWithoutNode(path.dirname(empty.home)), HOME: empty.home, CLAUDE_CONFIG_DIR: empty.claudeDir }, '{}').status], [0]);
+  });
+});
+
 describe('settingsRunOurHook (the plugin hook\'s guard)', function () {
   const cmd = "'/n' '/h/.claude/transcript-lag/bin/transcript-lag-hook.js'";
   const settings = (hooks: unknown) => JSON.stringify({ hooks });
@@ -164,6 +220,11 @@ describe('settingsRunOurHook (the plugin hook\'s guard)', function () {
     const text = settings({ PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: 'other' }, { type: 'command', command: cmd }] }] });
     assert.equal(settingsRunOurHook(text, 'PreToolUse'), true);
     assert.equal(settingsRunOurHook(text, 'PostToolUse'), false);
+  });
+  it('stands aside for install-hook\'s exec form too (the hook file is in args, the command is Node)', function () {
+    const exec = { type: 'command', command: 'C:\\Program Files\\nodejs\\node.exe', args: ['C:\\Users\\me\\.claude\\transcript-lag\\bin\\transcript-lag-hook.js', '--channel-dir', 'C:\\Users\\me\\.claude\\transcript-lag'] };
+    assert.equal(settingsRunOurHook(settings({ PostToolUse: [{ matcher: '*', hooks: [exec] }] }), 'PostToolUse'), true);
+    assert.equal(settingsRunOurHook(settings({ PostToolUse: [{ matcher: '*', hooks: [{ ...exec, args: ['C:\\hooks\\mine.js'] }] }] }), 'PostToolUse'), false);
   });
   it('a file name elsewhere in the settings is not an entry', function () {
     assert.equal(settingsRunOurHook(JSON.stringify({ env: { X: cmd }, hooks: { PreToolUse: [] } }), 'PreToolUse'), false);

@@ -11,7 +11,7 @@ import { installHook, uninstallHook, UNINSTALLED_HOOK_STUB } from '../../../src/
 import { nodeFileAccess } from '../../../src/platform/nodeFileAccess';
 import { buildHook, hookInput, readJsonLines, tempHome } from '../helpers/hookProcess';
 
-type Settings = { hooks?: Record<string, { matcher: string; hooks: { command: string; timeout: number }[] }[]>; model?: string };
+type Settings = { hooks?: Record<string, { matcher: string; hooks: { command: string; args?: string[]; timeout: number }[] }[]>; model?: string };
 const read = (file: string) => parse(fs.readFileSync(file, 'utf8')) as Settings;
 
 function cliIo(home: string, env: NodeJS.ProcessEnv = {}): CliIo & { out: string[]; err: string[] } {
@@ -79,6 +79,51 @@ describe('install-hook / uninstall-hook', function () {
     runLikeClaudeCode(r.command, hookInput({ session_id: 'electron' }));
     const events = readJsonLines(path.join(claudeDir, 'transcript-lag', 'electron.jsonl')).map((l) => channelEventSchema.parse(l));
     assert.deepEqual(events.map((e) => e.event), ['pre', 'wait']);
+  });
+
+  it('exec form: the entry runs with no shell at all (how Claude Code 2.1.139+ runs command + args), on every OS', async () => {
+    const { claudeDir, home } = tempHome();
+    const r = await installHook({ claudeDir, hookSourcePath: hookSource, nodePath: process.execPath, probe: false, form: 'exec' });
+    assert.equal(r.execForm, true);
+    const settings = read(path.join(claudeDir, 'settings.json'));
+    for (const [event, session] of [['PreToolUse', 'exec-pre'], ['PostToolUse', 'exec-post']] as const) {
+      const hook = settings.hooks![event][0].hooks[0] as { command: string; args: string[]; timeout: number };
+      assert.deepEqual({ command: hook.command, args: hook.args }, { command: process.execPath, args: [r.hookPath, '--channel-dir', r.channelDir] });
+      const run = spawnSync(hook.command, hook.args, { input: hookInput({ session_id: session, hook_event_name: event }), shell: false, env: { PATH: '' } });
+      assert.equal(run.status, 0, String(run.stderr));
+      assert.equal(String(run.stdout), '');
+      const events = readJsonLines(path.join(claudeDir, 'transcript-lag', `${session}.jsonl`)).map((l) => channelEventSchema.parse(l));
+      assert.deepEqual(events.map((e) => e.event), [event === 'PreToolUse' ? 'pre' : 'post']);
+    }
+    // A runtime that needs an environment (VS Code's Electron) cannot say so in exec form: shell form.
+    const electron = await installHook({ claudeDir, hookSourcePath: hookSource, nodePath: process.execPath, nodeEnv: { ELECTRON_RUN_AS_NODE: '1' }, probe: false, form: 'exec' });
+    assert.equal(electron.execForm, false);
+    assert.equal(read(path.join(claudeDir, 'settings.json')).hooks!.PreToolUse.length, 1);
+    // The CLI: --form exec, and without it the shell form when no claude answers on PATH.
+    const io = cliIo(home);
+    assert.equal(await runInstall(['--claude-dir', claudeDir, '--form', 'exec'], io), 0, io.err.join(''));
+    assert.match(io.out.join(''), /form: {5}exec \(no shell\) \(--form exec\)/);
+    assert.ok(Array.isArray(read(path.join(claudeDir, 'settings.json')).hooks!.PreToolUse[0].hooks[0].args));
+    const noClaude = cliIo(home, { PATH: '' });
+    assert.equal(await runInstall(['--claude-dir', claudeDir], noClaude), 0, noClaude.err.join(''));
+    assert.match(noClaude.out.join(''), /form: {5}shell \(no claude on PATH to ask\)/);
+    assert.equal(read(path.join(claudeDir, 'settings.json')).hooks!.PreToolUse[0].hooks[0].args, undefined);
+    assert.equal(await runUninstall(['--claude-dir', claudeDir], cliIo(home)), 0);
+    assert.equal(read(path.join(claudeDir, 'settings.json')).hooks, undefined);
+  });
+
+  it('CLI: install-hook asks the claude on PATH and writes the exec form for 2.1.139+, the shell form before', async function () {
+    if (process.platform === 'win32') this.skip(); // a fake `claude` here is a sh script
+    const { claudeDir, home } = tempHome();
+    const bin = path.join(home, 'bin');
+    fs.mkdirSync(bin);
+    for (const [version, exec] of [['2.1.332 (Claude Code)', true], ['2.1.100 (Claude Code)', false]] as const) {
+      fs.writeFileSync(path.join(bin, 'claude'), `#!/bin/sh\necho '${version}'\n`, { mode: 0o755 });
+      const io = cliIo(home, { PATH: bin });
+      assert.equal(await runInstall(['--claude-dir', claudeDir], io), 0, io.err.join(''));
+      assert.match(io.out.join(''), new RegExp(`form: {5}${exec ? 'exec \\(no shell\\)' : 'shell'} \\(claude --version: ${version.replace(/[()]/g, '\\$&')}\\)`));
+      assert.equal(Array.isArray(read(path.join(claudeDir, 'settings.json')).hooks!.PreToolUse[0].hooks[0].args), exec);
+    }
   });
 
   it('refuses a relative Node path and a missing hook source, writing nothing', async () => {

@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { installHookEntries, uninstallHookEntries } from '../../../src/core/settings/hookSettings';
 import { SETTINGS_BACKUP_SUFFIX, SettingsFileError, updateSettingsFile } from '../../../src/platform/settingsFile';
+import { RENAME_RETRY_DELAYS_MS, type RenameDeps } from '../../../src/platform/renameReplacing';
 
 const spec = { command: "'/n' '/h/transcript-lag/bin/transcript-lag-hook.js' --channel-dir '/h/transcript-lag'", timeoutSec: 5 };
 const install = (text: string) => installHookEntries(text, spec);
@@ -181,6 +182,65 @@ describe('settings file writer', () => {
     assert.equal(fs.readFileSync(backup, 'utf8'), '{"previous": "backup"}');
     assert.equal(fs.readFileSync(file, 'utf8'), old);
     assert.deepEqual(fs.readdirSync(dir).sort(), ['settings.json', 'settings.json.transcript-lag.bak'], 'no temp file left');
+  });
+
+  /** A file system that answers renames over `heldPath` as Windows does while another process holds it open. */
+  function heldOpenByAnother(heldPath: string, code: string, refusals: number): RenameDeps & { waits: number[]; tries: string[] } {
+    let left = refusals;
+    const waits: number[] = [];
+    const tries: string[] = [];
+    return {
+      waits,
+      tries,
+      async rename(from, to) {
+        tries.push(path.basename(to));
+        if (to === heldPath && left > 0) {
+          left--;
+          throw Object.assign(new Error(`${code}: operation not permitted, rename '${from}' -> '${to}'`), { code });
+        }
+        fs.renameSync(from, to);
+      },
+      async sleep(ms) {
+        waits.push(ms);
+      },
+    };
+  }
+
+  for (const code of ['EPERM', 'EBUSY', 'EACCES']) {
+    it(`Windows: settings.json held open by an editor or a scanner (${code} on rename) is replaced once it is let go, the backup kept`, async () => {
+      const dir = tempDir();
+      const file = path.join(dir, 'settings.json');
+      const old = '{\n  "model": "opus"\n}\n';
+      fs.writeFileSync(file, old);
+      const fsWin = heldOpenByAnother(file, code, 3);
+      const r = await updateSettingsFile(file, install, { renameDeps: fsWin });
+      assert.equal(fs.readFileSync(file, 'utf8'), install(old));
+      assert.equal(fs.readFileSync(r.backupPath!, 'utf8'), old);
+      assert.deepEqual(fsWin.waits, RENAME_RETRY_DELAYS_MS.slice(0, 3));
+      assert.deepEqual(fs.readdirSync(dir).sort(), ['settings.json', 'settings.json.transcript-lag.bak'], 'no temp file left');
+    });
+  }
+
+  it('Windows: a file held open for good is reported after the bounded retries, left as it was, its backup written, no temp file left', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'settings.json');
+    const old = '{\n  "model": "opus"\n}\n';
+    fs.writeFileSync(file, old);
+    const fsWin = heldOpenByAnother(file, 'EBUSY', Infinity);
+    await assert.rejects(updateSettingsFile(file, install, { renameDeps: fsWin }), (e: NodeJS.ErrnoException) => e.code === 'EBUSY' && e.message.startsWith(`could not write ${file}; it is left as it was`));
+    assert.equal(fs.readFileSync(file, 'utf8'), old);
+    assert.equal(fs.readFileSync(file + SETTINGS_BACKUP_SUFFIX, 'utf8'), old);
+    assert.equal(fsWin.waits.length, RENAME_RETRY_DELAYS_MS.length);
+    assert.deepEqual(fs.readdirSync(dir).sort(), ['settings.json', 'settings.json.transcript-lag.bak']);
+  });
+
+  it('other rename errors are not retried', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'settings.json');
+    fs.writeFileSync(file, '{}');
+    const fsWin = heldOpenByAnother(file, 'EXDEV', 1);
+    await assert.rejects(updateSettingsFile(file, install, { renameDeps: fsWin }), (e: NodeJS.ErrnoException) => e.code === 'EXDEV');
+    assert.deepEqual(fsWin.waits, []);
   });
 
   it('refuses a FIFO or a device in place of settings.json at once, without reading it', async function () {

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { parse } from 'jsonc-parser';
 import fc from 'fast-check';
-import { buildHookCommand, hookTimeoutSeconds, shellQuote } from '../../../../src/core/settings/hookCommand';
+import { EXEC_FORM_SINCE, buildHookCommand, buildHookExec, hookTimeoutSeconds, shellQuote, supportsExecForm } from '../../../../src/core/settings/hookCommand';
 import { SettingsError, installHookEntries, installedHookCommands, uninstallHookEntries } from '../../../../src/core/settings/hookSettings';
 import { execFileSync } from 'node:child_process';
 
@@ -180,5 +180,55 @@ describe('hook command line', () => {
     assert.equal(hookTimeoutSeconds({ probe: false }), 5);
     assert.equal(hookTimeoutSeconds({ probe: true }), 10);
     assert.equal(hookTimeoutSeconds({ probe: true, polls: 600, pollMs: 100 }), 65);
+  });
+});
+
+describe('settings.json hook entries in exec form (no shell: Windows without Git Bash alike)', () => {
+  const spec = { nodePath: 'C:\\Program Files\\nodejs\\node.exe', hookPath: 'C:\\Users\\me\\.claude\\transcript-lag\\bin\\transcript-lag-hook.js', channelDir: 'C:\\Users\\me\\.claude\\transcript-lag' };
+
+  it('Claude Code versions: exec form from 2.1.139 on, as `claude --version` prints them', () => {
+    assert.equal(supportsExecForm(`${EXEC_FORM_SINCE.join('.')} (Claude Code)`), true);
+    assert.equal(supportsExecForm('2.1.332 (Claude Code)'), true);
+    assert.equal(supportsExecForm('2.2.0'), true);
+    assert.equal(supportsExecForm('3.0.0'), true);
+    const [a, b, c] = EXEC_FORM_SINCE;
+    assert.equal(supportsExecForm(`${a}.${b}.${c - 1} (Claude Code)`), false);
+    assert.equal(supportsExecForm(`${a}.${b - 1}.999`), false);
+    assert.equal(supportsExecForm('1.0.128'), false);
+    for (const bad of [undefined, '', 'claude: not found', 'v2.1.332']) assert.equal(supportsExecForm(bad), false);
+  });
+
+  it('names the runtime and its arguments unquoted; a runtime needing an environment gets no exec form', () => {
+    assert.deepEqual(buildHookExec({ ...spec, probe: false }), { command: spec.nodePath, args: [spec.hookPath, '--channel-dir', spec.channelDir] });
+    assert.deepEqual(buildHookExec({ ...spec, probe: true, polls: 30, pollMs: 200 })?.args.slice(3), ['--probe', '--polls', '30', '--poll-ms', '200', '--timeout-ms', '11000']);
+    assert.equal(buildHookExec({ ...spec, nodeEnv: { ELECTRON_RUN_AS_NODE: '1' }, probe: false }), undefined);
+  });
+
+  it('installs {command, args}; re-installing in either form replaces ours; uninstall recognises both', () => {
+    const exec = buildHookExec({ ...spec, probe: false })!;
+    const out = installHookEntries(othersSettings, { ...exec, timeoutSec: 5 });
+    const pre = (parse(out) as { hooks: Record<string, { hooks: object[] }[]> }).hooks.PreToolUse;
+    assert.deepEqual(pre[1], { matcher: '*', hooks: [{ type: 'command', command: exec.command, args: exec.args, timeout: 5 }] });
+    assert.deepEqual(installedHookCommands(out).PreToolUse, [[exec.command, ...exec.args].join(' ')]);
+    assert.equal(uninstallHookEntries(out), othersSettings);
+    // From the shell form to the exec form and back: one entry of ours per event, never two.
+    const shell = installHookEntries(othersSettings, ours());
+    const toExec = installHookEntries(shell, { ...exec, timeoutSec: 5 });
+    assert.equal(toExec, out);
+    assert.equal(installHookEntries(toExec, ours()), shell);
+  });
+
+  it("leaves a user's exec entries alone: another script, ours with extra arguments, a relative runtime", () => {
+    const theirs = [
+      { command: 'C:\\node.exe', args: ['C:\\hooks\\review.js', '--channel-dir', 'C:\\x'] },
+      { command: 'C:\\node.exe', args: [spec.hookPath, '--channel-dir', spec.channelDir, 'C:\\my log.txt'] },
+      { command: 'node', args: [spec.hookPath, '--channel-dir', spec.channelDir] },
+      { command: 'C:\\node.exe', args: ['transcript-lag-hook.js', '--channel-dir', spec.channelDir] },
+      { command: 'C:\\node.exe', args: [spec.hookPath, '--channel-dir'] },
+      { command: 'C:\\node.exe', args: [spec.hookPath, '--channel-dir', spec.channelDir, 7] },
+    ];
+    const text = `${JSON.stringify({ hooks: { PreToolUse: theirs.map((h) => ({ hooks: [{ type: 'command', ...h }] })) } }, null, 2)}\n`;
+    assert.equal(uninstallHookEntries(text), text);
+    assert.deepEqual(installedHookCommands(text).PreToolUse, []);
   });
 });

@@ -1,0 +1,38 @@
+import { promises as fsp } from 'node:fs';
+
+/**
+ * Codes Windows gives a rename over a file that another process holds open without
+ * FILE_SHARE_DELETE (an editor saving, an antivirus scanner, the search indexer): they clear
+ * within moments. The same rule as graceful-fs's on win32, bounded much shorter.
+ */
+const TRANSIENT = new Set(['EPERM', 'EBUSY', 'EACCES']);
+/** Waits between tries: about 1.5 s in all, then the error stands. */
+export const RENAME_RETRY_DELAYS_MS = [10, 20, 40, 80, 150, 250, 400, 500] as const;
+
+export interface RenameDeps {
+  rename: (from: string, to: string) => Promise<void>;
+  sleep: (ms: number) => Promise<void>;
+}
+
+const realDeps: RenameDeps = {
+  rename: (from, to) => fsp.rename(from, to),
+  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+/**
+ * Renames `from` over `to`, trying again while the answer is one Windows gives for a file held
+ * open elsewhere. On POSIX a rename over an open file succeeds, so these codes mean a real
+ * refusal there and cost only the waits before it is reported.
+ */
+export async function renameReplacing(from: string, to: string, deps: RenameDeps = realDeps): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await deps.rename(from, to);
+      return;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (!code || !TRANSIENT.has(code) || attempt >= RENAME_RETRY_DELAYS_MS.length) throw err;
+      await deps.sleep(RENAME_RETRY_DELAYS_MS[attempt]);
+    }
+  }
+}

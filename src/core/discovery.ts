@@ -23,8 +23,9 @@ export function projectsDirOf(claudeDir: string): string {
  * Untrivial-ai/agent-orchestrator PR #1612); the djb2-style int32 hash of the
  * Node build, verified against a real 262-character path in
  * Digital-Process-Tools/claude-remember issue #157 and heiervang-technologies/unleash
- * PR #237. The native (Bun) build hashes with `Bun.hash` instead, and v2.1.224
- * changed the disambiguation again (delexw/claude-code-trace issue #236), so, as
+ * PR #237. Native builds were reported to hash with `Bun.hash` and v2.1.224 to
+ * change the disambiguation (delexw/claude-code-trace issue #236); the 2.1.332
+ * binary's own function is this same `h * 31` hash again. So, as
  * Corsinvest/cv4vs-agents PR #80 concluded, matching must not depend on the
  * suffix: folders are matched on the 200-character prefix and confirmed by the
  * `cwd` the transcript's own records carry.

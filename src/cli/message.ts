@@ -18,7 +18,7 @@ import { fstatSync, lstatSync, unlinkSync, writeSync } from 'node:fs';
 import { claudeDirOfTranscript, HELD_MESSAGE_TTL_MS, heldMessagePath, parseHeldMessage, recordFileOf, sessionIdOfTranscript } from '../core/modContract';
 import { lineKindOf } from '../core/recordLine';
 import { completeLines, readBounded } from '../hook/boundedRead';
-import { toolUseIdNeedle } from '../hook/onDiskCheck';
+import { linesHolding, toolUseIdNeedle } from '../hook/onDiskCheck';
 import { parseHookInput, readStdin, type HookInput, type StdinBytes } from '../hook/stdin';
 import { jsonEscapingUnprintable, printableLines } from '../presentation/printable';
 import type { CliIo } from './io';
@@ -86,17 +86,6 @@ export function readHeldMessage(claudeDir: string, sessionId: string, toolUseId:
   return { ignored: 'the held message is older than its TTL' };
 }
 
-/** Each complete line of `lines` that holds `needle`, once, in file order. */
-function* linesHolding(lines: Buffer, needle: Buffer): Generator<Buffer> {
-  let at = lines.indexOf(needle);
-  while (at !== -1) {
-    const start = lines.lastIndexOf(0x0a, at) + 1;
-    let end = lines.indexOf(0x0a, at);
-    if (end === -1) end = lines.length;
-    yield lines.subarray(start, end);
-    at = lines.indexOf(needle, end);
-  }
-}
 
 interface AssistantRecord {
   type?: unknown;

@@ -19,7 +19,7 @@ import { CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID } from '../core/channel/constants'
 import { type FireReport, isBetterFire } from '../core/channel/fireTime';
 import { completeLines, readBounded } from '../hook/boundedRead';
 import { resolveChannelDir } from '../hook/channelWriter';
-import { lineKind, ON_DISK_WINDOW_BYTES, recordFileOf, toolUseIdNeedle } from '../hook/onDiskCheck';
+import { lineKind, linesHolding, ON_DISK_WINDOW_BYTES, recordFileOf, toolUseIdNeedle } from '../hook/onDiskCheck';
 import { readStdin as readStdinBytes } from '../hook/stdin';
 import { terminalStatusText, type TerminalStatus } from '../presentation/terminalStatus';
 import type { CliIo } from './io';
@@ -120,15 +120,7 @@ function readRecordFileTail(path: string, windowBytes: number): RecordFileTail |
 
 /** Whether the call's tool_use record is among the lines: true, false, or undefined when the window cannot tell. */
 export function recordIn(tail: RecordFileTail, toolUseId: string): boolean | undefined {
-  const needle = toolUseIdNeedle(toolUseId);
-  let at = tail.lines.indexOf(needle);
-  while (at !== -1) {
-    const lineStart = tail.lines.lastIndexOf(0x0a, at) + 1;
-    let lineEnd = tail.lines.indexOf(0x0a, at);
-    if (lineEnd === -1) lineEnd = tail.lines.length;
-    if (lineKind(tail.lines.subarray(lineStart, lineEnd), toolUseId) === 'record') return true;
-    at = tail.lines.indexOf(needle, lineEnd);
-  }
+  for (const line of linesHolding(tail.lines, toolUseIdNeedle(toolUseId))) if (lineKind(line, toolUseId) === 'record') return true;
   return tail.whole ? false : undefined;
 }
 

@@ -29,6 +29,18 @@ export function toolUseIdNeedle(id: string): Buffer {
   return Buffer.from(JSON.stringify(id).slice(1, -1), 'utf8');
 }
 
+/** Each complete line of `lines` that holds `needle`, once, in file order (shared by the hook, the status line and `message`). */
+export function* linesHolding(lines: Buffer, needle: Buffer): Generator<Buffer> {
+  let at = lines.indexOf(needle);
+  while (at !== -1) {
+    const start = lines.lastIndexOf(NEWLINE, at) + 1;
+    let end = lines.indexOf(NEWLINE, at);
+    if (end === -1) end = lines.length;
+    yield lines.subarray(start, end);
+    at = lines.indexOf(needle, end);
+  }
+}
+
 /** What a line holding the id's bytes is, for the call `id` (the rule: src/core/recordLine.ts). */
 export function lineKind(line: Buffer, id: string, partial = false): LineKind {
   return lineKindOf(line.toString('utf8'), id, partial);
@@ -45,18 +57,13 @@ export function checkOnDisk(path: string, toolUseId: string, windowBytes = ON_DI
   if (!read) return undefined;
   const { start, size } = read;
   const { lines: complete, end } = completeLines(read);
-  const needle = toolUseIdNeedle(toolUseId);
   let record = false;
   let result = false;
-  let at = complete.indexOf(needle);
-  while (at !== -1 && !(record && result)) {
-    const lineStart = complete.lastIndexOf(NEWLINE, at) + 1;
-    let lineEnd = complete.indexOf(NEWLINE, at);
-    if (lineEnd === -1) lineEnd = complete.length;
-    const kind = lineKind(complete.subarray(lineStart, lineEnd), toolUseId);
+  for (const line of linesHolding(complete, toolUseIdNeedle(toolUseId))) {
+    const kind = lineKind(line, toolUseId);
     if (kind === 'record') record = true;
     else if (kind === 'result') result = true;
-    at = complete.indexOf(needle, lineEnd);
+    if (record && result) break;
   }
   // The whole file was searched: absence is proof. Otherwise a record older than the window is
   // possible, so only its presence says something; a result always follows its record, so a

@@ -65,7 +65,8 @@ export function startStandInApi({ script, subScript = [], logFile, model = 'clau
   function messages(n, res, path, body) {
     const msgs = Array.isArray(body.messages) ? body.messages : [];
     const tools = Array.isArray(body.tools) ? body.tools.map((t) => t.name) : [];
-    const isMainLoop = tools.includes('Bash');
+    // Claude Code on Windows without Git Bash offers PowerShell in Bash's place.
+    const isMainLoop = tools.includes('Bash') || tools.includes('PowerShell');
     const last = msgs[msgs.length - 1];
     const lastIsToolResult =
       !!last && Array.isArray(last.content) && last.content.some((b) => b && b.type === 'tool_result');

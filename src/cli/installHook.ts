@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CliIo } from './io';
+import { gitBashOnlyWarning } from './gitBashOnlyWarning';
 import { DEFAULT_PROBE_POLLS, DEFAULT_PROBE_POLL_MS } from '../core/channel/constants';
 import { resolveClaudeDir } from '../core/discovery';
 import { installHook, uninstallHook } from '../platform/hookInstaller';
@@ -181,7 +182,9 @@ export async function runInstall(args: string[], io: CliIo): Promise<number> {
             `  channel:  ${r.channelDir}\n` +
             `  command:  ${r.command}\n` +
             `  form:     ${r.execForm ? 'exec (no shell)' : 'shell'} (${formWhy(parsed.form, r)})\n` +
+            (r.launcherPath ? `  launcher: ${r.launcherPath} (gives the runtime its environment: no shell form can carry one in both Git Bash and PowerShell)\n` : '') +
             `  timeout:  ${r.timeoutSec} s\n` +
+            (r.gitBashOnly ? gitBashOnlyWarning('entry') : '') +
             pluginNote(r.settingsPath) +
             takeEffect,
     );

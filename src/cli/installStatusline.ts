@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CliIo } from './io';
+import { gitBashOnlyWarning } from './gitBashOnlyWarning';
 import { resolveClaudeDir } from '../core/discovery';
 import { installStatusLineFile, uninstallStatusLineFile } from '../platform/statusLineInstaller';
 import { SETTINGS_BACKUP_SUFFIX, SettingsFileError } from '../platform/settingsFile';
@@ -63,7 +64,7 @@ export async function runInstall(args: string[], io: CliIo): Promise<number> {
   }
   const claudeDir = parsed.claudeDir ? path.resolve(io.cwd, parsed.claudeDir) : resolveClaudeDir(io.env, io.homedir);
   try {
-    const r = await installStatusLineFile({ claudeDir, sourcePath: statuslineSourcePath(), nodePath: parsed.nodePath ?? process.execPath });
+    const r = await installStatusLineFile({ claudeDir, sourcePath: statuslineSourcePath(), nodePath: parsed.nodePath ?? process.execPath, env: io.env });
     const state = r.created ? 'created' : r.changed ? `updated, previous content in ${r.backupPath}` : 'already up to date';
     io.stdout(
       `Installed the transcript-lag status line.\n` +
@@ -74,6 +75,7 @@ export async function runInstall(args: string[], io: CliIo): Promise<number> {
           : r.wraps
             ? `  yours:    saved, and uninstall-statusline restores it exactly; it has no command, so it is not run\n`
             : '') +
+        (r.gitBashOnly ? gitBashOnlyWarning('status line') : '') +
         `Claude Code shows it from the next refresh; it needs the hook (install-hook or the plugin) to know what is held.\n`,
     );
     return 0;

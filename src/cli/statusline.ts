@@ -210,6 +210,27 @@ export interface WrappedLimits {
 }
 
 /**
+ * The shell Claude Code runs a status line in, so the user's own runs where they wrote it for:
+ * sh on POSIX; on Windows Git Bash when there is one (we were started from it: MSYSTEM, or its sh
+ * on PATH), else PowerShell (pwsh when on PATH, else Windows PowerShell), as Claude Code 2.1.120+ does.
+ */
+export function wrappedShellOf(command: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform, isFile: (p: string) => boolean = isFileSync): [string, string[]] {
+  if (platform !== 'win32') return ['sh', ['-c', command]];
+  const dirs = (env.PATH ?? env.Path ?? '').split(';').filter((d) => d.length > 0);
+  const onPath = (name: string) => dirs.some((d) => isFile(join(d, name)));
+  if (env.MSYSTEM || onPath('sh.exe')) return ['sh', ['-c', command]];
+  return [onPath('pwsh.exe') ? 'pwsh' : 'powershell.exe', ['-NoProfile', '-NonInteractive', '-Command', command]];
+}
+
+function isFileSync(p: string): boolean {
+  try {
+    return (require('node:fs') as typeof import('node:fs')).statSync(p).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Runs the user's own status line command as Claude Code would (shell, same stdin); its stdout, or
  * what it printed before it failed, was slow or said too much. It runs in a process group of its
  * own, which is killed whole when it takes longer than the timeout or prints more than maxBytes:
@@ -223,7 +244,11 @@ export function runWrapped(command: string, input: string, env: NodeJS.ProcessEn
       // Required here, not imported: without a wrapped line the start-up need not load child_process.
       const { spawn } = require('node:child_process') as typeof import('node:child_process');
       StringDecoderCtor = (require('node:string_decoder') as typeof import('node:string_decoder')).StringDecoder;
-      child = spawn('sh', ['-c', command], { env, stdio: ['pipe', 'pipe', 'ignore'], detached: true });
+      const [shell, args] = wrappedShellOf(command, env);
+      // Windows: a detached child would get a console window of its own, flashing on every refresh;
+      // the tree is killed with taskkill there instead (killProcessGroup).
+      const win = process.platform === 'win32';
+      child = spawn(shell, args, { env, stdio: ['pipe', 'pipe', 'ignore'], detached: !win, windowsHide: true });
     } catch {
       resolve('');
       return;
@@ -260,6 +285,12 @@ export function runWrapped(command: string, input: string, env: NodeJS.ProcessEn
 function killProcessGroup(child: { pid?: number; kill(signal: NodeJS.Signals): boolean }): void {
   try {
     if (child.pid === undefined) return;
+    if (process.platform === 'win32') {
+      // No process groups: taskkill ends the shell and everything it started (/T).
+      const { spawn } = require('node:child_process') as typeof import('node:child_process');
+      spawn('taskkill', ['/pid', String(child.pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on('error', () => child.kill('SIGKILL'));
+      return;
+    }
     process.kill(-child.pid, 'SIGKILL');
   } catch {
     try {

@@ -1,6 +1,6 @@
 // Named imports, not `import * as`: esbuild would copy every export of the module at each start.
 import { join, resolve } from 'node:path';
-import { HOOK_FILE_NAME } from '../core/channel/constants';
+import { HOOK_FILE_NAME, HOOK_LAUNCHER_FILE_NAME } from '../core/channel/constants';
 import { HTTP_SECRET_HEADER, isOurHttpHook } from '../core/settings/httpHookEntry';
 import { claudeDirOfTranscript, modCallsPath, modListNames } from '../core/modContract';
 import { readBounded } from './boundedRead';
@@ -28,11 +28,14 @@ function readSettings(path: string): string | undefined {
  * is judged by whether it names our hook file or our secret header at all: standing aside
  * wrongly loses calls, reporting twice would show each call twice.
  */
-/** A command line, or an exec form's argument (install-hook's exec form names the hook in `args`), that runs our hook file. */
-const namesOurHook = (word: unknown): boolean => typeof word === 'string' && word.includes(HOOK_FILE_NAME);
+/**
+ * A command line, or an exec form's argument (install-hook's exec form names the hook in `args`), that
+ * runs our hook file, or the Windows launcher that runs it (HOOK_LAUNCHER_FILE_NAME).
+ */
+const namesOurHook = (word: unknown): boolean => typeof word === 'string' && (word.includes(HOOK_FILE_NAME) || word.includes(HOOK_LAUNCHER_FILE_NAME));
 
 export function settingsRunOurHook(settingsText: string | undefined, event: string): boolean {
-  if (settingsText === undefined || !(settingsText.includes(HOOK_FILE_NAME) || settingsText.includes(HTTP_SECRET_HEADER))) return false;
+  if (settingsText === undefined || !(settingsText.includes(HOOK_FILE_NAME) || settingsText.includes(HOOK_LAUNCHER_FILE_NAME) || settingsText.includes(HTTP_SECRET_HEADER))) return false;
   let settings: unknown;
   try {
     settings = JSON.parse(settingsText);

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { channelDirOf, installedHookPathOf } from '../core/channel/paths';
-import { buildHookCommand, buildHookExec, hookTimeoutSeconds, supportsExecForm } from '../core/settings/hookCommand';
+import { buildHookExec, buildShellForm, hookLauncherText, hookTimeoutSeconds, shellFormOf, supportsExecForm, type HookCommandSpec } from '../core/settings/hookCommand';
+import { HOOK_LAUNCHER_FILE_NAME } from '../core/channel/constants';
+import { nodeOnPathIs } from './nodeOnPath';
 import { claudeCodeVersion } from './claudeCodeVersion';
 import { HOOK_PATH } from './hookReceiver';
 import { DEFAULT_HTTP_HOOK_PORT, newHttpHookSecret, readHttpHookConfig, removeHttpHookConfig, writeHttpHookConfig } from './httpHookConfig';
@@ -35,8 +37,10 @@ export interface InstallHookOptions {
    * it. Default `shell`: a command line for bash (Git Bash on Windows).
    */
   form?: 'exec' | 'shell' | 'auto';
-  /** The environment `auto` looks for `claude` in (default: this process's). */
+  /** The environment `auto` looks for `claude` in, and the Windows form for `node` (default: this process's). */
   env?: NodeJS.ProcessEnv;
+  /** The OS Claude Code runs on (default: this one's): `win32` writes the form Git Bash and PowerShell both run. */
+  platform?: NodeJS.Platform;
 }
 
 export interface InstallHookResult extends SettingsFileUpdate {
@@ -47,6 +51,13 @@ export interface InstallHookResult extends SettingsFileUpdate {
   command: string;
   /** The entry is in exec form (no shell). */
   execForm?: boolean;
+  /**
+   * Windows shell form only: the runtime's path could not be written bare and no `node` on PATH is
+   * that runtime, so the entry runs in Git Bash but not in PowerShell.
+   */
+  gitBashOnly?: boolean;
+  /** Windows, a runtime that needs an environment: the launcher file the entry names (hookLauncherText). */
+  launcherPath?: string;
   /** form `auto`: what `claude --version` said, undefined when nothing answered. */
   claudeCodeVersion?: string;
   timeoutSec: number;
@@ -72,6 +83,18 @@ export async function copyAtomically(source: string, dest: string): Promise<void
   }
 }
 
+/** Writes `text` next to `dest` and renames it over, as copyAtomically does. */
+export async function writeAtomically(dest: string, text: string): Promise<void> {
+  const temp = `${dest}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await fsp.writeFile(temp, text, { mode: 0o600 });
+    await fsp.rename(temp, dest);
+  } catch (err) {
+    await fsp.rm(temp, { force: true });
+    throw err;
+  }
+}
+
 export async function installHook(opts: InstallHookOptions): Promise<InstallHookResult> {
   if (opts.transport === 'http') return installHttpHook(opts);
   if (!path.isAbsolute(opts.nodePath)) throw new Error(`the Node path must be absolute: ${opts.nodePath}`);
@@ -81,22 +104,33 @@ export async function installHook(opts: InstallHookOptions): Promise<InstallHook
   const claudeDir = path.resolve(opts.claudeDir);
   const channelDir = channelDirOf(claudeDir);
   const hookPath = installedHookPathOf(claudeDir);
-  const spec = { nodePath: opts.nodePath, nodeEnv: opts.nodeEnv, hookPath, channelDir, probe: opts.probe, polls: opts.polls, pollMs: opts.pollMs };
-  const version = opts.form === 'auto' ? await claudeCodeVersion(opts.env ?? process.env) : undefined;
+  const platform = opts.platform ?? process.platform;
+  const env = opts.env ?? process.env;
+  const spec: HookCommandSpec = {
+    nodePath: opts.nodePath, nodeEnv: opts.nodeEnv, hookPath, channelDir, probe: opts.probe, polls: opts.polls, pollMs: opts.pollMs,
+    shells: platform === 'win32' ? 'windows' : 'posix',
+  };
+  const version = opts.form === 'auto' ? await claudeCodeVersion(env) : undefined;
   const exec = opts.form === 'exec' || (opts.form === 'auto' && supportsExecForm(version)) ? buildHookExec(spec) : undefined;
-  const command = exec ? [exec.command, ...exec.args].join(' ') : buildHookCommand(spec);
+  // Windows with a runtime that needs an environment: the entry names a launcher that sets it (a shell
+  // form there can carry none, an exec form has no field for it).
+  const launcherPath = !exec && spec.shells === 'windows' && Object.keys(opts.nodeEnv ?? {}).length > 0 ? path.join(path.dirname(hookPath), HOOK_LAUNCHER_FILE_NAME) : undefined;
+  const nodeOnPath = spec.shells === 'windows' && !exec && !launcherPath && (await nodeOnPathIs(opts.nodePath, env.PATH ?? env.Path, platform));
+  const shellForm = exec ? undefined : launcherPath ? shellFormOf({ nodePath: launcherPath, shells: 'windows' }, []) : buildShellForm({ ...spec, nodeOnPath });
+  const command = exec ? [exec.command, ...exec.args].join(' ') : shellForm!.command;
   const entry = exec ? { command: exec.command, args: exec.args } : { command };
   const timeoutSec = hookTimeoutSeconds(spec);
   const settingsPath = settingsPathOf(claudeDir);
   const update = await updateSettingsFile(settingsPath, (text) => installHookEntries(text, { ...entry, timeoutSec }), {
-    // The hook file is in place before settings.json names it; refreshed even when the entries are unchanged.
+    // The hook file (and its launcher) is in place before settings.json names it; refreshed even when the entries are unchanged.
     afterValidate: async () => {
       await fsp.mkdir(path.dirname(hookPath), { recursive: true, mode: 0o700 });
       await fsp.chmod(channelDir, 0o700);
       await copyAtomically(opts.hookSourcePath, hookPath);
+      if (launcherPath) await writeAtomically(launcherPath, hookLauncherText(spec));
     },
   });
-  return { ...update, settingsPath, hookPath, channelDir, command, timeoutSec, execForm: exec !== undefined, claudeCodeVersion: version };
+  return { ...update, settingsPath, hookPath, channelDir, command, timeoutSec, execForm: exec !== undefined, gitBashOnly: shellForm?.gitBashOnly, launcherPath, claudeCodeVersion: version };
 }
 
 /**

@@ -2,7 +2,9 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { HOOK_BIN_DIR_NAME, STATUSLINE_FILE_NAME } from '../core/channel/constants';
 import { channelDirOf } from '../core/channel/paths';
-import { buildStatusLineCommand, installStatusLine, installedStatusLineCommand, uninstallStatusLine, wrapOf } from '../core/settings/statusLineSettings';
+import { buildStatusLineCommand, installStatusLine, installedStatusLineCommand, uninstallStatusLine, wrapOf, type StatusLineCommandSpec } from '../core/settings/statusLineSettings';
+import { shellFormOf } from '../core/settings/hookCommand';
+import { nodeOnPathIs } from './nodeOnPath';
 import { wrappedCommand } from '../core/settings/wrappedStatusLine';
 import { copyAtomically, replaceCopyByStub } from './hookInstaller';
 import { updateSettingsFile, type SettingsFileUpdate } from './settingsFile';
@@ -20,6 +22,10 @@ export interface InstallStatusLineOptions {
   sourcePath: string;
   /** Absolute path of the Node runtime that runs it. */
   nodePath: string;
+  /** The OS Claude Code runs on (default: this one's): `win32` writes the form Git Bash and PowerShell both run. */
+  platform?: NodeJS.Platform;
+  /** Where the Windows form looks for `node` (default: this process's environment). */
+  env?: NodeJS.ProcessEnv;
 }
 
 export interface InstallStatusLineResult extends SettingsFileUpdate {
@@ -30,6 +36,8 @@ export interface InstallStatusLineResult extends SettingsFileUpdate {
   wraps: boolean;
   /** Its command, which ours runs first; undefined when it has none ours can run. */
   wrappedCommand?: string;
+  /** Windows: the runtime had to be quoted, so the status line runs in Git Bash but not in PowerShell (see InstallHookResult). */
+  gitBashOnly: boolean;
 }
 
 
@@ -40,7 +48,11 @@ export async function installStatusLineFile(opts: InstallStatusLineOptions): Pro
   });
   const claudeDir = path.resolve(opts.claudeDir);
   const scriptPath = installedStatusLinePathOf(claudeDir);
-  const spec = { nodePath: opts.nodePath, scriptPath, channelDir: channelDirOf(claudeDir) };
+  const platform = opts.platform ?? process.platform;
+  const env = opts.env ?? process.env;
+  const shells = platform === 'win32' ? 'windows' : 'posix';
+  const nodeOnPath = shells === 'windows' && (await nodeOnPathIs(opts.nodePath, env.PATH ?? env.Path, platform));
+  const spec: StatusLineCommandSpec = { nodePath: opts.nodePath, scriptPath, channelDir: channelDirOf(claudeDir), shells, nodeOnPath };
   const settingsPath = path.join(claudeDir, 'settings.json');
   let after = '';
   const update = await updateSettingsFile(
@@ -59,7 +71,8 @@ export async function installStatusLineFile(opts: InstallStatusLineOptions): Pro
   );
   const command = installedStatusLineCommand(after) ?? buildStatusLineCommand(spec);
   const wrap = wrapOf(command);
-  return { ...update, settingsPath, scriptPath, command, wraps: wrap !== undefined, wrappedCommand: wrappedCommand(wrap) };
+  const gitBashOnly = shellFormOf(spec, []).gitBashOnly;
+  return { ...update, settingsPath, scriptPath, command, wraps: wrap !== undefined, wrappedCommand: wrappedCommand(wrap), gitBashOnly };
 }
 
 export interface UninstallStatusLineResult extends SettingsFileUpdate {

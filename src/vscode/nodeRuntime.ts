@@ -1,5 +1,6 @@
-import { promises as fsp } from 'node:fs';
-import * as path from 'node:path';
+import { findNodeOnPath } from '../platform/nodeOnPath';
+
+export { findNodeOnPath };
 
 /**
  * The program Claude Code will run the hook with. Claude Code is a native
@@ -12,36 +13,6 @@ export interface NodeRuntime {
   /** Environment the command needs (ELECTRON_RUN_AS_NODE for VS Code's runtime). */
   env: Record<string, string>;
   source: 'path' | 'editor';
-}
-
-async function isExecutableFile(p: string): Promise<boolean> {
-  try {
-    const st = await fsp.stat(p);
-    if (!st.isFile()) return false;
-    if (process.platform !== 'win32') await fsp.access(p, 1 /* X_OK */);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** `node` on a PATH, as an absolute path; undefined when none. */
-export async function findNodeOnPath(
-  pathEnv: string | undefined,
-  platform: NodeJS.Platform = process.platform,
-  isExecutable: (p: string) => Promise<boolean> = isExecutableFile,
-  pathExt = process.env.PATHEXT,
-): Promise<string | undefined> {
-  const dirs = (pathEnv ?? '').split(platform === 'win32' ? ';' : ':').filter((d) => d.length > 0);
-  const names = platform === 'win32' ? (pathExt ?? '.EXE;.CMD').split(';').filter(Boolean).map((ext) => `node${ext.toLowerCase()}`) : ['node'];
-  for (const dir of dirs) {
-    for (const name of names) {
-      // No realpath: /opt/homebrew/bin/node survives an upgrade, its Cellar target does not.
-      const candidate = path.resolve(dir, name);
-      if (await isExecutable(candidate)) return candidate;
-    }
-  }
-  return undefined;
 }
 
 export async function pickNodeRuntime(

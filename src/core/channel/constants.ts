@@ -29,6 +29,12 @@ export const SPOOL_DIR_NAME = 'spool';
 /** File name of the stable hook copy; also the marker by which we know our settings.json entries. */
 export const HOOK_FILE_NAME = 'transcript-lag-hook.js';
 
+/**
+ * File name of the Windows launcher beside the hook copy, written when the runtime needs an
+ * environment (VS Code's Electron): an entry naming it alone is ours too (hookLauncherText).
+ */
+export const HOOK_LAUNCHER_FILE_NAME = 'transcript-lag-hook.cmd';
+
 /** Subfolder of the channel folder where install-hook keeps the stable hook copy. */
 export const HOOK_BIN_DIR_NAME = 'bin';
 

@@ -1,14 +1,22 @@
 import { DEFAULT_PROBE_POLLS, DEFAULT_PROBE_POLL_MS } from '../channel/constants';
 
-// The command line install-hook writes into settings.json. Claude Code runs
-// hook commands through a POSIX shell (bash; Git Bash on Windows), so every
-// path is single-quoted and the Node runtime may be prefixed by environment
-// assignments (the VS Code extension runs the hook with its own Electron,
-// `ELECTRON_RUN_AS_NODE=1`, when no `node` is on PATH).
+// The command line install-hook writes into settings.json, in two dialects:
+//  - POSIX: Claude Code runs it through bash (your $SHELL: bash, zsh or sh). Every path is
+//    single-quoted; the runtime may be prefixed by environment assignments (the VS Code extension
+//    runs the hook with its own Electron, `ELECTRON_RUN_AS_NODE=1`, when no `node` is on PATH).
+//  - Windows: Claude Code runs it through Git Bash, or through PowerShell where there is no Git
+//    Bash (2.1.120+), and we cannot know which. So only what both parse alike: forward slashes, a
+//    runtime written bare (PowerShell takes a quoted first word for a string, not a command),
+//    arguments in single quotes (literal in both), and no `NAME=value` prefix (PowerShell would
+//    run it as a command): a runtime that needs an environment gets a launcher file instead.
 
 export interface HookCommandSpec {
   /** Absolute path of the Node runtime that runs the hook. */
   nodePath: string;
+  /** Which shells parse the shell form: POSIX (default), or Windows (Git Bash or PowerShell). */
+  shells?: ShellDialect;
+  /** A `node` on PATH runs the hook too: the Windows form may name it bare when nodePath cannot be. */
+  nodeOnPath?: boolean;
   /** Environment assignments placed before the runtime, e.g. { ELECTRON_RUN_AS_NODE: '1' }. */
   nodeEnv?: Readonly<Record<string, string>>;
   /** Absolute path of the installed hook copy. */
@@ -18,6 +26,9 @@ export interface HookCommandSpec {
   polls?: number;
   pollMs?: number;
 }
+
+/** `posix`: sh, bash, zsh. `windows`: Git Bash or PowerShell, whichever Claude Code finds. */
+export type ShellDialect = 'posix' | 'windows';
 
 /** Quotes one word for a POSIX shell: single quotes, each `'` written as `'\''`. */
 export function shellQuote(word: string): string {
@@ -65,15 +76,70 @@ function hookArgs(spec: HookCommandSpec): string[] {
   return args;
 }
 
-export function buildHookCommand(spec: HookCommandSpec): string {
-  const words: string[] = [];
+/**
+ * A word Git Bash and PowerShell both take bare, as it is: no quotes, no expansion (`$`, `~` first,
+ * globs), no operators (`;&|()<>{}@,'"` and the backtick), no space. Bare is the only way PowerShell
+ * runs a path as a command without `&`, which bash cannot parse.
+ */
+const BARE_IN_EVERY_SHELL = /^[A-Za-z0-9_.:/][A-Za-z0-9_.:/-]*$/;
+
+/** A Windows path with forward slashes: both shells keep them, Windows takes them, and Git Bash does not eat them as escapes. */
+function forwardSlashes(p: string): string {
+  return p.replace(/\\/g, '/');
+}
+
+/**
+ * One argument quoted for Git Bash and PowerShell alike: single quotes are literal in both. A value
+ * holding `'` (C:\Users\O'Brien) is double-quoted instead, which both also keep literal as long as it
+ * holds no `$`, backtick or `"`; anything else has no spelling both read alike.
+ */
+export function windowsShellQuote(word: string): string {
+  const value = forwardSlashes(word);
+  if (!value.includes("'")) return `'${value}'`;
+  if (!/["$`]/.test(value)) return `"${value}"`;
+  throw new RangeError(`no quoting reads alike in Git Bash and PowerShell for ${JSON.stringify(word)}: it holds both ' and one of " $ \``);
+}
+
+/** A shell form and the shells it runs in. */
+export interface ShellForm {
+  command: string;
+  /**
+   * Windows only: the runtime had to be quoted (its path has a space or the like, and no `node` is
+   * on PATH), so the command runs in Git Bash but not in PowerShell. False on POSIX.
+   */
+  gitBashOnly: boolean;
+}
+
+/**
+ * The runtime, then the script's words. POSIX: quoted, after its environment. Windows: bare when it
+ * can be, else `node` when PATH has one, else quoted for Git Bash only; never an environment prefix.
+ */
+export function shellFormOf(spec: Pick<HookCommandSpec, 'nodePath' | 'nodeEnv' | 'shells' | 'nodeOnPath'>, words: readonly string[]): ShellForm {
+  if (spec.shells === 'windows') {
+    if (Object.keys(spec.nodeEnv ?? {}).length > 0) throw new RangeError('a Windows shell form takes no environment prefix: run the runtime through its launcher (electronLauncherText)');
+    const runtime = forwardSlashes(spec.nodePath);
+    const bare = BARE_IN_EVERY_SHELL.test(runtime) ? runtime : spec.nodeOnPath ? 'node' : undefined;
+    return { command: [bare ?? shellQuote(runtime), ...words.map(windowsShellQuoteOrOption)].join(' '), gitBashOnly: bare === undefined };
+  }
+  const prefix: string[] = [];
   for (const [name, value] of Object.entries(spec.nodeEnv ?? {})) {
     if (!ENV_NAME.test(name)) throw new RangeError(`not an environment variable name: ${JSON.stringify(name)}`);
-    words.push(`${name}=${shellQuote(value)}`);
+    prefix.push(`${name}=${shellQuote(value)}`);
   }
-  const [hookPath, flag, channelDir, ...rest] = hookArgs(spec);
-  words.push(shellQuote(spec.nodePath), shellQuote(hookPath), flag, shellQuote(channelDir), ...rest);
-  return words.join(' ');
+  return { command: [...prefix, shellQuote(spec.nodePath), ...words.map(shellQuoteOrOption)].join(' '), gitBashOnly: false };
+}
+
+/** Options, numbers and base64url values are bare words in every shell; everything else is quoted. */
+const PLAIN_WORD = /^(?:--[a-z][a-z-]*|\d+|[A-Za-z0-9_-]+)$/;
+const shellQuoteOrOption = (w: string) => (PLAIN_WORD.test(w) ? w : shellQuote(w));
+const windowsShellQuoteOrOption = (w: string) => (PLAIN_WORD.test(w) ? w : windowsShellQuote(w));
+
+export function buildShellForm(spec: HookCommandSpec): ShellForm {
+  return shellFormOf(spec, hookArgs(spec));
+}
+
+export function buildHookCommand(spec: HookCommandSpec): string {
+  return buildShellForm(spec).command;
 }
 
 /**
@@ -100,11 +166,44 @@ export interface HookExec {
   args: string[];
 }
 
+/** Where every POSIX system has env(1): the exec form's way to give a runtime its environment. */
+export const POSIX_ENV_PROGRAM = '/usr/bin/env';
+
 /**
- * The exec form, or undefined where it cannot say what the shell form says: an environment for the
- * runtime (VS Code's Electron needs ELECTRON_RUN_AS_NODE=1), which an exec entry has no field for.
+ * The exec form. A runtime that needs an environment (VS Code's Electron: ELECTRON_RUN_AS_NODE=1)
+ * runs through env(1) on POSIX, as `env NAME=value runtime …`, still with no shell. On Windows there
+ * is no env(1): undefined, and the installer runs such a runtime through its launcher file instead.
  */
 export function buildHookExec(spec: HookCommandSpec): HookExec | undefined {
-  if (Object.keys(spec.nodeEnv ?? {}).length > 0) return undefined;
-  return { command: spec.nodePath, args: hookArgs(spec) };
+  const env = Object.entries(spec.nodeEnv ?? {});
+  if (env.length === 0) return { command: spec.nodePath, args: hookArgs(spec) };
+  if (spec.shells === 'windows') return undefined;
+  for (const [name] of env) if (!ENV_NAME.test(name)) throw new RangeError(`not an environment variable name: ${JSON.stringify(name)}`);
+  return { command: POSIX_ENV_PROGRAM, args: [...env.map(([name, value]) => `${name}=${value}`), spec.nodePath, ...hookArgs(spec)] };
+}
+
+/**
+ * The launcher that gives a runtime its environment on Windows, where a shell form can carry none
+ * (PowerShell has no `NAME=value cmd`) and the exec form has no field for one: a batch file
+ * (HOOK_LAUNCHER_FILE_NAME, beside the hook) that sets the variables and runs the whole hook command.
+ * The entry then names the launcher alone; Git Bash and PowerShell both run a `.cmd` named as a
+ * command. The arguments live in the file, not on the entry: a `%*` would let cmd parse `&` or `^`
+ * in a path. In the file every word is double-quoted (cmd keeps `&|<>^` literal inside quotes),
+ * `%` is doubled (cmd expands `%NAME%` even there), delayed expansion is off (`!`), and a Windows
+ * path cannot hold `"`. It always ends with exit code 0, like the hook: a runtime that is gone must
+ * not block a tool call (exit 2 would).
+ */
+export function hookLauncherText(spec: HookCommandSpec): string {
+  const word = (w: string) => {
+    if (/["\r\n]/.test(w)) throw new RangeError(`not a word a batch file can hold: ${JSON.stringify(w)}`);
+    // A trailing backslash would escape the closing quote for the runtime's own argument parser.
+    return `"${w.replace(/\\+$/, '').replace(/%/g, '%%')}"`;
+  };
+  const lines = ['@echo off', 'setlocal DisableDelayedExpansion', 'rem transcript-lag: runs the hook with a runtime that needs this environment (written by install-hook).'];
+  for (const [name, value] of Object.entries(spec.nodeEnv ?? {})) {
+    if (!ENV_NAME.test(name)) throw new RangeError(`not an environment variable name: ${JSON.stringify(name)}`);
+    lines.push(`set ${word(`${name}=${value}`)}`);
+  }
+  lines.push([spec.nodePath, ...hookArgs(spec)].map(word).join(' '), 'exit /b 0', '');
+  return lines.join('\r\n');
 }

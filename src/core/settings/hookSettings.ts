@@ -8,7 +8,8 @@ import {
   type Node,
   type ParseError,
 } from 'jsonc-parser';
-import { HOOK_FILE_NAME } from '../channel/constants';
+import { HOOK_FILE_NAME, HOOK_LAUNCHER_FILE_NAME } from '../channel/constants';
+import { POSIX_ENV_PROGRAM } from './hookCommand';
 import { HTTP_SECRET_HEADER, isOurHttpHook } from './httpHookEntry';
 import { addProperty, appendToArray, removeChild, replaceValue } from './jsonEdits';
 
@@ -55,7 +56,11 @@ export interface ShellWord {
   value: string;
 }
 
-/** Splits a command into words the way a POSIX shell does for the subset we write: single quotes, backslash escapes, spaces. */
+/**
+ * Splits a command into words the way a POSIX shell does for the subset we write: single quotes,
+ * double quotes holding no `$`, backtick or backslash (the Windows form's spelling of a path with `'`),
+ * backslash escapes, spaces. Undefined for anything else.
+ */
 function shellWords(command: string): ShellWord[] | undefined {
   const words: ShellWord[] = [];
   let i = 0;
@@ -72,6 +77,13 @@ function shellWords(command: string): ShellWord[] | undefined {
         if (close < 0) return undefined;
         value += command.slice(i + 1, close);
         i = close + 1;
+      } else if (command[i] === '"') {
+        const close = command.indexOf('"', i + 1);
+        if (close < 0) return undefined;
+        const inner = command.slice(i + 1, close);
+        if (/[$`\\]/.test(inner)) return undefined;
+        value += inner;
+        i = close + 1;
       } else if (command[i] === '\\' && i + 1 < command.length) {
         value += command[i + 1];
         i += 2;
@@ -82,8 +94,10 @@ function shellWords(command: string): ShellWord[] | undefined {
   return words;
 }
 
-/** shellQuote's output: single-quoted runs joined by `\'`. */
-const QUOTED = /^'[^']*'(?:\\''[^']*')*$/;
+/** shellQuote's output (single-quoted runs joined by `\'`), or windowsShellQuote's double-quoted one. */
+const QUOTED = /^(?:'[^']*'(?:\\''[^']*')*|"[^"$`\\]*")$/;
+/** A runtime the Windows form writes bare (BARE_IN_EVERY_SHELL in hookCommand.ts): an absolute path, or `node` found on PATH. */
+const BARE_RUNTIME = /^(?:node|(?:\/|[A-Za-z]:\/)[A-Za-z0-9_.:/-]*)$/;
 const ENV_ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*='[^']*'(?:\\''[^']*')*$/;
 const quoted = (w: ShellWord | undefined) => w !== undefined && QUOTED.test(w.raw);
 /** What may follow `--channel-dir <dir>` in a command we wrote: options, numbers, quoted values. */
@@ -102,7 +116,7 @@ export function ourScriptCommandRest(command: unknown, fileName: string, envAllo
   let i = 0;
   while (envAllowed && i < words.length && ENV_ASSIGNMENT.test(words[i].raw)) i++;
   const [runtime, script, channelFlag, channelDir, ...rest] = words.slice(i);
-  if (!quoted(runtime) || !quoted(script) || !quoted(channelDir) || channelFlag?.raw !== '--channel-dir') return undefined;
+  if (!(quoted(runtime) || BARE_RUNTIME.test(runtime?.raw ?? '')) || !quoted(script) || !quoted(channelDir) || channelFlag?.raw !== '--channel-dir') return undefined;
   if (script.value.split(/[/\\]/).pop() !== fileName || !/[/\\]/.test(script.value)) return undefined;
   return rest;
 }
@@ -115,8 +129,16 @@ export function ourScriptCommandRest(command: unknown, fileName: string, envAllo
  * file, our hook inside someone's pipeline) is the user's and is never touched.
  */
 export function isOurHookCommand(command: unknown): boolean {
+  if (isOurHookLauncher(command)) return true;
   const rest = ourScriptCommandRest(command, HOOK_FILE_NAME, true);
   return rest !== undefined && rest.every((w) => OPTION_OR_NUMBER.test(w.raw) || quoted(w));
+}
+
+/** The Windows launcher's entry (hookLauncherText): one word, bare or quoted, naming our launcher by an absolute path. */
+function isOurHookLauncher(command: unknown): boolean {
+  const words = typeof command === 'string' ? shellWords(command) : undefined;
+  if (words?.length !== 1 || !(quoted(words[0]) || BARE_RUNTIME.test(words[0].raw))) return false;
+  return isAbsoluteAnywhere(words[0].value) && words[0].value.split(/[/\\]/).pop() === HOOK_LAUNCHER_FILE_NAME;
 }
 
 /**
@@ -126,8 +148,15 @@ export function isOurHookCommand(command: unknown): boolean {
  */
 export function isOurHookExec(command: unknown, args: unknown): boolean {
   if (typeof command !== 'string' || !Array.isArray(args) || !args.every((a) => typeof a === 'string')) return false;
-  const [script, flag, channelDir, ...rest] = args as string[];
-  if (!isAbsoluteAnywhere(command) || script === undefined || !isAbsoluteAnywhere(script)) return false;
+  let words = args as string[];
+  // A runtime given its environment by env(1): `/usr/bin/env NAME=value… <runtime> <hook> …` (buildHookExec).
+  if (command === POSIX_ENV_PROGRAM) {
+    const assignments = words.findIndex((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
+    if (assignments < 1) return false;
+    [command, ...words] = words.slice(assignments);
+  }
+  const [script, flag, channelDir, ...rest] = words;
+  if (typeof command !== 'string' || !isAbsoluteAnywhere(command) || script === undefined || !isAbsoluteAnywhere(script)) return false;
   if (script.split(/[/\\]/).pop() !== HOOK_FILE_NAME || flag !== '--channel-dir' || !channelDir) return false;
   return rest.every((w) => OPTION_OR_NUMBER.test(w));
 }

@@ -2,7 +2,7 @@ import { applyEdits, getNodeValue, type Node } from 'jsonc-parser';
 import { STATUSLINE_FILE_NAME } from '../channel/constants';
 import { detectFormatting, ourScriptCommandRest, parseSettings, SettingsError } from './hookSettings';
 import { addProperty, removeChild, replaceValue } from './jsonEdits';
-import { shellQuote } from './hookCommand';
+import { shellFormOf, type ShellDialect } from './hookCommand';
 import { wrappedValue } from './wrappedStatusLine';
 
 // settings.json `statusLine`, edited as text like the hook entries (hookSettings.ts): every other
@@ -13,6 +13,10 @@ import { wrappedValue } from './wrappedStatusLine';
 export interface StatusLineCommandSpec {
   /** Absolute path of the Node runtime. */
   nodePath: string;
+  /** Which shells parse the command: POSIX (default), or Windows (Git Bash or PowerShell); see hookCommand.ts. */
+  shells?: ShellDialect;
+  /** A `node` on PATH runs it too: the Windows form may name it bare when nodePath cannot be. */
+  nodeOnPath?: boolean;
   /** Absolute path of the installed statusline copy (its name is how we know our entry). */
   scriptPath: string;
   channelDir: string;
@@ -21,12 +25,14 @@ export interface StatusLineCommandSpec {
 /** Claude Code runs the status line on every refresh; 1 s keeps a held call's age ticking. */
 export const STATUSLINE_REFRESH_SECONDS = 1;
 
-/** Our statusLine command: `'<node>' '<script>' --channel-dir '<dir>' [--wrap <base64url>]`. */
+/**
+ * Our statusLine command: `'<node>' '<script>' --channel-dir '<dir>' [--wrap <base64url>]`, by the
+ * hook command's rule for the dialect (statusLine has no exec form: Claude Code always runs it
+ * through a shell). base64url is [A-Za-z0-9_-]: a word every shell takes as it is.
+ */
 export function buildStatusLineCommand(spec: StatusLineCommandSpec, wrap?: string): string {
-  const words = [shellQuote(spec.nodePath), shellQuote(spec.scriptPath), '--channel-dir', shellQuote(spec.channelDir)];
-  // base64url is [A-Za-z0-9_-]: a shell word as it is.
-  if (wrap !== undefined) words.push('--wrap', wrap);
-  return words.join(' ');
+  const words = [spec.scriptPath, '--channel-dir', spec.channelDir, ...(wrap !== undefined ? ['--wrap', wrap] : [])];
+  return shellFormOf(spec, words).command;
 }
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;

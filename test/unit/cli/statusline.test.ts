@@ -7,7 +7,7 @@ import * as esbuild from 'esbuild';
 import { parse } from 'jsonc-parser';
 import { runInstall, runUninstall } from '../../../src/cli/installStatusline';
 import type { CliIo } from '../../../src/cli/io';
-import { joinStatus, runWrapped, sessionStatus, statusLine, WRAPPED_MAX_BYTES } from '../../../src/cli/statusline';
+import { joinStatus, runWrapped, sessionStatus, statusLine, WRAPPED_MAX_BYTES, wrappedShellOf } from '../../../src/cli/statusline';
 import { installStatusLine, installedStatusLineCommand, uninstallStatusLine } from '../../../src/core/settings/statusLineSettings';
 import { nodeFileAccess } from '../../../src/platform/nodeFileAccess';
 import { UNINSTALLED_STATUSLINE_STUB } from '../../../src/platform/statusLineInstaller';
@@ -147,6 +147,17 @@ describe('statusline: what the terminal shows', function () {
     for (let i = 0; i < 100 && running(pid); i++) await new Promise((r) => setTimeout(r, 20));
     return !running(pid);
   }
+
+  it('runs the wrapped command in the shell Claude Code would: sh; on Windows Git Bash when there is one, else PowerShell', function () {
+    const files = new Set(['C:\\Git\\usr\\bin\\sh.exe', 'C:\\pwsh7\\pwsh.exe'].map((p) => p.replace(/\\/g, '/')));
+    const isFile = (p: string) => files.has(p.replace(/\\/g, '/'));
+    const ps = ['-NoProfile', '-NonInteractive', '-Command', 'echo hi'];
+    assert.deepEqual(wrappedShellOf('echo hi', { PATH: '/usr/bin' }, 'linux', isFile), ['sh', ['-c', 'echo hi']]);
+    assert.deepEqual(wrappedShellOf('echo hi', { Path: 'C:\\Git\\usr\\bin;C:\\pwsh7' }, 'win32', isFile), ['sh', ['-c', 'echo hi']]);
+    assert.deepEqual(wrappedShellOf('echo hi', { PATH: 'C:\\Windows', MSYSTEM: 'MINGW64' }, 'win32', isFile), ['sh', ['-c', 'echo hi']]);
+    assert.deepEqual(wrappedShellOf('echo hi', { PATH: 'C:\\Windows;C:\\pwsh7' }, 'win32', isFile), ['pwsh', ps]);
+    assert.deepEqual(wrappedShellOf('echo hi', { PATH: 'C:\\Windows' }, 'win32', isFile), ['powershell.exe', ps]);
+  });
 
   it('a wrapped command that outlives its timeout is killed with everything it started (its process group)', async function () {
     if (process.platform === 'win32') this.skip();

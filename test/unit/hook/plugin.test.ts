@@ -226,6 +226,11 @@ describe('settingsRunOurHook (the plugin hook\'s guard)', function () {
     assert.equal(settingsRunOurHook(settings({ PostToolUse: [{ matcher: '*', hooks: [exec] }] }), 'PostToolUse'), true);
     assert.equal(settingsRunOurHook(settings({ PostToolUse: [{ matcher: '*', hooks: [{ ...exec, args: ['C:\\hooks\\mine.js'] }] }] }), 'PostToolUse'), false);
   });
+  it('stands aside for the Windows launcher entry (a runtime that needs an environment: transcript-lag-hook.cmd)', function () {
+    const launcher = { type: 'command', command: 'C:/Users/me/.claude/transcript-lag/bin/transcript-lag-hook.cmd' };
+    assert.equal(settingsRunOurHook(settings({ PreToolUse: [{ matcher: '*', hooks: [launcher] }] }), 'PreToolUse'), true);
+    assert.equal(settingsRunOurHook(settings({ PreToolUse: [{ matcher: '*', hooks: [{ ...launcher, command: 'C:/hooks/mine.cmd' }] }] }), 'PreToolUse'), false);
+  });
   it('a file name elsewhere in the settings is not an entry', function () {
     assert.equal(settingsRunOurHook(JSON.stringify({ env: { X: cmd }, hooks: { PreToolUse: [] } }), 'PreToolUse'), false);
     assert.equal(settingsRunOurHook(settings({ PreToolUse: [{ hooks: [{ type: 'http', command: cmd }] }] }), 'PreToolUse'), false);

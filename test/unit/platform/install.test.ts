@@ -81,6 +81,38 @@ describe('install-hook / uninstall-hook', function () {
     assert.deepEqual(events.map((e) => e.event), ['pre', 'wait']);
   });
 
+  it('Windows shell form: bare runtime, `node` when PATH finds that very runtime, else quoted for Git Bash with a warning; a launcher for Electron', async () => {
+    const { claudeDir, home } = tempHome();
+    // A runtime at a path with a space, as C:\\Program Files\\nodejs\\node.exe is.
+    const binDir = fs.mkdtempSync(path.join(home, 'Program Files '));
+    const nodeExe = path.join(binDir, 'node.exe');
+    fs.copyFileSync(process.execPath, nodeExe);
+    const win = { claudeDir, hookSourcePath: hookSource, probe: false, form: 'shell' as const, platform: 'win32' as const };
+    const onPath = await installHook({ ...win, nodePath: nodeExe, env: { PATH: `C:\\nowhere;${binDir}`, PATHEXT: '.EXE' } });
+    assert.equal(onPath.gitBashOnly, false);
+    assert.ok(onPath.command.startsWith("node '"), onPath.command);
+    // Another node on PATH is not the runtime asked for: quoted, Git Bash only, and said so.
+    const otherDir = fs.mkdtempSync(path.join(home, 'other-'));
+    fs.copyFileSync(process.execPath, path.join(otherDir, 'node.exe'));
+    const quoted = await installHook({ ...win, nodePath: nodeExe, env: { PATH: otherDir, PATHEXT: '.EXE' } });
+    assert.equal(quoted.gitBashOnly, true);
+    assert.ok(quoted.command.startsWith(`'${nodeExe}' `), quoted.command);
+    assert.equal(read(path.join(claudeDir, 'settings.json')).hooks!.PreToolUse.length, 1);
+    // VS Code's Electron: a launcher beside the hook sets ELECTRON_RUN_AS_NODE; the entry names it alone.
+    const electron = await installHook({ ...win, nodePath: nodeExe, nodeEnv: { ELECTRON_RUN_AS_NODE: '1' }, form: 'auto', env: { PATH: '' } });
+    assert.equal(electron.execForm, false);
+    assert.equal(electron.launcherPath, path.join(path.dirname(electron.hookPath), 'transcript-lag-hook.cmd'));
+    assert.equal(electron.command, electron.launcherPath);
+    const launcher = fs.readFileSync(electron.launcherPath!, 'utf8');
+    assert.match(launcher, /^set "ELECTRON_RUN_AS_NODE=1"\r$/m);
+    assert.ok(launcher.includes(`"${nodeExe}" "${electron.hookPath}" "--channel-dir" "${electron.channelDir}"`), launcher);
+    const settings = read(path.join(claudeDir, 'settings.json'));
+    assert.deepEqual(settings.hooks!.PreToolUse.map((g) => g.hooks.map((h) => h.command)), [[electron.launcherPath]]);
+    const removed = await uninstallHook({ claudeDir });
+    assert.equal(removed.changed, true);
+    assert.equal(read(path.join(claudeDir, 'settings.json')).hooks?.PreToolUse, undefined);
+  });
+
   it('exec form: the entry runs with no shell at all (how Claude Code 2.1.139+ runs command + args), on every OS', async () => {
     const { claudeDir, home } = tempHome();
     const r = await installHook({ claudeDir, hookSourcePath: hookSource, nodePath: process.execPath, probe: false, form: 'exec' });
@@ -95,10 +127,16 @@ describe('install-hook / uninstall-hook', function () {
       const events = readJsonLines(path.join(claudeDir, 'transcript-lag', `${session}.jsonl`)).map((l) => channelEventSchema.parse(l));
       assert.deepEqual(events.map((e) => e.event), [event === 'PreToolUse' ? 'pre' : 'post']);
     }
-    // A runtime that needs an environment (VS Code's Electron) cannot say so in exec form: shell form.
-    const electron = await installHook({ claudeDir, hookSourcePath: hookSource, nodePath: process.execPath, nodeEnv: { ELECTRON_RUN_AS_NODE: '1' }, probe: false, form: 'exec' });
-    assert.equal(electron.execForm, false);
-    assert.equal(read(path.join(claudeDir, 'settings.json')).hooks!.PreToolUse.length, 1);
+    // A runtime that needs an environment (VS Code's Electron) gets it from env(1), still with no shell.
+    const electron = await installHook({ claudeDir, hookSourcePath: hookSource, nodePath: process.execPath, nodeEnv: { ELECTRON_RUN_AS_NODE: '1' }, probe: false, form: 'exec', platform: 'linux' });
+    assert.equal(electron.execForm, true);
+    const electronSettings = read(path.join(claudeDir, 'settings.json'));
+    assert.equal(electronSettings.hooks!.PreToolUse.length, 1);
+    const viaEnv = electronSettings.hooks!.PreToolUse[0].hooks[0] as { command: string; args: string[] };
+    assert.deepEqual(viaEnv, { ...viaEnv, command: '/usr/bin/env', args: ['ELECTRON_RUN_AS_NODE=1', process.execPath, r.hookPath, '--channel-dir', r.channelDir] });
+    const viaEnvRun = spawnSync(viaEnv.command, viaEnv.args, { input: hookInput({ session_id: 'exec-env', hook_event_name: 'PreToolUse' }), shell: false, env: { PATH: '' } });
+    assert.equal(viaEnvRun.status, 0, String(viaEnvRun.stderr));
+    assert.deepEqual(readJsonLines(path.join(claudeDir, 'transcript-lag', 'exec-env.jsonl')).map((l) => channelEventSchema.parse(l).event), ['pre']);
     // The CLI: --form exec, and without it the shell form when no claude answers on PATH.
     const io = cliIo(home);
     assert.equal(await runInstall(['--claude-dir', claudeDir, '--form', 'exec'], io), 0, io.err.join(''));

@@ -198,10 +198,14 @@ describe('settings.json hook entries in exec form (no shell: Windows without Git
     for (const bad of [undefined, '', 'claude: not found', 'v2.1.332']) assert.equal(supportsExecForm(bad), false);
   });
 
-  it('names the runtime and its arguments unquoted; a runtime needing an environment gets no exec form', () => {
+  it('names the runtime and its arguments unquoted; a runtime needing an environment gets it from env(1), or on Windows no exec form', () => {
     assert.deepEqual(buildHookExec({ ...spec, probe: false }), { command: spec.nodePath, args: [spec.hookPath, '--channel-dir', spec.channelDir] });
     assert.deepEqual(buildHookExec({ ...spec, probe: true, polls: 30, pollMs: 200 })?.args.slice(3), ['--probe', '--polls', '30', '--poll-ms', '200', '--timeout-ms', '11000']);
-    assert.equal(buildHookExec({ ...spec, nodeEnv: { ELECTRON_RUN_AS_NODE: '1' }, probe: false }), undefined);
+    assert.deepEqual(buildHookExec({ ...spec, nodeEnv: { ELECTRON_RUN_AS_NODE: '1' }, probe: false }), {
+      command: '/usr/bin/env',
+      args: ['ELECTRON_RUN_AS_NODE=1', spec.nodePath, spec.hookPath, '--channel-dir', spec.channelDir],
+    });
+    assert.equal(buildHookExec({ ...spec, nodeEnv: { ELECTRON_RUN_AS_NODE: '1' }, probe: false, shells: 'windows' }), undefined);
   });
 
   it('installs {command, args}; re-installing in either form replaces ours; uninstall recognises both', () => {

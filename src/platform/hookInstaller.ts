@@ -9,6 +9,7 @@ import { claudeCodeVersion } from './claudeCodeVersion';
 import { HOOK_PATH } from './hookReceiver';
 import { DEFAULT_HTTP_HOOK_PORT, newHttpHookSecret, readHttpHookConfig, removeHttpHookConfig, writeHttpHookConfig } from './httpHookConfig';
 import { installHookEntries, uninstallHookEntries } from '../core/settings/hookSettings';
+import { renameReplacing, type RenameDeps } from './renameReplacing';
 import { updateSettingsFile, type SettingsFileUpdate } from './settingsFile';
 
 // Installs the reporting hook for Claude Code: a stable copy of dist/hook.js
@@ -70,13 +71,17 @@ export function settingsPathOf(claudeDir: string): string {
   return path.join(claudeDir, 'settings.json');
 }
 
-/** Writes the file next to its final name and renames it, so a hook starting meanwhile never runs half a file. */
-export async function copyAtomically(source: string, dest: string): Promise<void> {
+/**
+ * Writes the file next to its final name and renames it, so a hook starting meanwhile never runs half a file.
+ * `renameDeps`: the rename over `dest` and its waits between tries; replaced by tests to answer as Windows does.
+ */
+export async function copyAtomically(source: string, dest: string, renameDeps?: RenameDeps): Promise<void> {
   const temp = `${dest}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     await fsp.copyFile(source, temp);
     await fsp.chmod(temp, 0o600);
-    await fsp.rename(temp, dest);
+    // On Windows a file open elsewhere (an antivirus scan as a hook starts, an editor) refuses the rename for a moment.
+    await renameReplacing(temp, dest, renameDeps);
   } catch (err) {
     await fsp.rm(temp, { force: true });
     throw err;
@@ -182,16 +187,17 @@ export const UNINSTALLED_HOOK_STUB =
  * Replaces an installed copy (the hook's, the status line's), if there is one, by its stub, unless
  * it is that stub already: by rename, so a process starting meanwhile runs one file or the other,
  * whole. Whether it replaced one. Sessions started before an uninstall still run the copy: the
- * stub lets them exit 0 in silence instead of failing with MODULE_NOT_FOUND.
+ * stub lets them exit 0 in silence instead of failing with MODULE_NOT_FOUND. `renameDeps`: as
+ * copyAtomically's.
  */
-export async function replaceCopyByStub(copyPath: string, stub: string): Promise<boolean> {
+export async function replaceCopyByStub(copyPath: string, stub: string, renameDeps?: RenameDeps): Promise<boolean> {
   const st = await fsp.lstat(copyPath).catch(() => undefined);
   if (!st || !(st.isFile() || st.isSymbolicLink())) return false;
   if (await isStub(copyPath, stub)) return false;
   const temp = `${copyPath}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     await fsp.writeFile(temp, stub, { mode: 0o600, flag: 'wx' });
-    await fsp.rename(temp, copyPath);
+    await renameReplacing(temp, copyPath, renameDeps);
     return true;
   } catch {
     await fsp.rm(temp, { force: true });

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { HTTP_CONFIG_FILE } from '../core/channel/constants';
 import { type HttpHookConfig, MAX_HTTP_CONFIG_BYTES, parseHttpHookConfig } from '../core/httpHookConfigText';
 import { channelDirOf } from '../core/channel/paths';
+import { renameReplacing, type RenameDeps } from './renameReplacing';
 
 /**
  * Where install-hook --http tells the receivers (watch, the extension) which
@@ -99,14 +100,18 @@ export function newHttpHookSecret(): string {
   return randomBytes(32).toString('base64url');
 }
 
-/** Writes the config beside its name and renames it over, so a receiver never reads half of it. */
-export async function writeHttpHookConfig(claudeDir: string, config: HttpHookConfig): Promise<string> {
+/**
+ * Writes the config beside its name and renames it over, so a receiver never reads half of it.
+ * `renameDeps`: the rename over it and its waits between tries; replaced by tests to answer as Windows does.
+ */
+export async function writeHttpHookConfig(claudeDir: string, config: HttpHookConfig, renameDeps?: RenameDeps): Promise<string> {
   const file = httpConfigPathOf(claudeDir);
   await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
   const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
     await fsp.writeFile(temp, `${JSON.stringify(config)}\n`, { mode: 0o600, flag: 'wx' });
-    await fsp.rename(temp, file);
+    // On Windows a file open elsewhere (an antivirus scan, an editor) refuses the rename for a moment.
+    await renameReplacing(temp, file, renameDeps);
   } catch (err) {
     await fsp.rm(temp, { force: true });
     throw err;

@@ -14,7 +14,8 @@ export interface RenameDeps {
   sleep: (ms: number) => Promise<void>;
 }
 
-const realDeps: RenameDeps = {
+/** The real file system and clock. */
+export const nodeRenameDeps: RenameDeps = {
   rename: (from, to) => fsp.rename(from, to),
   sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
 };
@@ -24,7 +25,7 @@ const realDeps: RenameDeps = {
  * open elsewhere. On POSIX a rename over an open file succeeds, so these codes mean a real
  * refusal there and cost only the waits before it is reported.
  */
-export async function renameReplacing(from: string, to: string, deps: RenameDeps = realDeps): Promise<void> {
+export async function renameReplacing(from: string, to: string, deps: RenameDeps = nodeRenameDeps): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     try {
       await deps.rename(from, to);

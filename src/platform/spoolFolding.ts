@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import type { SpoolFolding } from '../core/channel/spool';
 import { appendChannelLine } from '../hook/channelWriter';
+import { nodeRenameDeps, renameReplacing, type RenameDeps } from './renameReplacing';
 
 /**
  * The writes folding the mod's spool needs (src/core/channel/spool.ts), on the
@@ -9,20 +10,28 @@ import { appendChannelLine } from '../hook/channelWriter';
  * when two race, one rename finds the file gone (ENOENT) and only the other
  * appends. The append is the hook's own (one write of one line, O_APPEND, a
  * file that is not ours refused), so folded lines are like the hook's.
+ * `renameDeps`: the renames and the waits between tries; replaced by tests to
+ * answer as Windows does.
  */
-export const nodeSpoolFolding: SpoolFolding = {
-  async claim(path, at) {
-    const claimed = `${path}.claimed-${Math.round(at)}-${process.pid}-${randomBytes(4).toString('hex')}`;
-    try {
-      await fsp.rename(path, claimed);
-      return claimed;
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-      throw err;
-    }
-  },
-  unclaim: (claimedPath, path) => fsp.rename(claimedPath, path),
-  append: async (channelDir, sessionId, event) => appendChannelLine(channelDir, sessionId, event),
-  remove: (path) => fsp.unlink(path),
-};
+export function spoolFoldingOn(renameDeps: RenameDeps = nodeRenameDeps): SpoolFolding {
+  return {
+    async claim(path, at) {
+      const claimed = `${path}.claimed-${Math.round(at)}-${process.pid}-${randomBytes(4).toString('hex')}`;
+      try {
+        // Not renameReplacing: a claim refused (held open on Windows) throws, and foldSpool leaves the file and its session's later events to the next fold rather than wait.
+        await renameDeps.rename(path, claimed);
+        return claimed;
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+        throw err;
+      }
+    },
+    // Retried while held open: the claimed name is ours alone, and one left unrenamed is swept as a stale claim (its event lost).
+    unclaim: (claimedPath, path) => renameReplacing(claimedPath, path, renameDeps),
+    append: async (channelDir, sessionId, event) => appendChannelLine(channelDir, sessionId, event),
+    remove: (path) => fsp.unlink(path),
+  };
+}
+
+export const nodeSpoolFolding: SpoolFolding = spoolFoldingOn();

@@ -215,7 +215,8 @@ export interface SpoolFolding {
   /**
    * Claims a spool file by renaming it to a name of its own that says when
    * (`<name>.claimed-<at>-<pid>-<random>`); the new path, or undefined when the
-   * file is gone (another folder claimed it first).
+   * file is gone (another folder claimed it first). Throws when the rename is
+   * refused (on Windows: the file is open elsewhere): it stays for a later fold.
    */
   claim(path: string, at: number): Promise<string | undefined>;
   /** Renames a claimed file back to its spool name (its append failed: it is folded later). */
@@ -235,9 +236,10 @@ export interface SpoolFoldResult {
 /**
  * Folds the spool into the channel: each ready event, in order, is claimed,
  * appended to its session's channel file and removed; only the folder whose
- * claim wins appends it, so two folders racing append each event once. An
- * append refused puts the file back and stops that session for this fold, so
- * its later events never go before it. Garbage and expired files are removed.
+ * claim wins appends it, so two folders racing append each event once. A
+ * claim refused leaves the file, and an append refused puts it back; either
+ * stops that session for this fold, so its later events never go before it.
+ * Garbage and expired files are removed.
  */
 export async function foldSpool(opts: SpoolReadOptions & { channelDir: string; ops: SpoolFolding; maxAgeMs: number }): Promise<SpoolFoldResult> {
   const read = await readSpool(opts, opts.maxAgeMs);
@@ -245,7 +247,14 @@ export async function foldSpool(opts: SpoolReadOptions & { channelDir: string; o
   const stopped = new Set<string>();
   for (const entry of read.ready) {
     if (stopped.has(entry.sessionId)) continue;
-    const claimed = await opts.ops.claim(entry.path, opts.clock.now()).catch(() => undefined);
+    let claimed: string | undefined;
+    try {
+      claimed = await opts.ops.claim(entry.path, opts.clock.now());
+    } catch {
+      // Refused, not taken (on Windows: held open by a scanner): it stays for the next fold, and so do the session's later events.
+      stopped.add(entry.sessionId);
+      continue;
+    }
     if (claimed === undefined) continue;
     const appended = await opts.ops.append(opts.channelDir, entry.sessionId, entry.event).catch(() => false);
     if (!appended) {

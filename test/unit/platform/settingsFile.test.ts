@@ -5,7 +5,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { installHookEntries, uninstallHookEntries } from '../../../src/core/settings/hookSettings';
 import { SETTINGS_BACKUP_SUFFIX, SettingsFileError, updateSettingsFile } from '../../../src/platform/settingsFile';
-import { RENAME_RETRY_DELAYS_MS, type RenameDeps } from '../../../src/platform/renameReplacing';
+import { RENAME_RETRY_DELAYS_MS } from '../../../src/platform/renameReplacing';
+import { heldOpenByAnother } from '../helpers/heldOpenRename';
 
 const spec = { command: "'/n' '/h/transcript-lag/bin/transcript-lag-hook.js' --channel-dir '/h/transcript-lag'", timeoutSec: 5 };
 const install = (text: string) => installHookEntries(text, spec);
@@ -183,28 +184,6 @@ describe('settings file writer', () => {
     assert.equal(fs.readFileSync(file, 'utf8'), old);
     assert.deepEqual(fs.readdirSync(dir).sort(), ['settings.json', 'settings.json.transcript-lag.bak'], 'no temp file left');
   });
-
-  /** A file system that answers renames over `heldPath` as Windows does while another process holds it open. */
-  function heldOpenByAnother(heldPath: string, code: string, refusals: number): RenameDeps & { waits: number[]; tries: string[] } {
-    let left = refusals;
-    const waits: number[] = [];
-    const tries: string[] = [];
-    return {
-      waits,
-      tries,
-      async rename(from, to) {
-        tries.push(path.basename(to));
-        if (to === heldPath && left > 0) {
-          left--;
-          throw Object.assign(new Error(`${code}: operation not permitted, rename '${from}' -> '${to}'`), { code });
-        }
-        fs.renameSync(from, to);
-      },
-      async sleep(ms) {
-        waits.push(ms);
-      },
-    };
-  }
 
   for (const code of ['EPERM', 'EBUSY', 'EACCES']) {
     it(`Windows: settings.json held open by an editor or a scanner (${code} on rename) is replaced once it is let go, the backup kept`, async () => {

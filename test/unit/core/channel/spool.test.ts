@@ -4,7 +4,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { type SpoolFolding, foldSpool, readSpool, parseSpoolName, claimedSpoolName, SPOOL_UNFINISHED_GRACE_MS } from '../../../../src/core/channel/spool';
 import { nodeFileAccess } from '../../../../src/platform/nodeFileAccess';
-import { nodeSpoolFolding } from '../../../../src/platform/spoolFolding';
+import { nodeSpoolFolding, spoolFoldingOn } from '../../../../src/platform/spoolFolding';
+import { heldOpenByAnother } from '../../helpers/heldOpenRename';
 import { ManualClock } from '../../helpers/manualClock';
 
 const S = 'sess-1';
@@ -188,6 +189,22 @@ describe('the mod spool (src/core/channel/spool.ts)', () => {
     refuse = false;
     await t.fold(ops);
     assert.deepEqual(t.channelTags(), ['a1', 'a2']);
+  });
+
+  it('a claim refused (Windows: the file held open by a scanner) leaves the file and holds the session\'s later events for the next fold; other sessions go on', async () => {
+    const t = setup();
+    const a1 = t.spool('aaaaaaaa', 1, t.ev(1, 'a1'));
+    t.spool('aaaaaaaa', 2, t.ev(2, 'a2'));
+    t.spool('bbbbbbbb', 1, t.ev(3, 'b1', 'other'), { session: 'other' });
+    const fsWin = heldOpenByAnother(a1, 'EPERM', 1);
+    await t.fold(spoolFoldingOn(fsWin));
+    assert.deepEqual(t.channelTags(), []);
+    assert.deepEqual(t.channelTags('other'), ['b1']);
+    assert.deepEqual(t.left(), [t.name('aaaaaaaa', 1), t.name('aaaaaaaa', 2)]);
+    assert.deepEqual(fsWin.waits, [], 'the fold does not wait for it');
+    await t.fold(spoolFoldingOn(fsWin));
+    assert.deepEqual(t.channelTags(), ['a1', 'a2']);
+    assert.deepEqual(t.left(), []);
   });
 
   it('readSpool reads one session where it lies and changes nothing', async () => {

@@ -31,6 +31,12 @@ const esbuildVersion = JSON.parse(fs.readFileSync(path.join(repoRoot, 'node_modu
 const esbuildWasmDir = path.join(cacheRoot, `esbuild-wasm-${esbuildVersion}`);
 const esbuildWasmMain = path.join(esbuildWasmDir, 'package', 'lib', 'main.js');
 const winePrefix = path.join(cacheRoot, 'wineprefix');
+// Claude Code's own Windows build, for the end-to-end check that an install-hook entry runs in it with
+// no shell (Wine has neither Git Bash nor PowerShell). Its Bun runtime needs one export Wine 8 lacks:
+// scripts/lib/bcryptprimitives.c, built with mingw-w64 beside it.
+const CLAUDE_CODE_WIN_VERSION = '2.1.332';
+const claudeWinDir = path.join(cacheRoot, `claude-code-win32-x64-${CLAUDE_CODE_WIN_VERSION}`);
+const claudeExe = path.join(claudeWinDir, 'package', 'claude.exe');
 const bundleDir = path.join(repoRoot, 'node_modules', '.cache', 'transcript-lag-windows');
 const MOCHA_TIMEOUT_MS = 6 * 60_000;
 const E2E_TIMEOUT_MS = 60_000;
@@ -46,6 +52,8 @@ export const WINDOWS_SPECS = [
   'test/unit/core/channel/*.test.ts',
   'test/unit/core/tail/*.test.ts',
   'test/unit/cli/*.test.ts',
+  // Windows only (cmd.exe): not in the Linux suite's test/unit glob.
+  'test/windows/*.test.ts',
 ];
 
 /**
@@ -107,6 +115,22 @@ function ensurePackage(spec, dir, file) {
   if (!fs.existsSync(path.join(staging, file))) throw new Error(`${spec} holds no ${file}`);
   fs.rmSync(dir, { recursive: true, force: true });
   fs.renameSync(staging, dir);
+}
+
+function ensureClaudeExe() {
+  ensurePackage(`@anthropic-ai/claude-code-win32-x64@${CLAUDE_CODE_WIN_VERSION}`, claudeWinDir, path.join('package', 'claude.exe'));
+  const dll = path.join(path.dirname(claudeExe), 'bcryptprimitives.dll');
+  const source = path.join(repoRoot, 'scripts', 'lib', 'bcryptprimitives.c');
+  if (fs.existsSync(dll) && fs.statSync(dll).mtimeMs >= fs.statSync(source).mtimeMs) return;
+  const gcc = 'x86_64-w64-mingw32-gcc';
+  if (spawnSync(gcc, ['--version']).status !== 0) {
+    if (process.getuid?.() !== 0) throw new Error(`${gcc} is not installed: apt-get install -y gcc-mingw-w64-x86-64-win32 (as root)`);
+    log('installing gcc-mingw-w64-x86-64-win32 (apt-get)');
+    const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+    execFileSync('apt-get', ['update', '-q'], { stdio: ['ignore', 'inherit', 'inherit'], env, timeout: 300_000 });
+    execFileSync('apt-get', ['install', '-y', '-q', 'gcc-mingw-w64-x86-64-win32'], { stdio: ['ignore', 'inherit', 'inherit'], env, timeout: 600_000 });
+  }
+  execFileSync(gcc, ['-shared', '-O2', '-o', dll, source, '-ladvapi32'], { stdio: ['ignore', 'inherit', 'inherit'], timeout: 120_000 });
 }
 
 function ensureNodeExe() {
@@ -293,6 +317,7 @@ async function main() {
   execFileSync(process.execPath, [path.join(repoRoot, 'scripts', 'build.mjs')], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'], timeout: 300_000 });
   const wine = ensureWine();
   ensureNodeExe();
+  ensureClaudeExe();
   await ensurePrefix(wine);
   log(`wine ${spawnSync(wine, ['--version'], { encoding: 'utf8' }).stdout.trim()}, node.exe ${NODE_WIN_VERSION}, prefix ${winePrefix}`);
 
@@ -314,7 +339,12 @@ async function main() {
   log(`mocha: ${mocha.passed} passed, ${mocha.failed} failed, ${mocha.pending ?? 0} pending`);
 
   const { runEndToEnd } = await import('./lib/windowsEndToEnd.mjs');
-  const e2e = await runEndToEnd({ repoRoot, nodeExe, runNodeExe: (args, opts) => runNodeExe(wine, args, { timeoutMs: E2E_TIMEOUT_MS, ...opts }), startNodeExe: (args, opts) => startNodeExe(wine, args, opts), toWinPath, log });
+  const e2e = await runEndToEnd({
+    repoRoot, nodeExe, claudeExe, toWinPath, log,
+    runNodeExe: (args, opts) => runNodeExe(wine, args, { timeoutMs: E2E_TIMEOUT_MS, ...opts }),
+    startNodeExe: (args, opts) => startNodeExe(wine, args, opts),
+    runWindowsProgram: (exe, args, opts) => runWine(wine, [exe, ...args], { timeoutMs: E2E_TIMEOUT_MS, ...opts }),
+  });
   passed += e2e.passed;
   failed += e2e.failed;
 

@@ -65,7 +65,7 @@ if (require.main === module) {
 module.exports = { run };
 `;
  
-export async function runEndToEnd({ repoRoot, nodeExe, runNodeExe, startNodeExe, toWinPath, log }) {
+export async function runEndToEnd({ repoRoot, nodeExe, runNodeExe, startNodeExe, runWindowsProgram, claudeExe, toWinPath, log }) {
   const nodeExeWin = toWinPath(nodeExe);
   const results = [];
   const check = async (name, fn) => {
@@ -114,6 +114,65 @@ export async function runEndToEnd({ repoRoot, nodeExe, runNodeExe, startNodeExe,
     if (!pre) throw new Error(`no pre in ${channelDir}: ${JSON.stringify(channelLines(channelDir))}`);
     if (pre.transcript_path !== toWinPath(transcript)) throw new Error(`pre names ${pre.transcript_path}`);
     if (ran.form !== 'exec') throw new Error(`install-hook --form exec wrote a ${ran.form} form`);
+  });
+
+  await check('real Claude Code for Windows (claude.exe, no Git Bash, no PowerShell): install-hook asks it, writes the exec form, and its hooks report a Read call once', async () => {
+    const { startStandInApi } = await import('../../test/field/standInApi.mjs');
+    const sandbox = path.join(root, 'real claude');
+    const realClaudeDir = path.join(sandbox, 'Claude Dir');
+    const work = path.join(sandbox, 'work');
+    fs.mkdirSync(realClaudeDir, { recursive: true });
+    fs.mkdirSync(work, { recursive: true });
+    fs.writeFileSync(path.join(work, 'notes.txt'), 'field test file\n');
+    const apiKey = 'sk-ant-api03-field-test-0000000000000000000000000000000000';
+    fs.writeFileSync(path.join(realClaudeDir, '.claude.json'), JSON.stringify({
+      hasCompletedOnboarding: true, customApiKeyResponses: { approved: [apiKey.slice(-20)], rejected: [] },
+    }));
+    // One print session: the stand-in asks for a Read of notes.txt, then ends the turn.
+    const runClaude = async (toolUseId, claudeEnv) => {
+      const api = await startStandInApi({
+        script: [[{ name: 'Read', id: toolUseId, input: { file_path: toWinPath(path.join(work, 'notes.txt')) } }]],
+        logFile: path.join(sandbox, `api-${toolUseId}.log`),
+      });
+      try {
+        const run = await runWindowsProgram(claudeExe, ['-p', 'Read notes.txt', '--permission-mode', 'acceptEdits'], {
+          cwd: work,
+          timeoutMs: 180_000,
+          env: {
+            ...claudeEnv,
+            ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: apiKey, NO_PROXY: '127.0.0.1,localhost',
+            DISABLE_TELEMETRY: '1', DISABLE_ERROR_REPORTING: '1', DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          },
+        });
+        if (run.code !== 0) throw new Error(`claude.exe exit ${run.code}: ${run.stdout.slice(-1000)} ${run.stderr.slice(-2000)}`);
+        if (!run.stdout.includes('Done: the field test script has finished.')) throw new Error(`claude.exe did not finish the scripted turn: ${run.stdout.slice(-1000)}`);
+        return channelLines(path.join(realClaudeDir, 'transcript-lag')).filter((l) => l.tool_use_id === toolUseId);
+      } finally {
+        await api.close();
+      }
+    };
+    // claude.exe on the Windows PATH: install-hook's `claude --version` finds it, as on a Windows machine.
+    const claudeEnv = { CLAUDE_CONFIG_DIR: toWinPath(realClaudeDir), WINEPATH: `${toWinPath(path.dirname(nodeExe))};${toWinPath(path.dirname(claudeExe))}` };
+    const install = await runNodeExe([cli, 'install-hook'], { env: claudeEnv });
+    if (install.code !== 0) throw new Error(`install-hook exit ${install.code}: ${install.stdout}${install.stderr}`);
+    if (!/form: {5}exec \(no shell\) \(claude --version: \d+\.\d+\.\d+ \(Claude Code\)\)/.test(install.stdout)) throw new Error(`install-hook did not write the exec form for the claude.exe it found:\n${install.stdout}`);
+    const toolUseId = 'toolu_win_real_read1';
+    const events = await runClaude(toolUseId, claudeEnv);
+    const kinds = events.map((e) => e.event).sort();
+    if (kinds.join(' ') !== 'post pre') throw new Error(`the hooks reported ${JSON.stringify(kinds)} for ${toolUseId}, not one pre and one post: ${JSON.stringify(events).slice(0, 1500)}`);
+    const transcriptPath = events[0].transcript_path;
+    if (!/^[A-Za-z]:\\.*\\projects\\[^\\]+\\[0-9a-f-]{36}\.jsonl$/.test(transcriptPath ?? '')) throw new Error(`transcript_path ${transcriptPath}`);
+    const channelFile = toWinPath(path.join(realClaudeDir, 'transcript-lag', `${events[0].session_id}.jsonl`));
+    const analyze = await runNodeExe([cli, 'analyze', transcriptPath, '--channel', channelFile, '--json'], { env: claudeEnv });
+    let calls = [];
+    try { calls = JSON.parse(analyze.stdout).calls?.filter((c) => c.tool_use_id === toolUseId) ?? []; } catch { /* said below */ }
+    if (analyze.code !== 0 || calls.length !== 1 || calls[0].shape_evidence !== 'hook_on_disk') throw new Error(`analyze --channel: ${analyze.code} ${analyze.stdout.slice(0, 1500)} ${analyze.stderr}`);
+    // The control: this Claude Code has no shell to run a shell form in, so the same hook written
+    // as a command line reports nothing. What the exec form ran, it ran with no shell.
+    const shellInstall = await runNodeExe([cli, 'install-hook', '--form', 'shell'], { env: claudeEnv });
+    if (shellInstall.code !== 0 || !/form: {5}shell/.test(shellInstall.stdout)) throw new Error(`install-hook --form shell: ${shellInstall.stdout}${shellInstall.stderr}`);
+    const unreported = await runClaude('toolu_win_real_read2', claudeEnv);
+    if (unreported.length !== 0) throw new Error(`a shell form ran in a Claude Code with no shell: ${JSON.stringify(unreported).slice(0, 500)}`);
   });
 
   await check('statusline: the held call, from a backslash transcript_path', async () => {

@@ -72,15 +72,15 @@ export function settingsPathOf(claudeDir: string): string {
 }
 
 /**
- * Writes the file next to its final name and renames it, so a hook starting meanwhile never runs half a file.
- * `renameDeps`: the rename over `dest` and its waits between tries; replaced by tests to answer as Windows does.
+ * Fills a temp file next to `dest` (0600) and renames it over, so a hook starting meanwhile never runs
+ * half a file. On Windows a file open elsewhere (an antivirus scan as a hook starts, an editor) refuses
+ * the rename for a moment: renameReplacing waits that out.
  */
-export async function copyAtomically(source: string, dest: string, renameDeps?: RenameDeps): Promise<void> {
+async function replaceAtomically(dest: string, fill: (temp: string) => Promise<void>, renameDeps?: RenameDeps): Promise<void> {
   const temp = `${dest}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    await fsp.copyFile(source, temp);
+    await fill(temp);
     await fsp.chmod(temp, 0o600);
-    // On Windows a file open elsewhere (an antivirus scan as a hook starts, an editor) refuses the rename for a moment.
     await renameReplacing(temp, dest, renameDeps);
   } catch (err) {
     await fsp.rm(temp, { force: true });
@@ -88,16 +88,14 @@ export async function copyAtomically(source: string, dest: string, renameDeps?: 
   }
 }
 
-/** Writes `text` next to `dest` and renames it over, as copyAtomically does. */
-export async function writeAtomically(dest: string, text: string): Promise<void> {
-  const temp = `${dest}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await fsp.writeFile(temp, text, { mode: 0o600 });
-    await fsp.rename(temp, dest);
-  } catch (err) {
-    await fsp.rm(temp, { force: true });
-    throw err;
-  }
+/** Copies `source` over `dest` atomically (replaceAtomically). */
+export function copyAtomically(source: string, dest: string, renameDeps?: RenameDeps): Promise<void> {
+  return replaceAtomically(dest, (temp) => fsp.copyFile(source, temp), renameDeps);
+}
+
+/** Writes `text` over `dest` atomically (replaceAtomically). */
+export function writeAtomically(dest: string, text: string, renameDeps?: RenameDeps): Promise<void> {
+  return replaceAtomically(dest, (temp) => fsp.writeFile(temp, text, { mode: 0o600 }), renameDeps);
 }
 
 export async function installHook(opts: InstallHookOptions): Promise<InstallHookResult> {

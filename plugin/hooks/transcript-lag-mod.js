@@ -277,7 +277,10 @@ function dropHeldMessageNow($, call) {
   const file = call.heldFile;
   if (file === void 0) return Promise.resolve();
   call.heldFile = void 0;
-  return $.process.run(["rm", "-f", file], { timeoutMs: 1e3 }).then((done) => done.exitCode === 0 ? void 0 : $.fs.write(file, "")).catch(() => $.fs.write(file, "").catch(() => void 0));
+  const windows = file.includes("\\");
+  const remove = !windows ? ["rm", "-f", file] : file.includes("%") ? void 0 : ["cmd.exe", "/d", "/c", "del", "/f", "/q", file];
+  const removed = remove === void 0 ? Promise.resolve() : $.process.run(remove, { timeoutMs: 1e3 }).then(() => void 0, () => void 0);
+  return removed.then(() => $.fs.exists(file)).then((left) => left ? $.fs.write(file, "") : void 0).catch(() => $.fs.write(file, "").catch(() => void 0));
 }
 function dropHeldMessage($, call) {
   void dropHeldMessageNow($, call);

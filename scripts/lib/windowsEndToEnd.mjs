@@ -116,7 +116,8 @@ export async function runEndToEnd({ repoRoot, nodeExe, runNodeExe, startNodeExe,
     if (ran.form !== 'exec') throw new Error(`install-hook --form exec wrote a ${ran.form} form`);
   });
 
-  await check('real Claude Code for Windows (claude.exe, no Git Bash, no PowerShell): install-hook asks it, writes the exec form, and its hooks report a Read call once', async () => {
+  // Wine has no Git Bash, and its powershell.exe is a stub that runs nothing: a Claude Code with no shell.
+  await check('real Claude Code for Windows (claude.exe, no Git Bash, no PowerShell): install-hook asks it, writes the exec form, and its hooks report a Read call once; the plugin\'s mod reports one in process', async () => {
     const { startStandInApi } = await import('../../test/field/standInApi.mjs');
     const sandbox = path.join(root, 'real claude');
     const realClaudeDir = path.join(sandbox, 'Claude Dir');
@@ -129,13 +130,13 @@ export async function runEndToEnd({ repoRoot, nodeExe, runNodeExe, startNodeExe,
       hasCompletedOnboarding: true, customApiKeyResponses: { approved: [apiKey.slice(-20)], rejected: [] },
     }));
     // One print session: the stand-in asks for a Read of notes.txt, then ends the turn.
-    const runClaude = async (toolUseId, claudeEnv) => {
+    const runClaude = async (toolUseId, claudeEnv, extraArgs = [], dir = realClaudeDir) => {
       const api = await startStandInApi({
         script: [[{ name: 'Read', id: toolUseId, input: { file_path: toWinPath(path.join(work, 'notes.txt')) } }]],
         logFile: path.join(sandbox, `api-${toolUseId}.log`),
       });
       try {
-        const run = await runWindowsProgram(claudeExe, ['-p', 'Read notes.txt', '--permission-mode', 'acceptEdits'], {
+        const run = await runWindowsProgram(claudeExe, ['-p', 'Read notes.txt', '--permission-mode', 'acceptEdits', ...extraArgs], {
           cwd: work,
           timeoutMs: 180_000,
           env: {
@@ -146,7 +147,7 @@ export async function runEndToEnd({ repoRoot, nodeExe, runNodeExe, startNodeExe,
         });
         if (run.code !== 0) throw new Error(`claude.exe exit ${run.code}: ${run.stdout.slice(-1000)} ${run.stderr.slice(-2000)}`);
         if (!run.stdout.includes('Done: the field test script has finished.')) throw new Error(`claude.exe did not finish the scripted turn: ${run.stdout.slice(-1000)}`);
-        return channelLines(path.join(realClaudeDir, 'transcript-lag')).filter((l) => l.tool_use_id === toolUseId);
+        return channelLines(path.join(dir, 'transcript-lag')).filter((l) => l.tool_use_id === toolUseId);
       } finally {
         await api.close();
       }
@@ -166,13 +167,35 @@ export async function runEndToEnd({ repoRoot, nodeExe, runNodeExe, startNodeExe,
     const analyze = await runNodeExe([cli, 'analyze', transcriptPath, '--channel', channelFile, '--json'], { env: claudeEnv });
     let calls = [];
     try { calls = JSON.parse(analyze.stdout).calls?.filter((c) => c.tool_use_id === toolUseId) ?? []; } catch { /* said below */ }
-    if (analyze.code !== 0 || calls.length !== 1 || calls[0].shape_evidence !== 'hook_on_disk') throw new Error(`analyze --channel: ${analyze.code} ${analyze.stdout.slice(0, 1500)} ${analyze.stderr}`);
+    // The channel joined: when the hook fired, and a proven shape (by the hook's look or the trailer records).
+    if (analyze.code !== 0 || calls.length !== 1 || typeof calls[0].hook_fired_at !== 'number' || !['before_result', 'with_result'].includes(calls[0].shape)) throw new Error(`analyze --channel: ${analyze.code} ${analyze.stdout.slice(0, 1500)} ${analyze.stderr}`);
     // The control: this Claude Code has no shell to run a shell form in, so the same hook written
     // as a command line reports nothing. What the exec form ran, it ran with no shell.
     const shellInstall = await runNodeExe([cli, 'install-hook', '--form', 'shell'], { env: claudeEnv });
     if (shellInstall.code !== 0 || !/form: {5}shell/.test(shellInstall.stdout)) throw new Error(`install-hook --form shell: ${shellInstall.stdout}${shellInstall.stderr}`);
     const unreported = await runClaude('toolu_win_real_read2', claudeEnv);
     if (unreported.length !== 0) throw new Error(`a shell form ran in a Claude Code with no shell: ${JSON.stringify(unreported).slice(0, 500)}`);
+
+    // The plugin on the same Claude Code: its mod runs in process, so a Windows machine with neither
+    // Git Bash nor PowerShell has every call reported (its command hooks, `sh …`, cannot run there).
+    const pluginClaudeDir = path.join(sandbox, 'Plugin Claude Dir');
+    fs.mkdirSync(pluginClaudeDir, { recursive: true });
+    fs.copyFileSync(path.join(realClaudeDir, '.claude.json'), path.join(pluginClaudeDir, '.claude.json'));
+    const pluginEnv = { ...claudeEnv, CLAUDE_CONFIG_DIR: toWinPath(pluginClaudeDir) };
+    const modId = 'toolu_win_real_mod1';
+    await runClaude(modId, pluginEnv, ['--plugin-dir', toWinPath(path.join(repoRoot, 'plugin'))], pluginClaudeDir);
+    const spoolDir = path.join(pluginClaudeDir, 'transcript-lag', 'spool');
+    const spooled = (fs.existsSync(spoolDir) ? fs.readdirSync(spoolDir) : []).filter((n) => n.endsWith('.json')).map((n) => JSON.parse(fs.readFileSync(path.join(spoolDir, n), 'utf8')));
+    const modEvents = spooled.filter((e) => e.tool_use_id === modId);
+    const pres = modEvents.filter((e) => e.event === 'pre');
+    if (pres.length !== 1 || pres[0].transport !== 'mod' || !modEvents.some((e) => e.event === 'post' && e.transport === 'mod')) {
+      throw new Error(`the mod did not report ${modId} once (pre and post, transport mod): ${JSON.stringify(modEvents).slice(0, 1500)}`);
+    }
+    if (!modEvents.some((e) => e.event === 'landed')) throw new Error(`the mod saw no landing for ${modId}: ${JSON.stringify(modEvents).slice(0, 1500)}`);
+    // Its held message goes once the record lands (cmd's del on Windows, where there is no rm).
+    const heldDir = path.join(pluginClaudeDir, 'transcript-lag', 'held', pres[0].session_id);
+    const left = fs.existsSync(heldDir) ? fs.readdirSync(heldDir) : [];
+    if (left.length !== 0) throw new Error(`held messages left after their records landed: ${left.join(', ')}`);
   });
 
   await check('statusline: the held call, from a backslash transcript_path', async () => {

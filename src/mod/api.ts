@@ -38,6 +38,7 @@ export interface ModApi {
     write(path: string, text: string): Promise<void>;
     stat(path: string): Promise<{ kind: 'file' | 'dir' | 'other'; size: number; mtimeMs: number; isLink: boolean }>;
     list(path: string): Promise<Array<{ name: string }>>;
+    exists(path: string): Promise<boolean>;
   };
   http: {
     fetch(url: string, init: { method: string; headers: Record<string, string>; body: string }): Promise<{ ok: boolean; status: number }>;

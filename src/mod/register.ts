@@ -272,14 +272,21 @@ async function storeHeldMessage($: ModApi, call: HeldCall): Promise<void> {
   if (!held.has(call.id)) dropHeldMessage($, call);
 }
 
-/** Removes a held message; where no `rm` runs, empties it (the text is what must not stay). */
+/**
+ * Removes a held message: `rm`, or on Windows (a path with backslashes) cmd's `del`, whose argument
+ * cmd would expand `%NAME%` in, so a path with `%` is only emptied. Whatever is still there after is
+ * emptied: the text is what must not stay.
+ */
 function dropHeldMessageNow($: ModApi, call: HeldCall): Promise<void> {
   const file = call.heldFile;
   if (file === undefined) return Promise.resolve();
   call.heldFile = undefined;
-  return $.process
-    .run(['rm', '-f', file], { timeoutMs: 1000 })
-    .then((done) => (done.exitCode === 0 ? undefined : $.fs.write(file, '')))
+  const windows = file.includes('\\');
+  const remove = !windows ? ['rm', '-f', file] : file.includes('%') ? undefined : ['cmd.exe', '/d', '/c', 'del', '/f', '/q', file];
+  const removed = remove === undefined ? Promise.resolve() : $.process.run(remove, { timeoutMs: 1000 }).then(() => undefined, () => undefined);
+  return removed
+    .then(() => $.fs.exists(file))
+    .then((left) => (left ? $.fs.write(file, '') : undefined))
     .catch(() => $.fs.write(file, '').catch(() => undefined));
 }
 

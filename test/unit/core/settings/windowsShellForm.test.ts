@@ -89,13 +89,16 @@ const cases: { title: string; spec: HookCommandSpec; runtimeWord: string }[] = [
 
 describe('Windows hook command: one form for Git Bash and PowerShell', () => {
   for (const { title, spec, runtimeWord } of cases) {
-    it(`${title}: both shells run the runtime with exactly our arguments`, () => {
+    it(`${title}: PowerShell runs the runtime with exactly our arguments`, () => {
       const form = buildShellForm(spec);
       assert.equal(form.gitBashOnly, false);
       assert.ok(!form.command.includes('\\'), form.command);
       assert.deepEqual(powershellCommand(form.command), { name: runtimeWord, args: hookWords(spec) }, form.command);
-      assert.deepEqual(bashArguments(form.command, runtimeWord), hookWords(spec), form.command);
       assert.ok(isOurHookCommand(form.command), form.command);
+    });
+    it(`${title}: bash runs it with exactly our arguments`, () => {
+      const form = buildShellForm(spec);
+      assert.deepEqual(bashArguments(form.command, runtimeWord), hookWords(spec), form.command);
     });
   }
 
@@ -140,8 +143,13 @@ describe('Windows hook command: one form for Git Bash and PowerShell', () => {
     const command = buildStatusLineCommand(spec, 'eyJjb21tYW5kIjoieCJ9');
     const words = [slashed(spec.scriptPath), '--channel-dir', slashed(spec.channelDir), '--wrap', 'eyJjb21tYW5kIjoieCJ9'];
     assert.deepEqual(powershellCommand(command), { name: 'node', args: words });
-    assert.deepEqual(bashArguments(command, 'node'), words);
     assert.ok(isOurStatusLineCommand(command));
+  });
+
+  it('the status line: bash runs it with exactly our arguments', () => {
+    const spec = { nodePath: 'C:\\nodejs\\node.exe', scriptPath: "C:\\Users\\O'Brien\\.claude\\transcript-lag\\bin\\transcript-lag-statusline.js", channelDir: "C:\\Users\\O'Brien\\.claude\\transcript-lag", shells: 'windows' as const };
+    const words = [slashed(spec.scriptPath), '--channel-dir', slashed(spec.channelDir), '--wrap', 'eyJjb21tYW5kIjoieCJ9'];
+    assert.deepEqual(bashArguments(buildStatusLineCommand(spec, 'eyJjb21tYW5kIjoieCJ9'), 'C:/nodejs/node.exe'), words);
   });
 
   it('uninstall recognises every form install-hook writes on Windows, and re-install replaces each', () => {

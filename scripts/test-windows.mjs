@@ -30,7 +30,8 @@ const nodeExe = path.join(nodeWinDir, 'package', 'bin', 'node.exe');
 const esbuildVersion = JSON.parse(fs.readFileSync(path.join(repoRoot, 'node_modules', 'esbuild', 'package.json'), 'utf8')).version;
 const esbuildWasmDir = path.join(cacheRoot, `esbuild-wasm-${esbuildVersion}`);
 const esbuildWasmMain = path.join(esbuildWasmDir, 'package', 'lib', 'main.js');
-const winePrefix = path.join(cacheRoot, 'wineprefix');
+// TRANSCRIPT_LAG_WINEPREFIX: a prefix of its own (its own wineserver) for a second lane running at once.
+const winePrefix = process.env.TRANSCRIPT_LAG_WINEPREFIX ?? path.join(cacheRoot, 'wineprefix');
 // Claude Code's own Windows build, for the end-to-end check that an install-hook entry runs in it with
 // no shell (Wine has neither Git Bash nor PowerShell). Its Bun runtime needs one export Wine 8 lacks:
 // scripts/lib/bcryptprimitives.c, built with mingw-w64 beside it.
@@ -291,11 +292,12 @@ async function runMocha(wine, bundles) {
   const started = Date.now();
   const r = await runNodeExe(wine, [
     // --exit: under Wine a handle some spec leaves (a child's pipe) would keep node.exe alive until the timeout.
+    // test/windows/launcher.test.ts runs Claude Code's claude.exe, named here.
     toWinPath(mochaBin), '--no-config', '--timeout', '30000', '--exit',
     '--reporter', 'json', '--reporter-option', `output=${toWinPath(resultFile)}`,
     '--grep', NOT_UNDER_WINE.map(([title]) => title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), '--invert',
     ...bundles.map(toWinPath),
-  ], { timeoutMs: MOCHA_TIMEOUT_MS });
+  ], { timeoutMs: MOCHA_TIMEOUT_MS, env: { TRANSCRIPT_LAG_CLAUDE_EXE: toWinPath(claudeExe) } });
   if (!fs.existsSync(resultFile)) {
     log(`mocha under node.exe wrote no result (exit ${r.code}):\n${r.stdout.slice(-3000)}\n${r.stderr.slice(-3000)}`);
     return { passed: 0, failed: 1, failures: [{ fullTitle: 'mocha run', err: { message: `exit ${r.code}` } }] };

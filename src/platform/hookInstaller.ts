@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { channelDirOf, installedHookPathOf } from '../core/channel/paths';
-import { buildHookExec, buildShellForm, hookLauncherText, hookTimeoutSeconds, shellFormOf, supportsExecForm, type HookCommandSpec } from '../core/settings/hookCommand';
+import { buildHookExec, buildShellForm, cmdExeOf, hookLauncherText, hookTimeoutSeconds, launcherExec, shellFormOf, supportsExecForm, type HookCommandSpec } from '../core/settings/hookCommand';
 import { HOOK_LAUNCHER_FILE_NAME } from '../core/channel/constants';
 import { nodeOnPathIs } from './nodeOnPath';
 import { claudeCodeVersion } from './claudeCodeVersion';
@@ -114,10 +114,11 @@ export async function installHook(opts: InstallHookOptions): Promise<InstallHook
     shells: platform === 'win32' ? 'windows' : 'posix',
   };
   const version = opts.form === 'auto' ? await claudeCodeVersion(env) : undefined;
-  const exec = opts.form === 'exec' || (opts.form === 'auto' && supportsExecForm(version)) ? buildHookExec(spec) : undefined;
-  // Windows with a runtime that needs an environment: the entry names a launcher that sets it (a shell
-  // form there can carry none, an exec form has no field for it).
-  const launcherPath = !exec && spec.shells === 'windows' && Object.keys(opts.nodeEnv ?? {}).length > 0 ? path.join(path.dirname(hookPath), HOOK_LAUNCHER_FILE_NAME) : undefined;
+  const wantsExec = opts.form === 'exec' || (opts.form === 'auto' && supportsExecForm(version));
+  // Windows with a runtime that needs an environment: a launcher beside the hook sets it (a shell form
+  // there can carry none, an exec form has no field for it); cmd.exe runs it in exec form.
+  const launcherPath = spec.shells === 'windows' && Object.keys(opts.nodeEnv ?? {}).length > 0 ? path.join(path.dirname(hookPath), HOOK_LAUNCHER_FILE_NAME) : undefined;
+  const exec = !wantsExec ? undefined : launcherPath ? launcherExec(launcherPath, cmdExeOf(env)) : buildHookExec(spec);
   const nodeOnPath = spec.shells === 'windows' && !exec && !launcherPath && (await nodeOnPathIs(opts.nodePath, env.PATH ?? env.Path, platform));
   const shellForm = exec ? undefined : launcherPath ? shellFormOf({ nodePath: launcherPath, shells: 'windows' }, []) : buildShellForm({ ...spec, nodeOnPath });
   const command = exec ? [exec.command, ...exec.args].join(' ') : shellForm!.command;

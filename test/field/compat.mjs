@@ -235,7 +235,7 @@ const OS_SECTION = [
   '|---|---|---|---|',
   '| `install-hook` asks `claude --version` and writes the exec form; the real Claude Code runs it with no shell: `pre` and `post` once | entry spawned with no shell (unit); the field suite writes the shell form | yes (claude.exe, end to end; the shell form, the control, reports nothing) | not run |',
   '| `install-hook` shell form | yes (field) | one line for Git Bash and PowerShell: run by bash and parsed by a PowerShell grammar on Linux; not run in either shell | not run |',
-  '| launcher for a runtime that needs an environment (VS Code\'s Electron) | exec form through env(1) (unit) | `transcript-lag-hook.cmd` under Wine\'s cmd.exe: environment and arguments intact | exec form through env(1), not run |',
+  '| launcher for a runtime that needs an environment (VS Code\'s Electron) | exec form through env(1) (unit) | `transcript-lag-hook.cmd` under Wine\'s cmd.exe: environment and arguments intact; its exec form (cmd.exe /d /c) run by claude.exe | exec form through env(1), not run |',
   '| plugin mod in process (2.1.287+) | yes (field) | yes (claude.exe `--plugin-dir`: each call once, held message removed) | not run |',
   '| `watch` follows a live session of the workspace (drive-letter case folded) | yes (field) | yes (end to end) | not run |',
   '| `statusline` (held call from a backslash `transcript_path`) | yes (field) | yes (end to end) | not run |',

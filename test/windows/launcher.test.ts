@@ -1,8 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { channelEventSchema } from '../../src/core/channel/schema';
 import { installHook } from '../../src/platform/hookInstaller';
 
@@ -60,5 +61,60 @@ describe('Windows launcher under cmd.exe (a runtime that needs an environment, a
     const r = await installHook({ claudeDir, hookSourcePath: path.join(repoRoot, 'dist', 'hook.js'), nodePath: path.join(path.dirname(claudeDir), 'gone', 'Code.exe'), nodeEnv: { ELECTRON_RUN_AS_NODE: '1' }, probe: false, form: 'shell' });
     const run = runAsShellsRunACmd(r.launcherPath!, '{}');
     assert.equal(run.status, 0, String(run.stderr));
+  });
+
+  const preOf = (channelDir: string, session: string): [string, string | undefined][] =>
+    fs.readFileSync(path.join(channelDir, `${session}.jsonl`), 'utf8').trim().split('\n').map((l) => channelEventSchema.parse(JSON.parse(l))).map((e): [string, string | undefined] => [e.event, 'tool_use_id' in e ? e.tool_use_id : undefined]);
+
+  it('in exec form cmd.exe runs it, spawned with no shell as Claude Code spawns command and args, from a claude dir with a space', async () => {
+    const claudeDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tl John Smith ')), '.claude');
+    const r = await installHook({ claudeDir, hookSourcePath: path.join(repoRoot, 'dist', 'hook.js'), nodePath: process.execPath, nodeEnv: { ELECTRON_RUN_AS_NODE: '1' }, probe: false, form: 'exec' });
+    assert.equal(r.execForm, true);
+    const settings = JSON.parse(fs.readFileSync(r.settingsPath, 'utf8')) as { hooks: Record<string, { hooks: { command: string; args: string[] }[] }[]> };
+    const entry = settings.hooks.PreToolUse[0].hooks[0];
+    assert.deepEqual(entry.args, ['/d', '/c', r.launcherPath]);
+    const input = JSON.stringify({ session_id: 'launcher-exec', transcript_path: path.join(claudeDir, 'projects', 'x', 'launcher-exec.jsonl'), cwd: os.tmpdir(), hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: {}, tool_use_id: 'toolu_launcher_exec' });
+    const run = spawnSync(entry.command, entry.args, { input, shell: false, timeout: 60_000, windowsHide: true });
+    assert.equal(run.status, 0, String(run.stderr));
+    assert.equal(String(run.stdout), '');
+    assert.deepEqual(preOf(r.channelDir, 'launcher-exec'), [['pre', 'toolu_launcher_exec']]);
+  });
+
+  it('the real claude.exe runs that exec entry: a Read call reported once, pre and post', async function () {
+    const claudeExe = process.env.TRANSCRIPT_LAG_CLAUDE_EXE;
+    assert.ok(claudeExe && fs.existsSync(claudeExe), 'the Windows lane names claude.exe in TRANSCRIPT_LAG_CLAUDE_EXE');
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tl John Smith '));
+    const claudeDir = path.join(root, '.claude');
+    const work = path.join(root, 'work');
+    fs.mkdirSync(work, { recursive: true });
+    fs.writeFileSync(path.join(work, 'notes.txt'), 'field test file\n');
+    const r = await installHook({ claudeDir, hookSourcePath: path.join(repoRoot, 'dist', 'hook.js'), nodePath: process.execPath, nodeEnv: { ELECTRON_RUN_AS_NODE: '1' }, probe: false, form: 'exec' });
+    assert.equal(r.execForm, true);
+    fs.writeFileSync(path.join(claudeDir, '.claude.json'), JSON.stringify({ hasCompletedOnboarding: true }));
+    const { startStandInApi } = (await import(pathToFileURL(path.join(repoRoot, 'test', 'field', 'standInApi.mjs')).href)) as { startStandInApi(o: object): Promise<{ url: string; close(): Promise<void> }> };
+    const id = 'toolu_launcher_claude';
+    const api = await startStandInApi({ script: [[{ name: 'Read', id, input: { file_path: path.join(work, 'notes.txt') } }]], logFile: path.join(root, 'api.log') });
+    // Not spawnSync: the stand-in answers from this very process, so its event loop must run meanwhile.
+    const out = fs.openSync(path.join(root, 'claude.out'), 'w');
+    try {
+      const child = spawn(claudeExe!, ['-p', 'Read notes.txt', '--permission-mode', 'acceptEdits'], {
+        cwd: work,
+        timeout: 100_000,
+        windowsHide: true,
+        stdio: ['ignore', out, out],
+        env: {
+          ...process.env, CLAUDE_CONFIG_DIR: claudeDir, ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: 'sk-ant-api03-field-test-0000000000000000000000000000000000',
+          NO_PROXY: '127.0.0.1,localhost', DISABLE_TELEMETRY: '1', DISABLE_ERROR_REPORTING: '1', DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+        },
+      });
+      const status = await new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      assert.equal(status, 0, fs.readFileSync(path.join(root, 'claude.out'), 'utf8').slice(-1500));
+    } finally {
+      fs.closeSync(out);
+      await api.close();
+    }
+    const events: [string, string | undefined][] = [];
+    for (const name of fs.readdirSync(r.channelDir).filter((n) => n.endsWith('.jsonl'))) events.push(...preOf(r.channelDir, name.slice(0, -'.jsonl'.length)));
+    assert.deepEqual(events.filter(([, t]) => t === id).map(([e]) => e).sort(), ['post', 'pre']);
   });
 });

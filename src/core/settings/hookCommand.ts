@@ -183,6 +183,24 @@ export function buildHookExec(spec: HookCommandSpec): HookExec | undefined {
 }
 
 /**
+ * The exec form of the Windows launcher: cmd.exe runs the `.cmd` (`cmd.exe /d /c <launcher>`), so even
+ * a runtime that needs an environment runs with no Git Bash or PowerShell. Claude Code quotes an argument
+ * with a space, and cmd keeps such quotes when they are the line's only two and the path holds none of
+ * `&<>()@^|`; `%` and `!` cmd would expand. Undefined for such a path: the shell form names it instead.
+ */
+export function launcherExec(launcherPath: string, cmdExe: string): HookExec | undefined {
+  if (/[&<>()@^|%!"]/.test(launcherPath)) return undefined;
+  return { command: cmdExe, args: ['/d', '/c', launcherPath] };
+}
+
+/** cmd.exe's absolute path from a Windows environment: %ComSpec% when it names cmd.exe, else under %SystemRoot%. */
+export function cmdExeOf(env: Readonly<Record<string, string | undefined>>): string {
+  const comSpec = env.ComSpec ?? env.COMSPEC;
+  if (comSpec && /^[A-Za-z]:\\.*\\cmd\.exe$/i.test(comSpec)) return comSpec;
+  return `${env.SystemRoot ?? env.SYSTEMROOT ?? 'C:\\Windows'}\\System32\\cmd.exe`;
+}
+
+/**
  * The launcher that gives a runtime its environment on Windows, where a shell form can carry none
  * (PowerShell has no `NAME=value cmd`) and the exec form has no field for one: a batch file
  * (HOOK_LAUNCHER_FILE_NAME, beside the hook) that sets the variables and runs the whole hook command.

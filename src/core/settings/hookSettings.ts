@@ -149,6 +149,11 @@ function isOurHookLauncher(command: unknown): boolean {
 export function isOurHookExec(command: unknown, args: unknown): boolean {
   if (typeof command !== 'string' || !Array.isArray(args) || !args.every((a) => typeof a === 'string')) return false;
   let words = args as string[];
+  // The Windows launcher run by cmd.exe (launcherExec): `cmd.exe /d /c <absolute …\transcript-lag-hook.cmd>`.
+  if (/(^|[/\\])cmd\.exe$/i.test(command) && isAbsoluteAnywhere(command)) {
+    const [d, c, launcher, ...more] = words;
+    return d === '/d' && c === '/c' && more.length === 0 && launcher !== undefined && isAbsoluteAnywhere(launcher) && launcher.split(/[/\\]/).pop() === HOOK_LAUNCHER_FILE_NAME;
+  }
   // A runtime given its environment by env(1): `/usr/bin/env NAME=value… <runtime> <hook> …` (buildHookExec).
   if (command === POSIX_ENV_PROGRAM) {
     const assignments = words.findIndex((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));

@@ -108,6 +108,10 @@ describe('install-hook / uninstall-hook', function () {
     assert.ok(launcher.includes(`"${nodeExe}" "${electron.hookPath}" "--channel-dir" "${electron.channelDir}"`), launcher);
     const settings = read(path.join(claudeDir, 'settings.json'));
     assert.deepEqual(settings.hooks!.PreToolUse.map((g) => g.hooks.map((h) => h.command)), [[electron.launcherPath]]);
+    // Where Claude Code has the exec form, cmd.exe runs the launcher: no Git Bash or PowerShell needed.
+    const viaCmd = await installHook({ ...win, nodePath: nodeExe, nodeEnv: { ELECTRON_RUN_AS_NODE: '1' }, form: 'exec', env: { PATH: '', ComSpec: 'C:\\Windows\\system32\\cmd.exe' } });
+    assert.equal(viaCmd.execForm, true);
+    assert.deepEqual(read(path.join(claudeDir, 'settings.json')).hooks!.PreToolUse.map((g) => g.hooks.map((h) => [h.command, (h as { args?: string[] }).args])), [[['C:\\Windows\\system32\\cmd.exe', ['/d', '/c', viaCmd.launcherPath]]]]);
     const removed = await uninstallHook({ claudeDir });
     assert.equal(removed.changed, true);
     assert.equal(read(path.join(claudeDir, 'settings.json')).hooks?.PreToolUse, undefined);

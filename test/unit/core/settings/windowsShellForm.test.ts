@@ -5,7 +5,9 @@ import { Language, Parser, type Node as SyntaxNode } from 'web-tree-sitter';
 import {
   buildHookExec,
   buildShellForm,
+  cmdExeOf,
   hookLauncherText,
+  launcherExec,
   POSIX_ENV_PROGRAM,
   windowsShellQuote,
   type HookCommandSpec,
@@ -193,5 +195,26 @@ describe('Windows launcher (a runtime that needs an environment)', () => {
     assert.deepEqual(lines.slice(-2), ['exit /b 0', '']);
     assert.throws(() => hookLauncherText({ ...electron, channelDir: 'C:\\a"b' }), RangeError);
     assert.throws(() => hookLauncherText({ ...electron, nodeEnv: { 'A B': '1' } }), RangeError);
+  });
+
+  it('runs in exec form through cmd.exe where cmd keeps the quoted path as it is; not for a path with & ( ) % and the like', () => {
+    const launcher = 'C:\\Users\\John Smith\\.claude\\transcript-lag\\bin\\transcript-lag-hook.cmd';
+    const cmd = cmdExeOf({ ComSpec: 'C:\\WINDOWS\\system32\\cmd.exe' });
+    assert.deepEqual(launcherExec(launcher, cmd), { command: 'C:\\WINDOWS\\system32\\cmd.exe', args: ['/d', '/c', launcher] });
+    assert.ok(isOurHookExec(cmd, ['/d', '/c', launcher]));
+    for (const bad of ['C:\\Users\\A&B', 'C:\\Users\\Ann (Work)', 'C:\\Users\\100%', 'C:\\Users\\a!b', 'C:\\Users\\a^b']) {
+      assert.equal(launcherExec(`${bad}\\.claude\\transcript-lag\\bin\\transcript-lag-hook.cmd`, cmd), undefined, bad);
+    }
+    // %ComSpec% only when it names cmd.exe; else under %SystemRoot%.
+    assert.equal(cmdExeOf({ ComSpec: 'C:\\tools\\tcc.exe', SystemRoot: 'D:\\Win' }), 'D:\\Win\\System32\\cmd.exe');
+    assert.equal(cmdExeOf({}), 'C:\\Windows\\System32\\cmd.exe');
+    // Ours is exactly that: cmd.exe, /d /c, our launcher by an absolute path, nothing else.
+    for (const [command, args] of [
+      [cmd, ['/d', '/c', launcher, '--x']],
+      [cmd, ['/c', launcher]],
+      [cmd, ['/d', '/c', 'transcript-lag-hook.cmd']],
+      [cmd, ['/d', '/c', 'C:\\x\\mine.cmd']],
+      ['cmd.exe', ['/d', '/c', launcher]],
+    ] as const) assert.equal(isOurHookExec(command, args), false, `${command} ${args.join(' ')}`);
   });
 });

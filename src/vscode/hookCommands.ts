@@ -18,6 +18,8 @@ export interface HookInstallOutcome {
   changed: boolean;
   /** The command line written into settings.json. */
   command?: string;
+  /** Windows: the entry runs in Git Bash but not in PowerShell (InstallHookResult.gitBashOnly). */
+  gitBashOnly?: boolean;
 }
 
 export interface HookInstallerPort {
@@ -55,9 +57,12 @@ export async function installHookCommand(deps: HookCommandDeps, probe: boolean):
     const what = outcome.changed ? 'installed' : 'already installed';
     const note = runtime.source === 'editor' ? ' (no `node` on PATH: it runs with this editor\'s runtime)' : '';
     const open = 'Open settings.json';
-    void vscode.window
-      .showInformationMessage(`Transcript Lag hook ${what}${probe ? ' in probe mode' : ''}${note}. It applies to new Claude Code tool calls.`, open)
-      .then((pick) => (pick === open ? showSettings(outcome.settingsPath) : undefined));
+    const message = `Transcript Lag hook ${what}${probe ? ' in probe mode' : ''}${note}. It applies to new Claude Code tool calls.`;
+    // Said, not hidden in the log: where Claude Code uses PowerShell (no Git Bash), this entry does not run.
+    const shown = outcome.gitBashOnly
+      ? vscode.window.showWarningMessage(`${message} It runs in Git Bash but not in PowerShell: its runtime's path has a space and no \`node\` on PATH is it. Claude Code 2.1.139+ on PATH gets an entry that needs no shell.`, open)
+      : vscode.window.showInformationMessage(message, open);
+    void shown.then((pick) => (pick === open ? showSettings(outcome.settingsPath) : undefined));
     return outcome;
   } catch (err) {
     // The installer refuses an invalid settings.json and leaves it untouched: say so plainly.

@@ -19,7 +19,7 @@ export function hookInstallerPort(load: () => typeof EngineModule): HookInstalle
         // Exec form (no shell) where the claude on PATH has it; shell form otherwise.
         form: 'auto',
       });
-      return { settingsPath: r.settingsPath, changed: r.changed, command: r.command };
+      return { settingsPath: r.settingsPath, changed: r.changed, command: r.command, gitBashOnly: r.gitBashOnly };
     },
     async uninstall(claudeDir) {
       const r = await load().uninstallHook({ claudeDir });

@@ -62,6 +62,7 @@ export const WINDOWS_SPECS = [
  * every run (none is skipped silently). They are left out with mocha's --grep --invert.
  */
 export const NOT_UNDER_WINE = [
+  ['install-hook / uninstall-hook exec form through env(1)', 'spawns /usr/bin/env, a POSIX program (the Linux and macOS form)'],
   ['bash runs it with exactly our arguments', 'runs the Windows shell form in bash, which Wine does not have (Git Bash); PowerShell\'s side, the grammar, runs here'],
   ['Claude Code plugin (plugin/, .claude-plugin/marketplace.json)', 'runs plugin/bin/transcript-lag-hook.sh with sh, as Claude Code does on POSIX; Wine has no sh (Git Bash)'],
   ['plugin/bin/transcript-lag-hook.sh under dash', 'a POSIX sh script run by dash; Wine has no sh'],

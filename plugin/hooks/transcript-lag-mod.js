@@ -118,6 +118,11 @@ function callsOfLine(line) {
   return out;
 }
 
+// src/core/settings/hookCommand.ts
+function cmdTakesAsIs(p) {
+  return !/[&<>()@^|%!"\r\n]/.test(p);
+}
+
 // src/mod/register.ts
 var held = /* @__PURE__ */ new Map();
 var lags = /* @__PURE__ */ new Map();
@@ -278,7 +283,7 @@ function dropHeldMessageNow($, call) {
   if (file === void 0) return Promise.resolve();
   call.heldFile = void 0;
   const windows = file.includes("\\");
-  const remove = !windows ? ["rm", "-f", file] : file.includes("%") ? void 0 : ["cmd.exe", "/d", "/c", "del", "/f", "/q", file];
+  const remove = !windows ? ["rm", "-f", file] : cmdTakesAsIs(file) ? ["cmd.exe", "/d", "/c", "del", "/f", "/q", file] : void 0;
   const removed = remove === void 0 ? Promise.resolve() : $.process.run(remove, { timeoutMs: 1e3 }).then(() => void 0, () => void 0);
   return removed.then(() => $.fs.exists(file)).then((left) => left ? $.fs.write(file, "") : void 0).catch(() => $.fs.write(file, "").catch(() => void 0));
 }

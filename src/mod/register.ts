@@ -39,6 +39,7 @@ import {
   type HeldMessage,
 } from '../core/modContract';
 import { callsOfLine } from '../core/recordLine';
+import { cmdTakesAsIs } from '../core/settings/hookCommand';
 import type { ModApi, On, RenderEvent, ToolCallEvent, AppendEvent } from './api';
 
 interface SessionPlace {
@@ -273,16 +274,17 @@ async function storeHeldMessage($: ModApi, call: HeldCall): Promise<void> {
 }
 
 /**
- * Removes a held message: `rm`, or on Windows (a path with backslashes) cmd's `del`, whose argument
- * cmd would expand `%NAME%` in, so a path with `%` is only emptied. Whatever is still there after is
- * emptied: the text is what must not stay.
+ * Removes a held message: `rm`, or on Windows (a path with backslashes) cmd's `del`, for a path cmd
+ * takes as it is (cmdTakesAsIs; another is only emptied). Whatever is still there after is emptied:
+ * the text is what must not stay.
  */
 function dropHeldMessageNow($: ModApi, call: HeldCall): Promise<void> {
   const file = call.heldFile;
   if (file === undefined) return Promise.resolve();
   call.heldFile = undefined;
   const windows = file.includes('\\');
-  const remove = !windows ? ['rm', '-f', file] : file.includes('%') ? undefined : ['cmd.exe', '/d', '/c', 'del', '/f', '/q', file];
+  // Not through cmd a path it would not take as it is: `&` would split the command, `%` expand.
+  const remove = !windows ? ['rm', '-f', file] : cmdTakesAsIs(file) ? ['cmd.exe', '/d', '/c', 'del', '/f', '/q', file] : undefined;
   const removed = remove === undefined ? Promise.resolve() : $.process.run(remove, { timeoutMs: 1000 }).then(() => undefined, () => undefined);
   return removed
     .then(() => $.fs.exists(file))

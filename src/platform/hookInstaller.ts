@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { channelDirOf, installedHookPathOf } from '../core/channel/paths';
-import { buildHookExec, buildShellForm, cmdExeOf, hookLauncherText, hookTimeoutSeconds, launcherExec, shellFormOf, supportsExecForm, type HookCommandSpec } from '../core/settings/hookCommand';
+import { buildHookExec, buildShellForm, cmdExeOf, cmdTakesAsIs, hookLauncherText, hookTimeoutSeconds, launcherExec, launcherRefusal, shellFormOf, supportsExecForm, type HookCommandSpec } from '../core/settings/hookCommand';
 import { HOOK_LAUNCHER_FILE_NAME } from '../core/channel/constants';
 import { nodeOnPathIs } from './nodeOnPath';
 import { claudeCodeVersion } from './claudeCodeVersion';
@@ -118,6 +118,8 @@ export async function installHook(opts: InstallHookOptions): Promise<InstallHook
   // Windows with a runtime that needs an environment: a launcher beside the hook sets it (a shell form
   // there can carry none, an exec form has no field for it); cmd.exe runs it in exec form.
   const launcherPath = spec.shells === 'windows' && Object.keys(opts.nodeEnv ?? {}).length > 0 ? path.join(path.dirname(hookPath), HOOK_LAUNCHER_FILE_NAME) : undefined;
+  if (launcherPath !== undefined && !cmdTakesAsIs(launcherPath)) throw new Error(launcherRefusal(launcherPath));
+  const launcherText = launcherPath !== undefined ? hookLauncherText(spec, env) : undefined;
   const exec = !wantsExec ? undefined : launcherPath ? launcherExec(launcherPath, cmdExeOf(env)) : buildHookExec(spec);
   const nodeOnPath = spec.shells === 'windows' && !exec && !launcherPath && (await nodeOnPathIs(opts.nodePath, env.PATH ?? env.Path, platform));
   const shellForm = exec ? undefined : launcherPath ? shellFormOf({ nodePath: launcherPath, shells: 'windows' }, []) : buildShellForm({ ...spec, nodeOnPath });
@@ -131,7 +133,7 @@ export async function installHook(opts: InstallHookOptions): Promise<InstallHook
       await fsp.mkdir(path.dirname(hookPath), { recursive: true, mode: 0o700 });
       await fsp.chmod(channelDir, 0o700);
       await copyAtomically(opts.hookSourcePath, hookPath);
-      if (launcherPath) await writeAtomically(launcherPath, hookLauncherText(spec));
+      if (launcherPath !== undefined && launcherText !== undefined) await writeAtomically(launcherPath, launcherText);
     },
   });
   return { ...update, settingsPath, hookPath, channelDir, command, timeoutSec, execForm: exec !== undefined, gitBashOnly: shellForm?.gitBashOnly, launcherPath, claudeCodeVersion: version };

@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { channelEventSchema } from '../../src/core/channel/schema';
+import { shellQuote } from '../../src/core/settings/hookCommand';
 import { installHook } from '../../src/platform/hookInstaller';
 
 // The Windows launcher (transcript-lag-hook.cmd), run by a real cmd.exe: the Windows lane only
@@ -14,8 +15,8 @@ import { installHook } from '../../src/platform/hookInstaller';
 
 const repoRoot = path.resolve(__dirname, '../..');
 
-function runAsShellsRunACmd(file: string, input: string) {
-  return spawnSync(process.env.ComSpec ?? 'cmd.exe', ['/d', '/s', '/c', `""${file}""`], { input, windowsVerbatimArguments: true, timeout: 60_000, windowsHide: true });
+function runAsShellsRunACmd(file: string, input: string, env: NodeJS.ProcessEnv = process.env) {
+  return spawnSync(process.env.ComSpec ?? 'cmd.exe', ['/d', '/s', '/c', `""${file}""`], { input, env, windowsVerbatimArguments: true, timeout: 60_000, windowsHide: true });
 }
 
 describe('Windows launcher under cmd.exe (a runtime that needs an environment, as VS Code\'s Electron)', function () {
@@ -24,22 +25,30 @@ describe('Windows launcher under cmd.exe (a runtime that needs an environment, a
     assert.equal(process.platform, 'win32', 'the Windows lane runs this spec under node.exe');
   });
 
-  // A claude dir whose path has a space, `&` (a command separator to cmd outside quotes) and `%` (expanded even inside).
-  const tempClaudeDir = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tl A&B 100% ')), '.claude');
+  // A claude dir whose path has a space, `'` and a letter outside ASCII (cmd reads a batch file in the console's code page).
+  const tempClaudeDir = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), "tl José O'Brien ")), '.claude');
 
-  it('gives the runtime its environment and every argument intact', async () => {
+  it('gives the runtime its environment and every argument intact, the runtime at a non-ASCII path named through %LOCALAPPDATA%', async () => {
     const claudeDir = tempClaudeDir();
+    // A runtime where VS Code's is: under the user's (here non-ASCII) LOCALAPPDATA.
+    const localAppData = path.join(path.dirname(claudeDir), 'AppData', 'Local');
+    const runtime = path.join(localAppData, 'Programs', 'Runtime', 'node.exe');
+    fs.mkdirSync(path.dirname(runtime), { recursive: true });
+    fs.copyFileSync(process.execPath, runtime);
+    const env = { ...process.env, LOCALAPPDATA: localAppData };
     // The "hook" here records what it was given, so the test sees exactly what cmd passed on.
     const recorder = path.join(path.dirname(claudeDir), 'record-argv.js');
     const recorded = path.join(path.dirname(claudeDir), 'recorded.json');
     fs.writeFileSync(recorder, `require('fs').writeFileSync(${JSON.stringify(recorded)}, JSON.stringify({ env: process.env.ELECTRON_RUN_AS_NODE, argv: process.argv.slice(2) }));\n`);
-    const r = await installHook({ claudeDir, hookSourcePath: recorder, nodePath: process.execPath, nodeEnv: { ELECTRON_RUN_AS_NODE: '1' }, probe: true, polls: 3, pollMs: 100, form: 'exec' });
+    const r = await installHook({ claudeDir, hookSourcePath: recorder, nodePath: runtime, nodeEnv: { ELECTRON_RUN_AS_NODE: '1' }, probe: true, polls: 3, pollMs: 100, form: 'shell', env });
     assert.ok(r.launcherPath, 'a launcher was written');
-    assert.equal(r.execForm, false);
-    const run = runAsShellsRunACmd(r.launcherPath, '{}');
+    assert.ok(fs.readFileSync(r.launcherPath, 'utf8').includes('"%LOCALAPPDATA%\\Programs\\Runtime\\node.exe"'));
+    const run = runAsShellsRunACmd(r.launcherPath, '{}', env);
     assert.equal(run.status, 0, String(run.stderr));
     const seen = JSON.parse(fs.readFileSync(recorded, 'utf8')) as { env?: string; argv: string[] };
-    assert.deepEqual(seen, { env: '1', argv: ['--channel-dir', r.channelDir, '--probe', '--polls', '3', '--poll-ms', '100', '--timeout-ms', String(r.timeoutSec * 1000)] });
+    // The channel folder comes as `<bin>\..` (named from the launcher's own place): the same folder.
+    assert.equal(path.resolve(seen.argv[1]!), r.channelDir);
+    assert.deepEqual({ ...seen, argv: seen.argv.map((a, i) => (i === 1 ? r.channelDir : a)) }, { env: '1', argv: ['--channel-dir', r.channelDir, '--probe', '--polls', '3', '--poll-ms', '100', '--timeout-ms', String(r.timeoutSec * 1000)] });
   });
 
   it('the installed hook reports a PreToolUse through it, and prints nothing', async () => {
@@ -47,7 +56,7 @@ describe('Windows launcher under cmd.exe (a runtime that needs an environment, a
     const r = await installHook({ claudeDir, hookSourcePath: path.join(repoRoot, 'dist', 'hook.js'), nodePath: process.execPath, nodeEnv: { ELECTRON_RUN_AS_NODE: '1' }, probe: false, form: 'shell' });
     const settings = JSON.parse(fs.readFileSync(r.settingsPath, 'utf8')) as { hooks: Record<string, { hooks: { command: string }[] }[]> };
     // The entry names the launcher alone, forward slashes, quoted only if it must be.
-    assert.equal(settings.hooks.PreToolUse[0].hooks[0].command.replace(/^'|'$/g, ''), r.launcherPath!.replace(/\\/g, '/'));
+    assert.equal(settings.hooks.PreToolUse[0].hooks[0].command, shellQuote(r.launcherPath!.replace(/\\/g, '/')));
     const input = JSON.stringify({ session_id: 'launcher-1', transcript_path: path.join(claudeDir, 'projects', 'x', 'launcher-1.jsonl'), cwd: os.tmpdir(), hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: {}, tool_use_id: 'toolu_launcher_1' });
     const run = runAsShellsRunACmd(r.launcherPath!, input);
     assert.equal(run.status, 0, String(run.stderr));
@@ -56,9 +65,15 @@ describe('Windows launcher under cmd.exe (a runtime that needs an environment, a
     assert.deepEqual(lines.map((e) => [e.event, 'tool_use_id' in e ? e.tool_use_id : undefined]), [['pre', 'toolu_launcher_1']]);
   });
 
+  it('refuses a claude dir cmd cannot run a launcher from (`&`), saying how to do without one', async () => {
+    const claudeDir = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tl R&D ')), '.claude');
+    await assert.rejects(installHook({ claudeDir, hookSourcePath: path.join(repoRoot, 'dist', 'hook.js'), nodePath: process.execPath, nodeEnv: { ELECTRON_RUN_AS_NODE: '1' }, probe: false, form: 'shell' }), /put Node on PATH/);
+    assert.equal(fs.existsSync(path.join(claudeDir, 'settings.json')), false);
+  });
+
   it('exits 0 when the runtime is gone: a launcher must never block a tool call (exit 2 would)', async () => {
     const claudeDir = tempClaudeDir();
-    const r = await installHook({ claudeDir, hookSourcePath: path.join(repoRoot, 'dist', 'hook.js'), nodePath: path.join(path.dirname(claudeDir), 'gone', 'Code.exe'), nodeEnv: { ELECTRON_RUN_AS_NODE: '1' }, probe: false, form: 'shell' });
+    const r = await installHook({ claudeDir, hookSourcePath: path.join(repoRoot, 'dist', 'hook.js'), nodePath: path.join(os.tmpdir(), 'gone-runtime', 'Code.exe'), nodeEnv: { ELECTRON_RUN_AS_NODE: '1' }, probe: false, form: 'shell' });
     const run = runAsShellsRunACmd(r.launcherPath!, '{}');
     assert.equal(run.status, 0, String(run.stderr));
   });

@@ -79,9 +79,10 @@ function hookArgs(spec: HookCommandSpec): string[] {
 /**
  * A word Git Bash and PowerShell both take bare, as it is: no quotes, no expansion (`$`, `~` first,
  * globs), no operators (`;&|()<>{}@,'"` and the backtick), no space. Bare is the only way PowerShell
- * runs a path as a command without `&`, which bash cannot parse.
+ * runs a path as a command without `&`, which bash cannot parse. Only a Windows path (`C:/…`, UNC
+ * `//server/…`) is written so; uninstall knows ours by the same rule (hookSettings.ts).
  */
-const BARE_IN_EVERY_SHELL = /^[A-Za-z0-9_.:/][A-Za-z0-9_.:/-]*$/;
+export const BARE_IN_EVERY_SHELL = /^(?:[A-Za-z]:\/|\/\/)[A-Za-z0-9_.:/-]*$/;
 
 /** A Windows path with forward slashes: both shells keep them, Windows takes them, and Git Bash does not eat them as escapes. */
 function forwardSlashes(p: string): string {
@@ -91,13 +92,15 @@ function forwardSlashes(p: string): string {
 /**
  * One argument quoted for Git Bash and PowerShell alike: single quotes are literal in both. A value
  * holding `'` (C:\Users\O'Brien) is double-quoted instead, which both also keep literal as long as it
- * holds no `$`, backtick or `"`; anything else has no spelling both read alike.
+ * holds no `$`, backtick or `"`; anything else has no spelling both read alike. PowerShell also takes
+ * the curly quotes for quotes (U+2018–U+201B for `'`, U+201C–U+201E for `"`; bash does not), so
+ * `C:\Users\Bob’s PC` is double-quoted too.
  */
 export function windowsShellQuote(word: string): string {
   const value = forwardSlashes(word);
-  if (!value.includes("'")) return `'${value}'`;
-  if (!/["$`]/.test(value)) return `"${value}"`;
-  throw new RangeError(`no quoting reads alike in Git Bash and PowerShell for ${JSON.stringify(word)}: it holds both ' and one of " $ \``);
+  if (!/['\u2018-\u201b]/.test(value)) return `'${value}'`;
+  if (!/["$`\u201c-\u201e]/.test(value)) return `"${value}"`;
+  throw new RangeError(`no quoting reads alike in Git Bash and PowerShell for ${JSON.stringify(word)}: it holds both ' and one of " $ \` (or their curly forms)`);
 }
 
 /** A shell form and the shells it runs in. */
@@ -177,20 +180,31 @@ export const POSIX_ENV_PROGRAM = '/usr/bin/env';
 export function buildHookExec(spec: HookCommandSpec): HookExec | undefined {
   const env = Object.entries(spec.nodeEnv ?? {});
   if (env.length === 0) return { command: spec.nodePath, args: hookArgs(spec) };
-  if (spec.shells === 'windows') return undefined;
+  // env(1) takes any word with `=` for one more assignment: such a runtime path gets the shell form.
+  if (spec.shells === 'windows' || spec.nodePath.includes('=')) return undefined;
   for (const [name] of env) if (!ENV_NAME.test(name)) throw new RangeError(`not an environment variable name: ${JSON.stringify(name)}`);
   return { command: POSIX_ENV_PROGRAM, args: [...env.map(([name, value]) => `${name}=${value}`), spec.nodePath, ...hookArgs(spec)] };
 }
 
 /**
- * The exec form of the Windows launcher: cmd.exe runs the `.cmd` (`cmd.exe /d /c <launcher>`), so even
- * a runtime that needs an environment runs with no Git Bash or PowerShell. Claude Code quotes an argument
- * with a space, and cmd keeps such quotes when they are the line's only two and the path holds none of
- * `&<>()@^|`; `%` and `!` cmd would expand. Undefined for such a path: the shell form names it instead.
+ * Whether cmd.exe runs a quoted path as it is. Git Bash and PowerShell run a `.cmd` as
+ * `cmd /c "<path>"`, and the exec form as `cmd.exe /d /c <path>` (Claude Code quoting it for a space):
+ * cmd keeps the quotes only while the path holds none of `&<>()@^|`, and expands `%` and `!` even
+ * inside them. The one rule for every path we give cmd (the launcher, the mod's `del`).
  */
-export function launcherExec(launcherPath: string, cmdExe: string): HookExec | undefined {
-  if (/[&<>()@^|%!"]/.test(launcherPath)) return undefined;
+export function cmdTakesAsIs(p: string): boolean {
+  return !/[&<>()@^|%!"\r\n]/.test(p);
+}
+
+/** The exec form of the Windows launcher: cmd.exe runs the `.cmd` (`cmd.exe /d /c <launcher>`), so even a runtime that needs an environment runs with no Git Bash or PowerShell. */
+export function launcherExec(launcherPath: string, cmdExe: string): HookExec {
+  if (!cmdTakesAsIs(launcherPath)) throw new RangeError(launcherRefusal(launcherPath));
   return { command: cmdExe, args: ['/d', '/c', launcherPath] };
+}
+
+/** Why a launcher cannot be run from `launcherPath`, and the way out. */
+export function launcherRefusal(launcherPath: string): string {
+  return `cmd.exe cannot run a launcher from ${JSON.stringify(launcherPath)} (it holds one of & < > ( ) @ ^ | % !): put Node on PATH, and the hook needs no launcher`;
 }
 
 /** cmd.exe's absolute path from a Windows environment: %ComSpec% when it names cmd.exe, else under %SystemRoot%. */
@@ -200,28 +214,53 @@ export function cmdExeOf(env: Readonly<Record<string, string | undefined>>): str
   return `${env.SystemRoot ?? env.SYSTEMROOT ?? 'C:\\Windows'}\\System32\\cmd.exe`;
 }
 
+/** Folders whose variables may spell the start of the runtime's path in the launcher (see below). */
+const LAUNCHER_PATH_VARIABLES = ['LOCALAPPDATA', 'APPDATA', 'USERPROFILE', 'ProgramFiles', 'ProgramFiles(x86)', 'ProgramW6432', 'SystemDrive'];
+
 /**
  * The launcher that gives a runtime its environment on Windows, where a shell form can carry none
  * (PowerShell has no `NAME=value cmd`) and the exec form has no field for one: a batch file
- * (HOOK_LAUNCHER_FILE_NAME, beside the hook) that sets the variables and runs the whole hook command.
- * The entry then names the launcher alone; Git Bash and PowerShell both run a `.cmd` named as a
- * command. The arguments live in the file, not on the entry: a `%*` would let cmd parse `&` or `^`
- * in a path. In the file every word is double-quoted (cmd keeps `&|<>^` literal inside quotes),
- * `%` is doubled (cmd expands `%NAME%` even there), delayed expansion is off (`!`), and a Windows
- * path cannot hold `"`. It always ends with exit code 0, like the hook: a runtime that is gone must
- * not block a tool call (exit 2 would).
+ * (HOOK_LAUNCHER_FILE_NAME, beside the hook) that sets the variables and runs the whole hook command;
+ * the entry names the launcher alone. What cmd must read right:
+ *  - One line, ending in `exit /b 0`: cmd re-reads a batch file after each command it runs, so a
+ *    launcher rewritten by install-hook while a hook runs must not be read again; and a runtime that is
+ *    gone must not block a tool call (exit 2 would).
+ *  - The arguments live in the file, not on the entry: `%*` would let cmd parse `&` or `^` in a path.
+ *  - cmd decodes a batch file in the console's code page, not UTF-8: the hook and the channel folder are
+ *    named from the launcher's own place (`%~dp0`, which cmd takes from its real path), and the runtime's
+ *    path through the variable of a folder it is in (`%LOCALAPPDATA%\Programs\Microsoft VS Code\Code.exe`)
+ *    when it is not plain ASCII; a runtime no variable makes ASCII is refused.
+ *  - Every word double-quoted (cmd keeps `&|<>^` literal inside), `%` doubled, delayed expansion off (`!`),
+ *    a trailing backslash doubled (else it would escape the closing quote for the runtime's own parser).
  */
-export function hookLauncherText(spec: HookCommandSpec): string {
-  const word = (w: string) => {
-    if (/["\r\n]/.test(w)) throw new RangeError(`not a word a batch file can hold: ${JSON.stringify(w)}`);
-    // A trailing backslash would escape the closing quote for the runtime's own argument parser.
-    return `"${w.replace(/\\+$/, '').replace(/%/g, '%%')}"`;
+export function hookLauncherText(spec: HookCommandSpec, env: Readonly<Record<string, string | undefined>>): string {
+  const parts = spec.hookPath.split(/[\\/]/);
+  const hookFile = parts.pop()!;
+  const binDir = parts.join('\\');
+  if (parts.pop() === undefined || parts.join('\\').toLowerCase() !== spec.channelDir.replace(/[\\/]+$/, '').replace(/\//g, '\\').toLowerCase()) {
+    throw new RangeError(`the launcher names the hook and the channel folder from its own place: ${binDir} must be a folder of ${spec.channelDir}`);
+  }
+  const ascii = (w: string) => /^[\x20-\x7e]*$/.test(w);
+  const quoted = (w: string, raw = '') => {
+    if (/["\r\n]/.test(w) || !ascii(w)) throw new RangeError(`not a word a batch file can hold: ${JSON.stringify(w)}`);
+    return `"${raw}${w.replace(/%/g, '%%').replace(/(\\+)$/, '$1$1')}"`;
   };
-  const lines = ['@echo off', 'setlocal DisableDelayedExpansion', 'rem transcript-lag: runs the hook with a runtime that needs this environment (written by install-hook).'];
+  const runtime = (() => {
+    if (ascii(spec.nodePath)) return quoted(spec.nodePath);
+    for (const name of LAUNCHER_PATH_VARIABLES) {
+      const folder = env[name]?.replace(/\\+$/, '');
+      if (!folder || !spec.nodePath.toLowerCase().startsWith(`${folder.toLowerCase()}\\`)) continue;
+      const rest = spec.nodePath.slice(folder.length);
+      if (ascii(rest)) return quoted(rest, `%${name}%`);
+    }
+    throw new RangeError(`the runtime's path ${JSON.stringify(spec.nodePath)} is not plain ASCII and no folder variable spells it: a batch file cannot name it; put Node on PATH`);
+  })();
+  const words: string[] = [];
   for (const [name, value] of Object.entries(spec.nodeEnv ?? {})) {
     if (!ENV_NAME.test(name)) throw new RangeError(`not an environment variable name: ${JSON.stringify(name)}`);
-    lines.push(`set ${word(`${name}=${value}`)}`);
+    words.push(`set ${quoted(`${name}=${value}`)}`);
   }
-  lines.push([spec.nodePath, ...hookArgs(spec)].map(word).join(' '), 'exit /b 0', '');
-  return lines.join('\r\n');
+  const [, , , ...options] = hookArgs(spec);
+  const command = [runtime, quoted(hookFile, '%~dp0'), '"--channel-dir"', '"%~dp0.."', ...options.map((o) => quoted(o))].join(' ');
+  return `@setlocal DisableDelayedExpansion & ${[...words, command, 'exit /b 0'].join(' & ')}\r\n`;
 }

@@ -9,7 +9,7 @@ import {
   type ParseError,
 } from 'jsonc-parser';
 import { HOOK_FILE_NAME, HOOK_LAUNCHER_FILE_NAME } from '../channel/constants';
-import { POSIX_ENV_PROGRAM } from './hookCommand';
+import { BARE_IN_EVERY_SHELL, POSIX_ENV_PROGRAM } from './hookCommand';
 import { HTTP_SECRET_HEADER, isOurHttpHook } from './httpHookEntry';
 import { addProperty, appendToArray, removeChild, replaceValue } from './jsonEdits';
 
@@ -96,8 +96,8 @@ function shellWords(command: string): ShellWord[] | undefined {
 
 /** shellQuote's output (single-quoted runs joined by `\'`), or windowsShellQuote's double-quoted one. */
 const QUOTED = /^(?:'[^']*'(?:\\''[^']*')*|"[^"$`\\]*")$/;
-/** A runtime the Windows form writes bare (BARE_IN_EVERY_SHELL in hookCommand.ts): an absolute path, or `node` found on PATH. */
-const BARE_RUNTIME = /^(?:node|(?:\/|[A-Za-z]:\/)[A-Za-z0-9_.:/-]*)$/;
+/** A runtime the Windows form writes bare (BARE_IN_EVERY_SHELL): a Windows path, or `node` found on PATH. */
+const isBareRuntime = (w: ShellWord | undefined) => w !== undefined && (w.raw === 'node' || BARE_IN_EVERY_SHELL.test(w.raw));
 const ENV_ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*='[^']*'(?:\\''[^']*')*$/;
 const quoted = (w: ShellWord | undefined) => w !== undefined && QUOTED.test(w.raw);
 /** What may follow `--channel-dir <dir>` in a command we wrote: options, numbers, quoted values. */
@@ -116,7 +116,7 @@ export function ourScriptCommandRest(command: unknown, fileName: string, envAllo
   let i = 0;
   while (envAllowed && i < words.length && ENV_ASSIGNMENT.test(words[i].raw)) i++;
   const [runtime, script, channelFlag, channelDir, ...rest] = words.slice(i);
-  if (!(quoted(runtime) || BARE_RUNTIME.test(runtime?.raw ?? '')) || !quoted(script) || !quoted(channelDir) || channelFlag?.raw !== '--channel-dir') return undefined;
+  if (!(quoted(runtime) || isBareRuntime(runtime)) || !quoted(script) || !quoted(channelDir) || channelFlag?.raw !== '--channel-dir') return undefined;
   if (script.value.split(/[/\\]/).pop() !== fileName || !/[/\\]/.test(script.value)) return undefined;
   return rest;
 }
@@ -137,7 +137,7 @@ export function isOurHookCommand(command: unknown): boolean {
 /** The Windows launcher's entry (hookLauncherText): one word, bare or quoted, naming our launcher by an absolute path. */
 function isOurHookLauncher(command: unknown): boolean {
   const words = typeof command === 'string' ? shellWords(command) : undefined;
-  if (words?.length !== 1 || !(quoted(words[0]) || BARE_RUNTIME.test(words[0].raw))) return false;
+  if (words?.length !== 1 || !(quoted(words[0]) || isBareRuntime(words[0]))) return false;
   return isAbsoluteAnywhere(words[0].value) && words[0].value.split(/[/\\]/).pop() === HOOK_LAUNCHER_FILE_NAME;
 }
 

@@ -12,6 +12,7 @@ import { nodeFileAccess } from '../../../src/platform/nodeFileAccess';
 import { buildHook, hookInput, readJsonLines, tempHome } from '../helpers/hookProcess';
 
 type Settings = { hooks?: Record<string, { matcher: string; hooks: { command: string; args?: string[]; timeout: number }[] }[]>; model?: string };
+const forward = (p: string) => p.replace(/\\/g, '/');
 const read = (file: string) => parse(fs.readFileSync(file, 'utf8')) as Settings;
 
 function cliIo(home: string, env: NodeJS.ProcessEnv = {}): CliIo & { out: string[]; err: string[] } {
@@ -96,18 +97,17 @@ describe('install-hook / uninstall-hook', function () {
     fs.copyFileSync(process.execPath, path.join(otherDir, 'node.exe'));
     const quoted = await installHook({ ...win, nodePath: nodeExe, env: { PATH: otherDir, PATHEXT: '.EXE' } });
     assert.equal(quoted.gitBashOnly, true);
-    assert.ok(quoted.command.startsWith(`'${nodeExe}' `), quoted.command);
+    assert.ok(quoted.command.startsWith(`'${forward(nodeExe)}' `), quoted.command);
     assert.equal(read(path.join(claudeDir, 'settings.json')).hooks!.PreToolUse.length, 1);
     // VS Code's Electron: a launcher beside the hook sets ELECTRON_RUN_AS_NODE; the entry names it alone.
     const electron = await installHook({ ...win, nodePath: nodeExe, nodeEnv: { ELECTRON_RUN_AS_NODE: '1' }, form: 'auto', env: { PATH: '' } });
     assert.equal(electron.execForm, false);
     assert.equal(electron.launcherPath, path.join(path.dirname(electron.hookPath), 'transcript-lag-hook.cmd'));
-    assert.equal(electron.command, electron.launcherPath);
+    assert.equal(electron.command.replace(/^'|'$/g, ''), forward(electron.launcherPath!));
     const launcher = fs.readFileSync(electron.launcherPath!, 'utf8');
-    assert.match(launcher, /^set "ELECTRON_RUN_AS_NODE=1"\r$/m);
-    assert.ok(launcher.includes(`"${nodeExe}" "${electron.hookPath}" "--channel-dir" "${electron.channelDir}"`), launcher);
+    assert.ok(launcher.includes(` & set "ELECTRON_RUN_AS_NODE=1" & "${nodeExe}" "%~dp0transcript-lag-hook.js" "--channel-dir" "%~dp0.." & exit /b 0\r\n`), launcher);
     const settings = read(path.join(claudeDir, 'settings.json'));
-    assert.deepEqual(settings.hooks!.PreToolUse.map((g) => g.hooks.map((h) => h.command)), [[electron.launcherPath]]);
+    assert.deepEqual(settings.hooks!.PreToolUse.map((g) => g.hooks.map((h) => h.command)), [[electron.command]]);
     // Where Claude Code has the exec form, cmd.exe runs the launcher: no Git Bash or PowerShell needed.
     const viaCmd = await installHook({ ...win, nodePath: nodeExe, nodeEnv: { ELECTRON_RUN_AS_NODE: '1' }, form: 'exec', env: { PATH: '', ComSpec: 'C:\\Windows\\system32\\cmd.exe' } });
     assert.equal(viaCmd.execForm, true);
@@ -115,6 +115,20 @@ describe('install-hook / uninstall-hook', function () {
     const removed = await uninstallHook({ claudeDir });
     assert.equal(removed.changed, true);
     assert.equal(read(path.join(claudeDir, 'settings.json')).hooks?.PreToolUse, undefined);
+  });
+
+  it('exec form through env(1): a runtime that needs an environment (VS Code\'s Electron) gets it with no shell', async () => {
+    const { claudeDir } = tempHome();
+    const r = await installHook({ claudeDir, hookSourcePath: hookSource, nodePath: process.execPath, probe: false, form: 'exec', platform: 'linux' });
+    const electron = await installHook({ claudeDir, hookSourcePath: hookSource, nodePath: process.execPath, nodeEnv: { ELECTRON_RUN_AS_NODE: '1' }, probe: false, form: 'exec', platform: 'linux' });
+    assert.equal(electron.execForm, true);
+    const electronSettings = read(path.join(claudeDir, 'settings.json'));
+    assert.equal(electronSettings.hooks!.PreToolUse.length, 1);
+    const viaEnv = electronSettings.hooks!.PreToolUse[0].hooks[0] as { command: string; args: string[] };
+    assert.deepEqual(viaEnv, { ...viaEnv, command: '/usr/bin/env', args: ['ELECTRON_RUN_AS_NODE=1', process.execPath, r.hookPath, '--channel-dir', r.channelDir] });
+    const viaEnvRun = spawnSync(viaEnv.command, viaEnv.args, { input: hookInput({ session_id: 'exec-env', hook_event_name: 'PreToolUse' }), shell: false, env: { PATH: '' } });
+    assert.equal(viaEnvRun.status, 0, String(viaEnvRun.stderr));
+    assert.deepEqual(readJsonLines(path.join(claudeDir, 'transcript-lag', 'exec-env.jsonl')).map((l) => channelEventSchema.parse(l).event), ['pre']);
   });
 
   it('exec form: the entry runs with no shell at all (how Claude Code 2.1.139+ runs command + args), on every OS', async () => {
@@ -131,16 +145,6 @@ describe('install-hook / uninstall-hook', function () {
       const events = readJsonLines(path.join(claudeDir, 'transcript-lag', `${session}.jsonl`)).map((l) => channelEventSchema.parse(l));
       assert.deepEqual(events.map((e) => e.event), [event === 'PreToolUse' ? 'pre' : 'post']);
     }
-    // A runtime that needs an environment (VS Code's Electron) gets it from env(1), still with no shell.
-    const electron = await installHook({ claudeDir, hookSourcePath: hookSource, nodePath: process.execPath, nodeEnv: { ELECTRON_RUN_AS_NODE: '1' }, probe: false, form: 'exec', platform: 'linux' });
-    assert.equal(electron.execForm, true);
-    const electronSettings = read(path.join(claudeDir, 'settings.json'));
-    assert.equal(electronSettings.hooks!.PreToolUse.length, 1);
-    const viaEnv = electronSettings.hooks!.PreToolUse[0].hooks[0] as { command: string; args: string[] };
-    assert.deepEqual(viaEnv, { ...viaEnv, command: '/usr/bin/env', args: ['ELECTRON_RUN_AS_NODE=1', process.execPath, r.hookPath, '--channel-dir', r.channelDir] });
-    const viaEnvRun = spawnSync(viaEnv.command, viaEnv.args, { input: hookInput({ session_id: 'exec-env', hook_event_name: 'PreToolUse' }), shell: false, env: { PATH: '' } });
-    assert.equal(viaEnvRun.status, 0, String(viaEnvRun.stderr));
-    assert.deepEqual(readJsonLines(path.join(claudeDir, 'transcript-lag', 'exec-env.jsonl')).map((l) => channelEventSchema.parse(l).event), ['pre']);
     // The CLI: --form exec, and without it the shell form when no claude answers on PATH.
     const io = cliIo(home);
     assert.equal(await runInstall(['--claude-dir', claudeDir, '--form', 'exec'], io), 0, io.err.join(''));
@@ -183,7 +187,8 @@ describe('install-hook / uninstall-hook', function () {
 
     const io1 = cliIo(home, { CLAUDE_CONFIG_DIR: claudeDir });
     assert.equal(await runInstall([], io1), 0, io1.err.join(''));
-    assert.match(io1.out.join(''), /announce mode[\s\S]*command: {2}'/);
+    // The shell form: a quoted runtime on POSIX, a bare Windows path (or `node`) on Windows.
+    assert.match(io1.out.join(''), process.platform === 'win32' ? /announce mode[\s\S]*command: {2}(?:node|[A-Za-z]:\/)/ : /announce mode[\s\S]*command: {2}'/);
     const io2 = cliIo(home);
     assert.equal(await runInstall(['--probe', '--claude-dir', claudeDir, '--polls', '30', '--poll-ms', '200'], io2), 0);
     const s = read(settingsPath);

@@ -6,6 +6,7 @@ import {
   buildHookExec,
   buildShellForm,
   cmdExeOf,
+  cmdTakesAsIs,
   hookLauncherText,
   launcherExec,
   POSIX_ENV_PROGRAM,
@@ -130,6 +131,8 @@ describe('Windows hook command: one form for Git Bash and PowerShell', () => {
     assert.ok(isOurHookExec(posix.command, posix.args));
     assert.ok(!isOurHookExec(POSIX_ENV_PROGRAM, ['ELECTRON_RUN_AS_NODE=1', 'code', base.hookPath, '--channel-dir', base.channelDir]), 'a relative runtime is not ours');
     assert.ok(!isOurHookExec(POSIX_ENV_PROGRAM, [base.hookPath, '--channel-dir', base.channelDir]), 'env without an assignment is not ours');
+    // env(1) would take a runtime path with `=` for one more assignment: no exec form for it.
+    assert.equal(buildHookExec({ ...electron, shells: 'posix', nodePath: '/opt/a=b/code' }), undefined);
   });
 
   it('quotes for both shells or refuses: a value with both an apostrophe and $, " or a backtick has no common spelling', () => {
@@ -137,6 +140,10 @@ describe('Windows hook command: one form for Git Bash and PowerShell', () => {
     assert.equal(windowsShellQuote("C:\\O'Brien\\x"), `"C:/O'Brien/x"`);
     for (const bad of ["C:\\O'Brien\\$x", "C:\\O'B`x"]) assert.throws(() => windowsShellQuote(bad), RangeError);
     assert.equal(windowsShellQuote('C:\\$Recycle.Bin\\x'), "'C:/$Recycle.Bin/x'");
+    // PowerShell reads the curly quotes as quotes; bash does not.
+    assert.equal(windowsShellQuote('C:\\Users\\Bob\u2019s PC\\x'), '"C:/Users/Bob\u2019s PC/x"');
+    assert.deepEqual(powershellCommand(`node ${windowsShellQuote('C:\\Users\\Bob\u2019s PC\\x')}`), { name: 'node', args: ['C:/Users/Bob\u2019s PC/x'] });
+    assert.throws(() => windowsShellQuote('C:\\Users\\Bob\u2019s \u201cPC\u201d'), RangeError);
     assert.deepEqual(powershellCommand(`node ${windowsShellQuote('C:\\$Recycle.Bin\\x')}`), { name: 'node', args: ['C:/$Recycle.Bin/x'] });
   });
 
@@ -171,7 +178,8 @@ describe('Windows hook command: one form for Git Bash and PowerShell', () => {
       assert.equal((JSON.parse(replaced) as { hooks: { PreToolUse: unknown[] } }).hooks.PreToolUse.length, 1, command);
     }
     // Someone else's command that merely runs our launcher among other things is theirs.
-    for (const theirs of [`${launcher} --verbose`, `cmd /c ${launcher}`, 'transcript-lag-hook.cmd', `node 'C:/x/transcript-lag-hook.js'`]) {
+    // A bare runtime is ours only in the Windows form's shape: a user's bare POSIX wrapper is theirs.
+    for (const theirs of [`${launcher} --verbose`, `cmd /c ${launcher}`, 'transcript-lag-hook.cmd', `node 'C:/x/transcript-lag-hook.js'`, "/home/me/bin/timed '/h/.claude/transcript-lag/bin/transcript-lag-hook.js' --channel-dir '/h/.claude/transcript-lag'"]) {
       assert.equal(isOurHookCommand(theirs), false, theirs);
     }
   });
@@ -180,21 +188,31 @@ describe('Windows hook command: one form for Git Bash and PowerShell', () => {
 describe('Windows launcher (a runtime that needs an environment)', () => {
   const electron: HookCommandSpec = {
     ...base,
-    nodePath: 'C:\\Users\\me\\AppData\\Local\\Programs\\Microsoft VS Code\\Code.exe',
+    nodePath: 'C:\\Users\\José\\AppData\\Local\\Programs\\Microsoft VS Code\\Code.exe',
     nodeEnv: { ELECTRON_RUN_AS_NODE: '1' },
-    hookPath: 'C:\\Users\\A&B 100%\\.claude\\transcript-lag\\bin\\transcript-lag-hook.js',
-    channelDir: 'C:\\Users\\A&B 100%\\.claude\\transcript-lag\\',
+    hookPath: 'C:\\Users\\José\\.claude\\transcript-lag\\bin\\transcript-lag-hook.js',
+    channelDir: 'C:\\Users\\José\\.claude\\transcript-lag',
   };
+  const env = { LOCALAPPDATA: 'C:\\Users\\José\\AppData\\Local', USERPROFILE: 'C:\\Users\\José' };
 
-  it('sets the environment, runs the whole command with every word quoted and % doubled, and exits 0', () => {
-    const lines = hookLauncherText(electron).split('\r\n');
-    assert.deepEqual(lines.slice(0, 2), ['@echo off', 'setlocal DisableDelayedExpansion']);
-    assert.ok(lines.includes('set "ELECTRON_RUN_AS_NODE=1"'));
-    const run = lines.find((l) => l.startsWith('"C:\\Users\\me\\AppData'))!;
-    assert.ok(run.includes(' "C:\\Users\\A&B 100%%\\.claude\\transcript-lag\\bin\\transcript-lag-hook.js" "--channel-dir" "C:\\Users\\A&B 100%%\\.claude\\transcript-lag" "--probe"'), run);
-    assert.deepEqual(lines.slice(-2), ['exit /b 0', '']);
-    assert.throws(() => hookLauncherText({ ...electron, channelDir: 'C:\\a"b' }), RangeError);
-    assert.throws(() => hookLauncherText({ ...electron, nodeEnv: { 'A B': '1' } }), RangeError);
+  it('one line: sets the environment, runs the whole command, exits 0; the hook and channel from its own place, a non-ASCII runtime through a folder variable', () => {
+    const text = hookLauncherText(electron, env);
+    assert.equal(text.split('\r\n').length, 2, 'one line, so a launcher rewritten while it runs is never read again');
+    assert.equal(
+      text,
+      '@setlocal DisableDelayedExpansion & set "ELECTRON_RUN_AS_NODE=1" & "%LOCALAPPDATA%\\Programs\\Microsoft VS Code\\Code.exe" "%~dp0transcript-lag-hook.js" "--channel-dir" "%~dp0.." ' +
+        '"--probe" "--polls" "20" "--poll-ms" "250" "--timeout-ms" "10000" & exit /b 0\r\n',
+    );
+    assert.ok(/^[\x20-\x7e\r\n]*$/.test(text), 'plain ASCII: cmd reads a batch file in the console code page');
+  });
+
+  it('doubles % and a trailing backslash, and refuses what a batch file cannot say', () => {
+    const text = hookLauncherText({ ...electron, nodePath: 'C:\\tools\\100%\\node.exe', nodeEnv: { ELECTRON_RUN_AS_NODE: '1', X: 'a\\' } }, env);
+    assert.ok(text.includes('"C:\\tools\\100%%\\node.exe"'), text);
+    assert.ok(text.includes('set "X=a\\\\"'), text);
+    assert.throws(() => hookLauncherText({ ...electron, nodePath: 'D:\\Ünïcode\\Code.exe' }, env), /not plain ASCII/);
+    assert.throws(() => hookLauncherText({ ...electron, nodeEnv: { 'A B': '1' } }, env), RangeError);
+    assert.throws(() => hookLauncherText({ ...electron, channelDir: 'C:\\elsewhere' }, env), /its own place/);
   });
 
   it('runs in exec form through cmd.exe where cmd keeps the quoted path as it is; not for a path with & ( ) % and the like', () => {
@@ -203,8 +221,10 @@ describe('Windows launcher (a runtime that needs an environment)', () => {
     assert.deepEqual(launcherExec(launcher, cmd), { command: 'C:\\WINDOWS\\system32\\cmd.exe', args: ['/d', '/c', launcher] });
     assert.ok(isOurHookExec(cmd, ['/d', '/c', launcher]));
     for (const bad of ['C:\\Users\\A&B', 'C:\\Users\\Ann (Work)', 'C:\\Users\\100%', 'C:\\Users\\a!b', 'C:\\Users\\a^b']) {
-      assert.equal(launcherExec(`${bad}\\.claude\\transcript-lag\\bin\\transcript-lag-hook.cmd`, cmd), undefined, bad);
+      assert.equal(cmdTakesAsIs(bad), false, bad);
+      assert.throws(() => launcherExec(`${bad}\\.claude\\transcript-lag\\bin\\transcript-lag-hook.cmd`, cmd), /put Node on PATH/, bad);
     }
+    assert.equal(cmdTakesAsIs("C:\\Users\\Ann O'Brien\\José"), true);
     // %ComSpec% only when it names cmd.exe; else under %SystemRoot%.
     assert.equal(cmdExeOf({ ComSpec: 'C:\\tools\\tcc.exe', SystemRoot: 'D:\\Win' }), 'D:\\Win\\System32\\cmd.exe');
     assert.equal(cmdExeOf({}), 'C:\\Windows\\System32\\cmd.exe');

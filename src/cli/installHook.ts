@@ -134,7 +134,7 @@ function pluginNote(settingsPath: string): string {
 
 /** Why the entry has its form: the flag, or what the claude on PATH said. */
 function formWhy(flag: string | undefined, r: { execForm?: boolean; claudeCodeVersion?: string }): string {
-  if (flag) return `--form ${flag}${flag === 'exec' && !r.execForm ? ': the runtime needs an environment' : ''}`;
+  if (flag) return `--form ${flag}${flag === 'exec' && !r.execForm ? ': env(1) would take this runtime\'s path, which holds =, for a variable' : ''}`;
   return r.claudeCodeVersion ? `claude --version: ${r.claudeCodeVersion.split('\n')[0]}` : 'no claude on PATH to ask';
 }
 

@@ -209,17 +209,21 @@ export interface WrappedLimits {
   maxBytes: number;
 }
 
+/** Where Claude Code 2.1.332 looks for PowerShell 7 when there is no Git Bash, before Windows PowerShell. */
+const POWERSHELL_7 = ['C:\\Program Files\\PowerShell\\7\\pwsh.exe', 'C:\\Program Files\\PowerShell\\7-preview\\pwsh.exe'];
+
 /**
- * The shell Claude Code runs a status line in, so the user's own runs where they wrote it for:
- * sh on POSIX; on Windows Git Bash when there is one (we were started from it: MSYSTEM, or its sh
- * on PATH), else PowerShell (pwsh when on PATH, else Windows PowerShell), as Claude Code 2.1.120+ does.
+ * The shell Claude Code runs a status line in, so the user's own runs where they wrote it for: sh on
+ * POSIX. On Windows Claude Code finds Git Bash (CLAUDE_CODE_GIT_BASH_PATH, Program Files, beside git on
+ * PATH) and puts its path in SHELL for what it starts: that bash when SHELL names one; else PowerShell 7
+ * where Claude Code looks for it, else Windows PowerShell, with its arguments (`-NoProfile -Command`).
  */
 export function wrappedShellOf(command: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform, isFile: (p: string) => boolean = isFileSync): [string, string[]] {
   if (platform !== 'win32') return ['sh', ['-c', command]];
-  const dirs = (env.PATH ?? env.Path ?? '').split(';').filter((d) => d.length > 0);
-  const onPath = (name: string) => dirs.some((d) => isFile(join(d, name)));
-  if (env.MSYSTEM || onPath('sh.exe')) return ['sh', ['-c', command]];
-  return [onPath('pwsh.exe') ? 'pwsh' : 'powershell.exe', ['-NoProfile', '-NonInteractive', '-Command', command]];
+  const shell = env.SHELL;
+  if (shell && /(?:^|[\\/])(?:bash|sh)(?:\.exe)?$/i.test(shell) && isFile(shell)) return [shell, ['-c', command]];
+  const powershell = POWERSHELL_7.find(isFile) ?? `${env.SystemRoot ?? env.SYSTEMROOT ?? 'C:\\Windows'}\\System32\\WindowsPowerShell\\v1.0\\powershell.exe`;
+  return [powershell, ['-NoProfile', '-Command', command]];
 }
 
 function isFileSync(p: string): boolean {

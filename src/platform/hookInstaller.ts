@@ -121,7 +121,7 @@ export async function installHook(opts: InstallHookOptions): Promise<InstallHook
   if (launcherPath !== undefined && !cmdTakesAsIs(launcherPath)) throw new Error(launcherRefusal(launcherPath));
   const launcherText = launcherPath !== undefined ? hookLauncherText(spec, env) : undefined;
   const exec = !wantsExec ? undefined : launcherPath ? launcherExec(launcherPath, cmdExeOf(env)) : buildHookExec(spec);
-  const nodeOnPath = spec.shells === 'windows' && !exec && !launcherPath && (await nodeOnPathIs(opts.nodePath, env.PATH ?? env.Path, platform));
+  const nodeOnPath = spec.shells === 'windows' && !exec && !launcherPath && (await nodeOnPathIs(opts.nodePath, env, platform));
   const shellForm = exec ? undefined : launcherPath ? shellFormOf({ nodePath: launcherPath, shells: 'windows' }, []) : buildShellForm({ ...spec, nodeOnPath });
   const command = exec ? [exec.command, ...exec.args].join(' ') : shellForm!.command;
   const entry = exec ? { command: exec.command, args: exec.args } : { command };

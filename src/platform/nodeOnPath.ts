@@ -35,9 +35,9 @@ export async function findNodeOnPath(
   return undefined;
 }
 
-/** Whether `node` on PATH is the runtime at `runtimePath` (same file once links are resolved; Windows compares without case). */
-export async function nodeOnPathIs(runtimePath: string, pathEnv: string | undefined, platform: NodeJS.Platform = process.platform): Promise<boolean> {
-  const found = await findNodeOnPath(pathEnv, platform);
+/** Whether `node` on the PATH of `env` is the runtime at `runtimePath` (same file once links are resolved; Windows compares without case). */
+export async function nodeOnPathIs(runtimePath: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): Promise<boolean> {
+  const found = await findNodeOnPath(env.PATH ?? env.Path, platform, undefined, env.PATHEXT ?? env.PathExt);
   if (found === undefined) return false;
   const real = (p: string) => fsp.realpath(p).catch(() => path.resolve(p));
   const [a, b] = await Promise.all([real(found), real(runtimePath)]);

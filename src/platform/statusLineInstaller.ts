@@ -51,7 +51,7 @@ export async function installStatusLineFile(opts: InstallStatusLineOptions): Pro
   const platform = opts.platform ?? process.platform;
   const env = opts.env ?? process.env;
   const shells = platform === 'win32' ? 'windows' : 'posix';
-  const nodeOnPath = shells === 'windows' && (await nodeOnPathIs(opts.nodePath, env.PATH ?? env.Path, platform));
+  const nodeOnPath = shells === 'windows' && (await nodeOnPathIs(opts.nodePath, env, platform));
   const spec: StatusLineCommandSpec = { nodePath: opts.nodePath, scriptPath, channelDir: channelDirOf(claudeDir), shells, nodeOnPath };
   const settingsPath = path.join(claudeDir, 'settings.json');
   let after = '';

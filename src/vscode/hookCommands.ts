@@ -60,7 +60,7 @@ export async function installHookCommand(deps: HookCommandDeps, probe: boolean):
     const message = `Transcript Lag hook ${what}${probe ? ' in probe mode' : ''}${note}. It applies to new Claude Code tool calls.`;
     // Said, not hidden in the log: where Claude Code uses PowerShell (no Git Bash), this entry does not run.
     const shown = outcome.gitBashOnly
-      ? vscode.window.showWarningMessage(`${message} It runs in Git Bash but not in PowerShell: its runtime's path has a space and no \`node\` on PATH is it. Claude Code 2.1.139+ on PATH gets an entry that needs no shell.`, open)
+      ? vscode.window.showWarningMessage(`${message} It runs in Git Bash but not in PowerShell: a path in it has a space or the like, which PowerShell cannot run unquoted. With Claude Code 2.1.139+ on PATH, Install Hook writes an entry that needs no shell.`, open)
       : vscode.window.showInformationMessage(message, open);
     void shown.then((pick) => (pick === open ? showSettings(outcome.settingsPath) : undefined));
     return outcome;

@@ -1,7 +1,5 @@
 import { findNodeOnPath } from '../platform/nodeOnPath';
 
-export { findNodeOnPath };
-
 /**
  * The program Claude Code will run the hook with. Claude Code is a native
  * binary, so a machine may have no Node at all: then VS Code's own runtime

@@ -148,15 +148,17 @@ describe('statusline: what the terminal shows', function () {
     return !running(pid);
   }
 
-  it('runs the wrapped command in the shell Claude Code would: sh; on Windows Git Bash when there is one, else PowerShell', function () {
-    const files = new Set(['C:\\Git\\usr\\bin\\sh.exe', 'C:\\pwsh7\\pwsh.exe'].map((p) => p.replace(/\\/g, '/')));
-    const isFile = (p: string) => files.has(p.replace(/\\/g, '/'));
-    const ps = ['-NoProfile', '-NonInteractive', '-Command', 'echo hi'];
-    assert.deepEqual(wrappedShellOf('echo hi', { PATH: '/usr/bin' }, 'linux', isFile), ['sh', ['-c', 'echo hi']]);
-    assert.deepEqual(wrappedShellOf('echo hi', { Path: 'C:\\Git\\usr\\bin;C:\\pwsh7' }, 'win32', isFile), ['sh', ['-c', 'echo hi']]);
-    assert.deepEqual(wrappedShellOf('echo hi', { PATH: 'C:\\Windows', MSYSTEM: 'MINGW64' }, 'win32', isFile), ['sh', ['-c', 'echo hi']]);
-    assert.deepEqual(wrappedShellOf('echo hi', { PATH: 'C:\\Windows;C:\\pwsh7' }, 'win32', isFile), ['pwsh', ps]);
-    assert.deepEqual(wrappedShellOf('echo hi', { PATH: 'C:\\Windows' }, 'win32', isFile), ['powershell.exe', ps]);
+  it('runs the wrapped command in the shell Claude Code would: sh; on Windows the Git Bash it names in SHELL, else PowerShell 7, else Windows PowerShell', function () {
+    const gitBash = 'C:\\Program Files\\Git\\bin\\bash.exe';
+    const pwsh = 'C:\\Program Files\\PowerShell\\7\\pwsh.exe';
+    const files = (...paths: string[]) => (p: string) => paths.includes(p);
+    const ps = ['-NoProfile', '-Command', 'echo hi'];
+    assert.deepEqual(wrappedShellOf('echo hi', { PATH: '/usr/bin' }, 'linux', files()), ['sh', ['-c', 'echo hi']]);
+    assert.deepEqual(wrappedShellOf('echo hi', { SHELL: gitBash }, 'win32', files(gitBash, pwsh)), [gitBash, ['-c', 'echo hi']]);
+    // A SHELL that is not a bash or sh, or is not there, is not Claude Code's Git Bash.
+    assert.deepEqual(wrappedShellOf('echo hi', { SHELL: 'C:\\tools\\nu.exe' }, 'win32', files('C:\\tools\\nu.exe', pwsh)), [pwsh, ps]);
+    assert.deepEqual(wrappedShellOf('echo hi', { SHELL: gitBash }, 'win32', files()), ['C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\powershell.exe', ps]);
+    assert.deepEqual(wrappedShellOf('echo hi', { SystemRoot: 'D:\\WIN' }, 'win32', files()), ['D:\\WIN\\System32\\WindowsPowerShell\\v1.0\\powershell.exe', ps]);
   });
 
   it('a wrapped command that outlives its timeout is killed with everything it started (its process group)', async function () {

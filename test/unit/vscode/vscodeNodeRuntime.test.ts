@@ -2,7 +2,8 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { findNodeOnPath, pickNodeRuntime } from '../../../src/vscode/nodeRuntime';
+import { findNodeOnPath } from '../../../src/platform/nodeOnPath';
+import { pickNodeRuntime } from '../../../src/vscode/nodeRuntime';
 
 // The runtime Install Hook writes into settings.json: `node` on PATH, else the
 // editor's own runtime. Real temp folders with real executable bits.

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { channelDirOf, installedHookPathOf } from '../core/channel/paths';
@@ -9,7 +8,7 @@ import { claudeCodeVersion } from './claudeCodeVersion';
 import { HOOK_PATH } from './hookReceiver';
 import { DEFAULT_HTTP_HOOK_PORT, newHttpHookSecret, readHttpHookConfig, removeHttpHookConfig, writeHttpHookConfig } from './httpHookConfig';
 import { installHookEntries, uninstallHookEntries } from '../core/settings/hookSettings';
-import { renameReplacing, type RenameDeps } from './renameReplacing';
+import { copyAtomically, writeAtomically, type RenameDeps } from './renameReplacing';
 import { updateSettingsFile, type SettingsFileUpdate } from './settingsFile';
 
 // Installs the reporting hook for Claude Code: a stable copy of dist/hook.js
@@ -69,33 +68,6 @@ export const HTTP_HOOK_TIMEOUT_SEC = 1;
 
 export function settingsPathOf(claudeDir: string): string {
   return path.join(claudeDir, 'settings.json');
-}
-
-/**
- * Fills a temp file next to `dest` (0600) and renames it over, so a hook starting meanwhile never runs
- * half a file. On Windows a file open elsewhere (an antivirus scan as a hook starts, an editor) refuses
- * the rename for a moment: renameReplacing waits that out.
- */
-async function replaceAtomically(dest: string, fill: (temp: string) => Promise<void>, renameDeps?: RenameDeps): Promise<void> {
-  const temp = `${dest}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await fill(temp);
-    await fsp.chmod(temp, 0o600);
-    await renameReplacing(temp, dest, renameDeps);
-  } catch (err) {
-    await fsp.rm(temp, { force: true });
-    throw err;
-  }
-}
-
-/** Copies `source` over `dest` atomically (replaceAtomically). */
-export function copyAtomically(source: string, dest: string, renameDeps?: RenameDeps): Promise<void> {
-  return replaceAtomically(dest, (temp) => fsp.copyFile(source, temp), renameDeps);
-}
-
-/** Writes `text` over `dest` atomically (replaceAtomically). */
-export function writeAtomically(dest: string, text: string, renameDeps?: RenameDeps): Promise<void> {
-  return replaceAtomically(dest, (temp) => fsp.writeFile(temp, text, { mode: 0o600 }), renameDeps);
 }
 
 export async function installHook(opts: InstallHookOptions): Promise<InstallHookResult> {
@@ -195,15 +167,10 @@ export async function replaceCopyByStub(copyPath: string, stub: string, renameDe
   const st = await fsp.lstat(copyPath).catch(() => undefined);
   if (!st || !(st.isFile() || st.isSymbolicLink())) return false;
   if (await isStub(copyPath, stub)) return false;
-  const temp = `${copyPath}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await fsp.writeFile(temp, stub, { mode: 0o600, flag: 'wx' });
-    await renameReplacing(temp, copyPath, renameDeps);
-    return true;
-  } catch {
-    await fsp.rm(temp, { force: true });
-    return false;
-  }
+  return writeAtomically(copyPath, stub, renameDeps).then(
+    () => true,
+    () => false,
+  );
 }
 
 /**

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { HTTP_CONFIG_FILE } from '../core/channel/constants';
 import { type HttpHookConfig, MAX_HTTP_CONFIG_BYTES, parseHttpHookConfig } from '../core/httpHookConfigText';
 import { channelDirOf } from '../core/channel/paths';
-import { renameReplacing, type RenameDeps } from './renameReplacing';
+import { writeAtomically, type RenameDeps } from './renameReplacing';
 
 /**
  * Where install-hook --http tells the receivers (watch, the extension) which
@@ -107,14 +107,7 @@ export function newHttpHookSecret(): string {
 export async function writeHttpHookConfig(claudeDir: string, config: HttpHookConfig, renameDeps?: RenameDeps): Promise<string> {
   const file = httpConfigPathOf(claudeDir);
   await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await fsp.writeFile(temp, `${JSON.stringify(config)}\n`, { mode: 0o600, flag: 'wx' });
-    // On Windows a file open elsewhere (an antivirus scan, an editor) refuses the rename for a moment.
-    await renameReplacing(temp, file, renameDeps);
-  } catch (err) {
-    await fsp.rm(temp, { force: true });
-    throw err;
-  }
+  // On Windows a file open elsewhere (an antivirus scan, an editor) refuses the rename for a moment: writeAtomically waits.
+  await writeAtomically(file, `${JSON.stringify(config)}\n`, renameDeps);
   return file;
 }

@@ -1,4 +1,5 @@
-import { promises as fsp } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { constants as fsConstants, promises as fsp } from 'node:fs';
 
 /**
  * Codes Windows gives a rename over a file that another process holds open without
@@ -36,4 +37,32 @@ export async function renameReplacing(from: string, to: string, deps: RenameDeps
       await deps.sleep(RENAME_RETRY_DELAYS_MS[attempt]);
     }
   }
+}
+
+/**
+ * Fills a temp file beside `dest` (created anew, 0600) and renames it over `dest` (renameReplacing), so
+ * a reader (a hook starting, a receiver reading http.json) never sees half a file. The temp file is
+ * removed when anything fails. The one way we replace a file we own; settings.json, which keeps a
+ * backup and its user's mode, has its own (settingsFile.ts).
+ */
+async function replaceAtomically(dest: string, fill: (temp: string) => Promise<void>, deps?: RenameDeps): Promise<void> {
+  const temp = `${dest}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await fill(temp);
+    await fsp.chmod(temp, 0o600);
+    await renameReplacing(temp, dest, deps);
+  } catch (err) {
+    await fsp.rm(temp, { force: true });
+    throw err;
+  }
+}
+
+/** Copies `source` over `dest` (replaceAtomically). */
+export function copyAtomically(source: string, dest: string, deps?: RenameDeps): Promise<void> {
+  return replaceAtomically(dest, (temp) => fsp.copyFile(source, temp, fsConstants.COPYFILE_EXCL), deps);
+}
+
+/** Writes `text` over `dest` (replaceAtomically). */
+export function writeAtomically(dest: string, text: string, deps?: RenameDeps): Promise<void> {
+  return replaceAtomically(dest, (temp) => fsp.writeFile(temp, text, { mode: 0o600, flag: 'wx' }), deps);
 }

@@ -6,7 +6,8 @@ import { buildStatusLineCommand, installStatusLine, installedStatusLineCommand, 
 import { shellFormOf } from '../core/settings/hookCommand';
 import { nodeOnPathIs } from './nodeOnPath';
 import { wrappedCommand } from '../core/settings/wrappedStatusLine';
-import { copyAtomically, replaceCopyByStub } from './hookInstaller';
+import { replaceCopyByStub } from './hookInstaller';
+import { copyAtomically } from './renameReplacing';
 import { updateSettingsFile, type SettingsFileUpdate } from './settingsFile';
 
 // install-statusline: a stable copy of the statusline bundle (dist/cli-statusline.js) under the

@@ -73,7 +73,6 @@ export const NOT_UNDER_WINE = [
   ['FileTail: faults delivers lines appended just before a deletion', 'the same delete-pending name under Wine 8, as above'],
   ['FileTail: faults reports a replacement it cannot open', 'renames over the file the tail holds open: EPERM under Wine 8, as above'],
   ['FileTail: faults reports the path turning into a folder', 'deletes the held file and makes a folder of its name: the same delete-pending name under Wine 8 (EEXIST)'],
-  ['CLI: start-up loads only what the command needs watch runs the engine of dist/engine.js on a session', 'OPEN: under mocha in node.exe the spawned watch often prints no session within 30 s (passed in 1 of 4 runs); the same spawn from a plain script, and the lane\'s own watch check, print it at once; cause not found yet'],
   ['hook process: the mod reports the call a list that is not the mod\'s (a symlink', 'makes a symlink, which Wine\'s node.exe cannot'],
   ['hook process: start-up cost announce mode, payload on a socket', 'under Wine fstat does not call the child\'s socket stdin a FIFO or socket, so the hook reads it through process.stdin (2 more modules than the allow-list); unproven on real Windows'],
   ['FileTail: properties delivers every complete line once per generation', 'its faults rename and delete files the tail holds open, which Wine 8 refuses (EPERM), as above'],

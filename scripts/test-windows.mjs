@@ -37,9 +37,13 @@ const winePrefix = path.join(cacheRoot, 'wineprefix');
 const CLAUDE_CODE_WIN_VERSION = '2.1.332';
 const claudeWinDir = path.join(cacheRoot, `claude-code-win32-x64-${CLAUDE_CODE_WIN_VERSION}`);
 const claudeExe = path.join(claudeWinDir, 'package', 'claude.exe');
-const bundleDir = path.join(repoRoot, 'node_modules', '.cache', 'transcript-lag-windows');
+// One folder per run: worktrees share node_modules (a symlink), and a second lane must not
+// overwrite this one's bundles or its result.json.
+const bundleRoot = path.join(repoRoot, 'node_modules', '.cache', 'transcript-lag-windows-runs');
+let bundleDir;
 const MOCHA_TIMEOUT_MS = 6 * 60_000;
 const E2E_TIMEOUT_MS = 60_000;
+const LOCK_WAIT_MS = 20 * 60_000;
 
 /** The mocha suites run under Windows Node: discovery, settings and installers, hook, channel, tail, CLI. */
 export const WINDOWS_SPECS = [
@@ -211,6 +215,47 @@ function runNodeExe(wine, args, opts) {
   return runWine(wine, [nodeExe, ...args], opts);
 }
 
+/**
+ * Lanes share the Wine prefix, and each ends with `wineserver -k`, which ends every process of the
+ * prefix: a second lane would kill this one's node.exe. So a lane holds the prefix alone (a lock
+ * folder naming its pid), waits (bounded) for another live one, and takes over a dead one's lock.
+ */
+async function lockPrefix() {
+  const lock = `${winePrefix}.lock`;
+  const started = Date.now();
+  let said = false;
+  fs.mkdirSync(path.dirname(lock), { recursive: true });
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
+      process.on('exit', () => fs.rmSync(lock, { recursive: true, force: true }));
+      return;
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+    }
+    let holder = NaN;
+    try { holder = Number(fs.readFileSync(path.join(lock, 'pid'), 'utf8')); } catch { /* being written or removed */ }
+    if (Number.isInteger(holder) && holder > 0 && !isRunning(holder)) {
+      fs.rmSync(lock, { recursive: true, force: true });
+      continue;
+    }
+    if (Date.now() - started > LOCK_WAIT_MS) throw new Error(`the Wine prefix is still held by the lane of pid ${holder} after ${LOCK_WAIT_MS / 60_000} min (${lock})`);
+    if (!said) log(`waiting for the lane of pid ${holder}, which holds the Wine prefix`);
+    said = true;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+function isRunning(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
+
 async function ensurePrefix(wine) {
   const marker = path.join(winePrefix, '.transcript-lag-win10');
   if (!fs.existsSync(marker)) {
@@ -259,8 +304,8 @@ const sourceLocation = {
 
 async function bundleSpecs(specs) {
   const esbuild = await import('esbuild');
-  fs.rmSync(bundleDir, { recursive: true, force: true });
-  fs.mkdirSync(bundleDir, { recursive: true });
+  fs.mkdirSync(bundleRoot, { recursive: true });
+  bundleDir = fs.mkdtempSync(path.join(bundleRoot, 'run-'));
   const outputs = [];
   for (const spec of specs) {
     const outfile = path.join(bundleDir, spec.replace(/\.ts$/, '.cjs'));
@@ -319,6 +364,7 @@ async function main() {
   const wine = ensureWine();
   ensureNodeExe();
   ensureClaudeExe();
+  await lockPrefix();
   await ensurePrefix(wine);
   log(`wine ${spawnSync(wine, ['--version'], { encoding: 'utf8' }).stdout.trim()}, node.exe ${NODE_WIN_VERSION}, prefix ${winePrefix}`);
 
@@ -333,6 +379,7 @@ async function main() {
   const bundles = specs.length ? await bundleSpecs(specs) : [];
   log(`mocha: ${specs.length} spec files under node.exe`);
   const mocha = specs.length ? await runMocha(wine, bundles) : { passed: 0, failed: 0, failures: [] };
+  if (bundleDir) fs.rmSync(bundleDir, { recursive: true, force: true });
   passed += mocha.passed;
   failed += mocha.failed;
   for (const f of mocha.failures) log(`FAIL ${f.fullTitle}\n  ${String(f.err?.message ?? '').split('\n').slice(0, 6).join('\n  ')}`);

@@ -38,9 +38,13 @@ const winePrefix = process.env.TRANSCRIPT_LAG_WINEPREFIX ?? path.join(cacheRoot,
 const CLAUDE_CODE_WIN_VERSION = '2.1.332';
 const claudeWinDir = path.join(cacheRoot, `claude-code-win32-x64-${CLAUDE_CODE_WIN_VERSION}`);
 const claudeExe = path.join(claudeWinDir, 'package', 'claude.exe');
-const bundleDir = path.join(repoRoot, 'node_modules', '.cache', 'transcript-lag-windows');
+// One folder per run: worktrees share node_modules (a symlink), and a second lane must not
+// overwrite this one's bundles or its result.json.
+const bundleRoot = path.join(repoRoot, 'node_modules', '.cache', 'transcript-lag-windows-runs');
+let bundleDir;
 const MOCHA_TIMEOUT_MS = 6 * 60_000;
 const E2E_TIMEOUT_MS = 60_000;
+const LOCK_WAIT_MS = 20 * 60_000;
 
 /** The mocha suites run under Windows Node: discovery, settings and installers, hook, channel, tail, CLI. */
 export const WINDOWS_SPECS = [
@@ -75,7 +79,6 @@ export const NOT_UNDER_WINE = [
   ['FileTail: faults delivers lines appended just before a deletion', 'the same delete-pending name under Wine 8, as above'],
   ['FileTail: faults reports a replacement it cannot open', 'renames over the file the tail holds open: EPERM under Wine 8, as above'],
   ['FileTail: faults reports the path turning into a folder', 'deletes the held file and makes a folder of its name: the same delete-pending name under Wine 8 (EEXIST)'],
-  ['CLI: start-up loads only what the command needs watch runs the engine of dist/engine.js on a session', 'OPEN: under mocha in node.exe the spawned watch often prints no session within 30 s (passed in 1 of 4 runs); the same spawn from a plain script, and the lane\'s own watch check, print it at once; cause not found yet'],
   ['hook process: the mod reports the call a list that is not the mod\'s (a symlink', 'makes a symlink, which Wine\'s node.exe cannot'],
   ['hook process: start-up cost announce mode, payload on a socket', 'under Wine fstat does not call the child\'s socket stdin a FIFO or socket, so the hook reads it through process.stdin (2 more modules than the allow-list); unproven on real Windows'],
   ['FileTail: properties delivers every complete line once per generation', 'its faults rename and delete files the tail holds open, which Wine 8 refuses (EPERM), as above'],
@@ -214,6 +217,47 @@ function runNodeExe(wine, args, opts) {
   return runWine(wine, [nodeExe, ...args], opts);
 }
 
+/**
+ * Lanes share the Wine prefix, and each ends with `wineserver -k`, which ends every process of the
+ * prefix: a second lane would kill this one's node.exe. So a lane holds the prefix alone (a lock
+ * folder naming its pid), waits (bounded) for another live one, and takes over a dead one's lock.
+ */
+async function lockPrefix() {
+  const lock = `${winePrefix}.lock`;
+  const started = Date.now();
+  let said = false;
+  fs.mkdirSync(path.dirname(lock), { recursive: true });
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      fs.writeFileSync(path.join(lock, 'pid'), String(process.pid));
+      process.on('exit', () => fs.rmSync(lock, { recursive: true, force: true }));
+      return;
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+    }
+    let holder = NaN;
+    try { holder = Number(fs.readFileSync(path.join(lock, 'pid'), 'utf8')); } catch { /* being written or removed */ }
+    if (Number.isInteger(holder) && holder > 0 && !isRunning(holder)) {
+      fs.rmSync(lock, { recursive: true, force: true });
+      continue;
+    }
+    if (Date.now() - started > LOCK_WAIT_MS) throw new Error(`the Wine prefix is still held by the lane of pid ${holder} after ${LOCK_WAIT_MS / 60_000} min (${lock})`);
+    if (!said) log(`waiting for the lane of pid ${holder}, which holds the Wine prefix`);
+    said = true;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
+function isRunning(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === 'EPERM';
+  }
+}
+
 async function ensurePrefix(wine) {
   const marker = path.join(winePrefix, '.transcript-lag-win10');
   if (!fs.existsSync(marker)) {
@@ -262,8 +306,8 @@ const sourceLocation = {
 
 async function bundleSpecs(specs) {
   const esbuild = await import('esbuild');
-  fs.rmSync(bundleDir, { recursive: true, force: true });
-  fs.mkdirSync(bundleDir, { recursive: true });
+  fs.mkdirSync(bundleRoot, { recursive: true });
+  bundleDir = fs.mkdtempSync(path.join(bundleRoot, 'run-'));
   const outputs = [];
   for (const spec of specs) {
     const outfile = path.join(bundleDir, spec.replace(/\.ts$/, '.cjs'));
@@ -323,6 +367,7 @@ async function main() {
   const wine = ensureWine();
   ensureNodeExe();
   ensureClaudeExe();
+  await lockPrefix();
   await ensurePrefix(wine);
   log(`wine ${spawnSync(wine, ['--version'], { encoding: 'utf8' }).stdout.trim()}, node.exe ${NODE_WIN_VERSION}, prefix ${winePrefix}`);
 
@@ -337,6 +382,7 @@ async function main() {
   const bundles = specs.length ? await bundleSpecs(specs) : [];
   log(`mocha: ${specs.length} spec files under node.exe`);
   const mocha = specs.length ? await runMocha(wine, bundles) : { passed: 0, failed: 0, failures: [] };
+  if (bundleDir) fs.rmSync(bundleDir, { recursive: true, force: true });
   passed += mocha.passed;
   failed += mocha.failed;
   for (const f of mocha.failures) log(`FAIL ${f.fullTitle}\n  ${String(f.err?.message ?? '').split('\n').slice(0, 6).join('\n  ')}`);

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -40,6 +40,17 @@ function runBuilt(tmp: string, args: string[], input?: string): BuiltRun {
     return map.sources;
   });
   return { status: res.status, stdout: res.stdout, stderr: res.stderr, sources };
+}
+
+/** How long the watch spec waits for the session: under the test's own timeout (20 s here, 30 s in the Windows lane). */
+const SESSION_WAIT_MS = 15_000;
+
+/** Ends a child and waits for it: on Windows its working folder cannot be removed while it runs. */
+async function stopped(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill();
+  await exited;
 }
 
 describe('CLI: start-up loads only what the command needs', () => {
@@ -123,26 +134,36 @@ describe('CLI: start-up loads only what the command needs', () => {
     const claudeDir = path.join(tmp, 'claude');
     const projectDir = path.join(claudeDir, 'projects', '-work-demo');
     fs.mkdirSync(projectDir, { recursive: true });
-    fs.copyFileSync(transcript, path.join(projectDir, path.basename(transcript)));
+    // Written, not copied: watch follows only sessions written to in the last 30 minutes, and on
+    // Windows a copy keeps the fixture's own mtime (CopyFileW), from whenever it was checked out.
+    fs.writeFileSync(path.join(projectDir, path.basename(transcript)), fs.readFileSync(transcript));
     const child = spawn(process.execPath, [cli, 'watch', '--all', '--json', '--claude-dir', claudeDir], { cwd: tmp, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       // `ready` comes first (where history ends is fixed), then the session once its history is indexed.
       const firstLine = await new Promise<string>((resolve, reject) => {
         let out = '';
         let err = '';
+        // Bounded below the test's timeout, so a failure says what watch printed and the child is still stopped.
+        const timer = setTimeout(() => reject(new Error(`no session from watch within ${SESSION_WAIT_MS} ms; stdout: ${out.slice(0, 2000)} stderr: ${err.slice(0, 2000)}`)), SESSION_WAIT_MS);
         child.stdout.on('data', (chunk: Buffer) => {
           out += chunk.toString();
           const session = out.split('\n').find((l) => l.includes('"event":"session"'));
-          if (session) resolve(session);
+          if (session) {
+            clearTimeout(timer);
+            resolve(session);
+          }
         });
         child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-        child.once('exit', (code) => reject(new Error(`watch exited ${code} before printing: ${err}`)));
+        child.once('exit', (code) => {
+          clearTimeout(timer);
+          reject(new Error(`watch exited ${code} before printing: ${err}`));
+        });
       });
       const event = JSON.parse(firstLine) as { event: string; session_id: string };
       assert.equal(event.event, 'session');
       assert.equal(event.session_id, path.basename(transcript, '.jsonl'));
     } finally {
-      child.kill();
+      await stopped(child);
     }
   });
 
@@ -181,7 +202,7 @@ describe('CLI: start-up loads only what the command needs', () => {
       assert.equal(status, 200);
       assert.match(fs.readFileSync(path.join(claudeDir, 'transcript-lag', 's-http.jsonl'), 'utf8'), /"transport":"http"/);
     } finally {
-      child.kill();
+      await stopped(child);
     }
   });
 });

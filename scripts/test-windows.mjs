@@ -84,6 +84,9 @@ export const NOT_UNDER_WINE = [
   ['FileTail: properties delivers every complete line once per generation', 'its faults rename and delete files the tail holds open, which Wine 8 refuses (EPERM), as above'],
 ];
 
+/** Wine's process-creation failure as Node reports it (see the retry in main). */
+const WINE_SPAWN_FAILURE = /^spawn UNKNOWN$/;
+
 const log = (line) => process.stdout.write(`${line}\n`);
 
 function findWine() {
@@ -330,7 +333,10 @@ async function bundleSpecs(specs) {
   return outputs;
 }
 
-async function runMocha(wine, bundles) {
+const escapeRegExp = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** `retry`: full titles to run again, alone (see WINE_SPAWN_FAILURE); else every test but NOT_UNDER_WINE's. */
+async function runMocha(wine, bundles, retry = undefined) {
   const resultFile = path.join(bundleDir, 'result.json');
   fs.rmSync(resultFile, { force: true });
   const mochaBin = path.join(repoRoot, 'node_modules', 'mocha', 'bin', 'mocha.js');
@@ -340,7 +346,7 @@ async function runMocha(wine, bundles) {
     // test/windows/launcher.test.ts runs Claude Code's claude.exe, named here.
     toWinPath(mochaBin), '--no-config', '--timeout', '30000', '--exit',
     '--reporter', 'json', '--reporter-option', `output=${toWinPath(resultFile)}`,
-    '--grep', NOT_UNDER_WINE.map(([title]) => title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), '--invert',
+    ...(retry ? ['--grep', retry.map((title) => `^${escapeRegExp(title)}$`).join('|')] : ['--grep', NOT_UNDER_WINE.map(([title]) => escapeRegExp(title)).join('|'), '--invert']),
     ...bundles.map(toWinPath),
   ], { timeoutMs: MOCHA_TIMEOUT_MS, env: { TRANSCRIPT_LAG_CLAUDE_EXE: toWinPath(claudeExe) } });
   if (!fs.existsSync(resultFile)) {
@@ -382,6 +388,16 @@ async function main() {
   const bundles = specs.length ? await bundleSpecs(specs) : [];
   log(`mocha: ${specs.length} spec files under node.exe`);
   const mocha = specs.length ? await runMocha(wine, bundles) : { passed: 0, failed: 0, failures: [] };
+  // Wine 8 now and then fails to create a process (`spawn UNKNOWN`, never an answer Windows gives for a
+  // program that is there). A test that failed only so runs once more, alone, and says so.
+  const spawnFailed = mocha.failures.filter((f) => WINE_SPAWN_FAILURE.test(String(f.err?.message ?? '')));
+  if (spawnFailed.length > 0 && spawnFailed.length === mocha.failures.length) {
+    for (const f of spawnFailed) log(`Wine could not start a process (spawn UNKNOWN) in "${f.fullTitle}": running it once more`);
+    const again = await runMocha(wine, bundles, spawnFailed.map((f) => f.fullTitle));
+    mocha.passed += again.passed;
+    mocha.failed -= again.passed;
+    mocha.failures = again.failures;
+  }
   if (bundleDir) fs.rmSync(bundleDir, { recursive: true, force: true });
   passed += mocha.passed;
   failed += mocha.failed;

@@ -40,6 +40,13 @@ export const MAX_HOOK_TIMEOUT_MS = 86_400_000;
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** The runtime's environment as [name, value] pairs, each name one a shell, env(1) and cmd all take as a name. */
+function runtimeEnv(spec: Pick<HookCommandSpec, 'nodeEnv'>): [string, string][] {
+  const env = Object.entries(spec.nodeEnv ?? {});
+  for (const [name] of env) if (!ENV_NAME.test(name)) throw new RangeError(`not an environment variable name: ${JSON.stringify(name)}`);
+  return env;
+}
+
 /**
  * settings.json `timeout` (seconds) for our entries: room for node's start-up
  * in announce mode; in probe mode the whole wait plus the same room, so Claude
@@ -119,16 +126,12 @@ export interface ShellForm {
  */
 export function shellFormOf(spec: Pick<HookCommandSpec, 'nodePath' | 'nodeEnv' | 'shells' | 'nodeOnPath'>, words: readonly string[]): ShellForm {
   if (spec.shells === 'windows') {
-    if (Object.keys(spec.nodeEnv ?? {}).length > 0) throw new RangeError('a Windows shell form takes no environment prefix: run the runtime through its launcher (electronLauncherText)');
+    if (Object.keys(spec.nodeEnv ?? {}).length > 0) throw new RangeError('a Windows shell form takes no environment prefix: run the runtime through its launcher (hookLauncherText)');
     const runtime = forwardSlashes(spec.nodePath);
     const bare = BARE_IN_EVERY_SHELL.test(runtime) ? runtime : spec.nodeOnPath ? 'node' : undefined;
     return { command: [bare ?? shellQuote(runtime), ...words.map(windowsShellQuoteOrOption)].join(' '), gitBashOnly: bare === undefined };
   }
-  const prefix: string[] = [];
-  for (const [name, value] of Object.entries(spec.nodeEnv ?? {})) {
-    if (!ENV_NAME.test(name)) throw new RangeError(`not an environment variable name: ${JSON.stringify(name)}`);
-    prefix.push(`${name}=${shellQuote(value)}`);
-  }
+  const prefix = runtimeEnv(spec).map(([name, value]) => `${name}=${shellQuote(value)}`);
   return { command: [...prefix, shellQuote(spec.nodePath), ...words.map(shellQuoteOrOption)].join(' '), gitBashOnly: false };
 }
 
@@ -178,11 +181,10 @@ export const POSIX_ENV_PROGRAM = '/usr/bin/env';
  * is no env(1): undefined, and the installer runs such a runtime through its launcher file instead.
  */
 export function buildHookExec(spec: HookCommandSpec): HookExec | undefined {
-  const env = Object.entries(spec.nodeEnv ?? {});
+  const env = runtimeEnv(spec);
   if (env.length === 0) return { command: spec.nodePath, args: hookArgs(spec) };
   // env(1) takes any word with `=` for one more assignment: such a runtime path gets the shell form.
   if (spec.shells === 'windows' || spec.nodePath.includes('=')) return undefined;
-  for (const [name] of env) if (!ENV_NAME.test(name)) throw new RangeError(`not an environment variable name: ${JSON.stringify(name)}`);
   return { command: POSIX_ENV_PROGRAM, args: [...env.map(([name, value]) => `${name}=${value}`), spec.nodePath, ...hookArgs(spec)] };
 }
 
@@ -255,11 +257,7 @@ export function hookLauncherText(spec: HookCommandSpec, env: Readonly<Record<str
     }
     throw new RangeError(`the runtime's path ${JSON.stringify(spec.nodePath)} is not plain ASCII and no folder variable spells it: a batch file cannot name it; put Node on PATH`);
   })();
-  const words: string[] = [];
-  for (const [name, value] of Object.entries(spec.nodeEnv ?? {})) {
-    if (!ENV_NAME.test(name)) throw new RangeError(`not an environment variable name: ${JSON.stringify(name)}`);
-    words.push(`set ${quoted(`${name}=${value}`)}`);
-  }
+  const words = runtimeEnv(spec).map(([name, value]) => `set ${quoted(`${name}=${value}`)}`);
   const [, , , ...options] = hookArgs(spec);
   const command = [runtime, quoted(hookFile, '%~dp0'), '"--channel-dir"', '"%~dp0.."', ...options.map((o) => quoted(o))].join(' ');
   return `@setlocal DisableDelayedExpansion & ${[...words, command, 'exit /b 0'].join(' & ')}\r\n`;

@@ -2,7 +2,8 @@
 // Soak test, run by hand: `npm run soak` (30 minutes) or `npm run soak -- --minutes 3`;
 // then its http leg (scripts/soakHttp.mjs: the built watch's receiver under hostile load,
 // `--http-seconds`, 60 by default, 0 skips it; `--http-only` runs it alone; needs npm run build).
-// `npm run soak -- --files 20000` runs the many-files leg instead (scripts/soakManyFiles.mjs).
+// `npm run soak -- --files 20000` runs the many-files leg instead (scripts/soakManyFiles.mjs);
+// `npm run soak -- --spool 100000` the spool leg (scripts/soakSpool.mjs).
 // Drives the real engine over real temp files for a long time — sessions come
 // and go, hooks report pre/wait/post, records land before or with their results,
 // subagents write, a transcript is now and then truncated and rewritten — and
@@ -16,6 +17,7 @@ import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { require as tsxRequire } from 'tsx/cjs/api';
 import { manyFilesLeg } from './soakManyFiles.mjs';
+import { spoolLeg } from './soakSpool.mjs';
 
 // Heap figures mean something only right after a full collection.
 if (typeof globalThis.gc !== 'function') {
@@ -24,7 +26,7 @@ if (typeof globalThis.gc !== 'function') {
 }
 
 function parseArgs(argv) {
-  const opts = { minutes: 30, callsPerSecond: 20, sessions: 3, maxOpenFiles: undefined, httpSeconds: 60, httpOnly: false, files: undefined, projects: 20, maxRssMb: 400, readyS: 10, indexedS: 30, liveS: 5 };
+  const opts = { minutes: 30, callsPerSecond: 20, sessions: 3, maxOpenFiles: undefined, httpSeconds: 60, httpOnly: false, files: undefined, spool: undefined, spoolSessions: 50, foldS: 60, idleCpu: 5, projects: 20, maxRssMb: 400, readyS: 10, indexedS: 30, liveS: 5 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const next = () => Number(argv[++i]);
@@ -36,6 +38,10 @@ function parseArgs(argv) {
     else if (a === '--http-only') opts.httpOnly = true;
     else if (a === '--files') opts.files = next();
     else if (a === '--projects') opts.projects = next();
+    else if (a === '--spool') opts.spool = next();
+    else if (a === '--spool-sessions') opts.spoolSessions = next();
+    else if (a === '--fold-s') opts.foldS = next();
+    else if (a === '--idle-cpu') opts.idleCpu = next();
     else if (a === '--max-rss-mb') opts.maxRssMb = next();
     else if (a === '--ready-s') opts.readyS = next();
     else if (a === '--indexed-s') opts.indexedS = next();
@@ -43,6 +49,7 @@ function parseArgs(argv) {
     else if (a === '--help' || a === '-h') {
       console.log('Usage: npm run soak -- [--minutes 30] [--calls-per-second 20] [--sessions 3] [--max-open-files N] [--http-seconds 60 | --http-only]');
       console.log('       npm run soak -- --files N [--projects 20] [--max-rss-mb 400] [--ready-s 10] [--indexed-s 30] [--live-s 5]   (after npm run build)');
+      console.log('       npm run soak -- --spool N [--spool-sessions 50] [--fold-s 60] [--max-rss-mb 150] [--idle-cpu 5]   (after npm run build; Linux)');
       process.exit(0);
     } else {
       console.error(`soak: unknown option ${a}`);
@@ -65,6 +72,15 @@ function parseArgs(argv) {
 }
 
 const opts = parseArgs(process.argv.slice(2));
+if (opts.spool !== undefined) {
+  if (![opts.spool, opts.spoolSessions, opts.foldS, opts.idleCpu].every((n) => n > 0) || opts.spool < opts.spoolSessions) {
+    console.error('soak: --spool, --spool-sessions, --fold-s and --idle-cpu must be positive, --spool at least --spool-sessions');
+    process.exit(2);
+  }
+  // The issue's bound for the spool leg, unless given.
+  if (!process.argv.includes('--max-rss-mb')) opts.maxRssMb = 150;
+  process.exit((await spoolLeg(opts)) ? 0 : 1);
+}
 if (opts.files !== undefined) process.exit((await manyFilesLeg(opts)) ? 0 : 1);
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** The http leg, after the engine's (or alone): its failures, said on stderr. */

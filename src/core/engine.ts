@@ -11,7 +11,7 @@ import { WorkspaceMatcher, isActiveSession, projectsDirOf } from './discovery';
 import { CHANNEL_FILE_SUFFIX } from './channel/constants';
 import { channelDirOf, spoolDirOf } from './channel/paths';
 import { DEFAULT_CHANNEL_MAX_AGE_MS } from './channel/prune';
-import { type SpoolFolding, foldSpool, parseSpoolName } from './channel/spool';
+import { type SpoolFolding, type SpoolFoldResult, foldSpool, parseSpoolName } from './channel/spool';
 import { ChannelFiles } from './engine/channelFiles';
 import { TranscriptFiles } from './engine/transcriptFiles';
 import { ProjectsConfinement } from './engine/projectsConfinement';
@@ -74,6 +74,9 @@ const PRUNE_EVERY_MS = 60 * 60 * 1000;
  * and may pass a ChangeSource for low latency. Each tick reads channel files
  * first (so a hook event is known before its record), then transcripts.
  */
+/** Spool files a drain's later folds read at once (its first keeps to the poll's budget, DEFAULT_SPOOL_FILES_PER_FOLD). */
+const DRAIN_FILES_PER_FOLD = 10_000;
+
 export class TranscriptLagEngine {
   private opts: EngineOptions;
   private correlator: Correlator;
@@ -103,9 +106,13 @@ export class TranscriptLagEngine {
   private indexing: Promise<void> = Promise.resolve();
   /** dispose() was called: indexing stops between reads instead of finishing first. */
   private stopping = false;
-  /** The fold of the spool running now, and whether a change came in meanwhile (one more fold then). */
-  private folding: Promise<void> | undefined;
+  /** The spool is being drained now (folds while there is work), and whether a change came in meanwhile (one more fold then). */
+  private draining: Promise<void> | undefined;
   private foldAgain = false;
+  /** Sessions whose channel file refused the fold's append: left out of folds until the next poll tries one file of each. */
+  private readonly appendRefused = new Set<string>();
+  /** The next fold tries one file of each refused session (a poll asked). */
+  private probeRefused = false;
 
   constructor(opts: EngineOptions) {
     this.opts = opts;
@@ -174,7 +181,8 @@ export class TranscriptLagEngine {
     const now = this.opts.clock.now();
     this.lastRescanAt = now;
     await this.transcripts.discover(true, true);
-    await this.foldSpool();
+    // One fold, before the channel's history end is fixed: what the mod spooled while nobody watched is history. A longer backlog drains from the first poll on.
+    await this.foldPass();
     await this.channels.discover(true, true);
     await this.channels.readAll();
     this.subscribe();
@@ -217,8 +225,9 @@ export class TranscriptLagEngine {
     try {
       if (path.dirname(path.resolve(changed)) === spoolDirOf(this.opts.claudeDir)) {
         // Only a spool file's own name: the claims folding makes (renames) would fold again for nothing.
-        if (parseSpoolName(path.basename(changed)) === undefined) return;
-        for (const sessionId of await this.foldSpool()) await this.channels.readPath(path.join(channelDirOf(this.opts.claudeDir), `${sessionId}${CHANNEL_FILE_SUFFIX}`));
+        // Not awaited: the drain reads what it folds, and nothing here waits on a fold.
+        if (parseSpoolName(path.basename(changed)) !== undefined) void this.drainSpool(false);
+        return;
       } else if (this.channels.owns(changed)) await this.channels.readPath(changed);
       else await this.transcripts.readPath(changed);
       await this.settleVisibility();
@@ -246,7 +255,7 @@ export class TranscriptLagEngine {
       this.lastRescanAt = now;
       await this.matcher.refresh();
     }
-    await this.foldSpool();
+    await this.drainSpool(true);
     await this.channels.discover(false, force);
     await this.transcripts.discover(force, false);
     await this.channels.readAll();
@@ -257,32 +266,74 @@ export class TranscriptLagEngine {
   }
 
   /**
-   * Folds the mod's spool into the channel files (./channel/spool.ts), before
-   * the channel is read, so a session with no receiver up loses nothing. One
-   * fold at a time in this engine: a change noticed during one folds again
-   * after it. Returns the sessions whose channel files it appended to.
+   * Drains the mod's spool into the channel files (./channel/spool.ts): a
+   * fold, the channel files it appended to read at once, and another fold
+   * while the last one left files for its budget or a change came in. One
+   * drain at a time: a call during one asks it for one more fold and returns.
+   * Otherwise resolves once the first fold is done, so a poll reads the
+   * channel after it; the rest goes on beside the poll's reads, and a stop
+   * ends it between sessions, never waiting for it.
+   * `retryRefused`: the sessions whose channel file refused an append are
+   * tried again (the poll's once a poll; a change notification's never: the
+   * files put back would notify again, a loop).
    */
-  private async foldSpool(): Promise<string[]> {
+  private drainSpool(retryRefused: boolean): Promise<void> {
     const ops = this.opts.spool;
-    if (!ops) return [];
-    if (this.folding) {
+    if (!ops || this.stopping) return Promise.resolve();
+    if (retryRefused) this.probeRefused = true;
+    if (this.draining) {
       this.foldAgain = true;
-      await this.folding;
-      return [];
+      return Promise.resolve();
     }
-    const sessions = new Set<string>();
-    const run = async () => {
-      do {
+    let firstDone!: () => void;
+    const first = new Promise<void>((resolve) => (firstDone = resolve));
+    const drain = async () => {
+      let first = true;
+      for (;;) {
         this.foldAgain = false;
-        const o = this.opts;
-        const maxAgeMs = o.channelMaxAgeMs ?? DEFAULT_CHANNEL_MAX_AGE_MS;
-        const done = await foldSpool({ files: this.files, clock: o.clock, spoolDir: spoolDirOf(o.claudeDir), channelDir: channelDirOf(o.claudeDir), ops, maxAgeMs }).catch(() => undefined);
-        for (const id of done?.folded.keys() ?? []) sessions.add(id);
-      } while (this.foldAgain && !this.disposed);
+        // The first fold within a poll's budget; the drain's next ones take more at once (fewer listings of a large spool).
+        const done = await this.foldPass(first ? undefined : DRAIN_FILES_PER_FOLD);
+        first = false;
+        firstDone();
+        if (done === undefined || this.stopping) return;
+        const channelDir = channelDirOf(this.opts.claudeDir);
+        for (const id of done.folded.keys()) await this.channels.readPath(path.join(channelDir, `${id}${CHANNEL_FILE_SUFFIX}`));
+        if (done.folded.size > 0) await this.settleVisibility();
+        // Files left for the budget: on at once, as long as a fold gets somewhere (unfinished files wait for a change or a poll).
+        const progress = done.folded.size > 0 || done.removed > 0;
+        if (!((done.more && progress) || this.foldAgain) || this.stopping) return;
+      }
     };
-    this.folding = run().finally(() => (this.folding = undefined));
-    await this.folding;
-    return [...sessions];
+    this.draining = drain()
+      .catch(() => undefined)
+      .finally(() => {
+        firstDone();
+        this.draining = undefined;
+      });
+    return first;
+  }
+
+  /** One fold of the spool; the sessions whose channel file refused it are left out until the next poll. */
+  private async foldPass(maxFiles?: number): Promise<SpoolFoldResult | undefined> {
+    const o = this.opts;
+    if (!o.spool) return undefined;
+    const probe = this.probeRefused;
+    this.probeRefused = false;
+    const done = await foldSpool({
+      files: this.files,
+      clock: o.clock,
+      spoolDir: spoolDirOf(o.claudeDir),
+      channelDir: channelDirOf(o.claudeDir),
+      ops: o.spool,
+      maxAgeMs: o.channelMaxAgeMs ?? DEFAULT_CHANNEL_MAX_AGE_MS,
+      ...(probe ? { probeSessions: new Set(this.appendRefused) } : { skipSessions: new Set(this.appendRefused) }),
+      ...(maxFiles !== undefined ? { maxFiles } : {}),
+      stopped: () => this.stopping,
+    }).catch(() => undefined);
+    for (const id of done?.folded.keys() ?? []) this.appendRefused.delete(id);
+    for (const id of done?.refused ?? []) this.appendRefused.add(id);
+    if (this.appendRefused.size > 10_000) this.appendRefused.clear(); // bounded: forgetting one costs a retry, not an event
+    return done;
   }
 
   private serialized(fn: () => Promise<void>): Promise<void> {

@@ -53,20 +53,32 @@ export class NotASmallFileError extends Error {
  * (/dev/zero) or a huge file is refused, not read.
  */
 export async function readSmallFile(files: FileAccess, path: string, maxBytes: number): Promise<Buffer> {
+  return (await readSmallFileAndIdentity(files, path, maxBytes)).bytes;
+}
+
+/** readSmallFile, with what the descriptor's fstat said (its mtime, for one). */
+export async function readSmallFileAndIdentity(files: FileAccess, path: string, maxBytes: number): Promise<{ bytes: Buffer; identity: FileIdentity }> {
   const handle = await files.open(path);
   try {
-    const id = await handle.stat();
-    if (!id.isFile) throw new NotASmallFileError(path, 'not a regular file');
-    if (id.size > maxBytes) throw new NotASmallFileError(path, 'too large');
-    const buffer = Buffer.alloc(maxBytes + 1);
+    const identity = await handle.stat();
+    if (!identity.isFile) throw new NotASmallFileError(path, 'not a regular file');
+    if (identity.size > maxBytes) throw new NotASmallFileError(path, 'too large');
+    // Sized to the file (plus one byte, to see it grew); grown to the bound only when it did.
+    let buffer = Buffer.alloc(identity.size + 1);
     let length = 0;
-    while (length < buffer.length) {
+    for (;;) {
+      if (length === buffer.length) {
+        if (buffer.length > maxBytes) break;
+        const grown = Buffer.alloc(maxBytes + 1);
+        buffer.copy(grown);
+        buffer = grown;
+      }
       const n = await handle.read(buffer, length, buffer.length - length, length);
       if (n === 0) break;
       length += n;
     }
     if (length > maxBytes) throw new NotASmallFileError(path, 'too large');
-    return buffer.subarray(0, length);
+    return { bytes: buffer.subarray(0, length), identity };
   } finally {
     await handle.close();
   }

@@ -36,15 +36,21 @@ export function isOwnChannelFile(st: { uid: number; mode: number; nlink: number 
   return st.uid === uid && (st.mode & 0o022) === 0;
 }
 
+/** Appends one event as one line: appendChannelLines with one event. */
+export function appendChannelLine(dir: string, sessionId: string, event: object): boolean {
+  return appendChannelLines(dir, sessionId, [event]);
+}
+
 /**
- * Appends one event as one line with one write, so concurrent hooks of the same
- * session never interleave inside a line. Returns false (and writes nothing)
+ * Appends events, one line each, with one write, so concurrent hooks of the same
+ * session never interleave inside a line (the spool's fold appends a session's
+ * waiting events at once this way). Returns false (and writes nothing)
  * when the session id could name a path outside the folder, or the folder or
  * file cannot be used. O_NOFOLLOW refuses a planted symlink; O_NONBLOCK keeps a
  * planted FIFO from blocking the open; a file that is not ours is left alone
  * (isOwnChannelFile).
  */
-export function appendChannelLine(dir: string, sessionId: string, event: object): boolean {
+export function appendChannelLines(dir: string, sessionId: string, events: readonly object[]): boolean {
   if (!SAFE_SESSION_ID.test(sessionId)) return false;
   let fd: number | undefined;
   try {
@@ -52,7 +58,7 @@ export function appendChannelLine(dir: string, sessionId: string, event: object)
     fd = openSync(join(dir, sessionId + CHANNEL_FILE_SUFFIX), APPEND_FLAGS, 0o600);
     const st = fstatSync(fd);
     if (!st.isFile() || !isOwnChannelFile(st, process.getuid?.())) return false;
-    const bytes = Buffer.from(JSON.stringify(event) + '\n', 'utf8');
+    const bytes = Buffer.from(events.map((e) => JSON.stringify(e) + '\n').join(''), 'utf8');
     let off = 0;
     while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
     return true;

@@ -1,4 +1,4 @@
-import { promises as fsp } from 'node:fs';
+import { promises as fsp, watch as fsWatch, type FSWatcher as NodeWatcher } from 'node:fs';
 import * as path from 'node:path';
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import type { ChangeSource, Disposable } from '../core/changeSource';
@@ -32,6 +32,11 @@ export function chokidarChangeSource(opts: ChokidarChangeSourceOptions = {}): Ch
       // hook is installed), one chokidar watcher said `ready` at once and reported nothing at all,
       // for the folders that do exist either (chokidar 4.0.3).
       const watchers: FSWatcher[] = folders.map((folder) => watchFolder(folder, opts.depth ?? 4, onChange));
+      const spools = folders.map((folder) => new SpoolWatch(path.join(folder, SPOOL_DIR_NAME), onChange));
+      for (const [i, w] of watchers.entries()) {
+        // The spool folder made (or made again) after the watch began: watched from then on.
+        w.on('raw', (_event, name, details) => name === SPOOL_DIR_NAME && (details as { watchedPath?: unknown } | undefined)?.watchedPath === folders[i] && spools[i].arm());
+      }
       let waiting = watchers.length;
       if (opts.onReady) {
         const onReady = opts.onReady;
@@ -41,7 +46,12 @@ export function chokidarChangeSource(opts: ChokidarChangeSourceOptions = {}): Ch
           });
         }
       }
-      return { dispose: async () => void (await Promise.all(watchers.map((w) => w.close()))) };
+      return {
+        dispose: async () => {
+          for (const sw of spools) sw.close();
+          await Promise.all(watchers.map((w) => w.close()));
+        },
+      };
     },
   };
 }
@@ -57,7 +67,9 @@ function watchFolder(folder: string, depth: number, onChange: (path: string) => 
     // Folders only. A folder's own watch reports every write to a file in it (the `raw` events
     // below); a watch per file as well cost ~2 KB and an inotify watch per transcript, and
     // chokidar's first scan of 20,000 of them delayed every notification by seconds (BENCHMARKS.md).
-    ignored: (p: string, stats?: { isFile(): boolean }) => p.endsWith('.jsonl') || stats?.isFile() === true,
+    // Not the spool folder (SpoolWatch below): chokidar lists a folder again on each change in it
+    // and lstats every entry, so a spool of 100,000 files cost a core (BENCHMARKS.md, "Spool").
+    ignored: (p: string, stats?: { isFile(): boolean }) => p.endsWith('.jsonl') || path.basename(p) === SPOOL_DIR_NAME || stats?.isFile() === true,
   });
   // A folder made after the watch began (a session's subagents/): files written into it
   // before its watch was set up are reported from a listing of it.
@@ -82,4 +94,61 @@ function watchFolder(folder: string, depth: number, onChange: (path: string) => 
   });
   watcher.on('error', () => undefined);
   return watcher;
+}
+
+/**
+ * The mod's spool folder, watched with fs.watch alone: its events name the file, and nothing is
+ * listed or stat'ed per event (chokidar would, per change, for every file waiting). Armed at
+ * start when the folder is there, and again whenever its parent says it was made; armed late,
+ * one file it already holds is reported, so what was spooled before is folded at once.
+ */
+class SpoolWatch {
+  private watcher: NodeWatcher | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly dir: string,
+    private readonly onChange: (path: string) => void,
+  ) {
+    this.arm(false);
+  }
+
+  arm(late = true): void {
+    if (this.closed) return;
+    this.watcher?.close();
+    this.watcher = undefined;
+    try {
+      const w = fsWatch(this.dir, (_event, name) => {
+        const p = name ? path.join(this.dir, name.toString()) : undefined;
+        if (p !== undefined && isWatchedFile(p)) this.onChange(p);
+      });
+      w.on('error', () => {
+        w.close();
+        if (this.watcher === w) this.watcher = undefined;
+      });
+      this.watcher = w;
+    } catch {
+      return; // not there (yet): its parent's watch says when it is made
+    }
+    if (!late) return;
+    void fsp.opendir(this.dir).then(
+      async (d) => {
+        try {
+          for await (const entry of d) {
+            const p = path.join(this.dir, entry.name);
+            if (isWatchedFile(p)) return this.onChange(p);
+          }
+        } catch {
+          // gone again: nothing to report
+        }
+      },
+      () => undefined,
+    );
+  }
+
+  close(): void {
+    this.closed = true;
+    this.watcher?.close();
+    this.watcher = undefined;
+  }
 }

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import type { SpoolFolding } from '../core/channel/spool';
-import { appendChannelLine } from '../hook/channelWriter';
+import { appendChannelLines } from '../hook/channelWriter';
 import { nodeRenameDeps, renameReplacing, type RenameDeps } from './renameReplacing';
 
 /**
  * The writes folding the mod's spool needs (src/core/channel/spool.ts), on the
  * real file system. A claim is a rename to a name no other folder can make:
  * when two race, one rename finds the file gone (ENOENT) and only the other
- * appends. The append is the hook's own (one write of one line, O_APPEND, a
+ * appends. The append is the hook's own (one write of the session's lines, O_APPEND, a
  * file that is not ours refused), so folded lines are like the hook's.
  * `renameDeps`: the renames and the waits between tries; replaced by tests to
  * answer as Windows does.
@@ -29,7 +29,7 @@ export function spoolFoldingOn(renameDeps: RenameDeps = nodeRenameDeps): SpoolFo
     },
     // Retried while held open: the claimed name is ours alone, and one left unrenamed is swept as a stale claim (its event lost).
     unclaim: (claimedPath, path) => renameReplacing(claimedPath, path, renameDeps),
-    append: async (channelDir, sessionId, event) => appendChannelLine(channelDir, sessionId, event),
+    append: async (channelDir, sessionId, events) => appendChannelLines(channelDir, sessionId, events),
     remove: (path) => fsp.unlink(path),
   };
 }

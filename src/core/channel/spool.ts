@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import type { Clock } from '../clock';
-import { type FileAccess, NotASmallFileError, readSmallFile } from '../fileAccess';
+import { type FileAccess, NotASmallFileError, readSmallFileAndIdentity } from '../fileAccess';
 import { CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID, SPOOL_DIR_NAME } from './constants';
 
 /**
@@ -90,6 +90,10 @@ export interface SpoolReadOptions {
   /** Only this session's files (analyze --channel). */
   sessionId?: string;
   maxFiles?: number;
+  /** Sessions left out of this read (their appends were refused: the engine tries them again at its next poll, not on every change). */
+  skipSessions?: ReadonlySet<string>;
+  /** Sessions of which only the first file is read (a refused session tried again: one file says whether its channel file takes appends now). */
+  probeSessions?: ReadonlySet<string>;
 }
 
 export interface SpoolRead {
@@ -99,14 +103,24 @@ export interface SpoolRead {
   garbage: string[];
   /** Files older than the channel's maximum age (full paths), whatever they hold. */
   expired: string[];
+  /** Files were left unread for the budget: another fold has work at once. */
+  more: boolean;
 }
 
-type Loaded = { kind: 'event'; entry: SpoolEntry } | { kind: 'unfinished' } | { kind: 'garbage' } | { kind: 'gone' } | { kind: 'unreadable' };
+type Loaded =
+  | { kind: 'event'; entry: SpoolEntry; mtimeMs: number }
+  | { kind: 'unfinished'; mtimeMs: number }
+  | { kind: 'garbage'; mtimeMs?: number }
+  | { kind: 'gone' }
+  | { kind: 'unreadable' };
 
 async function load(files: FileAccess, p: string, n: SpoolName): Promise<Loaded> {
   let text: string;
+  let mtimeMs: number;
   try {
-    text = (await readSmallFile(files, p, SPOOL_MAX_FILE_BYTES)).toString('utf8');
+    const read = await readSmallFileAndIdentity(files, p, SPOOL_MAX_FILE_BYTES);
+    text = read.bytes.toString('utf8');
+    mtimeMs = read.identity.mtimeMs;
   } catch (err) {
     // Not a regular file, or too large: never an event.
     if (err instanceof NotASmallFileError) return { kind: 'garbage' };
@@ -119,94 +133,164 @@ async function load(files: FileAccess, p: string, n: SpoolName): Promise<Loaded>
   try {
     value = JSON.parse(text);
   } catch {
-    return { kind: 'unfinished' };
+    return { kind: 'unfinished', mtimeMs };
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { kind: 'garbage' };
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { kind: 'garbage', mtimeMs };
   const event = value as Record<string, unknown>;
   // The channel file it goes to is the name's session: an event of another session there would be refused anyway.
-  if (event.session_id !== n.sessionId) return { kind: 'garbage' };
+  if (event.session_id !== n.sessionId) return { kind: 'garbage', mtimeMs };
   const at = typeof event.at === 'number' && Number.isFinite(event.at) ? event.at : 0;
-  return { kind: 'event', entry: { ...n, path: p, event, at } };
+  return { kind: 'event', entry: { ...n, path: p, event, at }, mtimeMs };
+}
+
+/** Files read (or renamed, or removed) at once: enough to keep the thread pool busy, few enough for any descriptor limit. */
+const SPOOL_IO_AT_ONCE = 16;
+
+/** `fn` over `items`, at most `atOnce` running at a time; results in the items' order. */
+export async function mapAtMost<T, R>(items: readonly T[], atOnce: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(atOnce, items.length) }, worker));
+  return out;
+}
+
+/**
+ * Shares `budget` among demands fairly: every demand gets the same share, or all it asks when
+ * that is less, and what those leave goes round the rest (a session with 20,000 files waiting
+ * takes no more of a fold than one with 40, while the other has any).
+ */
+export function fairShares(demands: readonly number[], budget: number): number[] {
+  const shares = demands.map(() => 0);
+  let left = Math.max(0, Math.floor(budget));
+  let open = demands.map((_, i) => i).filter((i) => demands[i] > 0);
+  while (left > 0 && open.length > 0) {
+    const each = Math.max(1, Math.floor(left / open.length));
+    for (const i of open) {
+      if (left === 0) break;
+      const give = Math.min(each, demands[i] - shares[i], left);
+      shares[i] += give;
+      left -= give;
+    }
+    open = open.filter((i) => shares[i] < demands[i]);
+  }
+  return shares;
 }
 
 /**
  * Lists the spool and reads what is ready, in fold order: per instance by
  * seq, stopping at the first file not finished yet (what follows it waits,
  * so an instance's order holds); across instances by `at` (ties: instance,
- * then seq). At most `maxFiles` files are read.
+ * then seq). At most `maxFiles` files are read, shared fairly among the
+ * sessions (and a session's share among its instances), so one session's
+ * backlog never holds up another's events. `skipSessions` are not read at all.
  */
 export async function readSpool(opts: SpoolReadOptions, maxAgeMs: number): Promise<SpoolRead> {
   const { files, spoolDir } = opts;
   const now = opts.clock.now();
-  let budget = opts.maxFiles ?? DEFAULT_SPOOL_FILES_PER_FOLD;
-  const out: SpoolRead = { ready: [], garbage: [], expired: [] };
-  const instances = new Map<string, SpoolName[]>();
+  const out: SpoolRead = { ready: [], garbage: [], expired: [], more: false };
+  /** session -> instance -> its files */
+  const sessions = new Map<string, Map<string, SpoolName[]>>();
   const claims: string[] = [];
   for (const name of await files.readdir(spoolDir).catch(() => [] as string[])) {
     const n = parseSpoolName(name);
     if (n) {
       if (opts.sessionId !== undefined && n.sessionId !== opts.sessionId) continue;
-      const key = `${n.sessionId}.${n.instance}`;
-      let list = instances.get(key);
-      if (!list) instances.set(key, (list = []));
+      if (opts.skipSessions?.has(n.sessionId)) continue;
+      let instances = sessions.get(n.sessionId);
+      if (!instances) sessions.set(n.sessionId, (instances = new Map()));
+      let list = instances.get(n.instance);
+      if (!list) instances.set(n.instance, (list = []));
       list.push(n);
     } else if (opts.sessionId === undefined && claimedSpoolName(name) !== undefined) claims.push(name);
   }
-  const age = async (p: string): Promise<number | undefined> => {
-    const st = await files.stat(p).catch(() => undefined);
-    return st ? now - st.mtimeMs : undefined;
-  };
   for (const name of claims) {
     const p = path.join(spoolDir, name);
     const claimed = claimedAt(name);
-    const a = claimed === undefined ? await age(p) : now - claimed;
+    const a = claimed === undefined ? await files.stat(p).then((st) => (st ? now - st.mtimeMs : undefined), () => undefined) : now - claimed;
     if (a !== undefined && a > SPOOL_STALE_CLAIM_MS) out.garbage.push(p);
   }
-  const heads: SpoolEntry[][] = [];
-  for (const key of [...instances.keys()].sort()) {
-    const list = (instances.get(key) as SpoolName[]).sort((a, b) => a.seq - b.seq);
+  // Which files each instance may read this time: the sessions' fair shares, each shared among its instances.
+  const sessionIds = [...sessions.keys()].sort();
+  const sessionCounts = sessionIds.map((id) => [...(sessions.get(id) as Map<string, SpoolName[]>).values()].reduce((sum, l) => sum + l.length, 0));
+  const sessionShares = fairShares(
+    sessionCounts.map((n, i) => (opts.probeSessions?.has(sessionIds[i]) ? Math.min(n, 1) : n)),
+    opts.maxFiles ?? DEFAULT_SPOOL_FILES_PER_FOLD,
+  );
+  const runs: SpoolName[][] = [];
+  /** Runs the budget cut short: their unread files may come before what other runs read. */
+  const cut = new Set<number>();
+  sessionIds.forEach((id, i) => {
+    if (sessionShares[i] < sessionCounts[i]) out.more = true;
+    const instances = sessions.get(id) as Map<string, SpoolName[]>;
+    const keys = [...instances.keys()].sort();
+    const lists = keys.map((k) => (instances.get(k) as SpoolName[]).sort((a, b) => a.seq - b.seq));
+    const shares = fairShares(
+      lists.map((l) => l.length),
+      sessionShares[i],
+    );
+    lists.forEach((l, j) => {
+      if (shares[j] === 0) return;
+      if (shares[j] < l.length) cut.add(runs.length);
+      runs.push(l.slice(0, shares[j]));
+    });
+  });
+  const loaded = await mapAtMost(runs.flat(), SPOOL_IO_AT_ONCE, (n) => load(files, path.join(spoolDir, n.name), n));
+  let at = 0;
+  const heads: { entries: SpoolEntry[]; cut: boolean }[] = [];
+  for (const [r, run] of runs.entries()) {
+    const results = loaded.slice(at, (at += run.length));
     const ready: SpoolEntry[] = [];
-    for (const n of list) {
-      if (budget <= 0) break;
-      budget--;
-      const p = path.join(spoolDir, n.name);
-      const a = await age(p);
-      if (a === undefined) continue;
-      if (maxAgeMs > 0 && a > maxAgeMs) {
+    for (let k = 0; k < run.length; k++) {
+      const l = results[k];
+      const p = path.join(spoolDir, run[k].name);
+      if (l.kind === 'gone') continue;
+      const age = 'mtimeMs' in l && l.mtimeMs !== undefined ? now - l.mtimeMs : undefined;
+      if (maxAgeMs > 0 && age !== undefined && age > maxAgeMs) {
         out.expired.push(p);
         continue;
       }
-      const loaded = await load(files, p, n);
-      if (loaded.kind === 'gone') continue;
-      if (loaded.kind === 'event') {
-        ready.push(loaded.entry);
+      if (l.kind === 'event') {
+        ready.push(l.entry);
         continue;
       }
-      if (loaded.kind === 'garbage' || (loaded.kind === 'unfinished' && a > SPOOL_UNFINISHED_GRACE_MS)) {
+      if (l.kind === 'garbage' || (l.kind === 'unfinished' && age !== undefined && age > SPOOL_UNFINISHED_GRACE_MS)) {
         out.garbage.push(p);
         continue;
       }
       // Still being written (or unreadable for now): the instance's later files wait for it.
       break;
     }
-    if (ready.length > 0) heads.push(ready);
+    if (ready.length > 0 || cut.has(r)) heads.push({ entries: ready, cut: cut.has(r) });
   }
   out.ready = mergeByAt(heads);
   return out;
 }
 
-/** Merges runs each in their own order into one: the run whose next entry has the smallest `at` goes first. */
-function mergeByAt(runs: SpoolEntry[][]): SpoolEntry[] {
+/**
+ * Merges runs each in their own order into one: the run whose next entry has the smallest `at`
+ * goes first. It stops where a run the budget cut short has nothing more read: its next file,
+ * unread, may come before anything else left (it is folded next time, in its place).
+ */
+function mergeByAt(runs: { entries: SpoolEntry[]; cut: boolean }[]): SpoolEntry[] {
   const next = runs.map(() => 0);
   const merged: SpoolEntry[] = [];
   for (;;) {
     let best = -1;
     for (let i = 0; i < runs.length; i++) {
-      if (next[i] >= runs[i].length) continue;
-      if (best === -1 || runs[i][next[i]].at < runs[best][next[best]].at) best = i;
+      if (next[i] >= runs[i].entries.length) {
+        if (runs[i].cut) return merged;
+        continue;
+      }
+      if (best === -1 || runs[i].entries[next[i]].at < runs[best].entries[next[best]].at) best = i;
     }
     if (best === -1) return merged;
-    merged.push(runs[best][next[best]++]);
+    merged.push(runs[best].entries[next[best]++]);
   }
 }
 
@@ -221,8 +305,11 @@ export interface SpoolFolding {
   claim(path: string, at: number): Promise<string | undefined>;
   /** Renames a claimed file back to its spool name (its append failed: it is folded later). */
   unclaim(claimedPath: string, path: string): Promise<void>;
-  /** Appends one event as one line to `<channelDir>/<session_id>.jsonl` as the hook does; false when refused. */
-  append(channelDir: string, sessionId: string, event: object): Promise<boolean>;
+  /**
+   * Appends the events, in order, one line each, to `<channelDir>/<session_id>.jsonl` as the
+   * hook appends (one write for them all); false when refused, and then nothing was written.
+   */
+  append(channelDir: string, sessionId: string, events: readonly object[]): Promise<boolean>;
   remove(path: string): Promise<void>;
 }
 
@@ -231,45 +318,65 @@ export interface SpoolFoldResult {
   folded: Map<string, number>;
   /** Files removed as garbage or expired. */
   removed: number;
+  /** Sessions whose channel file refused the append: their files were put back. */
+  refused: Set<string>;
+  /** Files were left for the budget: folding again now has work. */
+  more: boolean;
+}
+
+export interface SpoolFoldOptions extends SpoolReadOptions {
+  channelDir: string;
+  ops: SpoolFolding;
+  maxAgeMs: number;
+  /** Checked between sessions: a stop does not wait for the rest of a fold. */
+  stopped?: () => boolean;
 }
 
 /**
- * Folds the spool into the channel: each ready event, in order, is claimed,
- * appended to its session's channel file and removed; only the folder whose
- * claim wins appends it, so two folders racing append each event once. A
- * claim refused leaves the file, and an append refused puts it back; either
- * stops that session for this fold, so its later events never go before it.
- * Garbage and expired files are removed.
+ * Folds the spool into the channel: each session's ready events, in order,
+ * are claimed, appended to its channel file in one write and removed; only
+ * the folder whose claim wins appends a file, so two folders racing append
+ * each event once. A claim refused leaves that file and the session's later
+ * ones for the next fold; an append refused puts the session's files back and
+ * says so (`refused`), so its later events never go before them. Garbage and
+ * expired files are removed.
  */
-export async function foldSpool(opts: SpoolReadOptions & { channelDir: string; ops: SpoolFolding; maxAgeMs: number }): Promise<SpoolFoldResult> {
+export async function foldSpool(opts: SpoolFoldOptions): Promise<SpoolFoldResult> {
   const read = await readSpool(opts, opts.maxAgeMs);
-  const result: SpoolFoldResult = { folded: new Map(), removed: 0 };
-  const stopped = new Set<string>();
+  const result: SpoolFoldResult = { folded: new Map(), removed: 0, refused: new Set(), more: read.more };
+  const bySession = new Map<string, SpoolEntry[]>();
   for (const entry of read.ready) {
-    if (stopped.has(entry.sessionId)) continue;
-    let claimed: string | undefined;
-    try {
-      claimed = await opts.ops.claim(entry.path, opts.clock.now());
-    } catch {
-      // Refused, not taken (on Windows: held open by a scanner): it stays for the next fold, and so do the session's later events.
-      stopped.add(entry.sessionId);
-      continue;
-    }
-    if (claimed === undefined) continue;
-    const appended = await opts.ops.append(opts.channelDir, entry.sessionId, entry.event).catch(() => false);
-    if (!appended) {
-      stopped.add(entry.sessionId);
-      await opts.ops.unclaim(claimed, entry.path).catch(() => undefined);
-      continue;
-    }
-    result.folded.set(entry.sessionId, (result.folded.get(entry.sessionId) ?? 0) + 1);
-    await opts.ops.remove(claimed).catch(() => undefined);
+    let list = bySession.get(entry.sessionId);
+    if (!list) bySession.set(entry.sessionId, (list = []));
+    list.push(entry);
   }
-  for (const p of [...read.garbage, ...read.expired]) {
-    await opts.ops.remove(p).then(
-      () => result.removed++,
-      () => undefined,
-    );
+  const { ops } = opts;
+  for (const [sessionId, entries] of bySession) {
+    if (opts.stopped?.()) return result;
+    const at = opts.clock.now();
+    // Refused (on Windows: held open by a scanner) is not taken: it and what follows it stay for the next fold.
+    const claims = await mapAtMost(entries, SPOOL_IO_AT_ONCE, (e) => ops.claim(e.path, at).then((p) => ({ p }), () => ({ refused: true as const })));
+    const firstRefused = claims.findIndex((c) => 'refused' in c);
+    const upTo = firstRefused === -1 ? entries.length : firstRefused;
+    const claimed: { entry: SpoolEntry; path: string }[] = [];
+    const putBack: { entry: SpoolEntry; path: string }[] = [];
+    claims.forEach((c, i) => {
+      if (!('p' in c) || c.p === undefined) return; // another folder's now
+      (i < upTo ? claimed : putBack).push({ entry: entries[i], path: c.p });
+    });
+    let appended = false;
+    if (claimed.length > 0) {
+      appended = await ops.append(opts.channelDir, sessionId, claimed.map((c) => c.entry.event)).catch(() => false);
+      if (appended) result.folded.set(sessionId, claimed.length);
+      else {
+        result.refused.add(sessionId);
+        putBack.push(...claimed);
+      }
+    }
+    await mapAtMost(putBack, SPOOL_IO_AT_ONCE, (c) => ops.unclaim(c.path, c.entry.path).catch(() => undefined));
+    if (appended) await mapAtMost(claimed, SPOOL_IO_AT_ONCE, (c) => ops.remove(c.path).catch(() => undefined));
   }
+  const removed = await mapAtMost([...read.garbage, ...read.expired], SPOOL_IO_AT_ONCE, (p) => ops.remove(p).then(() => 1, () => 0));
+  result.removed = removed.reduce<number>((a, b) => a + b, 0);
   return result;
 }

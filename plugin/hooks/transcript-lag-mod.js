@@ -229,20 +229,15 @@ async function privateFolder($, p) {
   const dir = heldDirOf(p.claudeDir, p.sessionId);
   if (dir === void 0) return false;
   if (dir.includes("\\")) return true;
+  const lock = ["chmod", "700", channelPath(p.claudeDir), channelPath(p.claudeDir, HELD_DIR_NAME), dir];
   try {
+    if ((await $.process.run(lock, { timeoutMs: 2e3 })).exitCode === 0) return true;
     const made = await $.process.run(["mkdir", "-p", "-m", "700", dir], { timeoutMs: 2e3 });
     if (made.exitCode !== 0) return false;
-    const locked = await $.process.run(["chmod", "700", channelPath(p.claudeDir), channelPath(p.claudeDir, HELD_DIR_NAME), dir], { timeoutMs: 2e3 });
-    return locked.exitCode === 0;
+    return (await $.process.run(lock, { timeoutMs: 2e3 })).exitCode === 0;
   } catch {
     return false;
   }
-}
-async function ensurePrivateFolder($, s, p) {
-  if (s.privateFor === p.sessionId) return true;
-  if (!await privateFolder($, p)) return false;
-  s.privateFor = p.sessionId;
-  return true;
 }
 async function listCall($, s, call) {
   const file = modCallsPath(call.place.claudeDir, call.place.sessionId);
@@ -256,7 +251,8 @@ async function listCall($, s, call) {
 async function storeHeldMessage($, s, call) {
   if (!s.keepHeldMessages) return;
   const file = heldMessagePath(call.place.claudeDir, call.place.sessionId, call.id);
-  if (file === void 0 || !await ensurePrivateFolder($, s, call.place)) return;
+  if (file === void 0) return;
+  const privately = privateFolder($, call.place);
   let found;
   for (let last = ROWS; last <= 4096; last *= 4) {
     const rows = await $.session.messages(call.agentId !== void 0 ? { agentId: call.agentId, last } : { last });
@@ -264,7 +260,7 @@ async function storeHeldMessage($, s, call) {
     found = heldMessageOf(rows, call.id);
     if (found === void 0 || found.complete || rows.length < last) break;
   }
-  if (found === void 0) return;
+  if (found === void 0 || !await privately) return;
   const message = {
     v: HELD_MESSAGE_VERSION,
     tool_use_id: call.id,
@@ -398,7 +394,7 @@ function register(on, options) {
     s.place = placeOf(info.transcriptPath);
     if (s.place !== void 0) {
       await findReceiver($, s, s.place);
-      if (s.keepHeldMessages) await ensurePrivateFolder($, s, s.place);
+      if (s.keepHeldMessages) await privateFolder($, s.place);
     }
     return next(e);
   });
@@ -410,7 +406,7 @@ function register(on, options) {
   });
   on("classic.SessionStart", async ($, e, next) => {
     s.place = placeOf(e.transcript_path) ?? s.place;
-    if (s.place !== void 0 && s.keepHeldMessages) await ensurePrivateFolder($, s, s.place);
+    if (s.place !== void 0 && s.keepHeldMessages) await privateFolder($, s.place);
     return next(e);
   });
   on("tool.call", async ($, e, next) => {

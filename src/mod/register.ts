@@ -136,8 +136,6 @@ interface ModState {
   /** The newest calls this copy reports, per session: written whole before each call's hooks run (modContract.ts). */
   listed?: { sessionId: string; calls: string[] };
   listWrites: Promise<void>;
-  /** The session whose held-message folder was made private. */
-  privateFor?: string;
 }
 
 function newState(options: Readonly<Record<string, unknown>>): ModState {
@@ -235,28 +233,27 @@ async function findReceiver($: ModApi, s: ModState, p: SessionPlace): Promise<vo
   s.receiver = undefined;
 }
 
-/** The held message's folder is private: it holds assistant text. `$.fs.write` makes folders with the default mode. */
+/**
+ * Makes the held message's folder private (it holds assistant text), or finds it is; false where it
+ * could not. Run before every write, not remembered: the user may delete `transcript-lag/` at any
+ * time, and `$.fs.write` would make it anew with the default mode. `$.fs.stat` gives no mode, so the
+ * check is `chmod 700` of the folders: it succeeds only when all are there, and leaves them private
+ * (one process a write); when one is missing they are made first.
+ */
 async function privateFolder($: ModApi, p: SessionPlace): Promise<boolean> {
   const dir = heldDirOf(p.claudeDir, p.sessionId);
   if (dir === undefined) return false;
   if (dir.includes('\\')) return true; // Windows: the profile folder's ACL already keeps it the user's
+  // `mkdir -p -m` sets the mode of the last folder only: the channel folder and held/ too.
+  const lock = ['chmod', '700', channelPath(p.claudeDir), channelPath(p.claudeDir, HELD_DIR_NAME), dir];
   try {
+    if ((await $.process.run(lock, { timeoutMs: 2000 })).exitCode === 0) return true;
     const made = await $.process.run(['mkdir', '-p', '-m', '700', dir], { timeoutMs: 2000 });
     if (made.exitCode !== 0) return false;
-    // `mkdir -p -m` sets the mode of the last folder only: the channel folder and held/ too.
-    const locked = await $.process.run(['chmod', '700', channelPath(p.claudeDir), channelPath(p.claudeDir, HELD_DIR_NAME), dir], { timeoutMs: 2000 });
-    return locked.exitCode === 0;
+    return (await $.process.run(lock, { timeoutMs: 2000 })).exitCode === 0;
   } catch {
     return false;
   }
-}
-
-/** Makes the session's held-message folder private once per session; false where it could not. */
-async function ensurePrivateFolder($: ModApi, s: ModState, p: SessionPlace): Promise<boolean> {
-  if (s.privateFor === p.sessionId) return true;
-  if (!(await privateFolder($, p))) return false;
-  s.privateFor = p.sessionId;
-  return true;
 }
 
 /** Lists the call as reported by the mod, so the command hooks stand aside for it. */
@@ -275,7 +272,9 @@ async function listCall($: ModApi, s: ModState, call: HeldCall): Promise<void> {
 async function storeHeldMessage($: ModApi, s: ModState, call: HeldCall): Promise<void> {
   if (!s.keepHeldMessages) return;
   const file = heldMessagePath(call.place.claudeDir, call.place.sessionId, call.id);
-  if (file === undefined || !(await ensurePrivateFolder($, s, call.place))) return;
+  if (file === undefined) return;
+  // Checked for this write while the message is read (privateFolder never rejects).
+  const privately = privateFolder($, call.place);
   let found: ReturnType<typeof heldMessageOf>;
   for (let last = ROWS; last <= 4096; last *= 4) {
     const rows = await $.session.messages(call.agentId !== undefined ? { agentId: call.agentId, last } : { last });
@@ -283,7 +282,8 @@ async function storeHeldMessage($: ModApi, s: ModState, call: HeldCall): Promise
     found = heldMessageOf(rows as ConversationRow[], call.id);
     if (found === undefined || found.complete || rows.length < last) break;
   }
-  if (found === undefined) return;
+  // If it cannot be made private, no file (docs/HELD-MESSAGE.md).
+  if (found === undefined || !(await privately)) return;
   const message: HeldMessage = {
     v: HELD_MESSAGE_VERSION,
     tool_use_id: call.id,
@@ -452,7 +452,8 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
     s.place = placeOf(info.transcriptPath);
     if (s.place !== undefined) {
       await findReceiver($, s, s.place);
-      if (s.keepHeldMessages) await ensurePrivateFolder($, s, s.place);
+      // Made now, so each call's check finds it there (one chmod).
+      if (s.keepHeldMessages) await privateFolder($, s.place);
     }
     return next(e);
   });
@@ -468,7 +469,7 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
   // /clear, /resume and a fork start another session (another transcript) in the same process.
   on('classic.SessionStart', async ($, e: { transcript_path?: string }, next) => {
     s.place = placeOf(e.transcript_path) ?? s.place;
-    if (s.place !== undefined && s.keepHeldMessages) await ensurePrivateFolder($, s, s.place);
+    if (s.place !== undefined && s.keepHeldMessages) await privateFolder($, s.place);
     return next(e);
   });
 

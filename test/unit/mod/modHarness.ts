@@ -37,6 +37,8 @@ export class ModHarness {
   readonly runs: string[][] = [];
   /** What `$.process.run` answers for a program the harness does not run (cmd.exe): its exit code. */
   runExitCode = 0;
+  /** An exit code to answer instead of running the argv (a tool that fails); undefined: run it. */
+  runFails: (argv: string[]) => number | undefined = () => undefined;
   /** `$.http.fetch`: rejects at once (no receiver) unless the test sets it. */
   fetch: (url: string, body: string) => Promise<{ ok: boolean; status: number }> = () => Promise.reject(new Error('ECONNREFUSED'));
   /** `$.session.messages()`'s rows: the conversation so far. */
@@ -222,6 +224,8 @@ export class ModHarness {
       process: {
         run: (argv) => {
           h.runs.push([...argv]);
+          const failed = h.runFails(argv);
+          if (failed !== undefined) return h.track(Promise.resolve({ exitCode: failed }));
           if (!['mkdir', 'chmod', 'rm'].includes(argv[0])) return h.track(Promise.resolve({ exitCode: h.runExitCode }));
           return h.track(new Promise((resolve) => execFile(argv[0], argv.slice(1), (err) => resolve({ exitCode: err ? (typeof err.code === 'number' ? err.code : 1) : 0 }))));
         },

@@ -131,6 +131,7 @@ var RAN_TICK_MS = 10;
 var READ_LIMIT = 4 * 1024 * 1024;
 var MAX_UNFOLDED = 2e4;
 var SPOOL_RECOUNT = 1e3;
+var CAPPED_RECOUNT_MS = 1e3;
 var POST_TIMEOUT_MS = 2e3;
 var ROWS = 64;
 var MAX_SEEN = 1e3;
@@ -160,6 +161,8 @@ function newState(options) {
     looks: 0,
     spooled: 0,
     unfolded: 0,
+    recounting: false,
+    recountedAt: -Infinity,
     tickerMs: 0,
     looking: false,
     listWrites: Promise.resolve()
@@ -183,19 +186,34 @@ function event(p, kind, at, agentId, fields) {
     source: MOD_SOURCE
   };
 }
-function report($, s, p, ev) {
+function spoolFull($, s, p) {
+  if (s.unfolded < MAX_UNFOLDED) return false;
+  recountSpool($, s, p, true);
+  return true;
+}
+function recountSpool($, s, p, full) {
+  const at = now();
+  if (s.recounting || full && at - s.recountedAt < CAPPED_RECOUNT_MS) return;
+  s.recounting = true;
+  s.recountedAt = at;
+  const dir = spoolDirOf(p);
+  $.fs.list(dir).then(
+    (entries) => void (s.unfolded = entries.length),
+    // A spool folder that is gone (transcript-lag/ deleted) holds nothing.
+    () => $.fs.exists(dir).then((there) => void (there ? void 0 : s.unfolded = 0))
+  ).catch(() => void 0).finally(() => s.recounting = false);
+}
+function report($, s, p, ev, listed = false) {
   const body = JSON.stringify(ev);
   let sent = false;
   const spool = () => {
     if (sent) return;
     sent = true;
-    if (s.unfolded >= MAX_UNFOLDED) return;
+    if (!listed && spoolFull($, s, p)) return;
     s.spooled += 1;
     s.unfolded += 1;
     $.fs.write(spoolFilePath(p.claudeDir, p.sessionId, s.instance, s.spooled), body).catch(() => void 0);
-    if (s.spooled % SPOOL_RECOUNT === 0) {
-      $.fs.list(spoolDirOf(p)).then((entries) => s.unfolded = entries.length).catch(() => void 0);
-    }
+    if (s.spooled % SPOOL_RECOUNT === 0) recountSpool($, s, p, false);
   };
   const receiver = s.receiver;
   if (receiver === void 0) return spool();
@@ -345,7 +363,7 @@ async function look($, s) {
         fired_at: Math.round(call.at),
         ...call.missedAt !== void 0 ? { missed_at: Math.round(call.missedAt) } : {},
         ...call.recordPath !== p.transcriptPath ? { record_path: call.recordPath } : {}
-      }));
+      }), call.listed);
       release($, s, call, seenAt - call.at);
     }
   }
@@ -416,18 +434,19 @@ function register(on, options) {
     s.place = p;
     const recordPath = recordFileOf(p.transcriptPath, p.sessionId, e.agentId);
     if (recordPath === void 0) return next(e);
-    const call = { id: e.tool_use_id, tool: e.tool, at, agentId: e.agentId, place: p, recordPath };
-    report($, s, p, event(p, "pre", at, e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: "mod" }));
+    const listed = !spoolFull($, s, p);
+    const call = { id: e.tool_use_id, tool: e.tool, at, agentId: e.agentId, place: p, recordPath, listed };
+    report($, s, p, event(p, "pre", at, e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: "mod" }), listed);
     s.held.set(call.id, call);
     await Promise.all([
       cursorAt($, s, recordPath),
-      listCall($, s, call).catch(() => void 0),
+      listed ? listCall($, s, call).catch(() => void 0) : void 0,
       // The held message is a convenience: the call goes on without it.
       storeHeldMessage($, s, call).catch(() => void 0)
     ]);
     watchHeld($, s);
     const post = () => {
-      report($, s, p, event(p, "post", now(), e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: "mod" }));
+      report($, s, p, event(p, "post", now(), e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: "mod" }), listed);
       call.ran = true;
       if (s.held.has(call.id)) watchHeld($, s);
     };

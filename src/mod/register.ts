@@ -61,6 +61,8 @@ interface HeldCall {
   missedAt?: number;
   /** `next` settled: the tool ran, its result is on its way. */
   ran?: boolean;
+  /** In the call list (the command hooks stand aside for it): its events are spooled even at the bound. */
+  listed: boolean;
 }
 
 /** What the ticker has read of a transcript: complete lines up to `offset`. */
@@ -78,9 +80,14 @@ const TICK_MS = 100;
 const RAN_TICK_MS = 10;
 /** At most this much of a transcript is read per look; a bigger jump is skipped (its calls stay "held" until their TTL). */
 const READ_LIMIT = 4 * 1024 * 1024;
-/** Spool files left unfolded at most (counted by this copy, recounted every SPOOL_RECOUNT): bounded when nothing folds it. */
+/**
+ * Spool files left unfolded at most (counted by this copy, recounted every SPOOL_RECOUNT): bounded when
+ * nothing folds it. At the bound, recounted at most every CAPPED_RECOUNT_MS, one count at a time: nothing
+ * is spooled then, so only a count sees `watch` or a window empty it.
+ */
 const MAX_UNFOLDED = 20_000;
 const SPOOL_RECOUNT = 1000;
+const CAPPED_RECOUNT_MS = 1000;
 /** How long a post to the receiver may take before its event goes to the spool. */
 const POST_TIMEOUT_MS = 2000;
 /** Rows read back from the conversation for a call's message; more only when its message is longer. */
@@ -128,6 +135,9 @@ interface ModState {
   looks: number;
   spooled: number;
   unfolded: number;
+  /** A count of the spool is running; when the last began. */
+  recounting: boolean;
+  recountedAt: number;
   place?: SessionPlace;
   receiver?: { url: string; secret: string };
   ticker?: { cancel(): void };
@@ -150,6 +160,8 @@ function newState(options: Readonly<Record<string, unknown>>): ModState {
     looks: 0,
     spooled: 0,
     unfolded: 0,
+    recounting: false,
+    recountedAt: -Infinity,
     tickerMs: 0,
     looking: false,
     listWrites: Promise.resolve(),
@@ -176,24 +188,48 @@ function event(p: SessionPlace, kind: string, at: number, agentId: string | unde
   };
 }
 
-/** Reports one channel event without making anybody wait: the receiver if one answers, else the spool. */
-function report($: ModApi, s: ModState, p: SessionPlace, ev: object): void {
+/** Whether the spool is at its bound (then its events are dropped); if so, a recount is asked for. */
+function spoolFull($: ModApi, s: ModState, p: SessionPlace): boolean {
+  if (s.unfolded < MAX_UNFOLDED) return false;
+  recountSpool($, s, p, true);
+  return true;
+}
+
+/** How many spool files are left (watch or a window folds and removes them): the bound is on what is left. */
+function recountSpool($: ModApi, s: ModState, p: SessionPlace, full: boolean): void {
+  const at = now();
+  if (s.recounting || (full && at - s.recountedAt < CAPPED_RECOUNT_MS)) return;
+  s.recounting = true;
+  s.recountedAt = at;
+  const dir = spoolDirOf(p);
+  $.fs
+    .list(dir)
+    .then(
+      (entries) => void (s.unfolded = entries.length),
+      // A spool folder that is gone (transcript-lag/ deleted) holds nothing.
+      () => $.fs.exists(dir).then((there) => void (there ? undefined : (s.unfolded = 0))),
+    )
+    .catch(() => undefined)
+    .finally(() => (s.recounting = false));
+}
+
+/**
+ * Reports one channel event without making anybody wait: the receiver if one answers, else the spool.
+ * At the spool's bound the event is dropped, unless `listed`: an event of a call in the call list, for
+ * which the command hooks stand aside (calls are listed only while the spool has room, so past the bound
+ * go at most the events of the calls then in flight).
+ */
+function report($: ModApi, s: ModState, p: SessionPlace, ev: object, listed = false): void {
   const body = JSON.stringify(ev);
   let sent = false;
   const spool = () => {
     if (sent) return;
     sent = true;
-    if (s.unfolded >= MAX_UNFOLDED) return;
+    if (!listed && spoolFull($, s, p)) return;
     s.spooled += 1;
     s.unfolded += 1;
     $.fs.write(spoolFilePath(p.claudeDir, p.sessionId, s.instance, s.spooled), body).catch(() => undefined);
-    // Now and then, how many are still there (watch or a window folds and removes them): the bound is on what is left.
-    if (s.spooled % SPOOL_RECOUNT === 0) {
-      $.fs
-        .list(spoolDirOf(p))
-        .then((entries) => (s.unfolded = entries.length))
-        .catch(() => undefined);
-    }
+    if (s.spooled % SPOOL_RECOUNT === 0) recountSpool($, s, p, false);
   };
   const receiver = s.receiver;
   if (receiver === undefined) return spool();
@@ -388,7 +424,7 @@ async function look($: ModApi, s: ModState): Promise<void> {
         fired_at: Math.round(call.at),
         ...(call.missedAt !== undefined ? { missed_at: Math.round(call.missedAt) } : {}),
         ...(call.recordPath !== p.transcriptPath ? { record_path: call.recordPath } : {}),
-      }));
+      }), call.listed);
       release($, s, call, seenAt - call.at);
     }
   }
@@ -481,19 +517,22 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
     s.place = p;
     const recordPath = recordFileOf(p.transcriptPath, p.sessionId, e.agentId);
     if (recordPath === undefined) return next(e);
-    const call: HeldCall = { id: e.tool_use_id, tool: e.tool, at, agentId: e.agentId, place: p, recordPath };
+    // Listed only while the spool has room: at its bound the call's events could be dropped, and a call in
+    // the list is one the command hooks leave to the mod. Unlisted, they report it too (it counts once).
+    const listed = !spoolFull($, s, p);
+    const call: HeldCall = { id: e.tool_use_id, tool: e.tool, at, agentId: e.agentId, place: p, recordPath, listed };
     // Reported first, so nothing below delays it; then what the call's settings hooks rely on, before they run.
-    report($, s, p, event(p, 'pre', at, e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: 'mod' }));
+    report($, s, p, event(p, 'pre', at, e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: 'mod' }), listed);
     s.held.set(call.id, call);
     await Promise.all([
       cursorAt($, s, recordPath),
-      listCall($, s, call).catch(() => undefined),
+      listed ? listCall($, s, call).catch(() => undefined) : undefined,
       // The held message is a convenience: the call goes on without it.
       storeHeldMessage($, s, call).catch(() => undefined),
     ]);
     watchHeld($, s);
     const post = () => {
-      report($, s, p, event(p, 'post', now(), e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: 'mod' }));
+      report($, s, p, event(p, 'post', now(), e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: 'mod' }), listed);
       call.ran = true;
       if (s.held.has(call.id)) watchHeld($, s);
     };

@@ -33,6 +33,11 @@ export class ModHarness {
   readonly root: string;
   readonly claudeDir: string;
   readonly transcript: string;
+  /** How many times `$.fs.list` was called; each waits for `listGate` first. */
+  lists = 0;
+  listGate: Promise<void> = Promise.resolve();
+  /** Files of other copies in the spool, listed but not made on disk (20,000 files cost seconds to make). */
+  otherSpoolFiles = 0;
   /** Every argv `$.process.run` was given, in order. */
   readonly runs: string[][] = [];
   /** What `$.process.run` answers for a program the harness does not run (cmd.exe): its exit code. */
@@ -81,6 +86,7 @@ export class ModHarness {
   dispose(): void {
     Date.now = this.realNow;
     for (const t of this.timers) t.cancelled = true;
+    fs.rmSync(this.root, { recursive: true, force: true });
   }
 
   /** Runs the mod's handlers for `event` (ui.render: the one for `component`), innermost `next` given by the test. */
@@ -216,7 +222,13 @@ export class ModHarness {
               return { kind: st.isFile() ? 'file' : st.isDirectory() ? 'dir' : 'other', size: st.size, mtimeMs: st.mtimeMs, isLink: l.isSymbolicLink() } as const;
             })(),
           ),
-        list: (p) => h.track(fs.promises.readdir(h.real(p)).then((names) => names.map((name) => ({ name })))),
+        list: (p) => {
+          h.lists++;
+          // Waited for by settle once the gate is open: a list held at the gate is one still running.
+          return h.listGate
+            .then(() => h.track(fs.promises.readdir(h.real(p))))
+            .then((names) => [...names, ...(p.endsWith('spool') ? Array.from({ length: h.otherSpoolFiles }, (_, i) => `other.${i}.json`) : [])].map((name) => ({ name })));
+        },
         exists: (p) => h.track(fs.promises.access(h.real(p)).then(() => true, () => false)),
       },
       // Not waited for by settle: a receiver that never answers must not hang the test.
@@ -237,12 +249,13 @@ export class ModHarness {
     };
   }
 
-  /** The spool's events, in name order. */
+  /** The spool's events of the session, in name order. */
   spooled(): { event: string; tool_use_id?: string; tool_use_ids?: string[] }[] {
     const dir = this.real(this.claudePath('transcript-lag', 'spool'));
     if (!fs.existsSync(dir)) return [];
     return fs
       .readdirSync(dir)
+      .filter((n) => n.startsWith(`${SESSION}.`))
       .sort()
       .map((n) => JSON.parse(fs.readFileSync(path.join(dir, n), 'utf8')));
   }

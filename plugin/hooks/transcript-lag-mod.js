@@ -120,7 +120,7 @@ function callsOfLine(line) {
 
 // src/core/settings/hookCommand.ts
 function cmdTakesAsIs(p) {
-  return !/[&<>()@^|%!"\r\n]/.test(p);
+  return /^[\p{L}\p{M}\p{N} \\:._\-'~#$+[\]{}]*$/u.test(p) && !p.includes("\xFF");
 }
 
 // src/mod/register.ts

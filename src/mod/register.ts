@@ -345,7 +345,7 @@ function dropHeldMessageNow($: ModApi, call: HeldCall): Promise<void> {
   if (file === undefined) return Promise.resolve();
   call.heldFile = undefined;
   const windows = file.includes('\\');
-  // Not through cmd a path it would not take as it is: `&` would split the command, `%` expand.
+  // Not through cmd a path it would not take as it is: at a `,` del would delete the files of the folder before it, `&` split the command, `%` expand.
   const remove = !windows ? ['rm', '-f', file] : cmdTakesAsIs(file) ? ['cmd.exe', '/d', '/c', 'del', '/f', '/q', file] : undefined;
   const removed = remove === undefined ? Promise.resolve() : $.process.run(remove, { timeoutMs: 1000 }).then(() => undefined, () => undefined);
   return removed

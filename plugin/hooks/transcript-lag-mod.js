@@ -68,11 +68,11 @@ function heldMessagePath(claudeDir, sessionId, toolUseId) {
 function modCallsPath(claudeDir, sessionId) {
   return SAFE_SESSION_ID.test(sessionId) ? channelPath(claudeDir, MOD_CALLS_DIR_NAME, `${sessionId}.json`) : void 0;
 }
-function spoolFileName(sessionId, instance2, seq) {
-  return `${sessionId}.${instance2}.${String(seq).padStart(8, "0")}.json`;
+function spoolFileName(sessionId, instance, seq) {
+  return `${sessionId}.${instance}.${String(seq).padStart(8, "0")}.json`;
 }
-function spoolFilePath(claudeDir, sessionId, instance2, seq) {
-  return channelPath(claudeDir, SPOOL_DIR_NAME, spoolFileName(sessionId, instance2, seq));
+function spoolFilePath(claudeDir, sessionId, instance, seq) {
+  return channelPath(claudeDir, SPOOL_DIR_NAME, spoolFileName(sessionId, instance, seq));
 }
 function heldMessageOf(rows, toolUseId) {
   const at = rows.findIndex((r) => r.role === "assistant" && r.toolUses.some((t) => t.tool_use_id === toolUseId));
@@ -120,16 +120,10 @@ function callsOfLine(line) {
 
 // src/core/settings/hookCommand.ts
 function cmdTakesAsIs(p) {
-  return !/[&<>()@^|%!"\r\n]/.test(p);
+  return /^[\p{L}\p{M}\p{N} \\:._\-'~#$+[\]{}]*$/u.test(p) && !p.includes("\xFF");
 }
 
 // src/mod/register.ts
-var held = /* @__PURE__ */ new Map();
-var lags = /* @__PURE__ */ new Map();
-var cursors = /* @__PURE__ */ new Map();
-var recordsSeen = /* @__PURE__ */ new Map();
-var resultsSeen = /* @__PURE__ */ new Map();
-var looks = 0;
 var MAX_CALLS = 500;
 var MAX_LAGS = 200;
 var TICK_MS = 100;
@@ -137,6 +131,7 @@ var RAN_TICK_MS = 10;
 var READ_LIMIT = 4 * 1024 * 1024;
 var MAX_UNFOLDED = 2e4;
 var SPOOL_RECOUNT = 1e3;
+var CAPPED_RECOUNT_MS = 1e3;
 var POST_TIMEOUT_MS = 2e3;
 var ROWS = 64;
 var MAX_SEEN = 1e3;
@@ -154,17 +149,25 @@ function remember(seen, id, lookNo) {
   if (seen.size > MAX_SEEN) seen.delete(seen.keys().next().value);
 }
 var now = () => Date.now();
-var instance = crypto.randomUUID().replace(/-/g, "").slice(0, 8);
-var spooled = 0;
-var unfolded = 0;
-var place;
-var receiver;
-var ticker;
-var tickerMs = 0;
-var looking = false;
-var keepHeldMessages = true;
-var listed;
-var listWrites = Promise.resolve();
+function newState(options) {
+  return {
+    keepHeldMessages: asBool(options?.keepHeldMessages, true),
+    instance: crypto.randomUUID().replace(/-/g, "").slice(0, 8),
+    held: /* @__PURE__ */ new Map(),
+    lags: /* @__PURE__ */ new Map(),
+    cursors: /* @__PURE__ */ new Map(),
+    recordsSeen: /* @__PURE__ */ new Map(),
+    resultsSeen: /* @__PURE__ */ new Map(),
+    looks: 0,
+    spooled: 0,
+    unfolded: 0,
+    recounting: false,
+    recountedAt: -Infinity,
+    tickerMs: 0,
+    looking: false,
+    listWrites: Promise.resolve()
+  };
+}
 function placeOf(transcriptPath) {
   if (!transcriptPath) return void 0;
   const sessionId = sessionIdOfTranscript(transcriptPath);
@@ -183,20 +186,36 @@ function event(p, kind, at, agentId, fields) {
     source: MOD_SOURCE
   };
 }
-function report($, p, ev) {
+function spoolFull($, s, p) {
+  if (s.unfolded < MAX_UNFOLDED) return false;
+  recountSpool($, s, p, true);
+  return true;
+}
+function recountSpool($, s, p, full) {
+  const at = now();
+  if (s.recounting || full && at - s.recountedAt < CAPPED_RECOUNT_MS) return;
+  s.recounting = true;
+  s.recountedAt = at;
+  const dir = spoolDirOf(p);
+  $.fs.list(dir).then(
+    (entries) => void (s.unfolded = entries.length),
+    // A spool folder that is gone (transcript-lag/ deleted) holds nothing.
+    () => $.fs.exists(dir).then((there) => void (there ? void 0 : s.unfolded = 0))
+  ).catch(() => void 0).finally(() => s.recounting = false);
+}
+function report($, s, p, ev, listed = false) {
   const body = JSON.stringify(ev);
   let sent = false;
   const spool = () => {
     if (sent) return;
     sent = true;
-    if (unfolded >= MAX_UNFOLDED) return;
-    spooled += 1;
-    unfolded += 1;
-    $.fs.write(spoolFilePath(p.claudeDir, p.sessionId, instance, spooled), body).catch(() => void 0);
-    if (spooled % SPOOL_RECOUNT === 0) {
-      $.fs.list(spoolDirOf(p)).then((entries) => unfolded = entries.length).catch(() => void 0);
-    }
+    if (!listed && spoolFull($, s, p)) return;
+    s.spooled += 1;
+    s.unfolded += 1;
+    $.fs.write(spoolFilePath(p.claudeDir, p.sessionId, s.instance, s.spooled), body).catch(() => void 0);
+    if (s.spooled % SPOOL_RECOUNT === 0) recountSpool($, s, p, false);
   };
+  const receiver = s.receiver;
   if (receiver === void 0) return spool();
   const timer = $.clock.after(POST_TIMEOUT_MS, spool);
   $.http.fetch(receiver.url, { method: "POST", headers: { "content-type": "application/json", "x-transcript-lag-secret": receiver.secret }, body }).then((res) => {
@@ -211,52 +230,47 @@ function report($, p, ev) {
 function spoolDirOf(p) {
   return channelPath(p.claudeDir, SPOOL_DIR_NAME);
 }
-async function findReceiver($, p) {
+async function findReceiver($, s, p) {
   const file = channelPath(p.claudeDir, HTTP_CONFIG_FILE);
   try {
     const st = await $.fs.stat(file);
     const config = st.kind === "file" && !st.isLink && st.size <= MAX_HTTP_CONFIG_BYTES ? parseHttpHookConfig(await $.fs.read(file)) : void 0;
     if (config !== void 0) {
-      receiver = { url: `http://127.0.0.1:${config.port}/mod`, secret: config.secret };
+      s.receiver = { url: `http://127.0.0.1:${config.port}/mod`, secret: config.secret };
       return;
     }
   } catch {
   }
-  receiver = void 0;
+  s.receiver = void 0;
 }
 async function privateFolder($, p) {
   const dir = heldDirOf(p.claudeDir, p.sessionId);
   if (dir === void 0) return false;
   if (dir.includes("\\")) return true;
+  const lock = ["chmod", "700", channelPath(p.claudeDir), channelPath(p.claudeDir, HELD_DIR_NAME), dir];
   try {
+    if ((await $.process.run(lock, { timeoutMs: 2e3 })).exitCode === 0) return true;
     const made = await $.process.run(["mkdir", "-p", "-m", "700", dir], { timeoutMs: 2e3 });
     if (made.exitCode !== 0) return false;
-    const locked = await $.process.run(["chmod", "700", channelPath(p.claudeDir), channelPath(p.claudeDir, HELD_DIR_NAME), dir], { timeoutMs: 2e3 });
-    return locked.exitCode === 0;
+    return (await $.process.run(lock, { timeoutMs: 2e3 })).exitCode === 0;
   } catch {
     return false;
   }
 }
-var privateFor;
-async function ensurePrivateFolder($, p) {
-  if (privateFor === p.sessionId) return true;
-  if (!await privateFolder($, p)) return false;
-  privateFor = p.sessionId;
-  return true;
-}
-async function listCall($, call) {
+async function listCall($, s, call) {
   const file = modCallsPath(call.place.claudeDir, call.place.sessionId);
   if (file === void 0) return;
-  if (listed?.sessionId !== call.place.sessionId) listed = { sessionId: call.place.sessionId, calls: [] };
-  listed.calls = [...listed.calls, call.id].slice(-MOD_CALLS_LISTED);
-  const list = listed;
-  listWrites = listWrites.then(() => $.fs.write(file, JSON.stringify({ v: 1, calls: list.calls }))).catch(() => void 0);
-  await listWrites;
+  if (s.listed?.sessionId !== call.place.sessionId) s.listed = { sessionId: call.place.sessionId, calls: [] };
+  s.listed.calls = [...s.listed.calls, call.id].slice(-MOD_CALLS_LISTED);
+  const list = s.listed;
+  s.listWrites = s.listWrites.then(() => $.fs.write(file, JSON.stringify({ v: 1, calls: list.calls }))).catch(() => void 0);
+  await s.listWrites;
 }
-async function storeHeldMessage($, call) {
-  if (!keepHeldMessages) return;
+async function storeHeldMessage($, s, call) {
+  if (!s.keepHeldMessages) return;
   const file = heldMessagePath(call.place.claudeDir, call.place.sessionId, call.id);
-  if (file === void 0 || !await ensurePrivateFolder($, call.place)) return;
+  if (file === void 0) return;
+  const privately = privateFolder($, call.place);
   let found;
   for (let last = ROWS; last <= 4096; last *= 4) {
     const rows = await $.session.messages(call.agentId !== void 0 ? { agentId: call.agentId, last } : { last });
@@ -264,7 +278,7 @@ async function storeHeldMessage($, call) {
     found = heldMessageOf(rows, call.id);
     if (found === void 0 || found.complete || rows.length < last) break;
   }
-  if (found === void 0) return;
+  if (found === void 0 || !await privately) return;
   const message = {
     v: HELD_MESSAGE_VERSION,
     tool_use_id: call.id,
@@ -276,7 +290,7 @@ async function storeHeldMessage($, call) {
   };
   await $.fs.write(file, JSON.stringify(message));
   call.heldFile = file;
-  if (!held.has(call.id)) dropHeldMessage($, call);
+  if (!s.held.has(call.id)) dropHeldMessage($, call);
 }
 function dropHeldMessageNow($, call) {
   const file = call.heldFile;
@@ -290,22 +304,22 @@ function dropHeldMessageNow($, call) {
 function dropHeldMessage($, call) {
   void dropHeldMessageNow($, call);
 }
-function release($, call, lagMs) {
-  held.delete(call.id);
+function release($, s, call, lagMs) {
+  s.held.delete(call.id);
   dropHeldMessage($, call);
   if (lagMs === void 0) return;
-  lags.set(call.id, lagMs);
-  if (lags.size > MAX_LAGS) lags.delete(lags.keys().next().value);
+  s.lags.set(call.id, lagMs);
+  if (s.lags.size > MAX_LAGS) s.lags.delete(s.lags.keys().next().value);
 }
-async function look($) {
+async function look($, s) {
   const started = now();
   const byFile = /* @__PURE__ */ new Map();
-  for (const call of held.values()) {
-    if (started - call.at > HELD_MESSAGE_TTL_MS) release($, call, void 0);
+  for (const call of s.held.values()) {
+    if (started - call.at > HELD_MESSAGE_TTL_MS) release($, s, call, void 0);
     else byFile.set(call.recordPath, [...byFile.get(call.recordPath) ?? [], call]);
   }
   for (const [file, calls] of byFile) {
-    const cursor = cursors.get(file);
+    const cursor = s.cursors.get(file);
     if (cursor === void 0) continue;
     let size = cursor.offset;
     try {
@@ -326,22 +340,22 @@ async function look($) {
         if (start <= end) lines = new TextDecoder().decode(bytes.subarray(start, end)).split("\n");
       }
     }
-    const lookNo = ++looks;
+    const lookNo = ++s.looks;
     for (const line of lines) {
       const { records, results } = callsOfLine(line);
-      for (const id of records) remember(recordsSeen, id, lookNo);
-      for (const id of results) remember(resultsSeen, id, lookNo);
+      for (const id of records) remember(s.recordsSeen, id, lookNo);
+      for (const id of results) remember(s.resultsSeen, id, lookNo);
     }
     const seenAt = now();
     for (const call of calls) {
-      const recordLook = recordsSeen.get(call.id);
+      const recordLook = s.recordsSeen.get(call.id);
       if (recordLook === void 0) {
         call.missedAt = started;
         continue;
       }
-      const withResult = resultsSeen.get(call.id) === recordLook;
+      const withResult = s.resultsSeen.get(call.id) === recordLook;
       const p = call.place;
-      report($, p, event(p, "landed", seenAt, call.agentId, {
+      report($, s, p, event(p, "landed", seenAt, call.agentId, {
         tool_use_id: call.id,
         tool_name: call.tool,
         with_result: withResult,
@@ -349,38 +363,38 @@ async function look($) {
         fired_at: Math.round(call.at),
         ...call.missedAt !== void 0 ? { missed_at: Math.round(call.missedAt) } : {},
         ...call.recordPath !== p.transcriptPath ? { record_path: call.recordPath } : {}
-      }));
-      release($, call, seenAt - call.at);
+      }), call.listed);
+      release($, s, call, seenAt - call.at);
     }
   }
-  if (held.size === 0) {
-    ticker?.cancel();
-    ticker = void 0;
-  } else watchHeld($);
+  if (s.held.size === 0) {
+    s.ticker?.cancel();
+    s.ticker = void 0;
+  } else watchHeld($, s);
   $.ui.invalidate("ui.render");
 }
-function watchHeld($) {
-  const every = [...held.values()].some((c) => c.ran) ? RAN_TICK_MS : TICK_MS;
-  if (ticker !== void 0 && tickerMs === every) return;
-  ticker?.cancel();
-  tickerMs = every;
-  ticker = $.clock.every(every, () => {
-    if (looking) return;
-    looking = true;
-    look($).catch(() => void 0).finally(() => looking = false);
+function watchHeld($, s) {
+  const every = [...s.held.values()].some((c) => c.ran) ? RAN_TICK_MS : TICK_MS;
+  if (s.ticker !== void 0 && s.tickerMs === every) return;
+  s.ticker?.cancel();
+  s.tickerMs = every;
+  s.ticker = $.clock.every(every, () => {
+    if (s.looking) return;
+    s.looking = true;
+    look($, s).catch(() => void 0).finally(() => s.looking = false);
   });
 }
 var FIRST_LOOK_BACK = 1024 * 1024;
-async function cursorAt($, file) {
-  if (cursors.has(file)) return;
+async function cursorAt($, s, file) {
+  if (s.cursors.has(file)) return;
   let size = 0;
   try {
     size = (await $.fs.stat(file)).size;
   } catch {
   }
   const offset = Math.max(0, size - FIRST_LOOK_BACK);
-  cursors.set(file, { offset, aligned: offset === 0 });
-  if (cursors.size > MAX_CURSORS) cursors.delete(cursors.keys().next().value);
+  s.cursors.set(file, { offset, aligned: offset === 0 });
+  if (s.cursors.size > MAX_CURSORS) s.cursors.delete(s.cursors.keys().next().value);
 }
 function seconds(ms) {
   return ms < 1e4 ? `${(ms / 1e3).toFixed(1)}s` : `${Math.round(ms / 1e3)}s`;
@@ -392,48 +406,49 @@ function asBool(value, fallback) {
   return fallback;
 }
 function register(on, options) {
-  keepHeldMessages = asBool(options?.keepHeldMessages, true);
+  const s = newState(options);
   on("session.start", async ($, e, next) => {
     const info = await $.session.info();
-    place = placeOf(info.transcriptPath);
-    if (place !== void 0) {
-      await findReceiver($, place);
-      if (keepHeldMessages) await ensurePrivateFolder($, place);
+    s.place = placeOf(info.transcriptPath);
+    if (s.place !== void 0) {
+      await findReceiver($, s, s.place);
+      if (s.keepHeldMessages) await privateFolder($, s.place);
     }
     return next(e);
   });
   on("session.end", async ($, e, next) => {
-    const dropping = [...held.values()].map((call) => dropHeldMessageNow($, call));
-    held.clear();
+    const dropping = [...s.held.values()].map((call) => dropHeldMessageNow($, call));
+    s.held.clear();
     await Promise.all(dropping);
     return next(e);
   });
   on("classic.SessionStart", async ($, e, next) => {
-    place = placeOf(e.transcript_path) ?? place;
-    if (place !== void 0 && keepHeldMessages) await ensurePrivateFolder($, place);
+    s.place = placeOf(e.transcript_path) ?? s.place;
+    if (s.place !== void 0 && s.keepHeldMessages) await privateFolder($, s.place);
     return next(e);
   });
   on("tool.call", async ($, e, next) => {
     const at = now();
-    const p = place ?? placeOf((await $.session.info()).transcriptPath);
-    if (p === void 0 || held.size >= MAX_CALLS) return next(e);
-    place = p;
+    const p = s.place ?? placeOf((await $.session.info()).transcriptPath);
+    if (p === void 0 || s.held.size >= MAX_CALLS) return next(e);
+    s.place = p;
     const recordPath = recordFileOf(p.transcriptPath, p.sessionId, e.agentId);
     if (recordPath === void 0) return next(e);
-    const call = { id: e.tool_use_id, tool: e.tool, at, agentId: e.agentId, place: p, recordPath };
-    report($, p, event(p, "pre", at, e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: "mod" }));
-    held.set(call.id, call);
+    const listed = !spoolFull($, s, p);
+    const call = { id: e.tool_use_id, tool: e.tool, at, agentId: e.agentId, place: p, recordPath, listed };
+    report($, s, p, event(p, "pre", at, e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: "mod" }), listed);
+    s.held.set(call.id, call);
     await Promise.all([
-      cursorAt($, recordPath),
-      listCall($, call).catch(() => void 0),
+      cursorAt($, s, recordPath),
+      listed ? listCall($, s, call).catch(() => void 0) : void 0,
       // The held message is a convenience: the call goes on without it.
-      storeHeldMessage($, call).catch(() => void 0)
+      storeHeldMessage($, s, call).catch(() => void 0)
     ]);
-    watchHeld($);
+    watchHeld($, s);
     const post = () => {
-      report($, p, event(p, "post", now(), e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: "mod" }));
+      report($, s, p, event(p, "post", now(), e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: "mod" }), listed);
       call.ran = true;
-      if (held.has(call.id)) watchHeld($);
+      if (s.held.has(call.id)) watchHeld($, s);
     };
     try {
       const ran = await next(e);
@@ -445,7 +460,7 @@ function register(on, options) {
     }
   });
   on("session.append", async ($, e, next) => {
-    const p = place;
+    const p = s.place;
     if (p !== void 0) {
       const at = now();
       const ids = [];
@@ -453,22 +468,22 @@ function register(on, options) {
         if (b?.type === "tool_use" && typeof b.id === "string") ids.push(b.id);
         else if (b?.type === "tool_result" && typeof b.tool_use_id === "string") ids.push(b.tool_use_id);
       }
-      report($, p, event(p, "record", at, e.agentId, { uuid: e.uuid, record_type: e.message.type, ...ids.length > 0 ? { tool_use_ids: ids } : {} }));
+      report($, s, p, event(p, "record", at, e.agentId, { uuid: e.uuid, record_type: e.message.type, ...ids.length > 0 ? { tool_use_ids: ids } : {} }));
     }
     return next(e);
   });
   on("ui.render", { component: "Spinner" }, async ($, e, next) => {
-    if (held.size === 0) return next(e);
+    if (s.held.size === 0) return next(e);
     let oldest = Infinity;
-    for (const call of held.values()) oldest = Math.min(oldest, call.at);
-    const more = held.size > 1 ? ` (${held.size} calls)` : "";
+    for (const call of s.held.values()) oldest = Math.min(oldest, call.at);
+    const more = s.held.size > 1 ? ` (${s.held.size} calls)` : "";
     const room = Math.max(0, (e.viewport?.columns ?? 80) - String(e.props.word ?? "").length - 20);
     const suffix = ` \xB7 held ${seconds(now() - oldest)}${more}`.slice(0, room);
     return next({ ...e, props: { ...e.props, suffix: `${e.props.suffix ?? ""}${suffix}` } });
   });
   on("ui.render", { component: "ToolUse" }, async ($, e, next) => {
     const id = e.props.tool_use_id;
-    const lag = typeof id === "string" ? lags.get(id) : void 0;
+    const lag = typeof id === "string" ? s.lags.get(id) : void 0;
     const theirs = await next(e);
     if (lag === void 0) return theirs;
     const { Box, Text } = $.ui.resolve(e);
@@ -476,7 +491,7 @@ function register(on, options) {
   });
   on("ui.render", { component: "ToolGroup" }, async ($, e, next) => {
     const calls = Array.isArray(e.props.calls) ? e.props.calls : [];
-    const landed = calls.map((c) => typeof c.tool_use_id === "string" ? lags.get(c.tool_use_id) : void 0).filter((l) => l !== void 0);
+    const landed = calls.map((c) => typeof c.tool_use_id === "string" ? s.lags.get(c.tool_use_id) : void 0).filter((l) => l !== void 0);
     const theirs = await next(e);
     if (e.props.isExpanded === true || landed.length === 0) return theirs;
     const { Box, Text } = $.ui.resolve(e);

@@ -61,6 +61,8 @@ interface HeldCall {
   missedAt?: number;
   /** `next` settled: the tool ran, its result is on its way. */
   ran?: boolean;
+  /** In the call list (the command hooks stand aside for it): its events are spooled even at the bound. */
+  listed: boolean;
 }
 
 /** What the ticker has read of a transcript: complete lines up to `offset`. */
@@ -70,14 +72,6 @@ interface FileCursor {
   aligned: boolean;
 }
 
-/** Calls held now, and the lags of those that landed (for their tool rows), both bounded. */
-const held = new Map<string, HeldCall>();
-const lags = new Map<string, number>();
-const cursors = new Map<string, FileCursor>();
-/** In which look each call's record and result came in: a call may fire after its record is on disk. */
-const recordsSeen = new Map<string, number>();
-const resultsSeen = new Map<string, number>();
-let looks = 0;
 const MAX_CALLS = 500;
 const MAX_LAGS = 200;
 /** Redraw rate while a call is held (the issue asks ≥ 4 a second) and how often its file is looked at. */
@@ -86,9 +80,14 @@ const TICK_MS = 100;
 const RAN_TICK_MS = 10;
 /** At most this much of a transcript is read per look; a bigger jump is skipped (its calls stay "held" until their TTL). */
 const READ_LIMIT = 4 * 1024 * 1024;
-/** Spool files left unfolded at most (counted by this copy, recounted every SPOOL_RECOUNT): bounded when nothing folds it. */
+/**
+ * Spool files left unfolded at most (counted by this copy, recounted every SPOOL_RECOUNT): bounded when
+ * nothing folds it. At the bound, recounted at most every CAPPED_RECOUNT_MS, one count at a time: nothing
+ * is spooled then, so only a count sees `watch` or a window empty it.
+ */
 const MAX_UNFOLDED = 20_000;
 const SPOOL_RECOUNT = 1000;
+const CAPPED_RECOUNT_MS = 1000;
 /** How long a post to the receiver may take before its event goes to the spool. */
 const POST_TIMEOUT_MS = 2000;
 /** Rows read back from the conversation for a call's message; more only when its message is longer. */
@@ -118,18 +117,56 @@ function remember(seen: Map<string, number>, id: string, lookNo: number): void {
  */
 const now = () => Date.now();
 
-const instance = crypto.randomUUID().replace(/-/g, '').slice(0, 8);
-let spooled = 0;
-let unfolded = 0;
-let place: SessionPlace | undefined;
-let receiver: { url: string; secret: string } | undefined;
-let ticker: { cancel(): void } | undefined;
-let tickerMs = 0;
-let looking = false;
-let keepHeldMessages = true;
-/** The newest calls this copy reports, per session: written whole before each call's hooks run (modContract.ts). */
-let listed: { sessionId: string; calls: string[] } | undefined;
-let listWrites: Promise<void> = Promise.resolve();
+/**
+ * Everything the mod keeps, one object per `register` (one loaded copy of the mod): not
+ * module variables, so a copy's state is all in one place and a test can load a fresh one.
+ */
+interface ModState {
+  keepHeldMessages: boolean;
+  /** Names this copy's spool files: a name sort is the write order within it. */
+  instance: string;
+  /** Calls held now, and the lags of those that landed (for their tool rows), both bounded. */
+  held: Map<string, HeldCall>;
+  lags: Map<string, number>;
+  cursors: Map<string, FileCursor>;
+  /** In which look each call's record and result came in: a call may fire after its record is on disk. */
+  recordsSeen: Map<string, number>;
+  resultsSeen: Map<string, number>;
+  looks: number;
+  spooled: number;
+  unfolded: number;
+  /** A count of the spool is running; when the last began. */
+  recounting: boolean;
+  recountedAt: number;
+  place?: SessionPlace;
+  receiver?: { url: string; secret: string };
+  ticker?: { cancel(): void };
+  tickerMs: number;
+  looking: boolean;
+  /** The newest calls this copy reports, per session: written whole before each call's hooks run (modContract.ts). */
+  listed?: { sessionId: string; calls: string[] };
+  listWrites: Promise<void>;
+}
+
+function newState(options: Readonly<Record<string, unknown>>): ModState {
+  return {
+    keepHeldMessages: asBool(options?.keepHeldMessages, true),
+    instance: crypto.randomUUID().replace(/-/g, '').slice(0, 8),
+    held: new Map(),
+    lags: new Map(),
+    cursors: new Map(),
+    recordsSeen: new Map(),
+    resultsSeen: new Map(),
+    looks: 0,
+    spooled: 0,
+    unfolded: 0,
+    recounting: false,
+    recountedAt: -Infinity,
+    tickerMs: 0,
+    looking: false,
+    listWrites: Promise.resolve(),
+  };
+}
 
 function placeOf(transcriptPath: string | undefined): SessionPlace | undefined {
   if (!transcriptPath) return undefined;
@@ -151,25 +188,50 @@ function event(p: SessionPlace, kind: string, at: number, agentId: string | unde
   };
 }
 
-/** Reports one channel event without making anybody wait: the receiver if one answers, else the spool. */
-function report($: ModApi, p: SessionPlace, ev: object): void {
+/** Whether the spool is at its bound (then its events are dropped); if so, a recount is asked for. */
+function spoolFull($: ModApi, s: ModState, p: SessionPlace): boolean {
+  if (s.unfolded < MAX_UNFOLDED) return false;
+  recountSpool($, s, p, true);
+  return true;
+}
+
+/** How many spool files are left (watch or a window folds and removes them): the bound is on what is left. */
+function recountSpool($: ModApi, s: ModState, p: SessionPlace, full: boolean): void {
+  const at = now();
+  if (s.recounting || (full && at - s.recountedAt < CAPPED_RECOUNT_MS)) return;
+  s.recounting = true;
+  s.recountedAt = at;
+  const dir = spoolDirOf(p);
+  $.fs
+    .list(dir)
+    .then(
+      (entries) => void (s.unfolded = entries.length),
+      // A spool folder that is gone (transcript-lag/ deleted) holds nothing.
+      () => $.fs.exists(dir).then((there) => void (there ? undefined : (s.unfolded = 0))),
+    )
+    .catch(() => undefined)
+    .finally(() => (s.recounting = false));
+}
+
+/**
+ * Reports one channel event without making anybody wait: the receiver if one answers, else the spool.
+ * At the spool's bound the event is dropped, unless `listed`: an event of a call in the call list, for
+ * which the command hooks stand aside (calls are listed only while the spool has room, so past the bound
+ * go at most the events of the calls then in flight).
+ */
+function report($: ModApi, s: ModState, p: SessionPlace, ev: object, listed = false): void {
   const body = JSON.stringify(ev);
   let sent = false;
   const spool = () => {
     if (sent) return;
     sent = true;
-    if (unfolded >= MAX_UNFOLDED) return;
-    spooled += 1;
-    unfolded += 1;
-    $.fs.write(spoolFilePath(p.claudeDir, p.sessionId, instance, spooled), body).catch(() => undefined);
-    // Now and then, how many are still there (watch or a window folds and removes them): the bound is on what is left.
-    if (spooled % SPOOL_RECOUNT === 0) {
-      $.fs
-        .list(spoolDirOf(p))
-        .then((entries) => (unfolded = entries.length))
-        .catch(() => undefined);
-    }
+    if (!listed && spoolFull($, s, p)) return;
+    s.spooled += 1;
+    s.unfolded += 1;
+    $.fs.write(spoolFilePath(p.claudeDir, p.sessionId, s.instance, s.spooled), body).catch(() => undefined);
+    if (s.spooled % SPOOL_RECOUNT === 0) recountSpool($, s, p, false);
   };
+  const receiver = s.receiver;
   if (receiver === undefined) return spool();
   // A receiver that takes the connection and never answers: the event goes to the spool after POST_TIMEOUT_MS.
   const timer = $.clock.after(POST_TIMEOUT_MS, spool);
@@ -191,65 +253,64 @@ function spoolDirOf(p: SessionPlace): string {
 }
 
 /** The receiver `install-hook --http` set up, when there is one: the mod posts to it while it runs. */
-async function findReceiver($: ModApi, p: SessionPlace): Promise<void> {
+async function findReceiver($: ModApi, s: ModState, p: SessionPlace): Promise<void> {
   const file = channelPath(p.claudeDir, HTTP_CONFIG_FILE);
   try {
     // A regular file of our size only: anything else (a FIFO, a huge file) is not read.
     const st = await $.fs.stat(file);
     const config = st.kind === 'file' && !st.isLink && st.size <= MAX_HTTP_CONFIG_BYTES ? parseHttpHookConfig(await $.fs.read(file)) : undefined;
     if (config !== undefined) {
-      receiver = { url: `http://127.0.0.1:${config.port}/mod`, secret: config.secret };
+      s.receiver = { url: `http://127.0.0.1:${config.port}/mod`, secret: config.secret };
       return;
     }
   } catch {
     // no http hooks installed: the spool it is
   }
-  receiver = undefined;
+  s.receiver = undefined;
 }
 
-/** The held message's folder is private: it holds assistant text. `$.fs.write` makes folders with the default mode. */
+/**
+ * Makes the held message's folder private (it holds assistant text), or finds it is; false where it
+ * could not. Run before every write, not remembered: the user may delete `transcript-lag/` at any
+ * time, and `$.fs.write` would make it anew with the default mode. `$.fs.stat` gives no mode, so the
+ * check is `chmod 700` of the folders: it succeeds only when all are there, and leaves them private
+ * (one process a write); when one is missing they are made first.
+ */
 async function privateFolder($: ModApi, p: SessionPlace): Promise<boolean> {
   const dir = heldDirOf(p.claudeDir, p.sessionId);
   if (dir === undefined) return false;
   if (dir.includes('\\')) return true; // Windows: the profile folder's ACL already keeps it the user's
+  // `mkdir -p -m` sets the mode of the last folder only: the channel folder and held/ too.
+  const lock = ['chmod', '700', channelPath(p.claudeDir), channelPath(p.claudeDir, HELD_DIR_NAME), dir];
   try {
+    if ((await $.process.run(lock, { timeoutMs: 2000 })).exitCode === 0) return true;
     const made = await $.process.run(['mkdir', '-p', '-m', '700', dir], { timeoutMs: 2000 });
     if (made.exitCode !== 0) return false;
-    // `mkdir -p -m` sets the mode of the last folder only: the channel folder and held/ too.
-    const locked = await $.process.run(['chmod', '700', channelPath(p.claudeDir), channelPath(p.claudeDir, HELD_DIR_NAME), dir], { timeoutMs: 2000 });
-    return locked.exitCode === 0;
+    return (await $.process.run(lock, { timeoutMs: 2000 })).exitCode === 0;
   } catch {
     return false;
   }
 }
 
-let privateFor: string | undefined;
-
-/** Makes the session's held-message folder private once per session; false where it could not. */
-async function ensurePrivateFolder($: ModApi, p: SessionPlace): Promise<boolean> {
-  if (privateFor === p.sessionId) return true;
-  if (!(await privateFolder($, p))) return false;
-  privateFor = p.sessionId;
-  return true;
-}
-
 /** Lists the call as reported by the mod, so the command hooks stand aside for it. */
-async function listCall($: ModApi, call: HeldCall): Promise<void> {
+async function listCall($: ModApi, s: ModState, call: HeldCall): Promise<void> {
   const file = modCallsPath(call.place.claudeDir, call.place.sessionId);
   if (file === undefined) return;
-  if (listed?.sessionId !== call.place.sessionId) listed = { sessionId: call.place.sessionId, calls: [] };
-  listed.calls = [...listed.calls, call.id].slice(-MOD_CALLS_LISTED);
-  const list = listed;
+  if (s.listed?.sessionId !== call.place.sessionId) s.listed = { sessionId: call.place.sessionId, calls: [] };
+  s.listed.calls = [...s.listed.calls, call.id].slice(-MOD_CALLS_LISTED);
+  const list = s.listed;
   // One write at a time, each of the newest list: parallel calls' writes cannot land out of order.
-  listWrites = listWrites.then(() => $.fs.write(file, JSON.stringify({ v: 1, calls: list.calls }))).catch(() => undefined);
-  await listWrites;
+  s.listWrites = s.listWrites.then(() => $.fs.write(file, JSON.stringify({ v: 1, calls: list.calls }))).catch(() => undefined);
+  await s.listWrites;
 }
 
 /** Stores the message that carries the call, before the call's PreToolUse hooks can look for it. */
-async function storeHeldMessage($: ModApi, call: HeldCall): Promise<void> {
-  if (!keepHeldMessages) return;
+async function storeHeldMessage($: ModApi, s: ModState, call: HeldCall): Promise<void> {
+  if (!s.keepHeldMessages) return;
   const file = heldMessagePath(call.place.claudeDir, call.place.sessionId, call.id);
-  if (file === undefined || !(await ensurePrivateFolder($, call.place))) return;
+  if (file === undefined) return;
+  // Checked for this write while the message is read (privateFolder never rejects).
+  const privately = privateFolder($, call.place);
   let found: ReturnType<typeof heldMessageOf>;
   for (let last = ROWS; last <= 4096; last *= 4) {
     const rows = await $.session.messages(call.agentId !== undefined ? { agentId: call.agentId, last } : { last });
@@ -257,7 +318,8 @@ async function storeHeldMessage($: ModApi, call: HeldCall): Promise<void> {
     found = heldMessageOf(rows as ConversationRow[], call.id);
     if (found === undefined || found.complete || rows.length < last) break;
   }
-  if (found === undefined) return;
+  // If it cannot be made private, no file (docs/HELD-MESSAGE.md).
+  if (found === undefined || !(await privately)) return;
   const message: HeldMessage = {
     v: HELD_MESSAGE_VERSION,
     tool_use_id: call.id,
@@ -270,7 +332,7 @@ async function storeHeldMessage($: ModApi, call: HeldCall): Promise<void> {
   await $.fs.write(file, JSON.stringify(message));
   call.heldFile = file;
   // Its record landed (or the session ended) while this was written: it must not stay.
-  if (!held.has(call.id)) dropHeldMessage($, call);
+  if (!s.held.has(call.id)) dropHeldMessage($, call);
 }
 
 /**
@@ -283,7 +345,7 @@ function dropHeldMessageNow($: ModApi, call: HeldCall): Promise<void> {
   if (file === undefined) return Promise.resolve();
   call.heldFile = undefined;
   const windows = file.includes('\\');
-  // Not through cmd a path it would not take as it is: `&` would split the command, `%` expand.
+  // Not through cmd a path it would not take as it is: at a `,` del would delete the files of the folder before it, `&` split the command, `%` expand.
   const remove = !windows ? ['rm', '-f', file] : cmdTakesAsIs(file) ? ['cmd.exe', '/d', '/c', 'del', '/f', '/q', file] : undefined;
   const removed = remove === undefined ? Promise.resolve() : $.process.run(remove, { timeoutMs: 1000 }).then(() => undefined, () => undefined);
   return removed
@@ -297,24 +359,24 @@ function dropHeldMessage($: ModApi, call: HeldCall): void {
 }
 
 /** The call left the held set: its record is on disk (`lagMs`), or it is given up on. */
-function release($: ModApi, call: HeldCall, lagMs: number | undefined): void {
-  held.delete(call.id);
+function release($: ModApi, s: ModState, call: HeldCall, lagMs: number | undefined): void {
+  s.held.delete(call.id);
   dropHeldMessage($, call);
   if (lagMs === undefined) return;
-  lags.set(call.id, lagMs);
-  if (lags.size > MAX_LAGS) lags.delete(lags.keys().next().value as string);
+  s.lags.set(call.id, lagMs);
+  if (s.lags.size > MAX_LAGS) s.lags.delete(s.lags.keys().next().value as string);
 }
 
 /** Reads what each held call's file gained since the last look and releases the calls whose record is there. */
-async function look($: ModApi): Promise<void> {
+async function look($: ModApi, s: ModState): Promise<void> {
   const started = now();
   const byFile = new Map<string, HeldCall[]>();
-  for (const call of held.values()) {
-    if (started - call.at > HELD_MESSAGE_TTL_MS) release($, call, undefined);
+  for (const call of s.held.values()) {
+    if (started - call.at > HELD_MESSAGE_TTL_MS) release($, s, call, undefined);
     else byFile.set(call.recordPath, [...(byFile.get(call.recordPath) ?? []), call]);
   }
   for (const [file, calls] of byFile) {
-    const cursor = cursors.get(file);
+    const cursor = s.cursors.get(file);
     if (cursor === undefined) continue;
     let size = cursor.offset;
     try {
@@ -338,23 +400,23 @@ async function look($: ModApi): Promise<void> {
         if (start <= end) lines = new TextDecoder().decode(bytes.subarray(start, end)).split('\n');
       }
     }
-    const lookNo = ++looks;
+    const lookNo = ++s.looks;
     for (const line of lines) {
       const { records, results } = callsOfLine(line);
-      for (const id of records) remember(recordsSeen, id, lookNo);
-      for (const id of results) remember(resultsSeen, id, lookNo);
+      for (const id of records) remember(s.recordsSeen, id, lookNo);
+      for (const id of results) remember(s.resultsSeen, id, lookNo);
     }
     const seenAt = now();
     for (const call of calls) {
-      const recordLook = recordsSeen.get(call.id);
+      const recordLook = s.recordsSeen.get(call.id);
       if (recordLook === undefined) {
         call.missedAt = started;
         continue;
       }
       // The look that found the record found its result too: one write, as far as a reader can tell.
-      const withResult = resultsSeen.get(call.id) === recordLook;
+      const withResult = s.resultsSeen.get(call.id) === recordLook;
       const p = call.place;
-      report($, p, event(p, 'landed', seenAt, call.agentId, {
+      report($, s, p, event(p, 'landed', seenAt, call.agentId, {
         tool_use_id: call.id,
         tool_name: call.tool,
         with_result: withResult,
@@ -362,31 +424,31 @@ async function look($: ModApi): Promise<void> {
         fired_at: Math.round(call.at),
         ...(call.missedAt !== undefined ? { missed_at: Math.round(call.missedAt) } : {}),
         ...(call.recordPath !== p.transcriptPath ? { record_path: call.recordPath } : {}),
-      }));
-      release($, call, seenAt - call.at);
+      }), call.listed);
+      release($, s, call, seenAt - call.at);
     }
   }
-  if (held.size === 0) {
-    ticker?.cancel();
-    ticker = undefined;
-  } else watchHeld($);
+  if (s.held.size === 0) {
+    s.ticker?.cancel();
+    s.ticker = undefined;
+  } else watchHeld($, s);
   $.ui.invalidate('ui.render');
 }
 
 /** Starts looking at the held calls' files, TICK_MS apart, until none is held. */
-function watchHeld($: ModApi): void {
+function watchHeld($: ModApi, s: ModState): void {
   // Once a call has run, its result may be written any moment: looks as close as the hook's landing
   // watcher's, so "found with its result" means one write to within them (src/core/hookEvidence.ts).
-  const every = [...held.values()].some((c) => c.ran) ? RAN_TICK_MS : TICK_MS;
-  if (ticker !== undefined && tickerMs === every) return;
-  ticker?.cancel();
-  tickerMs = every;
-  ticker = $.clock.every(every, () => {
-    if (looking) return;
-    looking = true;
-    look($)
+  const every = [...s.held.values()].some((c) => c.ran) ? RAN_TICK_MS : TICK_MS;
+  if (s.ticker !== undefined && s.tickerMs === every) return;
+  s.ticker?.cancel();
+  s.tickerMs = every;
+  s.ticker = $.clock.every(every, () => {
+    if (s.looking) return;
+    s.looking = true;
+    look($, s)
       .catch(() => undefined)
-      .finally(() => (looking = false));
+      .finally(() => (s.looking = false));
   });
 }
 
@@ -394,8 +456,8 @@ function watchHeld($: ModApi): void {
 const FIRST_LOOK_BACK = 1024 * 1024;
 
 /** Where the looks at a file start: a little before its end now (a partial first line is no record). */
-async function cursorAt($: ModApi, file: string): Promise<void> {
-  if (cursors.has(file)) return;
+async function cursorAt($: ModApi, s: ModState, file: string): Promise<void> {
+  if (s.cursors.has(file)) return;
   let size = 0;
   try {
     size = (await $.fs.stat(file)).size;
@@ -403,8 +465,8 @@ async function cursorAt($: ModApi, file: string): Promise<void> {
     // not there yet: everything it will hold is new
   }
   const offset = Math.max(0, size - FIRST_LOOK_BACK);
-  cursors.set(file, { offset, aligned: offset === 0 });
-  if (cursors.size > MAX_CURSORS) cursors.delete(cursors.keys().next().value as string);
+  s.cursors.set(file, { offset, aligned: offset === 0 });
+  if (s.cursors.size > MAX_CURSORS) s.cursors.delete(s.cursors.keys().next().value as string);
 }
 
 function seconds(ms: number): string {
@@ -419,56 +481,60 @@ function asBool(value: unknown, fallback: boolean): boolean {
 }
 
 export function register(on: On, options: Readonly<Record<string, unknown>>) {
-  keepHeldMessages = asBool(options?.keepHeldMessages, true);
+  const s = newState(options);
 
   on('session.start', async ($, e, next) => {
     const info = await $.session.info();
-    place = placeOf(info.transcriptPath);
-    if (place !== undefined) {
-      await findReceiver($, place);
-      if (keepHeldMessages) await ensurePrivateFolder($, place);
+    s.place = placeOf(info.transcriptPath);
+    if (s.place !== undefined) {
+      await findReceiver($, s, s.place);
+      // Made now, so each call's check finds it there (one chmod).
+      if (s.keepHeldMessages) await privateFolder($, s.place);
     }
     return next(e);
   });
 
   // Leaving: no held message may outlive the session (it has 1.5 s for every mod's session.end).
   on('session.end', async ($, e, next) => {
-    const dropping = [...held.values()].map((call) => dropHeldMessageNow($, call));
-    held.clear();
+    const dropping = [...s.held.values()].map((call) => dropHeldMessageNow($, call));
+    s.held.clear();
     await Promise.all(dropping);
     return next(e);
   });
 
   // /clear, /resume and a fork start another session (another transcript) in the same process.
   on('classic.SessionStart', async ($, e: { transcript_path?: string }, next) => {
-    place = placeOf(e.transcript_path) ?? place;
-    if (place !== undefined && keepHeldMessages) await ensurePrivateFolder($, place);
+    s.place = placeOf(e.transcript_path) ?? s.place;
+    if (s.place !== undefined && s.keepHeldMessages) await privateFolder($, s.place);
     return next(e);
   });
 
   on('tool.call', async ($, e: ToolCallEvent, next) => {
     const at = now();
     // Known from session.start or the last SessionStart; asked for only when it is not.
-    const p = place ?? placeOf((await $.session.info()).transcriptPath);
-    if (p === undefined || held.size >= MAX_CALLS) return next(e);
-    place = p;
+    const p = s.place ?? placeOf((await $.session.info()).transcriptPath);
+    if (p === undefined || s.held.size >= MAX_CALLS) return next(e);
+    s.place = p;
     const recordPath = recordFileOf(p.transcriptPath, p.sessionId, e.agentId);
     if (recordPath === undefined) return next(e);
-    const call: HeldCall = { id: e.tool_use_id, tool: e.tool, at, agentId: e.agentId, place: p, recordPath };
+    // Listed only while the spool has room: at its bound the call's events could be dropped, and a call in
+    // the list is one the command hooks leave to the mod. Unlisted, they report it too (it counts once).
+    const listed = !spoolFull($, s, p);
+    const call: HeldCall = { id: e.tool_use_id, tool: e.tool, at, agentId: e.agentId, place: p, recordPath, listed };
     // Reported first, so nothing below delays it; then what the call's settings hooks rely on, before they run.
-    report($, p, event(p, 'pre', at, e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: 'mod' }));
-    held.set(call.id, call);
+    report($, s, p, event(p, 'pre', at, e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: 'mod' }), listed);
+    s.held.set(call.id, call);
     await Promise.all([
-      cursorAt($, recordPath),
-      listCall($, call).catch(() => undefined),
+      cursorAt($, s, recordPath),
+      listed ? listCall($, s, call).catch(() => undefined) : undefined,
       // The held message is a convenience: the call goes on without it.
-      storeHeldMessage($, call).catch(() => undefined),
+      storeHeldMessage($, s, call).catch(() => undefined),
     ]);
-    watchHeld($);
+    watchHeld($, s);
     const post = () => {
-      report($, p, event(p, 'post', now(), e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: 'mod' }));
+      report($, s, p, event(p, 'post', now(), e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: 'mod' }), listed);
       call.ran = true;
-      if (held.has(call.id)) watchHeld($);
+      if (s.held.has(call.id)) watchHeld($, s);
     };
     try {
       const ran = await next(e);
@@ -481,7 +547,7 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
   });
 
   on('session.append', async ($, e: AppendEvent, next) => {
-    const p = place;
+    const p = s.place;
     if (p !== undefined) {
       // Nothing awaited before next: a row is appended on the session's own path.
       const at = now();
@@ -490,17 +556,17 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
         if (b?.type === 'tool_use' && typeof b.id === 'string') ids.push(b.id);
         else if (b?.type === 'tool_result' && typeof b.tool_use_id === 'string') ids.push(b.tool_use_id);
       }
-      report($, p, event(p, 'record', at, e.agentId, { uuid: e.uuid, record_type: e.message.type, ...(ids.length > 0 ? { tool_use_ids: ids } : {}) }));
+      report($, s, p, event(p, 'record', at, e.agentId, { uuid: e.uuid, record_type: e.message.type, ...(ids.length > 0 ? { tool_use_ids: ids } : {}) }));
     }
     return next(e);
   });
 
   // "held 2.1s" after the spinner's word while the oldest held call waits for its record.
   on('ui.render', { component: 'Spinner' }, async ($, e: RenderEvent, next) => {
-    if (held.size === 0) return next(e);
+    if (s.held.size === 0) return next(e);
     let oldest = Infinity;
-    for (const call of held.values()) oldest = Math.min(oldest, call.at);
-    const more = held.size > 1 ? ` (${held.size} calls)` : '';
+    for (const call of s.held.values()) oldest = Math.min(oldest, call.at);
+    const more = s.held.size > 1 ? ` (${s.held.size} calls)` : '';
     const room = Math.max(0, (e.viewport?.columns ?? 80) - String(e.props.word ?? '').length - 20);
     const suffix = ` · held ${seconds(now() - oldest)}${more}`.slice(0, room);
     return next({ ...e, props: { ...e.props, suffix: `${e.props.suffix ?? ''}${suffix}` } });
@@ -509,7 +575,7 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
   // Once its record is on disk: how long the call was held, under its row.
   on('ui.render', { component: 'ToolUse' }, async ($, e: RenderEvent, next) => {
     const id = e.props.tool_use_id;
-    const lag = typeof id === 'string' ? lags.get(id) : undefined;
+    const lag = typeof id === 'string' ? s.lags.get(id) : undefined;
     const theirs = await next(e);
     if (lag === undefined) return theirs;
     const { Box, Text } = $.ui.resolve(e);
@@ -519,7 +585,7 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
   // A folded run of calls ("Ran 2 shell commands"): the longest lag among its calls that landed.
   on('ui.render', { component: 'ToolGroup' }, async ($, e: RenderEvent, next) => {
     const calls = Array.isArray(e.props.calls) ? (e.props.calls as Array<{ tool_use_id?: unknown }>) : [];
-    const landed = calls.map((c) => (typeof c.tool_use_id === 'string' ? lags.get(c.tool_use_id) : undefined)).filter((l): l is number => l !== undefined);
+    const landed = calls.map((c) => (typeof c.tool_use_id === 'string' ? s.lags.get(c.tool_use_id) : undefined)).filter((l): l is number => l !== undefined);
     const theirs = await next(e);
     if (e.props.isExpanded === true || landed.length === 0) return theirs;
     const { Box, Text } = $.ui.resolve(e);

@@ -1,7 +1,7 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { channelDirOf, installedHookPathOf } from '../core/channel/paths';
-import { buildHookExec, buildShellForm, cmdExeOf, cmdTakesAsIs, hookLauncherText, hookTimeoutSeconds, launcherExec, launcherRefusal, shellFormOf, supportsExecForm, type HookCommandSpec } from '../core/settings/hookCommand';
+import { buildHookExec, buildShellForm, cmdExeOf, hookLauncherText, hookTimeoutSeconds, launcherExec, launcherRefusal, shellFormOf, supportsExecForm, type HookCommandSpec } from '../core/settings/hookCommand';
 import { HOOK_LAUNCHER_FILE_NAME } from '../core/channel/constants';
 import { nodeOnPathIs } from './nodeOnPath';
 import { claudeCodeVersion } from './claudeCodeVersion';
@@ -90,7 +90,8 @@ export async function installHook(opts: InstallHookOptions): Promise<InstallHook
   // Windows with a runtime that needs an environment: a launcher beside the hook sets it (a shell form
   // there can carry none, an exec form has no field for it); cmd.exe runs it in exec form.
   const launcherPath = spec.shells === 'windows' && Object.keys(opts.nodeEnv ?? {}).length > 0 ? path.join(path.dirname(hookPath), HOOK_LAUNCHER_FILE_NAME) : undefined;
-  if (launcherPath !== undefined && !cmdTakesAsIs(launcherPath)) throw new Error(launcherRefusal(launcherPath));
+  const refused = launcherPath !== undefined ? launcherRefusal(launcherPath) : undefined;
+  if (refused !== undefined) throw new Error(refused);
   const launcherText = launcherPath !== undefined ? hookLauncherText(spec, env) : undefined;
   const exec = !wantsExec ? undefined : launcherPath ? launcherExec(launcherPath, cmdExeOf(env)) : buildHookExec(spec);
   const nodeOnPath = spec.shells === 'windows' && !exec && !launcherPath && (await nodeOnPathIs(opts.nodePath, env, platform));

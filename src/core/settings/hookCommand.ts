@@ -188,25 +188,49 @@ export function buildHookExec(spec: HookCommandSpec): HookExec | undefined {
   return { command: POSIX_ENV_PROGRAM, args: [...env.map(([name, value]) => `${name}=${value}`), spec.nodePath, ...hookArgs(spec)] };
 }
 
+/** What cmdTakesAsIs lets through besides letters, digits and the space, as a reader would write it. */
+export const CMD_LITERAL_PUNCTUATION = "\\ : . _ - ' ~ # $ + [ ] { }";
+
 /**
- * Whether cmd.exe runs a quoted path as it is. Git Bash and PowerShell run a `.cmd` as
- * `cmd /c "<path>"`, and the exec form as `cmd.exe /d /c <path>` (Claude Code quoting it for a space):
- * cmd keeps the quotes only while the path holds none of `&<>()@^|`, and expands `%` and `!` even
- * inside them. The one rule for every path we give cmd (the launcher, the mod's `del`).
+ * Whether cmd.exe keeps a path as one argument, as it is. Git Bash and PowerShell run a `.cmd` as
+ * `cmd /c "<path>"`; the exec form is `cmd.exe /d /c <path>` and the mod's `cmd.exe /d /c del /f /q
+ * <path>`, each quoted only for a space. Unquoted, cmd splits an argument at `,` `;` `=` (as at a
+ * space), so `del` of `C:\x\.claude,work\f` deletes every file in `C:\x\.claude` too; quoted or
+ * not it acts on `& | < > ^ ( )` and `"`, and expands `%` and `!`; `del` takes `/…` for a switch and
+ * `* ?` for wildcards. So a whitelist, the one rule for every path we give cmd (the launcher, the mod's
+ * `del`): letters and digits of any script (and their combining marks), the space, and
+ * CMD_LITERAL_PUNCTUATION, which cmd's parser gives no meaning; not `ÿ` (U+00FF), as the byte 0xFF is
+ * one more place cmd splits. No control character.
  */
 export function cmdTakesAsIs(p: string): boolean {
-  return !/[&<>()@^|%!"\r\n]/.test(p);
+  return /^[\p{L}\p{M}\p{N} \\:._\-'~#$+[\]{}]*$/u.test(p) && !p.includes('\u00ff');
+}
+
+/**
+ * Whether cmd runs the launcher from this path (cmdTakesAsIs). install-hook names it as Windows' own
+ * path.resolve does, with `\`: a `/` is only there when the tests install for Windows on POSIX.
+ */
+function launcherPathTaken(launcherPath: string): boolean {
+  return cmdTakesAsIs(launcherPath.replace(/\//g, '\\'));
 }
 
 /** The exec form of the Windows launcher: cmd.exe runs the `.cmd` (`cmd.exe /d /c <launcher>`), so even a runtime that needs an environment runs with no Git Bash or PowerShell. */
 export function launcherExec(launcherPath: string, cmdExe: string): HookExec {
-  if (!cmdTakesAsIs(launcherPath)) throw new RangeError(launcherRefusal(launcherPath));
+  if (!launcherPathTaken(launcherPath)) throw new RangeError(launcherRefusal(launcherPath));
   return { command: cmdExe, args: ['/d', '/c', launcherPath] };
 }
 
-/** Why a launcher cannot be run from `launcherPath`, and the way out. */
-export function launcherRefusal(launcherPath: string): string {
-  return `cmd.exe cannot run a launcher from ${JSON.stringify(launcherPath)} (it holds one of & < > ( ) @ ^ | % !): put Node on PATH, and the hook needs no launcher`;
+/**
+ * Why a launcher cannot be run from `launcherPath` (undefined: it can), and the way out. The shell form
+ * is no way out: Git Bash and PowerShell hand the launcher to cmd too.
+ */
+export function launcherRefusal(launcherPath: string): string | undefined {
+  if (launcherPathTaken(launcherPath)) return undefined;
+  return (
+    `cmd.exe cannot run a launcher from ${JSON.stringify(launcherPath)} (cmd takes a path as it is only when it holds nothing but ` +
+    `letters, digits, spaces and ${CMD_LITERAL_PUNCTUATION}; it splits one at , ; = and acts on & | < > ^ ( ) % ! "): ` +
+    'put Node on PATH, and the hook needs no launcher'
+  );
 }
 
 /** cmd.exe's absolute path from a Windows environment: %ComSpec% when it names cmd.exe, else under %SystemRoot%. */

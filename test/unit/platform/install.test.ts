@@ -117,6 +117,20 @@ describe('install-hook / uninstall-hook', function () {
     assert.equal(read(path.join(claudeDir, 'settings.json')).hooks?.PreToolUse, undefined);
   });
 
+  it('Windows: no launcher from a claude dir whose path cmd would split (`,` `;` `=`), in either form; it says the way out and changes nothing', async () => {
+    for (const sep of [',', ';', '=']) {
+      const claudeDir = path.join(tempHome().home, `.claude${sep}work`);
+      fs.mkdirSync(claudeDir);
+      for (const form of ['exec', 'shell'] as const) {
+        await assert.rejects(
+          installHook({ claudeDir, hookSourcePath: hookSource, nodePath: process.execPath, nodeEnv: { ELECTRON_RUN_AS_NODE: '1' }, probe: false, form, platform: 'win32', env: { PATH: '' } }),
+          /cmd\.exe cannot run a launcher from .*splits one at , ; =.*: put Node on PATH, and the hook needs no launcher$/,
+        );
+      }
+      assert.deepEqual(fs.readdirSync(claudeDir), [], sep);
+    }
+  });
+
   it('exec form through env(1): a runtime that needs an environment (VS Code\'s Electron) gets it with no shell', async () => {
     const { claudeDir } = tempHome();
     const r = await installHook({ claudeDir, hookSourcePath: hookSource, nodePath: process.execPath, probe: false, form: 'exec', platform: 'linux' });

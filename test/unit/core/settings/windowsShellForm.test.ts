@@ -7,6 +7,7 @@ import {
   buildShellForm,
   cmdExeOf,
   cmdTakesAsIs,
+  launcherRefusal,
   hookLauncherText,
   launcherExec,
   POSIX_ENV_PROGRAM,
@@ -236,5 +237,20 @@ describe('Windows launcher (a runtime that needs an environment)', () => {
       [cmd, ['/d', '/c', 'C:\\x\\mine.cmd']],
       ['cmd.exe', ['/d', '/c', launcher]],
     ] as const) assert.equal(isOurHookExec(command, args), false, `${command} ${args.join(' ')}`);
+  });
+
+  it('cmdTakesAsIs is a whitelist: letters and digits of any script, the space and \\ : . _ - \' ~ # $ + [ ] { }; nothing cmd splits at, acts on or expands', () => {
+    for (const ok of ['C:\\Users\\RUNNER~1\\AppData\\Local\\Temp', 'D:\\dev\\C++ {x} [y] #1 $z', 'C:\\Users\\Łukasz\\Документы\\日本語', 'C:\\Users\\Jose\u0301', '\\\\server\\share\\.claude']) {
+      assert.equal(cmdTakesAsIs(ok), true, ok);
+    }
+    // `,` `;` `=` split an argument as a space does (del of `…\\.claude,work\\f` also deletes every file in `…\\.claude`); the
+    // rest act or expand, `/` is a switch to del, `* ?` wildcards, U+00FF and NBSP the 0xFF cmd splits at; no control character.
+    for (const bad of [',', ';', '=', '&', '|', '<', '>', '^', '%', '!', '(', ')', '"', '@', '/', '*', '?', '`', '\t', '\r', '\n', '\x0b', '\x0c', '\x00', '\x1b', '\u00a0', '\u00ff', '\u3000', '\uff02', '\u2028']) {
+      assert.equal(cmdTakesAsIs(`C:\\Users\\bob\\.claude${bad}work`), false, JSON.stringify(bad));
+    }
+    const refusal = launcherRefusal('C:\\Users\\bob\\.claude,work\\transcript-lag\\bin\\transcript-lag-hook.cmd');
+    assert.match(refusal ?? '', /splits one at , ; =.*put Node on PATH, and the hook needs no launcher$/);
+    assert.equal(launcherRefusal('C:\\Users\\bob\\.claude\\transcript-lag\\bin\\transcript-lag-hook.cmd'), undefined);
+    assert.throws(() => launcherExec('C:\\Users\\bob\\.claude,work\\transcript-lag\\bin\\transcript-lag-hook.cmd', 'C:\\Windows\\System32\\cmd.exe'), /put Node on PATH/);
   });
 });

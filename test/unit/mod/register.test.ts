@@ -1,0 +1,48 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ModHarness, messageRows } from './modHarness';
+
+// The mod as Claude Code runs it, outside Claude Code (modHarness.ts): its files are real.
+describe('mod (src/mod/register.ts)', () => {
+  let h: ModHarness;
+  afterEach(() => h?.dispose());
+
+  it('a call: pre spooled and the call listed, its held message in a 0700 folder before its hooks run; landed, post and the message removed once its record is on disk', async function () {
+    if (process.platform === 'win32') this.skip(); // modes and rm: POSIX
+    h = new ModHarness();
+    await h.start();
+    h.rows = messageRows('toolu_01A', 'Plan: list the folder.');
+    const call = await h.call('toolu_01A');
+    // What the call's PreToolUse hooks find.
+    assert.deepEqual(h.spooled().map((e) => `${e.event} ${e.tool_use_id}`), ['pre toolu_01A']);
+    assert.deepEqual(h.listed(), ['toolu_01A']);
+    const held = JSON.parse(fs.readFileSync(h.heldFile('toolu_01A'), 'utf8'));
+    assert.deepEqual([held.tool_use_id, held.text_blocks], ['toolu_01A', ['Plan: list the folder.']]);
+    for (const dir of [path.dirname(h.heldFile('toolu_01A')), h.claudePath('transcript-lag', 'held'), h.claudePath('transcript-lag')]) {
+      assert.equal(fs.statSync(dir).mode & 0o777, 0o700, dir);
+    }
+    await call.finish();
+    h.appendRecord('toolu_01A');
+    await h.tick(200);
+    assert.deepEqual(h.spooled().map((e) => `${e.event} ${e.tool_use_id}`), ['pre toolu_01A', 'post toolu_01A', 'landed toolu_01A']);
+    assert.equal(fs.existsSync(h.heldFile('toolu_01A')), false);
+    assert.deepEqual(h.runs.at(-1), ['rm', '-f', h.heldFile('toolu_01A')]);
+  });
+
+  it('posts to the receiver http.json names, and spools what it refuses', async () => {
+    h = new ModHarness();
+    fs.mkdirSync(h.claudePath('transcript-lag'), { recursive: true });
+    fs.writeFileSync(h.claudePath('transcript-lag', 'http.json'), JSON.stringify({ port: 4321, secret: 's'.repeat(32) }));
+    const posted: string[] = [];
+    h.fetch = async (url, body) => {
+      posted.push(`${url} ${JSON.parse(body).event}`);
+      return { ok: JSON.parse(body).event === 'pre', status: 200 };
+    };
+    await h.start();
+    const call = await h.call('toolu_01B');
+    await call.finish();
+    assert.deepEqual(posted, ['http://127.0.0.1:4321/mod pre', 'http://127.0.0.1:4321/mod post']);
+    assert.deepEqual(h.spooled().map((e) => e.event), ['post']);
+  });
+});

@@ -106,6 +106,9 @@ export class TranscriptLagEngine {
   private indexing: Promise<void> = Promise.resolve();
   /** dispose() was called: indexing stops between reads instead of finishing first. */
   private stopping = false;
+  /** Resolves when dispose() is called: what waits on a fold waits on this too, so a stop never waits on one. */
+  private readonly stopped: Promise<void>;
+  private stop!: () => void;
   /** The spool is being drained now (folds while there is work), and whether a change came in meanwhile (one more fold then). */
   private draining: Promise<void> | undefined;
   private foldAgain = false;
@@ -117,6 +120,7 @@ export class TranscriptLagEngine {
   constructor(opts: EngineOptions) {
     this.opts = opts;
     this.correlator = new Correlator({ recentCalls: opts.recentCalls ?? 20 });
+    this.stopped = new Promise<void>((resolve) => (this.stop = resolve));
     this.build();
   }
 
@@ -182,7 +186,7 @@ export class TranscriptLagEngine {
     this.lastRescanAt = now;
     await this.transcripts.discover(true, true);
     // One fold, before the channel's history end is fixed: what the mod spooled while nobody watched is history. A longer backlog drains from the first poll on.
-    await this.foldPass();
+    await Promise.race([this.foldPass(), this.stopped]);
     await this.channels.discover(true, true);
     await this.channels.readAll();
     this.subscribe();
@@ -255,7 +259,8 @@ export class TranscriptLagEngine {
       this.lastRescanAt = now;
       await this.matcher.refresh();
     }
-    await this.drainSpool(true);
+    await Promise.race([this.drainSpool(true), this.stopped]);
+    if (this.stopping) return;
     await this.channels.discover(false, force);
     await this.transcripts.discover(force, false);
     await this.channels.readAll();
@@ -525,6 +530,7 @@ export class TranscriptLagEngine {
     this.listeners.clear();
     this.noticeListeners.clear();
     this.stopping = true;
+    this.stop();
     await this.serialized(async () => {
       this.disposed = true;
       await this.closeAll();

@@ -97,7 +97,7 @@ export interface SpoolReadOptions {
 }
 
 export interface SpoolRead {
-  /** Events ready, in fold order. */
+  /** Events ready, in fold order (session by session). */
   ready: SpoolEntry[];
   /** Files to delete: garbage past the grace, stale claims (full paths). */
   garbage: string[];
@@ -223,7 +223,7 @@ export async function readSpool(opts: SpoolReadOptions, maxAgeMs: number): Promi
     opts.maxFiles ?? DEFAULT_SPOOL_FILES_PER_FOLD,
   );
   const runs: SpoolName[][] = [];
-  /** Runs the budget cut short: their unread files may come before what other runs read. */
+  /** Runs the budget cut short: their unread files may come before what the session's other runs read. */
   const cut = new Set<number>();
   sessionIds.forEach((id, i) => {
     if (sessionShares[i] < sessionCounts[i]) out.more = true;
@@ -242,7 +242,8 @@ export async function readSpool(opts: SpoolReadOptions, maxAgeMs: number): Promi
   });
   const loaded = await mapAtMost(runs.flat(), SPOOL_IO_AT_ONCE, (n) => load(files, path.join(spoolDir, n.name), n));
   let at = 0;
-  const heads: { entries: SpoolEntry[]; cut: boolean }[] = [];
+  /** Each session's runs: merged within the session (different sessions go to different files). */
+  const heads = new Map<string, { entries: SpoolEntry[]; cut: boolean }[]>();
   for (const [r, run] of runs.entries()) {
     const results = loaded.slice(at, (at += run.length));
     const ready: SpoolEntry[] = [];
@@ -266,9 +267,12 @@ export async function readSpool(opts: SpoolReadOptions, maxAgeMs: number): Promi
       // Still being written (or unreadable for now): the instance's later files wait for it.
       break;
     }
-    if (ready.length > 0 || cut.has(r)) heads.push({ entries: ready, cut: cut.has(r) });
+    if (ready.length === 0 && !cut.has(r)) continue;
+    const session = run[0].sessionId;
+    if (!heads.has(session)) heads.set(session, []);
+    heads.get(session)?.push({ entries: ready, cut: cut.has(r) });
   }
-  out.ready = mergeByAt(heads);
+  out.ready = [...heads.values()].flatMap(mergeByAt);
   return out;
 }
 

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { type SpoolFolding, foldSpool, readSpool, parseSpoolName, claimedSpoolName, SPOOL_UNFINISHED_GRACE_MS } from '../../../../src/core/channel/spool';
+import { type SpoolFolding, fairShares, foldSpool, readSpool, parseSpoolName, claimedSpoolName, SPOOL_UNFINISHED_GRACE_MS } from '../../../../src/core/channel/spool';
 import { nodeFileAccess } from '../../../../src/platform/nodeFileAccess';
 import { nodeSpoolFolding, spoolFoldingOn } from '../../../../src/platform/spoolFolding';
 import { heldOpenByAnother } from '../../helpers/heldOpenRename';
@@ -215,5 +215,51 @@ describe('the mod spool (src/core/channel/spool.ts)', () => {
     const read = await readSpool({ files: nodeFileAccess, clock: t.clock, spoolDir: t.spoolDir, sessionId: S }, 7 * DAY);
     assert.deepEqual(read.ready.map((e) => e.event.uuid), ['a1']);
     assert.deepEqual(t.left(), before);
+  });
+
+  it('fairShares: each demand the same share or all it asks, what is left goes round the rest', () => {
+    assert.deepEqual(fairShares([2100, 1], 2000), [1999, 1]);
+    assert.deepEqual(fairShares([5, 5, 5], 9), [3, 3, 3]);
+    assert.deepEqual(fairShares([100, 2, 0, 7], 20), [11, 2, 0, 7]);
+    assert.deepEqual(fairShares([3, 3], 100), [3, 3]);
+    assert.deepEqual(fairShares([4, 4, 4], 2), [1, 1, 0]);
+    assert.deepEqual(fairShares([], 10), []);
+    for (let trial = 0; trial < 200; trial++) {
+      const demands = Array.from({ length: 1 + (trial % 7) }, (_, i) => (trial * 31 + i * 17) % 50);
+      const budget = (trial * 13) % 120;
+      const shares = fairShares(demands, budget);
+      const total = demands.reduce((a, b) => a + b, 0);
+      assert.equal(shares.reduce((a, b) => a + b, 0), Math.min(total, budget));
+      shares.forEach((sh, i) => assert.ok(sh >= 0 && sh <= demands[i]));
+      // Fair: a demand that got less than it asked got at least as much as any other, less one.
+      const top = Math.max(...shares);
+      shares.forEach((sh, i) => assert.ok(sh === demands[i] || sh >= top - 1, `${demands} ${budget} -> ${shares}`));
+    }
+  });
+
+  it('a budget that cuts one instance short: later events of another wait, so the session\'s order holds across folds', async () => {
+    const t = setup();
+    // a at 10 and 40, b at 20 and 30: a fold of 3 reads both of a and one of b. b's unread 30 comes before a's 40.
+    t.spool('aaaaaaaa', 1, t.ev(10, 'a10'));
+    t.spool('aaaaaaaa', 2, t.ev(40, 'a40'));
+    t.spool('bbbbbbbb', 1, t.ev(20, 'b20'));
+    t.spool('bbbbbbbb', 2, t.ev(30, 'b30'));
+    await t.fold(nodeSpoolFolding, { maxFiles: 3 });
+    assert.deepEqual(t.channelTags(), ['a10', 'b20']);
+    await t.fold(nodeSpoolFolding, { maxFiles: 3 });
+    assert.deepEqual(t.channelTags(), ['a10', 'b20', 'b30', 'a40']);
+    assert.deepEqual(t.left(), []);
+  });
+
+  it('a session\'s events go in one append per fold', async () => {
+    const t = setup();
+    for (let i = 1; i <= 4; i++) t.spool('aaaaaaaa', i, t.ev(i, `a${i}`));
+    t.spool('bbbbbbbb', 1, t.ev(9, 'o1', 'other'), { session: 'other' });
+    const appends: [string, number][] = [];
+    const ops: SpoolFolding = { ...nodeSpoolFolding, append: async (dir, id, events) => (appends.push([id, events.length]), nodeSpoolFolding.append(dir, id, events)) };
+    const r = await t.fold(ops);
+    assert.deepEqual(appends.sort(), [['other', 1], [S, 4]]);
+    assert.deepEqual([...r.folded].sort(), [['other', 1], [S, 4]]);
+    assert.deepEqual(t.channelTags(), ['a1', 'a2', 'a3', 'a4']);
   });
 });

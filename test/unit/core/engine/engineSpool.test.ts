@@ -8,6 +8,7 @@ import type { FileAccess } from '../../../../src/core/fileAccess';
 import { TranscriptLagEngine, type EngineOptions } from '../../../../src/core/engine';
 import { nodeFileAccess } from '../../../../src/platform/nodeFileAccess';
 import { nodeSpoolFolding } from '../../../../src/platform/spoolFolding';
+import type { SpoolFolding } from '../../../../src/core/channel/spool';
 import { ManualClock } from '../../helpers/manualClock';
 import { ClaudeDirFixture, preLine, toolUseRecord, userPrompt } from '../../helpers/engineFixture';
 
@@ -108,5 +109,105 @@ describe('TranscriptLagEngine: the mod spool', () => {
     assert.equal(spoolListings, listed + 1);
     await held;
     assert.deepEqual(events.filter((e) => e.event === 'held').map((e) => e.event === 'held' && e.transport), ['mod']);
+  });
+
+  describe('an append refused (issue 30: a group-writable or hard-linked channel file, a full disk)', () => {
+    const S2 = 'a1b2c3d4-0000-4000-8000-00000000005b';
+    async function spoolOf(session: string, instance: string, seq: number, event: object): Promise<string> {
+      await fsp.mkdir(spoolDir(), { recursive: true });
+      const p = path.join(spoolDir(), `${session}.${instance}.${String(seq).padStart(8, '0')}.json`);
+      await fsp.writeFile(p, JSON.stringify(event));
+      return p;
+    }
+    /** The real folding, counting its calls, and telling the engine of every rename as a file watcher does (the name a claim frees, the name a put-back makes). */
+    function watchedFolding(notify: () => ((p: string) => void) | undefined) {
+      const counts = { claims: 0, appends: 0, unclaims: 0 };
+      const ops: SpoolFolding = {
+        claim: async (p, at) => {
+          counts.claims++;
+          const claimed = await nodeSpoolFolding.claim(p, at);
+          notify()?.(p);
+          return claimed;
+        },
+        unclaim: async (claimed, p) => {
+          counts.unclaims++;
+          await nodeSpoolFolding.unclaim(claimed, p);
+          notify()?.(p);
+        },
+        append: async (dir, id, events) => (counts.appends++, nodeSpoolFolding.append(dir, id, events)),
+        remove: (p) => nodeSpoolFolding.remove(p),
+      };
+      return { ops, counts };
+    }
+
+    it('puts the files back and is not tried again on the change that causes: no loop; the next poll tries one file; once fixed, every event folds once, in order', async () => {
+      let notify: ((p: string) => void) | undefined;
+      const changes: ChangeSource = { watch: (_folders, onChange) => ((notify = onChange), { dispose: () => undefined }) };
+      const { ops, counts } = watchedFolding(() => notify);
+      const t = await startEngine({ changes, spool: ops });
+      // A channel file others may write: the append is refused (the hook's own rule, isOwnChannelFile).
+      await fsp.writeFile(fx.channelPath(S), '');
+      await fsp.chmod(fx.channelPath(S), 0o664);
+      for (let i = 1; i <= 5; i++) await spoolOf(S, '0000000e', i, modPre(t, `toolu_r${i}`, clock.now() + i));
+      const held = new Promise<void>((resolve) => engine.onEvent((e) => e.event === 'held' && e.tool_use_id === 'toolu_r5' && resolve()));
+      await engine.tick();
+      // Every put-back notified the engine: before the fix each one folded again, for ever.
+      for (let i = 0; i < 20 && counts.unclaims < 5; i++) await new Promise((r) => setImmediate(r));
+      const settle = async () => {
+        for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+      };
+      await settle();
+      assert.equal(counts.appends, 1, 'one append for the session\'s five events, refused');
+      assert.equal(counts.claims, 5);
+      assert.equal(fs.readdirSync(spoolDir()).length, 5);
+      // The next poll tries the refused session again, with one file.
+      clock.advance(1000);
+      await engine.tick();
+      await settle();
+      assert.equal(counts.appends, 2);
+      assert.equal(counts.claims, 6);
+      assert.equal(fs.readFileSync(fx.channelPath(S), 'utf8'), '');
+      // Fixed: the next poll's file goes through, and the drain folds the rest at once.
+      await fsp.chmod(fx.channelPath(S), 0o600);
+      clock.advance(1000);
+      await engine.tick();
+      await held;
+      await settle();
+      const ids = fs.readFileSync(fx.channelPath(S), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l).tool_use_id);
+      assert.deepEqual(ids, ['toolu_r1', 'toolu_r2', 'toolu_r3', 'toolu_r4', 'toolu_r5']);
+      assert.deepEqual(fs.readdirSync(spoolDir()), []);
+    });
+
+    it('a session whose appends are refused does not hold up another\'s events: the budget goes round the sessions', async () => {
+      const t = await startEngine();
+      const t2 = fx.transcriptPath(S2);
+      await fx.append(t2, [userPrompt(S2, fx.workspace)]);
+      // S sorts first and has more files than one fold reads; its channel file is a hard link (a backup tool's).
+      await fsp.writeFile(fx.channelPath(S), '');
+      await fsp.link(fx.channelPath(S), path.join(fx.root, 'backup.jsonl'));
+      for (let i = 1; i <= 2100; i++) await spoolOf(S, '0000000f', i, modPre(t, `toolu_s${i}`, clock.now()));
+      await spoolOf(S2, '00000010', 1, { ...preLine(S2, t2, 'toolu_other', clock.now()), transport: 'mod', source: 'transcript-lag-mod' });
+      clock.advance(100);
+      await engine.tick();
+      // Folded by the first poll (before: the budget went to S's files, each pass, until they expired).
+      assert.equal(JSON.parse(fs.readFileSync(fx.channelPath(S2), 'utf8')).tool_use_id, 'toolu_other');
+      clock.advance(100);
+      await engine.tick();
+      assert.deepEqual(engine.session(S2)?.held.map((h) => h.tool_use_id), ['toolu_other']);
+      assert.equal(fs.readFileSync(fx.channelPath(S), 'utf8'), '');
+      assert.equal(fs.readdirSync(spoolDir()).length, 2100);
+    });
+
+    it('a stop never waits on a fold: dispose() ends while an append has not returned', async () => {
+      let appendStarted!: () => void;
+      const started = new Promise<void>((resolve) => (appendStarted = resolve));
+      const hung: SpoolFolding = { ...nodeSpoolFolding, append: () => (appendStarted(), new Promise<boolean>(() => undefined)) };
+      const t = await startEngine({ spool: hung });
+      await spoolOf(S, '00000011', 1, modPre(t, 'toolu_h', clock.now()));
+      const ticking = engine.tick();
+      await started;
+      await engine.dispose();
+      await ticking;
+    });
   });
 });

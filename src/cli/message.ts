@@ -11,15 +11,17 @@
  * 3. else nothing, with the reason.
  *
  * A hook runs it on every call, so it starts like the status line: node: modules only, its own
- * bundle (dist/cli-message.js, also run on its own), bounded reads, exit 0 whatever happens, and
- * nothing on stdout but the answer.
+ * bundle (dist/cli-message.js, also run on its own), bounded reads, exit 0 whatever happens
+ * unless the answer could not be written whole (src/hook/writeAll.ts), and nothing on stdout but
+ * the answer.
  */
-import { fstatSync, lstatSync, unlinkSync, writeSync } from 'node:fs';
+import { fstatSync, lstatSync, unlinkSync } from 'node:fs';
 import { claudeDirOfTranscript, HELD_MESSAGE_TTL_MS, heldMessagePath, parseHeldMessage, recordFileOf, sessionIdOfTranscript } from '../core/modContract';
 import { lineKindOf } from '../core/recordLine';
 import { completeLines, readBounded } from '../hook/boundedRead';
 import { linesHolding, toolUseIdNeedle } from '../hook/onDiskCheck';
 import { parseHookInput, readStdin, type HookInput, type StdinBytes } from '../hook/stdin';
+import { writeAll, writeDeadline } from '../hook/writeAll';
 import { jsonEscapingUnprintable, printableLines } from '../presentation/printable';
 import type { CliIo } from './io';
 
@@ -203,7 +205,8 @@ Prints the text blocks joined by a blank line, and a newline; nothing when nothi
   --json      one line: {"tool_use_id","text","text_blocks","source","reason"}
               source "mod" | "transcript" | null; text and text_blocks null when nothing is known
   --verbose   say on stderr why nothing is known
-Always exits 0.
+Exits 0, unless the answer could not be written whole: when stdout is a non-blocking pipe
+that nobody reads for 10 s, it exits 1 and says so on stderr.
 `;
 
 interface MessageArgs {
@@ -271,26 +274,23 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
-/** One write to an fd, not process.stdout (net and streams at every start); a closed one is nobody's loss. */
-function print(fd: number, text: string): void {
-  try {
-    const buf = Buffer.from(text, 'utf8');
-    let off = 0;
-    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-  } catch {
-    // nowhere to say it
-  }
-}
-
 if (require.main === module) {
-  // Run on its own (node dist/cli-message.js): whatever happens, the answer or nothing, and exit 0.
+  // Run on its own (node dist/cli-message.js): whatever happens, the answer or nothing, and exit 0;
+  // exit 1 only when the answer could not be written whole, so a hook never takes a cut line for it.
+  // Written with writeSync, not process.stdout (net and streams at every start).
   process.on('uncaughtException', () => process.exit(0));
+  let code = 0;
   answerProcess(process.argv.slice(2), Date.now)
     .then((out) => {
-      print(1, out.stdout);
-      if (out.stderr) print(2, out.stderr);
+      const deadline = writeDeadline(process.env);
+      let stderr = out.stderr;
+      if (!writeAll(1, out.stdout, deadline)) {
+        code = 1;
+        stderr += 'transcript-lag message: the answer could not be written whole to stdout (not read in time, or the write failed)\n';
+      }
+      if (stderr) writeAll(2, stderr, deadline);
     })
     .catch(() => undefined)
-    // A stdin never closed leaves its handle: leave now, always 0.
-    .finally(() => process.exit(0));
+    // A stdin never closed leaves its handle: leave now.
+    .finally(() => process.exit(code));
 }

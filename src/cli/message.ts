@@ -58,12 +58,28 @@ function isFresh(at: number, now: number): boolean {
 }
 
 /**
+ * Why a held file that lstat found a moment ago could not be read, from a second look at it. Most
+ * often it is gone: the mod removes it as soon as the call's record lands.
+ */
+function whyUnreadable(path: string): string {
+  try {
+    const st = lstatSync(path);
+    if (!st.isFile()) return 'the held message is not a regular file';
+    if (st.size > HELD_FILE_MAX_BYTES) return 'the held message is over 4 MiB (the mod writes at most 4 MiB)';
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'the held message was gone before it could be read';
+  }
+  return 'the held message cannot be read';
+}
+
+/**
  * The mod's held message for the call. Read only as a regular file at its own path (a symlink is
  * not followed), bounded, and only when it parses as the mod's file for this call and is younger
  * than the TTL. One the mod left behind older than the TTL (its record never landed while the mod
- * ran) is removed here: the only file this command deletes.
+ * ran) is removed here: the only file this command deletes. `read`: the bounded read, replaced by
+ * tests to remove the file between the look and the read.
  */
-export function readHeldMessage(claudeDir: string, sessionId: string, toolUseId: string, now: number): HeldLook {
+export function readHeldMessage(claudeDir: string, sessionId: string, toolUseId: string, now: number, read: typeof readBounded = readBounded): HeldLook {
   const path = heldMessagePath(claudeDir, sessionId, toolUseId);
   if (path === undefined) return { ignored: 'the session or tool use id cannot name a held message file' };
   let regular: boolean;
@@ -73,21 +89,22 @@ export function readHeldMessage(claudeDir: string, sessionId: string, toolUseId:
     return {};
   }
   if (!regular) return { ignored: 'the held message is not a regular file' };
-  const read = readBounded(path, HELD_FILE_MAX_BYTES, 'whole', true);
-  if (read === undefined) return { ignored: 'the held message cannot be read (not a regular file, or over 4 MiB)' };
-  const held = parseHeldMessage(read.bytes.toString('utf8'), toolUseId);
+  const bytes = read(path, HELD_FILE_MAX_BYTES, 'whole', true);
+  if (bytes === undefined) return { ignored: whyUnreadable(path) };
+  const held = parseHeldMessage(bytes.bytes.toString('utf8'), toolUseId);
   if (held === undefined) return { ignored: 'the held message is not one the mod wrote for this call (or is empty, or half written)' };
   if (isFresh(held.at, now)) return { text_blocks: held.text_blocks };
-  if (now - held.at >= HELD_MESSAGE_TTL_MS) {
-    try {
-      if (lstatSync(path).isFile()) unlinkSync(path);
-    } catch {
-      // gone already, or not ours to remove
-    }
+  if (now - held.at < HELD_MESSAGE_TTL_MS) {
+    // Left alone: the mod still owns it, and a clock set back makes every held file look like this.
+    return { ignored: 'the held message is dated more than its TTL in the future (clock skew?)' };
+  }
+  try {
+    if (lstatSync(path).isFile()) unlinkSync(path);
+  } catch {
+    // gone already, or not ours to remove
   }
   return { ignored: 'the held message is older than its TTL' };
 }
-
 
 interface AssistantRecord {
   type?: unknown;

@@ -6,13 +6,16 @@ import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 import { main } from '../../../src/cli/main';
 import {
+  HELD_FILE_MAX_BYTES,
   messageFor,
   messageForStdin,
+  readHeldMessage,
   REASON_NOT_YET,
   renderAnswer,
   type MessageAnswer,
 } from '../../../src/cli/message';
 import { HELD_MESSAGE_TTL_MS, type HeldMessage } from '../../../src/core/modContract';
+import { readBounded } from '../../../src/hook/boundedRead';
 import type { HookInput } from '../../../src/hook/stdin';
 import { fixturesDir } from '../helpers/fixtures';
 import { capturingIo } from '../helpers/capturingIo';
@@ -88,6 +91,29 @@ describe('message: the held message first', function () {
     t.hold({ at: NOW - HELD_MESSAGE_TTL_MS - 1, text_blocks: ['stale'] });
     fs.appendFileSync(t.transcript, assistant('a1', 'msg_1', text('landed')) + assistant('a2', 'msg_1', toolUse(ID)));
     assert.deepEqual(messageFor(t.input(), NOW), { tool_use_id: ID, text: 'landed', text_blocks: ['landed'], source: 'transcript', reason: null });
+  });
+
+  it('a held message dated more than its TTL ahead is called that (clock skew), not old, and is left alone; one less far ahead is taken', function () {
+    const t = tempClaude();
+    t.hold({ at: NOW + HELD_MESSAGE_TTL_MS + 1, text_blocks: ['ahead'] });
+    const a = messageFor(t.input(), NOW);
+    assert.equal(a.text, null);
+    assert.equal(a.reason, 'not on disk yet, and the held message is dated more than its TTL in the future (clock skew?)');
+    assert.ok(fs.existsSync(t.heldFile()), 'not removed: the mod still owns it');
+    t.hold({ at: NOW + HELD_MESSAGE_TTL_MS - 1000, text_blocks: ['ahead'] });
+    assert.deepEqual(messageFor(t.input(), NOW).text_blocks, ['ahead']);
+  });
+
+  it('a held message removed between the look and the read (its record landed) is called gone; one over 4 MiB is called that', function () {
+    const t = tempClaude();
+    t.hold({ text_blocks: ['x'] });
+    const removedFirst: typeof readBounded = (p, ...rest) => {
+      fs.rmSync(p);
+      return readBounded(p, ...rest);
+    };
+    assert.deepEqual(readHeldMessage(t.claudeDir, SESSION, ID, NOW, removedFirst), { ignored: 'the held message was gone before it could be read' });
+    t.hold({ text_blocks: ['x'.repeat(HELD_FILE_MAX_BYTES)] });
+    assert.equal(messageFor(t.input(), NOW).reason, 'not on disk yet, and the held message is over 4 MiB (the mod writes at most 4 MiB)');
   });
 
   it('a held message file that is a symlink is not followed, nor removed, nor is what it names', function () {

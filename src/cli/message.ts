@@ -222,8 +222,8 @@ Prints the text blocks joined by a blank line, and a newline; nothing when nothi
   --json      one line: {"tool_use_id","text","text_blocks","source","reason"}
               source "mod" | "transcript" | null; text and text_blocks null when nothing is known
   --verbose   say on stderr why nothing is known
-Exits 0, unless the answer could not be written whole: when stdout is a non-blocking pipe
-that nobody reads for 10 s, it exits 1 and says so on stderr.
+Exits 0, unless the answer could not be written whole (stdout a non-blocking pipe nobody
+read for 10 s, or a failed write): then 1, and a line on stderr says so.
 `;
 
 interface MessageArgs {

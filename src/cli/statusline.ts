@@ -343,8 +343,8 @@ Claude Code's statusLine command (install-statusline sets it): reads the session
 and prints one line, the calls held right now and the oldest one's age, else the last call's lag.
   --channel-dir D  the hook channel folder (default: <claude dir>/transcript-lag)
   --wrap B64       the statusLine value it replaced, base64url: run first, its output kept
-Exits 0, unless the line could not be written whole: when stdout is a non-blocking pipe that
-nobody reads for 10 s, it exits 1.
+Exits 0, unless the line could not be written whole (stdout a non-blocking pipe nobody read
+for 10 s, or a failed write): then 1.
 `;
 
 /** `transcript-lag statusline [--channel-dir D] [--wrap B64]`: always 0. --help answers before stdin is read. */

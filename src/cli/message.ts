@@ -11,15 +11,17 @@
  * 3. else nothing, with the reason.
  *
  * A hook runs it on every call, so it starts like the status line: node: modules only, its own
- * bundle (dist/cli-message.js, also run on its own), bounded reads, exit 0 whatever happens, and
- * nothing on stdout but the answer.
+ * bundle (dist/cli-message.js, also run on its own), bounded reads, exit 0 whatever happens
+ * unless the answer could not be written whole (src/hook/writeAll.ts), and nothing on stdout but
+ * the answer.
  */
-import { fstatSync, lstatSync, unlinkSync, writeSync } from 'node:fs';
+import { fstatSync, lstatSync, unlinkSync } from 'node:fs';
 import { claudeDirOfTranscript, HELD_MESSAGE_TTL_MS, heldMessagePath, parseHeldMessage, recordFileOf, sessionIdOfTranscript } from '../core/modContract';
 import { lineKindOf } from '../core/recordLine';
 import { completeLines, readBounded } from '../hook/boundedRead';
 import { linesHolding, toolUseIdNeedle } from '../hook/onDiskCheck';
 import { parseHookInput, readStdin, type HookInput, type StdinBytes } from '../hook/stdin';
+import { writeAll, writeDeadline } from '../hook/writeAll';
 import { jsonEscapingUnprintable, printableLines } from '../presentation/printable';
 import type { CliIo } from './io';
 
@@ -56,12 +58,28 @@ function isFresh(at: number, now: number): boolean {
 }
 
 /**
+ * Why a held file that lstat found a moment ago could not be read, from a second look at it. Most
+ * often it is gone: the mod removes it as soon as the call's record lands.
+ */
+function whyUnreadable(path: string): string {
+  try {
+    const st = lstatSync(path);
+    if (!st.isFile()) return 'the held message is not a regular file';
+    if (st.size > HELD_FILE_MAX_BYTES) return 'the held message is over 4 MiB (the mod writes at most 4 MiB)';
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'the held message was gone before it could be read';
+  }
+  return 'the held message cannot be read';
+}
+
+/**
  * The mod's held message for the call. Read only as a regular file at its own path (a symlink is
  * not followed), bounded, and only when it parses as the mod's file for this call and is younger
  * than the TTL. One the mod left behind older than the TTL (its record never landed while the mod
- * ran) is removed here: the only file this command deletes.
+ * ran) is removed here: the only file this command deletes. `read`: the bounded read, replaced by
+ * tests to remove the file between the look and the read.
  */
-export function readHeldMessage(claudeDir: string, sessionId: string, toolUseId: string, now: number): HeldLook {
+export function readHeldMessage(claudeDir: string, sessionId: string, toolUseId: string, now: number, read: typeof readBounded = readBounded): HeldLook {
   const path = heldMessagePath(claudeDir, sessionId, toolUseId);
   if (path === undefined) return { ignored: 'the session or tool use id cannot name a held message file' };
   let regular: boolean;
@@ -71,21 +89,22 @@ export function readHeldMessage(claudeDir: string, sessionId: string, toolUseId:
     return {};
   }
   if (!regular) return { ignored: 'the held message is not a regular file' };
-  const read = readBounded(path, HELD_FILE_MAX_BYTES, 'whole', true);
-  if (read === undefined) return { ignored: 'the held message cannot be read (not a regular file, or over 4 MiB)' };
-  const held = parseHeldMessage(read.bytes.toString('utf8'), toolUseId);
+  const bytes = read(path, HELD_FILE_MAX_BYTES, 'whole', true);
+  if (bytes === undefined) return { ignored: whyUnreadable(path) };
+  const held = parseHeldMessage(bytes.bytes.toString('utf8'), toolUseId);
   if (held === undefined) return { ignored: 'the held message is not one the mod wrote for this call (or is empty, or half written)' };
   if (isFresh(held.at, now)) return { text_blocks: held.text_blocks };
-  if (now - held.at >= HELD_MESSAGE_TTL_MS) {
-    try {
-      if (lstatSync(path).isFile()) unlinkSync(path);
-    } catch {
-      // gone already, or not ours to remove
-    }
+  if (now - held.at < HELD_MESSAGE_TTL_MS) {
+    // Left alone: the mod still owns it, and a clock set back makes every held file look like this.
+    return { ignored: 'the held message is dated more than its TTL in the future (clock skew?)' };
+  }
+  try {
+    if (lstatSync(path).isFile()) unlinkSync(path);
+  } catch {
+    // gone already, or not ours to remove
   }
   return { ignored: 'the held message is older than its TTL' };
 }
-
 
 interface AssistantRecord {
   type?: unknown;
@@ -203,7 +222,8 @@ Prints the text blocks joined by a blank line, and a newline; nothing when nothi
   --json      one line: {"tool_use_id","text","text_blocks","source","reason"}
               source "mod" | "transcript" | null; text and text_blocks null when nothing is known
   --verbose   say on stderr why nothing is known
-Always exits 0.
+Exits 0, unless the answer could not be written whole (stdout a non-blocking pipe nobody
+read for 10 s, or a failed write): then 1, and a line on stderr says so.
 `;
 
 interface MessageArgs {
@@ -271,26 +291,23 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
-/** One write to an fd, not process.stdout (net and streams at every start); a closed one is nobody's loss. */
-function print(fd: number, text: string): void {
-  try {
-    const buf = Buffer.from(text, 'utf8');
-    let off = 0;
-    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-  } catch {
-    // nowhere to say it
-  }
-}
-
 if (require.main === module) {
-  // Run on its own (node dist/cli-message.js): whatever happens, the answer or nothing, and exit 0.
+  // Run on its own (node dist/cli-message.js): whatever happens, the answer or nothing, and exit 0;
+  // exit 1 only when the answer could not be written whole, so a hook never takes a cut line for it.
+  // Written with writeSync, not process.stdout (net and streams at every start).
   process.on('uncaughtException', () => process.exit(0));
+  let code = 0;
   answerProcess(process.argv.slice(2), Date.now)
     .then((out) => {
-      print(1, out.stdout);
-      if (out.stderr) print(2, out.stderr);
+      const deadline = writeDeadline(process.env);
+      let stderr = out.stderr;
+      if (!writeAll(1, out.stdout, deadline)) {
+        code = 1;
+        stderr += 'transcript-lag message: the answer could not be written whole to stdout (not read in time, or the write failed)\n';
+      }
+      if (stderr) writeAll(2, stderr, deadline);
     })
     .catch(() => undefined)
-    // A stdin never closed leaves its handle: leave now, always 0.
-    .finally(() => process.exit(0));
+    // A stdin never closed leaves its handle: leave now.
+    .finally(() => process.exit(code));
 }

@@ -6,13 +6,13 @@
  *
  * It starts on every refresh, so it stays small (node: modules only, no zod, chokidar or engine;
  * jsonc-parser's parser only when it wraps a line),
- * reads only bounded tails of the session's channel file and transcript, always exits 0 and never
- * prints anything but that line. install-statusline runs a stable copy of this bundle. Our part of
- * the line holds no text from a transcript (counts and durations only); the user's own part is
- * their program's output, colours and all, as Claude Code shows it without us.
+ * reads only bounded tails of the session's channel file and transcript, exits 0 (1 only when the
+ * line could not be written whole: src/hook/writeAll.ts) and never prints anything but that line.
+ * install-statusline runs a stable copy of this bundle. Our part of the line holds no text from a
+ * transcript (counts and durations only); the user's own part is their program's output, colours
+ * and all, as Claude Code shows it without us.
  */
 import type { ChildProcessByStdio } from 'node:child_process';
-import { writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID } from '../core/channel/constants';
@@ -21,6 +21,7 @@ import { completeLines, readBounded } from '../hook/boundedRead';
 import { resolveChannelDir } from '../hook/channelWriter';
 import { lineKind, linesHolding, ON_DISK_WINDOW_BYTES, recordFileOf, toolUseIdNeedle } from '../hook/onDiskCheck';
 import { readStdin as readStdinBytes } from '../hook/stdin';
+import { writeAll, writeDeadline } from '../hook/writeAll';
 import { terminalStatusText, type TerminalStatus } from '../presentation/terminalStatus';
 import type { CliIo } from './io';
 
@@ -336,24 +337,14 @@ async function readStdin(): Promise<string> {
   return bytes.whole && bytes.whole.length <= STDIN_MAX_BYTES ? bytes.whole.toString('utf8') : '';
 }
 
-/** One write to fd 1, not process.stdout (net and streams again); a closed stdout is nobody's loss. */
-function print(line: string): void {
-  try {
-    const buf = Buffer.from(line, 'utf8');
-    let off = 0;
-    while (off < buf.length) off += writeSync(1, buf, off, buf.length - off);
-  } catch {
-    // nowhere to say it
-  }
-}
-
 export const usage = `Usage: transcript-lag statusline [--channel-dir D] [--wrap B64]  < statusLine JSON
 
 Claude Code's statusLine command (install-statusline sets it): reads the session's JSON on stdin
 and prints one line, the calls held right now and the oldest one's age, else the last call's lag.
   --channel-dir D  the hook channel folder (default: <claude dir>/transcript-lag)
   --wrap B64       the statusLine value it replaced, base64url: run first, its output kept
-Always exits 0.
+Exits 0, unless the line could not be written whole (stdout a non-blocking pipe nobody read
+for 10 s, or a failed write): then 1.
 `;
 
 /** `transcript-lag statusline [--channel-dir D] [--wrap B64]`: always 0. --help answers before stdin is read. */
@@ -368,12 +359,16 @@ export async function run(args: string[], io: CliIo): Promise<number> {
 }
 
 if (require.main === module) {
-  // The stable copy install-statusline runs: whatever happens, one line and exit 0.
+  // The stable copy install-statusline runs: whatever happens, one line and exit 0; exit 1 only
+  // when the line could not be written whole. writeSync, not process.stdout (net and streams again).
   process.on('uncaughtException', () => process.exit(0));
+  let code = 0;
   readStdin()
     .then((input) => statusLine(process.argv.slice(2), input, process.env, Date.now))
-    .then((line) => print(`${line}\n`))
+    .then((line) => {
+      if (!writeAll(1, `${line}\n`, writeDeadline(process.env))) code = 1;
+    })
     .catch(() => undefined)
-    // A wrapped command still running past its timeout, or a stdin never closed: leave now, always 0.
-    .finally(() => process.exit(0));
+    // A wrapped command still running past its timeout, or a stdin never closed: leave now.
+    .finally(() => process.exit(code));
 }

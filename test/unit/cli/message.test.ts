@@ -6,16 +6,20 @@ import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 import { main } from '../../../src/cli/main';
 import {
+  HELD_FILE_MAX_BYTES,
   messageFor,
   messageForStdin,
+  readHeldMessage,
   REASON_NOT_YET,
   renderAnswer,
   type MessageAnswer,
 } from '../../../src/cli/message';
 import { HELD_MESSAGE_TTL_MS, type HeldMessage } from '../../../src/core/modContract';
+import { readBounded } from '../../../src/hook/boundedRead';
 import type { HookInput } from '../../../src/hook/stdin';
 import { fixturesDir } from '../helpers/fixtures';
 import { capturingIo } from '../helpers/capturingIo';
+import { runWithSharedNonBlockingStdout } from '../helpers/sharedNonBlockingStdout';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 const SESSION = '3e55a9e0-1111-4222-8333-0123456789ab';
@@ -87,6 +91,29 @@ describe('message: the held message first', function () {
     t.hold({ at: NOW - HELD_MESSAGE_TTL_MS - 1, text_blocks: ['stale'] });
     fs.appendFileSync(t.transcript, assistant('a1', 'msg_1', text('landed')) + assistant('a2', 'msg_1', toolUse(ID)));
     assert.deepEqual(messageFor(t.input(), NOW), { tool_use_id: ID, text: 'landed', text_blocks: ['landed'], source: 'transcript', reason: null });
+  });
+
+  it('a held message dated more than its TTL ahead is called that (clock skew), not old, and is left alone; one less far ahead is taken', function () {
+    const t = tempClaude();
+    t.hold({ at: NOW + HELD_MESSAGE_TTL_MS + 1, text_blocks: ['ahead'] });
+    const a = messageFor(t.input(), NOW);
+    assert.equal(a.text, null);
+    assert.equal(a.reason, 'not on disk yet, and the held message is dated more than its TTL in the future (clock skew?)');
+    assert.ok(fs.existsSync(t.heldFile()), 'not removed: the mod still owns it');
+    t.hold({ at: NOW + HELD_MESSAGE_TTL_MS - 1000, text_blocks: ['ahead'] });
+    assert.deepEqual(messageFor(t.input(), NOW).text_blocks, ['ahead']);
+  });
+
+  it('a held message removed between the look and the read (its record landed) is called gone; one over 4 MiB is called that', function () {
+    const t = tempClaude();
+    t.hold({ text_blocks: ['x'] });
+    const removedFirst: typeof readBounded = (p, ...rest) => {
+      fs.rmSync(p);
+      return readBounded(p, ...rest);
+    };
+    assert.deepEqual(readHeldMessage(t.claudeDir, SESSION, ID, NOW, removedFirst), { ignored: 'the held message was gone before it could be read' });
+    t.hold({ text_blocks: ['x'.repeat(HELD_FILE_MAX_BYTES)] });
+    assert.equal(messageFor(t.input(), NOW).reason, 'not on disk yet, and the held message is over 4 MiB (the mod writes at most 4 MiB)');
   });
 
   it('a held message file that is a symlink is not followed, nor removed, nor is what it names', function () {
@@ -322,6 +349,39 @@ describe('message: the process a reviewing hook runs', function () {
     const typo = await runMessage(['--jsn'], '{}');
     assert.deepEqual({ code: typo.code, stdout: typo.stdout }, { code: 0, stdout: '' });
   });
+  describe('stdout a non-blocking pipe it shares with a Node hook (O_NONBLOCK is the pipe\'s, not the process\'s)', function () {
+    // POSIX pipes; Windows has no O_NONBLOCK on a pipe for a parent to share.
+    before(function () {
+      if (process.platform === 'win32') this.skip();
+    });
+
+    function bigHeld() {
+      const t = tempClaude();
+      const big = 'Plan. '.repeat(180_000); // ~1 MiB, twice in the answer (text and text_blocks)
+      t.hold({ at: Date.now(), text_blocks: [big] });
+      return { t, big, payload: JSON.stringify({ ...t.input(), tool_name: 'Bash', tool_input: { command: 'ls' } }) };
+    }
+
+    it('a reader that reads only after 200 ms gets the whole answer, exit 0', async function () {
+      const { big, payload } = bigHeld();
+      const r = await runWithSharedNonBlockingStdout([bundle, '--json'], payload, { PATH: process.env.PATH }, 200);
+      assert.ok(r.ready, `the pipe was non-blocking and full before message wrote: ${r.stderr}`);
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(r.stdout.endsWith('}\n'), `the answer ends its line (${r.stdout.length} bytes arrived)`);
+      assert.deepEqual(JSON.parse(r.stdout), { tool_use_id: ID, text: big, text_blocks: [big], source: 'mod', reason: null });
+      assert.equal(r.stderr, '');
+    });
+
+    it('a reader that never reads: past the bound, exit 1 and no whole line on stdout', async function () {
+      const { payload } = bigHeld();
+      const r = await runWithSharedNonBlockingStdout([bundle, '--json'], payload, { PATH: process.env.PATH, TRANSCRIPT_LAG_WRITE_WAIT_MS: '100' });
+      assert.ok(r.ready, r.stderr);
+      assert.equal(r.code, 1);
+      assert.ok(!r.stdout.endsWith('\n'), 'a reader sees a line with no newline: incomplete');
+      assert.equal(r.stderr, 'transcript-lag message: the answer could not be written whole to stdout (not read in time, or the write failed)\n');
+    });
+  });
+
   it('the README\'s reviewing hooks (sh and Python) run as written: a call whose message has no text is sent back, others pass', async function () {
     const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
     const section = readme.slice(readme.indexOf('## A reviewing hook that sees the message'));

@@ -12,6 +12,7 @@ import { installStatusLine, installedStatusLineCommand, uninstallStatusLine } fr
 import { nodeFileAccess } from '../../../src/platform/nodeFileAccess';
 import { UNINSTALLED_STATUSLINE_STUB } from '../../../src/platform/statusLineInstaller';
 import { terminalStatusText } from '../../../src/presentation/terminalStatus';
+import { runWithSharedNonBlockingStdout } from '../helpers/sharedNonBlockingStdout';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 const SESSION = '5e551011-aaaa-4bbb-8ccc-0123456789ab';
@@ -249,6 +250,23 @@ describe('statusline: the process Claude Code runs every second', function () {
     const open = await runStatusline(undefined, env);
     assert.equal(open.code, 0);
     assert.equal(open.stdout.split('\n').length, 2);
+  });
+
+  it('stdout a full non-blocking pipe it shares with a Node parent: the whole line once the reader reads; exit 1 past the bound if it never does', async function () {
+    // POSIX pipes; Windows has no O_NONBLOCK on a pipe for a parent to share.
+    if (process.platform === 'win32') this.skip();
+    const t = tempClaude();
+    t.event({ event: 'pre', at: Date.now() - 1000, tool_use_id: 'toolu_A' });
+    const env = { PATH: process.env.PATH, HOME: t.root, USERPROFILE: t.root };
+    const input = JSON.stringify({ session_id: SESSION, transcript_path: t.transcript });
+    const slow = await runWithSharedNonBlockingStdout([bundle], input, env, 200);
+    assert.ok(slow.ready, slow.stderr);
+    assert.deepEqual({ code: slow.code, stderr: slow.stderr }, { code: 0, stderr: '' });
+    assert.match(slow.stdout, /^transcript-lag: 1 held · [\d.]+m?s\n$/);
+    const never = await runWithSharedNonBlockingStdout([bundle], input, { ...env, TRANSCRIPT_LAG_WRITE_WAIT_MS: '100' });
+    assert.ok(never.ready, never.stderr);
+    assert.equal(never.code, 1);
+    assert.ok(!never.stdout.endsWith('\n'), 'no whole line');
   });
 });
 

@@ -13,7 +13,7 @@ import { median } from './lib/stats';
 import { makeSite } from './lib/writerPhase';
 
 const SECTION = 'extension';
-/** BENCHMARKS.md, "VSIX size": why this limit. */
+/** docs/benchmarks/sections.md, "Extension": why this limit. */
 export const VSIX_LIMIT_BYTES = 384 * 1024;
 
 interface Activation {

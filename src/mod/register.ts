@@ -113,7 +113,7 @@ function remember(seen: Map<string, number>, id: string, lookNo: number): void {
 
 /**
  * Ms since epoch, read in the mod's own realm: every awaited `$` call costs a turn of Claude Code's
- * event loop (3–20 ms measured, BENCHMARKS.md "Transports with the mod"), too much for a time stamp.
+ * event loop (3–20 ms measured, docs/benchmarks/transports.md), too much for a time stamp.
  */
 const now = () => Date.now();
 

@@ -68,7 +68,7 @@ function watchFolder(folder: string, depth: number, onChange: (path: string) => 
     // below); a watch per file as well cost ~2 KB and an inotify watch per transcript, and
     // chokidar's first scan of 20,000 of them delayed every notification by seconds (BENCHMARKS.md).
     // Not the spool folder (SpoolWatch below): chokidar lists a folder again on each change in it
-    // and lstats every entry, so a spool of 100,000 files cost a core (BENCHMARKS.md, "Spool").
+    // and lstats every entry, so a spool of 100,000 files cost a core (BENCHMARKS.md, "Spool soak").
     ignored: (p: string, stats?: { isFile(): boolean }) => p.endsWith('.jsonl') || path.basename(p) === SPOOL_DIR_NAME || stats?.isFile() === true,
   });
   // A folder made after the watch began (a session's subagents/): files written into it

@@ -6,7 +6,7 @@ import * as path from 'node:path';
 // The docs a newcomer reads to find their way name the repo's files; a file renamed or removed
 // must take its name out of them (issue 31: docs that stay true).
 const repo = path.resolve(__dirname, '../../..');
-const DOCS = ['DEVELOPERS.md', 'README.md', 'BENCHMARKS.md', ...readdirSync(path.join(repo, 'docs')).filter((n) => n.endsWith('.md')).map((n) => `docs/${n}`)];
+const DOCS = ['DEVELOPERS.md', 'README.md', 'BENCHMARKS.md', ...['docs', 'docs/benchmarks'].flatMap((d) => readdirSync(path.join(repo, d)).filter((n) => n.endsWith('.md')).map((n) => `${d}/${n}`))];
 const ROOTS = ['src', 'test', 'scripts', 'bench', 'plugin', 'docs', 'schema', 'media', '.ci', '.claude-plugin', 'examples'];
 
 /** Repo paths a markdown text names: `src/…`, `test/…` and the other top folders, up to their last word character or slash. */

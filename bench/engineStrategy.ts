@@ -35,7 +35,7 @@ export function engineStrategy(opts: EngineStrategyOptions = {}): WatchStrategy 
           clock: systemClock,
           createEngine: async (engineOpts) => new (await import('../src/core/engine')).TranscriptLagEngine(engineOpts),
           createChangeSource: async () => chokidarChangeSource(),
-          resolveClaudeDir: () => site.claudeDir,
+          claudeDirOfSetting: () => site.claudeDir,
           workspaceFolders: () => [site.workspace],
           onEvent: (e) => {
             if (e.event === 'written') seen(e.tool_use_id);

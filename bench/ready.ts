@@ -173,7 +173,7 @@ async function hostPhase(site: Site, count: number): Promise<Phase> {
       clock: systemClock,
       createEngine: async (opts) => new TranscriptLagEngine(opts),
       createChangeSource: async (onReady) => chokidarChangeSource({ onReady }),
-      resolveClaudeDir: () => site.claudeDir,
+      claudeDirOfSetting: () => site.claudeDir,
       workspaceFolders: () => [site.workspace],
       onEvent: (e) => {
         const now = performance.now();

@@ -17,7 +17,7 @@ const KNOWN_TOOLS = new Set([
   'NotebookEdit', 'Read', 'SlashCommand', 'Task', 'TodoWrite', 'WebFetch', 'WebSearch', 'Write',
 ]);
 
-export function toolLabel(name: string | undefined): string {
+export function metricToolName(name: string | undefined): string {
   if (name === undefined) return 'other';
   if (KNOWN_TOOLS.has(name)) return name;
   return name.startsWith('mcp__') ? 'mcp' : 'other';
@@ -126,10 +126,10 @@ export class LagMetrics {
       this.calls.inc({ shape, claude_version: this.versions.of(e.claude_version) });
       const transport = e.transport ?? this.transports.get(e.tool_use_id) ?? 'none';
       this.transports.delete(e.tool_use_id);
-      if (e.lag_ms !== null) this.held.observe({ tool: toolLabel(e.tool_name), shape, transport }, e.lag_ms / 1000);
+      if (e.lag_ms !== null) this.held.observe({ tool: metricToolName(e.tool_name), shape, transport }, e.lag_ms / 1000);
     } else if (e.event === 'joined') {
       // The hook's report came after the record was seen: its lag is known only now; its shape was counted.
-      this.held.observe({ tool: toolLabel(e.tool_name), shape: 'unknown', transport: this.transports.get(e.tool_use_id) ?? 'command' }, e.lag_ms / 1000);
+      this.held.observe({ tool: metricToolName(e.tool_name), shape: 'unknown', transport: this.transports.get(e.tool_use_id) ?? 'command' }, e.lag_ms / 1000);
     } else if (e.event === 'wait') {
       this.waits.inc({ outcome: e.outcome, claude_version: this.versions.of(e.claude_version) });
     }

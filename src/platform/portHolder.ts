@@ -1,4 +1,5 @@
 import { promises as fsp } from 'node:fs';
+import { printable } from '../presentation/printable';
 
 /**
  * Best effort, Linux only: which program listens on a loopback TCP port, as
@@ -41,10 +42,6 @@ async function readBounded(file: string, maxBytes: number): Promise<string> {
   }
 }
 
-/** Printable: a process name is chosen by whoever started it, and ends up on a terminal. */
-function printable(name: string): string {
-  return name.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?').slice(0, 64);
-}
 
 export async function portHolder(port: number): Promise<string | undefined> {
   if (process.platform !== 'linux') return undefined;
@@ -63,7 +60,7 @@ export async function portHolder(port: number): Promise<string | undefined> {
         const target = await fsp.readlink(`/proc/${pid}/fd/${fd}`).catch(() => '');
         if (!wanted.has(target)) continue;
         const comm = (await readBounded(`/proc/${pid}/comm`, 256).catch(() => '')).trim();
-        return `${comm ? `"${printable(comm)}" ` : ''}(pid ${pid})`;
+        return `${comm ? `"${printable(comm).slice(0, 64)}" ` : ''}(pid ${pid})`;
       }
     }
     return 'a process of another user';

@@ -45,7 +45,7 @@ export interface EngineHostDeps {
    * waits for the next tick.
    */
   createChangeSource?(onReady: () => void): Promise<ChangeSource>;
-  resolveClaudeDir(setting: string): string;
+  claudeDirOfSetting(setting: string): string;
   workspaceFolders(): string[];
   /** Every engine event, in order. */
   onEvent(e: EngineEvent): void;
@@ -105,7 +105,7 @@ export class EngineHost {
     const prev = this.settings;
     this.settings = next;
     return this.enqueue(async () => {
-      if (this.deps.resolveClaudeDir(next.claudeDir) !== this.claudeDir) {
+      if (this.deps.claudeDirOfSetting(next.claudeDir) !== this.claudeDir) {
         this.deps.log.info(`Claude dir setting changed: restarting the engine`);
         await this.stopNow();
         await this.startNow();
@@ -138,7 +138,7 @@ export class EngineHost {
     // An explicit start (e.g. after Install Hook created the dir) replaces a pending poll.
     if (this.dirPollTimer !== undefined) this.deps.clock.clearTimeout(this.dirPollTimer);
     this.dirPollTimer = undefined;
-    this.claudeDir = this.deps.resolveClaudeDir(this.settings.claudeDir);
+    this.claudeDir = this.deps.claudeDirOfSetting(this.settings.claudeDir);
     const stat = await this.deps.files.stat(this.claudeDir);
     if (!stat?.isDirectory) {
       if (this.waitingFor !== this.claudeDir) {

@@ -13,7 +13,7 @@ import { hookInstallerPort } from './hookInstallerPort';
 import { createLog, logEvent } from './log';
 import { SessionReport } from './report';
 import { Revealer } from './reveal';
-import { onSettingsChanged, readSettings, resolveClaudeDir, workspaceFolderPaths } from './settings';
+import { onSettingsChanged, readSettings, claudeDirOfSetting, workspaceFolderPaths } from './settings';
 import { HttpHookReceiver } from './httpHookReceiver';
 import { MetricsEndpoint } from './metricsEndpoint';
 import { StatusBar } from './statusBar';
@@ -61,7 +61,7 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
         return new engineModule.TranscriptLagEngine({ ...opts, removeFile: (p) => fsp.rm(p, { force: true }), spool: engineModule.nodeSpoolFolding });
       },
       createChangeSource: async (onReady) => loadEngineModule().chokidarChangeSource({ onReady }),
-      resolveClaudeDir: (setting) => resolveClaudeDir(setting),
+      claudeDirOfSetting: (setting) => claudeDirOfSetting(setting),
       workspaceFolders: workspaceFolderPaths,
       onEvent: (e: EngineEvent) => {
         metrics.observe(e);
@@ -78,7 +78,7 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
   const metrics = new MetricsEndpoint(log, sessions);
   void metrics.apply(settings);
   const httpHooks = new HttpHookReceiver(
-    () => host.currentClaudeDir() || resolveClaudeDir(settings.claudeDir),
+    () => host.currentClaudeDir() || claudeDirOfSetting(settings.claudeDir),
     (dir, onStatus) => {
       const mod = loadEngineModule();
       return new mod.HookReceiverService(dir, now, (s) => onStatus(mod.receiverStatusText(s)), { onWarning: onStatus });
@@ -136,7 +136,7 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
         installer: hookInstallerPort(loadEngineModule),
         // Installing may have just created the Claude dir: follow it now rather than at the next poll.
         afterInstall: () => void host.start(),
-        claudeDir: () => resolveClaudeDir(settings.claudeDir),
+        claudeDir: () => claudeDirOfSetting(settings.claudeDir),
         hookSource: context.asAbsolutePath('dist/hook.js'),
         probeSettings: () => ({ polls: settings.probePolls, pollMs: settings.probePollMs }),
         log,
@@ -161,7 +161,7 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
     engine: () => host.current(),
     httpHooks: () => httpHooks.state(),
     metricsAddress: () => metrics.address,
-    claudeDir: () => host.currentClaudeDir() || resolveClaudeDir(settings.claudeDir),
+    claudeDir: () => host.currentClaudeDir() || claudeDirOfSetting(settings.claudeDir),
     statusBarText: () => statusBar.state()?.text,
     statusBarBackground: () => statusBar.state()?.background,
     statusBarTooltip: () => statusBar.state()?.tooltip,

@@ -1,7 +1,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { resolveClaudeDir as resolveDefaultClaudeDir } from '../core/discovery';
+import { resolveClaudeDir } from '../core/discovery';
 import { CONFIG_SECTION } from '../presentation/commandIds';
 
 /** The `transcriptLag.*` settings, read fresh on each change (applied without reload). */
@@ -45,8 +45,8 @@ export function readSettings(): ExtensionSettings {
  * (the same order Claude Code and the CLI use). `~` in the setting is expanded
  * because users copy paths from shell docs.
  */
-export function resolveClaudeDir(setting: string, env: NodeJS.ProcessEnv = process.env, home = os.homedir()): string {
-  if (!setting) return resolveDefaultClaudeDir(env, home);
+export function claudeDirOfSetting(setting: string, env: NodeJS.ProcessEnv = process.env, home = os.homedir()): string {
+  if (!setting) return resolveClaudeDir(env, home);
   const expanded = setting === '~' ? home : setting.startsWith('~/') || setting.startsWith('~\\') ? path.join(home, setting.slice(2)) : setting;
   return path.resolve(expanded);
 }

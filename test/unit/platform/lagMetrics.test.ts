@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { request } from 'node:http';
 import type { EngineEvent } from '../../../src/core/engineEvents';
-import { LagMetrics, MAX_VERSION_LABELS, OTHER_VERSION, UNKNOWN_VERSION, toolLabel } from '../../../src/platform/lagMetrics';
+import { LagMetrics, MAX_VERSION_LABELS, OTHER_VERSION, UNKNOWN_VERSION, metricToolName } from '../../../src/platform/lagMetrics';
 import { isAllowedHostHeader, isLoopbackHost, parseMetricsAddress } from '../../../src/platform/metricsAddress';
 import { startMetricsServer } from '../../../src/platform/metricsServer';
 
@@ -21,7 +21,7 @@ function sample(text: string, series: string): number | undefined {
 
 describe('lag metrics (Prometheus)', () => {
   it('tools fold to the built-in names, mcp and other: labels stay bounded', () => {
-    assert.deepEqual(['Bash', 'mcp__github__create_issue', 'MyCustomTool', undefined].map(toolLabel), ['Bash', 'mcp', 'other', 'other']);
+    assert.deepEqual(['Bash', 'mcp__github__create_issue', 'MyCustomTool', undefined].map(metricToolName), ['Bash', 'mcp', 'other', 'other']);
   });
 
   it('holds by tool, shape and transport; calls by shape; waits by outcome; held now at scrape time; no ids in labels', async () => {

@@ -59,7 +59,7 @@ describe('vscode: engine host', () => {
           engines.push(e);
           return e;
         },
-        resolveClaudeDir: (setting) => setting,
+        claudeDirOfSetting: (setting) => setting,
         workspaceFolders: () => [fx.workspace],
         onEvent,
         onChanged: () => undefined,

@@ -32,7 +32,9 @@ export async function eventually<T>(
   const started = Date.now();
   let lastError: unknown;
   for (;;) {
-    await api.refresh();
+    // Bounded too: an engine whose poll never returns (a fold in a loop) fails here, saying what was awaited.
+    const polled = await settlesWithin(api.refresh(), Math.max(timeoutMs - (Date.now() - started), 1_000));
+    if (!polled) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}: the extension's poll (api.refresh) did not return`);
     try {
       const v = await check();
       if (v !== undefined && v !== false) return v;
@@ -44,6 +46,24 @@ export async function eventually<T>(
     }
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** Whether `p` settles within `ms` (its rejection is thrown); false when it is still pending then. */
+export async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([p.then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A line in the suite's progress log (what the runner prints as it runs): measured times, for one. */
+export function note(line: string): void {
+  const file = process.env.TRANSCRIPT_LAG_HOST_LOG;
+  if (file) fs.appendFileSync(file, `    ${line}\n`);
+  else console.log(line);
 }
 
 /**

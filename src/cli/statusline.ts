@@ -2,7 +2,10 @@
  * `transcript-lag statusline`: Claude Code's statusLine command. Claude Code runs it about once a
  * second (refreshInterval 1) with the session's JSON on stdin (session_id, transcript_path; nothing
  * about running hooks), and shows what it prints. It prints one line: the calls held right now and
- * the oldest one's age, else the last call's lag; with `--wrap`, the user's own status line first.
+ * the oldest one's age, else the newest written call's lag; with `--wrap`, the user's own status line first.
+ * Held and lag are the views' rules (src/core/hookEvidence.ts): it never watches a record land, so
+ * it says a lag as the bound its hooks' evidence proves, as the views say a call they did not watch
+ * (test/unit/cli/statuslineAgreement.test.ts holds the two to the same answers).
  *
  * It starts on every refresh, so it stays small (node: modules only, no zod, chokidar or engine;
  * jsonc-parser's parser only when it wraps a line),
@@ -17,6 +20,8 @@ import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID } from '../core/channel/constants';
 import { type FireReport, isBetterFire } from '../core/channel/fireTime';
+import { type LenientCallEvent, lenientCallEvent } from '../core/channel/lineHead';
+import { type CallSightings, type HeldBounds, hookSawRecord, isHeld, noteSighting, verdictFromHook } from '../core/hookEvidence';
 import { completeLines, readBounded } from '../hook/boundedRead';
 import { resolveChannelDir } from '../hook/channelWriter';
 import { lineKind, linesHolding, ON_DISK_WINDOW_BYTES, recordFileOf, toolUseIdNeedle } from '../hook/onDiskCheck';
@@ -34,22 +39,15 @@ const STDIN_WAIT_MS = 500;
 /** The user's own status line command gets this long before its output is left out. */
 export const WRAPPED_TIMEOUT_MS = 3000;
 
-interface ChannelLine {
-  event?: unknown;
-  at?: unknown;
-  tool_use_id?: unknown;
-  transport?: unknown;
-  transcript_path?: unknown;
-  agent_id?: unknown;
-  record_on_disk?: unknown;
-  checked_at?: unknown;
-}
-
 interface CallEvents {
   id: string;
-  pre: ChannelLine & { at: number };
-  post?: ChannelLine;
-  landed?: ChannelLine;
+  /** The pre that gives the call's fire time: the mod's when it reported the call, else the earliest (../core/channel/fireTime.ts). */
+  pre: LenientCallEvent;
+  /** The transcript and subagent the call's first pre named. */
+  transcriptPath: string;
+  agentId?: string;
+  /** What its own hooks saw on disk, folded as the engine folds it (../core/hookEvidence.ts). */
+  seen: CallSightings;
 }
 
 /** The last `maxBytes` of a regular file, from its first complete line; undefined when it cannot be read. */
@@ -60,51 +58,39 @@ export function readTail(path: string, maxBytes: number): string | undefined {
   return read.start === 0 ? text : text.slice(text.indexOf('\n') + 1);
 }
 
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-
 /** How a pre line reached the channel, for choosing among several reports of one call. */
-function fireOf(e: ChannelLine & { at: number }): FireReport {
-  return { at: e.at, transport: e.transport === 'mod' || e.transport === 'http' ? e.transport : 'command' };
+function fireOf(e: LenientCallEvent): FireReport {
+  return { at: e.at, transport: e.transport ?? 'command' };
 }
 
-/** Each call's pre (the mod's when it reported the call, else the earliest: ../core/channel/fireTime.ts), first post and landed event, in the order their first pre events came. */
+/**
+ * Each call's fire, first transcript and subagent, and what its hooks saw, in the order their first
+ * pre events came. Lines are read as the engine's reader reads them (../core/channel/lineHead.ts):
+ * a line the engine drops is dropped here.
+ */
 export function callsOf(channelText: string): CallEvents[] {
   const calls = new Map<string, CallEvents>();
-  const later: ChannelLine[] = [];
+  const later: LenientCallEvent[] = [];
   for (const line of channelText.split('\n')) {
-    if (!line.startsWith('{')) continue;
-    let e: ChannelLine;
-    try {
-      e = JSON.parse(line) as ChannelLine;
-    } catch {
+    const e = lenientCallEvent(line);
+    if (!e) continue;
+    if (e.event !== 'pre') {
+      later.push(e);
       continue;
     }
-    if (typeof e?.tool_use_id !== 'string') continue;
-    const at = num(e.at);
-    if (e.event === 'pre' && at !== undefined) {
-      const known = calls.get(e.tool_use_id);
-      if (!known) calls.set(e.tool_use_id, { id: e.tool_use_id, pre: { ...e, at } });
-      else if (isBetterFire(fireOf(known.pre), fireOf({ ...e, at }))) known.pre = { ...e, at };
-    } else if (e.event === 'post' || e.event === 'landed') later.push(e);
+    let call = calls.get(e.tool_use_id);
+    if (!call) calls.set(e.tool_use_id, (call = { id: e.tool_use_id, pre: e, transcriptPath: e.transcript_path, seen: {} }));
+    else if (isBetterFire(fireOf(call.pre), fireOf(e))) call.pre = e;
+    call.agentId ??= e.agent_id;
+    noteSighting(call.seen, { ...e, event: 'pre' });
   }
   for (const e of later) {
-    const call = calls.get(e.tool_use_id as string);
+    const call = calls.get(e.tool_use_id);
     if (!call) continue;
-    if (e.event === 'post') call.post ??= e;
-    else call.landed ??= e;
+    if (e.event === 'landed') noteSighting(call.seen, { ...e, event: 'landed', with_result: e.with_result === true });
+    else noteSighting(call.seen, { ...e, event: 'post' });
   }
   return [...calls.values()];
-}
-
-/** What the hook saw already: the record was on disk when a hook of the call looked, or a landing watcher saw it arrive. */
-function writtenAt(call: CallEvents): { at: number; exact: boolean } | undefined {
-  const landed = num(call.landed?.at);
-  if (landed !== undefined) return { at: landed, exact: true };
-  for (const e of [call.pre, call.post]) {
-    const checked = num(e?.checked_at);
-    if (e?.record_on_disk === true && checked !== undefined) return { at: checked, exact: false };
-  }
-  return undefined;
 }
 
 /** The complete lines among a file's last `windowBytes`, read once for every call looked up in it. */
@@ -125,39 +111,67 @@ export function recordIn(tail: RecordFileTail, toolUseId: string): boolean | und
   return tail.whole ? false : undefined;
 }
 
+/** One call as the status line sees it: the engine's facts, from the channel and a bounded transcript lookup. */
+export interface StatuslineCall {
+  id: string;
+  firedAt: number;
+  /** True: on disk (a hook saw it, or the lookup found it); false: the lookup proved it absent; undefined: not known. */
+  recordOnDisk?: boolean;
+  /** Held by the one rule (../core/hookEvidence.ts `isHeld`). */
+  held: boolean;
+  /** Written calls: the hold as their hooks' evidence proves it (`verdictFromHook`), as the views show a call indexed as history. */
+  bounds?: HeldBounds;
+}
+
 /**
- * The session's state from its channel file and, for calls the hook did not see written, its
- * transcript (or a subagent's). Only the transcript Claude Code named on stdin is read: a channel
- * line naming another file is not followed.
+ * The session's calls from its channel file and, for calls the hook did not see written, its
+ * transcript (or a subagent's), newest fire first. Only the transcript Claude Code named on stdin
+ * is read: a channel line naming another file is not followed.
  */
-export function sessionStatus(channelDir: string, sessionId: string, now: number, transcriptPath?: string): TerminalStatus {
-  const status: TerminalStatus = { held: 0, oldestHeldMs: 0, hooked: false };
-  if (!SAFE_SESSION_ID.test(sessionId)) return status;
+export function sessionCalls(channelDir: string, sessionId: string, transcriptPath?: string): StatuslineCall[] | undefined {
+  if (!SAFE_SESSION_ID.test(sessionId)) return undefined;
   const text = readTail(join(channelDir, sessionId + CHANNEL_FILE_SUFFIX), CHANNEL_TAIL_BYTES);
-  if (text === undefined) return status;
-  const calls = callsOf(text);
-  status.hooked = calls.length > 0;
+  if (text === undefined) return undefined;
   let checked = 0;
   const tails = new Map<string, RecordFileTail | undefined>();
-  // Newest first: the last written call gives the lag; held calls are among the newest.
-  for (const call of calls.sort((a, b) => b.pre.at - a.pre.at)) {
-    const seen = writtenAt(call);
-    if (seen) {
-      status.last ??= { lagMs: Math.max(0, seen.at - call.pre.at), upperBound: !seen.exact };
-      continue;
+  const out: StatuslineCall[] = [];
+  // Newest first: held calls are among the newest, and the budget of lookups goes to them.
+  for (const call of callsOf(text).sort((a, b) => b.pre.at - a.pre.at)) {
+    const firedAt = call.pre.at;
+    let recordOnDisk: boolean | undefined = hookSawRecord(call.seen) ? true : undefined;
+    if (recordOnDisk === undefined && checked < MAX_CALLS_CHECKED && transcriptPath !== undefined && call.transcriptPath === transcriptPath) {
+      checked++;
+      const recordPath = recordFileOf(transcriptPath, sessionId, call.agentId);
+      if (recordPath !== undefined) {
+        if (!tails.has(recordPath)) tails.set(recordPath, readRecordFileTail(recordPath, ON_DISK_WINDOW_BYTES));
+        const tail = tails.get(recordPath);
+        // A record the window cannot find is unknown, not held; only a window holding the whole file proves it absent.
+        if (tail !== undefined) recordOnDisk = recordIn(tail, call.id);
+      }
     }
-    if (checked >= MAX_CALLS_CHECKED) continue;
-    checked++;
-    if (transcriptPath === undefined || call.pre.transcript_path !== transcriptPath) continue;
-    const agentId = typeof call.pre.agent_id === 'string' ? call.pre.agent_id : undefined;
-    const recordPath = recordFileOf(transcriptPath, sessionId, agentId);
-    if (recordPath === undefined) continue;
-    if (!tails.has(recordPath)) tails.set(recordPath, readRecordFileTail(recordPath, ON_DISK_WINDOW_BYTES));
-    const tail = tails.get(recordPath);
-    // Held only where the transcript proves the record absent; a record it cannot find in its window is unknown, not held.
-    if (tail !== undefined && recordIn(tail, call.id) === false) {
+    const entry: StatuslineCall = { id: call.id, firedAt, held: isHeld({ firedAt, recordOnDisk }) };
+    if (recordOnDisk !== undefined) entry.recordOnDisk = recordOnDisk;
+    if (recordOnDisk === true) {
+      const held = verdictFromHook(call.seen.pre, call.seen.post, call.seen.landed).held;
+      if (held) entry.bounds = held;
+    }
+    out.push(entry);
+  }
+  return out;
+}
+
+/** What the line says: the held calls and the oldest one's age, else the newest written call's lag as its evidence bounds it. */
+export function sessionStatus(channelDir: string, sessionId: string, now: number, transcriptPath?: string): TerminalStatus {
+  const status: TerminalStatus = { held: 0, oldestHeldMs: 0, hooked: false };
+  const calls = sessionCalls(channelDir, sessionId, transcriptPath);
+  if (calls === undefined) return status;
+  status.hooked = calls.length > 0;
+  for (const call of calls) {
+    if (call.held) {
       status.held++;
-      status.oldestHeldMs = Math.max(status.oldestHeldMs, now - call.pre.at);
+      status.oldestHeldMs = Math.max(status.oldestHeldMs, now - call.firedAt);
+    } else if (call.recordOnDisk === true && status.last === undefined) {
+      status.last = { toolUseId: call.id, ...(call.bounds ? { bounds: call.bounds } : {}) };
     }
   }
   return status;
@@ -340,7 +354,8 @@ async function readStdin(): Promise<string> {
 export const usage = `Usage: transcript-lag statusline [--channel-dir D] [--wrap B64]  < statusLine JSON
 
 Claude Code's statusLine command (install-statusline sets it): reads the session's JSON on stdin
-and prints one line, the calls held right now and the oldest one's age, else the last call's lag.
+and prints one line, the calls held right now and the oldest one's age, else the newest written
+call's lag as its hooks' evidence bounds it (lag ≤ 2.8s, lag 405 ms–605 ms, lag ≥ 200 ms).
   --channel-dir D  the hook channel folder (default: <claude dir>/transcript-lag)
   --wrap B64       the statusLine value it replaced, base64url: run first, its output kept
 Exits 0, unless the line could not be written whole (stdout a non-blocking pipe nobody read

@@ -59,6 +59,71 @@ export interface EvidenceVerdict {
   held?: HeldBounds;
 }
 
+/** What one channel event carries about its look on disk (a `pre` or `post` event's fields, as schema.ts names them). */
+export interface SightingFields {
+  at: number;
+  checked_at?: number;
+  record_on_disk?: boolean;
+  result_on_disk?: boolean;
+}
+
+/** The on-disk sighting a `pre` or `post` event carries, when it carries one (a look's time or what it found). */
+export function sightingOf(ev: SightingFields): HookSighting | undefined {
+  if (ev.checked_at === undefined && ev.record_on_disk === undefined) return undefined;
+  return {
+    at: ev.at,
+    ...(ev.checked_at !== undefined ? { checked_at: ev.checked_at } : {}),
+    ...(ev.record_on_disk !== undefined ? { record_on_disk: ev.record_on_disk } : {}),
+    ...(ev.result_on_disk !== undefined ? { result_on_disk: ev.result_on_disk } : {}),
+  };
+}
+
+/** A `landed` event's landing. */
+export function landingOf(ev: LandingSighting): LandingSighting {
+  return { at: ev.at, with_result: ev.with_result, watched_from: ev.watched_from, missed_at: ev.missed_at, fired_at: ev.fired_at };
+}
+
+/** The earlier of two sightings of one kind: the result must not depend on arrival order. */
+export function earlierSighting<T extends { at: number }>(known: T | undefined, next: T): T {
+  if (!known || next.at < known.at) return next;
+  if (next.at > known.at) return known;
+  return JSON.stringify(next) < JSON.stringify(known) ? next : known;
+}
+
+/** What a call's own hooks saw, folded from its events in any order: the earliest pre and post sightings, the landing that proves most. */
+export interface CallSightings {
+  pre?: HookSighting;
+  post?: HookSighting;
+  landed?: LandingSighting;
+}
+
+/** Folds one more event into a call's sightings: every reader of the channel folds them so. */
+export function noteSighting(seen: CallSightings, ev: ({ event: 'pre' | 'post' } & SightingFields) | ({ event: 'landed' } & LandingSighting)): void {
+  if (ev.event === 'landed') {
+    seen.landed = betterLanding(seen.landed, landingOf(ev));
+    return;
+  }
+  const sighting = sightingOf(ev);
+  if (sighting) seen[ev.event] = earlierSighting(seen[ev.event], sighting);
+}
+
+/**
+ * Whether a look of the call's own hooks found its record on disk: a pre or post hook saw it, or a
+ * landing was seen. False says only that no look found it, not that it is absent.
+ */
+export function hookSawRecord(seen: CallSightings): boolean {
+  return seen.pre?.record_on_disk === true || seen.post?.record_on_disk === true || seen.landed !== undefined;
+}
+
+/**
+ * "Is the call held?", the one rule: its hook fired and its record is not on disk. `recordOnDisk`
+ * is what the reader knows: true, false (proven absent: the engine read the whole file, or the
+ * status line's window holds all of it), undefined (cannot tell), which is not held.
+ */
+export function isHeld(call: { firedAt?: number; recordOnDisk?: boolean }): boolean {
+  return call.firedAt !== undefined && call.recordOnDisk === false;
+}
+
 /** Ms from the pre hook firing to a later look, never below 0. */
 function since(pre: HookSighting, look: HookSighting): number | undefined {
   return look.checked_at === undefined ? undefined : Math.max(0, look.checked_at - pre.at);

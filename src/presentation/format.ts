@@ -76,13 +76,15 @@ export function callShapeText(shape: CallShape | undefined): string {
  */
 export function callLagText(call: Pick<CallSnapshot, 'lag_ms' | 'fired_at' | 'lag_bounds'>): string {
   if (call.lag_ms !== null && call.lag_ms !== undefined) return `lag ${formatDuration(call.lag_ms)}`;
-  const b = call.lag_bounds;
-  if (b) {
-    if (b.max_ms === null) return `held ≥ ${formatDuration(b.min_ms)}`;
-    if (b.min_ms <= 0) return `held ≤ ${formatDuration(b.max_ms)}`;
-    return `held ${formatDuration(b.min_ms)}–${formatDuration(b.max_ms)}`;
-  }
+  if (call.lag_bounds) return `held ${boundsText(call.lag_bounds)}`;
   return call.fired_at === undefined ? 'no hook' : 'lag unknown';
+}
+
+/** A hold the hook's evidence bounds (../core/hookEvidence.ts): `≤ 2.3s`, `0.4–2.3s`, `≥ 0.4s`; the tree and the status line both say it so. */
+export function boundsText(b: { min_ms: number; max_ms: number | null }): string {
+  if (b.max_ms === null) return `≥ ${formatDuration(b.min_ms)}`;
+  if (b.min_ms <= 0) return `≤ ${formatDuration(b.max_ms)}`;
+  return `${formatDuration(b.min_ms)}–${formatDuration(b.max_ms)}`;
 }
 
 /** `1 call` / `3 calls`. */

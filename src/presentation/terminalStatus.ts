@@ -3,21 +3,26 @@
  * the CLI reads the channel and the transcript, this says it. Short, since it shares a line with
  * whatever else the user's status line shows.
  */
-import { formatDuration } from './format';
+import type { HeldBounds } from '../core/hookEvidence';
+import { boundsText, formatDuration } from './format';
 
 export interface TerminalStatus {
   /** Calls of the session whose hook fired and whose record is not on disk yet. */
   held: number;
   /** Age of the oldest of them (now − its hook's start). */
   oldestHeldMs: number;
-  /** The newest written call's lag: exact when its landing was watched, else an upper bound; none when nothing bounds it. */
-  last?: { lagMs: number; upperBound: boolean };
+  /**
+   * The newest written call (by its hook's fire time) and its lag as its hooks' evidence bounds it,
+   * by the rule the views use for a call they did not watch land (src/core/hookEvidence.ts): the
+   * status line never watches, so it never has an exact lag. No bounds: nothing proves one.
+   */
+  last?: { toolUseId: string; bounds?: HeldBounds };
   /** Any hook event of this session in the channel at all. */
   hooked: boolean;
 }
 
 export function terminalStatusText(s: TerminalStatus): string {
   if (s.held > 0) return `transcript-lag: ${s.held} held · ${formatDuration(s.oldestHeldMs)}`;
-  if (s.last) return `transcript-lag: lag ${s.last.upperBound ? '≤ ' : ''}${formatDuration(s.last.lagMs)}`;
+  if (s.last?.bounds) return `transcript-lag: lag ${boundsText(s.last.bounds)}`;
   return s.hooked ? 'transcript-lag: in sync' : 'transcript-lag: no hook events yet';
 }

@@ -1,7 +1,7 @@
 import type { ChannelLine } from '../channel/reader';
 import { readSpool, spoolOfChannelFile } from '../channel/spool';
 import type { Clock } from '../clock';
-import { betterLanding, type HookSighting, type LandingSighting } from '../hookEvidence';
+import { type CallSightings, noteSighting } from '../hookEvidence';
 import type { FileAccess } from '../fileAccess';
 import { type FireReport, isBetterFire } from '../channel/fireTime';
 import { FileTail } from '../tail';
@@ -49,12 +49,8 @@ export async function joinChannel(
       }
       let seen = sightings.get(call.tool_use_id);
       if (!seen) sightings.set(call.tool_use_id, (seen = {}));
-      // The earliest of each: a duplicated line must not change the verdict.
-      if (event.event === 'landed') {
-        seen.landed = betterLanding(seen.landed, event);
-      } else if (!seen[event.event] || event.at < seen[event.event]!.at) {
-        seen[event.event] = event;
-      }
+      // Folded as the engine and the status line fold them: the earliest look of each, the landing that proves most.
+      noteSighting(seen, event);
     } else if (event.event === 'wait') {
       waits[event.outcome] += 1;
       if (!call) {
@@ -101,9 +97,3 @@ export async function joinChannel(
   return { waits, channel, sightings };
 }
 
-/** The earliest pre and post event of a call, with what each saw on disk. */
-export interface CallSightings {
-  pre?: HookSighting;
-  post?: HookSighting;
-  landed?: LandingSighting;
-}

@@ -1,5 +1,5 @@
 import { verdictFromHook } from '../hookEvidence';
-import type { CallSightings } from './channelJoin';
+import type { CallSightings } from '../hookEvidence';
 import type { AnalyzedCall, InferredShape, ShapeEvidence, TrailerRun } from './types';
 
 type CallLines = Pick<AnalyzedCall, 'line' | 'result_line'>;

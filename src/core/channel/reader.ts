@@ -1,5 +1,5 @@
 import type { LineScanner } from '../tailTypes';
-import { CHANNEL_SCHEMA_VERSION } from './constants';
+import { channelLineHead, gluedTail } from './lineHead';
 import { channelEventSchema, type ChannelEvent } from './schema';
 
 /**
@@ -30,26 +30,11 @@ export interface ChannelScanner extends LineScanner<ChannelLine> {
 
 export const DEFAULT_CHANNEL_MAX_LINE_BYTES = 64 * 1024;
 
-const KNOWN_EVENTS = new Set(['pre', 'post', 'wait', 'landed', 'record']);
-/** Every line our hook writes starts so; a line that also holds it later is two lines glued by a killed write. */
-const EVENT_START = '{"v":';
-
+/** The head (./lineHead.ts, shared with the status line), then zod. */
 function classify(text: string): ChannelLine {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return { kind: 'malformed' };
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { kind: 'malformed' };
-  const obj = value as Record<string, unknown>;
-  if (obj.v !== CHANNEL_SCHEMA_VERSION) {
-    return 'v' in obj ? { kind: 'unknown-version', v: obj.v } : { kind: 'invalid', reason: 'no v' };
-  }
-  if (typeof obj.event !== 'string' || !KNOWN_EVENTS.has(obj.event)) {
-    return typeof obj.event === 'string' ? { kind: 'unknown-event', event: obj.event.slice(0, 100) } : { kind: 'invalid', reason: 'no event' };
-  }
-  const parsed = channelEventSchema.safeParse(obj);
+  const head = channelLineHead(text);
+  if (head.kind !== 'candidate') return head;
+  const parsed = channelEventSchema.safeParse(head.obj);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     return { kind: 'invalid', reason: `${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}` };
@@ -61,11 +46,10 @@ export function parseChannelLine(text: string): ChannelLine {
   if (text.trim() === '') return { kind: 'blank' };
   const line = classify(text);
   if (line.kind !== 'malformed') return line;
-  // A hook killed mid-write leaves a partial line; the next append then lands
-  // on the same line. The later event is intact: keep it, drop the fragment.
-  const start = text.lastIndexOf(EVENT_START);
-  if (start > 0) {
-    const tail = classify(text.slice(start));
+  // A killed write glued two lines: keep the later, intact event, drop the fragment.
+  const glued = gluedTail(text);
+  if (glued !== undefined) {
+    const tail = classify(glued);
     if (tail.kind === 'event') return { ...tail, recovered: true };
   }
   return line;

@@ -84,13 +84,6 @@ export function evidenceOf(call: CallFacts): { shape: CallShape; held?: HeldBoun
   return { shape: verdict.shape ?? 'unknown', ...(verdict.held ? { held: verdict.held } : {}) };
 }
 
-/** The earlier of two sightings of one kind: the result must not depend on arrival order. */
-export function earlierSighting<T extends { at: number }>(known: T | undefined, next: T): T {
-  if (!known || next.at < known.at) return next;
-  if (next.at > known.at) return known;
-  return JSON.stringify(next) < JSON.stringify(known) ? next : known;
-}
-
 /** Negative when `a` comes first in the canonical order. */
 export function compareObservations(a: Observation, b: Observation): number {
   if (a.observedAt !== b.observedAt) return a.observedAt - b.observedAt;

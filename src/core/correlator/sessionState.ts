@@ -5,7 +5,7 @@ import type { TailRead } from '../tailTypes';
 import type { LandedEvent, PostEvent, PreEvent, RecordEvent, WaitEvent } from '../channel/schema';
 import { RecordBirths } from './recordBirths';
 import { RecordLags } from './recordLags';
-import { betterLanding, type HookSighting, type LandingSighting, verdictFromHook } from '../hookEvidence';
+import { betterLanding, earlierSighting, type HookSighting, isHeld, type LandingSighting, landingOf, sightingOf, verdictFromHook } from '../hookEvidence';
 import { isBetterFire } from '../channel/fireTime';
 import { KeyedCounter, LagWindow } from '../stats';
 import {
@@ -15,7 +15,6 @@ import {
   type WrittenObservation,
   compareObservations,
   compareWaits,
-  earlierSighting,
   evidenceOf,
   lagOf,
   parseTimestamp,
@@ -62,17 +61,6 @@ interface Tombstone {
   pre?: HookSighting;
   post?: HookSighting;
   landed?: LandingSighting;
-}
-
-/** The on-disk sighting a pre or post event carries, when it carries one. */
-function sightingOf(ev: PreEvent | PostEvent): HookSighting | undefined {
-  if (ev.checked_at === undefined && ev.record_on_disk === undefined) return undefined;
-  return {
-    at: ev.at,
-    ...(ev.checked_at !== undefined ? { checked_at: ev.checked_at } : {}),
-    ...(ev.record_on_disk !== undefined ? { record_on_disk: ev.record_on_disk } : {}),
-    ...(ev.result_on_disk !== undefined ? { result_on_disk: ev.result_on_disk } : {}),
-  };
 }
 
 type Keyed<T> = { key: Observation; value: T };
@@ -249,7 +237,7 @@ export class SessionState {
   /** The watcher our post hook left behind saw the record land (see ../hookEvidence.ts). */
   ingestLanded(ev: LandedEvent, observedAt: number): void {
     this.touch(observedAt);
-    const landing: LandingSighting = { at: ev.at, with_result: ev.with_result, watched_from: ev.watched_from, missed_at: ev.missed_at, fired_at: ev.fired_at };
+    const landing = landingOf(ev);
     const tomb = this.tombstones.get(ev.tool_use_id);
     if (tomb) {
       this.sightTomb(ev.tool_use_id, tomb, { landed: betterLanding(tomb.landed, landing) });
@@ -441,7 +429,7 @@ export class SessionState {
   stats(): SessionStats {
     const lag = this.lags.summary();
     let held = 0;
-    for (const c of this.calls.values()) if (c.firedAt !== undefined && !c.written) held++;
+    for (const c of this.calls.values()) if (heldNow(c)) held++;
     return {
       waits_seen: this.waits.count('seen'),
       waits_behind: this.waits.count('behind'),
@@ -459,7 +447,7 @@ export class SessionState {
 
   snapshot(): SessionSnapshot {
     const held = [...this.calls.values()]
-      .filter((c) => c.firedAt !== undefined && !c.written)
+      .filter(heldNow)
       .sort((a, b) => (a.firedAt as number) - (b.firedAt as number) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       .map((c) => callSnapshot(this.sessionId, c, this.heldPlace(c)));
     const recent = sortedRecent(this.calls.values())
@@ -512,9 +500,9 @@ export class SessionState {
     let held = 0;
     let oldest: CallFacts | undefined;
     for (const c of this.calls.values()) {
-      if (c.firedAt === undefined || c.written) continue;
+      if (!heldNow(c)) continue;
       held++;
-      if (!oldest || c.firedAt < (oldest.firedAt as number) || (c.firedAt === oldest.firedAt && c.id < oldest.id)) oldest = c;
+      if (!oldest || (c.firedAt as number) < (oldest.firedAt as number) || (c.firedAt === oldest.firedAt && c.id < oldest.id)) oldest = c;
     }
     if (held < this.limits.maxHeldCalls || !oldest) return;
     this.calls.delete(oldest.id);
@@ -583,6 +571,11 @@ export class SessionState {
   heldEvents(): EngineEvent[] {
     return this.snapshot().held.map((h) => heldEventOf(h, h.transcript_path ?? this.transcriptPath));
   }
+}
+
+/** Held by the one rule (../hookEvidence.ts): the engine reads every file whole, so a record it has not read is not on disk. */
+function heldNow(c: CallFacts): boolean {
+  return isHeld({ firedAt: c.firedAt, recordOnDisk: c.written !== undefined });
 }
 
 function ageKey(c: CallFacts): number {

@@ -57,17 +57,48 @@ describe('statusline: what the terminal shows', function () {
     assert.deepEqual({ held: held.held, age: held.oldestHeldMs }, { held: 1, age: 2100 });
   });
 
-  it('idle: the last call\'s lag, exact from a landing the hook watched, else the bound its hook saw', function () {
+  it("idle: the newest written call's lag as its hooks' evidence bounds it, the views' rule: a watched landing bounds it, it is not exact", function () {
     const t = tempClaude();
     t.record('toolu_A');
     t.record('toolu_B');
-    t.event({ event: 'pre', at: NOW - 5000, tool_use_id: 'toolu_A', record_on_disk: false });
-    t.event({ event: 'post', at: NOW - 4000, tool_use_id: 'toolu_A', record_on_disk: false, result_on_disk: false });
-    t.event({ event: 'landed', at: NOW - 3700, tool_use_id: 'toolu_A' });
-    assert.equal(terminalStatusText(sessionStatus(t.channelDir, SESSION, NOW, t.transcript)), 'transcript-lag: lag 1.3s');
+    t.event({ event: 'pre', at: NOW - 5000, tool_use_id: 'toolu_A', record_on_disk: false, checked_at: NOW - 4990 });
+    t.event({ event: 'post', at: NOW - 4000, tool_use_id: 'toolu_A', record_on_disk: false, result_on_disk: false, checked_at: NOW - 3990 });
+    t.event({ event: 'landed', at: NOW - 3395, tool_use_id: 'toolu_A', with_result: false });
+    // Not on disk when the post hook looked (1.01 s after the fire), found by the watcher's look at 1.605 s.
+    assert.equal(terminalStatusText(sessionStatus(t.channelDir, SESSION, NOW, t.transcript)), 'transcript-lag: lag 1.0s–1.6s');
     t.event({ event: 'pre', at: NOW - 1000, tool_use_id: 'toolu_B', record_on_disk: false });
     t.event({ event: 'post', at: NOW - 600, tool_use_id: 'toolu_B', record_on_disk: true, checked_at: NOW - 550 });
     assert.equal(terminalStatusText(sessionStatus(t.channelDir, SESSION, NOW, t.transcript)), 'transcript-lag: lag ≤ 450 ms');
+  });
+
+  it("the mod's landing bounds the lag from its last miss to its find; a newest call nothing bounds says no lag, not an older call's", function () {
+    const t = tempClaude();
+    t.record('toolu_M');
+    t.event({ event: 'pre', at: NOW - 3000, tool_use_id: 'toolu_M', transport: 'mod', source: 'transcript-lag-mod' });
+    t.event({ event: 'landed', at: NOW - 2395, tool_use_id: 'toolu_M', with_result: false, watched_from: 'pre', missed_at: NOW - 2485, fired_at: NOW - 3000, source: 'transcript-lag-mod' });
+    assert.equal(terminalStatusText(sessionStatus(t.channelDir, SESSION, NOW, t.transcript)), 'transcript-lag: lag 515 ms–605 ms');
+    t.record('toolu_N');
+    t.event({ event: 'pre', at: NOW - 1000, tool_use_id: 'toolu_N' });
+    const s = sessionStatus(t.channelDir, SESSION, NOW, t.transcript);
+    assert.deepEqual(s.last, { toolUseId: 'toolu_N' });
+    assert.equal(terminalStatusText(s), 'transcript-lag: in sync');
+  });
+
+  it('reads channel lines as the engine does: an unknown version, an invalid field or a landing without with_result is dropped; a line glued to a killed write keeps its later event', function () {
+    const t = tempClaude();
+    const line = (e: Record<string, unknown>) => JSON.stringify({ v: 1, session_id: SESSION, transcript_path: t.transcript, source: 'transcript-lag-hook', ...e });
+    fs.appendFileSync(
+      path.join(t.channelDir, `${SESSION}.jsonl`),
+      [
+        line({ v: 2, event: 'pre', at: NOW - 900, tool_use_id: 'toolu_V2' }),
+        line({ event: 'pre', at: NOW - 900.5, tool_use_id: 'toolu_F' }),
+        line({ event: 'pre', at: NOW - 900, tool_use_id: 'x'.repeat(201) }),
+        '{"v":1,"event":"pre","at":' + line({ event: 'pre', at: NOW - 700, tool_use_id: 'toolu_G' }),
+        line({ event: 'landed', at: NOW - 100, tool_use_id: 'toolu_G' }),
+      ].join('\n') + '\n',
+    );
+    const s = sessionStatus(t.channelDir, SESSION, NOW, t.transcript);
+    assert.deepEqual({ held: s.held, age: s.oldestHeldMs }, { held: 1, age: 700 });
   });
 
   it('two held, oldest age; a subagent\'s call is looked up in its own file', function () {

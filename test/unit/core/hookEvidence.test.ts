@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { betterLanding, verdictFromHook } from '../../../src/core/hookEvidence';
+import { betterLanding, type CallSightings, hookSawRecord, isHeld, noteSighting, verdictFromHook } from '../../../src/core/hookEvidence';
 
 const pre = (record: boolean, checkedAfter = 50) => ({ at: 1000, checked_at: 1000 + checkedAfter, record_on_disk: record, result_on_disk: false });
 const post = (at: number, record: boolean, result: boolean, checkedAfter = 40) => ({ at, checked_at: at + checkedAfter, record_on_disk: record, result_on_disk: result });
@@ -62,5 +62,37 @@ describe('hook evidence: the mod looked from the fire on', () => {
     assert.equal(betterLanding(mods, hooks), mods);
     assert.equal(betterLanding({ at: 3_000, with_result: true }, hooks), hooks);
     assert.equal(betterLanding(undefined, hooks), hooks);
+  });
+});
+
+describe('hook evidence: one fold of a call\'s events, one held rule', () => {
+  const events = [
+    { event: 'pre' as const, at: 1000, transport: 'mod' },
+    { event: 'pre' as const, at: 1080, checked_at: 1090, record_on_disk: false, result_on_disk: false },
+    { event: 'pre' as const, at: 1080, checked_at: 1090, record_on_disk: false, result_on_disk: false },
+    { event: 'post' as const, at: 1400, checked_at: 1405, record_on_disk: false, result_on_disk: false },
+    { event: 'landed' as const, at: 1605, with_result: false },
+    { event: 'landed' as const, at: 1520, with_result: false, watched_from: 'pre' as const, missed_at: 1500, fired_at: 1000 },
+  ];
+
+  it('any order of the events folds to the same sightings: the earliest look that says something, the landing that proves most', () => {
+    const orders = [events, [...events].reverse(), [events[4], events[0], events[5], events[3], events[2], events[1]]];
+    const folds = orders.map((order) => {
+      const seen: CallSightings = {};
+      for (const e of order) noteSighting(seen, e);
+      return seen;
+    });
+    for (const f of folds) assert.deepEqual(f, folds[0]);
+    assert.deepEqual(folds[0]!.pre, { at: 1080, checked_at: 1090, record_on_disk: false, result_on_disk: false }, 'the mod\'s pre says nothing of the disk');
+    assert.equal(folds[0]!.landed?.watched_from, 'pre');
+    assert.equal(hookSawRecord(folds[0]!), true);
+    assert.deepEqual(verdictFromHook(folds[0]!.pre, folds[0]!.post, folds[0]!.landed).held, { min_ms: 500, max_ms: 520 });
+  });
+
+  it('held: fired, and its record proven absent; a record not known either way is not held', () => {
+    assert.equal(isHeld({ firedAt: 1000, recordOnDisk: false }), true);
+    assert.equal(isHeld({ firedAt: 1000, recordOnDisk: true }), false);
+    assert.equal(isHeld({ firedAt: 1000 }), false);
+    assert.equal(isHeld({ recordOnDisk: false }), false, 'no hook fired: nothing is held back');
   });
 });

@@ -2,8 +2,8 @@
 // collected, driven by a fake `$` whose files are real temp files (node fs), whose timers run only
 // when the test says (`tick`), whose `process.run` records each argv (and really runs mkdir, chmod
 // and rm, the POSIX tools the mod runs) and whose receiver is none unless the test gives one. The
-// mod reads its time from `Date.now()`: the harness moves it forward with its timers (an offset on
-// the real clock, taken off by `dispose`).
+// mod reads its time from `Date.now()`: the harness stops it at the start and moves it only with its
+// timers (`tick`), so a busy machine's real time never reaches a test; `dispose` gives it back.
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -62,8 +62,8 @@ export class ModHarness {
     this.transcript = [this.claudeDir, 'projects', '-work', `${SESSION}.jsonl`].join(sep);
     fs.mkdirSync(path.dirname(this.real(this.transcript)), { recursive: true });
     fs.writeFileSync(this.real(this.transcript), '');
-    const realNow = this.realNow;
-    Date.now = () => realNow() + this.offset;
+    const startedAt = this.realNow();
+    Date.now = () => startedAt + this.offset;
     this.$ = this.fake();
     const on = ((event: string, matcherOrHook: { component: string } | Hook, maybeHook?: Hook) => {
       if (typeof matcherOrHook === 'function') this.hooks.push({ event, hook: matcherOrHook });

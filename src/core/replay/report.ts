@@ -59,26 +59,27 @@ export function summaryOf(reports: readonly CallReport[], skipped: number): Repl
 
 /**
  * The sentence for the hook's author. `liveLacksRecord`: per report, whether the live copy lacked the
- * call's record: when every call decided differently lacked it, the record is what the hook depends on.
+ * call's record: when every call decided differently lacked it, the record is what the hook depends
+ * on. `severalHooks`: the settings' hooks were replayed (each line one hook on one call).
  */
-export function verdictOf(reports: readonly CallReport[], liveLacksRecord: readonly boolean[], unit = 'calls'): string {
+export function verdictOf(reports: readonly CallReport[], liveLacksRecord: readonly boolean[], severalHooks = false): string {
   const n = reports.length;
-  if (n === 0) return `no ${unit} to replay`;
+  const unit = severalHooks ? (n === 1 ? 'hook run' : 'hook runs') : n === 1 ? 'call' : 'calls';
+  const all = n === 1 ? `the one ${unit}` : `all ${n} ${unit}`;
+  const [hook, does, depends, its] = severalHooks ? ['your hooks', 'do', 'depend', 'their'] : ['your hook', 'does', 'depends', 'its'];
+  if (n === 0) return `no ${severalHooks ? 'hook runs' : 'calls'} to replay.`;
   const differing = reports.map((r, i) => (r.differs ? i : -1)).filter((i) => i >= 0);
-  const lacked = reports.filter((_, i) => liveLacksRecord[i]).length;
   const parts: string[] = [];
   if (differing.length === 0) {
     parts.push(
-      lacked > 0
-        ? `decided the same on all ${n} ${unit}, live and complete: your hook does not depend on its call being in the transcript`
-        : `decided the same on all ${n} ${unit}, live and complete (each call's record was in the transcript it saw live)`,
+      liveLacksRecord.some((lacked) => lacked)
+        ? `decided the same on ${all}, live and complete: ${hook} ${does} not depend on ${its} call being in the transcript`
+        : `decided the same on ${all}, live and complete (each call's record was in the transcript it saw live)`,
     );
   } else if (differing.every((i) => liveLacksRecord[i])) {
-    parts.push(
-      `decided differently on ${differing.length} of ${n} ${unit}: your hook depends on its call being in the transcript, which it is not while it runs`,
-    );
+    parts.push(`decided differently on ${differing.length} of ${n} ${unit}: ${hook} ${depends} on ${its} call being in the transcript, which it is not while it runs`);
   } else {
-    parts.push(`decided differently on ${differing.length} of ${n} ${unit}: your hook depends on what the transcript holds when it runs`);
+    parts.push(`decided differently on ${differing.length} of ${n} ${unit}: ${hook} ${depends} on what the transcript holds when it runs`);
   }
   const s = summaryOf(reports, 0);
   if (s.timeouts > 0) parts.push(`${s.timeouts} of them timed out`);

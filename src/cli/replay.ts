@@ -22,7 +22,7 @@ import { heldMessagePath, MOD_CALLS_LISTED, modCallsPath } from '../core/modCont
 import { callsOf, type ReplayCall } from '../core/replay/calls';
 import type { ChannelEvidence } from '../core/replay/channelEvidence';
 import { answerOf } from '../core/replay/decision';
-import { callDetailOf, detailLinesOf, heldMessageFor, preToolUseInput } from '../core/replay/hookInput';
+import { callDetailOf, detailLinesOf, heldMessageFor, preToolUseInput, type CallDetail } from '../core/replay/hookInput';
 import { completeCut, liveCutOf, mainCutForSubagentCall, type LiveCut } from '../core/replay/liveCut';
 import { matcherMatches } from '../core/replay/matcher';
 import { summaryOf, verdictOf, type CallReport, type RunReport } from '../core/replay/report';
@@ -58,6 +58,8 @@ const DEFAULT_TIMEOUT_S = 60;
 /** A settings file is a few KiB; past this it is not one. */
 const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
 const AGENT_FILE = /^agent-([A-Za-z0-9_-]{1,128})\.jsonl$/;
+/** More subagent transcripts than a session makes: past it, the rest are not read. */
+const MAX_SUBAGENT_FILES = 10_000;
 
 interface ReplayArgs {
   session: string;
@@ -124,6 +126,7 @@ function subagentFiles(sessionFile: string): Array<{ agentId: string; path: stri
   }
   const out: Array<{ agentId: string; path: string }> = [];
   for (const name of names.sort()) {
+    if (out.length === MAX_SUBAGENT_FILES) break;
     const m = AGENT_FILE.exec(name);
     if (!m) continue;
     const full = path.join(dir, name);
@@ -261,6 +264,85 @@ function header(withHook: boolean): string {
   return `${withHook ? `${cells.join(' ')} ${''.padEnd(7)}  hook` : cells.join(' ').trimEnd()}\n`;
 }
 
+/** Where one call is replayed: its file, its transcript cuts, what it is given. */
+interface CallPlan {
+  call: ReplayCall;
+  file: { index: TranscriptIndex; source: SourceFile };
+  detail: CallDetail;
+  live: LiveCut;
+  /** For a subagent's call: how much of the session's own transcript both runs see. */
+  mainCut?: number;
+  /** Where the hook runs, and the `cwd` its input names. */
+  cwd: string;
+  recordedCwd: string;
+}
+
+/** One replay: the session, its two Claude dirs, and what the hooks are run with. */
+class Replayer {
+  readonly live: RunTree;
+  readonly complete: RunTree;
+  /** The mod's call list: the newest calls so far. */
+  private readonly listed: string[] = [];
+
+  constructor(
+    tmp: string,
+    private readonly session: Session,
+    private readonly io: CliIo,
+    private readonly stop: AbortSignal,
+  ) {
+    this.live = new RunTree(path.join(tmp, 'live'), session.projectFolder, session.sessionId);
+    this.complete = new RunTree(path.join(tmp, 'complete'), session.projectFolder, session.sessionId);
+  }
+
+  /** The call is made: the mod lists it before its hooks run. */
+  list(call: ReplayCall): void {
+    this.listed.push(call.toolUseId);
+    if (this.listed.length > MOD_CALLS_LISTED) this.listed.shift();
+  }
+
+  /** One run of a hook on a call, handed `tree`'s copy cut at `bytes`; with `mod`, the mod's held message and call list too. */
+  async run(plan: CallPlan, hook: ReplayHook, timeoutMs: number, tree: RunTree, bytes: number, mod: boolean): Promise<RunReport> {
+    const { call } = plan;
+    const session = this.session;
+    if (plan.mainCut !== undefined) tree.setLength(session.source, undefined, plan.mainCut);
+    tree.setLength(plan.file.source, call.agentId, bytes);
+    const held = mod ? heldMessagePath(tree.claudeDir, session.sessionId, call.toolUseId) : undefined;
+    if (mod) {
+      const list = modCallsPath(tree.claudeDir, session.sessionId);
+      if (list !== undefined) writePrivate(list, JSON.stringify({ v: 1, calls: this.listed }));
+      // The held message is read by another process, against the real clock.
+      if (held !== undefined) writePrivate(held, JSON.stringify(heldMessageFor(call, plan.detail, session.sessionId, Date.now())));
+    }
+    const input = preToolUseInput(call, plan.detail, { sessionId: session.sessionId, transcriptPath: tree.transcriptPath(), cwd: plan.recordedCwd });
+    const outcome = await runCommandHook(
+      {
+        command: hook.command,
+        ...(hook.args !== undefined ? { args: hook.args } : {}),
+        cwd: plan.cwd,
+        env: { ...this.io.env, CLAUDE_PROJECT_DIR: isDirectory(session.projectDir) ? session.projectDir : plan.cwd, CLAUDE_CONFIG_DIR: tree.claudeDir },
+        input: JSON.stringify(input),
+        timeoutMs,
+      },
+      this.stop,
+    );
+    // The mod removes a call's held message once its record lands.
+    if (held !== undefined) fs.rmSync(held, { force: true });
+    const answer = answerOf(outcome);
+    return { decision: answer.decision, reason: answer.reason, exit_code: outcome.exitCode, ms: outcome.ms, stdout: outcome.stdout, stderr: outcome.stderr, transcript_bytes: bytes };
+  }
+}
+
+/** The hooks to replay: --hook's, else the settings' (each note said on stderr). */
+function hooksToReplay(a: ReplayArgs, io: CliIo, session: Session, note: (text: string) => void): ReplayHook[] {
+  if (a.hook !== undefined) return [{ command: a.hook, source: 'user' }];
+  const found = settingsHooksOf(io, session.projectDir);
+  for (const n of found.notes) note(n);
+  if (found.disabled) note('disableAllHooks is set: Claude Code runs no hook, and neither does the replay');
+  const hooks = found.disabled ? [] : found.hooks;
+  if (hooks.length === 0) note('no PreToolUse command hook in the settings');
+  return hooks;
+}
+
 export async function run(args: string[], io: CliIo): Promise<number> {
   const a = parseReplayArgs(args, io.cwd);
   if (a === 'help') {
@@ -294,41 +376,32 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       }
       if (evidence.events === 0) note(`--channel: no event of session ${session.sessionId}: every call's live copy follows the model`);
     }
-    let hooks: ReplayHook[];
-    if (a.hook !== undefined) hooks = [{ command: a.hook, source: 'user' }];
-    else {
-      const found = settingsHooksOf(io, session.projectDir);
-      for (const n of found.notes) note(n);
-      if (found.disabled) note('disableAllHooks is set: Claude Code runs no hook, and neither does the replay');
-      hooks = found.disabled ? [] : found.hooks;
-      if (hooks.length === 0) note('no PreToolUse command hook in the settings');
-    }
+    const settings = a.hook === undefined;
+    const hooks = hooksToReplay(a, io, session, note);
     const calls = orderedCalls(session).filter((c) => a.tool === undefined || matcherMatches(a.tool, c.toolName));
     const oversize = [session, ...session.agents.values()].reduce((n, s) => n + s.index.oversizeLines, 0);
     if (oversize > 0) note(`${oversize} transcript line(s) over ${MAX_FACTS_LINE_BYTES >> 20} MiB were not read: a call among them is not replayed`);
 
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'transcript-lag-replay-'));
     fs.chmodSync(tmp, 0o700);
-    const live = new RunTree(path.join(tmp, 'live'), session.projectFolder, session.sessionId);
-    const complete = new RunTree(path.join(tmp, 'complete'), session.projectFolder, session.sessionId);
     const stop = new AbortController();
     void io.stopSignal.then(() => stop.abort());
+    const replayer = new Replayer(tmp, session, io, stop.signal);
     const reports: CallReport[] = [];
     const lacked: boolean[] = [];
     let skipped = 0;
     let unmatched = 0;
-    const listed: string[] = [];
     const cwdNoted = new Set<string>();
-    if (!a.json) io.stdout(header(a.hook === undefined));
+    if (!a.json) io.stdout(header(settings));
     for (const call of calls) {
       if (stop.signal.aborted) break;
-      const callHooks = a.hook !== undefined ? hooks : hooksFor(hooks, call.toolName);
+      const callHooks = settings ? hooksFor(hooks, call.toolName) : hooks;
       if (callHooks.length === 0) {
         unmatched += 1;
         continue;
       }
       const file = call.agentId === undefined ? session : session.agents.get(call.agentId)!;
-      let detail;
+      let detail: CallDetail;
       try {
         detail = callDetailOf(call.toolUseId, detailLinesOf(call).map((l) => file.source.read(l.start, l.end).toString('utf8')));
       } catch (err) {
@@ -336,71 +409,47 @@ export async function run(args: string[], io: CliIo): Promise<number> {
         note(`${call.toolUseId}: not replayed: ${err instanceof Error ? err.message : String(err)}`);
         continue;
       }
-      const cut: LiveCut = liveCutOf(call, evidence?.calls.get(call.toolUseId), evidence?.births ?? new Map(), file.source.size);
-      const completeBytes = completeCut(call);
-      const mainCut = call.agentId === undefined ? undefined : mainCutForSubagentCall(session.index, call);
-      listed.push(call.toolUseId);
-      if (listed.length > MOD_CALLS_LISTED) listed.shift();
       const recordedCwd = call.context.cwd ?? session.projectDir;
       const cwd = isDirectory(recordedCwd) ? recordedCwd : io.cwd;
       if (cwd !== recordedCwd && !cwdNoted.has(recordedCwd ?? '')) {
         cwdNoted.add(recordedCwd ?? '');
-        note(`the session's working directory ${recordedCwd === undefined ? '(none recorded)' : recordedCwd} is not a folder here: hooks run in ${io.cwd}`);
+        note(`the session's working directory ${recordedCwd ?? '(none recorded)'} is not a folder here: hooks run in ${io.cwd}`);
       }
-      const projectDir = isDirectory(session.projectDir) ? session.projectDir : cwd;
+      const plan: CallPlan = {
+        call,
+        file,
+        detail,
+        live: liveCutOf(call, evidence?.calls.get(call.toolUseId), evidence?.births ?? new Map(), file.source.size),
+        ...(call.agentId !== undefined ? { mainCut: mainCutForSubagentCall(session.index, call) } : {}),
+        cwd,
+        recordedCwd: recordedCwd ?? cwd,
+      };
+      replayer.list(call);
       for (const hook of callHooks) {
         if (stop.signal.aborted) break;
-        const timeoutMs = hook.timeoutSec !== undefined && a.hook === undefined ? Math.round(hook.timeoutSec * 1000) : a.timeoutMs;
-        const runOne = async (tree: RunTree, bytes: number, mod: boolean): Promise<RunReport> => {
-          if (mainCut !== undefined) tree.setLength(session.source, undefined, mainCut);
-          tree.setLength(file.source, call.agentId, bytes);
-          const held = mod ? heldMessagePath(tree.claudeDir, session.sessionId, call.toolUseId) : undefined;
-          if (mod) {
-            const list = modCallsPath(tree.claudeDir, session.sessionId);
-            if (list !== undefined) writePrivate(list, JSON.stringify({ v: 1, calls: listed }));
-            // The held message is read by another process, against the real clock.
-            if (held !== undefined) writePrivate(held, JSON.stringify(heldMessageFor(call, detail, session.sessionId, Date.now())));
-          }
-          const input = preToolUseInput(call, detail, { sessionId: session.sessionId, transcriptPath: tree.transcriptPath(), cwd: recordedCwd ?? cwd });
-          const outcome = await runCommandHook(
-            {
-              command: hook.command,
-              ...(hook.args !== undefined ? { args: hook.args } : {}),
-              cwd,
-              env: { ...io.env, CLAUDE_PROJECT_DIR: projectDir, CLAUDE_CONFIG_DIR: tree.claudeDir },
-              input: JSON.stringify(input),
-              timeoutMs,
-            },
-            stop.signal,
-          );
-          // The mod removes a call's held message once its record lands.
-          if (held !== undefined) fs.rmSync(held, { force: true });
-          const answer = answerOf(outcome);
-          return { decision: answer.decision, reason: answer.reason, exit_code: outcome.exitCode, ms: outcome.ms, stdout: outcome.stdout, stderr: outcome.stderr, transcript_bytes: bytes };
-        };
-        const liveRun = await runOne(live, cut.bytes, a.mod);
+        const timeoutMs = hook.timeoutSec !== undefined ? Math.round(hook.timeoutSec * 1000) : a.timeoutMs;
+        const liveRun = await replayer.run(plan, hook, timeoutMs, replayer.live, plan.live.bytes, a.mod);
         if (stop.signal.aborted) break;
-        const completeRun = await runOne(complete, completeBytes, false);
+        const completeRun = await replayer.run(plan, hook, timeoutMs, replayer.complete, completeCut(call), false);
         const report: CallReport = {
           tool_use_id: call.toolUseId,
           tool_name: call.toolName,
           ...(call.agentId !== undefined ? { agent_id: call.agentId } : {}),
-          ...(a.hook === undefined ? { hook: { command: hook.command, ...(hook.args !== undefined ? { args: hook.args } : {}), source: hook.source } } : {}),
-          basis: cut.basis,
+          ...(settings ? { hook: { command: hook.command, ...(hook.args !== undefined ? { args: hook.args } : {}), source: hook.source } } : {}),
+          basis: plan.live.basis,
           live: liveRun,
           complete: completeRun,
           differs: liveRun.decision !== completeRun.decision,
         };
         reports.push(report);
-        lacked.push(cut.bytes < call.record.end);
-        io.stdout(a.json ? `${jsonEscapingUnprintable(JSON.stringify(report))}\n` : renderRow(report, a.hook === undefined));
+        lacked.push(plan.live.bytes < call.record.end);
+        io.stdout(a.json ? `${jsonEscapingUnprintable(JSON.stringify(report))}\n` : renderRow(report, settings));
         await io.stdoutDrained?.();
       }
     }
-    if (unmatched > 0 && a.hook === undefined) note(`${unmatched} call(s) matched no hook`);
-    const summary = summaryOf(reports, skipped);
-    if (a.json) io.stdout(`${JSON.stringify(summary)}\n`);
-    else io.stdout(`\n${printable(verdictOf(reports, lacked, a.hook === undefined))}\n`);
+    if (unmatched > 0 && settings) note(`${unmatched} call(s) matched no hook`);
+    if (a.json) io.stdout(`${JSON.stringify(summaryOf(reports, skipped))}\n`);
+    else io.stdout(`\n${printable(verdictOf(reports, lacked, settings))}\n`);
     if (stop.signal.aborted) {
       note('interrupted');
       return 130;

@@ -302,6 +302,28 @@ describe('replay: a hook past its timeout', function () {
   });
 });
 
+describe('replay: interrupted', function () {
+  this.timeout(30_000);
+
+  it('kills the running hook with its children, removes its temp folder and exits 130', async () => {
+    const dir = tempDir('tl-replay-stop-');
+    const pids = path.join(dir, 'pids');
+    const seen = path.join(dir, 'config');
+    let stop!: () => void;
+    const c = capturingIo(repoRoot, { ...process.env });
+    const io = { ...c.io, stopSignal: new Promise<void>((resolve) => (stop = resolve)) };
+    const replaying = main(['replay', interactiveFixture, '--hook', `echo "$CLAUDE_CONFIG_DIR" > '${seen}'; sleep 30 & echo $! >> '${pids}'; sleep 30`, '--json'], io);
+    while (!fs.existsSync(pids)) await new Promise((r) => setTimeout(r, 20));
+    const started = Date.now();
+    stop();
+    assert.equal(await replaying, 130);
+    assert.ok(Date.now() - started < 5000);
+    assert.match(c.err(), /interrupted/);
+    assert.ok(await gone(Number(fs.readFileSync(pids, 'utf8').trim())));
+    assert.ok(!fs.existsSync(path.dirname(path.dirname(fs.readFileSync(seen, 'utf8').trim()))), 'the temp folder is removed');
+  });
+});
+
 /** The process is gone, or a zombie nobody has reaped yet (dead all the same), within 2 s. */
 async function gone(pid: number): Promise<boolean> {
   for (let i = 0; i < 40; i++) {

@@ -41,6 +41,7 @@ const cliLazyModules = {
   'src/cli/installStatusline.ts': 'dist/cli-install-statusline.js',
   // Also run on its own by reviewing hooks, on every call (`node dist/cli-message.js --json`): node: modules only.
   'src/cli/message.ts': 'dist/cli-message.js',
+  'src/cli/replay.ts': 'dist/cli-replay.js',
 };
 const lazyBundleOf = new Map(Object.entries(cliLazyModules).map(([entry, outfile]) => [path.resolve(entry), outfile]));
 // The CLI's heavy parts (zod, chokidar, jsonc-parser) are the extension's engine bundle,

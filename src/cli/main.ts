@@ -17,6 +17,7 @@ const commands: Record<string, () => Command> = {
   'uninstall-hook': () => (require('./installHook') as typeof import('./installHook')).runUninstall,
   statusline: () => (require('./statusline') as typeof import('./statusline')).run,
   message: () => (require('./message') as typeof import('./message')).run,
+  replay: () => (require('./replay') as typeof import('./replay')).run,
   'install-statusline': () => (require('./installStatusline') as typeof import('./installStatusline')).runInstall,
   'uninstall-statusline': () => (require('./installStatusline') as typeof import('./installStatusline')).runUninstall,
 };
@@ -35,6 +36,7 @@ Commands:
   install-statusline [--claude-dir D]      set statusLine in settings.json (yours is kept and runs first)
   uninstall-statusline [--claude-dir D]    put back the statusLine install-statusline replaced
   message [--json]                         for a reviewing hook: the text of the message that carries its call
+  replay FILE --hook CMD [--json]          run your PreToolUse hook on a session's calls: live against complete
 
   --version                                the package's version
   <command> --help                         the command's options

@@ -1,0 +1,88 @@
+/**
+ * What a session's channel (and the mod's spool beside it) says about when each call fired and what
+ * was on disk then, for `replay`'s live cut (./liveCut.ts). Read as analyze reads it
+ * (src/core/analyze/channelJoin.ts): the channel reader's checks (zod, 64 KiB lines), the spool in
+ * place, nothing changed.
+ */
+import type { ChannelLine } from '../channel/reader';
+import type { ChannelEvent } from '../channel/schema';
+import { readSpool, spoolOfChannelFile } from '../channel/spool';
+import { isBetterFire, type FireReport } from '../channel/fireTime';
+import type { Clock } from '../clock';
+import type { FileAccess } from '../fileAccess';
+import { FileTail } from '../tail';
+import type { CallEvidence } from './liveCut';
+
+/** As many spooled events as analyze reads. */
+const MAX_SPOOLED_READ = 100_000;
+/** A channel file holds a few hundred bytes per event: past this it is not one. */
+export const MAX_CHANNEL_BYTES = 256 * 1024 * 1024;
+
+export interface ChannelEvidence {
+  calls: Map<string, CallEvidence>;
+  /** The mod's `record` events: a record's uuid → its birth (`session.append`). */
+  births: Map<string, number>;
+  /** Events of the session read (from the file and the spool). */
+  events: number;
+}
+
+interface FoldState {
+  /** The report each call's fire time came from. */
+  fires: Map<string, FireReport>;
+  /** When the on-disk sighting kept for each call was made. */
+  lookedAt: Map<string, number>;
+}
+
+/** Folds one event into what is known: the earliest of each kind, so a duplicated line changes nothing. */
+function fold(into: ChannelEvidence, seen: FoldState, event: ChannelEvent): void {
+  if (event.event === 'record') {
+    const known = into.births.get(event.uuid);
+    if (known === undefined || event.at < known) into.births.set(event.uuid, event.at);
+    return;
+  }
+  let call = into.calls.get(event.tool_use_id);
+  if (call === undefined) into.calls.set(event.tool_use_id, (call = {}));
+  if (event.event === 'pre') {
+    const report: FireReport = { at: event.at, transport: event.transport ?? 'command' };
+    if (isBetterFire(seen.fires.get(event.tool_use_id), report)) {
+      seen.fires.set(event.tool_use_id, report);
+      call.firedAt = event.at;
+    }
+    const lookedAt = event.checked_at ?? event.at;
+    if (event.bytes_on_disk !== undefined && lookedAt < (seen.lookedAt.get(event.tool_use_id) ?? Infinity)) {
+      seen.lookedAt.set(event.tool_use_id, lookedAt);
+      call.onDisk = { bytes: event.bytes_on_disk, recordOnDisk: event.record_on_disk, recordPath: event.record_path };
+    }
+  } else if (event.event === 'landed' && event.watched_from === 'pre') {
+    if (call.landed === undefined || event.at < call.landed.at) call.landed = { at: event.at, missedAt: event.missed_at };
+  }
+}
+
+/** The evidence of `sessionId`'s events in a channel file and the spool beside it. */
+export async function readChannelEvidence(channelPath: string, sessionId: string | undefined, files: FileAccess, clock: Clock): Promise<ChannelEvidence> {
+  // The reader validates with zod, large to load: required only when a channel is given.
+  const { createChannelScanner, parseChannelLine } = require('../channel/reader') as typeof import('../channel/reader');
+  const evidence: ChannelEvidence = { calls: new Map(), births: new Map(), events: 0 };
+  const seen: FoldState = { fires: new Map(), lookedAt: new Map() };
+  const take = (scan: ChannelLine) => {
+    if (scan.kind !== 'event' || (sessionId !== undefined && scan.event.session_id !== sessionId)) return;
+    evidence.events += 1;
+    fold(evidence, seen, scan.event);
+  };
+  const spool = spoolOfChannelFile(channelPath);
+  if (spool !== undefined) {
+    const read = await readSpool({ files, clock, ...spool, maxFiles: MAX_SPOOLED_READ }, 0);
+    for (const entry of read.ready) take(parseChannelLine(JSON.stringify(entry.event)));
+  }
+  const st = await files.stat(channelPath);
+  if (st === undefined) return evidence;
+  if (!st.isFile) throw new Error(`${channelPath}: not a regular file`);
+  if (st.size > MAX_CHANNEL_BYTES) throw new Error(`${channelPath}: over ${MAX_CHANNEL_BYTES >> 20} MiB, not a channel file`);
+  const tail = new FileTail<ChannelLine>({ path: channelPath, files, clock, scanner: createChannelScanner(), onLine: (line) => take(line.scan) });
+  try {
+    await tail.read(st.size);
+  } finally {
+    await tail.close();
+  }
+  return evidence;
+}

@@ -1,0 +1,579 @@
+import * as assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import * as esbuild from 'esbuild';
+import { main } from '../../../src/cli/main';
+import { SAFE_SESSION_ID } from '../../../src/core/channel/constants';
+import { recordFileOf } from '../../../src/core/modContract';
+import type { CallReport, ReplaySummary } from '../../../src/core/replay/report';
+import { buildHookCommand } from '../../../src/core/settings/hookCommand';
+import { capturingIo } from '../helpers/capturingIo';
+import { fixturesDir } from '../helpers/fixtures';
+
+// `transcript-lag replay` end to end, in process, over real temp files: the hooks are real
+// processes (node scripts and sh), run as Claude Code runs them.
+
+const repoRoot = path.resolve(__dirname, '../../..');
+const recordingsDir = path.join(repoRoot, 'test/field/recordings');
+const recordings = fs.readdirSync(recordingsDir).filter((f) => f.endsWith('.jsonl'));
+const interactiveFixture = path.join(fixturesDir, 'real/interactive-parallel-2000/31fe55b3-cdf5-46f4-87b6-e09ef369569a.jsonl');
+const forkParentFixture = path.join(fixturesDir, 'real/print-fork/b4e672aa-3347-44eb-a27c-535072cbd17a.jsonl');
+const node = JSON.stringify(process.execPath);
+
+function tempDir(prefix: string): string {
+  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+}
+
+/** Writes a script for hooks to run, in a folder of its own. */
+function script(name: string, text: string): string {
+  const file = path.join(tempDir('tl-replay-hooks-'), name);
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+/** Polls the transcript it is handed for its own call, 3 times 30 ms apart; without it: deny (JSON) or block (exit 2). */
+const pollHook = script(
+  'poll.js',
+  `const fs = require('fs');
+let input = '';
+process.stdin.on('data', (d) => (input += d)).on('end', async () => {
+  const h = JSON.parse(input);
+  for (let i = 0; i < 3; i++) {
+    let t = '';
+    try { t = fs.readFileSync(h.transcript_path, 'utf8'); } catch {}
+    if (t.includes('"id":' + JSON.stringify(h.tool_use_id))) process.exit(0);
+    await new Promise((r) => setTimeout(r, 30));
+  }
+  if (process.argv[2] === 'block') {
+    process.stderr.write('my call is not in the transcript');
+    process.exit(2);
+  }
+  process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'my call is not in the transcript' } }));
+});
+`,
+);
+
+/** Writes what it was given (input, environment, the transcript copy, held files) to $DUMP_DIR/<tool_use_id>.<n>.json. */
+const dumpHook = script(
+  'dump.js',
+  `const fs = require('fs');
+const path = require('path');
+let input = '';
+process.stdin.on('data', (d) => (input += d)).on('end', () => {
+  const h = JSON.parse(input);
+  const heldDir = path.join(process.env.CLAUDE_CONFIG_DIR, 'transcript-lag', 'held', h.session_id);
+  let held = [];
+  try { held = fs.readdirSync(heldDir); } catch {}
+  const out = {
+    input: h,
+    raw: input,
+    cwd: process.cwd(),
+    env: { CLAUDE_PROJECT_DIR: process.env.CLAUDE_PROJECT_DIR, CLAUDE_CONFIG_DIR: process.env.CLAUDE_CONFIG_DIR },
+    transcript: fs.readFileSync(h.transcript_path).toString('base64'),
+    held,
+    tmpMode: fs.statSync(path.dirname(path.dirname(process.env.CLAUDE_CONFIG_DIR))).mode & 0o777,
+    heldDirMode: held.length ? (fs.statSync(heldDir).mode & 0o777) : null,
+    // Every file of the replay's temp folder that holds the input: the hook's stdin is the only place it goes.
+    inputFiles: (() => {
+      const found = [];
+      const walk = (dir) => {
+        for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+          const full = path.join(dir, e.name);
+          if (e.isDirectory()) walk(full);
+          else if (fs.readFileSync(full, 'utf8').includes(input)) found.push(full);
+        }
+      };
+      walk(path.dirname(path.dirname(process.env.CLAUDE_CONFIG_DIR)));
+      return found;
+    })(),
+    modList: (() => { try { return JSON.parse(fs.readFileSync(path.join(process.env.CLAUDE_CONFIG_DIR, 'transcript-lag', 'mod', h.session_id + '.json'), 'utf8')); } catch { return null; } })(),
+  };
+  for (let n = 0; ; n++) {
+    try { fs.writeFileSync(path.join(process.env.DUMP_DIR, h.tool_use_id + '.' + n + '.json'), JSON.stringify(out), { flag: 'wx' }); break; } catch {}
+  }
+});
+`,
+);
+
+interface Dump {
+  input: Record<string, unknown>;
+  raw: string;
+  cwd: string;
+  env: { CLAUDE_PROJECT_DIR?: string; CLAUDE_CONFIG_DIR?: string };
+  transcript: string;
+  held: string[];
+  heldDirMode: number | null;
+  modList: { v: number; calls: string[] } | null;
+  inputFiles: string[];
+  tmpMode: number;
+}
+
+function dumpsOf(dir: string, id: string): Dump[] {
+  const out: Dump[] = [];
+  for (let n = 0; fs.existsSync(path.join(dir, `${id}.${n}.json`)); n++) out.push(JSON.parse(fs.readFileSync(path.join(dir, `${id}.${n}.json`), 'utf8')) as Dump);
+  return out;
+}
+
+interface Replayed {
+  code: number;
+  out: string;
+  err: string;
+  calls: CallReport[];
+  summary?: ReplaySummary;
+}
+
+async function replay(args: string[], env: NodeJS.ProcessEnv = {}, cwd = repoRoot): Promise<Replayed> {
+  const c = capturingIo(cwd, { ...process.env, CLAUDE_CONFIG_DIR: tempDir('tl-replay-user-'), ...env });
+  const code = await main(['replay', ...args], c.io);
+  const lines = args.includes('--json') ? c.out().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : [];
+  const summary = lines.find((l) => l.event === 'summary') as ReplaySummary | undefined;
+  return { code, out: c.out(), err: c.err(), calls: lines.filter((l) => l.event === undefined) as unknown as CallReport[], summary };
+}
+
+interface Materialized {
+  meta: { scenario: string; mode: string; session_id: string; calls: Array<{ tool_use_id: string; tool_name: string; wait: string }> };
+  transcript: string;
+  channel: string;
+  workspace: string;
+}
+
+/** A field recording written out whole (no timing) into a Claude dir of its own, paths filled in (scripts/lib/replay.mjs). */
+async function materialize(file: string): Promise<Materialized> {
+  const { loadRecording, replayText } = (await import(pathToFileURL(path.join(repoRoot, 'scripts/lib/replay.mjs')).href)) as {
+    loadRecording: (f: string) => { meta: Materialized['meta']; rows: Array<{ kind: string; line: number; text: string }> };
+    replayText: (row: unknown, o: { claudeDir: string; workspace: string; home: string; shiftMs: number }) => string;
+  };
+  const { slug } = (await import(pathToFileURL(path.join(repoRoot, 'scripts/lib/recordings.mjs')).href)) as { slug: (p: string) => string };
+  const root = tempDir('tl-replay-rec-');
+  const claudeDir = path.join(root, 'home', '.claude');
+  const workspace = path.join(root, 'work');
+  fs.mkdirSync(workspace, { recursive: true });
+  const { meta, rows } = loadRecording(file);
+  const transcript = path.join(claudeDir, 'projects', slug(workspace), `${meta.session_id}.jsonl`);
+  const channel = path.join(claudeDir, 'transcript-lag', `${meta.session_id}.jsonl`);
+  for (const [kind, target] of [['transcript', transcript], ['channel', channel]] as const) {
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    const text = rows
+      .filter((r) => r.kind === kind)
+      .sort((x, y) => x.line - y.line)
+      .map((r) => `${replayText(r, { claudeDir, workspace, home: path.join(root, 'home'), shiftMs: 0 })}\n`)
+      .join('');
+    fs.writeFileSync(target, text);
+  }
+  return { meta, transcript, channel, workspace };
+}
+
+/** The text blocks of the message carrying `id`, up to its block, read from the transcript here (not by replay's code). */
+function textBlocksBefore(transcript: string, id: string): string[] {
+  const recs = fs
+    .readFileSync(transcript, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { type?: string; message?: { id?: string; content?: Array<{ type: string; id?: string; text?: string }> } });
+  const at = recs.findIndex((r) => r.type === 'assistant' && r.message?.content?.some((b) => b.type === 'tool_use' && b.id === id));
+  const messageId = recs[at]!.message!.id;
+  return recs
+    .slice(0, at + 1)
+    .filter((r) => r.type === 'assistant' && r.message?.id === messageId)
+    .flatMap((r) => (r.message!.content ?? []).filter((b) => b.type === 'text' && b.text).map((b) => b.text!));
+}
+
+const sha = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+
+let messageBundle: string;
+
+before(async function () {
+  this.timeout(60_000);
+  // `transcript-lag message` as a hook runs it: its own bundle, as scripts/build.mjs makes dist/cli-message.js.
+  messageBundle = path.join(tempDir('tl-replay-message-'), 'cli-message.js');
+  await esbuild.build({ entryPoints: [path.join(repoRoot, 'src/cli/message.ts')], outfile: messageBundle, bundle: true, platform: 'node', format: 'cjs', target: 'node18', logLevel: 'silent' });
+});
+
+describe('replay: a hook that polls the transcript for its own call', function () {
+  this.timeout(120_000);
+
+  for (const file of recordings) {
+    it(`${file}: held calls are blocked live and allowed complete; calls written at message end are allowed both times`, async () => {
+      const rec = await materialize(path.join(recordingsDir, file));
+      const before = sha(rec.transcript);
+      const r = await replay([rec.transcript, '--hook', `${node} ${JSON.stringify(pollHook)} block`, '--channel', rec.channel, '--json']);
+      assert.equal(r.code, 0, r.err);
+      assert.deepEqual(r.calls.map((c) => c.tool_use_id), rec.meta.calls.map((c) => c.tool_use_id));
+      const held = rec.meta.mode === 'interactive';
+      for (const c of r.calls) {
+        // The recordings' channel has no bytes_on_disk on its pre events (their strings are cut): the model decides.
+        assert.equal(c.basis, 'model');
+        assert.equal(c.complete.decision, 'allow', JSON.stringify(c.complete));
+        assert.ok(c.complete.transcript_bytes > c.live.transcript_bytes === held);
+        if (held) {
+          assert.deepEqual([c.live.decision, c.live.reason, c.live.exit_code, c.differs], ['block', 'my call is not in the transcript', 2, true]);
+          // The recording says so too: the probe ended behind on every one of them.
+          assert.equal(rec.meta.calls.find((m) => m.tool_use_id === c.tool_use_id)?.wait, 'behind');
+        } else {
+          assert.deepEqual([c.live.decision, c.differs], ['allow', false]);
+        }
+      }
+      assert.deepEqual(r.summary, { event: 'summary', calls: r.calls.length, differs: held ? r.calls.length : 0, errors: 0, timeouts: 0, skipped: 0 });
+      assert.equal(sha(rec.transcript), before, 'the session is left as it was');
+    });
+  }
+
+  it('interactive 2.1.332 fixture: deny live, allow complete, and the sentence says why', async () => {
+    const r = await replay([interactiveFixture, '--hook', `${node} ${JSON.stringify(pollHook)}`]);
+    assert.equal(r.code, 0, r.err);
+    const rows = r.out.split('\n').filter((l) => l.startsWith('toolu_'));
+    assert.equal(rows.length, 2, r.out);
+    for (const row of rows) assert.match(row, /model\s+\d+\/\d+\s+deny\s+allow\s+differs$/);
+    assert.match(r.out, /    live: my call is not in the transcript\n/);
+    assert.match(r.out, /\ndecided differently on 2 of 2 calls: your hook depends on its call being in the transcript, which it is not while it runs\.\n$/);
+    // Its working directory is another machine's: said once, and the hooks run here.
+    assert.equal(r.err.match(/is not a folder here/g)?.length, 1, r.err);
+  });
+
+  it('--tool keeps the calls its matcher takes', async () => {
+    const r = await replay([interactiveFixture, '--hook', `${node} ${JSON.stringify(pollHook)}`, '--tool', 'Read|Glob', '--json']);
+    assert.deepEqual(r.calls.map((c) => c.tool_name), ['Read']);
+  });
+});
+
+describe('replay: transcript-lag message in the hook sees the held message live', function () {
+  this.timeout(120_000);
+
+  const sources = [...recordings.map((f) => path.join(recordingsDir, f)), interactiveFixture];
+  for (const source of sources) {
+    it(`${path.basename(source)}: source "mod" with the call's text blocks live, "transcript" complete; --no-mod: nothing live where the call was held`, async () => {
+      const transcript = source.startsWith(recordingsDir) ? (await materialize(source)).transcript : source;
+      const held = !source.includes('print-');
+      const hook = `${node} ${JSON.stringify(messageBundle)} --json`;
+      const withMod = await replay([transcript, '--hook', hook, '--json']);
+      const noMod = await replay([transcript, '--hook', hook, '--json', '--no-mod']);
+      assert.equal(withMod.code, 0, withMod.err);
+      assert.ok(withMod.calls.length >= 2);
+      for (const [i, c] of withMod.calls.entries()) {
+        const blocks = textBlocksBefore(transcript, c.tool_use_id);
+        assert.ok(blocks.length > 0, 'the message has text');
+        const live = JSON.parse(c.live.stdout) as { source: string | null; text_blocks: string[] | null };
+        const complete = JSON.parse(c.complete.stdout) as { source: string | null; text_blocks: string[] | null };
+        assert.deepEqual([live.source, live.text_blocks], ['mod', blocks]);
+        assert.deepEqual([complete.source, complete.text_blocks], ['transcript', blocks]);
+        const bare = JSON.parse(noMod.calls[i]!.live.stdout) as { source: string | null; text_blocks: string[] | null; reason: string };
+        if (held) {
+          assert.deepEqual([bare.source, bare.text_blocks], [null, null]);
+          assert.match(bare.reason, /not on disk yet and no held message/);
+        } else {
+          // Print mode: the message is on disk when the hook runs, with or without the mod.
+          assert.deepEqual([bare.source, bare.text_blocks], ['transcript', blocks]);
+        }
+        // The JSON on stdout is no permission decision: the hook allows either way.
+        assert.equal(c.live.decision, 'allow');
+      }
+    });
+  }
+});
+
+describe('replay: a hook past its timeout', function () {
+  this.timeout(60_000);
+
+  it('is killed at --timeout with the children it started, and says timeout', async () => {
+    const dir = tempDir('tl-replay-timeout-');
+    const pids = path.join(dir, 'pids');
+    // The hook starts a child that sleeps, notes its pid, and sleeps itself.
+    const hook = `sleep 30 & echo $! >> '${pids}'; sleep 30`;
+    const started = Date.now();
+    const r = await replay([interactiveFixture, '--hook', hook, '--tool', 'Read', '--timeout', '1', '--json']);
+    const took = Date.now() - started;
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.calls.length, 1);
+    for (const run of [r.calls[0]!.live, r.calls[0]!.complete]) {
+      assert.equal(run.decision, 'timeout');
+      assert.equal(run.exit_code, null);
+      assert.ok(run.ms >= 1000 && run.ms < 5000, String(run.ms));
+    }
+    assert.equal(r.calls[0]!.differs, false);
+    assert.deepEqual(r.summary, { event: 'summary', calls: 1, differs: 0, errors: 0, timeouts: 1, skipped: 0 });
+    assert.ok(took < 10_000, `${took} ms`);
+    const children = fs.readFileSync(pids, 'utf8').trim().split('\n').map(Number);
+    assert.equal(children.length, 2);
+    for (const pid of children) assert.ok(await gone(pid), `the hook's child ${pid} is still running`);
+  });
+});
+
+describe('replay: interrupted', function () {
+  this.timeout(30_000);
+
+  it('kills the running hook with its children, removes its temp folder and exits 130', async () => {
+    const dir = tempDir('tl-replay-stop-');
+    const pids = path.join(dir, 'pids');
+    const seen = path.join(dir, 'config');
+    let stop!: () => void;
+    const c = capturingIo(repoRoot, { ...process.env });
+    const io = { ...c.io, stopSignal: new Promise<void>((resolve) => (stop = resolve)) };
+    const replaying = main(['replay', interactiveFixture, '--hook', `echo "$CLAUDE_CONFIG_DIR" > '${seen}'; sleep 30 & echo $! >> '${pids}'; sleep 30`, '--json'], io);
+    while (!fs.existsSync(pids)) await new Promise((r) => setTimeout(r, 20));
+    const started = Date.now();
+    stop();
+    assert.equal(await replaying, 130);
+    assert.ok(Date.now() - started < 5000);
+    assert.match(c.err(), /interrupted/);
+    assert.ok(await gone(Number(fs.readFileSync(pids, 'utf8').trim())));
+    assert.ok(!fs.existsSync(path.dirname(path.dirname(fs.readFileSync(seen, 'utf8').trim()))), 'the temp folder is removed');
+  });
+});
+
+/** The process is gone, or a zombie nobody has reaped yet (dead all the same), within 2 s. */
+async function gone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 40; i++) {
+    let state: string | undefined;
+    try {
+      state = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '')[0];
+    } catch {
+      try {
+        process.kill(pid, 0);
+      } catch {
+        return true;
+      }
+    }
+    if (state === 'Z' || state === 'X') return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
+
+describe('replay: what the hook is given', function () {
+  this.timeout(60_000);
+
+  it("the PreToolUse input and environment Claude Code gives; copies of the transcript in a private folder, removed after; the user's files untouched", async () => {
+    const rec = await materialize(path.join(recordingsDir, 'interactive-parallel-probe-slow.jsonl'));
+    const dumps = tempDir('tl-replay-dumps-');
+    const before = sha(rec.transcript);
+    const r = await replay([rec.transcript, '--hook', `${node} ${JSON.stringify(dumpHook)}`, '--json'], { DUMP_DIR: dumps });
+    assert.equal(r.code, 0, r.err);
+    const source = fs.readFileSync(rec.transcript);
+    const records = fs.readFileSync(rec.transcript, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
+    const seenConfigDirs = new Set<string>();
+    for (const c of r.calls) {
+      const [live, complete] = dumpsOf(dumps, c.tool_use_id);
+      assert.ok(live && complete, 'live then complete');
+      const record = records.find((x) => x.type === 'assistant' && x.message.content.some((b: any) => b.id === c.tool_use_id))!;
+      const use = record.message.content.find((b: any) => b.id === c.tool_use_id);
+      for (const d of [live, complete]) {
+        assert.deepEqual(Object.keys(d.input), ['session_id', 'transcript_path', 'cwd', 'permission_mode', 'hook_event_name', 'tool_name', 'tool_input', 'tool_use_id']);
+        assert.equal(d.input.session_id, rec.meta.session_id);
+        assert.equal(d.input.cwd, rec.workspace);
+        assert.equal(d.input.permission_mode, 'acceptEdits');
+        assert.equal(d.input.hook_event_name, 'PreToolUse');
+        assert.equal(d.input.tool_name, use.name);
+        assert.deepEqual(d.input.tool_input, use.input);
+        assert.equal(d.cwd, rec.workspace);
+        assert.equal(d.env.CLAUDE_PROJECT_DIR, rec.workspace);
+        // Pointed at a Claude dir of the replay's own, where the transcript copy lies.
+        const claudeDir = d.env.CLAUDE_CONFIG_DIR!;
+        seenConfigDirs.add(claudeDir);
+        assert.ok(!claudeDir.startsWith(path.dirname(path.dirname(path.dirname(rec.transcript)))), claudeDir);
+        assert.equal(path.dirname(path.dirname(path.dirname(d.input.transcript_path as string))), claudeDir);
+        assert.equal(path.basename(d.input.transcript_path as string), path.basename(rec.transcript));
+        const copy = Buffer.from(d.transcript, 'base64');
+        assert.ok(copy.equals(source.subarray(0, copy.length)), 'a copy is the start of the transcript');
+      }
+      assert.equal(Buffer.from(live.transcript, 'base64').length, c.live.transcript_bytes);
+      assert.equal(Buffer.from(complete.transcript, 'base64').length, c.complete.transcript_bytes);
+      // The complete copy ends with the call's record; the live one (held: interactive 2.1.332) does not hold it.
+      assert.equal(Buffer.from(complete.transcript, 'base64').toString('utf8').split('\n').at(-2), JSON.stringify(record));
+      assert.ok(!Buffer.from(live.transcript, 'base64').includes(`"id":"${c.tool_use_id}"`));
+      // The mod's door: the held message (a private folder) and the call list in the live run only.
+      assert.deepEqual(live.held, [`${c.tool_use_id}.json`]);
+      assert.equal(live.heldDirMode, 0o700);
+      assert.ok(live.modList?.calls.includes(c.tool_use_id));
+      assert.deepEqual([complete.held, complete.modList], [[], null]);
+      // The input reached the hook on stdin and was written nowhere in the replay's folder, which is private and gone after.
+      assert.deepEqual([live.inputFiles, complete.inputFiles], [[], []]);
+      const tmp = path.dirname(path.dirname(live.env.CLAUDE_CONFIG_DIR!));
+      assert.match(path.basename(tmp), /^transcript-lag-replay-/);
+      assert.equal(live.tmpMode, 0o700);
+      assert.ok(!fs.existsSync(tmp), 'the temp folder is removed');
+    }
+    assert.equal(seenConfigDirs.size, 2, 'one Claude dir for the live runs, one for the complete');
+    assert.equal(sha(rec.transcript), before);
+  });
+
+  it("a subagent's call: from its own transcript, with agent_id; message answers from the subagent's held message", async () => {
+    const root = tempDir('tl-replay-sub-');
+    const workspace = path.join(root, 'work');
+    fs.mkdirSync(workspace);
+    const session = '5e55a9e0-1111-4222-8333-0123456789ab';
+    const projectDir = path.join(root, '.claude', 'projects', '-work');
+    const main = path.join(projectDir, `${session}.jsonl`);
+    const sub = path.join(projectDir, session, 'subagents', 'agent-a1b2.jsonl');
+    fs.mkdirSync(path.dirname(sub), { recursive: true });
+    const base = { sessionId: session, cwd: workspace, entrypoint: 'cli', version: '2.1.332' };
+    const line = (v: object) => `${JSON.stringify({ ...base, ...v })}\n`;
+    fs.writeFileSync(
+      main,
+      line({ type: 'user', uuid: 'u1', timestamp: '2026-12-03T10:00:00.000Z', message: { role: 'user', content: 'go' } }) +
+        line({ type: 'assistant', uuid: 'a1', timestamp: '2026-12-03T10:00:01.000Z', message: { id: 'msg_m', role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_task', name: 'Task', input: { prompt: 'look' } }] } }) +
+        line({ type: 'user', uuid: 'u2', timestamp: '2026-12-03T10:00:09.000Z', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_task', content: 'done' }] } }),
+    );
+    fs.writeFileSync(
+      sub,
+      line({ type: 'user', uuid: 's1', isSidechain: true, agentId: 'a1b2', timestamp: '2026-12-03T10:00:02.000Z', message: { role: 'user', content: 'look' } }) +
+        line({ type: 'assistant', uuid: 's2', isSidechain: true, agentId: 'a1b2', timestamp: '2026-12-03T10:00:03.000Z', message: { id: 'msg_s', role: 'assistant', content: [{ type: 'text', text: 'Listing the folder.' }] } }) +
+        line({ type: 'assistant', uuid: 's3', isSidechain: true, agentId: 'a1b2', timestamp: '2026-12-03T10:00:03.100Z', message: { id: 'msg_s', role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_sub', name: 'Bash', input: { command: 'ls' } }] } }),
+    );
+    const dumps = tempDir('tl-replay-dumps-');
+    const r = await replay([main, '--hook', `${node} ${JSON.stringify(dumpHook)}`, '--json'], { DUMP_DIR: dumps });
+    assert.equal(r.code, 0, r.err);
+    assert.deepEqual(r.calls.map((c) => [c.tool_use_id, c.agent_id]), [['toolu_task', undefined], ['toolu_sub', 'a1b2']]);
+    const [live] = dumpsOf(dumps, 'toolu_sub');
+    assert.equal(live!.input.agent_id, 'a1b2');
+    assert.equal(path.basename(live!.input.transcript_path as string), `${session}.jsonl`);
+    // The session's own transcript as far as its records were made before the subagent's call: lines 1 and 2.
+    assert.equal(Buffer.from(live!.transcript, 'base64').toString('utf8'), fs.readFileSync(main, 'utf8').split('\n').slice(0, 2).join('\n') + '\n');
+    // Interactive 2.1.332: the subagent's message is held too; the complete copy of its file holds the record.
+    assert.deepEqual([r.calls[1]!.live.transcript_bytes, r.calls[1]!.complete.transcript_bytes], [fs.readFileSync(sub, 'utf8').indexOf('{"sessionId"', 1), fs.statSync(sub).size]);
+    const withMessage = await replay([main, '--hook', `${node} ${JSON.stringify(messageBundle)} --json`, '--json', '--tool', 'Bash']);
+    const answer = (run: { stdout: string }) => JSON.parse(run.stdout) as { source: string; text_blocks: string[] };
+    assert.deepEqual([answer(withMessage.calls[0]!.live).source, answer(withMessage.calls[0]!.live).text_blocks], ['mod', ['Listing the folder.']]);
+    // The complete run finds it in the subagent's own transcript, where message looks for a subagent's call.
+    assert.deepEqual([answer(withMessage.calls[0]!.complete).source, answer(withMessage.calls[0]!.complete).text_blocks], ['transcript', ['Listing the folder.']]);
+    assert.ok(recordFileOf(main, session, 'a1b2')!.endsWith(path.join(session, 'subagents', 'agent-a1b2.jsonl')));
+    assert.ok(SAFE_SESSION_ID.test(session));
+  });
+});
+
+describe('replay: the channel says what the hook saw', function () {
+  this.timeout(60_000);
+
+  it("a pre event's bytes_on_disk is the live copy (basis channel); one that disagrees with the file is not used", async () => {
+    // The fixture's paths were rewritten after the run (test/fixtures/README.md), so its channel's byte counts are of the
+    // original file: the pre event is kept, its count moved to the same place in this file (the end of line 20).
+    const text = fs.readFileSync(forkParentFixture, 'utf8');
+    const endOf20 = Buffer.byteLength(text.split('\n').slice(0, 20).join('\n') + '\n');
+    const pre = JSON.parse(fs.readFileSync(path.join(fixturesDir, 'real/print-fork/transcript-lag/b4e672aa-3347-44eb-a27c-535072cbd17a.jsonl'), 'utf8').split('\n')[0]!) as Record<string, unknown>;
+    assert.equal(pre.record_on_disk, false);
+    const dir = tempDir('tl-replay-channel-');
+    const channel = path.join(dir, 'b4e672aa-3347-44eb-a27c-535072cbd17a.jsonl');
+    fs.writeFileSync(channel, `${JSON.stringify({ ...pre, bytes_on_disk: endOf20 })}\n`);
+    const r = await replay([forkParentFixture, '--hook', `${node} ${JSON.stringify(pollHook)}`, '--channel', channel, '--json']);
+    assert.equal(r.code, 0, r.err);
+    const c = r.calls[0]!;
+    // Print mode, yet this hook looked before the message was written: what the channel proves wins over the model.
+    assert.deepEqual([c.basis, c.live.transcript_bytes, c.live.decision, c.complete.decision, c.differs], ['channel', endOf20, 'deny', 'allow', true]);
+    // The count as recorded is past the record's start and says the record was not there: still a prefix it may have seen.
+    fs.writeFileSync(channel, `${JSON.stringify({ ...pre, bytes_on_disk: endOf20, record_on_disk: true })}\n`);
+    const disagreeing = await replay([forkParentFixture, '--hook', `${node} ${JSON.stringify(pollHook)}`, '--channel', channel, '--json']);
+    assert.deepEqual([disagreeing.calls[0]!.basis, disagreeing.calls[0]!.live.decision, disagreeing.calls[0]!.differs], ['model', 'allow', false]);
+  });
+});
+
+describe('replay --settings: the session would have run these hooks', function () {
+  this.timeout(120_000);
+
+  it('user, project and local settings; shell and exec form; matchers; http hooks and our own entries left out', async () => {
+    const rec = await materialize(path.join(recordingsDir, 'interactive-parallel-probe-slow.jsonl'));
+    const log = path.join(tempDir('tl-replay-log-'), 'runs.log');
+    const recorder = script('record.js', `require('fs').appendFileSync(process.argv[3], process.argv[2] + ' ' + JSON.parse(require('fs').readFileSync(0, 'utf8')).tool_use_id + '\\n');\n`);
+    const shell = (label: string) => `${node} ${JSON.stringify(recorder)} ${label} ${JSON.stringify(log)}`;
+    const userDir = tempDir('tl-replay-user-');
+    const write = (file: string, v: unknown) => {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, JSON.stringify(v, null, 2));
+    };
+    write(path.join(userDir, 'settings.json'), {
+      hooks: {
+        PreToolUse: [
+          { matcher: 'Bash', hooks: [{ type: 'command', command: process.execPath, args: [recorder, 'user-exec', log] }] },
+          { matcher: '*', hooks: [{ type: 'http', url: 'http://127.0.0.1:9/hook' }] },
+          { matcher: '*', hooks: [{ type: 'command', command: buildHookCommand({ nodePath: process.execPath, hookPath: path.join(userDir, 'transcript-lag/bin/transcript-lag-hook.js'), channelDir: path.join(userDir, 'transcript-lag'), probe: false }) }] },
+        ],
+      },
+    });
+    write(path.join(rec.workspace, '.claude', 'settings.json'), {
+      hooks: { PreToolUse: [{ matcher: 'Read|Glob', hooks: [{ type: 'command', command: shell('project-read') }] }, { matcher: '^B.*h$', hooks: [{ type: 'command', command: shell('project-regex') }] }] },
+    });
+    write(path.join(rec.workspace, '.claude', 'settings.local.json'), {
+      hooks: { PreToolUse: [{ matcher: '', hooks: [{ type: 'command', command: shell('local-all'), timeout: 5 }] }, { matcher: 'Bash', hooks: [{ type: 'command', command: shell('local-all') }] }] },
+    });
+    const r = await replay([rec.transcript, '--settings', '--json'], { CLAUDE_CONFIG_DIR: userDir });
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.err, /a PreToolUse hook of type "http" is not replayed/);
+    assert.match(r.err, /transcript-lag's own reporting hook is not replayed/);
+    const ran = r.calls.map((c) => [c.tool_use_id, c.hook!.source, c.hook!.args?.[1] ?? c.hook!.command.split(' ')[2]]);
+    assert.deepEqual(ran, [
+      ['toolu_field001b', 'user', 'user-exec'],
+      ['toolu_field001b', 'project', 'project-regex'],
+      ['toolu_field001b', 'local', 'local-all'],
+      ['toolu_field002r', 'project', 'project-read'],
+      ['toolu_field002r', 'local', 'local-all'],
+      ['toolu_field002b', 'user', 'user-exec'],
+      ['toolu_field002b', 'project', 'project-regex'],
+      ['toolu_field002b', 'local', 'local-all'],
+    ]);
+    // Each ran twice (live, complete), one at a time, in that order.
+    const lines = fs.readFileSync(log, 'utf8').trim().split('\n');
+    assert.deepEqual(lines, ran.flatMap(([id, , label]) => [`${label} ${id}`, `${label} ${id}`]));
+    assert.ok(r.calls.every((c) => c.live.decision === 'allow' && c.complete.decision === 'allow'));
+    assert.deepEqual(r.summary, { event: 'summary', calls: 8, differs: 0, errors: 0, timeouts: 0, skipped: 0 });
+  });
+
+  it('with no settings: no hook to run, said on stderr', async () => {
+    const rec = await materialize(path.join(recordingsDir, 'print-single-probe.jsonl'));
+    const r = await replay([rec.transcript, '--settings', '--json']);
+    assert.equal(r.code, 0);
+    assert.match(r.err, /no PreToolUse command hook in the settings/);
+    assert.deepEqual(r.summary, { event: 'summary', calls: 0, differs: 0, errors: 0, timeouts: 0, skipped: 0 });
+  });
+});
+
+describe('replay: answers of real hooks, and hostile input', function () {
+  this.timeout(60_000);
+
+  it('exit 2 blocks with stderr as the reason; another exit is an error that does not block; JSON ask', async () => {
+    const block = await replay([interactiveFixture, '--hook', 'echo "say why first" >&2; exit 2', '--json']);
+    assert.deepEqual(block.calls.map((c) => [c.live.decision, c.live.reason, c.complete.decision]), [['block', 'say why first', 'block'], ['block', 'say why first', 'block']]);
+    const error = await replay([interactiveFixture, '--hook', 'exit 3', '--json']);
+    assert.deepEqual(error.calls.map((c) => [c.live.decision, c.live.exit_code]), [['error', 3], ['error', 3]]);
+    assert.deepEqual(error.summary, { event: 'summary', calls: 2, differs: 0, errors: 2, timeouts: 0, skipped: 0 });
+    const ask = await replay([interactiveFixture, '--hook', `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"sure?"}}'`, '--json']);
+    assert.deepEqual(ask.calls.map((c) => [c.live.decision, c.live.reason]), [['ask', 'sure?'], ['ask', 'sure?']]);
+    // Output is kept up to 64 KiB a stream; the rest is read and dropped, so the hook never blocks on a full pipe.
+    const loud = await replay([interactiveFixture, '--hook', `head -c 300000 /dev/zero | tr '\\0' a; head -c 300000 /dev/zero | tr '\\0' b >&2`, '--json', '--tool', 'Read']);
+    assert.deepEqual([loud.calls[0]!.live.stdout.length, loud.calls[0]!.live.stderr.length, loud.calls[0]!.live.decision], [64 * 1024, 64 * 1024, 'allow']);
+    assert.match(loud.calls[0]!.live.stdout, /^a+$/);
+    // A plain run says it with the same words.
+    const plain = await replay([interactiveFixture, '--hook', 'exit 3']);
+    assert.match(plain.out, /2 of them ended in an error/);
+  });
+
+  it('control characters from the transcript and the hook never reach the terminal; --json keeps them escaped', async () => {
+    const dir = tempDir('tl-replay-esc-');
+    const file = path.join(dir, 'evil.jsonl');
+    fs.writeFileSync(file, `${JSON.stringify({ type: 'assistant', message: { id: 'm', content: [{ type: 'tool_use', id: 'toolu_\u001b]52;c;x\u0007', name: 'Ba\u001b[2Jsh', input: {} }] } })}\n`);
+    const plain = await replay([file, '--hook', `printf 'bad\\033[2J' >&2; exit 2`]);
+    assert.equal(plain.code, 0, plain.err);
+    assert.ok(!/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(plain.out), JSON.stringify(plain.out));
+    const json = await replay([file, '--hook', `printf 'bad\\033[2J' >&2; exit 2`, '--json']);
+    assert.equal(json.calls[0]!.tool_name, 'Ba\u001b[2Jsh');
+    assert.equal(json.calls[0]!.live.reason, 'bad\u001b[2J');
+  });
+
+  it('refuses what is not a regular file, and bad arguments', async function () {
+    const dir = tempDir('tl-replay-bad-');
+    assert.equal((await replay([path.join(dir, 'missing.jsonl'), '--hook', 'true'])).code, 1);
+    assert.equal((await replay([dir, '--hook', 'true'])).code, 1);
+    if (process.platform !== 'win32') {
+      const fifo = path.join(dir, 'fifo.jsonl');
+      execFileSync('mkfifo', [fifo]);
+      const r = await replay([fifo, '--hook', 'true']);
+      assert.equal(r.code, 1);
+      assert.match(r.err, /not a regular file/);
+    }
+    assert.equal((await replay([interactiveFixture])).code, 2);
+    assert.equal((await replay([interactiveFixture, '--hook', 'true', '--settings'])).code, 2);
+    assert.equal((await replay([interactiveFixture, '--hook', 'true', '--timeout', '0'])).code, 2);
+    assert.equal((await replay([interactiveFixture, '--hook', 'true', '--bogus'])).code, 2);
+  });
+});

@@ -43,10 +43,11 @@ export interface LineFacts {
   toolResults: string[];
 }
 
-/** A line with facts, and where it lies: [start, end), the newline included. */
+/** A line with facts, and where it lies: [start, end), the newline included, and its 1-based line number. */
 export interface IndexedLine extends LineFacts {
   start: number;
   end: number;
+  line: number;
 }
 
 export interface TranscriptIndex {
@@ -164,7 +165,7 @@ export async function indexTranscript(path: string, files: FileAccess, clock: Cl
       index.end = line.byteEnd;
       if (line.scan.kind === 'oversize') index.oversizeLines += 1;
       else if (line.scan.kind === 'malformed') index.malformedLines += 1;
-      else index.lines.push({ ...line.scan.facts, start: line.byteStart, end: line.byteEnd });
+      else index.lines.push({ ...line.scan.facts, start: line.byteStart, end: line.byteEnd, line: line.line });
     },
   });
   try {

@@ -1,0 +1,461 @@
+/**
+ * One replay of a recorded session: every tool call's PreToolUse hook run twice, as Claude Code runs
+ * it, **live** (handed a copy of the transcript as it stood when the hook fired: the channel's
+ * evidence, else the field suite's rule for the session's mode and build, src/core/replay/liveCut.ts;
+ * with the mod's held message for the call unless `mod` is off) and **complete** (handed a copy that
+ * holds everything up to and including the call's record). What `transcript-lag replay` runs
+ * (src/cli/replay.ts) and what VS Code's Replay Hook on Session… runs (src/vscode/replayCommand.ts):
+ * one orchestration, each caller saying the results its own way.
+ *
+ * Never the user's files: the copies, the held messages and the Claude dir the hook is pointed at
+ * (`CLAUDE_CONFIG_DIR`) live in a private temp folder, removed at the end, interrupted or not. Hooks
+ * run one at a time, each in a process group of its own, cut at its timeout and killed with its group
+ * when `stop` aborts (src/platform/commandHookRun.ts). The hook's input goes to its stdin and nowhere
+ * else.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { SAFE_SESSION_ID } from '../core/channel/constants';
+import type { Clock } from '../core/clock';
+import { projectSlug } from '../core/discovery';
+import type { FileAccess } from '../core/fileAccess';
+import { heldMessagePath, MOD_CALLS_LISTED, modCallsPath } from '../core/modContract';
+import { callsOf, type ReplayCall } from '../core/replay/calls';
+import type { ChannelEvidence } from '../core/replay/channelEvidence';
+import { answerOf } from '../core/replay/decision';
+import { callDetailOf, detailLinesOf, heldMessageFor, preToolUseInput, type CallDetail } from '../core/replay/hookInput';
+import { completeCut, liveCutOf, mainCutForSubagentCall, type LiveCut } from '../core/replay/liveCut';
+import { matcherMatches } from '../core/replay/matcher';
+import type { CallReport, RunReport } from '../core/replay/report';
+import { addSettingsHooks, hooksFor, type ReplayHook, type SettingsHooks } from '../core/replay/settingsHooks';
+import { indexTranscript, MAX_FACTS_LINE_BYTES, type TranscriptIndex } from '../core/replay/transcriptIndex';
+import { runCommandHook } from './commandHookRun';
+import { PrefixCopy, SourceFile } from './prefixCopy';
+
+/** A settings file is a few KiB; past this it is not one. */
+const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
+const AGENT_FILE = /^agent-([A-Za-z0-9_-]{1,128})\.jsonl$/;
+/** More subagent transcripts than a session makes: past it, the rest are not read. */
+const MAX_SUBAGENT_FILES = 10_000;
+
+/** Which hooks to replay. */
+export type HookChoice =
+  /** One command line (`sh -c`), on every call, with the request's timeout. */
+  | { command: string }
+  /** The PreToolUse command hooks of the settings, read when the session is: the user's (this Claude dir's) and the session's project's. */
+  | { settingsOf: string }
+  /** Hooks already read from the settings (settingsHooksOf): each on the calls its matcher takes, with its own timeout. */
+  | { configured: ReplayHook[] };
+
+export interface ReplayRequest {
+  /** The session's transcript; its subagents' transcripts are found beside it. */
+  transcript: string;
+  hooks: HookChoice;
+  /** The session's channel file: when each hook fired and what was on disk then (else the model). */
+  channel?: string;
+  /** Only the calls of tools this matcher takes. */
+  tool?: string;
+  /** A hook's timeout, unless its settings give one. */
+  timeoutMs: number;
+  /** The mod's held message and call list in the live run (as with the transcript-lag plugin). */
+  mod: boolean;
+  /** The hooks' environment; CLAUDE_PROJECT_DIR and CLAUDE_CONFIG_DIR are set over it. */
+  env: NodeJS.ProcessEnv;
+  /** Where hooks run (and the project folder named) when the session's working directory is not a folder here. */
+  fallbackCwd: string;
+  files: FileAccess;
+  clock: Clock;
+}
+
+/** What a note is about: `channel` when it is about the channel file the request named. */
+export type NoteTopic = 'channel' | undefined;
+
+export interface ReplayListener {
+  /** Something the user should know (a file not read, hooks left out): raw text, not yet made printable. */
+  note(text: string, topic?: NoteTopic): void;
+  /** The hooks are chosen and the calls listed; before the first hook runs. `byMatcher`: settings hooks, each on the calls its matcher takes. */
+  planned?(plan: { calls: number; byMatcher: boolean }): void;
+  /** A call's hooks are about to run (`index` among the planned calls). */
+  calling?(index: number, call: ReplayCall): void;
+  /** One call replayed with one hook. Awaited before the next run. */
+  replayed(call: ReplayedCall): void | Promise<void>;
+}
+
+export interface ReplayedCall {
+  report: CallReport;
+  /** The live copy lacked the call's record. */
+  liveLacksRecord: boolean;
+  /** The call's record: the file that holds it (a subagent's own for its calls) and its 1-based line there. */
+  record: { path: string; line: number };
+}
+
+export interface ReplayResult {
+  reports: CallReport[];
+  /** Per report, whether its live copy lacked the call's record (verdictOf). */
+  lacked: boolean[];
+  /** Calls that could not be replayed (each said in a note). */
+  skipped: number;
+  /** Settings hooks were replayed, each on the calls its matcher takes. */
+  byMatcher: boolean;
+  /** `stop` aborted it: the reports are those made before. */
+  interrupted: boolean;
+}
+
+/** The replay could not run: the session (`source: 'session'`) or the channel file could not be read. */
+export class ReplayError extends Error {
+  override name = 'ReplayError';
+  constructor(
+    message: string,
+    readonly source: 'session' | 'channel',
+  ) {
+    super(message);
+  }
+}
+
+/** The subagent transcripts of a session: `<session dir>/subagents/agent-<id>.jsonl`, regular files only. */
+function subagentFiles(sessionFile: string): Array<{ agentId: string; path: string }> {
+  const dir = path.join(path.dirname(sessionFile), path.basename(sessionFile, '.jsonl'), 'subagents');
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const out: Array<{ agentId: string; path: string }> = [];
+  for (const name of names.sort()) {
+    if (out.length === MAX_SUBAGENT_FILES) break;
+    const m = AGENT_FILE.exec(name);
+    if (!m) continue;
+    const full = path.join(dir, name);
+    try {
+      if (fs.lstatSync(full).isFile()) out.push({ agentId: m[1]!, path: full });
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+/** A settings file's text when it is a small regular file; undefined when there is none. */
+function readSettingsText(file: string): string | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) throw new Error(`${file}: not a regular file`);
+    if (st.size > MAX_SETTINGS_BYTES) throw new Error(`${file}: over ${MAX_SETTINGS_BYTES >> 20} MiB`);
+    const buf = Buffer.alloc(st.size);
+    let got = 0;
+    while (got < buf.length) {
+      const n = fs.readSync(fd, buf, got, buf.length - got, got);
+      if (n <= 0) break;
+      got += n;
+    }
+    return buf.subarray(0, got).toString('utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The PreToolUse command hooks of the user's settings (in `claudeDir`), and of the project's and the local ones in `projectDir`. */
+export function settingsHooksOf(claudeDir: string, projectDir: string | undefined): SettingsHooks {
+  const found: SettingsHooks = { hooks: [], notes: [], disabled: false };
+  const files: Array<[string, 'user' | 'project' | 'local']> = [[path.join(claudeDir, 'settings.json'), 'user']];
+  if (projectDir !== undefined) {
+    files.push([path.join(projectDir, '.claude', 'settings.json'), 'project'], [path.join(projectDir, '.claude', 'settings.local.json'), 'local']);
+  } else found.notes.push("the session's records name no working directory: only the user settings are read");
+  for (const [file, source] of files) {
+    try {
+      const text = readSettingsText(file);
+      if (text !== undefined) addSettingsHooks(found, text, source);
+    } catch (err) {
+      found.notes.push(`${source} settings ${file}: ${err instanceof Error ? err.message : String(err)}; its hooks are not replayed`);
+    }
+  }
+  return found;
+}
+
+function isDirectory(p: string | undefined): p is string {
+  try {
+    return p !== undefined && fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Where the copies of one run (live or complete) live: a Claude dir of its own. */
+class RunTree {
+  readonly claudeDir: string;
+  private readonly copies = new Map<string, PrefixCopy>();
+
+  constructor(
+    root: string,
+    private readonly projectFolder: string,
+    private readonly sessionId: string,
+  ) {
+    this.claudeDir = path.join(root, '.claude');
+    fs.mkdirSync(path.join(this.claudeDir, 'projects', projectFolder), { recursive: true, mode: 0o700 });
+  }
+
+  transcriptPath(): string {
+    return path.join(this.claudeDir, 'projects', this.projectFolder, `${this.sessionId}.jsonl`);
+  }
+
+  /** Where a file of the session is copied: the session's own, or a subagent's beside it. */
+  pathOf(agentId: string | undefined): string {
+    if (agentId === undefined) return this.transcriptPath();
+    return path.join(this.claudeDir, 'projects', this.projectFolder, this.sessionId, 'subagents', `agent-${agentId}.jsonl`);
+  }
+
+  setLength(source: SourceFile, agentId: string | undefined, length: number): void {
+    const dest = this.pathOf(agentId);
+    let copy = this.copies.get(dest);
+    if (copy === undefined) this.copies.set(dest, (copy = new PrefixCopy(source, dest)));
+    copy.setLength(length);
+  }
+}
+
+/** Writes a file only we may read, in a folder only we may enter. */
+function writePrivate(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  fs.chmodSync(path.dirname(file), 0o700);
+  fs.writeFileSync(file, text, { mode: 0o600 });
+}
+
+interface Session {
+  index: TranscriptIndex;
+  source: SourceFile;
+  agents: Map<string, { index: TranscriptIndex; source: SourceFile }>;
+  sessionId: string;
+  projectDir: string | undefined;
+  projectFolder: string;
+}
+
+/** Where one call is replayed: its file, its transcript cuts, what it is given. */
+interface CallPlan {
+  call: ReplayCall;
+  file: { index: TranscriptIndex; source: SourceFile };
+  detail: CallDetail;
+  live: LiveCut;
+  /** For a subagent's call: how much of the session's own transcript both runs see. */
+  mainCut?: number;
+  /** Where the hook runs, and the `cwd` its input names. */
+  cwd: string;
+  recordedCwd: string;
+}
+
+/** One replay: the session, its two Claude dirs, and what the hooks are run with. */
+class Replayer {
+  readonly live: RunTree;
+  readonly complete: RunTree;
+  /** The mod's call list: the newest calls so far. */
+  private readonly listed: string[] = [];
+
+  constructor(
+    tmp: string,
+    private readonly session: Session,
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly stop: AbortSignal,
+  ) {
+    this.live = new RunTree(path.join(tmp, 'live'), session.projectFolder, session.sessionId);
+    this.complete = new RunTree(path.join(tmp, 'complete'), session.projectFolder, session.sessionId);
+  }
+
+  /** The call is made: the mod lists it before its hooks run. */
+  list(call: ReplayCall): void {
+    this.listed.push(call.toolUseId);
+    if (this.listed.length > MOD_CALLS_LISTED) this.listed.shift();
+  }
+
+  /** One run of a hook on a call, handed `tree`'s copy cut at `bytes`; with `mod`, the mod's held message and call list too. */
+  async run(plan: CallPlan, hook: ReplayHook, timeoutMs: number, tree: RunTree, bytes: number, mod: boolean): Promise<RunReport> {
+    const { call } = plan;
+    const session = this.session;
+    if (plan.mainCut !== undefined) tree.setLength(session.source, undefined, plan.mainCut);
+    tree.setLength(plan.file.source, call.agentId, bytes);
+    const held = mod ? heldMessagePath(tree.claudeDir, session.sessionId, call.toolUseId) : undefined;
+    if (mod) {
+      const list = modCallsPath(tree.claudeDir, session.sessionId);
+      if (list !== undefined) writePrivate(list, JSON.stringify({ v: 1, calls: this.listed }));
+      // The held message is read by another process, against the real clock.
+      if (held !== undefined) writePrivate(held, JSON.stringify(heldMessageFor(call, plan.detail, session.sessionId, Date.now())));
+    }
+    const input = preToolUseInput(call, plan.detail, { sessionId: session.sessionId, transcriptPath: tree.transcriptPath(), cwd: plan.recordedCwd });
+    const outcome = await runCommandHook(
+      {
+        command: hook.command,
+        ...(hook.args !== undefined ? { args: hook.args } : {}),
+        cwd: plan.cwd,
+        env: { ...this.env, CLAUDE_PROJECT_DIR: isDirectory(session.projectDir) ? session.projectDir : plan.cwd, CLAUDE_CONFIG_DIR: tree.claudeDir },
+        input: JSON.stringify(input),
+        timeoutMs,
+      },
+      this.stop,
+    );
+    // The mod removes a call's held message once its record lands.
+    if (held !== undefined) fs.rmSync(held, { force: true });
+    const answer = answerOf(outcome);
+    return { decision: answer.decision, reason: answer.reason, exit_code: outcome.exitCode, ms: outcome.ms, stdout: outcome.stdout, stderr: outcome.stderr, transcript_bytes: bytes };
+  }
+}
+
+/** The hooks to replay, and whether each runs only on the calls its matcher takes (each note said). */
+function hooksToReplay(choice: HookChoice, session: Session, note: (text: string) => void): { hooks: ReplayHook[]; byMatcher: boolean } {
+  if ('command' in choice) return { hooks: [{ command: choice.command, source: 'user' }], byMatcher: false };
+  if ('configured' in choice) return { hooks: choice.configured, byMatcher: true };
+  const found = settingsHooksOf(choice.settingsOf, session.projectDir);
+  for (const n of found.notes) note(n);
+  if (found.disabled) note('disableAllHooks is set: Claude Code runs no hook, and neither does the replay');
+  const hooks = found.disabled ? [] : found.hooks;
+  if (hooks.length === 0) note('no PreToolUse command hook in the settings');
+  return { hooks, byMatcher: true };
+}
+
+/**
+ * Replays the session. Throws ReplayError when the session or the channel cannot be read; a call that
+ * cannot be replayed is skipped with a note. `stop` kills the running hook's group and ends the replay
+ * (`interrupted`); the temp folder is removed either way.
+ */
+export async function replaySession(req: ReplayRequest, listener: ReplayListener, stop: AbortSignal): Promise<ReplayResult> {
+  const note = (text: string, topic?: NoteTopic) => listener.note(text, topic);
+  const opened: SourceFile[] = [];
+  let tmp: string | undefined;
+  try {
+    let session: Session;
+    try {
+      session = await openSession(req, opened, note);
+    } catch (err) {
+      // Missing, not a regular file, replaced while read (TranscriptReadError), unreadable.
+      throw new ReplayError(err instanceof Error ? err.message : String(err), 'session');
+    }
+    let evidence: ChannelEvidence | undefined;
+    if (req.channel !== undefined) {
+      // The channel reader (zod) only when a channel is given: the CLI takes it from dist/engine.js.
+      const { readChannelEvidence } = require('../core/replay/channelEvidence') as typeof import('../core/replay/channelEvidence');
+      try {
+        evidence = await readChannelEvidence(req.channel, session.sessionId, req.files, req.clock);
+      } catch (err) {
+        throw new ReplayError(err instanceof Error ? err.message : String(err), 'channel');
+      }
+      if (evidence.events === 0) note(`no event of session ${session.sessionId}: every call's live copy follows the model`, 'channel');
+    }
+    const { hooks, byMatcher } = hooksToReplay(req.hooks, session, note);
+    const calls = orderedCalls(session).filter((c) => req.tool === undefined || matcherMatches(req.tool, c.toolName));
+    const oversize = [session, ...session.agents.values()].reduce((n, s) => n + s.index.oversizeLines, 0);
+    if (oversize > 0) note(`${oversize} transcript line(s) over ${MAX_FACTS_LINE_BYTES >> 20} MiB were not read: a call among them is not replayed`);
+
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'transcript-lag-replay-'));
+    fs.chmodSync(tmp, 0o700);
+    const replayer = new Replayer(tmp, session, req.env, stop);
+    const result: ReplayResult = { reports: [], lacked: [], skipped: 0, byMatcher, interrupted: false };
+    let unmatched = 0;
+    const cwdNoted = new Set<string>();
+    listener.planned?.({ calls: calls.length, byMatcher });
+    for (const [i, call] of calls.entries()) {
+      if (stop.aborted) break;
+      const callHooks = byMatcher ? hooksFor(hooks, call.toolName) : hooks;
+      if (callHooks.length === 0) {
+        unmatched += 1;
+        continue;
+      }
+      listener.calling?.(i, call);
+      const file = call.agentId === undefined ? session : session.agents.get(call.agentId)!;
+      let detail: CallDetail;
+      try {
+        detail = callDetailOf(call.toolUseId, detailLinesOf(call).map((l) => file.source.read(l.start, l.end).toString('utf8')));
+      } catch (err) {
+        result.skipped += 1;
+        note(`${call.toolUseId}: not replayed: ${err instanceof Error ? err.message : String(err)}`);
+        continue;
+      }
+      const recordedCwd = call.context.cwd ?? session.projectDir;
+      const cwd = isDirectory(recordedCwd) ? recordedCwd : req.fallbackCwd;
+      if (cwd !== recordedCwd && !cwdNoted.has(recordedCwd ?? '')) {
+        cwdNoted.add(recordedCwd ?? '');
+        note(`the session's working directory ${recordedCwd ?? '(none recorded)'} is not a folder here: hooks run in ${req.fallbackCwd}`);
+      }
+      const plan: CallPlan = {
+        call,
+        file,
+        detail,
+        live: liveCutOf(call, evidence?.calls.get(call.toolUseId), evidence?.births ?? new Map(), file.source.size),
+        ...(call.agentId !== undefined ? { mainCut: mainCutForSubagentCall(session.index, call) } : {}),
+        cwd,
+        recordedCwd: recordedCwd ?? cwd,
+      };
+      replayer.list(call);
+      for (const hook of callHooks) {
+        if (stop.aborted) break;
+        const timeoutMs = hook.timeoutSec !== undefined ? Math.round(hook.timeoutSec * 1000) : req.timeoutMs;
+        const liveRun = await replayer.run(plan, hook, timeoutMs, replayer.live, plan.live.bytes, req.mod);
+        if (stop.aborted) break;
+        const completeRun = await replayer.run(plan, hook, timeoutMs, replayer.complete, completeCut(call), false);
+        const report: CallReport = {
+          tool_use_id: call.toolUseId,
+          tool_name: call.toolName,
+          ...(call.agentId !== undefined ? { agent_id: call.agentId } : {}),
+          ...(byMatcher ? { hook: { command: hook.command, ...(hook.args !== undefined ? { args: hook.args } : {}), source: hook.source } } : {}),
+          basis: plan.live.basis,
+          live: liveRun,
+          complete: completeRun,
+          differs: liveRun.decision !== completeRun.decision,
+        };
+        const liveLacksRecord = plan.live.bytes < call.record.end;
+        result.reports.push(report);
+        result.lacked.push(liveLacksRecord);
+        await listener.replayed({ report, liveLacksRecord, record: { path: file.index.path, line: call.record.line } });
+      }
+    }
+    if (unmatched > 0 && byMatcher) note(`${unmatched} call(s) matched no hook`);
+    result.interrupted = stop.aborted;
+    return result;
+  } finally {
+    for (const s of opened) s.close();
+    if (tmp !== undefined) fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** Indexes the session's transcript and its subagents', and opens each for copying. */
+async function openSession(req: ReplayRequest, opened: SourceFile[], note: (text: string) => void): Promise<Session> {
+  const file = req.transcript;
+  const source = new SourceFile(file);
+  opened.push(source);
+  const index = await indexTranscript(file, req.files, req.clock);
+  const agents = new Map<string, { index: TranscriptIndex; source: SourceFile }>();
+  for (const sub of subagentFiles(file)) {
+    try {
+      const subSource = new SourceFile(sub.path);
+      opened.push(subSource);
+      agents.set(sub.agentId, { index: await indexTranscript(sub.path, req.files, req.clock), source: subSource });
+    } catch (err) {
+      note(`${err instanceof Error ? err.message : String(err)}: its calls are not replayed`);
+    }
+  }
+  const recorded = index.lines.find((l) => l.sessionId !== undefined && SAFE_SESSION_ID.test(l.sessionId))?.sessionId;
+  const named = path.basename(file, '.jsonl');
+  const sessionId = recorded ?? (SAFE_SESSION_ID.test(named) ? named : 'replay-session');
+  const projectDir = index.lines.find((l) => l.cwd !== undefined)?.cwd;
+  const parent = path.dirname(file);
+  const projectFolder = path.basename(path.dirname(parent)) === 'projects' ? path.basename(parent) : projectSlug(projectDir ?? req.fallbackCwd);
+  return { index, source, agents, sessionId, projectDir, projectFolder };
+}
+
+/** The session's calls and its subagents', in the order they were made (their records' creation times). */
+function orderedCalls(session: Session): ReplayCall[] {
+  const keyed: Array<{ call: ReplayCall; at: number; order: number }> = [];
+  const add = (calls: ReplayCall[]) => {
+    let last = 0;
+    for (const call of calls) {
+      last = call.record.timestampMs ?? last;
+      keyed.push({ call, at: last, order: keyed.length });
+    }
+  };
+  add(callsOf(session.index));
+  for (const [agentId, sub] of session.agents) add(callsOf(sub.index, agentId));
+  return keyed.sort((x, y) => x.at - y.at || x.order - y.order).map((k) => k.call);
+}

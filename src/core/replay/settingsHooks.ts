@@ -33,9 +33,7 @@ export interface SettingsHooks {
 }
 
 /** One line naming a hook: its command, and its arguments when in exec form. */
-export function hookLabel(hook: Pick<ReplayHook, 'command' | 'args'>): string {
-  return hook.args === undefined ? hook.command : [hook.command, ...hook.args].map((w) => (/[\s'"]/.test(w) ? JSON.stringify(w) : w)).join(' ');
-}
+export { hookLabel } from './hookLabel';
 
 /** The hooks of one settings file's text, added to `into` in order. Throws SettingsError for a file that is not valid. */
 export function addSettingsHooks(into: SettingsHooks, text: string, source: SettingsSource): void {

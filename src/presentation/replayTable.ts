@@ -1,0 +1,236 @@
+/**
+ * What Replay Hook on Session… shows (src/vscode/replayCommand.ts, replayPanel.ts): the per-call table
+ * of a replay (src/platform/replaySession.ts), the calls decided differently first, and the page it is
+ * drawn in. The page is HTML made here, every text escaped (a tool name, a reason or a command line is
+ * someone else's input), under a policy that allows no script at all: a click on a call is a command
+ * link (`command:` URI, the one command the panel allows), not page code.
+ */
+import type { Decision } from '../core/replay/decision';
+import { hookLabel } from '../core/replay/hookLabel';
+import type { LiveBasis } from '../core/replay/liveCut';
+import { verdictOf, type CallReport, type RunReport } from '../core/replay/report';
+import type { RevealTarget } from './callChoice';
+import { COMMANDS } from './commandIds';
+import { formatDuration } from './format';
+import { printable } from './printable';
+
+/** One replayed call as the replay hands it over: its report, and where its record lies. */
+export interface ReplayRowInput {
+  report: CallReport;
+  record: { path: string; line: number };
+}
+
+/** One run (live or complete) in a cell: the decision and its reason, one printable line. */
+export interface ReplayRunCell {
+  decision: Decision;
+  /** Bounded to REASON_CHARS; '' without a reason. */
+  reason: string;
+  /** The reason less bounded, for the hover. */
+  reason_full: string;
+}
+
+export interface ReplayRow {
+  tool_use_id: string;
+  /** The tool, `(agent)` after a subagent's. */
+  tool: string;
+  /** 1-based line of the call's record in `target.transcript_path`. */
+  line: number;
+  /** The file the line is in when it is a subagent's own transcript, by name; else ''. */
+  file: string;
+  basis: LiveBasis;
+  live: ReplayRunCell;
+  complete: ReplayRunCell;
+  /** How long each run took: `live / complete`. */
+  ms: string;
+  differs: boolean;
+  /** With configured hooks: which one ran; else ''. */
+  hook: string;
+  /** Where a click opens: the call's record line. */
+  target: RevealTarget;
+}
+
+export type ReplayState = 'running' | 'done' | 'cancelled' | 'failed';
+
+export interface ReplayTableData {
+  session_id: string;
+  /** The session's name, as the views give it. */
+  session: string;
+  transcript_path: string;
+  /** What was replayed: the command line, one configured hook, or all of them. */
+  hooks: string;
+  state: ReplayState;
+  /** `call 3 of 12` while running. */
+  progress: string;
+  /** The sentence for the hook's author (src/core/replay/report.ts verdictOf), once done or cancelled. */
+  verdict: string;
+  /** What the replay said along the way (files not read, hooks left out). */
+  notes: string[];
+  /** Calls replayed (a call once per hook with configured hooks), and of them those decided differently. */
+  calls: number;
+  differs: number;
+  /** Differing first; at most REPLAY_MAX_ROWS. */
+  rows: ReplayRow[];
+}
+
+/** A reason is cut here in its cell (the hover holds up to REASON_TITLE_CHARS). */
+export const REASON_CHARS = 160;
+const REASON_TITLE_CHARS = 2000;
+/** Rows drawn at most; the differing ones come first, so they are the ones kept. */
+export const REPLAY_MAX_ROWS = 2000;
+/** A text from outside, in a heading or a note, is cut here. */
+const TEXT_CHARS = 500;
+
+/** One printable line of at most `max` characters. */
+export function oneLine(text: string, max: number): string {
+  const line = printable(text).replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+function runCell(run: RunReport): ReplayRunCell {
+  const reason = run.reason ?? '';
+  return { decision: run.decision, reason: oneLine(reason, REASON_CHARS), reason_full: oneLine(reason, REASON_TITLE_CHARS) };
+}
+
+function baseName(p: string): string {
+  return p.slice(Math.max(p.lastIndexOf('/'), p.lastIndexOf('\\')) + 1);
+}
+
+/** The rows: calls decided differently first, each group in the order replayed. */
+export function replayRows(sessionId: string, mainTranscript: string, calls: readonly ReplayRowInput[]): ReplayRow[] {
+  const rows = calls.map(({ report: r, record }): ReplayRow => {
+    const tool = oneLine(r.tool_name, 100) || 'tool call';
+    return {
+      tool_use_id: oneLine(r.tool_use_id, 200),
+      tool: r.agent_id === undefined ? tool : `${tool} (agent)`,
+      line: record.line,
+      file: record.path === mainTranscript ? '' : oneLine(baseName(record.path), 200),
+      basis: r.basis,
+      live: runCell(r.live),
+      complete: runCell(r.complete),
+      ms: `${formatDuration(r.live.ms)} / ${formatDuration(r.complete.ms)}`,
+      differs: r.differs,
+      hook: r.hook === undefined ? '' : oneLine(hookLabel(r.hook), TEXT_CHARS),
+      target: { session_id: sessionId, tool_use_id: r.tool_use_id, transcript_path: record.path, line: Math.max(1, record.line), held: false },
+    };
+  });
+  return [...rows.filter((r) => r.differs), ...rows.filter((r) => !r.differs)].slice(0, REPLAY_MAX_ROWS);
+}
+
+/** Where a replay stands, as the command gathers it. */
+export interface ReplayProgress {
+  session_id: string;
+  session: string;
+  transcript_path: string;
+  hooks: string;
+  state: ReplayState;
+  progress: string;
+  notes: readonly string[];
+  /** Configured hooks, each on the calls its matcher takes (the verdict speaks of hook runs). */
+  byMatcher: boolean;
+  /** In the order replayed; `liveLacksRecord`: the live copy lacked the call's record. */
+  calls: ReadonlyArray<ReplayRowInput & { liveLacksRecord: boolean }>;
+}
+
+/** The table's data: rows (differing first), counts, and the verdict once the replay has ended. */
+export function replayTable(p: ReplayProgress): ReplayTableData {
+  const reports = p.calls.map((c) => c.report);
+  const ended = p.state === 'done' || p.state === 'cancelled';
+  const verdict = ended ? verdictOf(reports, p.calls.map((c) => c.liveLacksRecord), p.byMatcher) : '';
+  return {
+    session_id: p.session_id,
+    session: p.session,
+    transcript_path: p.transcript_path,
+    hooks: p.hooks,
+    state: p.state,
+    progress: p.progress,
+    verdict: p.state === 'cancelled' ? `Cancelled. So far: ${verdict}` : verdict.charAt(0).toUpperCase() + verdict.slice(1),
+    notes: [...p.notes],
+    calls: reports.length,
+    differs: reports.filter((r) => r.differs).length,
+    rows: replayRows(p.session_id, p.transcript_path, p.calls),
+  };
+}
+
+/** The text as HTML text or a quoted attribute value: nothing in it is markup. */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** The link a click on a call follows: Open Call in Transcript with the call's record line. */
+export function openCallUri(target: RevealTarget): string {
+  return `command:${COMMANDS.openCall}?${encodeURIComponent(JSON.stringify([target]))}`;
+}
+
+const DECISION_CLASS: Record<Decision, string> = { allow: 'allow', ask: 'ask', deny: 'deny', block: 'deny', error: 'error', timeout: 'error' };
+
+function runHtml(run: ReplayRunCell): string {
+  const reason = run.reason === '' ? '' : ` <span class="reason"${run.reason_full !== run.reason ? ` title="${escapeHtml(run.reason_full)}"` : ''}>${escapeHtml(run.reason)}</span>`;
+  return `<td class="run"><span class="decision ${DECISION_CLASS[run.decision] ?? 'error'}">${escapeHtml(run.decision)}</span>${reason}</td>`;
+}
+
+function rowHtml(r: ReplayRow, withHook: boolean): string {
+  const href = escapeHtml(openCallUri(r.target));
+  const title = escapeHtml(`${r.tool_use_id}: open at line ${r.line}${r.file ? ` of ${r.file}` : ''}`);
+  const cells = [
+    `<td><a href="${href}" title="${title}">${escapeHtml(r.tool)}</a></td>`,
+    `<td class="num"><a href="${href}" title="${title}">${r.line}</a>${r.file ? ` <span class="muted">${escapeHtml(r.file)}</span>` : ''}</td>`,
+    `<td>${escapeHtml(r.basis)}</td>`,
+    runHtml(r.live),
+    runHtml(r.complete),
+    `<td class="num">${escapeHtml(r.ms)}</td>`,
+    ...(withHook ? [`<td class="mono">${escapeHtml(r.hook)}</td>`] : []),
+  ];
+  return `<tr class="${r.differs ? 'differs' : 'same'}" data-call="${escapeHtml(r.tool_use_id)}">${cells.join('')}</tr>`;
+}
+
+const STATE_TEXT: Record<ReplayState, string> = { running: 'Running', done: 'Done', cancelled: 'Cancelled', failed: 'Could not run' };
+
+/** The page's body: heading, what ran, the verdict, notes, and the table. */
+export function replayBodyHtml(d: ReplayTableData): string {
+  const out: string[] = [];
+  out.push(`<h1>${escapeHtml(oneLine(`Replay: ${d.session}`, TEXT_CHARS))}</h1>`);
+  out.push(`<p class="muted mono">${escapeHtml(oneLine(d.transcript_path, TEXT_CHARS * 4))}</p>`);
+  const state = d.state === 'running' && d.progress ? `${STATE_TEXT.running}: ${d.progress}` : STATE_TEXT[d.state];
+  out.push(
+    '<dl class="summary">',
+    `<div><dt>Hook</dt><dd class="mono">${escapeHtml(oneLine(d.hooks, TEXT_CHARS))}</dd></div>`,
+    `<div><dt>State</dt><dd id="state" data-state="${d.state}">${escapeHtml(state)}</dd></div>`,
+    `<div><dt>Decided differently</dt><dd>${d.differs} of ${d.calls}</dd></div>`,
+    '</dl>',
+  );
+  if (d.verdict) out.push(`<p class="verdict">${escapeHtml(oneLine(d.verdict, TEXT_CHARS * 2))}</p>`);
+  if (d.notes.length > 0) out.push(`<ul class="notes">${d.notes.map((n) => `<li class="muted">${escapeHtml(oneLine(n, TEXT_CHARS * 2))}</li>`).join('')}</ul>`);
+  out.push(`<h2>${escapeHtml(d.rows.length < d.calls ? `Calls (${d.rows.length} of ${d.calls} shown, those decided differently first)` : `Calls (${d.calls})`)}</h2>`);
+  if (d.rows.length === 0) {
+    out.push(`<p class="muted">${d.state === 'running' ? 'No call replayed yet.' : 'No call was replayed.'}</p>`);
+    return out.join('\n');
+  }
+  const withHook = d.rows.some((r) => r.hook !== '');
+  const heads = ['Tool', 'Line', 'Basis', 'Live', 'Complete', 'Live / complete', ...(withHook ? ['Hook'] : [])];
+  out.push('<table>', `<thead><tr>${heads.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead>`, '<tbody>');
+  for (const r of d.rows) out.push(rowHtml(r, withHook));
+  out.push('</tbody>', '</table>');
+  out.push('<p class="muted">Live: the transcript as it stood when the hook fired. Complete: with the call\'s own record. Click a call to open its record.</p>');
+  return out.join('\n');
+}
+
+/** The whole page: our stylesheets only, no script (`cspSource`: the webview's, for the stylesheets' URIs). */
+export function replayPageHtml(d: ReplayTableData, page: { cspSource: string; stylesheets: readonly string[] }): string {
+  const csp = ["default-src 'none'", `style-src ${page.cspSource}`, `img-src ${page.cspSource}`].join('; ');
+  const links = page.stylesheets.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join('\n');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+${links}
+<title>${escapeHtml(oneLine(`Replay: ${d.session}`, TEXT_CHARS))}</title>
+</head>
+<body>
+<main id="replay">
+${replayBodyHtml(d)}
+</main>
+</body>
+</html>`;
+}

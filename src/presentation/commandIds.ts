@@ -14,11 +14,13 @@ export const COMMANDS = {
   copyToolUseId: 'transcriptLag.copyToolUseId',
   openTranscript: 'transcriptLag.openTranscript',
   openCall: 'transcriptLag.openCall',
+  replayHook: 'transcriptLag.replayHook',
 } as const;
 
 export const VIEW_CONTAINER_ID = 'transcriptLag';
 export const TREE_VIEW_ID = 'transcriptLag.sessions';
 export const REPORT_VIEW_TYPE = 'transcriptLag.report';
+export const REPLAY_VIEW_TYPE = 'transcriptLag.replay';
 export const CONFIG_SECTION = 'transcriptLag';
 
 /** Command ids the tooltip may link to: the MarkdownString trusts exactly these. */

@@ -206,7 +206,7 @@ export function replayBodyHtml(d: ReplayTableData): string {
     return out.join('\n');
   }
   const withHook = d.rows.some((r) => r.hook !== '');
-  const heads = ['Tool', 'Line', 'Basis', 'Live', 'Complete', 'Live / complete', ...(withHook ? ['Hook'] : [])];
+  const heads = ['Tool', 'Line', 'Basis', 'Live', 'Complete', 'Time (live / complete)', ...(withHook ? ['Hook'] : [])];
   out.push('<table>', `<thead><tr>${heads.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead>`, '<tbody>');
   for (const r of d.rows) out.push(rowHtml(r, withHook));
   out.push('</tbody>', '</table>');

@@ -13,3 +13,5 @@ export * from '../platform/statusLineInstaller';
 export * from '../core/channel/reader';
 export * from '../platform/hookReceiverService';
 export * from '../platform/spoolFolding';
+// Replay Hook on Session… (src/vscode/replayCommand.ts): the CLI's replay, loaded with the engine.
+export * from '../platform/replaySession';

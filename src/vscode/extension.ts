@@ -5,6 +5,7 @@ import type { EngineEvent } from '../core/engineEvents';
 import { nodeFileAccess } from '../platform/nodeFileAccess';
 import { systemClock } from '../platform/systemClock';
 import { createCoalescer, DEFAULT_REFRESH_INTERVAL_MS } from '../presentation/coalesce';
+import { COMMANDS } from '../presentation/commandIds';
 import { LagSampleStore } from '../presentation/lagSamples';
 import { registerCommands } from './commands';
 import { EngineHost } from './engineHost';
@@ -12,6 +13,8 @@ import { HeldCallsTree } from './heldCallsTree';
 import { hookInstallerPort } from './hookInstallerPort';
 import { createLog, logEvent } from './log';
 import { SessionReport } from './report';
+import { ReplayHookCommand } from './replayCommand';
+import { ReplayPanel } from './replayPanel';
 import { Revealer } from './reveal';
 import { onSettingsChanged, readSettings, claudeDirOfSetting, workspaceFolderPaths } from './settings';
 import { HttpHookReceiver } from './httpHookReceiver';
@@ -94,6 +97,20 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
     await revealer.reveal({ session_id: s.session_id, tool_use_id: '', transcript_path: transcriptPath, line, held: false });
   }, sessions);
 
+  // Replay Hook on Session…: the CLI's replay, loaded with the engine's bundle when it runs.
+  const replayPanel = new ReplayPanel(context.extensionUri);
+  const replayHook = new ReplayHookCommand({
+    sessions,
+    session,
+    now,
+    claudeDir: () => host.currentClaudeDir() || claudeDirOfSetting(settings.claudeDir),
+    replay: loadEngineModule,
+    panel: replayPanel,
+    log,
+    files: nodeFileAccess,
+    clock,
+  });
+
   // The report posts its whole table: once a second is live enough and keeps a long session cheap.
   const reportUpdates = createCoalescer(() => report.refresh(), REPORT_REFRESH_INTERVAL_MS, clock);
 
@@ -121,6 +138,9 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
     tree,
     revealer,
     report,
+    replayPanel,
+    replayHook,
+    vscode.commands.registerCommand(COMMANDS.replayHook, (arg?: unknown) => replayHook.run(arg)),
     { dispose: () => views.dispose() },
     { dispose: () => reportUpdates.dispose() },
     { dispose: () => ageTimer && clearInterval(ageTimer) },
@@ -173,6 +193,8 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
     lastReveal: () => revealer.lastReveal(),
     samples: () => samples.samples(),
     reportData: () => report.lastData(),
+    replayView: () => replayPanel.lastView(),
+    cancelReplay: () => replayHook.cancel(),
     refresh: async () => {
       await host.tick();
       render();

@@ -3,6 +3,7 @@ import type { ReportData } from '../presentation/reportModel';
 import type { LagSample } from '../presentation/lagSamples';
 import type { StatusView } from '../presentation/statusView';
 import type { TreeNodeView } from '../presentation/treeModel';
+import type { ReplayView } from './replayPanel';
 import type { RevealRecord } from './reveal';
 
 /**
@@ -42,6 +43,10 @@ export interface TranscriptLagApi {
   samples(): LagSample[];
   /** The data last posted to the report webview; undefined when it was never shown. */
   reportData(): ReportData | undefined;
+  /** Replay Hook on Session…'s table: its data and the page last drawn from it; undefined before the first replay. */
+  replayView(): ReplayView | undefined;
+  /** Stops the running replay as its notification's Cancel does; false when none runs. */
+  cancelReplay(): boolean;
   /** Polls the engine once and re-renders every view at once (no coalescing delay). */
   refresh(): Promise<void>;
 }

@@ -1,0 +1,192 @@
+// Replay Hook on Session…: the CLI's replay run from the editor on a session the views show, its
+// table in a webview (the calls decided differently first), a click on a call opening the
+// transcript at the call's record, and Cancel killing the running hook and removing its temp folder.
+// The session is the interactive 2.1.332 fixture (its two calls held while their hooks ran), its
+// working directory made this workspace's; the hooks are real processes.
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { projectSlug } from '../../../src/core/discovery';
+import { COMMANDS, REPLAY_VIEW_TYPE } from '../../../src/presentation/commandIds';
+import type { ReplayTableData } from '../../../src/presentation/replayTable';
+import { repoRoot, scratchRoot } from './hostEnv';
+import { closeAllEditors, eventually, extensionApi, newClaudeDir, useClaudeDir, workspaceFolder } from './support';
+
+const FIXTURE_SESSION = '31fe55b3-cdf5-46f4-87b6-e09ef369569a';
+const FIXTURE_CWD = '/home/dev/demo-interactive-parallel-2000/work';
+const READ = 'toolu_field001r';
+const BASH = 'toolu_field001b';
+
+/** The fixture written into `claudeDir` as a session of this workspace; its path. */
+function fixtureSession(claudeDir: string): string {
+  const source = path.join(repoRoot(), 'test/fixtures/real/interactive-parallel-2000', `${FIXTURE_SESSION}.jsonl`);
+  const file = path.join(claudeDir, 'projects', projectSlug(workspaceFolder()), `${FIXTURE_SESSION}.jsonl`);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, fs.readFileSync(source, 'utf8').split(JSON.stringify(FIXTURE_CWD)).join(JSON.stringify(workspaceFolder())));
+  return file;
+}
+
+/** The 1-based line of the assistant record that carries the call. */
+function recordLine(transcript: string, id: string): number {
+  const lines = fs.readFileSync(transcript, 'utf8').split('\n');
+  const at = lines.findIndex((l) => l.includes('"type":"assistant"') && l.includes(`"id":${JSON.stringify(id)}`));
+  assert.ok(at >= 0, `${id} has a record`);
+  return at + 1;
+}
+
+/**
+ * A reviewing hook: Bash calls must be in the transcript it is handed (3 looks, 30 ms apart), else
+ * it says no (JSON deny, or with `block` exit 2); other tools pass at once.
+ */
+function pollHook(): string {
+  const file = path.join(scratchRoot(), 'replay-poll-hook.js');
+  fs.writeFileSync(
+    file,
+    `const fs = require('fs');
+let input = '';
+process.stdin.on('data', (d) => (input += d)).on('end', async () => {
+  const h = JSON.parse(input);
+  if (h.tool_name !== 'Bash') process.exit(0);
+  for (let i = 0; i < 3; i++) {
+    let t = '';
+    try { t = fs.readFileSync(h.transcript_path, 'utf8'); } catch {}
+    if (t.includes('"id":' + JSON.stringify(h.tool_use_id))) process.exit(0);
+    await new Promise((r) => setTimeout(r, 30));
+  }
+  if (process.argv[2] === 'block') {
+    process.stderr.write('<b>my call</b> is not in the transcript');
+    process.exit(2);
+  }
+  process.stdout.write(JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: '<b>my call</b> is not in the transcript' } }));
+});
+`,
+  );
+  // In desktop VS Code process.execPath is Electron: ELECTRON_RUN_AS_NODE makes it plain Node.
+  return `ELECTRON_RUN_AS_NODE=1 ${JSON.stringify(process.execPath)} ${JSON.stringify(file)}`;
+}
+
+/** The command links of the page, in row order, read back as VS Code reads a `command:` URI on a click. */
+function rowLinks(html: string): Array<{ command: string; args: unknown[] }> {
+  const unescape = (s: string) => s.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+  const links: Array<{ command: string; args: unknown[] }> = [];
+  for (const row of html.split('<tr').slice(1)) {
+    const href = /href="command:([^?"]+)\?([^"]*)"/.exec(row);
+    if (href) links.push({ command: href[1]!, args: JSON.parse(decodeURIComponent(unescape(href[2]!))) as unknown[] });
+  }
+  return links;
+}
+
+const callOrder = (html: string) => [...html.matchAll(/<tr class="(differs|same)" data-call="([^"]*)"/g)].map((m) => `${m[2]} ${m[1]}`);
+
+function replayTabs(): vscode.Tab[] {
+  return vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.endsWith(REPLAY_VIEW_TYPE));
+}
+
+function activeLine(): { path: string; line: number } | undefined {
+  const ed = vscode.window.activeTextEditor;
+  return ed && { path: ed.document.uri.fsPath, line: ed.selection.active.line + 1 };
+}
+
+/** The process is gone, or a zombie nobody has reaped yet, within 2 s. */
+async function gone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 40; i++) {
+    let state: string | undefined;
+    try {
+      state = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '')[0];
+    } catch {
+      try {
+        process.kill(pid, 0);
+      } catch {
+        return true;
+      }
+    }
+    if (state === 'Z' || state === 'X') return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
+
+describe('replay hook on session', function () {
+  this.timeout(60_000);
+  let transcript: string;
+
+  before(async () => {
+    const api = await extensionApi();
+    const dir = newClaudeDir('replay');
+    await useClaudeDir(api, dir);
+    transcript = fixtureSession(dir);
+    await eventually(api, 'the fixture session to be listed', () => api.treeItems().some((n) => n.session_id === FIXTURE_SESSION), 30_000);
+  });
+  after(closeAllEditors);
+
+  it('shows the per-call table, the call decided differently first: live deny, complete allow; a click opens its record line', async () => {
+    const api = await extensionApi();
+    const data = await vscode.commands.executeCommand<ReplayTableData>(COMMANDS.replayHook, { session_id: FIXTURE_SESSION, command: pollHook() });
+    assert.equal(data?.state, 'done', JSON.stringify(data?.notes));
+    const view = api.replayView()!;
+    assert.deepEqual(view.data, data);
+    await eventually(api, 'the table in a webview tab', () => replayTabs().length === 1);
+    // Replayed Read then Bash; Bash, held while its hook ran, was decided differently: it comes first.
+    assert.deepEqual(callOrder(view.html), [`${BASH} differs`, `${READ} same`]);
+    const [bash, read] = data.rows;
+    assert.deepEqual(
+      [bash!.tool_use_id, bash!.tool, bash!.basis, bash!.live.decision, bash!.live.reason, bash!.complete.decision, bash!.differs],
+      [BASH, 'Bash', 'model', 'deny', '<b>my call</b> is not in the transcript', 'allow', true],
+    );
+    assert.deepEqual([read!.tool_use_id, read!.live.decision, read!.complete.decision, read!.differs], [READ, 'allow', 'allow', false]);
+    assert.deepEqual([bash!.line, read!.line], [recordLine(transcript, BASH), recordLine(transcript, READ)]);
+    // Drawn as text, not markup; the verdict says what the CLI says.
+    assert.ok(view.html.includes('&lt;b&gt;my call&lt;/b&gt; is not in the transcript') && !view.html.includes('<b>'));
+    assert.match(data.verdict, /^Decided differently on 1 of 2 calls: your hook depends on its call being in the transcript, which it is not while it runs\.$/);
+
+    // The click: the Bash row's link, run as VS Code runs a command link of the page.
+    const [link] = rowLinks(view.html);
+    assert.equal(link!.command, COMMANDS.openCall);
+    await vscode.commands.executeCommand(link!.command, ...link!.args);
+    const at = await eventually(api, 'the transcript at the call', () => activeLine()?.path === transcript && activeLine());
+    assert.equal(at.line, recordLine(transcript, BASH));
+    assert.deepEqual([api.lastReveal()?.tool_use_id, api.lastReveal()?.line], [BASH, recordLine(transcript, BASH)]);
+  });
+
+  it("all configured hooks: the session's project settings, each on the calls its matcher takes", async () => {
+    const api = await extensionApi();
+    const settings = path.join(workspaceFolder(), '.claude', 'settings.json');
+    fs.mkdirSync(path.dirname(settings), { recursive: true });
+    fs.writeFileSync(settings, JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `${pollHook()} block` }] }] } }));
+    try {
+      const data = await vscode.commands.executeCommand<ReplayTableData>(COMMANDS.replayHook, { session_id: FIXTURE_SESSION, configured: 'all' });
+      assert.equal(data?.state, 'done', JSON.stringify(data?.notes));
+      assert.deepEqual(
+        data.rows.map((r) => [r.tool_use_id, r.live.decision, r.live.reason, r.complete.decision, r.hook]),
+        [[BASH, 'block', '<b>my call</b> is not in the transcript', 'allow', `${pollHook()} block`]],
+      );
+      assert.ok(data.notes.includes('1 call(s) matched no hook'), JSON.stringify(data.notes));
+      assert.deepEqual(callOrder(api.replayView()!.html), [`${BASH} differs`]);
+    } finally {
+      fs.rmSync(path.dirname(settings), { recursive: true, force: true });
+    }
+  });
+
+  it("Cancel kills the running hook's process group and removes the temp folder", async () => {
+    const api = await extensionApi();
+    const dir = fs.mkdtempSync(path.join(scratchRoot(), 'replay-cancel-'));
+    const pids = path.join(dir, 'pids');
+    const seen = path.join(dir, 'config');
+    const command = `echo "$CLAUDE_CONFIG_DIR" > '${seen}'; sleep 30 & echo $! >> '${pids}'; sleep 30`;
+    const replaying = vscode.commands.executeCommand<ReplayTableData>(COMMANDS.replayHook, { session_id: FIXTURE_SESSION, command });
+    await eventually(api, 'the hook to start', () => fs.existsSync(pids) && fs.readFileSync(pids, 'utf8').trim() !== '');
+    assert.equal(api.replayView()?.data.state, 'running');
+    const started = Date.now();
+    assert.equal(api.cancelReplay(), true);
+    const data = await replaying;
+    assert.ok(Date.now() - started < 10_000, `${Date.now() - started} ms`);
+    assert.equal(data.state, 'cancelled');
+    assert.deepEqual(data.rows, [], 'no call finished both runs');
+    assert.ok(await gone(Number(fs.readFileSync(pids, 'utf8').trim())), "the hook's child is killed with it");
+    const tmp = path.dirname(path.dirname(fs.readFileSync(seen, 'utf8').trim()));
+    assert.match(path.basename(tmp), /^transcript-lag-replay-/);
+    assert.ok(!fs.existsSync(tmp), 'the temp folder is removed');
+    assert.equal(api.cancelReplay(), false, 'nothing runs any more');
+  });
+});

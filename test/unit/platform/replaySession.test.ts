@@ -1,0 +1,111 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { replaySession, ReplayError, type ReplayedCall, type ReplayRequest } from '../../../src/platform/replaySession';
+import { nodeFileAccess } from '../../../src/platform/nodeFileAccess';
+import { fixturesDir } from '../helpers/fixtures';
+
+// The replay as VS Code's command calls it (the CLI's path is test/unit/cli/replay.test.ts): what the
+// listener hears, in order, where each call's record lies, and the hooks chosen for it.
+
+const interactiveFixture = path.join(fixturesDir, 'real/interactive-parallel-2000/31fe55b3-cdf5-46f4-87b6-e09ef369569a.jsonl');
+
+function request(over: Partial<ReplayRequest>): ReplayRequest {
+  return {
+    transcript: interactiveFixture,
+    hooks: { command: 'true' },
+    timeoutMs: 20_000,
+    mod: true,
+    env: process.env,
+    fallbackCwd: os.tmpdir(),
+    files: nodeFileAccess,
+    clock: { now: () => 1_800_000_000_000 },
+    ...over,
+  };
+}
+
+/** What the listener heard, in order. */
+async function heard(req: ReplayRequest, stop = new AbortController().signal) {
+  const events: string[] = [];
+  const calls: ReplayedCall[] = [];
+  const result = await replaySession(
+    req,
+    {
+      note: (text, topic) => events.push(`note${topic ? `(${topic})` : ''}: ${text}`),
+      planned: (p) => events.push(`planned ${p.calls} ${p.byMatcher}`),
+      calling: (i, call) => events.push(`calling ${i} ${call.toolUseId}`),
+      replayed: (c) => {
+        events.push(`replayed ${c.report.tool_use_id}`);
+        calls.push(c);
+      },
+    },
+    stop,
+  );
+  return { events, calls, result };
+}
+
+/** The 1-based line of the assistant record carrying the call, found here by plain text search. */
+function lineOf(file: string, id: string): number {
+  return fs.readFileSync(file, 'utf8').split('\n').findIndex((l) => l.includes('"type":"assistant"') && l.includes(`"id":"${id}"`)) + 1;
+}
+
+describe('replaySession: the replay both the CLI and VS Code run', function () {
+  this.timeout(60_000);
+
+  it("hands over each call with its record's file and line, after saying what it planned", async () => {
+    const { events, calls, result } = await heard(request({ hooks: { command: 'exit 2' } }));
+    assert.deepEqual(events.filter((e) => !e.startsWith('note')), [
+      'planned 2 false',
+      'calling 0 toolu_field001r',
+      'replayed toolu_field001r',
+      'calling 1 toolu_field001b',
+      'replayed toolu_field001b',
+    ]);
+    for (const c of calls) {
+      assert.equal(c.record.path, interactiveFixture);
+      assert.equal(c.record.line, lineOf(interactiveFixture, c.report.tool_use_id));
+      assert.equal(c.liveLacksRecord, true);
+    }
+    assert.deepEqual([result.reports.length, result.lacked, result.byMatcher, result.interrupted, result.skipped], [2, [true, true], false, false, 0]);
+  });
+
+  it("a subagent's call: its record in the subagent's own transcript, at its line there", async () => {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tl-replay-session-')));
+    const session = '5e55a9e0-1111-4222-8333-0123456789ab';
+    const main = path.join(root, 'projects', '-w', `${session}.jsonl`);
+    const sub = path.join(root, 'projects', '-w', session, 'subagents', 'agent-a1.jsonl');
+    fs.mkdirSync(path.dirname(sub), { recursive: true });
+    const line = (v: object) => `${JSON.stringify({ sessionId: session, entrypoint: 'cli', version: '2.1.332', ...v })}\n`;
+    fs.writeFileSync(main, line({ type: 'user', timestamp: '2026-12-03T10:00:00.000Z', message: { content: 'go' } }) + line({ type: 'assistant', timestamp: '2026-12-03T10:00:01.000Z', message: { id: 'm1', content: [{ type: 'tool_use', id: 'toolu_task', name: 'Task', input: {} }] } }));
+    fs.writeFileSync(sub, '\n' + line({ type: 'user', timestamp: '2026-12-03T10:00:02.000Z', message: { content: 'look' } }) + line({ type: 'assistant', timestamp: '2026-12-03T10:00:03.000Z', message: { id: 'm2', content: [{ type: 'tool_use', id: 'toolu_sub', name: 'Bash', input: {} }] } }));
+    const { calls } = await heard(request({ transcript: main }));
+    assert.deepEqual(
+      calls.map((c) => [c.report.tool_use_id, c.record.path, c.record.line]),
+      [
+        ['toolu_task', main, 2],
+        // A blank first line counts: the editor's line numbers.
+        ['toolu_sub', sub, 3],
+      ],
+    );
+  });
+
+  it('configured hooks run on the calls their matchers take; the others are said', async () => {
+    const { calls, events, result } = await heard(request({ hooks: { configured: [{ command: 'exit 2', matcher: 'Bash', source: 'project', timeoutSec: 5 }] } }));
+    assert.deepEqual(calls.map((c) => [c.report.tool_use_id, c.report.hook?.source, c.report.live.decision]), [['toolu_field001b', 'project', 'block']]);
+    assert.ok(events.includes('note: 1 call(s) matched no hook'), events.join('\n'));
+    assert.equal(result.byMatcher, true);
+  });
+
+  it('says which file it could not read: the session or the channel', async () => {
+    await assert.rejects(replaySession(request({ transcript: path.join(os.tmpdir(), 'no-such-session.jsonl') }), { note: () => undefined, replayed: () => undefined }, new AbortController().signal), (err: unknown) => err instanceof ReplayError && err.source === 'session');
+    await assert.rejects(replaySession(request({ channel: os.tmpdir() }), { note: () => undefined, replayed: () => undefined }, new AbortController().signal), (err: unknown) => err instanceof ReplayError && err.source === 'channel');
+  });
+
+  it('stopped before it starts: no hook runs, interrupted', async () => {
+    const stop = new AbortController();
+    stop.abort();
+    const { calls, result } = await heard(request({}), stop.signal);
+    assert.deepEqual([calls.length, result.interrupted], [0, true]);
+  });
+});

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { CHANNEL_DIR_NAME } from '../core/channel/constants';
+import { CHANNEL_DIR_NAME, CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID } from '../core/channel/constants';
 import type { Scheduler } from '../core/clock';
 import type { FileAccess } from '../core/fileAccess';
 import { hookLabel } from '../core/replay/hookLabel';
@@ -176,7 +176,8 @@ export class ReplayHookCommand implements vscode.Disposable {
     const { deps } = this;
     const stop = new AbortController();
     this.running = stop;
-    const channel = path.join(deps.claudeDir(), CHANNEL_DIR_NAME, `${s.session_id}.jsonl`);
+    // The session's channel, when there is one: what the hook saw when it fired, as `replay --channel`.
+    const channel = SAFE_SESSION_ID.test(s.session_id) ? path.join(deps.claudeDir(), CHANNEL_DIR_NAME, s.session_id + CHANNEL_FILE_SUFFIX) : undefined;
     const progress: ReplayProgress & { notes: string[]; calls: Array<ReplayProgress['calls'][number]> } = {
       session_id: s.session_id,
       session: sessionName(s, deps.sessions(), deps.now()),
@@ -202,8 +203,7 @@ export class ReplayHookCommand implements vscode.Disposable {
             {
               transcript: s.transcript_path,
               hooks: hooks.choice,
-              // The session's channel, when there is one: what the hook saw when it fired, as `replay --channel`.
-              ...(existsSync(channel) ? { channel } : {}),
+              ...(channel !== undefined && existsSync(channel) ? { channel } : {}),
               timeoutMs: DEFAULT_TIMEOUT_MS,
               mod: true,
               env: hookEnv(),

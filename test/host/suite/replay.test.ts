@@ -168,6 +168,28 @@ describe('replay hook on session', function () {
     }
   });
 
+  it("the session's channel file, when there is one, says what the hook saw (basis channel)", async () => {
+    const api = await extensionApi();
+    // Our hook's pre event for the Bash call saw the file up to the end of the call's record: it was on disk.
+    const text = fs.readFileSync(transcript, 'utf8');
+    const seen = Buffer.byteLength(text.split('\n').slice(0, recordLine(transcript, BASH)).join('\n') + '\n');
+    const channel = path.join(api.claudeDir(), 'transcript-lag', `${FIXTURE_SESSION}.jsonl`);
+    fs.mkdirSync(path.dirname(channel), { recursive: true });
+    const at = Date.parse('2026-11-30T08:05:40.000Z');
+    const pre = { v: 1, event: 'pre', at, session_id: FIXTURE_SESSION, transcript_path: transcript, tool_use_id: BASH, tool_name: 'Bash', bytes_on_disk: seen, record_on_disk: true, result_on_disk: false, checked_at: at, mode: 'announce', source: 'transcript-lag-hook' };
+    fs.writeFileSync(channel, `${JSON.stringify(pre)}\n`);
+    try {
+      const data = await vscode.commands.executeCommand<ReplayTableData>(COMMANDS.replayHook, { session_id: FIXTURE_SESSION, command: pollHook() });
+      assert.equal(data?.state, 'done', JSON.stringify(data?.notes));
+      const bash = data.rows.find((r) => r.tool_use_id === BASH)!;
+      // Its hook found its call live, as the channel says it could: nothing differs, and the Read call still follows the model.
+      assert.deepEqual([bash.basis, bash.live.decision, bash.complete.decision, bash.differs], ['channel', 'allow', 'allow', false]);
+      assert.equal(data.rows.find((r) => r.tool_use_id === READ)!.basis, 'model');
+    } finally {
+      fs.rmSync(channel, { force: true });
+    }
+  });
+
   it("Cancel kills the running hook's process group and removes the temp folder", async () => {
     const api = await extensionApi();
     const dir = fs.mkdtempSync(path.join(scratchRoot(), 'replay-cancel-'));

@@ -64,7 +64,7 @@ function packageVsix() {
 function checkVsixContents(vsix) {
   const size = fs.statSync(vsix).size;
   // The limit of bench/extension.ts (docs/benchmarks/sections.md, "Extension", says why it is what it is).
-  if (size > 384 * 1024) throw new Error(`${vsix} is ${size} bytes, over 384 KiB`);
+  if (size > 416 * 1024) throw new Error(`${vsix} is ${size} bytes, over 416 KiB`);
   const r = spawnSync('python3', ['-c', 'import sys,zipfile;print("\\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))', vsix], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`cannot list ${vsix}: ${r.stderr}`);
   const files = r.stdout.split('\n').filter(Boolean).filter((f) => f.startsWith('extension/')).map((f) => f.slice('extension/'.length));

@@ -1,11 +1,25 @@
-import { emptyFields, ID_CAP, keepsCallContext, keepsTimestamp, NO_TOOL_RESULTS, NO_TOOL_USES, readsText, REFS_CAP, TEXT_CAP, ROOT_STRING_KEYS, type CapturedFields } from '../../scanner/fields';
+import { emptyFields, keepsCallContext, keepsTimestamp, NO_TOOL_RESULTS, NO_TOOL_USES, readsText, REFS_CAP, type CapturedFields } from '../../scanner/fields';
+import { FIELDS, type CodedLine } from '../../scanner/fieldTable';
+import { NO_PER_CALL, type PerCallFields, type PerCallValue } from '../../records';
 import {
-  booleanAt, ENTRY_BYTES, ENTRY_WORDS, F_AGENT_ID, F_AI_TITLE, F_API_BLOCK_INDEX, F_BLOCK, F_BLOCK_ID, F_BLOCK_NAME,
-  F_BLOCK_TEXT, F_BLOCK_TYPE, F_CONTENT, F_CUSTOM_TITLE, F_CWD, F_IS_META, F_IS_SIDECHAIN, F_LAST_PROMPT, F_MESSAGE,
-  F_MESSAGE_ID, F_SESSION_ID, F_REQUEST_SESSION_ID, F_VERSION, F_STOP_REASON, F_TIMESTAMP, F_TOOL_USE_ID, F_TYPE, F_UUID, F_GIT_BRANCH,
-  LITTLE_ENDIAN, RecentStrings, type SlicingBuffer, stringAt, T_NULL, T_NUMBER, T_STRING, numberAt, typeOf
+  booleanAt, ENTRY_BYTES, ENTRY_WORDS, LITTLE_ENDIAN, RecentStrings, type SlicingBuffer, stringAt, T_NULL, T_NUMBER, T_STRING, numberAt, typeOf
 } from './captureEntries';
 import { align64, sharedKernel, SCANNER_READ_PAST_END, type ScannerExports, type ScannerKernel } from '../../scanner/scannerKernel';
+
+// The codes of the keys fields.ts reads by name (../../scanner/fieldTable.ts gives them); per-call lines are read by the table.
+const root = (key: string) => FIELDS.lineOf('root', key)!;
+const L_TYPE = root('type'), L_UUID = root('uuid'), L_TIMESTAMP = root('timestamp'), L_SESSION_ID = root('sessionId');
+const L_REQUEST_SESSION_ID = root('requestSessionId'), L_VERSION = root('version'), L_CWD = root('cwd'), L_GIT_BRANCH = root('gitBranch');
+const L_AGENT_ID = root('agentId'), L_AI_TITLE = root('aiTitle'), L_CUSTOM_TITLE = root('customTitle'), L_LAST_PROMPT = root('lastPrompt');
+const F_IS_SIDECHAIN = FIELDS.codeOf('root', 'isSidechain'), F_IS_META = FIELDS.codeOf('root', 'isMeta'), F_API_BLOCK_INDEX = FIELDS.codeOf('root', 'apiBlockIndex');
+const F_MESSAGE = FIELDS.codeOf('root', 'message');
+const L_MESSAGE_ID = FIELDS.lineOf('message', 'id')!, L_STOP_REASON = FIELDS.lineOf('message', 'stop_reason')!, L_CONTENT = FIELDS.lineOf('message', 'content')!;
+const F_CONTENT = L_CONTENT.code;
+const block = (key: string) => FIELDS.lineOf('block', key)!;
+const L_BLOCK_TYPE = block('type'), L_BLOCK_ID = block('id'), L_BLOCK_NAME = block('name'), L_TOOL_USE_ID = block('tool_use_id'), L_BLOCK_TEXT = block('text');
+/** Codes by level: root below MESSAGE_FIRST, the message's below BLOCK_FIRST, a block's below ELEMENT; ELEMENT: a block itself. */
+const MESSAGE_FIRST = FIELDS.messageFirst, BLOCK_FIRST = FIELDS.blockFirst, ELEMENT = FIELDS.element;
+const PER_CALL: readonly CodedLine[] = FIELDS.perCall;
 
 /** The line is not JSON (the whole-line path then gives the reason). */
 export const REDUCE_INVALID = -1;
@@ -33,6 +47,11 @@ export class LineReducer {
   private readonly recent: RecentStrings;
   /** What capture() returns: one object, every field set anew for each line. */
   private readonly fields: CapturedFields = emptyFields();
+  /** Per field code, the word of its last entry in the line being read (-1: none). */
+  private readonly last = new Int32Array(FIELDS.count);
+  /** The per-call fields of the last call that had any, and how many. */
+  private perCallBefore: PerCallFields = NO_PER_CALL;
+  private perCallBeforeCount = 0;
   /**
    * Whether records' `uuid` is decoded (and with it the `timestamp` of records without calls). Only the live engine
    * reads them; analyze turns this off, so its plain lines decode no uuid and share their records (PlainRecords).
@@ -137,29 +156,14 @@ export class LineReducer {
 
   /**
    * The entries at word `at` applied in document order as fieldsFromParsed reads JSON.parse's object (the line is at
-   * `base`): each field's last entry in a local, no table to reset; a string is decoded only if the type reads it.
+   * `base`): each field's last entry by its code in `last` (a repeated key: the last one wins), then the fields; a
+   * string is decoded only if the type reads it.
    */
   private fieldsFromEntries(memory: SlicingBuffer, base: number, at: number, count: number, prompts: boolean): CapturedFields {
     const w = this.words;
     const recent = this.recent;
-    let type = -1;
-    let uuid = -1;
-    let timestamp = -1;
-    let sessionId = -1;
-    let requestSessionId = -1;
-    let version = -1;
-    let cwd = -1;
-    let gitBranch = -1;
-    let agentId = -1;
-    let isSidechain = -1;
-    let isMeta = -1;
-    let apiBlockIndex = -1;
-    let aiTitle = -1;
-    let customTitle = -1;
-    let lastPrompt = -1;
-    let messageId = -1;
-    let stopReason = -1;
-    let content = -1;
+    const last = this.last;
+    for (let i = 0; i < BLOCK_FIRST; i++) last[i] = -1;
     // What the current content's blocks add (addBlockOf's fields); fresh arrays only for lines with refs (most have none).
     let toolUses = NO_TOOL_USES;
     let toolResults = NO_TOOL_RESULTS;
@@ -168,109 +172,121 @@ export class LineReducer {
     let firstText = -1;
     let blocksAdded = false;
     let inBlock = false;
-    let blockType = -1;
-    let blockId = -1;
-    let blockName = -1;
-    let blockToolUseId = -1;
-    let blockText = -1;
     for (let p = at, end = at + count * ENTRY_WORDS; p <= end; p += ENTRY_WORDS) {
       const field = p < end ? w[p]! & 0xff : -1;
-      if (field >= F_BLOCK_TYPE && field <= F_BLOCK_TEXT) {
-        if (field === F_BLOCK_TYPE) blockType = p;
-        else if (field === F_BLOCK_ID) blockId = p;
-        else if (field === F_BLOCK_NAME) blockName = p;
-        else if (field === F_TOOL_USE_ID) blockToolUseId = p;
-        else blockText = p;
+      if (field >= BLOCK_FIRST && field < ELEMENT) {
+        last[field] = p;
         continue;
       }
       if (inBlock) {
         // The block is read whole (its keys, last one wins): addBlockOf's rules, each string decoded only if used.
         inBlock = false;
         blocksAdded = true;
-        const blockTypeText = recent.at(memory, base, w, blockType, ID_CAP);
+        const blockTypeText = recent.at(memory, base, w, last[L_BLOCK_TYPE.code]!, L_BLOCK_TYPE.cap!);
         if (blockTypeText === 'tool_use') {
-          const id = stringAt(memory, base, w, blockId, ID_CAP);
+          const id = stringAt(memory, base, w, last[L_BLOCK_ID.code]!, L_BLOCK_ID.cap!);
           if (id !== undefined && toolUses.length < REFS_CAP) {
-            const use = { id, name: recent.at(memory, base, w, blockName, ID_CAP) ?? '' };
+            const use = { id, name: recent.at(memory, base, w, last[L_BLOCK_NAME.code]!, L_BLOCK_NAME.cap!) ?? '' };
             // A literal of one: the first push into [] would make room for ~16.
             if (toolUses === NO_TOOL_USES) toolUses = [use];
             else toolUses.push(use);
           }
         } else if (blockTypeText === 'tool_result') {
           hasToolResultBlock = true;
-          const id = stringAt(memory, base, w, blockToolUseId, ID_CAP);
+          const id = stringAt(memory, base, w, last[L_TOOL_USE_ID.code]!, L_TOOL_USE_ID.cap!);
           if (id !== undefined && toolResults.length < REFS_CAP) {
             if (toolResults === NO_TOOL_RESULTS) toolResults = [id];
             else toolResults.push(id);
           }
-        } else if (blockTypeText === 'text' && firstText < 0 && blockText >= 0 && typeOf(w, blockText) === T_STRING) {
-          firstText = blockText;
+        } else if (blockTypeText === 'text' && firstText < 0) {
+          const text = last[L_BLOCK_TEXT.code]!;
+          if (text >= 0 && typeOf(w, text) === T_STRING) firstText = text;
         }
       }
-      switch (field) {
-        case F_BLOCK:
-          inBlock = true;
-          blockType = blockId = blockName = blockToolUseId = blockText = -1;
-          break;
-        case F_MESSAGE:
-        case F_CONTENT:
-          // A message (of any type) replaces the one before; so does a content within it.
-          if (field === F_MESSAGE) messageId = stopReason = content = -1;
-          else content = p;
-          if (blocksAdded) {
-            blocksAdded = false;
-            toolUses = NO_TOOL_USES;
-            toolResults = NO_TOOL_RESULTS;
-            hasToolResultBlock = false;
-            firstText = -1;
-          }
-          break;
-        case F_TYPE: type = p; break;
-        case F_UUID: uuid = p; break;
-        case F_TIMESTAMP: timestamp = p; break;
-        case F_SESSION_ID: sessionId = p; break;
-        case F_REQUEST_SESSION_ID: requestSessionId = p; break;
-        case F_VERSION: version = p; break;
-        case F_CWD: cwd = p; break;
-        case F_GIT_BRANCH: gitBranch = p; break;
-        case F_AGENT_ID: agentId = p; break;
-        case F_IS_SIDECHAIN: isSidechain = p; break;
-        case F_IS_META: isMeta = p; break;
-        case F_API_BLOCK_INDEX: apiBlockIndex = p; break;
-        case F_AI_TITLE: aiTitle = p; break;
-        case F_CUSTOM_TITLE: customTitle = p; break;
-        case F_LAST_PROMPT: lastPrompt = p; break;
-        case F_MESSAGE_ID: messageId = p; break;
-        case F_STOP_REASON: stopReason = p; break;
+      if (field === ELEMENT) {
+        inBlock = true;
+        for (let i = BLOCK_FIRST; i < ELEMENT; i++) last[i] = -1;
+      } else if (field === F_MESSAGE || field === F_CONTENT) {
+        // A message (of any type) replaces the one before; so does a content within it.
+        if (field === F_MESSAGE) for (let i = MESSAGE_FIRST; i < BLOCK_FIRST; i++) last[i] = -1;
+        else last[F_CONTENT] = p;
+        if (blocksAdded) {
+          blocksAdded = false;
+          toolUses = NO_TOOL_USES;
+          toolResults = NO_TOOL_RESULTS;
+          hasToolResultBlock = false;
+          firstText = -1;
+        }
+      } else if (field >= 0) {
+        last[field] = p;
       }
     }
-    const typeText = recent.at(memory, base, w, type, ROOT_STRING_KEYS.type);
+    const typeText = recent.at(memory, base, w, last[L_TYPE.code]!, L_TYPE.cap!);
     const readsContent = prompts && readsText(typeText, 'content');
     const calls = keepsCallContext(toolUses);
+    const stopReason = last[L_STOP_REASON.code]!;
+    const apiBlockIndex = last[F_API_BLOCK_INDEX]!;
     // Every key set, in one order: the one object, reused for each line.
     const f = this.fields;
     f.type = typeText;
-    f.uuid = this.keepsIds ? stringAt(memory, base, w, uuid, ROOT_STRING_KEYS.uuid) : undefined;
-    f.timestamp = keepsTimestamp(toolUses, f.uuid) ? stringAt(memory, base, w, timestamp, ROOT_STRING_KEYS.timestamp) : undefined;
-    f.sessionId = recent.at(memory, base, w, sessionId, ROOT_STRING_KEYS.sessionId);
-    f.requestSessionId = calls ? recent.at(memory, base, w, requestSessionId, ROOT_STRING_KEYS.requestSessionId) : undefined;
-    f.version = calls ? recent.at(memory, base, w, version, ROOT_STRING_KEYS.version) : undefined;
-    f.cwd = recent.at(memory, base, w, cwd, ROOT_STRING_KEYS.cwd);
-    f.gitBranch = recent.at(memory, base, w, gitBranch, ROOT_STRING_KEYS.gitBranch);
-    f.agentId = calls ? recent.at(memory, base, w, agentId, ROOT_STRING_KEYS.agentId) : undefined;
-    f.isSidechain = booleanAt(w, isSidechain);
-    f.isMeta = booleanAt(w, isMeta);
+    f.uuid = this.keepsIds ? stringAt(memory, base, w, last[L_UUID.code]!, L_UUID.cap!) : undefined;
+    f.timestamp = keepsTimestamp(toolUses, f.uuid) ? stringAt(memory, base, w, last[L_TIMESTAMP.code]!, L_TIMESTAMP.cap!) : undefined;
+    f.sessionId = recent.at(memory, base, w, last[L_SESSION_ID.code]!, L_SESSION_ID.cap!);
+    f.requestSessionId = calls ? recent.at(memory, base, w, last[L_REQUEST_SESSION_ID.code]!, L_REQUEST_SESSION_ID.cap!) : undefined;
+    f.version = calls ? recent.at(memory, base, w, last[L_VERSION.code]!, L_VERSION.cap!) : undefined;
+    f.cwd = recent.at(memory, base, w, last[L_CWD.code]!, L_CWD.cap!);
+    f.gitBranch = recent.at(memory, base, w, last[L_GIT_BRANCH.code]!, L_GIT_BRANCH.cap!);
+    f.agentId = calls ? recent.at(memory, base, w, last[L_AGENT_ID.code]!, L_AGENT_ID.cap!) : undefined;
+    f.isSidechain = booleanAt(w, last[F_IS_SIDECHAIN]!);
+    f.isMeta = booleanAt(w, last[F_IS_META]!);
     f.apiBlockIndex = calls && apiBlockIndex >= 0 && typeOf(w, apiBlockIndex) === T_NUMBER ? numberAt(memory, base, w, apiBlockIndex) : undefined;
-    f.aiTitle = readsText(typeText, 'aiTitle') ? stringAt(memory, base, w, aiTitle, ROOT_STRING_KEYS.aiTitle) : undefined;
-    f.customTitle = readsText(typeText, 'customTitle') ? stringAt(memory, base, w, customTitle, ROOT_STRING_KEYS.customTitle) : undefined;
-    f.lastPrompt = prompts && readsText(typeText, 'lastPrompt') ? stringAt(memory, base, w, lastPrompt, ROOT_STRING_KEYS.lastPrompt) : undefined;
-    f.messageId = calls ? recent.at(memory, base, w, messageId, ID_CAP) : undefined;
-    f.stopReason = !calls ? undefined : stopReason >= 0 && typeOf(w, stopReason) === T_NULL ? null : recent.at(memory, base, w, stopReason, ID_CAP);
-    f.contentText = readsContent ? stringAt(memory, base, w, content, TEXT_CAP) : undefined;
+    f.aiTitle = readsText(typeText, 'aiTitle') ? stringAt(memory, base, w, last[L_AI_TITLE.code]!, L_AI_TITLE.cap!) : undefined;
+    f.customTitle = readsText(typeText, 'customTitle') ? stringAt(memory, base, w, last[L_CUSTOM_TITLE.code]!, L_CUSTOM_TITLE.cap!) : undefined;
+    f.lastPrompt = prompts && readsText(typeText, 'lastPrompt') ? stringAt(memory, base, w, last[L_LAST_PROMPT.code]!, L_LAST_PROMPT.cap!) : undefined;
+    f.messageId = calls ? recent.at(memory, base, w, last[L_MESSAGE_ID.code]!, L_MESSAGE_ID.cap!) : undefined;
+    f.stopReason = !calls ? undefined : stopReason >= 0 && typeOf(w, stopReason) === T_NULL ? null : recent.at(memory, base, w, stopReason, L_STOP_REASON.cap!);
+    f.contentText = readsContent ? stringAt(memory, base, w, last[F_CONTENT]!, L_CONTENT.cap!) : undefined;
     f.toolUses = toolUses;
     f.toolResults = toolResults;
     f.hasToolResultBlock = hasToolResultBlock;
-    f.firstText = readsContent && firstText >= 0 ? stringAt(memory, base, w, firstText, TEXT_CAP) : undefined;
+    f.firstText = readsContent && firstText >= 0 ? stringAt(memory, base, w, firstText, L_BLOCK_TEXT.cap!) : undefined;
+    f.perCall = calls && PER_CALL.length > 0 ? this.perCallOf(memory, base) : NO_PER_CALL;
     return f;
+  }
+
+  /**
+   * The per-call lines' values of the line whose entries are in `last` (a record with tool uses). The calls of a
+   * transcript mostly repeat the values of the call before (the model), and analyze keeps every call's: the object
+   * of the call before, frozen, when they are the same.
+   */
+  private perCallOf(memory: SlicingBuffer, base: number): PerCallFields {
+    const w = this.words;
+    const last = this.last;
+    let fields: Record<string, PerCallValue> | undefined;
+    let values = 0;
+    let same = true;
+    const before = this.perCallBefore;
+    for (let i = 0; i < PER_CALL.length; i++) {
+      const line = PER_CALL[i]!;
+      const p = last[line.code]!;
+      if (p < 0) continue;
+      const value =
+        line.as === 'string'
+          ? this.recent.at(memory, base, w, p, line.cap!)
+          : line.as === 'boolean'
+            ? booleanAt(w, p)
+            : typeOf(w, p) === T_NUMBER
+              ? numberAt(memory, base, w, p)
+              : undefined;
+      if (value === undefined) continue;
+      (fields ??= {})[line.key] = value;
+      values++;
+      if (before[line.key] !== value) same = false;
+    }
+    if (fields === undefined) return NO_PER_CALL;
+    if (same && values === this.perCallBeforeCount) return before;
+    this.perCallBefore = Object.freeze(fields);
+    this.perCallBeforeCount = values;
+    return fields;
   }
 }

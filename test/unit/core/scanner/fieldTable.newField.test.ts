@@ -174,3 +174,69 @@ describe('the field table: a copied line is a new per-call field, built with no 
     }
   });
 });
+
+describe('the field table: per-call lines of the message, of numbers and of booleans read alike on every scan path (a copy of the sources)', function () {
+  this.timeout(120_000);
+  const added = [
+    "  { key: 'model', in: 'message', as: 'string', cap: 8, perCall: true },",
+    "  { key: 'ttftMs', in: 'root', as: 'number', perCall: true },",
+    "  { key: 'isApiErrorMessage', in: 'root', as: 'boolean', perCall: true },",
+  ];
+  let dir: string;
+  let driver: string;
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-newfields-'));
+    fs.cpSync(path.join(repo, 'src'), path.join(dir, 'src'), { recursive: true });
+    const table = fs.readFileSync(path.join(dir, TABLE), 'utf8').split('\n');
+    const at = table.findIndex((l) => l.includes("key: 'requestedModel'"));
+    table.splice(at + 1, 0, ...added);
+    fs.writeFileSync(path.join(dir, TABLE), table.join('\n'));
+    // Each line by the live engine's JSON.parse and tokenizer paths and by analyze's capture (a line past 64 KiB: its tokenizer).
+    fs.writeFileSync(
+      path.join(dir, 'driver.ts'),
+      [
+        "import * as fs from 'node:fs';",
+        "import { scanLine } from './src/core/scanner';",
+        "import { createCaptureScanner } from './src/core/analyze/capture/captureScanner';",
+        'const lines = JSON.parse(fs.readFileSync(process.argv[2]!, "utf8")) as string[];',
+        'const perCall = (r: any) => (r.kind === "record" ? r.perCall ?? null : r.reason);',
+        'const capture = createCaptureScanner({});',
+        'console.log(JSON.stringify(lines.map((l) => [scanLine(l, { streamThreshold: 1e9 }), scanLine(l, { streamThreshold: 0 }), scanLine(l, capture)].map(perCall))));',
+      ].join('\n'),
+    );
+    driver = path.join(dir, 'driver.cjs');
+    const esbuild = await import('esbuild');
+    await esbuild.build({ entryPoints: [path.join(dir, 'driver.ts')], bundle: true, platform: 'node', format: 'cjs', outfile: driver, logLevel: 'silent' });
+  });
+
+  after(() => {
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('under perCall in table order: cut to the cap, absent for another JSON type, a message replaced by a later one takes its fields along', () => {
+    const use = (id: string) => `{"type":"tool_use","id":"${id}","name":"Bash","model":"block's"}`;
+    const pad = 'x'.repeat(70_000);
+    const cases: Array<[string, Record<string, unknown> | null]> = [
+      [
+        `{"type":"assistant","model":"root's","ttftMs":12.5,"isApiErrorMessage":false,"requestedModel":"m","message":{"model":"claude-opus-5-5","id":"x","content":[${use('t1')}]}}`,
+        { requestedModel: 'm', model: 'claude-o', ttftMs: 12.5, isApiErrorMessage: false },
+      ],
+      [`{"type":"assistant","message":{"model":"a","content":[${use('t2')}]},"message":{"content":[${use('t3')}]},"ttftMs":1,"ttftMs":-2e3}`, { ttftMs: -2000 }],
+      [`{"type":"assistant","ttftMs":"12","isApiErrorMessage":1,"requestedModel":7,"message":{"model":null,"content":[${use('t4')}]}}`, null],
+      [`{"type":"assistant","ttftMs":3,"message":{"model":"text only","content":[{"type":"text","text":"hi"}]}}`, null],
+      [`{"pad":"${pad}","type":"assistant","isApiErrorMessage":true,"message":{"pad":"${pad}","model":"\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9\\u00e9","content":[${use('t5')}]}}`, { model: 'é'.repeat(8), isApiErrorMessage: true }],
+    ];
+    const input = path.join(dir, 'lines.json');
+    fs.writeFileSync(input, JSON.stringify(cases.map(([line]) => line)));
+    const run = spawnSync(process.execPath, [driver, input], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+    assert.equal(run.status, 0, run.stderr);
+    const results = JSON.parse(run.stdout) as unknown[][];
+    cases.forEach(([line, expected], i) => {
+      for (const got of results[i]!) {
+        assert.deepEqual(got, expected, line.slice(0, 200));
+        if (expected !== null) assert.deepEqual(Object.keys(got as object), Object.keys(expected), 'table order');
+      }
+    });
+  });
+});

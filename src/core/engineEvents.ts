@@ -1,5 +1,6 @@
 import type { ChannelTransport } from './channel/constants';
 import type { TailChangeKind } from './tailTypes';
+import type { PerCallFields } from './records';
 
 /**
  * What the engine tells its views (and `watch --json`). Views never read files:
@@ -47,6 +48,8 @@ export interface WrittenEvent extends CallEventBase {
   partial_dwell_ms?: number;
   /** The Claude Code version that wrote the record, when it says. */
   claude_version?: string;
+  /** The record's per-call fields by key (src/core/scanner/fieldTable.ts, `perCall`): `{}` when it holds none. */
+  record: PerCallFields;
 }
 
 /** A hook event arrived after the call's record had been written: the call's lag, learned late. */

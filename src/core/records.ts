@@ -24,6 +24,18 @@ export const METADATA_TYPES: ReadonlySet<string> = new Set([
   'api-request-blob',
 ]);
 
+/** A value of a per-call field (src/core/scanner/fieldTable.ts, `perCall`). */
+export type PerCallValue = string | number | boolean;
+
+/**
+ * A call's record's per-call fields by key, as the field table declares them (`perCall`): what `record` holds on
+ * analyze's calls, `written` events and call snapshots. Keys the record lacks (or holds as another JSON type) are absent.
+ */
+export type PerCallFields = Readonly<Record<string, PerCallValue>>;
+
+/** The per-call fields of a record with none: one frozen object, shared. */
+export const NO_PER_CALL: PerCallFields = Object.freeze({});
+
 export interface ScannedRecord {
   kind: 'record';
   type?: string;
@@ -55,6 +67,8 @@ export interface ScannedRecord {
   apiBlockIndex?: number;
   /** `message.stop_reason`; null while the message was still streaming. */
   stopReason?: string | null;
+  /** The field table's per-call fields of a record with tool uses, when it holds any; call context. */
+  perCall?: PerCallFields;
   toolUses: ToolUseRef[];
   /** `tool_use_id` of every tool_result block in `message.content`. */
   toolResults: string[];

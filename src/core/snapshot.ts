@@ -1,6 +1,7 @@
 import type { ChannelTransport } from './channel/constants';
 import type { SessionStats } from './engineEvents';
 import type { RecordLagRow } from './correlator/recordLags';
+import type { PerCallFields } from './records';
 
 export type { RecordLagRow } from './correlator/recordLags';
 
@@ -21,6 +22,8 @@ export interface CallSnapshot {
   state: 'held' | 'written' | 'result';
   /** 1-based line of its record, once written. */
   line?: number;
+  /** Its record's per-call fields by key (src/core/scanner/fieldTable.ts, `perCall`), once written; `{}` when it holds none. */
+  record?: PerCallFields;
   generation?: number;
   observed_at?: number;
   record_at?: number | null;

@@ -105,6 +105,11 @@ function heldNode(session: SessionSnapshot, call: CallSnapshot, now: number): Tr
   };
 }
 
+/** The record's per-call fields (the field table's `perCall` lines), one `key: value` line each, in the table's order. */
+function recordLines(call: CallSnapshot): string[] {
+  return Object.entries(call.record ?? {}).map(([key, value]) => `${key}: ${String(value)}`);
+}
+
 function writtenNode(session: SessionSnapshot, call: CallSnapshot): TreeNodeView {
   // The outcome first: a narrow sidebar cuts the end of a description, never its start.
   const parts: string[] = call.wait ? [call.wait.outcome] : [];
@@ -115,6 +120,7 @@ function writtenNode(session: SessionSnapshot, call: CallSnapshot): TreeNodeView
   const tooltip = [
     call.tool_use_id,
     `record at line ${call.line ?? '?'}`,
+    ...recordLines(call),
     call.copied_from !== undefined ? `Copied by --fork-session from session ${call.copied_from}: its lag and shape are that session's.` : undefined,
     waitLine(call),
     hookModeNote(call),

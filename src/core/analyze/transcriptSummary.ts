@@ -1,4 +1,4 @@
-import { type ScannedRecord, type ScanResult, copiedFrom } from '../records';
+import { type ScannedRecord, type ScanResult, copiedFrom, NO_PER_CALL } from '../records';
 import { countShapes, shapeFromFile } from './shapes';
 import type { AnalyzedCall, InferredBatch, TrailerRun, TranscriptAnalysis } from './types';
 
@@ -126,6 +126,7 @@ export class TranscriptSummary {
         timestamp: scan.timestamp ?? null,
         stop_reason: scan.stopReason == null ? null : this.shared(scan.stopReason),
         is_sidechain: scan.isSidechain === true,
+        record: scan.perCall ?? NO_PER_CALL,
         shape: null,
       };
       if (scan.agentId !== undefined) call.agent_id = scan.agentId;

@@ -1,4 +1,5 @@
 import type { TailChange } from '../tailTypes';
+import type { PerCallFields } from '../records';
 
 /** The JSON contract of `transcript-lag analyze FILE --json`: snake_case like the rest of the CLI's JSON; lines 1-based, newline-terminated only. */
 
@@ -39,6 +40,8 @@ export interface AnalyzedCall {
   /** `message.stop_reason` as written; null means the record was written while still streaming. */
   stop_reason: string | null;
   is_sidechain: boolean;
+  /** The record's per-call fields by key (src/core/scanner/fieldTable.ts, `perCall`: `requestedModel`, …); `{}` when it holds none. */
+  record: PerCallFields;
   agent_id?: string;
   /** null when there is no result, or the result comes first. */
   shape: InferredShape | null;

@@ -2,6 +2,7 @@ import type { HeldBounds, HookSighting, LandingSighting } from '../hookEvidence'
 import { verdictFromHook } from '../hookEvidence';
 import type { ChannelTransport } from '../channel/constants';
 import type { CallShape } from '../snapshot';
+import type { PerCallFields } from '../records';
 
 /**
  * What the correlator knows about one call: facts merged so that the result
@@ -30,6 +31,8 @@ export interface WrittenObservation extends Observation {
   blockIndex?: number;
   /** The Claude Code version that wrote the record. */
   version?: string;
+  /** The record's per-call fields (the field table's `perCall` lines), when it holds any. */
+  perCall?: PerCallFields;
 }
 
 export interface WaitFact {

@@ -1,5 +1,5 @@
 import type { EngineEvent, SessionStats } from '../engineEvents';
-import { type ScanResult, type ScannedRecord, copiedFrom } from '../records';
+import { type ScanResult, type ScannedRecord, copiedFrom, NO_PER_CALL } from '../records';
 import type { SessionSnapshot } from '../snapshot';
 import type { TailRead } from '../tailTypes';
 import type { LandedEvent, PostEvent, PreEvent, RecordEvent, WaitEvent } from '../channel/schema';
@@ -309,6 +309,7 @@ export class SessionState {
           ...(rec.messageId !== undefined ? { messageId: rec.messageId } : {}),
           ...(rec.apiBlockIndex !== undefined ? { blockIndex: rec.apiBlockIndex } : {}),
           ...(rec.version !== undefined ? { version: rec.version } : {}),
+          ...(rec.perCall !== undefined ? { perCall: rec.perCall } : {}),
         };
         this.ingestToolUse(tu.id, tu.name, input.agentId ?? rec.agentId, written, origin, out, l.partialDwellMs);
       }
@@ -373,6 +374,7 @@ export class SessionState {
       ...(obs.messageId !== undefined ? { message_id: obs.messageId } : {}),
       ...(obs.blockIndex !== undefined ? { block_index: obs.blockIndex } : {}),
       ...(obs.version !== undefined ? { claude_version: obs.version } : {}),
+      record: obs.perCall ?? NO_PER_CALL,
       batch_first_line: obs.batchFirstLine,
       batch_last_line: obs.batchLastLine,
       ...(partialDwellMs > 0 ? { partial_dwell_ms: partialDwellMs } : {}),

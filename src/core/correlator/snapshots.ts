@@ -1,5 +1,6 @@
 import type { HeldEvent } from '../engineEvents';
 import type { CallSnapshot } from '../snapshot';
+import { NO_PER_CALL } from '../records';
 import { type CallFacts, type WrittenObservation, compareObservations, evidenceOf, lagOf, primaryWait } from './callFacts';
 
 /** Written calls, newest first (by when their record was observed). */
@@ -30,6 +31,7 @@ export function callSnapshot(sessionId: string, c: CallFacts, held: HeldPlace = 
   if (c.timeoutMs !== undefined) snap.timeout_ms = c.timeoutMs;
   if (w) {
     snap.line = w.line;
+    snap.record = w.perCall ?? NO_PER_CALL;
     snap.generation = w.generation;
     snap.observed_at = w.observedAt;
     snap.record_at = w.recordAt;

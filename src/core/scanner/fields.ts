@@ -1,4 +1,7 @@
-import { METADATA_TYPES, type ScannedRecord, type ToolUseRef } from '../records';
+import { METADATA_TYPES, NO_PER_CALL, type PerCallFields, type PerCallValue, type ScannedRecord, type ToolUseRef } from '../records';
+import { FIELDS, type CodedLine, type FIELD_TABLE } from './fieldTable';
+
+export { ID_CAP, TEXT_CAP } from './fieldTable';
 
 /**
  * The fields of a transcript line the engine keeps, as captured by either scan
@@ -6,11 +9,11 @@ import { METADATA_TYPES, type ScannedRecord, type ToolUseRef } from '../records'
  * Both paths fill this same shape under the same rules, and one function turns
  * it into a ScannedRecord, so they cannot drift apart:
  *
- * - Only these paths are read: root `type timestamp sessionId requestSessionId
- *   version cwd agentId uuid gitBranch` (strings), `isSidechain isMeta` (booleans), `apiBlockIndex` (number),
- *   `aiTitle customTitle lastPrompt` (strings), `message.id`, `message.stop_reason`
- *   (string or null), `message.content` (string, or an array of block objects:
- *   `type id name tool_use_id text`).
+ * - Only the keys of the field table (./fieldTable.ts) are read: the root's
+ *   scalars by their line (a string cut to its cap, a boolean, a number),
+ *   `message.id`, `message.stop_reason` (string or null), `message.content`
+ *   (string, or an array of block objects: `type id name tool_use_id text`),
+ *   and the per-call lines into `perCall`, on records with tool uses.
  * - A value of another JSON type counts as absent. A repeated key: the last one
  *   wins, as with JSON.parse.
  * - Strings are cut to a cap (in UTF-16 code units, `String#slice`), so a
@@ -25,33 +28,21 @@ import { METADATA_TYPES, type ScannedRecord, type ToolUseRef } from '../records'
  *   analyze's capture may also leave out `uuid` (LineReducer.keepsIds), which
  *   only the live engine reads.
  */
-export const ID_CAP = 512;
-export const TEXT_CAP = 200;
 /** Tool use / result refs kept per line; real records carry one. */
 export const REFS_CAP = 1000;
-/** Longest interesting key is 16 chars ("requestSessionId"); keys longer than this never match. */
-export const KEY_CAP = 16;
+/** The longest key of the field table: a longer key never matches. */
+export const KEY_CAP = FIELDS.longestKey;
 /** apiBlockIndex literals longer than this are ignored by the streaming path (no real record has one). */
 export const NUMBER_TEXT_CAP = 64;
 
-export interface CapturedFields {
-  type?: string;
-  /** The record's `uuid`: the mod's record events name rows by it. */
-  uuid?: string;
-  timestamp?: string;
-  sessionId?: string;
-  requestSessionId?: string;
-  version?: string;
-  cwd?: string;
-  /** The record's `gitBranch`: the branch its working tree was on (views tell same-named sessions apart by it). */
-  gitBranch?: string;
-  agentId?: string;
-  isSidechain?: boolean;
-  isMeta?: boolean;
-  apiBlockIndex?: number;
-  aiTitle?: string;
-  customTitle?: string;
-  lastPrompt?: string;
+type TableLine = (typeof FIELD_TABLE)[number];
+type ValueOf<As> = As extends 'string' ? string : As extends 'number' ? number : As extends 'boolean' ? boolean : never;
+/** The root's scalars buildRecord reads by key: every root line but the message and the per-call lines. */
+type RootScalarLine = Exclude<Extract<TableLine, { in: 'root' }>, { perCall: true } | { as: 'message' }>;
+/** `type`, `uuid`, `timestamp`, `sessionId`, `cwd`, …: one property per line, named by its key (the table says which). */
+export type RootFields = { [L in RootScalarLine as L['key']]?: ValueOf<L['as']> };
+
+export interface CapturedFields extends RootFields {
   messageId?: string;
   stopReason?: string | null;
   /** `message.content` when it is a string (a typed prompt). */
@@ -62,38 +53,22 @@ export interface CapturedFields {
   hasToolResultBlock: boolean;
   /** `text` of the first text block. */
   firstText?: string;
+  /** The per-call lines' values (NO_PER_CALL: none, or a record without tool uses, where a path may leave them out). */
+  perCall: PerCallFields;
 }
 
-/**
- * Every key present, in one order, on every path: one hidden class for all
- * CapturedFields, so buildRecord, which reads them all, is not deoptimized
- * when a second scan path first hands it one.
- */
-export function emptyFields(): CapturedFields {
-  return {
-    type: undefined,
-    uuid: undefined,
-    timestamp: undefined,
-    sessionId: undefined,
-    requestSessionId: undefined,
-    version: undefined,
-    cwd: undefined,
-    gitBranch: undefined,
-    agentId: undefined,
-    isSidechain: undefined,
-    isMeta: undefined,
-    apiBlockIndex: undefined,
-    aiTitle: undefined,
-    customTitle: undefined,
-    lastPrompt: undefined,
-    messageId: undefined,
-    stopReason: undefined,
-    contentText: undefined,
-    toolUses: NO_TOOL_USES,
-    toolResults: NO_TOOL_RESULTS,
-    hasToolResultBlock: false,
-    firstText: undefined,
-  };
+/** The root lines read into RootFields, in table order. */
+const ROOT_SCALARS: readonly CodedLine[] = FIELDS.lines.filter((l) => l.in === 'root' && !l.perCall && l.as !== 'message');
+
+/** Root keys that hold a string, and the cap each gets. */
+export const ROOT_STRING_KEYS: Readonly<Record<string, number>> = Object.fromEntries(ROOT_SCALARS.filter((l) => l.as === 'string').map((l) => [l.key, l.cap!]));
+
+/** The caps of the message's and a block's strings, by key. */
+const MESSAGE_CAP = capsIn('message');
+const BLOCK_CAP = capsIn('block');
+
+function capsIn(level: 'message' | 'block'): Readonly<Record<string, number>> {
+  return Object.fromEntries(FIELDS.lines.filter((l) => l.in === level && l.cap !== undefined).map((l) => [l.key, l.cap!]));
 }
 
 /**
@@ -108,44 +83,47 @@ export function emptyFields(): CapturedFields {
 export const NO_TOOL_USES = Object.freeze([]) as unknown as ToolUseRef[];
 export const NO_TOOL_RESULTS = Object.freeze([]) as unknown as string[];
 
-/** Root keys that hold a string, and the cap each gets. */
-export const ROOT_STRING_KEYS: Readonly<Record<string, number>> = {
-  type: ID_CAP,
-  timestamp: ID_CAP,
-  sessionId: ID_CAP,
-  requestSessionId: ID_CAP,
-  version: ID_CAP,
-  cwd: ID_CAP * 8,
-  gitBranch: ID_CAP,
-  agentId: ID_CAP,
-  aiTitle: TEXT_CAP,
-  customTitle: TEXT_CAP,
-  lastPrompt: TEXT_CAP,
-  // Claude Code's are 36 characters; the mod's record events allow 200 (MAX_ID_LENGTH).
-  uuid: 200,
+/** Every key of CapturedFields, empty, in one order: the root's by the table, then the rest. Never handed out: copied. */
+const EMPTY_FIELDS: CapturedFields = {
+  ...(Object.fromEntries(ROOT_SCALARS.map((l) => [l.key, undefined])) as RootFields),
+  messageId: undefined,
+  stopReason: undefined,
+  contentText: undefined,
+  toolUses: NO_TOOL_USES,
+  toolResults: NO_TOOL_RESULTS,
+  hasToolResultBlock: false,
+  firstText: undefined,
+  perCall: NO_PER_CALL,
 };
-export type RootStringKey = 'type' | 'timestamp' | 'sessionId' | 'requestSessionId' | 'version' | 'cwd' | 'agentId' | 'aiTitle' | 'customTitle' | 'lastPrompt' | 'uuid' | 'gitBranch';
-const ROOT_STRING_KEY_NAMES = Object.keys(ROOT_STRING_KEYS) as RootStringKey[];
+
+/**
+ * Every key present, in one order, on every path: one hidden class for all
+ * CapturedFields (copies of one object), so buildRecord, which reads them all,
+ * is not deoptimized when a second scan path first hands it one.
+ */
+export function emptyFields(): CapturedFields {
+  return { ...EMPTY_FIELDS };
+}
 
 /** What a content block (an object of message.content) adds to `f`, after the blocks before it. */
 export function addBlockOf(f: CapturedFields, block: Record<string, unknown>): void {
   const type = block.type;
   if (type === 'tool_use') {
-    const id = str(block.id, ID_CAP);
+    const id = str(block.id, BLOCK_CAP.id!);
     if (id !== undefined && f.toolUses.length < REFS_CAP) {
-      const use = { id, name: str(block.name, ID_CAP) ?? '' };
+      const use = { id, name: str(block.name, BLOCK_CAP.name!) ?? '' };
       if (f.toolUses === NO_TOOL_USES) f.toolUses = [use];
       else f.toolUses.push(use);
     }
   } else if (type === 'tool_result') {
     f.hasToolResultBlock = true;
-    const id = str(block.tool_use_id, ID_CAP);
+    const id = str(block.tool_use_id, BLOCK_CAP.tool_use_id!);
     if (id !== undefined && f.toolResults.length < REFS_CAP) {
       if (f.toolResults === NO_TOOL_RESULTS) f.toolResults = [id];
       else f.toolResults.push(id);
     }
   } else if (type === 'text' && f.firstText === undefined) {
-    f.firstText = str(block.text, TEXT_CAP);
+    f.firstText = str(block.text, BLOCK_CAP.text!);
   }
 }
 
@@ -171,24 +149,35 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 /** The JSON.parse path: read the same fields from a parsed root object. */
 export function fieldsFromParsed(root: Record<string, unknown>): CapturedFields {
   const f = emptyFields();
-  for (const key of ROOT_STRING_KEY_NAMES) {
-    f[key] = str(root[key], ROOT_STRING_KEYS[key]);
+  const scalars = f as unknown as Record<string, unknown>;
+  for (const line of ROOT_SCALARS) {
+    const v = root[line.key];
+    scalars[line.key] = line.as === 'string' ? str(v, line.cap!) : typeof v === line.as ? v : undefined;
   }
-  if (typeof root.isSidechain === 'boolean') f.isSidechain = root.isSidechain;
-  if (typeof root.isMeta === 'boolean') f.isMeta = root.isMeta;
-  if (typeof root.apiBlockIndex === 'number') f.apiBlockIndex = root.apiBlockIndex;
   const message = root.message;
   if (!isPlainObject(message)) return f;
-  f.messageId = str(message.id, ID_CAP);
+  f.messageId = str(message.id, MESSAGE_CAP.id!);
   if (message.stop_reason === null) f.stopReason = null;
-  else f.stopReason = str(message.stop_reason, ID_CAP);
+  else f.stopReason = str(message.stop_reason, MESSAGE_CAP.stop_reason!);
   const content = message.content;
   if (typeof content === 'string') {
-    f.contentText = str(content, TEXT_CAP);
+    f.contentText = str(content, MESSAGE_CAP.content!);
   } else if (Array.isArray(content)) {
     for (const block of content) if (isPlainObject(block)) addBlockOf(f, block);
   }
+  if (keepsCallContext(f.toolUses)) f.perCall = perCallOf(root, message);
   return f;
+}
+
+/** The per-call lines' values of a parsed record (`message`: its message object). */
+function perCallOf(root: Record<string, unknown>, message: Record<string, unknown>): PerCallFields {
+  let fields: Record<string, PerCallValue> | undefined;
+  for (const line of FIELDS.perCall) {
+    const v = (line.in === 'root' ? root : message)[line.key];
+    const value = line.as === 'string' ? str(v, line.cap!) : typeof v === line.as ? (v as PerCallValue) : undefined;
+    if (value !== undefined) (fields ??= {})[line.key] = value;
+  }
+  return fields === undefined ? NO_PER_CALL : fields;
 }
 
 /**
@@ -216,6 +205,7 @@ export function buildRecord(f: CapturedFields, prompts = true): ScannedRecord {
     if (f.messageId !== undefined) rec.messageId = f.messageId;
     if (f.apiBlockIndex !== undefined) rec.apiBlockIndex = f.apiBlockIndex;
     if (f.stopReason !== undefined) rec.stopReason = f.stopReason;
+    if (f.perCall !== NO_PER_CALL) rec.perCall = f.perCall;
   }
   if (readsText(f.type, 'aiTitle') && f.aiTitle !== undefined) rec.title = f.aiTitle;
   if (readsText(f.type, 'customTitle') && f.customTitle !== undefined) rec.title = f.customTitle;

@@ -1,5 +1,5 @@
-import { addBlockOf, emptyFields, fieldsFromParsed, ID_CAP, KEY_CAP, NUMBER_TEXT_CAP, ROOT_STRING_KEYS, TEXT_CAP, type CapturedFields } from './fields';
-import keptFields from './keptFields.json';
+import { addBlockOf, emptyFields, fieldsFromParsed, KEY_CAP, NUMBER_TEXT_CAP, type CapturedFields } from './fields';
+import { FIELDS, type FieldLevel } from './fieldTable';
 
 /**
  * Where the streaming tokenizer's values go: a tree of the kept keys alone,
@@ -18,14 +18,14 @@ const SL_KEPT = 10; // + the container's context
 type Node = Record<string, unknown>;
 const OPAQUE: Node = Object.freeze({});
 
-/** The kept keys of each context, with the cap of a string there (0: a string is not kept, only noted). */
+/** The kept keys of each context (the field table's lines there), with the cap of a string there (0: a string is not kept, only noted). */
 const KEPT: ReadonlyMap<string, number>[] = [];
-KEPT[C_ROOT] = keysIn('root', (key) => ROOT_STRING_KEYS[key] ?? 0);
-KEPT[C_MESSAGE] = keysIn('message', (key) => (key === 'content' ? TEXT_CAP : ID_CAP));
-KEPT[C_BLOCK] = keysIn('block', (key) => (key === 'text' ? TEXT_CAP : ID_CAP));
+KEPT[C_ROOT] = keysIn('root');
+KEPT[C_MESSAGE] = keysIn('message');
+KEPT[C_BLOCK] = keysIn('block');
 
-function keysIn(where: string, cap: (key: string) => number): Map<string, number> {
-  return new Map(keptFields.fields.filter((f) => f.in === where && f.key !== null).map((f) => [f.key!, cap(f.key!)]));
+function keysIn(level: FieldLevel): Map<string, number> {
+  return new Map(FIELDS.lines.filter((l) => l.in === level).map((l) => [l.key, l.cap ?? 0]));
 }
 
 export const MAX_STRING_CAP = Math.max(KEY_CAP + 1, ...KEPT.flatMap((keys) => [...keys.values()]));

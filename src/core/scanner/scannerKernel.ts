@@ -1,4 +1,5 @@
 import { SCANNER_WASM_BASE64 } from './scannerWasm';
+import { writeKeyTable } from './keyTable';
 
 /** Bytes past the input that the module's kernels may load (SCANNER_READ_PAST_END in ./wasm/interior.h). */
 export const SCANNER_READ_PAST_END = 64;
@@ -78,14 +79,18 @@ export function align64(n: number): number {
 
 /** A fresh instance of the module (compiled once), or null where WebAssembly or its SIMD is unavailable. */
 function instantiate(): ScannerExports | null {
+  let exports: ScannerExports;
   try {
     if (!wasmApi) throw new Error('no WebAssembly');
     compiled ??= new wasmApi.Module(Buffer.from(SCANNER_WASM_BASE64, 'base64'));
-    return new wasmApi.Instance(compiled).exports as ScannerExports;
+    exports = new wasmApi.Instance(compiled).exports as ScannerExports;
   } catch {
     compiled = null; // no WebAssembly, or a runtime without wasm SIMD rejects the module
     return null;
   }
+  // The capture's kept keys: the field table, read at load (./keyTable.ts).
+  writeKeyTable(exports as ScannerExports & { keyTable(): number });
+  return exports;
 }
 
 /** The shared kernel, made once; null where WebAssembly or its SIMD is unavailable (callers use their JS paths). */

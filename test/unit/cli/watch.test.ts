@@ -72,7 +72,7 @@ describe('watch CLI', () => {
 
     await fx.append(fx.channelPath(S), [preLine(S, t, 'toolu_w1', Date.now())]);
     await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'held'));
-    await fx.append(t, [toolUseRecord(S, fx.workspace, 'toolu_w1')]);
+    await fx.append(t, [toolUseRecord(S, fx.workspace, 'toolu_w1', { requestedModel: 'claude-opus-5-5' })]);
     await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'written'));
     c.stop();
     assert.equal(await done, 0);
@@ -91,6 +91,8 @@ describe('watch CLI', () => {
     assert.equal(written?.line, 2);
     assert.equal(written?.with_result, false);
     assert.ok(typeof written?.lag_ms === 'number' && written.lag_ms >= 0);
+    // The field table's per-call fields, under `record`.
+    assert.deepEqual(written?.record, { requestedModel: 'claude-opus-5-5' });
   });
 
   it("--json: the mod's spooled events are folded: its call says transport mod, and each live record is a record event born when the mod said", async () => {

@@ -9,7 +9,7 @@ const base = { session_id: 's1', transcript_path: '/c/projects/-w/s1.jsonl', at:
 const held = (id: string, transport?: 'command' | 'http'): EngineEvent => ({ ...base, event: 'held', tool_use_id: id, tool_name: 'Bash', ...(transport ? { transport } : {}) });
 const written = (id: string, tool: string, lagMs: number | null, withResult: boolean, version?: string): EngineEvent => ({
   ...base, event: 'written', tool_use_id: id, tool_name: tool, line: 3, generation: 0, record_at: null, fired_at: lagMs === null ? null : 0,
-  lag_ms: lagMs, with_result: withResult, batch_first_line: 3, batch_last_line: 3, ...(version ? { claude_version: version } : {}),
+  lag_ms: lagMs, with_result: withResult, record: {}, batch_first_line: 3, batch_last_line: 3, ...(version ? { claude_version: version } : {}),
 });
 const wait = (id: string, outcome: 'seen' | 'behind', version?: string): EngineEvent => ({ ...base, event: 'wait', tool_use_id: id, outcome, polls: 50, waited_ms: 5000, bytes_on_disk: 1, ...(version ? { claude_version: version } : {}) });
 

@@ -48,6 +48,17 @@ describe('presentation: tree', () => {
     assert.doesNotMatch(tips.w3, /Reported by/);
   });
 
+  it("lists a written call's per-call fields (the field table's, under record) in its tooltip, one line each, after its line", () => {
+    const s = session({
+      recent: [writtenCall('w1', 30, NOW - 10, { record: { requestedModel: 'claude-opus-5-5', requestRef: 'req_\u001b[31m1' } }), writtenCall('w2', 20, NOW - 20, { record: {} })],
+    });
+    const tips = Object.fromEntries(treeModel([s], NOW)[0].children.map((c) => [c.tool_use_id, c.tooltip.split('\n')]));
+    // Text from a transcript: printable, as every label and tooltip line (the ESC is dropped).
+    assert.deepEqual(tips.w1!.slice(0, 4), ['w1', 'record at line 30', 'requestedModel: claude-opus-5-5', 'requestRef: req_[31m1']);
+    assert.deepEqual(tips.w2!.slice(0, 2), ['w2', 'record at line 20']);
+    assert.ok(!tips.w2!.some((l: string) => l.startsWith('request')));
+  });
+
   it('lists calls newest first, with outcome, age, lag and shape', () => {
     const s = session({
       held: [heldCall('h1', NOW - 2500, { tool_name: 'Edit', wait: { outcome: 'behind', polls: 50, waited_ms: 5000 } })],

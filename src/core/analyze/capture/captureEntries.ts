@@ -6,12 +6,11 @@ import { jsonStringHead } from '../../scanner/jsonStringHead';
  */
 
 // The entries of ./wasm/capture.c: three words (code, start, end); the code is
-// the field | type << 8 | string flags (the field codes: ./keptFieldCodes.ts,
-// generated). Keep the types and flags in step with the defines of capture.c.
+// the field | type << 8 | string flags (the field codes: FIELDS of
+// ../../scanner/fieldTable.ts). Keep the types and flags in step with the defines of capture.c.
 export const ENTRY_WORDS = 3;
 export const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 export const ENTRY_BYTES = ENTRY_WORDS * 4;
-export * from './keptFieldCodes';
 export const T_STRING = 0;
 export const T_NUMBER = 1;
 const T_TRUE = 2;

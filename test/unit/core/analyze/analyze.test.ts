@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { analyzeTranscript, AnalyzeInputError, type TranscriptAnalysis } from '../../../../src/core/analyze';
 import { nodeFileAccess } from '../../../../src/platform/nodeFileAccess';
+import { FIELDS } from '../../../../src/core/scanner/fieldTable';
 import { fixturesDir } from '../../helpers/fixtures';
 
 const clock = { now: () => 1_800_000_000_000 };
@@ -23,6 +24,16 @@ function parsedLines(file: string): Array<Record<string, any> | undefined> {
       return undefined;
     }
   });
+}
+/** What the field table's per-call lines keep of a parsed record: each value of its line's type (a string cut to its cap). */
+function perCallOf(r: Record<string, any>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const line of FIELDS.perCall) {
+    const v = (line.in === 'root' ? r : r.message)?.[line.key];
+    if (line.as === 'string' && typeof v === 'string') out[line.key] = v.slice(0, line.cap);
+    else if (typeof v === line.as) out[line.key] = v;
+  }
+  return out;
 }
 const blocksOf = (r: Record<string, any> | undefined): any[] => (Array.isArray(r?.message?.content) ? r!.message.content : []);
 
@@ -69,6 +80,10 @@ describe('analyze: real transcripts against probe.log', () => {
         assert.equal(call.message_id, rec.message.id);
         assert.equal(call.block_index, rec.apiBlockIndex);
         assert.equal(call.timestamp, rec.timestamp);
+        // The field table's per-call lines, under `record`: the model that made the call, as its record says.
+        assert.equal(call.record.requestedModel, rec.requestedModel);
+        assert.equal(typeof rec.requestedModel, 'string');
+        assert.deepEqual(call.record, perCallOf(rec));
       }
       assert.equal(a.lines, lines.length);
       assert.equal(a.malformed, 0);
@@ -241,6 +256,7 @@ describe('analyze: synthetic transcripts', () => {
         ['type', 'assistant'], ['sessionId', 'first'], ['sessionId', 's1'], ['timestamp', 'a'], ['timestamp', '2026-01-01T00:00:00Z'],
         ['isSidechain', true], ['isSidechain', false], ['apiBlockIndex', 1], ['apiBlockIndex', 2], ['agentId', 'x'], ['agentId', 'y'],
         ['requestSessionId', 'other'], ['requestSessionId', 's1'], ['version', '1.0.0'], ['version', '2.0.0'], ['cwd', '/a'], ['cwd', '/b'],
+        ['requestedModel', 'first-model'], ['requestedModel', 'claude-opus-5-5'],
         ['message', call('toolu_gone')], ['message', call('toolu_e')],
       ]),
       rec([['type', 'last-prompt'], ['lastPrompt', 'a'], ['lastPrompt', 'last'], ['type', 'last-prompt']]),
@@ -256,6 +272,29 @@ describe('analyze: synthetic transcripts', () => {
     const expected = await analyze(asParsed);
     assert.deepEqual(expected.record_types, { user: 4, assistant: 4, 'custom-title': 1, summary: 1, 'last-prompt': 1 });
     assert.deepEqual(expected.calls.map((c) => c.tool_use_id), ['toolu_a', 'toolu_b', 'toolu_c', 'toolu_d', 'toolu_e']);
+    assert.deepEqual(expected.calls.map((c) => c.record), [{}, {}, {}, {}, { requestedModel: 'claude-opus-5-5' }]);
+  });
+
+  it("per-call fields (the field table's requestedModel) are each call's own record's, under record, on every scan path", async () => {
+    const pad = 'p'.repeat(70_000);
+    const lines = [
+      toolUse('toolu_1', { requestedModel: 'claude-opus-5-5' }),
+      toolUse('toolu_2', { requestedModel: 'claude-opus-5-5' }),
+      toolUse('toolu_3', { requestedModel: 'claude-haiku-5', pad }),
+      toolUse('toolu_4'),
+      toolUse('toolu_5', { requestedModel: 42 }),
+      toolUse('toolu_6', { requestedModel: 'm'.repeat(600) }),
+      toolUse('toolu_7', { requestedModel: 'claude-opus-5-5' }),
+      // Not a call: its model is nobody's.
+      j({ type: 'assistant', requestedModel: 'text-only', message: { content: [{ type: 'text', text: 'hi' }] } }),
+      toolUse('toolu_8', { requestedModel: 'claude-opus-5-5\u00e9\n' }),
+    ];
+    const file = write('models.jsonl', lines.map((l) => `${l}\n`).join(''));
+    const expected = [{ requestedModel: 'claude-opus-5-5' }, { requestedModel: 'claude-opus-5-5' }, { requestedModel: 'claude-haiku-5' }, {}, {}, { requestedModel: 'm'.repeat(512) }, { requestedModel: 'claude-opus-5-5' }, { requestedModel: 'claude-opus-5-5\u00e9\n' }];
+    for (const extra of [{}, { chunkSize: 4096 }, { chunkSize: 7, streamThreshold: 64 }, { streamThreshold: 0 }]) {
+      const a = await analyze(file, extra);
+      assert.deepEqual(a.calls.map((c) => c.record), expected, `options ${j(extra)}`);
+    }
   });
 
   it('refuses a chunk size that is no positive integer, as the tail does', async () => {

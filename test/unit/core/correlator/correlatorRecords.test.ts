@@ -24,6 +24,19 @@ function read(c: Correlator, observedAt: number, firstLine: number, scans: Param
   return c.ingestTranscript({ sessionId: SESSION, transcriptPath: TRANSCRIPT, isMain: true, read: tailRead(observedAt, firstLine, scans), historical });
 }
 
+describe("Correlator: a call's per-call fields (the field table's perCall lines)", () => {
+  it('written events and snapshots carry the record\'s per-call fields under record, {} for none; history\'s snapshots too', () => {
+    const c = new Correlator();
+    const model = { requestedModel: 'claude-opus-5-5' };
+    const out = read(c, T0 + 10, 1, [toolUse('t1', { perCall: model }), toolUse('t2')]);
+    const written = out.filter((e) => e.event === 'written');
+    assert.deepEqual(written.map((e) => [e.tool_use_id, e.record]), [['t1', model], ['t2', {}]]);
+    read(c, T0 + 20, 3, [toolUse('t3', { perCall: { requestedModel: 'claude-haiku-5' } })], true);
+    const recent = c.snapshot(SESSION)!.recent;
+    assert.deepEqual(recent.map((r) => [r.tool_use_id, r.record]).sort(), [['t1', model], ['t2', {}], ['t3', { requestedModel: 'claude-haiku-5' }]]);
+  });
+});
+
 describe('Correlator: record events (born -> on disk)', () => {
   it("a record the mod saw born: born_at is the mod's time, whatever the record's own timestamp", () => {
     const c = new Correlator();

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { createRecordScanner, scanLine } from '../../../../src/core/scanner';
 import type { ScanResult } from '../../../../src/core/records';
+import { FIELDS } from '../../../../src/core/scanner/fieldTable';
 import { scanInChunks } from '../../helpers/lineScanners';
 
 /**
@@ -84,6 +85,8 @@ const transcriptRecord = fc.record(
     aiTitle: anyValue,
     customTitle: anyValue,
     lastPrompt: anyValue,
+    // The field table's per-call keys (requestedModel): kept on records with tool uses.
+    ...Object.fromEntries(FIELDS.perCall.filter((l) => l.in === 'root').map((l) => [l.key, fc.oneof(fc.constantFrom('claude-opus-5-5', 7, true), anyValue)])),
     message: fc.oneof(
       fc.record(
         {
@@ -91,6 +94,7 @@ const transcriptRecord = fc.record(
           stop_reason: fc.oneof(fc.constantFrom(null, 'tool_use', 'end_turn'), anyValue),
           content: fc.oneof(anyString, fc.array(fc.oneof(block, anyValue), { maxLength: 5 }), anyValue),
           role: anyValue,
+          ...Object.fromEntries(FIELDS.perCall.filter((l) => l.in === 'message').map((l) => [l.key, anyValue])),
         },
         { requiredKeys: [] },
       ),
@@ -103,7 +107,7 @@ const transcriptRecord = fc.record(
 
 /** JSON text of an object whose keys may repeat (JSON.stringify cannot write that). */
 const withDuplicateKeys = fc
-  .array(fc.tuple(fc.constantFrom('type', 'uuid', 'message', 'isSidechain', 'apiBlockIndex', 'requestSessionId', 'version', 'other'), transcriptRecord), { maxLength: 6 })
+  .array(fc.tuple(fc.constantFrom('type', 'uuid', 'message', 'isSidechain', 'apiBlockIndex', 'requestSessionId', 'version', 'other', ...FIELDS.perCall.map((l) => l.key)), transcriptRecord), { maxLength: 6 })
   .map((pairs) => `{${pairs.map(([k, r]) => `${JSON.stringify(k)}:${JSON.stringify((r as Record<string, unknown>)[k] ?? r)}`).join(',')}}`);
 
 /** An object's JSON text from [key, value text] pairs, keys repeated at will. */

@@ -7,7 +7,7 @@ import { createRecordScanner, scanLine } from '../../../../src/core/scanner';
 import { createCaptureScanner } from '../../../../src/core/analyze/capture/captureScanner';
 import { fieldsFromParsed } from '../../../../src/core/scanner/fields';
 import { LineReducer, REDUCE_FULL, REDUCE_INVALID } from '../../../../src/core/analyze/capture/lineReducer';
-import keptFields from '../../../../src/core/scanner/keptFields.json';
+import { FIELD_TABLE, FIELDS } from '../../../../src/core/scanner/fieldTable';
 import { fixturesDir } from '../../helpers/fixtures';
 
 /**
@@ -139,6 +139,8 @@ const recordLine = fc
       {
         type: fc.constantFrom('"user"', '"assistant"', '"last-prompt"', '"ai-title"', '"custom-title"', '"summary"').map(b),
         ...Object.fromEntries(['timestamp', 'sessionId', 'requestSessionId', 'version', 'cwd', 'agentId', 'aiTitle', 'customTitle', 'lastPrompt'].map((k) => [k, str])),
+        // The field table's per-call keys (requestedModel), as the table says they are kept.
+        ...Object.fromEntries(FIELDS.perCall.filter((l) => l.in === 'root').map((l) => [l.key, l.as === 'string' ? str : l.as === 'boolean' ? bool : number])),
         isSidechain: bool,
         isMeta: bool,
         apiBlockIndex: number,
@@ -255,8 +257,8 @@ describe('record scanner: the wasm line reducer on named cases', () => {
     const block = `{${members(read.block, {})},"input":{"a":1}}`;
     const message = `{${members(read.message, { content: `[${block}]` })},"usage":{}}`;
     assert.ok(read.root.size >= 12 && read.block.size >= 5, 'the spy saw the reads');
-    // The one list the capture's matcher and codes are generated from names exactly these keys.
-    const listed = (level: string) => keptFields.fields.filter((f) => f.in === level).map((f) => f.key).sort();
+    // The one table the capture's matcher (written at load) and codes come from names exactly these keys.
+    const listed = (level: string) => FIELD_TABLE.filter((f) => f.in === level).map((f) => f.key).sort();
     assert.deepEqual([...read.root].sort(), listed('root'));
     assert.deepEqual([...read.message].sort(), listed('message'));
     assert.deepEqual([...read.block].sort(), listed('block'));

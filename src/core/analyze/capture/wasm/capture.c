@@ -1,5 +1,5 @@
-/* Validates a transcript line as JSON and lists, in document order, each value of a key ../../../scanner/fields.ts
- * reads: its field, JSON type and span. ../lineReducer.ts applies fields.ts's rules to the list (last one wins, caps,
+/* Validates a transcript line as JSON and lists, in document order, each value of a key the field table keeps
+ * (../../../scanner/fieldTable.ts, written into the instance at load: ./keyTable.h): its field, JSON type and span. ../lineReducer.ts applies fields.ts's rules to the list (last one wins, caps,
  * UTF-8), so a line costs no JSON.parse and no object tree; test/unit/core/scanner/scanner.reducer.test.ts holds the
  * result to JSON.parse's. */
 #include <wasm_simd128.h>
@@ -50,8 +50,14 @@ static u32 string_flags(const u8 *s, unsigned n) {
   return (wasm_v128_any_true(backslash) ? HAS_ESCAPE : 0) | (wasm_i8x16_bitmask(ored) ? HAS_NON_ASCII : 0);
 }
 
+/* Where JS writes the key table (./keyTable.h) at load. */
+__attribute__((export_name("keyTable")))
+KeyTable *key_table_address(void) {
+  return &key_table;
+}
+
 /* The entry of a value the engine does not look into, [v, after). */
-static int put_value(Ctx *c, enum Field field, const u8 *v, const u8 *after) {
+static int put_value(Ctx *c, u32 field, const u8 *v, const u8 *after) {
   switch (*v) {
     case '"': {
       unsigned n = (unsigned)(after - v - 2);
@@ -66,7 +72,7 @@ static int put_value(Ctx *c, enum Field field, const u8 *v, const u8 *after) {
   }
 }
 
-static const u8 *capture_array(const u8 *p, Ctx *c);
+static const u8 *capture_array(const u8 *p, Ctx *c, enum Level level, u32 element);
 
 /* p at '{' of an object at `level`; returns the byte after it. */
 static const u8 *capture_object(const u8 *p, Ctx *c, enum Level level) {
@@ -76,21 +82,21 @@ static const u8 *capture_object(const u8 *p, Ctx *c, enum Level level) {
     if (*p != '"') return fail(c, REDUCE_INVALID);
     const u8 *key = p + 1, *q = scan_key(p, &c->line, &c->status);
     if (!q) return 0;
-    enum Field field = field_of(level, key, (unsigned)(q - key));
+    int word = field_of(level, key, (unsigned)(q - key));
     p = skip_ws(q + 1);
     if (*p != ':') return fail(c, REDUCE_INVALID);
     const u8 *v = skip_ws(p + 1);
-    if (field == DROP) {
+    if (word == DROP) {
       if (!(p = skip_value(v, &c->line))) return fail(c, REDUCE_INVALID);
-    } else if (field == F_MESSAGE && *v == '{') {
-      if (!put(c, F_MESSAGE | T_OBJECT << TYPE_SHIFT, v, v)) return fail(c, REDUCE_FULL);
-      if (!(p = capture_object(v, c, MESSAGE))) return 0;
-    } else if (field == F_CONTENT && *v == '[') {
-      if (!put(c, F_CONTENT | T_ARRAY << TYPE_SHIFT, v, v)) return fail(c, REDUCE_FULL);
-      if (!(p = capture_array(v, c))) return 0;
+    } else if (WORD_DESCEND(word) == DESCEND_OBJECT && *v == '{') {
+      if (!put(c, WORD_CODE(word) | T_OBJECT << TYPE_SHIFT, v, v)) return fail(c, REDUCE_FULL);
+      if (!(p = capture_object(v, c, WORD_LEVEL(word)))) return 0;
+    } else if (WORD_DESCEND(word) == DESCEND_ARRAY && *v == '[') {
+      if (!put(c, WORD_CODE(word) | T_ARRAY << TYPE_SHIFT, v, v)) return fail(c, REDUCE_FULL);
+      if (!(p = capture_array(v, c, WORD_LEVEL(word), WORD_ELEMENT(word)))) return 0;
     } else {
       if (!(p = skip_value(v, &c->line))) return fail(c, REDUCE_INVALID);
-      if (!put_value(c, field, v, p)) return fail(c, REDUCE_FULL);
+      if (!put_value(c, WORD_CODE(word), v, p)) return fail(c, REDUCE_FULL);
     }
     p = skip_ws(p);
     if (*p == ',') {
@@ -102,14 +108,15 @@ static const u8 *capture_object(const u8 *p, Ctx *c, enum Level level) {
   }
 }
 
-/* p at '[' of message.content: object elements are blocks, others are not read. */
-static const u8 *capture_array(const u8 *p, Ctx *c) {
+/* p at '[' of an array read into (message.content): object elements are objects at `level` (blocks), each listed as
+ * `element` before its own entries; others are not read. */
+static const u8 *capture_array(const u8 *p, Ctx *c, enum Level level, u32 element) {
   p = skip_ws(p + 1);
   if (*p == ']') return p + 1;
   for (;;) {
     if (*p == '{') {
-      if (!put(c, F_BLOCK | T_OBJECT << TYPE_SHIFT, p, p)) return fail(c, REDUCE_FULL);
-      if (!(p = capture_object(p, c, BLOCK))) return 0;
+      if (!put(c, element | T_OBJECT << TYPE_SHIFT, p, p)) return fail(c, REDUCE_FULL);
+      if (!(p = capture_object(p, c, level))) return 0;
     } else if (!(p = skip_value(p, &c->line))) {
       return fail(c, REDUCE_INVALID);
     }

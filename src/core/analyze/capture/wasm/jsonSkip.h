@@ -171,14 +171,8 @@ static inline const u8 *scan_key(const u8 *p, const Line *l, int *status) {
   return q;
 }
 
-static inline int key_is(const u8 *k, unsigned n, const char *name) {
-  for (unsigned i = 0; i < n; i++)
-    if (k[i] != (u8)name[i]) return 0;
-  return name[n] == 0;
-}
-
-/* The values the engine reads, by where their key sits: enum Field and field_of(), generated from
- * src/core/scanner/keptFields.json; ../lineReducer.ts reads these codes as ../keptFieldCodes.ts. */
-#include "keptFields.h"
+/* The values the engine reads, by where their key sits: field_of() over the table JS writes at load, from
+ * src/core/scanner/fieldTable.ts; ../lineReducer.ts reads the codes it gives from the same table. */
+#include "keyTable.h"
 
 #endif

@@ -101,12 +101,15 @@ var LineCursor = class {
   partial = 0;
   /** The line in progress began before the first byte read (a start mid-file, a jump): dropped up to its newline. */
   skipping;
+  /** The size the last look saw (-1 before the first). */
   seenSize = -1;
   identity;
   /** Where this look's reads end. */
   stop;
   readLimit;
   skipOverLimit;
+  maxLineBytes;
+  /** `takeLines` only, made at its first call: a process following thousands of files through `take` holds none. */
   heads;
   constructor(opts = {}) {
     const from = opts.from ?? 0;
@@ -118,7 +121,7 @@ var LineCursor = class {
     this.skipping = !(opts.lineStart ?? from === 0);
     this.readLimit = readLimit;
     this.skipOverLimit = opts.overLimit === "skip";
-    this.heads = new LineHeads(opts.maxLineBytes ?? 1024 * 1024);
+    this.maxLineBytes = opts.maxLineBytes ?? 1024 * 1024;
   }
   /** Bytes taken: complete lines and the line in progress. */
   get offset() {
@@ -128,14 +131,6 @@ var LineCursor = class {
   get partialBytes() {
     return this.skipping ? 0 : this.partial;
   }
-  /** The size the last look saw (-1 before the first). */
-  get size() {
-    return this.seenSize;
-  }
-  /** The file held more than has been taken when last looked at. */
-  get more() {
-    return this.at < this.seenSize;
-  }
   /**
    * A look begins: the file's size now and, where the caller has one, its identity (compared as
    * given; `dev:ino`). Another identity, or a size below the offset, starts over at byte 0.
@@ -144,18 +139,10 @@ var LineCursor = class {
     let restarted;
     if (identity !== void 0 && this.identity !== void 0 && identity !== this.identity) restarted = "replaced";
     else if (size < this.at) restarted = "truncated";
-    if (restarted !== void 0) this.restart();
+    if (restarted !== void 0) this.reset();
     if (identity !== void 0) this.identity = identity;
     this.seenSize = size;
-    let skipped = 0;
-    if (this.skipOverLimit && size - this.at > this.readLimit) {
-      skipped = size - this.readLimit - this.at;
-      this.at = size - this.readLimit;
-      this.partial = 0;
-      this.skipping = true;
-      this.heads.drop();
-    }
-    this.stop = Math.max(this.at, Math.min(size, this.at + this.readLimit));
+    const skipped = this.plan();
     return restarted !== void 0 ? { restarted, skipped } : { skipped };
   }
   /** Where this look's reading ends: the size it saw, at most the read limit past the offset, not past `upTo` (unless already there). */
@@ -163,8 +150,8 @@ var LineCursor = class {
     return Math.max(this.at, Math.min(this.stop, upTo));
   }
   /** The next read of this look, at most `maxBytes` (its buffer); undefined once the look has read all it may. */
-  nextRead(maxBytes, upTo = Infinity) {
-    const length = Math.min(maxBytes, this.readEnd(upTo) - this.at);
+  nextRead(maxBytes) {
+    const length = Math.min(maxBytes, this.stop - this.at);
     return length > 0 ? { offset: this.at, length } : void 0;
   }
   /**
@@ -179,8 +166,9 @@ var LineCursor = class {
     }
     const base = this.at;
     let pos = base === 0 ? bomLength(chunk) : 0;
+    const many = sink.lines !== void 0;
     while (pos < n) {
-      if (this.partial === 0 && !this.skipping && sink.lines !== void 0) {
+      if (many && this.partial === 0 && !this.skipping) {
         const next = sink.lines(chunk, pos, base);
         if (next > pos) {
           pos = next;
@@ -205,17 +193,39 @@ var LineCursor = class {
   }
   /** As `take`, each complete line handed whole (or its first `maxLineBytes`, `cut`); the line in progress is carried, up to that bound. */
   takeLines(chunk, onLine) {
-    this.heads.onLine = onLine;
-    this.take(chunk, this.heads);
+    const heads = this.heads ??= new LineHeads(this.maxLineBytes);
+    heads.onLine = onLine;
+    this.take(chunk, heads);
   }
-  /** Back to byte 0, a line's start: the caller knows the file changed under the offset (rewritten, deleted, re-created). */
+  /**
+   * Back to byte 0, a line's start: the caller knows the file changed under the offset (rewritten in
+   * place, deleted, re-created). A look under way goes on from there, within the size it saw.
+   */
   restart() {
+    this.reset();
+    if (this.seenSize >= 0) this.plan();
+  }
+  reset() {
     this.at = 0;
     this.stop = 0;
     this.partial = 0;
     this.skipping = false;
     this.identity = void 0;
-    this.heads.drop();
+    this.heads?.drop();
+  }
+  /** Where this look's reads end, after a jump when the read limit says skip; returns the bytes jumped over. */
+  plan() {
+    const size = this.seenSize;
+    let skipped = 0;
+    if (this.skipOverLimit && size - this.at > this.readLimit) {
+      skipped = size - this.readLimit - this.at;
+      this.at = size - this.readLimit;
+      this.partial = 0;
+      this.skipping = true;
+      this.heads?.drop();
+    }
+    this.stop = Math.max(this.at, Math.min(size, this.at + this.readLimit));
+    return skipped;
   }
 };
 var LineHeads = class {

@@ -69,13 +69,16 @@ export class LineCursor {
   private partial = 0;
   /** The line in progress began before the first byte read (a start mid-file, a jump): dropped up to its newline. */
   private skipping: boolean;
+  /** The size the last look saw (-1 before the first). */
   private seenSize = -1;
   private identity: string | number | undefined;
   /** Where this look's reads end. */
   private stop: number;
   private readonly readLimit: number;
   private readonly skipOverLimit: boolean;
-  private readonly heads: LineHeads;
+  private readonly maxLineBytes: number;
+  /** `takeLines` only, made at its first call: a process following thousands of files through `take` holds none. */
+  private heads: LineHeads | undefined;
 
   constructor(opts: LineCursorOptions = {}) {
     const from = opts.from ?? 0;
@@ -87,7 +90,7 @@ export class LineCursor {
     this.skipping = !(opts.lineStart ?? from === 0);
     this.readLimit = readLimit;
     this.skipOverLimit = opts.overLimit === 'skip';
-    this.heads = new LineHeads(opts.maxLineBytes ?? 1024 * 1024);
+    this.maxLineBytes = opts.maxLineBytes ?? 1024 * 1024;
   }
 
   /** Bytes taken: complete lines and the line in progress. */
@@ -98,14 +101,6 @@ export class LineCursor {
   get partialBytes(): number {
     return this.skipping ? 0 : this.partial;
   }
-  /** The size the last look saw (-1 before the first). */
-  get size(): number {
-    return this.seenSize;
-  }
-  /** The file held more than has been taken when last looked at. */
-  get more(): boolean {
-    return this.at < this.seenSize;
-  }
 
   /**
    * A look begins: the file's size now and, where the caller has one, its identity (compared as
@@ -115,18 +110,10 @@ export class LineCursor {
     let restarted: LookResult['restarted'];
     if (identity !== undefined && this.identity !== undefined && identity !== this.identity) restarted = 'replaced';
     else if (size < this.at) restarted = 'truncated';
-    if (restarted !== undefined) this.restart();
+    if (restarted !== undefined) this.reset();
     if (identity !== undefined) this.identity = identity;
     this.seenSize = size;
-    let skipped = 0;
-    if (this.skipOverLimit && size - this.at > this.readLimit) {
-      skipped = size - this.readLimit - this.at;
-      this.at = size - this.readLimit;
-      this.partial = 0;
-      this.skipping = true;
-      this.heads.drop();
-    }
-    this.stop = Math.max(this.at, Math.min(size, this.at + this.readLimit));
+    const skipped = this.plan();
     return restarted !== undefined ? { restarted, skipped } : { skipped };
   }
 
@@ -136,8 +123,8 @@ export class LineCursor {
   }
 
   /** The next read of this look, at most `maxBytes` (its buffer); undefined once the look has read all it may. */
-  nextRead(maxBytes: number, upTo = Infinity): ByteRange | undefined {
-    const length = Math.min(maxBytes, this.readEnd(upTo) - this.at);
+  nextRead(maxBytes: number): ByteRange | undefined {
+    const length = Math.min(maxBytes, this.stop - this.at);
     return length > 0 ? { offset: this.at, length } : undefined;
   }
 
@@ -153,9 +140,10 @@ export class LineCursor {
     }
     const base = this.at;
     let pos = base === 0 ? bomLength(chunk) : 0;
+    const many = sink.lines !== undefined;
     while (pos < n) {
-      if (this.partial === 0 && !this.skipping && sink.lines !== undefined) {
-        const next = sink.lines(chunk, pos, base);
+      if (many && this.partial === 0 && !this.skipping) {
+        const next = sink.lines!(chunk, pos, base);
         if (next > pos) {
           pos = next;
           continue;
@@ -180,18 +168,42 @@ export class LineCursor {
 
   /** As `take`, each complete line handed whole (or its first `maxLineBytes`, `cut`); the line in progress is carried, up to that bound. */
   takeLines(chunk: Uint8Array, onLine: LineHandler): void {
-    this.heads.onLine = onLine;
-    this.take(chunk, this.heads);
+    const heads = (this.heads ??= new LineHeads(this.maxLineBytes));
+    heads.onLine = onLine;
+    this.take(chunk, heads);
   }
 
-  /** Back to byte 0, a line's start: the caller knows the file changed under the offset (rewritten, deleted, re-created). */
+  /**
+   * Back to byte 0, a line's start: the caller knows the file changed under the offset (rewritten in
+   * place, deleted, re-created). A look under way goes on from there, within the size it saw.
+   */
   restart(): void {
+    this.reset();
+    if (this.seenSize >= 0) this.plan();
+  }
+
+  private reset(): void {
     this.at = 0;
     this.stop = 0;
     this.partial = 0;
     this.skipping = false;
     this.identity = undefined;
-    this.heads.drop();
+    this.heads?.drop();
+  }
+
+  /** Where this look's reads end, after a jump when the read limit says skip; returns the bytes jumped over. */
+  private plan(): number {
+    const size = this.seenSize;
+    let skipped = 0;
+    if (this.skipOverLimit && size - this.at > this.readLimit) {
+      skipped = size - this.readLimit - this.at;
+      this.at = size - this.readLimit;
+      this.partial = 0;
+      this.skipping = true;
+      this.heads?.drop();
+    }
+    this.stop = Math.max(this.at, Math.min(size, this.at + this.readLimit));
+    return skipped;
   }
 }
 

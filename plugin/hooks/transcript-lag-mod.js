@@ -90,12 +90,197 @@ function heldMessageOf(rows, toolUseId) {
   };
 }
 
+// src/core/lineCursor.ts
+var NEWLINE = 10;
+function bomLength(chunk) {
+  return chunk.length >= 3 && chunk[0] === 239 && chunk[1] === 187 && chunk[2] === 191 ? 3 : 0;
+}
+var LineCursor = class {
+  at;
+  /** Bytes of the line in progress taken so far (its start is at - partial). */
+  partial = 0;
+  /** The line in progress began before the first byte read (a start mid-file, a jump): dropped up to its newline. */
+  skipping;
+  /** The size the last look saw (-1 before the first). */
+  seenSize = -1;
+  identity;
+  /** Where this look's reads end. */
+  stop;
+  readLimit;
+  skipOverLimit;
+  maxLineBytes;
+  /** `takeLines` only, made at its first call: a process following thousands of files through `take` holds none. */
+  heads;
+  constructor(opts = {}) {
+    const from = opts.from ?? 0;
+    if (!(Number.isSafeInteger(from) && from >= 0)) throw new RangeError(`from must be a byte offset, got ${from}`);
+    const readLimit = opts.readLimit ?? Infinity;
+    if (!(readLimit >= 1)) throw new RangeError(`readLimit must be at least 1, got ${readLimit}`);
+    this.at = from;
+    this.stop = from;
+    this.skipping = !(opts.lineStart ?? from === 0);
+    this.readLimit = readLimit;
+    this.skipOverLimit = opts.overLimit === "skip";
+    this.maxLineBytes = opts.maxLineBytes ?? 1024 * 1024;
+  }
+  /** Bytes taken: complete lines and the line in progress. */
+  get offset() {
+    return this.at;
+  }
+  /** Bytes of the line in progress taken so far (0 at a line's start). */
+  get partialBytes() {
+    return this.skipping ? 0 : this.partial;
+  }
+  /**
+   * A look begins: the file's size now and, where the caller has one, its identity (compared as
+   * given; `dev:ino`). Another identity, or a size below the offset, starts over at byte 0.
+   */
+  look(size, identity) {
+    let restarted;
+    if (identity !== void 0 && this.identity !== void 0 && identity !== this.identity) restarted = "replaced";
+    else if (size < this.at) restarted = "truncated";
+    if (restarted !== void 0) this.reset();
+    if (identity !== void 0) this.identity = identity;
+    this.seenSize = size;
+    const skipped = this.plan();
+    return restarted !== void 0 ? { restarted, skipped } : { skipped };
+  }
+  /** Where this look's reading ends: the size it saw, at most the read limit past the offset, not past `upTo` (unless already there). */
+  readEnd(upTo = Infinity) {
+    return Math.max(this.at, Math.min(this.stop, upTo));
+  }
+  /** The next read of this look, at most `maxBytes` (its buffer); undefined once the look has read all it may. */
+  nextRead(maxBytes) {
+    const length = Math.min(maxBytes, this.stop - this.at);
+    return length > 0 ? { offset: this.at, length } : void 0;
+  }
+  /**
+   * The bytes read at `offset` (what `nextRead` asked for, or fewer): complete lines to `sink`, the
+   * rest as the line in progress. An empty chunk (the file ended early) ends the look.
+   */
+  take(chunk, sink) {
+    const n = chunk.length;
+    if (n === 0) {
+      this.stop = this.at;
+      return;
+    }
+    const base = this.at;
+    let pos = base === 0 ? bomLength(chunk) : 0;
+    const many = sink.lines !== void 0;
+    while (pos < n) {
+      if (many && this.partial === 0 && !this.skipping) {
+        const next = sink.lines(chunk, pos, base);
+        if (next > pos) {
+          pos = next;
+          continue;
+        }
+      }
+      const newline = chunk.indexOf(NEWLINE, pos);
+      if (newline === -1) {
+        if (!this.skipping) sink.part(chunk, pos, n);
+        this.partial += n - pos;
+        break;
+      }
+      if (this.skipping) this.skipping = false;
+      else {
+        const end = base + newline + 1;
+        sink.line(chunk, pos, newline, end - 1 - (newline - pos) - this.partial, end);
+      }
+      this.partial = 0;
+      pos = newline + 1;
+    }
+    this.at = base + n;
+  }
+  /** As `take`, each complete line handed whole (or its first `maxLineBytes`, `cut`); the line in progress is carried, up to that bound. */
+  takeLines(chunk, onLine) {
+    const heads = this.heads ??= new LineHeads(this.maxLineBytes);
+    heads.onLine = onLine;
+    this.take(chunk, heads);
+  }
+  /**
+   * Back to byte 0, a line's start: the caller knows the file changed under the offset (rewritten in
+   * place, deleted, re-created). A look under way goes on from there, within the size it saw.
+   */
+  restart() {
+    this.reset();
+    if (this.seenSize >= 0) this.plan();
+  }
+  reset() {
+    this.at = 0;
+    this.stop = 0;
+    this.partial = 0;
+    this.skipping = false;
+    this.identity = void 0;
+    this.heads?.drop();
+  }
+  /** Where this look's reads end, after a jump when the read limit says skip; returns the bytes jumped over. */
+  plan() {
+    const size = this.seenSize;
+    let skipped = 0;
+    if (this.skipOverLimit && size - this.at > this.readLimit) {
+      skipped = size - this.readLimit - this.at;
+      this.at = size - this.readLimit;
+      this.partial = 0;
+      this.skipping = true;
+      this.heads?.drop();
+    }
+    this.stop = Math.max(this.at, Math.min(size, this.at + this.readLimit));
+    return skipped;
+  }
+};
+var LineHeads = class {
+  constructor(max) {
+    this.max = max;
+  }
+  onLine = () => void 0;
+  pieces = [];
+  held = 0;
+  cut = false;
+  part(chunk, from, to) {
+    this.keep(chunk, from, to);
+  }
+  line(chunk, from, to, start, end) {
+    if (this.pieces.length === 0 && !this.cut) {
+      const cut2 = to - from > this.max;
+      this.onLine(chunk.subarray(from, cut2 ? from + this.max : to), cut2, start, end);
+      return;
+    }
+    this.keep(chunk, from, to);
+    const bytes = this.pieces.length === 1 ? this.pieces[0] : new Uint8Array(this.held);
+    if (this.pieces.length > 1) {
+      let at = 0;
+      for (const p of this.pieces) {
+        bytes.set(p, at);
+        at += p.length;
+      }
+    }
+    const cut = this.cut;
+    this.drop();
+    this.onLine(bytes, cut, start, end);
+  }
+  drop() {
+    this.pieces = [];
+    this.held = 0;
+    this.cut = false;
+  }
+  keep(chunk, from, to) {
+    const room = this.max - this.held;
+    if (to - from > room) this.cut = true;
+    const n = Math.min(room, to - from);
+    if (n <= 0) return;
+    const copy = new Uint8Array(n);
+    copy.set(chunk.subarray(from, from + n));
+    this.pieces.push(copy);
+    this.held += n;
+  }
+};
+
 // src/core/recordLine.ts
 var PARSE_LINE_CHARS = 1024 * 1024;
-function callsOfLine(line) {
+function callsOfLine(line, partial = false) {
   const out = { records: [], results: [] };
   if (!line.includes('"tool_use"') && !line.includes('"tool_result"')) return out;
-  if (line.length > PARSE_LINE_CHARS) {
+  if (partial || line.length > PARSE_LINE_CHARS) {
     const isUser = line.includes('"role":"user"');
     const isAssistant = line.includes('"role":"assistant"');
     for (const m of line.matchAll(/"tool_use_id":("(?:[^"\\]|\\.){1,400}")/g)) if (isUser) out.results.push(JSON.parse(m[1]));
@@ -136,7 +321,6 @@ var POST_TIMEOUT_MS = 2e3;
 var ROWS = 64;
 var MAX_SEEN = 1e3;
 var MAX_CURSORS = 64;
-var NEWLINE = 10;
 function bytesOf(base64) {
   const text = atob(base64);
   const bytes = new Uint8Array(text.length);
@@ -326,23 +510,17 @@ async function look($, s) {
       size = (await $.fs.stat(file)).size;
     } catch {
     }
-    if (size < cursor.offset) Object.assign(cursor, { offset: 0, aligned: true });
-    let lines = [];
-    if (size > cursor.offset) {
-      const jump = size - cursor.offset > READ_LIMIT;
-      const from = jump ? size - READ_LIMIT : cursor.offset;
-      const bytes = bytesOf((await $.fs.read(file, { as: "bytes", offset: from, length: size - from })).base64);
-      const end = bytes.lastIndexOf(NEWLINE);
-      const start = cursor.aligned && !jump ? 0 : bytes.indexOf(NEWLINE) + 1;
-      if (end !== -1) {
-        cursor.offset = from + end + 1;
-        cursor.aligned = true;
-        if (start <= end) lines = new TextDecoder().decode(bytes.subarray(start, end)).split("\n");
-      }
+    cursor.look(size);
+    const lines = [];
+    const range = cursor.nextRead(READ_LIMIT);
+    if (range !== void 0) {
+      const bytes = bytesOf((await $.fs.read(file, { as: "bytes", ...range })).base64);
+      const utf8 = new TextDecoder();
+      cursor.takeLines(bytes, (line, cut) => lines.push({ text: utf8.decode(line), cut }));
     }
     const lookNo = ++s.looks;
-    for (const line of lines) {
-      const { records, results } = callsOfLine(line);
+    for (const { text, cut } of lines) {
+      const { records, results } = callsOfLine(text, cut);
       for (const id of records) remember(s.recordsSeen, id, lookNo);
       for (const id of results) remember(s.resultsSeen, id, lookNo);
     }
@@ -392,8 +570,8 @@ async function cursorAt($, s, file) {
     size = (await $.fs.stat(file)).size;
   } catch {
   }
-  const offset = Math.max(0, size - FIRST_LOOK_BACK);
-  s.cursors.set(file, { offset, aligned: offset === 0 });
+  const from = Math.max(0, size - FIRST_LOOK_BACK);
+  s.cursors.set(file, new LineCursor({ from, maxLineBytes: PARSE_LINE_CHARS, readLimit: READ_LIMIT, overLimit: "skip" }));
   if (s.cursors.size > MAX_CURSORS) s.cursors.delete(s.cursors.keys().next().value);
 }
 function seconds(ms) {

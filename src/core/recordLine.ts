@@ -42,12 +42,13 @@ export function lineKindOf(line: string, id: string, partial = false): LineKind 
 
 /**
  * Every call a line is the record or the result of, by the same rule as lineKindOf (one parse for
- * the whole line: the mod reads every line its looks bring in).
+ * the whole line: the mod reads every line its looks bring in). `partial`: only the line's first
+ * part is given, as for lineKindOf.
  */
-export function callsOfLine(line: string): { records: string[]; results: string[] } {
+export function callsOfLine(line: string, partial = false): { records: string[]; results: string[] } {
   const out = { records: [] as string[], results: [] as string[] };
   if (!line.includes('"tool_use"') && !line.includes('"tool_result"')) return out;
-  if (line.length > PARSE_LINE_CHARS) {
+  if (partial || line.length > PARSE_LINE_CHARS) {
     const isUser = line.includes('"role":"user"');
     const isAssistant = line.includes('"role":"assistant"');
     for (const m of line.matchAll(/"tool_use_id":("(?:[^"\\]|\\.){1,400}")/g)) if (isUser) out.results.push(JSON.parse(m[1]) as string);

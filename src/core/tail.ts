@@ -1,13 +1,13 @@
 import type { Clock } from './clock';
 import { ConsumedWindow } from './consumedWindow';
 import type { FileAccess, FileIdentity, OpenFile } from './fileAccess';
-import { lendReadBuffers, readAhead, utf8BomLength } from './tailReadAhead';
+import { LineCursor, type LinePieces } from './lineCursor';
+import { lendReadBuffers, readAhead } from './tailReadAhead';
 import type { FileTailOptions, LineScanner, TailChange, TailChangeKind, TailLine, TailRead, WriteBatch } from './tailTypes';
 
 export type { FileTailOptions } from './tailTypes';
 
 export const DEFAULT_TAIL_CHUNK_SIZE = 1024 * 1024;
-const NEWLINE = 0x0a;
 
 /** What the path names right now. */
 type PathProbe =
@@ -69,15 +69,18 @@ export class FileTail<T> {
   private readonly path: string;
   private readonly files: FileAccess;
   private readonly clock: Clock;
-  private readonly scanner: LineScanner<T>;
   private readonly batches: LineBatches<T> | undefined;
   /** Size of a read buffer lent for each read (./tailReadAhead) when there are no `batches`. */
   private readonly chunkSize: number;
-  private readonly maxBytesPerRead: number;
-  private readonly onLine: ((line: TailLine<T>) => void) | undefined;
-  /** The one TailLine handed to onLine, line after line. */
-  private handed: TailLine<T> | undefined;
   private readonly window = new ConsumedWindow();
+  /**
+   * The offset, the line split and the line in progress, truncation and the read limit (maxBytesPerRead),
+   * by the rule the hook and the mod read with. Replacement is not the cursor's here: the path naming
+   * another file is seen before a read, and the rest of the open one is read first (drainLeaving).
+   */
+  private readonly cursor: LineCursor;
+  /** What the cursor's line pieces become: scanned, numbered, gathered or handed to onLine. */
+  private readonly lines: TailLines<T>;
 
   private handle: OpenFile | undefined;
   private identity: FileIdentity | undefined;
@@ -87,12 +90,7 @@ export class FileTail<T> {
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
 
-  private consumed = 0;
   private currentGeneration = 1;
-  private completeLines = 0;
-  private partialLength = 0;
-  /** Clock time of the read that first saw the bytes of the partial line. */
-  private partialSince = 0;
   private knownSize = 0;
   private knownMtimeMs = -1;
 
@@ -101,7 +99,6 @@ export class FileTail<T> {
     this.path = opts.path;
     this.files = opts.files;
     this.clock = opts.clock;
-    this.scanner = opts.scanner;
     this.batches = batches;
     if (batches !== undefined) {
       // A read into an empty buffer reads nothing and looks like a file that shrank: refuse it here.
@@ -114,24 +111,24 @@ export class FileTail<T> {
     }
     const maxBytes = opts.maxBytesPerRead ?? Number.POSITIVE_INFINITY;
     if (!(maxBytes >= 1)) throw new RangeError(`maxBytesPerRead must be at least 1, got ${maxBytes}`);
-    this.maxBytesPerRead = maxBytes;
-    this.onLine = opts.onLine;
+    this.cursor = new LineCursor({ readLimit: maxBytes });
+    this.lines = batches !== undefined ? new BatchLines(opts.scanner, opts.onLine, batches) : new TailLines(opts.scanner, opts.onLine);
   }
 
   /** Bytes consumed, the partial line included. */
   get offset(): number {
-    return this.consumed;
+    return this.cursor.offset;
   }
   get generation(): number {
     return this.currentGeneration;
   }
   /** Complete lines reported in this generation. */
   get lineCount(): number {
-    return this.completeLines;
+    return this.lines.count;
   }
   /** Bytes of the last line already pushed into the scanner, still waiting for their newline. */
   get partialBytes(): number {
-    return this.partialLength;
+    return this.cursor.partialBytes;
   }
   /** Size of the file at the last read; 0 when there is none. */
   get size(): number {
@@ -190,13 +187,14 @@ export class FileTail<T> {
     const changedSinceLastRead = id.size !== this.knownSize || id.mtimeMs !== this.knownMtimeMs;
     this.knownSize = id.size;
     this.knownMtimeMs = id.mtimeMs;
-    if (id.size < this.consumed) {
-      this.reanchor('truncated', `size ${id.size} below offset ${this.consumed}`, out);
+    const offset = this.cursor.offset;
+    if (this.cursor.look(id.size).restarted !== undefined) {
+      this.reanchor('truncated', `size ${id.size} below offset ${offset}`, out);
       this.generationBound = true;
-    } else if (this.consumed > 0 && changedSinceLastRead) {
+    } else if (offset > 0 && changedSinceLastRead) {
       let intact: boolean;
       try {
-        intact = await this.window.matches(this.handle!, this.consumed);
+        intact = await this.window.matches(this.handle!, offset);
       } catch (err) {
         await this.readFailed(err, out);
         return;
@@ -206,7 +204,7 @@ export class FileTail<T> {
         this.generationBound = true;
       }
     }
-    const failure = await this.readUpTo(Math.min(id.size, this.consumed + this.maxBytesPerRead, Math.max(upTo, this.consumed)), out);
+    const failure = await this.readUpTo(this.cursor.readEnd(upTo), out);
     if (failure !== undefined) await this.readFailed(failure, out);
   }
 
@@ -223,12 +221,13 @@ export class FileTail<T> {
     let size: number;
     try {
       size = (await this.handle!.stat()).size;
-      if (size <= this.consumed) return;
-      if (this.consumed > 0 && !(await this.window.matches(this.handle!, this.consumed))) return;
+      const offset = this.cursor.offset;
+      if (size <= offset) return;
+      if (offset > 0 && !(await this.window.matches(this.handle!, offset))) return;
     } catch {
       return; // the leaving file cannot be read any more: nothing to deliver from it
     }
-    // A read error here only ends the drain: the switch that follows re-anchors anyway.
+    // All it has left, whatever the read limit. A read error here only ends the drain: the switch that follows re-anchors anyway.
     await this.readUpTo(size, out);
   }
 
@@ -305,10 +304,8 @@ export class FileTail<T> {
       this.currentGeneration += 1;
       this.generationBound = false;
     }
-    this.scanner.reset();
-    this.consumed = 0;
-    this.completeLines = 0;
-    this.partialLength = 0;
+    this.lines.reset();
+    this.cursor.restart();
     this.window.clear();
     const change: TailChange = { kind, at: out.now, generation: this.currentGeneration };
     if (detail !== undefined) change.detail = detail;
@@ -320,85 +317,31 @@ export class FileTail<T> {
    * keep one read going), reading ahead, into buffers lent for this read only.
    */
   private async readUpTo(target: number, out: ReadOutput<T>): Promise<unknown> {
-    const consume = (chunk: Buffer) => this.consume(chunk, out);
+    const from = this.cursor.offset;
     const batches = this.batches;
-    if (batches !== undefined) return readAhead(this.handle!, (index) => batches.readBuffer(index), this.consumed, target, consume);
-    if (target <= this.consumed) return undefined;
-    const buffers = lendReadBuffers(this.chunkSize, target - this.consumed);
+    if (batches === undefined && target <= from) return undefined;
+    const buffers = batches === undefined ? lendReadBuffers(this.chunkSize, target - from) : undefined;
+    const buffer = buffers !== undefined ? buffers.buffer : (index: number) => batches!.readBuffer(index);
+    this.lines.out = out;
     try {
-      return await readAhead(this.handle!, buffers.buffer, this.consumed, target, consume);
+      return await readAhead(this.handle!, buffer, from, target, (chunk) => this.consume(chunk));
     } finally {
-      buffers.release();
+      // Not kept between reads: a tail holds nothing of a read once it is over.
+      this.lines.out = undefined;
+      buffers?.release();
     }
   }
 
-  /** Splits a chunk at its newlines, pushing line bytes (newline excluded) into the scanner. */
-  private consume(chunk: Buffer, out: ReadOutput<T>): void {
-    const base = this.consumed;
-    let pos = base === 0 ? utf8BomLength(chunk) : 0;
-    const scanner = this.scanner;
-    const batches = this.batches;
-    let taken: ((start: number, end: number, scan: T) => void) | undefined;
-    while (pos < chunk.length) {
-      if (batches !== undefined && this.partialLength === 0) {
-        // Whole lines taken in one go; the rest below, a line at a time.
-        taken ??= (start, end, scan) => this.complete(out, base + start, base + end + 1, scan, 0);
-        const next = batches.finishLines(chunk, pos, taken);
-        if (next !== pos) {
-          pos = next;
-          continue;
-        }
-      }
-      const newline = chunk.indexOf(NEWLINE, pos);
-      if (newline === -1) {
-        if (this.partialLength === 0) this.partialSince = out.now;
-        scanner.push(chunk.subarray(pos));
-        this.partialLength += chunk.length - pos;
-        break;
-      }
-      const byteEnd = base + newline + 1;
-      const dwell = this.partialLength > 0 ? out.now - this.partialSince : 0;
-      const byteStart = byteEnd - this.partialLength - (newline - pos) - 1;
-      let scan: T;
-      if (scanner.finishLine !== undefined) scan = scanner.finishLine(chunk, pos, newline);
-      else {
-        if (newline > pos) scanner.push(chunk.subarray(pos, newline));
-        scan = scanner.finish();
-      }
-      this.complete(out, byteStart, byteEnd, scan, dwell);
-      this.partialLength = 0;
-      pos = newline + 1;
-    }
+  /** A chunk read at the offset: its lines, split by the cursor, into the scanner. */
+  private consume(chunk: Buffer): void {
+    const base = this.cursor.offset;
+    this.cursor.take(chunk, this.lines);
     this.window.record(chunk, base);
-    this.consumed = base + chunk.length;
-  }
-
-  /** A complete line, numbered and handed on (to onLine, else into out.lines). */
-  private complete(out: ReadOutput<T>, byteStart: number, byteEnd: number, scan: T, dwell: number): void {
-    const number = ++this.completeLines;
-    if (out.count++ === 0) {
-      out.firstLine = number;
-      out.byteStart = byteStart;
-    }
-    out.lastLine = number;
-    out.byteEnd = byteEnd;
-    if (this.onLine) {
-      // One object for every line handed over (onLine reads it during the call): no garbage per line.
-      const line = (this.handed ??= { line: 0, byteStart: 0, byteEnd: 0, scan, partialDwellMs: 0 });
-      line.line = number;
-      line.byteStart = byteStart;
-      line.byteEnd = byteEnd;
-      line.scan = scan;
-      line.partialDwellMs = dwell;
-      this.onLine(line);
-    } else {
-      out.lines.push({ line: number, byteStart, byteEnd, scan, partialDwellMs: dwell });
-    }
   }
 
   private finish(out: ReadOutput<T>): TailRead<T> {
     const read: TailRead<T> = { lines: out.lines, changes: out.changes };
-    if (this.handle && this.consumed < this.knownSize) read.more = true;
+    if (this.handle && this.cursor.offset < this.knownSize) read.more = true;
     if (out.count > 0) {
       const batch: WriteBatch = {
         observedAt: out.now,
@@ -429,4 +372,96 @@ function describeError(err: unknown): string {
   const e = err as NodeJS.ErrnoException | undefined;
   if (e && typeof e === 'object' && typeof e.code === 'string') return e.code;
   return e instanceof Error ? e.message : String(err);
+}
+
+/**
+ * The lines of a tail's reads, as its cursor hands them over in pieces: pushed into the scanner,
+ * numbered within the generation, gathered into the read's output or handed to onLine.
+ */
+class TailLines<T> implements LinePieces<Buffer> {
+  /** Complete lines in this generation. */
+  count = 0;
+  /** The read under way. */
+  out: ReadOutput<T> | undefined;
+  /** A line's first bytes were pushed, its newline not read yet; since that read. */
+  private partial = false;
+  private partialSince = 0;
+  /** The one TailLine handed to onLine, line after line. */
+  private handed: TailLine<T> | undefined;
+
+  constructor(
+    private readonly scanner: LineScanner<T>,
+    private readonly onLine: ((line: TailLine<T>) => void) | undefined,
+  ) {}
+
+  part(chunk: Buffer, from: number, to: number): void {
+    if (!this.partial) {
+      this.partial = true;
+      this.partialSince = this.out!.now;
+    }
+    this.scanner.push(chunk.subarray(from, to));
+  }
+
+  line(chunk: Buffer, from: number, to: number, start: number, end: number): void {
+    const scanner = this.scanner;
+    const dwell = this.partial ? this.out!.now - this.partialSince : 0;
+    this.partial = false;
+    let scan: T;
+    if (scanner.finishLine !== undefined) scan = scanner.finishLine(chunk, from, to);
+    else {
+      if (to > from) scanner.push(chunk.subarray(from, to));
+      scan = scanner.finish();
+    }
+    this.complete(start, end, scan, dwell);
+  }
+
+  /** A new generation: no line in progress, numbering from 1. */
+  reset(): void {
+    this.scanner.reset();
+    this.count = 0;
+    this.partial = false;
+  }
+
+  /** A complete line, numbered and handed on (to onLine, else into out.lines). */
+  protected complete(byteStart: number, byteEnd: number, scan: T, dwell: number): void {
+    const out = this.out!;
+    const number = ++this.count;
+    if (out.count++ === 0) {
+      out.firstLine = number;
+      out.byteStart = byteStart;
+    }
+    out.lastLine = number;
+    out.byteEnd = byteEnd;
+    if (this.onLine) {
+      // One object for every line handed over (onLine reads it during the call): no garbage per line.
+      const line = (this.handed ??= { line: 0, byteStart: 0, byteEnd: 0, scan, partialDwellMs: 0 });
+      line.line = number;
+      line.byteStart = byteStart;
+      line.byteEnd = byteEnd;
+      line.scan = scan;
+      line.partialDwellMs = dwell;
+      this.onLine(line);
+    } else {
+      out.lines.push({ line: number, byteStart, byteEnd, scan, partialDwellMs: dwell });
+    }
+  }
+}
+
+/** analyze's capture path: at a line's start, as many whole lines as `batches` takes in one go. */
+class BatchLines<T> extends TailLines<T> {
+  private base = 0;
+  private readonly taken = (start: number, end: number, scan: T) => this.complete(this.base + start, this.base + end + 1, scan, 0);
+
+  constructor(
+    scanner: LineScanner<T>,
+    onLine: ((line: TailLine<T>) => void) | undefined,
+    private readonly batches: LineBatches<T>,
+  ) {
+    super(scanner, onLine);
+  }
+
+  lines(chunk: Buffer, from: number, base: number): number {
+    this.base = base;
+    return this.batches.finishLines(chunk, from, this.taken);
+  }
 }

@@ -123,12 +123,3 @@ export async function readAhead(
   }
   return undefined;
 }
-
-/**
- * Length of a UTF-8 byte order mark at the start of `chunk` (3, or 0). Some
- * editors write one at a file's first byte; it is no part of the first line,
- * so readers skip it there (and only there) before splitting lines.
- */
-export function utf8BomLength(chunk: Uint8Array): number {
-  return chunk.length >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? 3 : 0;
-}

@@ -1,5 +1,6 @@
 // Named imports, not `import * as`: esbuild would copy every export of the module at each start.
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { LineCursor } from '../core/lineCursor';
 import { lineKind, toolUseIdNeedle } from './onDiskCheck';
 
 /**
@@ -18,7 +19,7 @@ export interface LandingOptions {
   deadline: number;
   /** Ms between looks, by how long it has watched: fast first, since the result follows the hook at once. */
   pollMs: (elapsedMs: number) => number;
-  /** Bytes read per look (default READ_BYTES): the receiver, which runs many watches in one process, reads less at a time. */
+  /** Bytes read at a time (default READ_BYTES): the receiver, which runs many watches in one process, reads less at a time. */
   readBytes?: number;
   /** Checked before each look: true ends the watch with no evidence (the receiver stopping). */
   cancelled?: () => boolean;
@@ -30,58 +31,39 @@ export interface Landing {
   with_result: boolean;
 }
 
-/** Bytes read per look at most: a look that has more to read goes on at once. */
+/** Bytes read at a time: a look reads all the file gained since the last, in reads of this size. */
 const READ_BYTES = 4 * 1024 * 1024;
-/** A partial line kept across looks at most; a longer one is not the record (records are small), only its tail matters. */
+/** A line's first bytes kept at most; a longer line is not the record (records are small) and is judged by its head. */
 const CARRY_BYTES = 2 * 1024 * 1024;
-const NEWLINE = 0x0a;
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export async function watchLanding(path: string, toolUseId: string, opts: LandingOptions, now = Date.now): Promise<Landing | undefined> {
   const needle = toolUseIdNeedle(toolUseId);
   const started = now();
-  let offset = opts.fromByte;
-  // The first CARRY_BYTES of a line begun in an earlier read: a call's ids sit near a line's start.
-  let head: Buffer[] = [];
-  let headBytes = 0;
-  let truncated = false;
+  // The record is after fromByte, where complete lines ended: a line's start. A call's ids sit near a line's start.
+  const cursor = new LineCursor({ from: opts.fromByte, lineStart: true, maxLineBytes: CARRY_BYTES });
   const readBytes = opts.readBytes ?? READ_BYTES;
   const buf = Buffer.allocUnsafe(readBytes);
   while (now() < opts.deadline && !opts.cancelled?.()) {
     let record = false;
     let result = false;
+    const onLine = (bytes: Uint8Array, cut: boolean) => {
+      const line = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+      if (!line.includes(needle)) return;
+      const kind = lineKind(line, toolUseId, cut);
+      if (kind === 'record') record = true;
+      else if (kind === 'result') result = true;
+    };
     let fd: number | undefined;
     try {
       fd = openSync(path, OPEN_FLAGS);
       const st = fstatSync(fd);
-      if (!st.isFile() || st.size < offset) return undefined; // replaced or truncated under us: no evidence
-      while (offset < st.size) {
-        const n = readSync(fd, buf, 0, Math.min(readBytes, st.size - offset), offset);
-        if (n <= 0) break;
-        offset += n;
-        let pos = 0;
-        while (pos < n) {
-          const nl = buf.indexOf(NEWLINE, pos);
-          const end = nl === -1 || nl >= n ? n : nl;
-          const room = CARRY_BYTES - headBytes;
-          if (end - pos > room) truncated = true;
-          if (room > 0 && end > pos) {
-            head.push(Buffer.from(buf.subarray(pos, pos + Math.min(room, end - pos))));
-            headBytes += Math.min(room, end - pos);
-          }
-          if (end === n) break;
-          const line = head.length === 1 ? head[0]! : Buffer.concat(head);
-          if (line.includes(needle)) {
-            const kind = lineKind(line, toolUseId, truncated);
-            if (kind === 'record') record = true;
-            else if (kind === 'result') result = true;
-          }
-          head = [];
-          headBytes = 0;
-          truncated = false;
-          pos = end + 1;
-        }
+      if (!st.isFile()) return undefined;
+      // Truncated or replaced under us: no evidence.
+      if (cursor.look(st.size, `${st.dev}:${st.ino}`).restarted !== undefined) return undefined;
+      for (let r = cursor.nextRead(readBytes); r !== undefined; r = cursor.nextRead(readBytes)) {
+        cursor.takeLines(buf.subarray(0, readSync(fd, buf, 0, r.length, r.offset)), onLine);
       }
     } catch {
       return undefined;

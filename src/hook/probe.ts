@@ -1,5 +1,6 @@
 // Named imports, not `import * as`: esbuild would copy every export of the module at each start.
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { LineCursor } from '../core/lineCursor';
 import { ToolUseFinder } from './toolUseFinder';
 
 export interface ProbeOptions {
@@ -33,8 +34,8 @@ const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 export async function probeTranscript(transcriptPath: string, toolUseId: string, opts: ProbeOptions): Promise<ProbeOutcome> {
   const started = Date.now();
   const finder = new ToolUseFinder(toolUseId);
+  const cursor = new LineCursor();
   const buf = Buffer.allocUnsafe(READ_BYTES);
-  let offset = 0;
   let size = 0;
   let everOpened = false;
   let lastError: string | undefined;
@@ -48,16 +49,11 @@ export async function probeTranscript(transcriptPath: string, toolUseId: string,
       const st = fstatSync(fd);
       if (!st.isFile()) throw Object.assign(new Error('transcript is not a regular file'), { code: 'ENOTFILE' });
       size = st.size;
-      if (size < offset) {
-        // Truncated or replaced by a shorter file: line numbers restart.
-        offset = 0;
-        finder.reset();
-      }
-      while (offset < size && Date.now() < opts.deadline) {
-        const n = readSync(fd, buf, 0, Math.min(READ_BYTES, size - offset), offset);
-        if (n <= 0) break;
-        offset += n;
-        if (finder.push(buf.subarray(0, n)) !== undefined) break;
+      // Truncated or replaced: line numbers restart.
+      if (cursor.look(size, `${st.dev}:${st.ino}`).restarted !== undefined) finder.reset();
+      for (let r = cursor.nextRead(READ_BYTES); r !== undefined && Date.now() < opts.deadline; r = cursor.nextRead(READ_BYTES)) {
+        cursor.take(buf.subarray(0, readSync(fd, buf, 0, r.length, r.offset)), finder);
+        if (finder.foundLine !== undefined) break;
       }
       lastError = undefined;
     } catch (err) {

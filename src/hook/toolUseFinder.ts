@@ -1,6 +1,8 @@
+import { LineCursor, type LinePieces } from '../core/lineCursor';
+
 /**
  * Finds the line of the assistant record holding a tool_use block with a given
- * id, fed the transcript's bytes in arbitrary chunks (a reviewing hook reads
+ * id, fed the transcript's lines in pieces by a LineCursor (a reviewing hook reads
  * only the new bytes at each poll, so the id can straddle two reads). Memory is
  * bounded: only lines up to SMALL_LINE_BYTES are buffered, for an exact JSON
  * check; longer lines are judged by markers seen while they stream past.
@@ -9,13 +11,12 @@
 const SMALL_LINE_BYTES = 1024 * 1024;
 /** Latin-1 characters kept from the end of the previous chunk so markers split across chunks still match. */
 const CARRY_CHARS = 1024;
-const NEWLINE = 0x0a;
 
 function escapeRegExp(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-export class ToolUseFinder {
+export class ToolUseFinder implements LinePieces<Buffer> {
   /** Complete lines consumed so far. */
   linesDone = 0;
   /** 1-based line of the record, once found. */
@@ -31,6 +32,8 @@ export class ToolUseFinder {
   private hasToolUse = false;
   private small: Buffer[] = [];
   private lineBytes = 0;
+  /** Splits what `push` is given. */
+  private own: LineCursor | undefined;
 
   constructor(toolUseId: string) {
     this.id = toolUseId;
@@ -40,23 +43,26 @@ export class ToolUseFinder {
     this.idKey = new RegExp(`(?:^|[^\\\\])"id"\\s*:\\s*${escapeRegExp(idText)}`);
   }
 
-  /** Feeds bytes; returns the found line as soon as its newline has been read. */
+  /** Feeds the file's bytes from its start, in order; returns the found line as soon as its newline has been read. */
   push(chunk: Buffer): number | undefined {
-    let pos = 0;
-    while (pos < chunk.length && this.foundLine === undefined) {
-      const nl = chunk.indexOf(NEWLINE, pos);
-      const end = nl === -1 ? chunk.length : nl;
-      if (end > pos) this.consume(chunk.subarray(pos, end));
-      if (nl === -1) break;
-      this.endLine();
-      pos = nl + 1;
-    }
+    if (this.foundLine === undefined) (this.own ??= new LineCursor()).take(chunk, this);
     return this.foundLine;
+  }
+
+  part(chunk: Buffer, from: number, to: number): void {
+    if (this.foundLine === undefined) this.consume(chunk.subarray(from, to));
+  }
+
+  line(chunk: Buffer, from: number, to: number): void {
+    if (this.foundLine !== undefined) return;
+    if (to > from) this.consume(chunk.subarray(from, to));
+    this.endLine();
   }
 
   /** The file was truncated or replaced: start over from its first byte. */
   reset(): void {
     this.linesDone = 0;
+    this.own?.restart();
     this.startLine();
   }
 

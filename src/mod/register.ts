@@ -38,7 +38,8 @@ import {
   type ConversationRow,
   type HeldMessage,
 } from '../core/modContract';
-import { callsOfLine } from '../core/recordLine';
+import { LineCursor } from '../core/lineCursor';
+import { callsOfLine, PARSE_LINE_CHARS } from '../core/recordLine';
 import { cmdTakesAsIs } from '../core/settings/hookCommand';
 import type { ModApi, On, RenderEvent, ToolCallEvent, AppendEvent } from './api';
 
@@ -65,13 +66,6 @@ interface HeldCall {
   listed: boolean;
 }
 
-/** What the ticker has read of a transcript: complete lines up to `offset`. */
-interface FileCursor {
-  offset: number;
-  /** `offset` is a line's start (a look ended there); else the first bytes read are the end of a line, skipped. */
-  aligned: boolean;
-}
-
 const MAX_CALLS = 500;
 const MAX_LAGS = 200;
 /** Redraw rate while a call is held (the issue asks ≥ 4 a second) and how often its file is looked at. */
@@ -95,7 +89,6 @@ const ROWS = 64;
 const MAX_SEEN = 1000;
 /** Files looked at (a session and its subagents'): the oldest is forgotten past this. */
 const MAX_CURSORS = 64;
-const NEWLINE = 0x0a;
 
 /** The bytes `$.fs.read(…, { as: 'bytes' })` gives, from their base64. */
 function bytesOf(base64: string): Uint8Array {
@@ -128,7 +121,8 @@ interface ModState {
   /** Calls held now, and the lags of those that landed (for their tool rows), both bounded. */
   held: Map<string, HeldCall>;
   lags: Map<string, number>;
-  cursors: Map<string, FileCursor>;
+  /** What the ticker has read of each transcript it looks at. */
+  cursors: Map<string, LineCursor>;
   /** In which look each call's record and result came in: a call may fire after its record is on disk. */
   recordsSeen: Map<string, number>;
   resultsSeen: Map<string, number>;
@@ -384,25 +378,20 @@ async function look($: ModApi, s: ModState): Promise<void> {
     } catch {
       // not written yet
     }
-    if (size < cursor.offset) Object.assign(cursor, { offset: 0, aligned: true }); // truncated or replaced: read it again
-    let lines: string[] = [];
-    if (size > cursor.offset) {
-      // Bytes, not text: a cut inside a UTF-8 character must not move the cursor.
-      const jump = size - cursor.offset > READ_LIMIT;
-      const from = jump ? size - READ_LIMIT : cursor.offset;
-      const bytes = bytesOf((await $.fs.read(file, { as: 'bytes', offset: from, length: size - from })).base64);
-      const end = bytes.lastIndexOf(NEWLINE);
-      // After a jump, or from a first look's start, the first bytes are the end of a line: not a record to judge.
-      const start = cursor.aligned && !jump ? 0 : bytes.indexOf(NEWLINE) + 1;
-      if (end !== -1) {
-        cursor.offset = from + end + 1;
-        cursor.aligned = true;
-        if (start <= end) lines = new TextDecoder().decode(bytes.subarray(start, end)).split('\n');
-      }
+    // Smaller than read: truncated or replaced, read again (`$.fs.stat` gives no inode, so a larger replacement goes unseen).
+    // Past READ_LIMIT new bytes, only the last READ_LIMIT are read: the calls in what is skipped stay "held" until their TTL.
+    cursor.look(size);
+    const lines: Array<{ text: string; cut: boolean }> = [];
+    const range = cursor.nextRead(READ_LIMIT);
+    if (range !== undefined) {
+      // Bytes, not text: the cursor carries a line cut inside a UTF-8 character whole to the next look.
+      const bytes = bytesOf((await $.fs.read(file, { as: 'bytes', ...range })).base64);
+      const utf8 = new TextDecoder();
+      cursor.takeLines(bytes, (line, cut) => lines.push({ text: utf8.decode(line), cut }));
     }
     const lookNo = ++s.looks;
-    for (const line of lines) {
-      const { records, results } = callsOfLine(line);
+    for (const { text, cut } of lines) {
+      const { records, results } = callsOfLine(text, cut);
       for (const id of records) remember(s.recordsSeen, id, lookNo);
       for (const id of results) remember(s.resultsSeen, id, lookNo);
     }
@@ -464,8 +453,9 @@ async function cursorAt($: ModApi, s: ModState, file: string): Promise<void> {
   } catch {
     // not there yet: everything it will hold is new
   }
-  const offset = Math.max(0, size - FIRST_LOOK_BACK);
-  s.cursors.set(file, { offset, aligned: offset === 0 });
+  const from = Math.max(0, size - FIRST_LOOK_BACK);
+  // A line longer than PARSE_LINE_CHARS is judged by its first keys: only its head is kept.
+  s.cursors.set(file, new LineCursor({ from, maxLineBytes: PARSE_LINE_CHARS, readLimit: READ_LIMIT, overLimit: 'skip' }));
   if (s.cursors.size > MAX_CURSORS) s.cursors.delete(s.cursors.keys().next().value as string);
 }
 

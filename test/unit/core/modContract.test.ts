@@ -111,5 +111,9 @@ describe('recordLine: every call a line records or answers', () => {
     assert.deepEqual(callsOfLine(res), { records: [], results: ['toolu_a'] });
     assert.deepEqual(callsOfLine(quoting), { records: [], results: [] });
     assert.deepEqual(callsOfLine('{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_c"'), { records: [], results: [] });
+    // Only a long line's head (the mod keeps no more of it): judged by the keys near its start.
+    const head = JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_d', name: 'Write', input: { content: 'z'.repeat(100) } }] } }).slice(0, 120);
+    assert.deepEqual(callsOfLine(head, true), { records: ['toolu_d'], results: [] });
+    assert.deepEqual(callsOfLine(res.slice(0, 200), true), { records: [], results: ['toolu_a'] });
   });
 });

@@ -1,0 +1,62 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import { ModHarness } from './modHarness';
+
+const record = (id: string, input: object = {}) => JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id, name: 'Write', input }] } });
+const result = (id: string) => JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'ok' }] } });
+
+// The mod's looks at a held call's file (its LineCursor, src/core/lineCursor.ts): only new bytes, the line in progress carried.
+describe('mod: looking for a held call\'s record', () => {
+  let h: ModHarness;
+  afterEach(() => h?.dispose());
+
+  const file = () => h.real(h.transcript);
+  const landed = () => h.spooled().filter((e) => e.event === 'landed') as unknown as { tool_use_id: string; with_result: boolean }[];
+
+  it('a record written in two parts, cut inside a UTF-8 character, lands once its newline is on disk, with the result of the same look', async () => {
+    h = new ModHarness();
+    await h.start();
+    const call = await h.call('toolu_01U');
+    await call.finish();
+    const line = Buffer.from(`${record('toolu_01U', { content: 'héllo ✓ 日本' })}\n${result('toolu_01U')}\n`, 'utf8');
+    const cut = line.indexOf(Buffer.from('✓')) + 1;
+    fs.appendFileSync(file(), line.subarray(0, cut));
+    await h.tick(50);
+    assert.deepEqual(landed(), []);
+    fs.appendFileSync(file(), line.subarray(cut));
+    await h.tick(50);
+    assert.deepEqual(landed().map((e) => [e.tool_use_id, e.with_result]), [['toolu_01U', true]]);
+  });
+
+  it('a transcript truncated under its cursor is read again from its start', async () => {
+    h = new ModHarness();
+    h.append({ type: 'system', content: 'x'.repeat(5000) });
+    await h.start();
+    await h.call('toolu_01T');
+    await h.tick(100);
+    fs.writeFileSync(file(), `${record('toolu_01T')}\n`);
+    await h.tick(100);
+    assert.deepEqual(landed().map((e) => e.tool_use_id), ['toolu_01T']);
+  });
+
+  it('a record line over a MiB is judged by its head, the rest never held', async () => {
+    h = new ModHarness();
+    await h.start();
+    await h.call('toolu_01L');
+    h.append(JSON.parse(record('toolu_01L', { content: 'z'.repeat(2 * 1024 * 1024) })));
+    await h.tick(100);
+    assert.deepEqual(landed().map((e) => e.tool_use_id), ['toolu_01L']);
+  });
+
+  it('more than 4 MiB new in one look: only the last 4 MiB are read, a record before them stays held', async () => {
+    h = new ModHarness();
+    await h.start();
+    await h.call('toolu_01S');
+    await h.call('toolu_01N');
+    h.appendRecord('toolu_01S');
+    for (let i = 0; i < 5; i++) h.append({ type: 'system', content: 'f'.repeat(1024 * 1024) });
+    h.appendRecord('toolu_01N');
+    await h.tick(100);
+    assert.deepEqual(landed().map((e) => e.tool_use_id), ['toolu_01N']);
+  });
+});

@@ -50,12 +50,12 @@ const lazyBundleOf = new Map(Object.entries(cliLazyModules).map(([entry, outfile
 // require of dist/engine.js, so the CLI ships in the VSIX beside the extension for a few
 // KiB of its own.
 const cliFromEngineBundle = new Set(
-  ['src/core/engine.ts', 'src/platform/chokidarChangeSource.ts', 'src/platform/hookInstaller.ts', 'src/platform/statusLineInstaller.ts', 'src/core/channel/reader.ts', 'src/platform/replaySession.ts'].map((entry) => path.resolve(entry)),
+  ['src/core/engine/index.ts', 'src/platform/chokidarChangeSource.ts', 'src/platform/hookInstaller.ts', 'src/platform/statusLineInstaller.ts', 'src/core/channel/reader.ts', 'src/platform/replaySession.ts'].map((entry) => path.resolve(entry)),
 );
 // The build checks what the CLI relies on: engineModule.ts exports each of them whole.
 const engineModuleSource = fs.readFileSync('src/vscode/engineModule.ts', 'utf8');
 for (const file of cliFromEngineBundle) {
-  const specifier = path.relative('src/vscode', file).replace(/\\/g, '/').replace(/\.ts$/, '');
+  const specifier = path.relative('src/vscode', file).replace(/\\/g, '/').replace(/\.ts$/, '').replace(/\/index$/, '');
   if (!engineModuleSource.includes(`export * from '${specifier}';`)) {
     throw new Error(`src/vscode/engineModule.ts must \`export * from '${specifier}'\`: the CLI's bundles take it from dist/engine.js`);
   }

@@ -96,7 +96,7 @@ if (opts.httpOnly) {
   if (failures.length === 0) console.log('soak: http leg OK');
   process.exit(failures.length > 0 ? 1 : 0);
 }
-const { TranscriptLagEngine } = tsxRequire('../src/core/engine.ts', import.meta.url);
+const { TranscriptLagEngine } = tsxRequire('../src/core/engine/index.ts', import.meta.url);
 const { projectSlug } = tsxRequire('../src/core/discovery.ts', import.meta.url);
 const { nodeFileAccess } = tsxRequire('../src/platform/nodeFileAccess.ts', import.meta.url);
 const { systemClock } = tsxRequire('../src/platform/systemClock.ts', import.meta.url);

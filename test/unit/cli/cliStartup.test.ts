@@ -77,7 +77,7 @@ describe('CLI: start-up loads only what the command needs', () => {
   it('analyze without --channel loads neither zod, chokidar nor jsonc-parser, and prints what the sources print', async () => {
     const built = runBuilt(tmp, ['analyze', transcript, '--json']);
     assert.equal(built.status, 0, built.stderr);
-    assert.ok(built.sources.some((s) => s.endsWith('src/core/analyze.ts')), built.sources.join('\n'));
+    assert.ok(built.sources.some((s) => s.endsWith('src/core/analyze/index.ts')), built.sources.join('\n'));
     assert.deepEqual(built.sources.filter((s) => dependencies.test(s)), []);
     assert.deepEqual(built.sources.filter((s) => s.includes('src/core/channel/schema.ts')), []);
     const inProcess = capturingIo(tmp);

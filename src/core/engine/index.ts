@@ -1,20 +1,20 @@
 import * as path from 'node:path';
-import type { ChangeSource, Disposable } from './changeSource';
-import type { Clock } from './clock';
-import type { FileAccess } from './fileAccess';
-import type { EngineEvent } from './engineEvents';
-import type { EngineNotice } from './engineNotices';
-import { BoundedFileAccess, DEFAULT_MAX_OPEN_FILES } from './boundedFileAccess';
-import type { SessionSnapshot } from './snapshot';
-import { Correlator } from './correlator';
-import { WorkspaceMatcher, isActiveSession, projectsDirOf } from './discovery';
-import { CHANNEL_FILE_SUFFIX } from './channel/constants';
-import { channelDirOf, spoolDirOf } from './channel/paths';
-import { DEFAULT_CHANNEL_MAX_AGE_MS } from './channel/prune';
-import { type SpoolFolding, type SpoolFoldResult, foldSpool, parseSpoolName } from './channel/spool';
-import { ChannelFiles } from './engine/channelFiles';
-import { TranscriptFiles } from './engine/transcriptFiles';
-import { ProjectsConfinement } from './engine/projectsConfinement';
+import type { ChangeSource, Disposable } from '../changeSource';
+import type { Clock } from '../clock';
+import type { FileAccess } from '../fileAccess';
+import type { EngineEvent } from '../engineEvents';
+import type { EngineNotice } from '../engineNotices';
+import { BoundedFileAccess, DEFAULT_MAX_OPEN_FILES } from '../boundedFileAccess';
+import type { SessionSnapshot } from '../snapshot';
+import { Correlator } from '../correlator';
+import { WorkspaceMatcher, isActiveSession, projectsDirOf } from '../discovery';
+import { CHANNEL_FILE_SUFFIX } from '../channel/constants';
+import { channelDirOf, spoolDirOf } from '../channel/paths';
+import { DEFAULT_CHANNEL_MAX_AGE_MS } from '../channel/prune';
+import { type SpoolFolding, type SpoolFoldResult, foldSpool, parseSpoolName } from '../channel/spool';
+import { ChannelFiles } from './channelFiles';
+import { TranscriptFiles } from './transcriptFiles';
+import { ProjectsConfinement } from './projectsConfinement';
 
 export interface EngineOptions {
   claudeDir: string;

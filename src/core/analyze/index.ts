@@ -1,18 +1,18 @@
-import { joinChannel } from './analyze/channelJoin';
-import { spoolHoldsSession, spoolOfChannelFile } from './channel/spool';
-import { countShapes, proveShapesFromHookSightings, proveShapesFromSeenWaits } from './analyze/shapes';
-import { TranscriptSummary } from './analyze/transcriptSummary';
-import type { TranscriptAnalysis } from './analyze/types';
-import type { Clock } from './clock';
-import type { FileAccess } from './fileAccess';
-import type { ScanResult } from './records';
-import { createCaptureReading } from './analyze/capture/captureScanner';
-import { FileTail } from './tail';
-import type { TailChange } from './tailTypes';
+import { joinChannel } from './channelJoin';
+import { spoolHoldsSession, spoolOfChannelFile } from '../channel/spool';
+import { countShapes, proveShapesFromHookSightings, proveShapesFromSeenWaits } from './shapes';
+import { TranscriptSummary } from './transcriptSummary';
+import type { TranscriptAnalysis } from './types';
+import type { Clock } from '../clock';
+import type { FileAccess } from '../fileAccess';
+import type { ScanResult } from '../records';
+import { createCaptureReading } from './capture/captureScanner';
+import { FileTail } from '../tail';
+import type { TailChange } from '../tailTypes';
 
-export type * from './analyze/types';
-export { inferBatches } from './analyze/transcriptSummary';
-export { inferShape } from './analyze/shapes';
+export type * from './types';
+export { inferBatches } from './transcriptSummary';
+export { inferShape } from './shapes';
 
 export interface AnalyzeOptions {
   /** The transcript (.jsonl). */

@@ -1,9 +1,9 @@
-import type { ChannelEvent } from './channel/schema';
-import type { EngineEvent } from './engineEvents';
-import type { SessionSnapshot } from './snapshot';
-import { SessionState, type SessionLimits, type TranscriptInput } from './correlator/sessionState';
+import type { ChannelEvent } from '../channel/schema';
+import type { EngineEvent } from '../engineEvents';
+import type { SessionSnapshot } from '../snapshot';
+import { SessionState, type SessionLimits, type TranscriptInput } from './sessionState';
 
-export type { TranscriptInput } from './correlator/sessionState';
+export type { TranscriptInput } from './sessionState';
 
 export interface CorrelatorOptions {
   /** Recent written calls kept per session (the ring views show). Default 20. */

@@ -62,6 +62,14 @@ export interface CallSnapshot {
   post_at?: number;
 }
 
+/**
+ * Whether the views show a call as held: its record is not on disk yet, or no line of it is known
+ * to open (so it opens where its record will land). One rule for the tree, the decoration and reveal.
+ */
+export function shownAsHeld(call: Pick<CallSnapshot, 'state' | 'line'>): boolean {
+  return call.state === 'held' || call.line === undefined;
+}
+
 export interface SessionSnapshot {
   session_id: string;
   transcript_path: string;

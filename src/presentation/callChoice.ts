@@ -1,4 +1,4 @@
-import type { CallSnapshot, SessionSnapshot } from '../core/snapshot';
+import { shownAsHeld, type CallSnapshot, type SessionSnapshot } from '../core/snapshot';
 
 /**
  * Which line of which transcript to open for a call. A held call's record is
@@ -36,7 +36,7 @@ export function heldLineOf(session: SessionSnapshot, call: CallSnapshot): number
 }
 
 export function revealTargetFor(session: SessionSnapshot, call: CallSnapshot): RevealTarget {
-  const held = call.state === 'held' || call.line === undefined;
+  const held = shownAsHeld(call);
   const line = held ? heldLineOf(session, call) : (call.line as number);
   return {
     session_id: session.session_id,

@@ -1,4 +1,4 @@
-import type { SessionSnapshot } from '../core/snapshot';
+import { shownAsHeld, type SessionSnapshot } from '../core/snapshot';
 import { findCall, heldLineOf } from './callChoice';
 import { callLagText, callShapeText, formatDuration } from './format';
 import { toolLabel } from './sessionLabel';
@@ -20,7 +20,7 @@ export function callDecoration(session: SessionSnapshot | undefined, toolUseId: 
   const call = findCall(session, toolUseId);
   if (!call) return undefined;
   const name = toolLabel(call.tool_name);
-  if (call.state === 'held' || call.line === undefined) {
+  if (shownAsHeld(call)) {
     const age = call.fired_at === undefined ? 0 : now - call.fired_at;
     return {
       line: Math.max(1, heldLineOf(session, call) ?? 1),
@@ -29,7 +29,7 @@ export function callDecoration(session: SessionSnapshot | undefined, toolUseId: 
     };
   }
   return {
-    line: call.line,
+    line: call.line as number, // shownAsHeld: a call not shown held has its line
     text: `${name} written here · ${callLagText(call)} · ${callShapeText(call.shape)} ▸`,
     held: false,
   };

@@ -1,4 +1,4 @@
-import type { CallSnapshot, SessionSnapshot } from '../core/snapshot';
+import { shownAsHeld, type CallSnapshot, type SessionSnapshot } from '../core/snapshot';
 import { callTranscriptPath, focusCall, heldLineOf, revealTargetFor, type RevealTarget } from './callChoice';
 import { callLagText, callShapeText, formatDuration } from './format';
 import { printable } from './printable';
@@ -187,7 +187,7 @@ export function sessionNode(session: SessionSnapshot, now: number, name = sessio
   const desc = [session.held.length > 0 ? `${session.held.length} held` : 'in sync'];
   if (st.waits_seen + st.waits_behind > 0) desc.push(`waits ${st.waits_seen} seen / ${st.waits_behind} behind`);
   if (st.lag_p50_ms !== null) desc.push(`p50 ${formatDuration(st.lag_p50_ms)}`);
-  const children = callsInOrder(session).map((c) => (c.state === 'held' || c.line === undefined ? heldNode(session, c, now) : writtenNode(session, c)));
+  const children = callsInOrder(session).map((c) => (shownAsHeld(c) ? heldNode(session, c, now) : writtenNode(session, c)));
   return {
     id: sessionNodeId(session.session_id),
     kind: 'session',

@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 import { hookBuildOptions } from './lib/hookBuild.mjs';
+import { messageBuildOptions } from './lib/messageBuild.mjs';
 
 const watch = process.argv.includes('--watch');
 // `transcript-lag --version` prints the package's version (src/cli/main.ts).
@@ -80,7 +81,9 @@ const builds = [
   // The engine (zod, chokidar) for the extension, required only once a Claude dir exists: see src/vscode/engineModule.ts.
   { entryPoints: ['src/vscode/engineModule.ts'], outfile: 'dist/engine.js' },
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [cliLazyBundles] },
-  ...Object.entries(cliLazyModules).map(([entry, outfile]) => ({ entryPoints: [entry], outfile, plugins: [cliLazyBundles] })),
+  ...Object.entries(cliLazyModules)
+    .filter(([entry]) => entry !== messageBuildOptions.entryPoints[0])
+    .map(([entry, outfile]) => ({ entryPoints: [entry], outfile, plugins: [cliLazyBundles] })),
   // `npm run demo` in the terminal (scripts/demo.mjs): the CLI's engine bundle, drawn as the view would.
   { entryPoints: ['src/cli/terminalDemo.ts'], outfile: 'dist/terminalDemo.js', plugins: [cliLazyBundles] },
   // The http hooks' receiver on its own thread (src/platform/hookReceiverThread.ts starts it).
@@ -88,6 +91,8 @@ const builds = [
   // The hook runs on every tool call: no source map, minified, no dependencies. The plugin's
   // committed copy (plugin/bin/hook.js) is these same bytes: scripts/plugin-hook.mjs.
   { ...hookBuildOptions, outfile: 'dist/hook.js' },
+  // The message tool, the same way: the plugin's committed copy (plugin/bin/transcript-lag-message.js) is these bytes.
+  { ...messageBuildOptions, outfile: 'dist/cli-message.js' },
 ];
 
 if (watch) {

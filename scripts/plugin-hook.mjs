@@ -1,22 +1,26 @@
 #!/usr/bin/env node
 // The Claude Code plugin (plugin/) runs committed builds: a plugin installed from a git URL is a
 // clone in which nothing is built. This keeps them byte for byte what their sources build to:
-// plugin/bin/hook.js, what `npm run build` writes to dist/hook.js (scripts/lib/hookBuild.mjs), and
+// plugin/bin/hook.js, what `npm run build` writes to dist/hook.js (scripts/lib/hookBuild.mjs),
 // plugin/hooks/transcript-lag-mod.js, the mod Claude Code 2.1.287+ loads in process
-// (scripts/lib/modBuild.mjs, from src/mod/).
+// (scripts/lib/modBuild.mjs, from src/mod/), and plugin/bin/transcript-lag-message.js, the message
+// tool the plugin copies to <claude dir>/transcript-lag/bin/ on session start, what `npm run build`
+// writes to dist/cli-message.js (scripts/lib/messageBuild.mjs, from src/cli/message.ts).
 //
-//   node scripts/plugin-hook.mjs           rewrite both from src/
+//   node scripts/plugin-hook.mjs           rewrite them from src/
 //   node scripts/plugin-hook.mjs --check   exit 1 unless the committed copies are those builds
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { hookBuildOptions } from './lib/hookBuild.mjs';
+import { messageBuildOptions } from './lib/messageBuild.mjs';
 import { modBuildOptions } from './lib/modBuild.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const PLUGIN_HOOK = path.join(repoRoot, 'plugin', 'bin', 'hook.js');
 export const PLUGIN_MOD = path.join(repoRoot, 'plugin', 'hooks', 'transcript-lag-mod.js');
+export const PLUGIN_MESSAGE = path.join(repoRoot, 'plugin', 'bin', 'transcript-lag-message.js');
 
 async function buildBytes(options, outfile) {
   const out = await esbuild.build({ ...options, absWorkingDir: repoRoot, outfile, write: false });
@@ -25,6 +29,7 @@ async function buildBytes(options, outfile) {
 
 export const buildHookBytes = () => buildBytes(hookBuildOptions, path.join(repoRoot, 'dist', 'hook.js'));
 export const buildModBytes = () => buildBytes(modBuildOptions, PLUGIN_MOD);
+export const buildMessageBytes = () => buildBytes(messageBuildOptions, path.join(repoRoot, 'dist', 'cli-message.js'));
 
 async function main() {
   const check = process.argv.includes('--check');
@@ -32,6 +37,7 @@ async function main() {
   for (const [file, build, source] of [
     [PLUGIN_HOOK, buildHookBytes, 'src/hook/'],
     [PLUGIN_MOD, buildModBytes, 'src/mod/'],
+    [PLUGIN_MESSAGE, buildMessageBytes, 'src/cli/message.ts'],
   ]) {
     const built = await build();
     const committed = fs.existsSync(file) ? fs.readFileSync(file) : undefined;

@@ -9,7 +9,8 @@
 #      install`ed, not the alias you chose);
 #   4. the Node that VS Code Server ships (Remote SSH, WSL, Dev Containers), newest first.
 # It always exits 0, whatever the runtime found does: a hook must never stand in a tool call's way.
-# With none it reports nothing. Announce mode only; stdin (the hook JSON) passes through to Node.
+# With none it reports nothing. Announce mode only; stdin (the hook JSON) passes through to Node, and
+# so do this script's arguments (the SessionStart entry's --install-message-tool).
 hook="$(dirname "$0")/hook.js"
 
 # A regular executable file: a folder is "executable" too, and running one fails with 126.
@@ -19,7 +20,7 @@ runnable() {
 
 for n in "$TRANSCRIPT_LAG_NODE" "$(command -v node 2>/dev/null)"; do
   if runnable "$n"; then
-    "$n" "$hook" --plugin
+    "$n" "$hook" --plugin "$@"
     exit 0
   fi
 done
@@ -37,7 +38,7 @@ IFS='
 set -f
 for n in /opt/homebrew/bin/node /usr/local/bin/node $managers $servers; do
   if runnable "$n"; then
-    "$n" "$hook" --plugin
+    "$n" "$hook" --plugin "$@"
     exit 0
   fi
 done

@@ -68,6 +68,11 @@ function heldMessagePath(claudeDir, sessionId, toolUseId) {
 function modCallsPath(claudeDir, sessionId) {
   return SAFE_SESSION_ID.test(sessionId) ? channelPath(claudeDir, MOD_CALLS_DIR_NAME, `${sessionId}.json`) : void 0;
 }
+var MOD_LIVE_EVERY_MS = 5e3;
+var MOD_LIVE_FRESH_MS = 3 * MOD_LIVE_EVERY_MS;
+function modLivePath(claudeDir, sessionId) {
+  return SAFE_SESSION_ID.test(sessionId) ? channelPath(claudeDir, MOD_CALLS_DIR_NAME, `${sessionId}.live.json`) : void 0;
+}
 function spoolFileName(sessionId, instance, seq) {
   return `${sessionId}.${instance}.${String(seq).padStart(8, "0")}.json`;
 }
@@ -349,7 +354,8 @@ function newState(options) {
     recountedAt: -Infinity,
     tickerMs: 0,
     looking: false,
-    listWrites: Promise.resolve()
+    listWrites: Promise.resolve(),
+    aliveWrites: Promise.resolve()
   };
 }
 function placeOf(transcriptPath) {
@@ -480,10 +486,32 @@ function dropHeldMessageNow($, call) {
   const file = call.heldFile;
   if (file === void 0) return Promise.resolve();
   call.heldFile = void 0;
+  return removeOrEmpty($, file);
+}
+function removeOrEmpty($, file) {
   const windows = file.includes("\\");
   const remove = !windows ? ["rm", "-f", file] : cmdTakesAsIs(file) ? ["cmd.exe", "/d", "/c", "del", "/f", "/q", file] : void 0;
   const removed = remove === void 0 ? Promise.resolve() : $.process.run(remove, { timeoutMs: 1e3 }).then(() => void 0, () => void 0);
   return removed.then(() => $.fs.exists(file)).then((left) => left ? $.fs.write(file, "") : void 0).catch(() => $.fs.write(file, "").catch(() => void 0));
+}
+function writeAlive($, s, p) {
+  const file = modLivePath(p.claudeDir, p.sessionId);
+  if (file === void 0) return s.aliveWrites;
+  const alive = { v: 1, session_id: p.sessionId, at: Math.round(now()), every_ms: MOD_LIVE_EVERY_MS, keep_held_messages: s.keepHeldMessages };
+  s.aliveWrites = s.aliveWrites.then(() => $.fs.write(file, JSON.stringify(alive))).catch(() => void 0);
+  return s.aliveWrites;
+}
+function removeAlive($, s, p) {
+  const file = modLivePath(p.claudeDir, p.sessionId);
+  if (file === void 0) return Promise.resolve();
+  s.aliveWrites = s.aliveWrites.then(() => removeOrEmpty($, file));
+  return s.aliveWrites;
+}
+function keepAlive($, s) {
+  s.alive?.cancel();
+  s.alive = $.clock.every(MOD_LIVE_EVERY_MS, () => {
+    if (s.place !== void 0) void writeAlive($, s, s.place);
+  });
 }
 function dropHeldMessage($, call) {
   void dropHeldMessageNow($, call);
@@ -591,18 +619,26 @@ function register(on, options) {
     if (s.place !== void 0) {
       await findReceiver($, s, s.place);
       if (s.keepHeldMessages) await privateFolder($, s.place);
+      await writeAlive($, s, s.place);
     }
+    keepAlive($, s);
     return next(e);
   });
   on("session.end", async ($, e, next) => {
     const dropping = [...s.held.values()].map((call) => dropHeldMessageNow($, call));
     s.held.clear();
+    s.alive?.cancel();
+    s.alive = void 0;
+    if (s.place !== void 0) dropping.push(removeAlive($, s, s.place));
     await Promise.all(dropping);
     return next(e);
   });
   on("classic.SessionStart", async ($, e, next) => {
+    const before = s.place;
     s.place = placeOf(e.transcript_path) ?? s.place;
     if (s.place !== void 0 && s.keepHeldMessages) await privateFolder($, s.place);
+    if (before !== void 0 && before.sessionId !== s.place?.sessionId) void removeAlive($, s, before);
+    if (s.place !== void 0) await writeAlive($, s, s.place);
     return next(e);
   });
   on("tool.call", async ($, e, next) => {

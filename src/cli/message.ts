@@ -16,10 +16,21 @@
  * the answer.
  */
 import { fstatSync, lstatSync, unlinkSync } from 'node:fs';
-import { claudeDirOfTranscript, HELD_MESSAGE_TTL_MS, heldMessagePath, parseHeldMessage, recordFileOf, sessionIdOfTranscript } from '../core/modContract';
+import {
+  claudeDirOfTranscript,
+  freshModLiveness,
+  HELD_MESSAGE_TTL_MS,
+  heldMessagePath,
+  modLivePath,
+  parseHeldMessage,
+  recordFileOf,
+  sessionIdOfTranscript,
+  type ModLiveness,
+} from '../core/modContract';
 import { lineKindOf } from '../core/recordLine';
 import { completeLines, readBounded } from '../hook/boundedRead';
 import { linesHolding, toolUseIdNeedle } from '../hook/onDiskCheck';
+import { modReportsCall } from '../hook/pluginGuard';
 import { parseHookInput, readStdin, type HookInput, type StdinBytes } from '../hook/stdin';
 import { writeAll, writeDeadline } from '../hook/writeAll';
 import { jsonEscapingUnprintable, printableLines } from '../presentation/printable';
@@ -42,9 +53,20 @@ export interface MessageAnswer {
   text_blocks: string[] | null;
   source: MessageSource | null;
   reason: string | null;
+  /**
+   * The session's transcript-lag mod is running: it listed this call before the call's hooks ran,
+   * or its liveness file is fresh (src/core/modContract.ts). False when neither, or the input names no session.
+   */
+  mod: boolean;
 }
 
 export const REASON_NOT_YET = "not on disk yet and no held message (is the transcript-lag plugin's mod loaded? Claude Code 2.1.287+)";
+/** REASON_NOT_YET where the mod is known to run: it did not keep this call's message. */
+export const REASON_NOT_KEPT = 'not on disk yet and no held message (the mod runs, but kept none for this call)';
+export const REASON_NOT_KEPT_OFF = 'not on disk yet and no held message (the mod runs, but its option keepHeldMessages is off)';
+
+/** The liveness file is a few hundred bytes; a larger file is not the mod's. */
+const MAX_LIVENESS_BYTES = 4096;
 
 type TranscriptLook = { text_blocks: string[] } | { reason: string };
 
@@ -159,12 +181,44 @@ export function readTranscriptMessage(recordPath: string, toolUseId: string, win
   return { text_blocks: blocks };
 }
 
-function unknown(toolUseId: string | null, reason: string): MessageAnswer {
-  return { tool_use_id: toolUseId, text: null, text_blocks: null, source: null, reason };
+function unknown(toolUseId: string | null, reason: string, mod = false): MessageAnswer {
+  return { tool_use_id: toolUseId, text: null, text_blocks: null, source: null, reason, mod };
 }
 
-function known(toolUseId: string, blocks: string[], source: MessageSource): MessageAnswer {
-  return { tool_use_id: toolUseId, text: blocks.join('\n\n'), text_blocks: blocks, source, reason: null };
+function known(toolUseId: string, blocks: string[], source: MessageSource, mod: boolean): MessageAnswer {
+  return { tool_use_id: toolUseId, text: blocks.join('\n\n'), text_blocks: blocks, source, reason: null, mod };
+}
+
+/** The session's liveness file, when it is the mod's and fresh; read again once a moment later if it does not parse (the mod rewrites it whole, not atomically). */
+export function readModLiveness(claudeDir: string, sessionId: string, now: number): ModLiveness | undefined {
+  const path = modLivePath(claudeDir, sessionId);
+  if (path === undefined) return undefined;
+  const read = () => readBounded(path, MAX_LIVENESS_BYTES, 'whole', true)?.bytes.toString('utf8');
+  let text = read();
+  const fresh = freshModLiveness(text, sessionId, now);
+  if (fresh !== undefined || text === undefined || parses(text)) return fresh;
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+  text = read();
+  return freshModLiveness(text, sessionId, now);
+}
+
+function parses(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether the session's mod runs, and what it said of itself: the call in its list (written before
+ * the call's settings hooks run) proves it saw this call; else its liveness file, fresh.
+ */
+export function modPresence(input: Pick<HookInput, 'session_id' | 'transcript_path' | 'tool_use_id'>, claudeDir: string, sessionId: string, now: number): { running: boolean; keepsHeld?: boolean } {
+  const liveness = readModLiveness(claudeDir, sessionId, now);
+  if (liveness !== undefined) return { running: true, keepsHeld: liveness.keep_held_messages !== false };
+  return { running: modReportsCall({ ...input, session_id: sessionId }) };
 }
 
 /** The answer for one hook input: the held message, else the transcript, else why not. Never throws on input. */
@@ -175,18 +229,22 @@ export function messageFor(input: HookInput, now: number, windowBytes = TRANSCRI
   if (!transcript) return unknown(id, 'no transcript_path in input');
   const sessionId = input.session_id || sessionIdOfTranscript(transcript);
   const claudeDir = claudeDirOfTranscript(transcript);
+  const presence = claudeDir !== undefined && sessionId ? modPresence(input, claudeDir, sessionId, now) : { running: false };
+  const mod = presence.running;
   let ignored: string | undefined;
   if (claudeDir !== undefined && sessionId) {
     const held = readHeldMessage(claudeDir, sessionId, id, now);
-    if ('text_blocks' in held) return known(id, held.text_blocks, 'mod');
+    if ('text_blocks' in held) return known(id, held.text_blocks, 'mod', mod);
     ignored = held.ignored;
   }
   const recordPath = sessionId ? recordFileOf(transcript, sessionId, input.agent_id) : input.agent_id === undefined ? transcript : undefined;
-  if (recordPath === undefined) return unknown(id, 'the agent_id cannot name a subagent transcript');
+  if (recordPath === undefined) return unknown(id, 'the agent_id cannot name a subagent transcript', mod);
   const found = readTranscriptMessage(recordPath, id, windowBytes);
-  if ('text_blocks' in found) return known(id, found.text_blocks, 'transcript');
-  if (ignored === undefined) return unknown(id, found.reason);
-  return unknown(id, found.reason === REASON_NOT_YET ? `not on disk yet, and ${ignored}` : `${found.reason}; ${ignored}`);
+  if ('text_blocks' in found) return known(id, found.text_blocks, 'transcript', mod);
+  if (ignored !== undefined) return unknown(id, found.reason === REASON_NOT_YET ? `not on disk yet, and ${ignored}` : `${found.reason}; ${ignored}`, mod);
+  // Where the mod is known to run, the reason says so instead of asking whether it is loaded.
+  const notKept = presence.keepsHeld === false ? REASON_NOT_KEPT_OFF : REASON_NOT_KEPT;
+  return unknown(id, mod && found.reason.startsWith(REASON_NOT_YET) ? notKept + found.reason.slice(REASON_NOT_YET.length) : found.reason, mod);
 }
 
 /** The answer for what arrived on stdin. */
@@ -219,8 +277,10 @@ docs/HELD-MESSAGE.md), else from the transcript once the call's record is on dis
 held message file it finds that is older than its TTL (10 min), and no other file.
 
 Prints the text blocks joined by a blank line, and a newline; nothing when nothing is known.
-  --json      one line: {"tool_use_id","text","text_blocks","source","reason"}
-              source "mod" | "transcript" | null; text and text_blocks null when nothing is known
+  --json      one line: {"tool_use_id","text","text_blocks","source","reason","mod"}
+              source "mod" | "transcript" | null; text and text_blocks null when nothing is known;
+              mod true when the session's transcript-lag mod is running (it listed the call,
+              or keeps its liveness file fresh), else false
   --verbose   say on stderr why nothing is known
 Exits 0, unless the answer could not be written whole (stdout a non-blocking pipe nobody
 read for 10 s, or a failed write): then 1, and a line on stderr says so.

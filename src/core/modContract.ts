@@ -112,6 +112,51 @@ export function modCallsPath(claudeDir: string, sessionId: string): string | und
   return SAFE_SESSION_ID.test(sessionId) ? channelPath(claudeDir, MOD_CALLS_DIR_NAME, `${sessionId}.json`) : undefined;
 }
 
+/** How often the mod rewrites a session's liveness file while the session lives. */
+export const MOD_LIVE_EVERY_MS = 5000;
+
+/**
+ * A liveness file whose `at` is this far from now (either way) or more is stale: the mod that wrote
+ * it missed three refreshes, so it is gone (Claude Code was killed) or not running this session.
+ */
+export const MOD_LIVE_FRESH_MS = 3 * MOD_LIVE_EVERY_MS;
+
+/**
+ * The mod's liveness file of a session (`mod/<session_id>.live.json`): written at session start,
+ * every MOD_LIVE_EVERY_MS while the session lives, and removed when it ends, so a reviewing hook can
+ * tell a session with the mod running from one without (`transcript-lag message --json`'s `mod`).
+ * A session id has no dot, so the name cannot be another session's call list.
+ */
+export interface ModLiveness {
+  v: 1;
+  session_id: string;
+  /** When the mod last wrote it (ms since the epoch). */
+  at: number;
+  /** How often it is rewritten. */
+  every_ms: number;
+  /** The plugin option: false when the mod keeps no held messages. */
+  keep_held_messages: boolean;
+}
+
+export function modLivePath(claudeDir: string, sessionId: string): string | undefined {
+  return SAFE_SESSION_ID.test(sessionId) ? channelPath(claudeDir, MOD_CALLS_DIR_NAME, `${sessionId}.live.json`) : undefined;
+}
+
+/** The liveness file's text if it is the mod's for this session and fresh at `now`; else undefined (a reader's check, never a throw). */
+export function freshModLiveness(text: string | undefined, sessionId: string, now: number): ModLiveness | undefined {
+  if (text === undefined) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const l = value as Partial<ModLiveness> | null;
+  if (!l || typeof l !== 'object' || l.v !== 1 || l.session_id !== sessionId || typeof l.at !== 'number') return undefined;
+  const age = now - l.at;
+  return Number.isFinite(age) && Math.abs(age) < MOD_LIVE_FRESH_MS ? (l as ModLiveness) : undefined;
+}
+
 /** Whether the mod's list (its file's text) names the call. */
 export function modListNames(listText: string | undefined, toolUseId: string): boolean {
   if (listText === undefined) return false;

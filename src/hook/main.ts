@@ -42,6 +42,8 @@ interface HookArgs {
   timeoutMs?: number;
   /** Run by the Claude Code plugin (plugin/hooks/hooks.json): stands aside where install-hook's entry reports the call. */
   plugin: boolean;
+  /** The plugin's SessionStart: keep the message tool beside the channel (src/hook/messageTool.ts); nothing else. */
+  installMessageTool: boolean;
 }
 
 function intArg(value: string | undefined, min: number, max: number): number | undefined {
@@ -51,7 +53,7 @@ function intArg(value: string | undefined, min: number, max: number): number | u
 }
 
 export function parseHookArgs(argv: string[]): HookArgs {
-  const args: HookArgs = { probe: false, plugin: false, polls: DEFAULT_PROBE_POLLS, pollMs: DEFAULT_PROBE_POLL_MS };
+  const args: HookArgs = { probe: false, plugin: false, installMessageTool: false, polls: DEFAULT_PROBE_POLLS, pollMs: DEFAULT_PROBE_POLL_MS };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--probe') args.probe = true;
@@ -59,6 +61,7 @@ export function parseHookArgs(argv: string[]): HookArgs {
     else if (a === '--poll-ms') args.pollMs = intArg(argv[++i], 1, 60_000) ?? args.pollMs;
     else if (a === '--channel-dir') args.channelDir = argv[++i] || undefined;
     else if (a === '--plugin') args.plugin = true;
+    else if (a === '--install-message-tool') args.installMessageTool = true;
     else if (a === '--timeout-ms') args.timeoutMs = intArg(argv[++i], 1, MAX_HOOK_TIMEOUT_MS);
   }
   return args;
@@ -79,9 +82,22 @@ export function watchdogDelayMs(args: Pick<HookArgs, 'probe' | 'polls' | 'pollMs
   return Math.max(0, WATCHDOG_MS + probeBudgetMs(args) - elapsedMs);
 }
 
+/**
+ * The SessionStart copy's bound: a rename that Windows refuses while the old copy is open is tried
+ * again for about 1.5 s (src/platform/renameReplacing.ts). The plugin's entry allows it 10 s.
+ */
+const INSTALL_WATCHDOG_MS = 4000;
+
 async function run(argv: string[]): Promise<void> {
   const args = parseHookArgs(argv);
   const budget = probeBudgetMs(args);
+  if (args.installMessageTool) {
+    setTimeout(() => process.exit(0), Math.max(0, INSTALL_WATCHDOG_MS - sinceStart())).unref();
+    // Required here, not imported: a tool call's hook never loads what the copy needs.
+    const { installMessageTool } = require('./messageTool') as typeof import('./messageTool');
+    await installMessageTool(__dirname, resolveChannelDir(args.channelDir, process.env));
+    return;
+  }
   setTimeout(() => process.exit(0), watchdogDelayMs(args, sinceStart())).unref();
 
   const input = parseHookInput(await readStdin(STDIN_BUDGET_MS - sinceStart()));

@@ -29,7 +29,10 @@ import {
   heldMessageOf,
   heldMessagePath,
   MOD_CALLS_LISTED,
+  MOD_LIVE_EVERY_MS,
   modCallsPath,
+  modLivePath,
+  type ModLiveness,
   recordFileOf,
   channelPath,
   HELD_DIR_NAME,
@@ -140,6 +143,9 @@ interface ModState {
   /** The newest calls this copy reports, per session: written whole before each call's hooks run (modContract.ts). */
   listed?: { sessionId: string; calls: string[] };
   listWrites: Promise<void>;
+  /** Rewrites the session's liveness file every MOD_LIVE_EVERY_MS while the session lives (modContract.ts); its writes one at a time. */
+  alive?: { cancel(): void };
+  aliveWrites: Promise<void>;
 }
 
 function newState(options: Readonly<Record<string, unknown>>): ModState {
@@ -159,6 +165,7 @@ function newState(options: Readonly<Record<string, unknown>>): ModState {
     tickerMs: 0,
     looking: false,
     listWrites: Promise.resolve(),
+    aliveWrites: Promise.resolve(),
   };
 }
 
@@ -338,6 +345,11 @@ function dropHeldMessageNow($: ModApi, call: HeldCall): Promise<void> {
   const file = call.heldFile;
   if (file === undefined) return Promise.resolve();
   call.heldFile = undefined;
+  return removeOrEmpty($, file);
+}
+
+/** Removes a file of ours (there is no `$.fs` remove), else empties it; never rejects. */
+function removeOrEmpty($: ModApi, file: string): Promise<void> {
   const windows = file.includes('\\');
   // Not through cmd a path it would not take as it is: at a `,` del would delete the files of the folder before it, `&` split the command, `%` expand.
   const remove = !windows ? ['rm', '-f', file] : cmdTakesAsIs(file) ? ['cmd.exe', '/d', '/c', 'del', '/f', '/q', file] : undefined;
@@ -346,6 +358,34 @@ function dropHeldMessageNow($: ModApi, call: HeldCall): Promise<void> {
     .then(() => $.fs.exists(file))
     .then((left) => (left ? $.fs.write(file, '') : undefined))
     .catch(() => $.fs.write(file, '').catch(() => undefined));
+}
+
+/**
+ * Writes the session's liveness file (`mod/<session>.live.json`): this mod runs the session, as of
+ * now. One write at a time, so an older one never lands after a newer one, or after the removal.
+ */
+function writeAlive($: ModApi, s: ModState, p: SessionPlace): Promise<void> {
+  const file = modLivePath(p.claudeDir, p.sessionId);
+  if (file === undefined) return s.aliveWrites;
+  const alive: ModLiveness = { v: 1, session_id: p.sessionId, at: Math.round(now()), every_ms: MOD_LIVE_EVERY_MS, keep_held_messages: s.keepHeldMessages };
+  s.aliveWrites = s.aliveWrites.then(() => $.fs.write(file, JSON.stringify(alive))).catch(() => undefined);
+  return s.aliveWrites;
+}
+
+/** Removes a session's liveness file once its writes are done: the session ended here, or this process left it. */
+function removeAlive($: ModApi, s: ModState, p: SessionPlace): Promise<void> {
+  const file = modLivePath(p.claudeDir, p.sessionId);
+  if (file === undefined) return Promise.resolve();
+  s.aliveWrites = s.aliveWrites.then(() => removeOrEmpty($, file));
+  return s.aliveWrites;
+}
+
+/** Keeps the current session's liveness file fresh until session.end. */
+function keepAlive($: ModApi, s: ModState): void {
+  s.alive?.cancel();
+  s.alive = $.clock.every(MOD_LIVE_EVERY_MS, () => {
+    if (s.place !== undefined) void writeAlive($, s, s.place);
+  });
 }
 
 function dropHeldMessage($: ModApi, call: HeldCall): void {
@@ -480,7 +520,10 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
       await findReceiver($, s, s.place);
       // Made now, so each call's check finds it there (one chmod).
       if (s.keepHeldMessages) await privateFolder($, s.place);
+      // Before any hook of the session runs: a reviewing hook can tell the mod runs (message --json's `mod`).
+      await writeAlive($, s, s.place);
     }
+    keepAlive($, s);
     return next(e);
   });
 
@@ -488,14 +531,21 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
   on('session.end', async ($, e, next) => {
     const dropping = [...s.held.values()].map((call) => dropHeldMessageNow($, call));
     s.held.clear();
+    s.alive?.cancel();
+    s.alive = undefined;
+    if (s.place !== undefined) dropping.push(removeAlive($, s, s.place));
     await Promise.all(dropping);
     return next(e);
   });
 
   // /clear, /resume and a fork start another session (another transcript) in the same process.
   on('classic.SessionStart', async ($, e: { transcript_path?: string }, next) => {
+    const before = s.place;
     s.place = placeOf(e.transcript_path) ?? s.place;
     if (s.place !== undefined && s.keepHeldMessages) await privateFolder($, s.place);
+    // The session this process left is not the mod's any more; the one it runs now is.
+    if (before !== undefined && before.sessionId !== s.place?.sessionId) void removeAlive($, s, before);
+    if (s.place !== undefined) await writeAlive($, s, s.place);
     return next(e);
   });
 

@@ -143,6 +143,7 @@ export function checkScenario(result, { strictProfile }) {
   // Before 2.1.287 no mod loads: the plugin's command hooks report alone (checked above).
   if (def.mod && modLoads(result.version)) checkMod(result, fail);
   if (def.statusline) checkStatusLine(result, fail);
+  if (result.messageTool) checkMessageTool(result, fail);
   if (def.install === 'plugin-git') {
     // Installed from a git URL, the hook runs from the CLI's plugin cache: committed files only.
     const cache = `${result.plugin?.home ?? ''}/.claude/plugins/cache/transcript-lag/transcript-lag/`;
@@ -317,6 +318,75 @@ function checkStatusLine(result, fail) {
   if (!last.line || /\bheld\b/.test(last.line)) fail(`idle, the status line says "${last.line}"`);
 }
 
+/** examples/'s hooks block with these (stderr, which Claude Code puts in the call's tool_result). */
+const INSTALL_REASON = 'install the transcript-lag plugin (claude plugin install transcript-lag@transcript-lag, Claude Code 2.1.287+)';
+const REVIEW_BLOCKS = /needs a review|Say what this call is for/;
+
+/**
+ * The message tool with the plugin alone: the plugin's SessionStart hook copied its committed tool (from a
+ * clone with nothing built) into the Claude dir; the reviewing hook naming that copy got every call's
+ * message from the mod (checkMod) while the mod's liveness file was fresh, and the file was gone once the
+ * session ended; examples/'s hooks let every call of that session run. In the session without the mod, the
+ * copy says `mod: false` for every call, and the examples block each Bash call saying what to install.
+ */
+function checkMessageTool(result, fail) {
+  const m = result.messageTool;
+  if (m.cloneHasDist !== false) fail(`the plugin's clone has a dist/ (${m.cloneHasDist}): the tool must come from the plugin alone`);
+  if (!m.copied) fail('no message tool at <claude dir>/transcript-lag/bin/transcript-lag-message.js after a session with the plugin');
+  else if (!m.copiedIsCommitted) fail('the copied message tool is not the plugin\'s committed plugin/bin/transcript-lag-message.js');
+  const live = m.liveness.map((l) => {
+    try {
+      return JSON.parse(l);
+    } catch {
+      return { unparsed: l };
+    }
+  });
+  const own = live.filter((l) => l.session_id === result.sessionId);
+  if (own.length === 0) fail(`the reviewing hook never found the session's liveness file (${m.liveness.length} lines: ${m.liveness.slice(0, 3).join(' | ')})`);
+  for (const l of own) {
+    if (l.v !== 1 || l.every_ms !== 5000 || l.keep_held_messages !== true || typeof l.at !== 'number') fail(`liveness file not as documented: ${JSON.stringify(l)}`);
+  }
+  if (m.livenessLeft !== false) fail(`the liveness file ${m.livenessLeft ? 'was still there' : 'was not looked for'} after the session ended`);
+  // Rewritten while the session lived (the mod's 5 s timer runs in Claude Code), never stale for a reader.
+  const ats = m.livenessSeen.map((v) => {
+    try {
+      return JSON.parse(v.text).at;
+    } catch {
+      return undefined; // caught mid-write
+    }
+  }).filter((at) => typeof at === 'number');
+  // The session lives well over 5 s (three messages, each ending 2.5 s after its last block): the timer fired.
+  // (Its first two versions are both the start's: session.start, then classic.SessionStart.)
+  if (ats.length === 0 || Math.max(...ats) - Math.min(...ats) < 4000) fail(`the liveness file was not rewritten by the mod's 5 s timer while the session lived (at: ${ats.join(', ')})`);
+  for (let i = 1; i < ats.length; i++) if (ats[i] - ats[i - 1] >= 15_000) fail(`the liveness file went ${ats[i] - ats[i - 1]} ms without a rewrite: stale for a reader`);
+  // Each example ran on each Bash call: every one let the mod session's calls run, and blocked the no-mod one's.
+  const bashWithMod = result.calls.filter((c) => c.tool === 'Bash').length;
+  for (const file of ['review.sh', 'review.py', 'review.mjs']) {
+    const codes = m.exampleExits.filter((l) => l.startsWith(`${file} `)).map((l) => Number(l.split(' ')[1]));
+    const expected = [...Array(bashWithMod).fill(0), ...Array(m.noMod?.bashIds.length ?? 0).fill(2)];
+    if (JSON.stringify(codes) !== JSON.stringify(expected)) fail(`${file} exited ${JSON.stringify(codes)} on the Bash calls, expected ${JSON.stringify(expected)}`);
+  }
+  // The session with the mod: nothing blocked by the examples.
+  for (const l of result.recording.transcript) {
+    if (l.text.includes('"tool_result"') && REVIEW_BLOCKS.test(l.text)) fail(`a call of the session with the mod was blocked: ${l.text.slice(0, 300)}`);
+  }
+  const n = m.noMod;
+  if (!n) return;
+  if (n.run?.code !== 0) fail(`the session without the mod: claude -p exited ${n.run?.code ?? n.run?.signal}: ${(n.run?.stderr ?? '').trim().slice(0, 300)}`);
+  if (!n.sessionId || n.sessionId === result.sessionId) fail(`the session without the mod never ran a hook (${n.sessionId})`);
+  for (const id of n.ids) {
+    const answers = (result.reviewerAnswers ?? []).filter((a) => a.tool_use_id === id);
+    if (answers.length !== 1) fail(`${id} (no mod): the reviewing hook got ${answers.length} answers, expected 1`);
+    else if (answers[0].mod !== false) fail(`${id} (no mod): the reviewing hook's answer says mod ${answers[0].mod}`);
+    else if (answers[0].source !== null) fail(`${id} (no mod): the message was known (${answers[0].source}) while the PreToolUse hooks ran`);
+  }
+  for (const id of n.bashIds) {
+    const r = n.results[id];
+    if (!r) fail(`${id} (no mod): no tool_result in its transcript`);
+    else if (!r.content.includes(INSTALL_REASON)) fail(`${id} (no mod): the examples did not block it saying what to install: ${JSON.stringify(r).slice(0, 400)}`);
+  }
+}
+
 /**
  * The mod, from inside Claude Code: it reports every call with the real fire time (before the
  * command hooks'), watch reports each call once as the mod's, a reviewing hook gets each call's
@@ -345,6 +415,7 @@ function checkMod(result, fail) {
       const truth = result.messages?.[c.id];
       if (answers.length !== 1) fail(`${where}: the reviewing hook got ${answers.length} answers, expected 1`);
       else if (answers[0].source !== 'mod') fail(`${where}: the reviewing hook's answer came from ${answers[0].source} (${answers[0].reason})`);
+      else if (answers[0].mod !== true) fail(`${where}: the reviewing hook's answer says mod ${answers[0].mod}, the mod runs`);
       else if (JSON.stringify(answers[0].text_blocks) !== JSON.stringify(truth)) {
         fail(`${where}: the reviewing hook got ${JSON.stringify(answers[0].text_blocks)}, the transcript holds ${JSON.stringify(truth)}`);
       }

@@ -17,6 +17,9 @@ export function startRecorder({ roots, pollMs = 10, now = () => Date.now() }) {
       return 'unreadable';
     }
   };
+  /** The mod's liveness files (`mod/<session>.live.json`), by path: each distinct text seen, with when. */
+  const liveness = new Map();
+  const live = [];
   let timer;
   let stopped = false;
 
@@ -32,13 +35,26 @@ export function startRecorder({ roots, pollMs = 10, now = () => Date.now() }) {
       if (e.isDirectory()) listJsonl(p, out);
       else if (e.isFile() && e.name.endsWith('.jsonl')) out.push(p);
       else if (e.isFile() && e.name.endsWith('.json') && path.basename(dir) === 'spool' && !spooled.has(e.name)) spooled.set(e.name, spooledEvent(p));
+      else if (e.isFile() && e.name.endsWith('.live.json') && path.basename(dir) === 'mod') live.push(p);
     }
   }
 
   function pollOnce() {
     const t = now();
     const found = [];
+    live.length = 0;
     for (const r of roots) listJsonl(r, found);
+    for (const p of live) {
+      let text;
+      try {
+        text = fs.readFileSync(p, 'utf8');
+      } catch {
+        continue;
+      }
+      const seen = liveness.get(p) ?? [];
+      if (seen.at(-1)?.text !== text) seen.push({ t, text });
+      liveness.set(p, seen);
+    }
     for (const p of found) {
       let st = files.get(p);
       if (!st) {
@@ -77,6 +93,7 @@ export function startRecorder({ roots, pollMs = 10, now = () => Date.now() }) {
   return {
     lines,
     spooled,
+    liveness,
     /** Final poll, then stop. */
     stop() {
       stopped = true;

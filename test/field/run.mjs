@@ -14,7 +14,7 @@ import { scenarios } from './scenarios.mjs';
 import { checkScenario, classifyCall } from './assertions.mjs';
 import { prometheusBin } from './prometheus.mjs';
 import { writeRecording } from '../../scripts/lib/recordings.mjs';
-import { isMissingTool, missingTool } from '../../scripts/lib/missingTool.mjs';
+import { findCommand, isMissingTool, missingTool } from '../../scripts/lib/missingTool.mjs';
 
 export const RECORDINGS_DIR = path.join(repoRoot, 'test', 'field', 'recordings');
 // Recorded for the demo: one session held while its hooks run, one written promptly.
@@ -58,6 +58,11 @@ export async function runSuite(opts, out = (s) => process.stdout.write(s)) {
     throw missingTool('tmux', ['tmux'], 'the field suite drives interactive Claude Code in it');
   }
   if (chosen.some((s) => s.metrics)) prometheusBin();
+  // examples/'s reviewing hooks run as settings hooks: sh with jq, and Python.
+  if (chosen.some((s) => s.examples)) {
+    if (!findCommand('jq')) throw missingTool('jq', ['jq'], "examples/review.sh, which the field suite runs as a settings hook");
+    if (!findCommand('python3')) throw missingTool('python3', ['python3'], "examples/review.py, which the field suite runs as a settings hook");
+  }
   let claudeBin;
   try {
     claudeBin = ensureClaude(opts.version, (m) => out(`field: ${m}\n`));

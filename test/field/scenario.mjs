@@ -27,22 +27,34 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
     installHook({ claudeDir: sb.claudeDir, probe: def.hook === 'probe', polls: def.polls, pollMs: def.pollMs });
   }
   if (install === 'http' || install === 'http+plugin-dir') installHook({ claudeDir: sb.claudeDir, httpPort: await freePort() });
-  // 'plugin-dir': `claude --plugin-dir <repo>/plugin`, the mod and the plugin's command hooks loaded for the session.
+  // 'plugin-dir': `claude --plugin-dir <repo>/plugin`, the mod and the plugin's command hooks loaded for the session;
+  // with `pluginClone`, the plugin folder of a clone of the committed HEAD, where nothing is built (no dist/).
   const plugin = install.startsWith('plugin') && install !== 'plugin-dir' ? await installPluginFor(sb, install, claudeBin) : undefined;
-  const extraArgs = install.endsWith('plugin-dir') ? ['--plugin-dir', path.join(repoRoot, 'plugin')] : [];
-  // A reviewing hook as the README writes it: it asks `transcript-lag message --json` once per call.
+  const clone = def.pluginClone ? cloneCommitted(sb) : undefined;
+  const extraArgs = install.endsWith('plugin-dir') ? ['--plugin-dir', path.join(clone ?? repoRoot, 'plugin')] : [];
+  // A reviewing hook as the README writes it: it asks `transcript-lag message --json` once per call; with
+  // `reviewer: 'copied'`, the message tool the plugin's SessionStart hook copied into the Claude dir.
   const reviewerLog = path.join(sb.root, 'reviewer.log');
   // While the reviewing hook runs, the held messages on disk and their folders' modes (they hold assistant text).
   const modesLog = path.join(sb.root, 'held-modes.log');
   const held = path.join(sb.claudeDir, 'transcript-lag', 'held');
+  const messageTool = path.join(sb.claudeDir, 'transcript-lag', 'bin', 'transcript-lag-message.js');
+  const modDir = path.join(sb.claudeDir, 'transcript-lag', 'mod');
+  // The mod's liveness files, as the reviewing hook finds them.
+  const livenessLog = path.join(sb.root, 'liveness.log');
+  const q = JSON.stringify;
   if (def.statusline) installStatusline({ claudeDir: sb.claudeDir });
   addFieldSettings(sb, {
     slowHookMs: def.slowHookMs ?? 0,
     reviewer: def.reviewer
-      ? `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI_JS)} message --json >> ${JSON.stringify(reviewerLog)}; ` +
-        `find ${JSON.stringify(held)} -printf '%m %y %p\\n' >> ${JSON.stringify(modesLog)} 2>/dev/null; true`
+      ? `${q(process.execPath)} ${def.reviewer === 'copied' ? `${q(messageTool)} --json` : `${q(CLI_JS)} message --json`} >> ${q(reviewerLog)}; ` +
+        (def.reviewer === 'copied' ? `cat ${q(modDir)}/*.live.json >> ${q(livenessLog)} 2>/dev/null; echo >> ${q(livenessLog)}; ` : '') +
+        `find ${q(held)} -printf '%m %y %p\\n' >> ${q(modesLog)} 2>/dev/null; true`
       : undefined,
   });
+  // examples/'s reviewing hooks (sh, Python, Node), copied to ~/.claude/hooks/ and registered as examples/README.md says.
+  const exitsLog = path.join(sb.root, 'example-exits.log');
+  if (def.examples) addExampleHooks(sb, exitsLog);
   const api = await startStandInApi({
     script: def.script,
     subScript: def.subScript,
@@ -64,6 +76,8 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
   const env = claudeEnv(sb, api.url);
   let run;
   let forkRun;
+  let noModRun;
+  let livenessLeft;
   try {
     if (metricsTarget) {
       prometheus = await startPrometheus({ dir: path.join(sb.root, 'prometheus'), target: metricsTarget });
@@ -78,6 +92,9 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
         recorder.lines.some((l) => l.file.startsWith(projectsDir) && /"stop_reason":"end_turn"/.test(l.text) && l.text.includes(FINAL_TEXT));
       run = await runInteractive({ claudeBin, cwd: sb.work, env, prompt: def.prompt ?? 'go', isDone: finalAnswered, extraArgs, sampleScreens: !!(def.statusline || def.sampleScreens) });
     }
+    // The session ended (/exit): its mod removed its liveness file.
+    if (def.noModScript && sessionIdOf(sb)) livenessLeft = fs.existsSync(path.join(modDir, `${sessionIdOf(sb)}.live.json`));
+    if (def.noModScript) noModRun = await runNoMod({ claudeBin, sb, env, api, noModScript: def.noModScript });
     // watch polls on its own clock: give it time to report the last writes (and the hook's landing
     // watchers, which poll every 10 ms, time to report theirs).
     await sleep(1500);
@@ -157,6 +174,10 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
     // The mod's spinner suffix ("held 2.1s"), sample by sample.
     heldScreens: (run?.screens ?? []).map((s) => ({ t: s.t, line: s.text.split('\n').find((l) => /· held \d/.test(l))?.trim() })),
     reviewerAnswers: def.reviewer ? readJsonl(reviewerLog) : undefined,
+    // The message tool with the plugin alone: copied from the clone, the mod's liveness, a session without the mod.
+    messageTool: def.reviewer === 'copied'
+      ? messageToolResult({ sb, clone, messageTool, livenessLog, livenessLeft, noModRun, sessionId: events.find((e) => e.session)?.session, def, exitsLog, recorder, modDir })
+      : undefined,
     // Which events the recorder saw spooled (with a receiver up, the mod posts them to it instead).
     spooledEvents: [...recorder.spooled.values()],
     heldModes: def.reviewer && fs.existsSync(modesLog) ? fs.readFileSync(modesLog, 'utf8').split('\n').filter(Boolean) : undefined,
@@ -240,6 +261,83 @@ async function documentedQueryFailures(prometheus) {
     }
   }
   return failures;
+}
+
+/** A shallow clone of the repository's committed HEAD: what a user's plugin folder holds, nothing built. */
+function cloneCommitted(sb) {
+  const clone = path.join(sb.root, 'clone');
+  execFileSync('git', ['clone', '--quiet', '--depth', '1', `file://${repoRoot}`, clone]);
+  return clone;
+}
+
+/** The first session the hooks saw. */
+function sessionIdOf(sb) {
+  return readJsonl(sb.eventLog).find((e) => e.session)?.session;
+}
+
+/**
+ * examples/'s hooks in ~/.claude/hooks/, and their entries (examples/README.md's JSON blocks) added to
+ * settings.json, each command as written, followed by a line in `exitsLog` saying how it exited.
+ */
+function addExampleHooks(sb, exitsLog) {
+  const examples = path.join(repoRoot, 'examples');
+  const hooksDir = path.join(sb.claudeDir, 'hooks');
+  fs.mkdirSync(hooksDir, { recursive: true });
+  for (const f of ['review.sh', 'review.py', 'review.mjs']) fs.copyFileSync(path.join(examples, f), path.join(hooksDir, f));
+  const settings = JSON.parse(fs.readFileSync(sb.settingsFile, 'utf8'));
+  for (const [, block] of fs.readFileSync(path.join(examples, 'README.md'), 'utf8').matchAll(/```json\n([\s\S]*?)```/g)) {
+    for (const group of JSON.parse(block).hooks.PreToolUse) {
+      for (const h of group.hooks) {
+        const file = /review\.\w+/.exec(h.command)[0];
+        h.command = `${h.command}; code=$?; echo "${file} $code" >> ${JSON.stringify(exitsLog)}; exit $code`;
+      }
+      settings.hooks.PreToolUse.push(group);
+    }
+  }
+  fs.writeFileSync(sb.settingsFile, JSON.stringify(settings, null, 2));
+}
+
+/**
+ * A print session in the same HOME without the plugin, so without its mod: the reviewing hooks still run
+ * and the message tool copied by the earlier session answers them.
+ */
+async function runNoMod({ claudeBin, sb, env, api, noModScript }) {
+  api.setScript(noModScript);
+  await sleep(500);
+  return runPrint({ claudeBin, cwd: sb.work, env, prompt: 'go' });
+}
+
+/** What the message-tool scenario checks (assertions.mjs, checkMessageTool). */
+function messageToolResult({ sb, clone, messageTool, livenessLog, livenessLeft, noModRun, sessionId, def, exitsLog, recorder, modDir }) {
+  const committed = clone && path.join(clone, 'plugin', 'bin', 'transcript-lag-message.js');
+  const noModEvent = readJsonl(sb.eventLog).find((e) => e.session && e.session !== sessionId);
+  const noModTranscript = noModEvent?.transcript;
+  const results = {};
+  for (const line of noModTranscript && fs.existsSync(noModTranscript) ? readJsonl(noModTranscript) : []) {
+    for (const b of Array.isArray(line.message?.content) ? line.message.content : []) {
+      if (b?.type === 'tool_result') results[b.tool_use_id] = { is_error: !!b.is_error, content: typeof b.content === 'string' ? b.content : JSON.stringify(b.content) };
+    }
+  }
+  return {
+    cloneHasDist: clone ? fs.existsSync(path.join(clone, 'dist')) : undefined,
+    copied: fs.existsSync(messageTool),
+    copiedIsCommitted: !!committed && fs.existsSync(messageTool) && fs.readFileSync(messageTool).equals(fs.readFileSync(committed)),
+    liveness: fs.existsSync(livenessLog) ? fs.readFileSync(livenessLog, 'utf8').split('\n').filter(Boolean) : [],
+    // Every version of the session's liveness file the recorder saw, with when.
+    livenessSeen: (recorder.liveness.get(path.join(modDir, `${sessionId}.live.json`)) ?? []).map(({ t, text }) => ({ t, text })),
+    // How each example hook exited, in order: `review.sh 0`, …
+    exampleExits: fs.existsSync(exitsLog) ? fs.readFileSync(exitsLog, 'utf8').split('\n').filter(Boolean) : [],
+    livenessLeft,
+    noMod: def.noModScript
+      ? {
+          run: noModRun && { code: noModRun.code, signal: noModRun.signal, stderr: noModRun.stderr?.slice(0, 1000) },
+          sessionId: noModEvent?.session,
+          ids: def.noModScript.flat().map((c) => c.id),
+          bashIds: def.noModScript.flat().filter((c) => c.name === 'Bash').map((c) => c.id),
+          results,
+        }
+      : undefined,
+  };
 }
 
 /**

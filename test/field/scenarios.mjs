@@ -46,6 +46,14 @@ export const MOD_SUBAGENT = () => [
 ];
 export const SUBAGENT_STEPS = [Object.assign([bash('toolu_field101s', 'echo from the subagent')], { texts: ['The subagent runs its step.'] })];
 
+/** Every call's message says what it is for: examples/'s reviewing hooks let each run. */
+export const MESSAGE_TOOL = (work) => [
+  Object.assign([bash('toolu_field001b', 'echo first')], { texts: ['Listing nothing yet: a first step, to see the hooks run.'] }),
+  Object.assign([read('toolu_field002r', `${work}/notes.txt`), bash('toolu_field002b', 'echo second')], { texts: ['Reading the notes and echoing, in one message.'] }),
+];
+/** The session without the mod that follows: its Bash call cannot be reviewed, so examples/'s hooks block it. */
+export const NO_MOD_STEPS = [Object.assign([bash('toolu_field101b', 'echo without the mod')], { texts: ['This one says what it is for, but nobody can read it yet.'] })];
+
 const probe = { hook: 'probe', polls: 10, pollMs: 100 };
 const announce = { hook: 'announce', polls: 10, pollMs: 100 };
 // A model's stream does not end the instant a tool_use block closes: the stand-in waits before
@@ -87,6 +95,13 @@ export const scenarios = [
   // http hooks installed: watch serves the receiver, the mod posts its events to it (nothing spooled).
   { name: 'print-mod-http', mode: 'print', ...announce, ...stream, install: 'http+plugin-dir', mod: true, script: SINGLE },
   { name: 'interactive-mod-plugin-slow', mode: 'interactive', ...announce, ...stream, install: 'plugin', mod: true, reviewer: true, slowHookMs: 2000, script: SINGLE },
+  // The message tool with the plugin alone (issue 32): the plugin from a clone of the committed HEAD (nothing
+  // built), its SessionStart hook copies the tool to ~/.claude/transcript-lag/bin/, and a reviewing hook naming
+  // that copy gets each message from the mod with `mod: true`; examples/'s three hooks run beside it. Then a
+  // print session without the plugin: `mod: false`, and the examples block its Bash call saying what to
+  // install. The stand-in ends each message 2.5 s after its last block, so no record is on disk while the
+  // PreToolUse hooks of either session run (print mode writes a record when its message ends).
+  { name: 'interactive-mod-message-tool', mode: 'interactive', ...announce, blockGapMs: 100, finishDelayMs: 2500, install: 'plugin-dir', pluginClone: true, mod: true, reviewer: 'copied', examples: true, script: MESSAGE_TOOL, noModScript: NO_MOD_STEPS },
   // A forked session copies the parent's conversation into its file: history, never the fork's calls.
   { name: 'print-fork-announce', mode: 'print', ...announce, ...stream, script: FORK_PARENT, forkScript: FORK_OWN },
 ];

@@ -58,3 +58,9 @@ export const DEFAULT_PROBE_POLL_MS = 100;
 
 /** File name of install-statusline's stable copy of the statusline bundle; also the marker of our statusLine entry. */
 export const STATUSLINE_FILE_NAME = 'transcript-lag-statusline.js';
+
+/**
+ * File name of the message tool's stable copy (`transcript-lag message` on its own, src/cli/message.ts),
+ * which the plugin keeps in the channel folder's bin/ from each session start, for reviewing hooks to name.
+ */
+export const MESSAGE_TOOL_FILE_NAME = 'transcript-lag-message.js';

@@ -10,7 +10,8 @@ import { capturingIo } from '../helpers/capturingIo';
 // The built CLI loads a subcommand's bundle only when it runs, and analyze loads
 // the channel reader (zod) only with --channel (scripts/build.mjs). What a run
 // loaded is read from the child's require.cache at exit; what each loaded bundle
-// holds, from the `sources` of its source map (`npm run build` writes them).
+// holds, from the `sources` of its source map (`npm run build` writes them; not for dist/cli-message.js,
+// built minified without one, as the plugin's committed copy of it is).
 
 const cli = path.resolve(__dirname, '../../../dist/cli.js');
 const realDir = path.join(fixturesDir, 'real', 'interactive-parallel-2000');
@@ -23,6 +24,8 @@ interface BuiltRun {
   stderr: string;
   /** Every source file bundled into the modules the run loaded, as its source maps name them. */
   sources: string[];
+  /** The bundles of dist/ the run loaded, by file name. */
+  bundles: string[];
 }
 
 function runBuilt(tmp: string, args: string[], input?: string): BuiltRun {
@@ -36,10 +39,11 @@ function runBuilt(tmp: string, args: string[], input?: string): BuiltRun {
   const loaded = (JSON.parse(fs.readFileSync(listing, 'utf8')) as string[]).filter((f) => path.dirname(f) === path.dirname(cli));
   assert.ok(loaded.includes(cli), `dist/cli.js itself among ${loaded.join(', ')}`);
   const sources = loaded.flatMap((file) => {
+    if (path.basename(file) === 'cli-message.js') return [];
     const map = JSON.parse(fs.readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
     return map.sources;
   });
-  return { status: res.status, stdout: res.stdout, stderr: res.stderr, sources };
+  return { status: res.status, stdout: res.stdout, stderr: res.stderr, sources, bundles: loaded.map((f) => path.basename(f)).sort() };
 }
 
 /** How long the watch spec waits for the session: under the test's own timeout (20 s here, 30 s in the Windows lane). */
@@ -109,9 +113,11 @@ describe('CLI: start-up loads only what the command needs', () => {
     const input = JSON.stringify({ session_id: session, transcript_path: file, hook_event_name: 'PreToolUse', tool_use_id: 'toolu_1' });
     const built = runBuilt(tmp, ['message', '--json'], input);
     assert.equal(built.status, 0, built.stderr);
-    assert.deepEqual(JSON.parse(built.stdout), { tool_use_id: 'toolu_1', text: 'Plan.', text_blocks: ['Plan.'], source: 'transcript', reason: null });
-    assert.ok(built.sources.some((s) => s.endsWith('src/cli/message.ts')), built.sources.join('\n'));
+    assert.deepEqual(JSON.parse(built.stdout), { tool_use_id: 'toolu_1', text: 'Plan.', text_blocks: ['Plan.'], source: 'transcript', reason: null, mod: false });
+    assert.deepEqual(built.bundles, ['cli-message.js', 'cli.js']);
     assert.deepEqual(built.sources.filter((s) => dependencies.test(s) || /src\/cli\/(analyze|watch|installHook|statusline)\.ts$/.test(s) || s.endsWith('src/vscode/engineModule.ts')), []);
+    const requires = [...fs.readFileSync(path.join(path.dirname(cli), 'cli-message.js'), 'utf8').matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1]);
+    assert.deepEqual([...new Set(requires)].filter((r) => !r.startsWith('node:')), [], 'node: modules only');
     const alone = spawnSync(process.execPath, [path.join(path.dirname(cli), 'cli-message.js'), '--json'], { encoding: 'utf8', input });
     assert.deepEqual({ status: alone.status, stdout: alone.stdout }, { status: 0, stdout: built.stdout });
   });

@@ -66,14 +66,14 @@ describe('message: the held message first', function () {
     // Another call's held message is not this one's.
     t.hold({ text_blocks: ['not mine'] }, 'toolu_01Other');
     const a = messageFor(t.input(), NOW);
-    assert.deepEqual(a, { tool_use_id: ID, text: `First.\n\n${MULTIBYTE}\n\n${WITH_NEWLINES}`, text_blocks: ['First.', MULTIBYTE, WITH_NEWLINES], source: 'mod', reason: null });
+    assert.deepEqual(a, { tool_use_id: ID, text: `First.\n\n${MULTIBYTE}\n\n${WITH_NEWLINES}`, text_blocks: ['First.', MULTIBYTE, WITH_NEWLINES], source: 'mod', reason: null, mod: false });
   });
 
   it('is preferred to the transcript when both have it; a message with no text is "" and []', function () {
     const t = tempClaude();
     fs.appendFileSync(t.transcript, assistant('a1', 'msg_1', text('from the transcript')) + assistant('a2', 'msg_1', toolUse(ID)));
     t.hold({ text_blocks: [] });
-    assert.deepEqual(messageFor(t.input(), NOW), { tool_use_id: ID, text: '', text_blocks: [], source: 'mod', reason: null });
+    assert.deepEqual(messageFor(t.input(), NOW), { tool_use_id: ID, text: '', text_blocks: [], source: 'mod', reason: null, mod: false });
     fs.rmSync(t.heldFile());
     assert.equal(messageFor(t.input(), NOW).source, 'transcript');
   });
@@ -90,7 +90,7 @@ describe('message: the held message first', function () {
     // A stale one never hides the transcript.
     t.hold({ at: NOW - HELD_MESSAGE_TTL_MS - 1, text_blocks: ['stale'] });
     fs.appendFileSync(t.transcript, assistant('a1', 'msg_1', text('landed')) + assistant('a2', 'msg_1', toolUse(ID)));
-    assert.deepEqual(messageFor(t.input(), NOW), { tool_use_id: ID, text: 'landed', text_blocks: ['landed'], source: 'transcript', reason: null });
+    assert.deepEqual(messageFor(t.input(), NOW), { tool_use_id: ID, text: 'landed', text_blocks: ['landed'], source: 'transcript', reason: null, mod: false });
   });
 
   it('a held message dated more than its TTL ahead is called that (clock skew), not old, and is left alone; one less far ahead is taken', function () {
@@ -181,7 +181,7 @@ describe('message: from the transcript once the record is on disk', function () 
         assistant('b2', 'msg_10', toolUse('toolu_01After')),
     );
     const blocks = ['First block.', MULTIBYTE, WITH_NEWLINES];
-    assert.deepEqual(messageFor(t.input(), NOW), { tool_use_id: ID, text: blocks.join('\n\n'), text_blocks: blocks, source: 'transcript', reason: null });
+    assert.deepEqual(messageFor(t.input(), NOW), { tool_use_id: ID, text: blocks.join('\n\n'), text_blocks: blocks, source: 'transcript', reason: null, mod: false });
     // The next message's call gets only its own.
     assert.deepEqual(messageFor(t.input({ tool_use_id: 'toolu_01After' }), NOW).text_blocks, ['The next message.']);
   });
@@ -190,7 +190,7 @@ describe('message: from the transcript once the record is on disk', function () 
     const t = tempClaude();
     const record = assistant('a2', 'msg_1', toolUse(ID));
     fs.appendFileSync(t.transcript, assistant('a1', 'msg_1', text('Plan.')) + record.slice(0, -1));
-    assert.deepEqual(messageFor(t.input(), NOW), { tool_use_id: ID, text: null, text_blocks: null, source: null, reason: REASON_NOT_YET });
+    assert.deepEqual(messageFor(t.input(), NOW), { tool_use_id: ID, text: null, text_blocks: null, source: null, reason: REASON_NOT_YET, mod: false });
     fs.appendFileSync(t.transcript, '\n');
     assert.deepEqual(messageFor(t.input(), NOW).text_blocks, ['Plan.']);
   });
@@ -200,7 +200,7 @@ describe('message: from the transcript once the record is on disk', function () 
     const subagents = path.join(path.dirname(t.transcript), SESSION, 'subagents');
     fs.mkdirSync(subagents, { recursive: true });
     fs.writeFileSync(path.join(subagents, 'agent-a7.jsonl'), assistant('s1', 'msg_s', text('Subagent plan.')) + assistant('s2', 'msg_s', toolUse(ID)));
-    assert.deepEqual(messageFor(t.input({ agent_id: 'a7' }), NOW), { tool_use_id: ID, text: 'Subagent plan.', text_blocks: ['Subagent plan.'], source: 'transcript', reason: null });
+    assert.deepEqual(messageFor(t.input({ agent_id: 'a7' }), NOW), { tool_use_id: ID, text: 'Subagent plan.', text_blocks: ['Subagent plan.'], source: 'transcript', reason: null, mod: false });
     assert.equal(messageFor(t.input(), NOW).reason, REASON_NOT_YET, 'the main transcript does not hold it');
     assert.match(messageFor(t.input({ agent_id: '../x' }), NOW).reason!, /agent_id/);
   });
@@ -210,7 +210,7 @@ describe('message: from the transcript once the record is on disk', function () 
     const transcript = path.join(dir, fs.readdirSync(dir).find((f) => f.endsWith('.jsonl'))!);
     for (const id of ['toolu_field001r', 'toolu_field001b']) {
       const a = messageFor({ session_id: '31fe55b3-cdf5-46f4-87b6-e09ef369569a', transcript_path: transcript, tool_use_id: id }, NOW);
-      assert.deepEqual(a, { tool_use_id: id, text: 'Reading and running in parallel.', text_blocks: ['Reading and running in parallel.'], source: 'transcript', reason: null });
+      assert.deepEqual(a, { tool_use_id: id, text: 'Reading and running in parallel.', text_blocks: ['Reading and running in parallel.'], source: 'transcript', reason: null, mod: false });
     }
   });
 
@@ -225,10 +225,82 @@ describe('message: from the transcript once the record is on disk', function () 
 
   it('nothing held and nothing on disk: null, with the reason', function () {
     const t = tempClaude();
-    assert.deepEqual(messageFor(t.input(), NOW), { tool_use_id: ID, text: null, text_blocks: null, source: null, reason: REASON_NOT_YET });
-    assert.deepEqual(messageFor(t.input({ tool_use_id: undefined }), NOW), { tool_use_id: null, text: null, text_blocks: null, source: null, reason: 'no tool_use_id in input' });
+    assert.deepEqual(messageFor(t.input(), NOW), { tool_use_id: ID, text: null, text_blocks: null, source: null, reason: REASON_NOT_YET, mod: false });
+    assert.deepEqual(messageFor(t.input({ tool_use_id: undefined }), NOW), { tool_use_id: null, text: null, text_blocks: null, source: null, reason: 'no tool_use_id in input', mod: false });
     assert.equal(messageFor(t.input({ transcript_path: undefined }), NOW).reason, 'no transcript_path in input');
     assert.match(messageFor(t.input({ transcript_path: path.join(t.root, 'missing.jsonl') }), NOW).reason!, /transcript cannot be read/);
+  });
+});
+
+describe('message: is the session\'s mod running (`mod`)', function () {
+  const modDir = (t: ReturnType<typeof tempClaude>) => path.join(t.claudeDir, 'transcript-lag', 'mod');
+  const live = (t: ReturnType<typeof tempClaude>, fields: Record<string, unknown> | string, session = SESSION) => {
+    fs.mkdirSync(modDir(t), { recursive: true });
+    const text = typeof fields === 'string' ? fields : JSON.stringify({ v: 1, session_id: session, at: NOW - 2000, every_ms: 5000, keep_held_messages: true, ...fields });
+    fs.writeFileSync(path.join(modDir(t), `${session}.live.json`), text);
+  };
+
+  it('no liveness file and the call not listed: false, and the reason asks whether the mod is loaded', function () {
+    const t = tempClaude();
+    assert.deepEqual([messageFor(t.input(), NOW).mod, messageFor(t.input(), NOW).reason], [false, REASON_NOT_YET]);
+  });
+
+  it('the call in the mod\'s list (written before the call\'s hooks run): true, whatever the liveness file says', function () {
+    const t = tempClaude();
+    fs.mkdirSync(modDir(t), { recursive: true });
+    fs.writeFileSync(path.join(modDir(t), `${SESSION}.json`), JSON.stringify({ v: 1, calls: ['toolu_01Other', ID] }));
+    assert.equal(messageFor(t.input(), NOW).mod, true);
+    assert.equal(messageFor(t.input({ tool_use_id: 'toolu_01NotListed' }), NOW).mod, false, 'another call');
+    assert.equal(messageFor(t.input(), NOW).reason, 'not on disk yet and no held message (the mod runs, but kept none for this call)');
+  });
+
+  it('a fresh liveness file: true; with the message held, from the mod; with held messages off, the reason says so', function () {
+    const t = tempClaude();
+    live(t, {});
+    assert.deepEqual(messageFor(t.input(), NOW), { tool_use_id: ID, text: null, text_blocks: null, source: null, reason: 'not on disk yet and no held message (the mod runs, but kept none for this call)', mod: true });
+    t.hold({ text_blocks: ['Plan.'] });
+    assert.deepEqual(messageFor(t.input(), NOW), { tool_use_id: ID, text: 'Plan.', text_blocks: ['Plan.'], source: 'mod', reason: null, mod: true });
+    fs.rmSync(t.heldFile());
+    live(t, { keep_held_messages: false });
+    assert.equal(messageFor(t.input(), NOW).reason, 'not on disk yet and no held message (the mod runs, but its option keepHeldMessages is off)');
+    // From the transcript, the mod running or not.
+    fs.appendFileSync(t.transcript, assistant('a1', 'msg_1', text('landed')) + assistant('a2', 'msg_1', toolUse(ID)));
+    assert.deepEqual([messageFor(t.input(), NOW).source, messageFor(t.input(), NOW).mod], ['transcript', true]);
+  });
+
+  it('a liveness file that is stale (15 s), far ahead, another session\'s, not the mod\'s, a symlink or too big: false', function () {
+    const t = tempClaude();
+    const cases: Array<[string, Record<string, unknown> | string]> = [
+      ['stale', { at: NOW - 15_000 }],
+      ['ahead', { at: NOW + 15_000 }],
+      ['another session', { session_id: 'another-session' }],
+      ['another version', { v: 2 }],
+      ['no at', { at: 'now' }],
+      ['not JSON', 'alive'],
+      ['half written', JSON.stringify({ v: 1, session_id: SESSION, at: NOW }).slice(0, 20)],
+      ['empty (emptied at session end)', ''],
+      ['too big', JSON.stringify({ v: 1, session_id: SESSION, at: NOW, pad: 'x'.repeat(5000) })],
+    ];
+    for (const [name, fields] of cases) {
+      live(t, fields);
+      assert.equal(messageFor(t.input(), NOW).mod, false, name);
+    }
+    live(t, { at: NOW - 14_999 });
+    assert.equal(messageFor(t.input(), NOW).mod, true, 'just fresh: the cases above fail for what they break');
+    if (process.platform !== 'win32') {
+      const elsewhere = path.join(t.root, 'planted.json');
+      fs.writeFileSync(elsewhere, JSON.stringify({ v: 1, session_id: SESSION, at: NOW }));
+      fs.rmSync(path.join(modDir(t), `${SESSION}.live.json`));
+      fs.symlinkSync(elsewhere, path.join(modDir(t), `${SESSION}.live.json`));
+      assert.equal(messageFor(t.input(), NOW).mod, false, 'a symlink is not followed');
+    }
+  });
+
+  it('no session to ask about (no transcript_path, bad stdin): false', function () {
+    const t = tempClaude();
+    live(t, {});
+    assert.equal(messageFor(t.input({ transcript_path: undefined }), NOW).mod, false);
+    assert.equal(messageForStdin({ whole: Buffer.from('not json') }, NOW).mod, false);
   });
 });
 
@@ -241,19 +313,19 @@ describe('message: stdin and what is printed', function () {
     }
   });
 
-  it('--json is exactly one line of the five keys, in order; plain is the text and a newline, nothing when unknown', function () {
-    const found: MessageAnswer = { tool_use_id: ID, text: 'a\n\nb', text_blocks: ['a', 'b'], source: 'mod', reason: null };
-    assert.equal(renderAnswer(found, true, false), '{"tool_use_id":"toolu_01ReviewMe","text":"a\\n\\nb","text_blocks":["a","b"],"source":"mod","reason":null}\n');
+  it('--json is exactly one line of the six keys, in order; plain is the text and a newline, nothing when unknown', function () {
+    const found: MessageAnswer = { tool_use_id: ID, text: 'a\n\nb', text_blocks: ['a', 'b'], source: 'mod', reason: null, mod: false };
+    assert.equal(renderAnswer(found, true, false), '{"tool_use_id":"toolu_01ReviewMe","text":"a\\n\\nb","text_blocks":["a","b"],"source":"mod","reason":null,"mod":false}\n');
     assert.equal(renderAnswer(found, false, false), 'a\n\nb\n');
-    const none: MessageAnswer = { tool_use_id: null, text: null, text_blocks: null, source: null, reason: 'why' };
-    assert.equal(renderAnswer(none, true, false), '{"tool_use_id":null,"text":null,"text_blocks":null,"source":null,"reason":"why"}\n');
+    const none: MessageAnswer = { tool_use_id: null, text: null, text_blocks: null, source: null, reason: 'why', mod: false };
+    assert.equal(renderAnswer(none, true, false), '{"tool_use_id":null,"text":null,"text_blocks":null,"source":null,"reason":"why","mod":false}\n');
     assert.equal(renderAnswer(none, false, false), '');
     assert.equal(renderAnswer({ ...found, text: '', text_blocks: [] }, false, false), '\n');
   });
 
   it('control characters: kept for a hook, stripped on a terminal (tab and newline stay); JSON escapes C1 and line separators', function () {
     const raw = 'red \u001b[31mX\u001b[0m\ttab\nbell\u0007 csi\u009b2J del\u007f ls\u2028.';
-    const a: MessageAnswer = { tool_use_id: ID, text: raw, text_blocks: [raw], source: 'mod', reason: null };
+    const a: MessageAnswer = { tool_use_id: ID, text: raw, text_blocks: [raw], source: 'mod', reason: null, mod: false };
     assert.equal(renderAnswer(a, false, false), `${raw}\n`);
     assert.equal(renderAnswer(a, false, true), 'red [31mX[0m\ttab\nbell csi2J del ls\u2028.\n');
     const json = renderAnswer(a, true, true);
@@ -310,7 +382,7 @@ describe('message: the process a reviewing hook runs', function () {
     assert.deepEqual({ code: plain.code, stdout: plain.stdout, stderr: plain.stderr }, { code: 0, stdout: `Plan.\n\n${MULTIBYTE}\n`, stderr: '' });
     const json = await runMessage(['--json'], payload);
     assert.equal(json.code, 0);
-    assert.deepEqual(JSON.parse(json.stdout), { tool_use_id: ID, text: `Plan.\n\n${MULTIBYTE}`, text_blocks: ['Plan.', MULTIBYTE], source: 'mod', reason: null });
+    assert.deepEqual(JSON.parse(json.stdout), { tool_use_id: ID, text: `Plan.\n\n${MULTIBYTE}`, text_blocks: ['Plan.', MULTIBYTE], source: 'mod', reason: null, mod: false });
     assert.equal(json.stdout.split('\n').length, 2);
   });
 
@@ -368,7 +440,7 @@ describe('message: the process a reviewing hook runs', function () {
       assert.ok(r.ready, `the pipe was non-blocking and full before message wrote: ${r.stderr}`);
       assert.equal(r.code, 0, r.stderr);
       assert.ok(r.stdout.endsWith('}\n'), `the answer ends its line (${r.stdout.length} bytes arrived)`);
-      assert.deepEqual(JSON.parse(r.stdout), { tool_use_id: ID, text: big, text_blocks: [big], source: 'mod', reason: null });
+      assert.deepEqual(JSON.parse(r.stdout), { tool_use_id: ID, text: big, text_blocks: [big], source: 'mod', reason: null, mod: false });
       assert.equal(r.stderr, '');
     });
 
@@ -380,33 +452,5 @@ describe('message: the process a reviewing hook runs', function () {
       assert.ok(!r.stdout.endsWith('\n'), 'a reader sees a line with no newline: incomplete');
       assert.equal(r.stderr, 'transcript-lag message: the answer could not be written whole to stdout (not read in time, or the write failed)\n');
     });
-  });
-
-  it('the README\'s reviewing hooks (sh and Python) run as written: a call whose message has no text is sent back, others pass', async function () {
-    const readme = fs.readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('## A reviewing hook that sees the message'));
-    const sh = /```sh\n(#!\/bin\/sh\n[\s\S]*?)```/.exec(section)?.[1];
-    const py = /```python\n([\s\S]*?)```/.exec(section)?.[1];
-    assert.ok(sh && py, 'both hooks are in the section');
-    const has = (cmd: string) => spawnSync('sh', ['-c', `command -v ${cmd}`]).status === 0;
-    const t = tempClaude();
-    const home = t.root;
-    fs.mkdirSync(path.join(home, '.claude', 'hooks'), { recursive: true });
-    fs.copyFileSync(bundle, path.join(home, '.claude', 'hooks', 'transcript-lag-message.js'));
-    fs.writeFileSync(path.join(home, 'review.sh'), sh);
-    fs.writeFileSync(path.join(home, 'review.py'), py);
-    const env = { PATH: process.env.PATH, HOME: home };
-    const payload = JSON.stringify({ ...t.input(), tool_name: 'Bash', tool_input: { command: 'ls' } });
-    const hooks = [...(has('jq') ? [['sh', path.join(home, 'review.sh')]] : []), ...(has('python3') ? [['python3', path.join(home, 'review.py')]] : [])];
-    if (hooks.length === 0) this.skip();
-    for (const [runtime, script] of hooks) {
-      const run = () => spawnSync(runtime, [script], { input: payload, env, encoding: 'utf8' });
-      t.hold({ at: Date.now(), text_blocks: ['Listing the folder to find the config.'] });
-      assert.deepEqual({ status: run().status, stderr: run().stderr }, { status: 0, stderr: '' }, script);
-      t.hold({ at: Date.now(), text_blocks: [] });
-      assert.deepEqual({ status: run().status, stderr: run().stderr }, { status: 2, stderr: 'Say what this call is for before you make it.\n' }, script);
-      fs.rmSync(t.heldFile());
-      assert.equal(run().status, 0, `${script}: nothing known is not a reason to block`);
-    }
   });
 });

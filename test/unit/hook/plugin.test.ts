@@ -40,7 +40,7 @@ function pathWithoutNode(home: string): string {
 describe('Claude Code plugin (plugin/, .claude-plugin/marketplace.json)', function () {
   this.timeout(30_000);
 
-  it('the committed plugin/bin/hook.js is byte for byte the hook `npm run build` makes', function () {
+  it('the committed plugin/bin/hook.js, the mod and plugin/bin/transcript-lag-message.js are byte for byte their builds', function () {
     // The plugin installed from a git URL runs the committed file: nothing is built in its clone.
     const r = spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'plugin-hook.mjs'), '--check'], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
@@ -55,14 +55,18 @@ describe('Claude Code plugin (plugin/, .claude-plugin/marketplace.json)', functi
     assert.equal(manifest.version, entry.version);
   });
 
-  it('hooks every tool call before and after, success or failure, through ${CLAUDE_PLUGIN_ROOT}', function () {
-    const hooks = hooksJson().hooks;
-    assert.deepEqual(Object.keys(hooks).sort(), ['PostToolUse', 'PostToolUseFailure', 'PreToolUse']);
-    for (const groups of Object.values(hooks)) {
+  it('hooks every tool call before and after, success or failure, and every session start, through ${CLAUDE_PLUGIN_ROOT}', function () {
+    const { SessionStart, ...calls } = hooksJson().hooks;
+    assert.deepEqual(Object.keys(calls).sort(), ['PostToolUse', 'PostToolUseFailure', 'PreToolUse']);
+    for (const groups of Object.values(calls)) {
       assert.equal(groups.length, 1);
       assert.equal(groups[0].matcher, '*');
-      assert.match(groups[0].hooks[0].command, /\$\{CLAUDE_PLUGIN_ROOT\}\/bin\/transcript-lag-hook\.sh/);
+      assert.match(groups[0].hooks[0].command, /^sh "\$\{CLAUDE_PLUGIN_ROOT\}\/bin\/transcript-lag-hook\.sh"$/);
     }
+    // Every start (startup, resume, clear, compact): no matcher.
+    assert.equal(SessionStart.length, 1);
+    assert.equal(SessionStart[0].matcher, undefined);
+    assert.equal(SessionStart[0].hooks[0].command, 'sh "${CLAUDE_PLUGIN_ROOT}/bin/transcript-lag-hook.sh" --install-message-tool');
     assert.ok(fs.statSync(path.join(pluginRoot, 'bin', 'transcript-lag-hook.sh')).isFile());
   });
 
@@ -107,6 +111,86 @@ describe('Claude Code plugin (plugin/, .claude-plugin/marketplace.json)', functi
     fs.symlinkSync(process.execPath, path.join(server, 'node'));
     assert.equal(runPluginHook('PreToolUse', { ...env, PATH: pathWithoutNode(home) }, hookInput({ tool_use_id: 'toolu_A' })), 0);
     assert.deepEqual(channelEvents(claudeDir).map((x) => x.event), ['pre']);
+  });
+});
+
+describe('the plugin at session start: the message tool at <claude dir>/transcript-lag/bin/transcript-lag-message.js', function () {
+  this.timeout(30_000);
+  const committed = path.join(pluginRoot, 'bin', 'transcript-lag-message.js');
+  const startInput = () => JSON.stringify({ session_id: SESSION, transcript_path: '/nowhere/x.jsonl', hook_event_name: 'SessionStart', source: 'startup' });
+  const toolOf = (claudeDir: string) => path.join(claudeDir, 'transcript-lag', 'bin', 'transcript-lag-message.js');
+  const binOf = (claudeDir: string) => path.dirname(toolOf(claudeDir));
+
+  it('copies the plugin\'s tool there (no stdout, exit 0), and the copy answers a PreToolUse hook on its own', function () {
+    const { claudeDir, env } = tempHome();
+    assert.equal(runPluginHook('SessionStart', env, startInput()), 0);
+    assert.ok(fs.readFileSync(toolOf(claudeDir)).equals(fs.readFileSync(committed)));
+    if (process.platform !== 'win32') {
+      assert.equal(fs.statSync(toolOf(claudeDir)).mode & 0o777, 0o600);
+      assert.equal(fs.statSync(binOf(claudeDir)).mode & 0o777, 0o700);
+    }
+    assert.deepEqual(fs.readdirSync(binOf(claudeDir)), ['transcript-lag-message.js'], 'no temp file left');
+    const r = spawnSync(process.execPath, [toolOf(claudeDir), '--json'], { input: hookInput({ tool_use_id: 'toolu_A' }), encoding: 'utf8' });
+    assert.equal(r.status, 0);
+    const answer = JSON.parse(r.stdout);
+    assert.deepEqual([answer.tool_use_id, answer.source, answer.mod], ['toolu_A', null, false]);
+  });
+
+  it('$CLAUDE_CONFIG_DIR decides the Claude dir, as for the channel', function () {
+    const { home, env } = tempHome();
+    const configDir = path.join(home, 'config');
+    assert.equal(runPluginHook('SessionStart', { ...env, CLAUDE_CONFIG_DIR: configDir }, startInput()), 0);
+    assert.ok(fs.existsSync(toolOf(configDir)));
+  });
+
+  it('a copy with the same bytes is left alone; one with other bytes (an older plugin\'s) is replaced by a rename, never written in place', function () {
+    if (process.platform === 'win32') this.skip(); // inode numbers
+    const { claudeDir, env } = tempHome();
+    runPluginHook('SessionStart', env, startInput());
+    const first = fs.statSync(toolOf(claudeDir));
+    runPluginHook('SessionStart', env, startInput());
+    assert.equal(fs.statSync(toolOf(claudeDir)).ino, first.ino, 'the same bytes: not copied again');
+    // An older tool, held open by a hook running it: the open file keeps its bytes, the path gets the new ones.
+    fs.writeFileSync(toolOf(claudeDir), '// an older transcript-lag-message.js\n');
+    const old = fs.openSync(toolOf(claudeDir), 'r');
+    try {
+      runPluginHook('SessionStart', env, startInput());
+      assert.ok(fs.readFileSync(toolOf(claudeDir)).equals(fs.readFileSync(committed)));
+      assert.equal(fs.readFileSync(old, 'utf8'), '// an older transcript-lag-message.js\n');
+    } finally {
+      fs.closeSync(old);
+    }
+    assert.deepEqual(fs.readdirSync(binOf(claudeDir)), ['transcript-lag-message.js']);
+  });
+
+  it('a symlink where the tool goes is replaced by the file; what it named is not touched', function () {
+    if (process.platform === 'win32') this.skip();
+    const { home, claudeDir, env } = tempHome();
+    const elsewhere = path.join(home, 'elsewhere.js');
+    fs.writeFileSync(elsewhere, 'keep me');
+    fs.mkdirSync(binOf(claudeDir), { recursive: true });
+    fs.symlinkSync(elsewhere, toolOf(claudeDir));
+    assert.equal(runPluginHook('SessionStart', env, startInput()), 0);
+    assert.ok(!fs.lstatSync(toolOf(claudeDir)).isSymbolicLink());
+    assert.ok(fs.readFileSync(toolOf(claudeDir)).equals(fs.readFileSync(committed)));
+    assert.equal(fs.readFileSync(elsewhere, 'utf8'), 'keep me');
+  });
+
+  it('where it cannot write (a file where bin/ should be), or with no Node: exit 0, silent, nothing copied', function () {
+    const blocked = tempHome();
+    fs.mkdirSync(path.dirname(binOf(blocked.claudeDir)), { recursive: true });
+    fs.writeFileSync(binOf(blocked.claudeDir), 'not a folder');
+    assert.equal(runPluginHook('SessionStart', blocked.env, startInput()), 0);
+    assert.equal(fs.readFileSync(binOf(blocked.claudeDir), 'utf8'), 'not a folder');
+    const { home, claudeDir, env } = tempHome();
+    assert.equal(runPluginHook('SessionStart', { ...env, PATH: pathWithoutNode(home) }, startInput()), 0);
+    assert.ok(!fs.existsSync(toolOf(claudeDir)));
+  });
+
+  it('a tool call\'s hook copies nothing (only the SessionStart entry asks for it)', function () {
+    const { claudeDir, env } = tempHome();
+    runPluginHook('PreToolUse', env, hookInput({ hook_event_name: 'PreToolUse', tool_use_id: 'toolu_A' }));
+    assert.ok(!fs.existsSync(toolOf(claudeDir)));
   });
 });
 

@@ -81,7 +81,7 @@ export interface WaitOutcomeEvent extends CallEventBase {
 }
 
 /** PostToolUse fired. */
-export interface PostEvent extends CallEventBase {
+export interface PostToolUseEvent extends CallEventBase {
   event: 'post';
 }
 
@@ -170,7 +170,7 @@ export type EngineEvent =
   | JoinedEvent
   | ResultEvent
   | WaitOutcomeEvent
-  | PostEvent
+  | PostToolUseEvent
   | TailChangeEvent
   | PartialEvent
   | RecordWrittenEvent

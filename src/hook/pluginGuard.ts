@@ -15,7 +15,7 @@ export function userSettingsPath(env: NodeJS.ProcessEnv): string {
   return join(os.homedir(), '.claude', 'settings.json');
 }
 
-function readSettings(path: string): string | undefined {
+function readSettingsText(path: string): string | undefined {
   return readBounded(path, MAX_SETTINGS_BYTES, 'whole')?.bytes.toString('utf8');
 }
 
@@ -57,7 +57,7 @@ export function settingsRunOurHook(settingsText: string | undefined, event: stri
 /** The plugin's hook: is install-hook's entry for this event in the user's settings.json? */
 export function installedHookReports(env: NodeJS.ProcessEnv, event: string): boolean {
   // install-hook registers PostToolUse only; a PostToolUseFailure is reported by the plugin either way.
-  return settingsRunOurHook(readSettings(userSettingsPath(env)), event);
+  return settingsRunOurHook(readSettingsText(userSettingsPath(env)), event);
 }
 
 /** The mod's list is a few KiB; a larger file is not ours to read. */

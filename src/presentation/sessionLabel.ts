@@ -51,7 +51,7 @@ export function sessionsNewestFirst<T extends Pick<SessionSnapshot, 'session_id'
 
 type Named = Pick<SessionSnapshot, 'session_id' | 'title' | 'first_prompt' | 'started_at' | 'cwd' | 'git_branch'>;
 
-function baseName(s: Named, now: number): string {
+function titleAndStart(s: Named, now: number): string {
   const start = startLabel(s.started_at, now);
   return start === undefined ? sessionTitle(s) : `${sessionTitle(s)} · ${start}`;
 }
@@ -82,7 +82,7 @@ function idPrefixes(ids: readonly string[]): string[] {
 export function sessionNames(sessions: readonly Named[], now: number): Map<string, string> {
   const groups = new Map<string, Named[]>();
   for (const s of sessions) {
-    const base = baseName(s, now);
+    const base = titleAndStart(s, now);
     const group = groups.get(base);
     if (group) group.push(s);
     else groups.set(base, [s]);
@@ -103,7 +103,7 @@ export function sessionNames(sessions: readonly Named[], now: number): Map<strin
 
 /** One session's name among all of them (see sessionNames); its base name when it is not among them. */
 export function sessionName(s: Named, all: readonly Named[], now: number): string {
-  return sessionNames(all, now).get(s.session_id) ?? baseName(s, now);
+  return sessionNames(all, now).get(s.session_id) ?? titleAndStart(s, now);
 }
 
 /** What the session picker lists: most recent first, each a name a person can tell apart. */

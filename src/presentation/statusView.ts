@@ -36,12 +36,12 @@ export interface StatusView {
   accessibilityLabel: string;
 }
 
-interface HeldCall {
+interface HeldRow {
   session: SessionSnapshot;
   call: CallSnapshot;
 }
 
-function allHeld(sessions: readonly SessionSnapshot[]): HeldCall[] {
+function allHeld(sessions: readonly SessionSnapshot[]): HeldRow[] {
   return sessions.flatMap((session) => session.held.map((call) => ({ session, call })));
 }
 
@@ -50,7 +50,7 @@ function holdAge(call: CallSnapshot, now: number): number {
 }
 
 /** The oldest hold's age, 0 when none: a loop, since Math.max(...ages) overflows the stack on a huge list. */
-function oldestHoldAge(held: readonly HeldCall[], now: number): number {
+function oldestHoldAge(held: readonly HeldRow[], now: number): number {
   let oldest = 0;
   for (const { call } of held) oldest = Math.max(oldest, holdAge(call, now));
   return oldest;

@@ -69,11 +69,11 @@ function waitLine(call: CallSnapshot): string | undefined {
 function heldWhere(session: SessionSnapshot, call: CallSnapshot): string {
   const line = heldLineOf(session, call);
   const file = callTranscriptPath(session, call);
-  const inFile = file === session.transcript_path ? '' : ` of ${baseName(file)}`;
-  return line === undefined ? `its transcript ${baseName(file)} was not found` : `its record will land after line ${line}${inFile}`;
+  const inFile = file === session.transcript_path ? '' : ` of ${fileNameOf(file)}`;
+  return line === undefined ? `its transcript ${fileNameOf(file)} was not found` : `its record will land after line ${line}${inFile}`;
 }
 
-function baseName(p: string): string {
+function fileNameOf(p: string): string {
   return p.slice(Math.max(p.lastIndexOf('/'), p.lastIndexOf('\\')) + 1);
 }
 

@@ -52,7 +52,7 @@ export const WINDOWS_SPECS = [
   'test/unit/core/settings/*.test.ts',
   'test/unit/platform/settingsFile.test.ts',
   'test/unit/platform/install.test.ts',
-  'test/unit/platform/renameReplacing.test.ts',
+  'test/unit/rules/*.test.ts',
   'test/unit/hook/*.test.ts',
   'test/unit/core/channel/*.test.ts',
   'test/unit/core/tail/*.test.ts',

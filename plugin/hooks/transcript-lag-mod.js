@@ -1,6 +1,6 @@
 // Built from src/mod/ by scripts/plugin-hook.mjs: edit the source, not this file.
 
-// src/core/channel/constants.ts
+// src/rules/channelConstants.ts
 var CHANNEL_SCHEMA_VERSION = 1;
 var CHANNEL_DIR_NAME = "transcript-lag";
 var MOD_SOURCE = "transcript-lag-mod";
@@ -8,7 +8,7 @@ var HTTP_CONFIG_FILE = "http.json";
 var SPOOL_DIR_NAME = "spool";
 var SAFE_SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
-// src/core/httpHookConfigText.ts
+// src/rules/httpHookConfigText.ts
 var MAX_HTTP_CONFIG_BYTES = 4096;
 function parseHttpHookConfig(text) {
   try {
@@ -21,7 +21,7 @@ function parseHttpHookConfig(text) {
   }
 }
 
-// src/core/modContract.ts
+// src/rules/modContract.ts
 var HELD_DIR_NAME = "held";
 var MOD_CALLS_DIR_NAME = "mod";
 var MOD_CALLS_LISTED = 64;
@@ -95,7 +95,7 @@ function heldMessageOf(rows, toolUseId) {
   };
 }
 
-// src/core/lineCursor.ts
+// src/rules/lineCursor.ts
 var NEWLINE = 10;
 function bomLength(chunk) {
   return chunk.length >= 3 && chunk[0] === 239 && chunk[1] === 187 && chunk[2] === 191 ? 3 : 0;
@@ -280,7 +280,7 @@ var LineHeads = class {
   }
 };
 
-// src/core/recordLine.ts
+// src/rules/recordLine.ts
 var PARSE_LINE_CHARS = 1024 * 1024;
 function callsOfLine(line, partial = false) {
   const out = { records: [], results: [] };

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import * as v8 from 'node:v8';
 import { AnalyzeInputError, analyzeTranscript, type AnalyzedCall, type TranscriptAnalysis } from '../core/analyze';
 import { jsonPieces } from '../core/analyze/jsonPieces';
-import { jsonEscapingUnprintable, printable } from '../presentation/printable';
+import { jsonEscapingUnprintable, printable } from '../rules/printable';
 import type { CliIo } from './io';
 
 const usage = `Usage: transcript-lag analyze FILE [--json] [--channel FILE]

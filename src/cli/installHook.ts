@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CliIo } from './io';
 import { gitBashOnlyWarning } from './gitBashOnlyWarning';
-import { DEFAULT_PROBE_POLLS, DEFAULT_PROBE_POLL_MS } from '../core/channel/constants';
+import { DEFAULT_PROBE_POLLS, DEFAULT_PROBE_POLL_MS } from '../rules/channelConstants';
 import { resolveClaudeDir } from '../core/discovery';
 import { installHook, uninstallHook } from '../platform/hookInstaller';
 import { SETTINGS_BACKUP_SUFFIX, SettingsFileError } from '../platform/settingsFile';

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import * as os from 'node:os';
-import type { Clock } from '../core/clock';
+import type { Clock } from '../rules/clock';
 import type { FileAccess } from '../core/fileAccess';
 import { nodeFileAccess } from '../platform/nodeFileAccess';
 import { systemClock } from '../platform/systemClock';

@@ -12,7 +12,7 @@
  *
  * A hook runs it on every call, so it starts like the status line: node: modules only, its own
  * bundle (dist/cli-message.js, also run on its own), bounded reads, exit 0 whatever happens
- * unless the answer could not be written whole (src/hook/writeAll.ts), and nothing on stdout but
+ * unless the answer could not be written whole (src/rules/writeAll.ts), and nothing on stdout but
  * the answer.
  */
 import { fstatSync, lstatSync, unlinkSync } from 'node:fs';
@@ -26,14 +26,14 @@ import {
   recordFileOf,
   sessionIdOfTranscript,
   type ModLiveness,
-} from '../core/modContract';
-import { lineKindOf } from '../core/recordLine';
-import { completeLines, readBounded } from '../hook/boundedRead';
-import { linesHolding, toolUseIdNeedle } from '../hook/onDiskCheck';
+} from '../rules/modContract';
+import { lineKindOf } from '../rules/recordLine';
+import { completeLines, readBounded } from '../rules/boundedRead';
+import { linesHolding, toolUseIdNeedle } from '../rules/onDiskCheck';
 import { modReportsCall } from '../hook/pluginGuard';
-import { parseHookInput, readStdin, type HookInput, type StdinBytes } from '../hook/stdin';
-import { writeAll, writeDeadline } from '../hook/writeAll';
-import { jsonEscapingUnprintable, printableLines } from '../presentation/printable';
+import { parseHookInput, readStdin, type HookInput, type StdinBytes } from '../rules/stdin';
+import { writeAll, writeDeadline } from '../rules/writeAll';
+import { jsonEscapingUnprintable, printableLines } from '../rules/printable';
 import type { CliIo } from './io';
 
 /** The mod writes a held message with `$.fs.write`, which takes at most 4 MiB: a bigger file is not the mod's. */
@@ -55,7 +55,7 @@ export interface MessageAnswer {
   reason: string | null;
   /**
    * The session's transcript-lag mod is running: it listed this call before the call's hooks ran,
-   * or its liveness file is fresh (src/core/modContract.ts). False when neither, or the input names no session.
+   * or its liveness file is fresh (src/rules/modContract.ts). False when neither, or the input names no session.
    */
   mod: boolean;
 }

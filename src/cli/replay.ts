@@ -19,7 +19,7 @@ import { resolveClaudeDir } from '../core/discovery';
 import { summaryOf, verdictOf, type CallReport } from '../core/replay/report';
 import { hookLabel } from '../core/replay/settingsHooks';
 import { replaySession, ReplayError, type NoteTopic } from '../platform/replaySession';
-import { jsonEscapingUnprintable, printable } from '../presentation/printable';
+import { jsonEscapingUnprintable, printable } from '../rules/printable';
 import type { CliIo } from './io';
 
 export const usage = `Usage: transcript-lag replay SESSION.jsonl (--hook CMD | --settings) [--channel CHANNEL.jsonl]

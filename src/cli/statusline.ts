@@ -3,14 +3,14 @@
  * second (refreshInterval 1) with the session's JSON on stdin (session_id, transcript_path; nothing
  * about running hooks), and shows what it prints. It prints one line: the calls held right now and
  * the oldest one's age, else the newest written call's lag; with `--wrap`, the user's own status line first.
- * Held and lag are the views' rules (src/core/hookEvidence.ts): it never watches a record land, so
+ * Held and lag are the views' rules (src/rules/hookEvidence.ts): it never watches a record land, so
  * it says a lag as the bound its hooks' evidence proves, as the views say a call they did not watch
  * (test/unit/cli/statuslineAgreement.test.ts holds the two to the same answers).
  *
  * It starts on every refresh, so it stays small (node: modules only, no zod, chokidar or engine;
  * jsonc-parser's parser only when it wraps a line),
  * reads only bounded tails of the session's channel file and transcript, exits 0 (1 only when the
- * line could not be written whole: src/hook/writeAll.ts) and never prints anything but that line.
+ * line could not be written whole: src/rules/writeAll.ts) and never prints anything but that line.
  * install-statusline runs a stable copy of this bundle. Our part of the line holds no text from a
  * transcript (counts and durations only); the user's own part is their program's output, colours
  * and all, as Claude Code shows it without us.
@@ -18,15 +18,15 @@
 import type { ChildProcessByStdio } from 'node:child_process';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID } from '../core/channel/constants';
-import { type FireReport, isBetterFire } from '../core/channel/fireTime';
-import { type LenientCallEvent, lenientCallEvent } from '../core/channel/lineHead';
-import { type CallSightings, type HeldBounds, hookSawRecord, isHeld, noteSighting, verdictFromHook } from '../core/hookEvidence';
-import { completeLines, readBounded } from '../hook/boundedRead';
-import { resolveChannelDir } from '../hook/channelWriter';
-import { lineKind, linesHolding, ON_DISK_WINDOW_BYTES, recordFileOf, toolUseIdNeedle } from '../hook/onDiskCheck';
-import { readStdin as readStdinBytes } from '../hook/stdin';
-import { writeAll, writeDeadline } from '../hook/writeAll';
+import { CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID } from '../rules/channelConstants';
+import { type FireReport, isBetterFire } from '../rules/fireTime';
+import { type LenientCallEvent, lenientCallEvent } from '../rules/channelLineHead';
+import { type CallSightings, type HeldBounds, hookSawRecord, isHeld, noteSighting, verdictFromHook } from '../rules/hookEvidence';
+import { completeLines, readBounded } from '../rules/boundedRead';
+import { resolveChannelDir } from '../rules/channelWriter';
+import { lineKind, linesHolding, ON_DISK_WINDOW_BYTES, recordFileOf, toolUseIdNeedle } from '../rules/onDiskCheck';
+import { readStdin as readStdinBytes } from '../rules/stdin';
+import { writeAll, writeDeadline } from '../rules/writeAll';
 import { terminalStatusText, type TerminalStatus } from '../presentation/terminalStatus';
 import type { CliIo } from './io';
 
@@ -342,7 +342,7 @@ export async function statusLine(argv: string[], input: string, env: NodeJS.Proc
 }
 
 /**
- * The statusLine JSON, read as the hook reads its own (src/hook/stdin.ts): without process.stdin,
+ * The statusLine JSON, read as the hook reads its own (src/rules/stdin.ts): without process.stdin,
  * which would load net and streams at every start; a stdin left open ends at the deadline.
  */
 async function readStdin(): Promise<string> {

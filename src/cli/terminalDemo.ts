@@ -7,7 +7,7 @@
  * scripts/demo.mjs replays the recordings and loads this from its bundle, dist/terminalDemo.js,
  * which takes the engine from the CLI's own engine bundle (scripts/build.mjs).
  */
-import type { Clock } from '../core/clock';
+import type { Clock } from '../rules/clock';
 import { TranscriptLagEngine } from '../core/engine';
 import { engineNoticeText } from '../core/engineNotices';
 import type { FileAccess } from '../core/fileAccess';
@@ -16,7 +16,7 @@ import { nodeFileAccess } from '../platform/nodeFileAccess';
 import { systemClock } from '../platform/systemClock';
 import { formatDuration } from '../presentation/format';
 import { liveScreen, type LiveScreen } from '../presentation/liveScreen';
-import { printable } from '../presentation/printable';
+import { printable } from '../rules/printable';
 import { ERROR_BACKGROUND, WARNING_BACKGROUND } from '../presentation/statusView';
 
 export interface TerminalOut {

@@ -10,7 +10,7 @@ import { HookReceiverService, receiverStatusText } from '../platform/hookReceive
 import { isLoopbackHost, nonLoopbackMetricsWarning, parseMetricsAddress, type MetricsAddress } from '../platform/metricsAddress';
 import type { MetricsServer } from '../platform/metricsServer';
 import { formatDuration, formatLag, shortId } from '../presentation/format';
-import { jsonEscapingUnprintable, printable } from '../presentation/printable';
+import { jsonEscapingUnprintable, printable } from '../rules/printable';
 
 const usage = `Usage: transcript-lag watch [--all] [--claude-dir D] [--json] [--poll-ms N] [--metrics [HOST:]PORT]
 

@@ -1,4 +1,4 @@
-import type { ChannelTransport } from './channel/constants';
+import type { ChannelTransport } from '../rules/channelConstants';
 import type { TailChangeKind } from './tailTypes';
 import type { PerCallFields } from './records';
 

@@ -1,4 +1,4 @@
-import type { ChannelTransport } from './channel/constants';
+import type { ChannelTransport } from '../rules/channelConstants';
 import type { SessionStats } from './engineEvents';
 import type { RecordLagRow } from './correlator/recordLags';
 import type { PerCallFields } from './records';

@@ -1,7 +1,7 @@
-import type { Clock } from './clock';
+import type { Clock } from '../rules/clock';
 import { ConsumedWindow } from './consumedWindow';
 import type { FileAccess, FileIdentity, OpenFile } from './fileAccess';
-import { LineCursor, type LinePieces } from './lineCursor';
+import { LineCursor, type LinePieces } from '../rules/lineCursor';
 import { lendReadBuffers, readAhead } from './tailReadAhead';
 import type { FileTailOptions, LineScanner, TailChange, TailChangeKind, TailLine, TailRead, WriteBatch } from './tailTypes';
 

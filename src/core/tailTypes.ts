@@ -1,4 +1,4 @@
-import type { Clock } from './clock';
+import type { Clock } from '../rules/clock';
 import type { FileAccess } from './fileAccess';
 import type { ScanResult } from './records';
 

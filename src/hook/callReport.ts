@@ -1,8 +1,8 @@
-import { CHANNEL_SCHEMA_VERSION, HOOK_SOURCE, MAX_ID_LENGTH, MAX_PATH_LENGTH } from '../core/channel/constants';
-import { appendChannelLine } from './channelWriter';
+import { CHANNEL_SCHEMA_VERSION, HOOK_SOURCE, MAX_ID_LENGTH, MAX_PATH_LENGTH } from '../rules/channelConstants';
+import { appendChannelLine } from '../rules/channelWriter';
 import type { LandingJob } from './landingProcess';
-import { checkOnDisk, recordFileOf } from './onDiskCheck';
-import type { HookInput } from './stdin';
+import { checkOnDisk, recordFileOf } from '../rules/onDiskCheck';
+import type { HookInput } from '../rules/stdin';
 
 /**
  * One PreToolUse / PostToolUse reported to the channel, with what was on disk

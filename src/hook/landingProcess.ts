@@ -1,5 +1,5 @@
-import { CHANNEL_SCHEMA_VERSION, HOOK_SOURCE } from '../core/channel/constants';
-import { appendChannelLine } from './channelWriter';
+import { CHANNEL_SCHEMA_VERSION, HOOK_SOURCE } from '../rules/channelConstants';
+import { appendChannelLine } from '../rules/channelWriter';
 import { watchLanding, type LandingOptions } from './landingWatch';
 
 /**

@@ -1,7 +1,7 @@
 // Named imports, not `import * as`: esbuild would copy every export of the module at each start.
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { LineCursor } from '../core/lineCursor';
-import { lineKind, toolUseIdNeedle } from './onDiskCheck';
+import { LineCursor } from '../rules/lineCursor';
+import { lineKind, toolUseIdNeedle } from '../rules/onDiskCheck';
 
 /**
  * Watches, after PostToolUse, for a call whose record was not on disk yet:

@@ -8,14 +8,14 @@
  * it as a decision), always exits 0, never keeps tool_input/tool_response, and
  * is bounded in time: ≤ 1 s in announce mode, polls × interval + 1 s in probe mode.
  */
-import { DEFAULT_PROBE_POLLS, DEFAULT_PROBE_POLL_MS, HOOK_SOURCE } from '../core/channel/constants';
+import { DEFAULT_PROBE_POLLS, DEFAULT_PROBE_POLL_MS, HOOK_SOURCE } from '../rules/channelConstants';
 import { MAX_HOOK_TIMEOUT_MS } from '../core/settings/hookCommand';
 import { reportCall } from './callReport';
-import { appendChannelLine, resolveChannelDir } from './channelWriter';
+import { appendChannelLine, resolveChannelDir } from '../rules/channelWriter';
 import { LANDING_ARG, runLandingWatch, startLandingWatch } from './landingProcess';
 import { installedHookReports, modReportsCall } from './pluginGuard';
 import { probeTranscript } from './probe';
-import { parseHookInput, readStdin } from './stdin';
+import { parseHookInput, readStdin } from '../rules/stdin';
 
 /**
  * Milliseconds since the process started. process.uptime() rather than
@@ -84,7 +84,7 @@ export function watchdogDelayMs(args: Pick<HookArgs, 'probe' | 'polls' | 'pollMs
 
 /**
  * The SessionStart copy's bound: a rename that Windows refuses while the old copy is open is tried
- * again for about 1.5 s (src/platform/renameReplacing.ts). The plugin's entry allows it 10 s.
+ * again for about 1.5 s (src/rules/renameReplacing.ts). The plugin's entry allows it 10 s.
  */
 const INSTALL_WATCHDOG_MS = 4000;
 

@@ -10,9 +10,9 @@
 // Named imports, not `import * as`: esbuild would copy every export of the module at each start.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { HOOK_BIN_DIR_NAME, MESSAGE_TOOL_FILE_NAME } from '../core/channel/constants';
-import { copyAtomically } from '../platform/renameReplacing';
-import { readBounded } from './boundedRead';
+import { HOOK_BIN_DIR_NAME, MESSAGE_TOOL_FILE_NAME } from '../rules/channelConstants';
+import { copyAtomically } from '../rules/renameReplacing';
+import { readBounded } from '../rules/boundedRead';
 
 /** The tool is a few tens of KiB; a larger file at either end is not ours to compare, and is replaced. */
 const MAX_TOOL_BYTES = 4 * 1024 * 1024;

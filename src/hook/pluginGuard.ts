@@ -1,9 +1,9 @@
 // Named imports, not `import * as`: esbuild would copy every export of the module at each start.
 import { join, resolve } from 'node:path';
-import { HOOK_FILE_NAME, HOOK_LAUNCHER_FILE_NAME } from '../core/channel/constants';
+import { HOOK_FILE_NAME, HOOK_LAUNCHER_FILE_NAME } from '../rules/channelConstants';
 import { HTTP_SECRET_HEADER, isOurHttpHook } from '../core/settings/httpHookEntry';
-import { claudeDirOfTranscript, modCallsPath, modListNames } from '../core/modContract';
-import { readBounded } from './boundedRead';
+import { claudeDirOfTranscript, modCallsPath, modListNames } from '../rules/modContract';
+import { readBounded } from '../rules/boundedRead';
 
 /** A settings.json larger than this is not read: the plugin's hook then reports as usual. */
 const MAX_SETTINGS_BYTES = 1024 * 1024;
@@ -65,7 +65,7 @@ const MAX_MOD_LIST_BYTES = 64 * 1024;
 
 /**
  * Whether the mod (Claude Code 2.1.287+, in process) reports this call: it lists each call before
- * the call's settings hooks run (src/core/modContract.ts), so a command hook in announce mode that
+ * the call's settings hooks run (src/rules/modContract.ts), so a command hook in announce mode that
  * finds its call there stands aside and the call is reported once, with the mod's fire time.
  */
 export function modReportsCall(input: { session_id?: string; transcript_path?: string; tool_use_id?: string }): boolean {

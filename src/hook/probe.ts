@@ -1,6 +1,6 @@
 // Named imports, not `import * as`: esbuild would copy every export of the module at each start.
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { LineCursor } from '../core/lineCursor';
+import { LineCursor } from '../rules/lineCursor';
 import { ToolUseFinder } from './toolUseFinder';
 
 export interface ProbeOptions {

@@ -1,4 +1,4 @@
-import { LineCursor, type LinePieces } from '../core/lineCursor';
+import { LineCursor, type LinePieces } from '../rules/lineCursor';
 
 /**
  * Finds the line of the assistant record holding a tool_use block with a given

@@ -4,7 +4,7 @@
  *
  * - At `tool.call`, before `next` (so before every settings PreToolUse hook), it
  *   stores the assistant message that carries the call where a reviewing hook can
- *   read it (src/core/modContract.ts) and reports `pre` with the real fire time.
+ *   read it (src/rules/modContract.ts) and reports `pre` with the real fire time.
  * - `post` when `next` settles, a `record` event per row at `session.append` (its birth).
  * - While a call's record is not on disk it shows "held" on the spinner, then
  *   the call's lag on its tool row.
@@ -19,8 +19,8 @@
  * bundle keeps as written. The API is the one Claude Code writes to
  * `.claude-plugin/types/claude-code/index.d.ts` (checked against 2.1.332).
  */
-import { CHANNEL_SCHEMA_VERSION, HTTP_CONFIG_FILE, MOD_SOURCE, SPOOL_DIR_NAME } from '../core/channel/constants';
-import { MAX_HTTP_CONFIG_BYTES, parseHttpHookConfig } from '../core/httpHookConfigText';
+import { CHANNEL_SCHEMA_VERSION, HTTP_CONFIG_FILE, MOD_SOURCE, SPOOL_DIR_NAME } from '../rules/channelConstants';
+import { MAX_HTTP_CONFIG_BYTES, parseHttpHookConfig } from '../rules/httpHookConfigText';
 import {
   claudeDirOfTranscript,
   HELD_MESSAGE_TTL_MS,
@@ -40,9 +40,9 @@ import {
   spoolFilePath,
   type ConversationRow,
   type HeldMessage,
-} from '../core/modContract';
-import { LineCursor } from '../core/lineCursor';
-import { callsOfLine, PARSE_LINE_CHARS } from '../core/recordLine';
+} from '../rules/modContract';
+import { LineCursor } from '../rules/lineCursor';
+import { callsOfLine, PARSE_LINE_CHARS } from '../rules/recordLine';
 import { cmdTakesAsIs } from '../core/settings/hookCommand';
 import type { ModApi, On, RenderEvent, ToolCallEvent, AppendEvent } from './api';
 
@@ -467,7 +467,7 @@ async function look($: ModApi, s: ModState): Promise<void> {
 /** Starts looking at the held calls' files, TICK_MS apart, until none is held. */
 function watchHeld($: ModApi, s: ModState): void {
   // Once a call has run, its result may be written any moment: looks as close as the hook's landing
-  // watcher's, so "found with its result" means one write to within them (src/core/hookEvidence.ts).
+  // watcher's, so "found with its result" means one write to within them (src/rules/hookEvidence.ts).
   const every = [...s.held.values()].some((c) => c.ran) ? RAN_TICK_MS : TICK_MS;
   if (s.ticker !== undefined && s.tickerMs === every) return;
   s.ticker?.cancel();

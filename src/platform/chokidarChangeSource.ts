@@ -2,7 +2,7 @@ import { promises as fsp, watch as fsWatch, type FSWatcher as NodeWatcher } from
 import * as path from 'node:path';
 import { watch as chokidarWatch, type FSWatcher } from 'chokidar';
 import type { ChangeSource, Disposable } from '../core/changeSource';
-import { SPOOL_DIR_NAME } from '../core/channel/constants';
+import { SPOOL_DIR_NAME } from '../rules/channelConstants';
 
 export interface ChokidarChangeSourceOptions {
   /** How deep under each folder to watch: projects/<slug>/<session>/subagents/agent-*.jsonl needs 4 (checked: 3 misses it). */

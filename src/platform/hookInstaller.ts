@@ -1,14 +1,14 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { channelDirOf, installedHookPathOf } from '../core/channel/paths';
+import { channelDirOf, installedHookPathOf } from '../rules/channelPaths';
 import { buildHookExec, buildShellForm, cmdExeOf, hookLauncherText, hookTimeoutSeconds, launcherExec, launcherRefusal, shellFormOf, supportsExecForm, type HookCommandSpec } from '../core/settings/hookCommand';
-import { HOOK_LAUNCHER_FILE_NAME } from '../core/channel/constants';
+import { HOOK_LAUNCHER_FILE_NAME } from '../rules/channelConstants';
 import { nodeOnPathIs } from './nodeOnPath';
 import { claudeCodeVersion } from './claudeCodeVersion';
 import { HOOK_PATH } from './hookReceiver';
 import { DEFAULT_HTTP_HOOK_PORT, newHttpHookSecret, readHttpHookConfig, removeHttpHookConfig, writeHttpHookConfig } from './httpHookConfig';
 import { installHookEntries, uninstallHookEntries } from '../core/settings/hookSettings';
-import { copyAtomically, writeAtomically, type RenameDeps } from './renameReplacing';
+import { copyAtomically, writeAtomically, type RenameDeps } from '../rules/renameReplacing';
 import { updateSettingsFile, type SettingsFileUpdate } from './settingsFile';
 
 // Installs the reporting hook for Claude Code: a stable copy of dist/hook.js

@@ -1,13 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import * as http from 'node:http';
 import type { Socket } from 'node:net';
-import { channelDirOf } from '../core/channel/paths';
+import { channelDirOf } from '../rules/channelPaths';
 import { ProjectsConfinement } from '../core/engine/projectsConfinement';
-import { CHANNEL_SCHEMA_VERSION, MOD_SOURCE, SAFE_SESSION_ID } from '../core/channel/constants';
+import { CHANNEL_SCHEMA_VERSION, MOD_SOURCE, SAFE_SESSION_ID } from '../rules/channelConstants';
 import { reportCall } from '../hook/callReport';
-import { appendChannelLine } from '../hook/channelWriter';
+import { appendChannelLine } from '../rules/channelWriter';
 import { modReportsCall } from '../hook/pluginGuard';
-import { PayloadCollector, parseHookInput } from '../hook/stdin';
+import { PayloadCollector, parseHookInput } from '../rules/stdin';
 import { LandingWatches } from './landingWatches';
 import { nodeFileAccess } from './nodeFileAccess';
 import { ANSWER_HEADER, CHALLENGE_HEADER, CHALLENGE_PATH, challengeAnswer, isChallengeNonce } from './receiverChallenge';

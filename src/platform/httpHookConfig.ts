@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { constants as fsConstants, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
-import { HTTP_CONFIG_FILE } from '../core/channel/constants';
-import { type HttpHookConfig, MAX_HTTP_CONFIG_BYTES, parseHttpHookConfig } from '../core/httpHookConfigText';
-import { channelDirOf } from '../core/channel/paths';
-import { writeAtomically, type RenameDeps } from './renameReplacing';
+import { HTTP_CONFIG_FILE } from '../rules/channelConstants';
+import { type HttpHookConfig, MAX_HTTP_CONFIG_BYTES, parseHttpHookConfig } from '../rules/httpHookConfigText';
+import { channelDirOf } from '../rules/channelPaths';
+import { writeAtomically, type RenameDeps } from '../rules/renameReplacing';
 
 /**
  * Where install-hook --http tells the receivers (watch, the extension) which

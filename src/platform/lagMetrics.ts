@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { EngineEvent } from '../core/engineEvents';
-import type { ChannelTransport } from '../core/channel/constants';
+import type { ChannelTransport } from '../rules/channelConstants';
 import type { SessionSnapshot } from '../core/snapshot';
 
 /**

@@ -1,5 +1,5 @@
 import { promises as fsp } from 'node:fs';
-import { printable } from '../presentation/printable';
+import { printable } from '../rules/printable';
 
 /**
  * Best effort, Linux only: which program listens on a loopback TCP port, as

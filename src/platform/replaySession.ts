@@ -16,11 +16,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { SAFE_SESSION_ID } from '../core/channel/constants';
-import type { Clock } from '../core/clock';
+import { SAFE_SESSION_ID } from '../rules/channelConstants';
+import type { Clock } from '../rules/clock';
 import { projectSlug } from '../core/discovery';
 import type { FileAccess } from '../core/fileAccess';
-import { heldMessagePath, MOD_CALLS_LISTED, modCallsPath } from '../core/modContract';
+import { heldMessagePath, MOD_CALLS_LISTED, modCallsPath } from '../rules/modContract';
 import { callsOf, type ReplayCall } from '../core/replay/calls';
 import type { ChannelEvidence } from '../core/replay/channelEvidence';
 import { answerOf } from '../core/replay/decision';

@@ -4,7 +4,7 @@ import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { SettingsError } from '../core/settings/hookSettings';
 import { decodeLossless, encodeLossless } from '../core/settings/losslessText';
-import { renameReplacing, type RenameDeps } from './renameReplacing';
+import { renameReplacing, type RenameDeps } from '../rules/renameReplacing';
 
 export const SETTINGS_BACKUP_SUFFIX = '.transcript-lag.bak';
 

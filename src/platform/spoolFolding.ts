@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import type { SpoolFolding } from '../core/channel/spool';
-import { appendChannelLines } from '../hook/channelWriter';
-import { nodeRenameDeps, renameReplacing, type RenameDeps } from './renameReplacing';
+import { appendChannelLines } from '../rules/channelWriter';
+import { nodeRenameDeps, renameReplacing, type RenameDeps } from '../rules/renameReplacing';
 
 /**
  * The writes folding the mod's spool needs (src/core/channel/spool.ts), on the

@@ -1,13 +1,13 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
-import { HOOK_BIN_DIR_NAME, STATUSLINE_FILE_NAME } from '../core/channel/constants';
-import { channelDirOf } from '../core/channel/paths';
+import { HOOK_BIN_DIR_NAME, STATUSLINE_FILE_NAME } from '../rules/channelConstants';
+import { channelDirOf } from '../rules/channelPaths';
 import { buildStatusLineCommand, installStatusLine, installedStatusLineCommand, uninstallStatusLine, wrapOf, type StatusLineCommandSpec } from '../core/settings/statusLineSettings';
 import { shellFormOf } from '../core/settings/hookCommand';
 import { nodeOnPathIs } from './nodeOnPath';
 import { wrappedCommand } from '../core/settings/wrappedStatusLine';
 import { replaceCopyByStub } from './hookInstaller';
-import { copyAtomically } from './renameReplacing';
+import { copyAtomically } from '../rules/renameReplacing';
 import { updateSettingsFile, type SettingsFileUpdate } from './settingsFile';
 
 // install-statusline: a stable copy of the statusline bundle (dist/cli-statusline.js) under the

@@ -1,4 +1,4 @@
-import type { Scheduler } from '../core/clock';
+import type { Scheduler } from '../rules/clock';
 
 /** The wall clock and Node's timers: the one real time source the app and CLI hand out. */
 export const systemClock: Scheduler = {

@@ -1,4 +1,4 @@
-import type { Scheduler } from '../core/clock';
+import type { Scheduler } from '../rules/clock';
 
 /**
  * At most 10 refreshes in any second under a burst of events. Not 100: the clock

@@ -7,7 +7,7 @@
 import type { SessionSnapshot } from '../core/snapshot';
 import { heldLineOf } from './callChoice';
 import { formatDuration, plural } from './format';
-import { printable } from './printable';
+import { printable } from '../rules/printable';
 import { statusView, type StatusBackground } from './statusView';
 import { treeModel } from './treeModel';
 

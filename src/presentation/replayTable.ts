@@ -12,7 +12,7 @@ import { verdictOf, type CallReport, type RunReport } from '../core/replay/repor
 import type { RevealTarget } from './callChoice';
 import { COMMANDS } from './commandIds';
 import { formatDuration } from './format';
-import { printable } from './printable';
+import { printable } from '../rules/printable';
 
 /** One replayed call as the replay hands it over: its report, and where its record lies. */
 export interface ReplayRowInput {

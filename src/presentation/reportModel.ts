@@ -3,7 +3,7 @@ import type { RecordLagRow, SessionSnapshot } from '../core/snapshot';
 import { callShapeText, formatDuration, formatStat } from './format';
 import { lagHistogram, type HistogramBin } from './histogram';
 import { sampleTime, type LagSample } from './lagSamples';
-import { printable } from './printable';
+import { printable } from '../rules/printable';
 import { sessionTitle, toolLabel } from './sessionLabel';
 
 /**

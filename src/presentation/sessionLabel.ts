@@ -1,5 +1,5 @@
 import type { SessionSnapshot } from '../core/snapshot';
-import { printable } from './printable';
+import { printable } from '../rules/printable';
 
 const MAX_TITLE = 60;
 

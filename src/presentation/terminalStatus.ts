@@ -3,7 +3,7 @@
  * the CLI reads the channel and the transcript, this says it. Short, since it shares a line with
  * whatever else the user's status line shows.
  */
-import type { HeldBounds } from '../core/hookEvidence';
+import type { HeldBounds } from '../rules/hookEvidence';
 import { boundsText, formatDuration } from './format';
 
 export interface TerminalStatus {
@@ -13,7 +13,7 @@ export interface TerminalStatus {
   oldestHeldMs: number;
   /**
    * The newest written call (by its hook's fire time) and its lag as its hooks' evidence bounds it,
-   * by the rule the views use for a call they did not watch land (src/core/hookEvidence.ts): the
+   * by the rule the views use for a call they did not watch land (src/rules/hookEvidence.ts): the
    * status line never watches, so it never has an exact lag. No bounds: nothing proves one.
    */
   last?: { toolUseId: string; bounds?: HeldBounds };

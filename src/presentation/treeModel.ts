@@ -1,7 +1,7 @@
 import { shownAsHeld, type CallSnapshot, type SessionSnapshot } from '../core/snapshot';
 import { callTranscriptPath, focusCall, heldLineOf, revealTargetFor, type RevealTarget } from './callChoice';
 import { callLagText, callShapeText, formatDuration } from './format';
-import { printable } from './printable';
+import { printable } from '../rules/printable';
 import { sessionName, sessionNames, sessionsNewestFirst, sessionTitle, startLabel, toolLabel } from './sessionLabel';
 
 /**

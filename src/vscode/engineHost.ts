@@ -1,6 +1,6 @@
 import { engineNoticeText } from '../core/engineNotices';
 import type { ChangeSource } from '../core/changeSource';
-import type { Scheduler } from '../core/clock';
+import type { Scheduler } from '../rules/clock';
 import type { EngineEvent } from '../core/engineEvents';
 import type { FileAccess } from '../core/fileAccess';
 import type { SessionSnapshot } from '../core/snapshot';

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { EngineEvent } from '../core/engineEvents';
-import { printable } from '../presentation/printable';
+import { printable } from '../rules/printable';
 
 /**
  * The extension's diagnostics: a LogOutputChannel, so the user's "Set Log

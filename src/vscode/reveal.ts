@@ -3,7 +3,7 @@ import type { SessionSnapshot } from '../core/snapshot';
 import type { RevealTarget } from '../presentation/callChoice';
 import { callDecoration, type CallDecoration } from '../presentation/decoration';
 import { errorText } from './log';
-import { printable } from '../presentation/printable';
+import { printable } from '../rules/printable';
 
 /** What the last "open at line" did, for the test API. */
 export interface RevealRecord {

@@ -1,9 +1,9 @@
 import type { ChannelLine } from '../channel/reader';
 import { readSpool, spoolOfChannelFile } from '../channel/spool';
-import type { Clock } from '../clock';
-import { type CallSightings, noteSighting } from '../hookEvidence';
+import type { Clock } from '../../rules/clock';
+import { type CallSightings, noteSighting } from '../../rules/hookEvidence';
 import type { FileAccess } from '../fileAccess';
-import { type FireReport, isBetterFire } from '../channel/fireTime';
+import { type FireReport, isBetterFire } from '../../rules/fireTime';
 import { FileTail } from '../tail';
 import type { AnalyzedCall, ChannelSummary, WaitSummary } from './types';
 

@@ -3,7 +3,7 @@ import { spoolHoldsSession, spoolOfChannelFile } from '../channel/spool';
 import { countShapes, proveShapesFromHookSightings, proveShapesFromSeenWaits } from './shapes';
 import { TranscriptSummary } from './transcriptSummary';
 import type { TranscriptAnalysis } from './types';
-import type { Clock } from '../clock';
+import type { Clock } from '../../rules/clock';
 import type { FileAccess } from '../fileAccess';
 import type { ScanResult } from '../records';
 import { createCaptureReading } from './capture/captureScanner';

@@ -1,5 +1,5 @@
-import { verdictFromHook } from '../hookEvidence';
-import type { CallSightings } from '../hookEvidence';
+import { verdictFromHook } from '../../rules/hookEvidence';
+import type { CallSightings } from '../../rules/hookEvidence';
 import type { AnalyzedCall, InferredShape, ShapeEvidence, TrailerRun } from './types';
 
 type CallLines = Pick<AnalyzedCall, 'line' | 'result_line'>;
@@ -56,7 +56,7 @@ export function proveShapesFromSeenWaits(calls: readonly AnalyzedCall[]): number
 }
 
 /**
- * What each call's own hook saw on disk (src/core/hookEvidence.ts): bounds on how long it was held,
+ * What each call's own hook saw on disk (src/rules/hookEvidence.ts): bounds on how long it was held,
  * and its shape where file and waits left it unknown (a trailer between is a write between, whatever the hook inferred).
  */
 export function proveShapesFromHookSightings(calls: readonly AnalyzedCall[], sightings: ReadonlyMap<string, CallSightings>): void {

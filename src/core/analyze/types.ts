@@ -51,7 +51,7 @@ export interface AnalyzedCall {
   waits?: CallWait[];
   /** With --channel: when the PreToolUse hook fired (ms since epoch), from its `pre` event. */
   hook_fired_at?: number;
-  /** With --channel: how long the call was held (hook fired → record on disk), bounded by what its hook saw (src/core/hookEvidence.ts); max_ms null: unbounded. */
+  /** With --channel: how long the call was held (hook fired → record on disk), bounded by what its hook saw (src/rules/hookEvidence.ts); max_ms null: unbounded. */
   held_ms?: { min_ms: number; max_ms: number | null };
 }
 

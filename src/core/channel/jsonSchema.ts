@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHANNEL_SCHEMA_VERSION } from './constants';
+import { CHANNEL_SCHEMA_VERSION } from '../../rules/channelConstants';
 import { channelEventSchema } from './schema';
 
 /** Where the generated file lives in the repo (relative to its root). */

@@ -1,4 +1,4 @@
-import { sessionIdOfChannelFile } from './paths';
+import { sessionIdOfChannelFile } from '../../rules/channelPaths';
 
 export interface ChannelDirEntry {
   name: string;

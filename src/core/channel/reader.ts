@@ -1,5 +1,5 @@
 import type { LineScanner } from '../tailTypes';
-import { channelLineHead, gluedTail } from './lineHead';
+import { channelLineHead, gluedTail } from '../../rules/channelLineHead';
 import { channelEventSchema, type ChannelEvent } from './schema';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHANNEL_SCHEMA_VERSION, CHANNEL_TRANSPORTS } from './constants';
+import { CHANNEL_SCHEMA_VERSION, CHANNEL_TRANSPORTS } from '../../rules/channelConstants';
 
 /**
  * The hook channel: one JSONL file per session under `<claude dir>/transcript-lag/`.
@@ -132,5 +132,5 @@ export type LandedEvent = z.infer<typeof landedEventSchema>;
 export type RecordEvent = z.infer<typeof recordEventSchema>;
 /** The events about one call (every event but `record`). */
 export type CallChannelEvent = Exclude<ChannelEvent, RecordEvent>;
-export type { ChannelTransport } from './constants';
+export type { ChannelTransport } from '../../rules/channelConstants';
 export type ChannelEvent = z.infer<typeof channelEventSchema>;

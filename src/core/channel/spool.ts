@@ -1,7 +1,7 @@
 import * as path from 'node:path';
-import type { Clock } from '../clock';
+import type { Clock } from '../../rules/clock';
 import { type FileAccess, NotASmallFileError, readSmallFileAndIdentity } from '../fileAccess';
-import { CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID, SPOOL_DIR_NAME } from './constants';
+import { CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID, SPOOL_DIR_NAME } from '../../rules/channelConstants';
 
 /**
  * The mod's spool (issue 23): when no receiver answers, the in-process mod

@@ -1,6 +1,6 @@
-import type { HeldBounds, HookSighting, LandingSighting } from '../hookEvidence';
-import { verdictFromHook } from '../hookEvidence';
-import type { ChannelTransport } from '../channel/constants';
+import type { HeldBounds, HookSighting, LandingSighting } from '../../rules/hookEvidence';
+import { verdictFromHook } from '../../rules/hookEvidence';
+import type { ChannelTransport } from '../../rules/channelConstants';
 import type { CallShape } from '../snapshot';
 import type { PerCallFields } from '../records';
 

@@ -5,8 +5,8 @@ import type { TailRead } from '../tailTypes';
 import type { LandedEvent, PostEvent, PreEvent, RecordEvent, WaitEvent } from '../channel/schema';
 import { RecordBirths } from './recordBirths';
 import { RecordLags } from './recordLags';
-import { betterLanding, earlierSighting, type HookSighting, isHeld, type LandingSighting, landingOf, sightingOf, verdictFromHook } from '../hookEvidence';
-import { isBetterFire } from '../channel/fireTime';
+import { betterLanding, earlierSighting, type HookSighting, isHeld, type LandingSighting, landingOf, sightingOf, verdictFromHook } from '../../rules/hookEvidence';
+import { isBetterFire } from '../../rules/fireTime';
 import { KeyedCounter, LagWindow } from '../stats';
 import {
   type CallFacts,

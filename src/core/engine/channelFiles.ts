@@ -1,10 +1,10 @@
 import * as path from 'node:path';
-import type { Clock } from '../clock';
+import type { Clock } from '../../rules/clock';
 import type { Correlator } from '../correlator';
 import type { EngineEvent } from '../engineEvents';
 import type { FileAccess } from '../fileAccess';
 import type { TailRead } from '../tailTypes';
-import { channelDirOf, sessionIdOfChannelFile } from '../channel/paths';
+import { channelDirOf, sessionIdOfChannelFile } from '../../rules/channelPaths';
 import { chooseChannelFilesToPrune } from '../channel/prune';
 import { type ChannelLine, createChannelScanner } from '../channel/reader';
 import { FollowedFile } from './followedFile';

@@ -1,4 +1,4 @@
-import type { Clock } from '../clock';
+import type { Clock } from '../../rules/clock';
 import type { FileAccess } from '../fileAccess';
 import { FileTail } from '../tail';
 import type { LineScanner, TailRead } from '../tailTypes';

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import type { ChangeSource, Disposable } from '../changeSource';
-import type { Clock } from '../clock';
+import type { Clock } from '../../rules/clock';
 import type { FileAccess } from '../fileAccess';
 import type { EngineEvent } from '../engineEvents';
 import type { EngineNotice } from '../engineNotices';
@@ -8,8 +8,8 @@ import { BoundedFileAccess, DEFAULT_MAX_OPEN_FILES } from '../boundedFileAccess'
 import type { SessionSnapshot } from '../snapshot';
 import { Correlator } from '../correlator';
 import { WorkspaceMatcher, isActiveSession, projectsDirOf } from '../discovery';
-import { CHANNEL_FILE_SUFFIX } from '../channel/constants';
-import { channelDirOf, spoolDirOf } from '../channel/paths';
+import { CHANNEL_FILE_SUFFIX } from '../../rules/channelConstants';
+import { channelDirOf, spoolDirOf } from '../../rules/channelPaths';
 import { DEFAULT_CHANNEL_MAX_AGE_MS } from '../channel/prune';
 import { type SpoolFolding, type SpoolFoldResult, foldSpool, parseSpoolName } from '../channel/spool';
 import { ChannelFiles } from './channelFiles';

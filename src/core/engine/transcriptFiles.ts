@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import type { Clock } from '../clock';
+import type { Clock } from '../../rules/clock';
 import type { Correlator } from '../correlator';
 import type { EngineEvent } from '../engineEvents';
 import type { EngineNotice } from '../engineNotices';

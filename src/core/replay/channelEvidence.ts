@@ -7,8 +7,8 @@
 import type { ChannelLine } from '../channel/reader';
 import type { ChannelEvent } from '../channel/schema';
 import { readSpool, spoolOfChannelFile } from '../channel/spool';
-import { isBetterFire, type FireReport } from '../channel/fireTime';
-import type { Clock } from '../clock';
+import { isBetterFire, type FireReport } from '../../rules/fireTime';
+import type { Clock } from '../../rules/clock';
 import type { FileAccess } from '../fileAccess';
 import { FileTail } from '../tail';
 import type { CallEvidence } from './liveCut';

@@ -1,9 +1,9 @@
 /**
  * What a replayed hook is given, as Claude Code gives it: the PreToolUse input on stdin, and, in the
  * live run with the mod, the held message the mod would have stored for the call before any settings
- * hook ran (docs/HELD-MESSAGE.md, src/core/modContract.ts).
+ * hook ran (docs/HELD-MESSAGE.md, src/rules/modContract.ts).
  */
-import { HELD_MESSAGE_VERSION, type HeldMessage } from '../modContract';
+import { HELD_MESSAGE_VERSION, type HeldMessage } from '../../rules/modContract';
 import type { ReplayCall } from './calls';
 
 /** The call's own tool_use block and its message's text up to it, read again from its lines. */

@@ -31,7 +31,7 @@ export type ModelRule = 'held-while-hooks-run' | 'message-end';
 export interface CallEvidence {
   /** The earliest `pre` event that said what was on disk. */
   onDisk?: { bytes: number; recordOnDisk?: boolean; recordPath?: string };
-  /** When the call fired: the mod's `pre`, else the earliest (src/core/channel/fireTime.ts). */
+  /** When the call fired: the mod's `pre`, else the earliest (src/rules/fireTime.ts). */
   firedAt?: number;
   /** The mod's landing of the call's record, its looks from the fire on. */
   landed?: { at: number; missedAt?: number };

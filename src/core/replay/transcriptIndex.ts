@@ -6,7 +6,7 @@
  * calls is never held in memory. The file is someone else's input: read through the tail (regular
  * files only), a line longer than MAX_FACTS_LINE_BYTES is stepped over, not parsed.
  */
-import type { Clock } from '../clock';
+import type { Clock } from '../../rules/clock';
 import type { FileAccess } from '../fileAccess';
 import { copiedFrom } from '../records';
 import { FileTail } from '../tail';

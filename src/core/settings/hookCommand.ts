@@ -1,4 +1,4 @@
-import { DEFAULT_PROBE_POLLS, DEFAULT_PROBE_POLL_MS } from '../channel/constants';
+import { DEFAULT_PROBE_POLLS, DEFAULT_PROBE_POLL_MS } from '../../rules/channelConstants';
 
 // The command line install-hook writes into settings.json, in two dialects:
 //  - POSIX: Claude Code runs it through bash (your $SHELL: bash, zsh or sh). Every path is

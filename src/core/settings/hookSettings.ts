@@ -8,7 +8,7 @@ import {
   type Node,
   type ParseError,
 } from 'jsonc-parser';
-import { HOOK_FILE_NAME, HOOK_LAUNCHER_FILE_NAME } from '../channel/constants';
+import { HOOK_FILE_NAME, HOOK_LAUNCHER_FILE_NAME } from '../../rules/channelConstants';
 import { BARE_IN_EVERY_SHELL, POSIX_ENV_PROGRAM } from './hookCommand';
 import { HTTP_SECRET_HEADER, isOurHttpHook } from './httpHookEntry';
 import { addProperty, appendToArray, removeChild, replaceValue } from './jsonEdits';

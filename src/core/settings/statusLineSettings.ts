@@ -1,5 +1,5 @@
 import { applyEdits, getNodeValue, type Node } from 'jsonc-parser';
-import { STATUSLINE_FILE_NAME } from '../channel/constants';
+import { STATUSLINE_FILE_NAME } from '../../rules/channelConstants';
 import { detectFormatting, ourScriptCommandRest, parseSettings, SettingsError } from './hookSettings';
 import { addProperty, removeChild, replaceValue } from './jsonEdits';
 import { shellFormOf, type ShellDialect } from './hookCommand';

@@ -9,7 +9,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { channelDirOf, spoolDirOf } from '../../../src/core/channel/paths';
+import { channelDirOf, spoolDirOf } from '../../../src/rules/channelPaths';
 import type { TranscriptLagApi } from '../../../src/vscode/testApi';
 import { closeAllEditors, eventually, extensionApi, FakeSession, newClaudeDir, note, runHook, setSetting, settlesWithin } from './support';
 

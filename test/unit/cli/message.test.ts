@@ -14,9 +14,9 @@ import {
   renderAnswer,
   type MessageAnswer,
 } from '../../../src/cli/message';
-import { HELD_MESSAGE_TTL_MS, type HeldMessage } from '../../../src/core/modContract';
-import { readBounded } from '../../../src/hook/boundedRead';
-import type { HookInput } from '../../../src/hook/stdin';
+import { HELD_MESSAGE_TTL_MS, type HeldMessage } from '../../../src/rules/modContract';
+import { readBounded } from '../../../src/rules/boundedRead';
+import type { HookInput } from '../../../src/rules/stdin';
 import { fixturesDir } from '../helpers/fixtures';
 import { capturingIo } from '../helpers/capturingIo';
 import { runWithSharedNonBlockingStdout } from '../helpers/sharedNonBlockingStdout';

@@ -3,7 +3,7 @@ import { promises as fsp, readFileSync, readdirSync, existsSync } from 'node:fs'
 import * as path from 'node:path';
 import { sessionCalls, sessionStatus } from '../../../src/cli/statusline';
 import { TranscriptLagEngine } from '../../../src/core/engine';
-import { lineKindOf } from '../../../src/core/recordLine';
+import { lineKindOf } from '../../../src/rules/recordLine';
 import type { CallSnapshot, SessionSnapshot } from '../../../src/core/snapshot';
 import { nodeFileAccess } from '../../../src/platform/nodeFileAccess';
 import { boundsText, formatDuration } from '../../../src/presentation/format';

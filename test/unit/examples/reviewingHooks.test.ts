@@ -6,7 +6,7 @@ import * as assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { HeldMessage } from '../../../src/core/modContract';
+import type { HeldMessage } from '../../../src/rules/modContract';
 import { tempHome } from '../helpers/hookProcess';
 
 const repoRoot = path.resolve(__dirname, '../../..');

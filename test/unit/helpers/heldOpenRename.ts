@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import type { RenameDeps } from '../../../src/platform/renameReplacing';
+import type { RenameDeps } from '../../../src/rules/renameReplacing';
 
 export type HeldOpenRename = RenameDeps & {
   /** The waits asked for between tries, in order. */

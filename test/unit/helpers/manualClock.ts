@@ -1,4 +1,4 @@
-import type { Scheduler } from '../../../src/core/clock';
+import type { Scheduler } from '../../../src/rules/clock';
 
 /**
  * A clock whose time only moves when the test says so. Its timers run in time

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { appendChannelLine, isOwnChannelFile } from '../../../src/hook/channelWriter';
+import { appendChannelLine, isOwnChannelFile } from '../../../src/rules/channelWriter';
 import { parseHookArgs, watchdogDelayMs } from '../../../src/hook/main';
 import { MAX_HOOK_TIMEOUT_MS } from '../../../src/core/settings/hookCommand';
 import { hookInput, runHook, tempHome } from '../helpers/hookProcess';

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { modCallsPath } from '../../../src/core/modContract';
+import { modCallsPath } from '../../../src/rules/modContract';
 import { buildHook, hookInput, readJsonLines, runHook, tempHome } from '../helpers/hookProcess';
 
 const SID = '0b7c5a8e-1111-4222-8333-944455556666';

@@ -14,7 +14,7 @@ import { buildHook, hookInput, readJsonLines, runHook, tempHome } from '../helpe
  * would need a measured reason.
  */
 const ALLOWED_EXTRA = new Set([
-  // stdin as a pipe or socket is read through libuv's stream handle (src/hook/stdin.ts), instead of net + streams.
+  // stdin as a pipe or socket is read through libuv's stream handle (src/rules/stdin.ts), instead of net + streams.
   'Internal Binding pipe_wrap',
   'Internal Binding stream_wrap',
 ]);

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { checkOnDisk, recordFileOf } from '../../../src/hook/onDiskCheck';
+import { checkOnDisk, recordFileOf } from '../../../src/rules/onDiskCheck';
 import { fixturesDir } from '../helpers/fixtures';
 
 /** The real print-mode session: its Bash call's record is line 22 (probe.log), its result a later line. */

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { PayloadCollector, parseHookInput } from '../../../src/hook/stdin';
-import { topLevelFields, topLevelFieldsFromEnd, type FieldValues } from '../../../src/hook/topLevelFields';
+import { PayloadCollector, parseHookInput } from '../../../src/rules/stdin';
+import { topLevelFields, topLevelFieldsFromEnd, type FieldValues } from '../../../src/rules/topLevelFields';
 
 const WANTED = new Set(['session_id', 'agent_id', 'prompt_id', 'tool_use_id']);
 /** Keys at every depth: the wanted ones nested inside values too, like a tool_input that names them. */

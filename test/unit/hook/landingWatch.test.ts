@@ -10,7 +10,7 @@ const result = (id: string) => JSON.stringify({ type: 'user', message: { role: '
 const other = (n: number) => JSON.stringify({ type: 'system', content: `line ${n} ${'·'.repeat(40)}` });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-// The hook's own readers of a growing transcript, through its LineCursor (src/core/lineCursor.ts).
+// The hook's own readers of a growing transcript, through its LineCursor (src/rules/lineCursor.ts).
 describe('hook: the landing watch and the probe read new bytes through the cursor', () => {
   let dir: string;
   let file: string;

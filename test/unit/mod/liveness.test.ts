@@ -2,10 +2,10 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { messageFor } from '../../../src/cli/message';
-import { freshModLiveness, MOD_LIVE_EVERY_MS, MOD_LIVE_FRESH_MS } from '../../../src/core/modContract';
+import { freshModLiveness, MOD_LIVE_EVERY_MS, MOD_LIVE_FRESH_MS } from '../../../src/rules/modContract';
 import { ModHarness, SESSION } from './modHarness';
 
-// The mod's liveness file (src/core/modContract.ts): written at session start, kept fresh while the
+// The mod's liveness file (src/rules/modContract.ts): written at session start, kept fresh while the
 // session lives, removed when it ends; `transcript-lag message --json` says `mod` from it.
 describe('mod: the liveness file a reviewing hook asks about', () => {
   let h: ModHarness;

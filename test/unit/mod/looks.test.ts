@@ -5,7 +5,7 @@ import { ModHarness } from './modHarness';
 const record = (id: string, input: object = {}) => JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id, name: 'Write', input }] } });
 const result = (id: string) => JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'ok' }] } });
 
-// The mod's looks at a held call's file (its LineCursor, src/core/lineCursor.ts): only new bytes, the line in progress carried.
+// The mod's looks at a held call's file (its LineCursor, src/rules/lineCursor.ts): only new bytes, the line in progress carried.
 describe('mod: looking for a held call\'s record', () => {
   let h: ModHarness;
   afterEach(() => h?.dispose());

@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ModApi, On, RenderEvent } from '../../../src/mod/api';
 import { register } from '../../../src/mod/register';
-import type { ConversationRow } from '../../../src/core/modContract';
+import type { ConversationRow } from '../../../src/rules/modContract';
 
 export const SESSION = '3e55a9e0-0000-4000-8000-00000000a11d';
 

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { installHookEntries, uninstallHookEntries } from '../../../src/core/settings/hookSettings';
 import { SETTINGS_BACKUP_SUFFIX, SettingsFileError, updateSettingsFile } from '../../../src/platform/settingsFile';
-import { RENAME_RETRY_DELAYS_MS } from '../../../src/platform/renameReplacing';
+import { RENAME_RETRY_DELAYS_MS } from '../../../src/rules/renameReplacing';
 import { heldOpenByAnother } from '../helpers/heldOpenRename';
 
 const spec = { command: "'/n' '/h/transcript-lag/bin/transcript-lag-hook.js' --channel-dir '/h/transcript-lag'", timeoutSec: 5 };

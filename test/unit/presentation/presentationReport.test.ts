@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import type { EngineEvent } from '../../../src/core/engineEvents';
-import type { Scheduler } from '../../../src/core/clock';
+import type { Scheduler } from '../../../src/rules/clock';
 import { createCoalescer } from '../../../src/presentation/coalesce';
 import { csvHeader, samplesToCsv, samplesToJson } from '../../../src/presentation/exportRows';
 import { LAG_BIN_EDGES_MS, lagHistogram } from '../../../src/presentation/histogram';

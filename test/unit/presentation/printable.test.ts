@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { jsonEscapingUnprintable, printable } from '../../../src/presentation/printable';
+import { jsonEscapingUnprintable, printable } from '../../../src/rules/printable';
 import { sessionTitle, toolLabel, sessionPickItems } from '../../../src/presentation/sessionLabel';
 import { treeModel } from '../../../src/presentation/treeModel';
 import { statusView } from '../../../src/presentation/statusView';

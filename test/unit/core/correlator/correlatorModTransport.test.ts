@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as fc from 'fast-check';
 import type { ChannelEvent, PostEvent } from '../../../../src/core/channel/schema';
-import { isBetterFire } from '../../../../src/core/channel/fireTime';
+import { isBetterFire } from '../../../../src/rules/fireTime';
 import { Correlator } from '../../../../src/core/correlator';
 import type { EngineEvent, WrittenEvent } from '../../../../src/core/engineEvents';
 import { SESSION, post, pre, tailRead, toolUse } from '../../helpers/correlatorInputs';

@@ -1,9 +1,9 @@
 import * as assert from 'node:assert/strict';
-import { lenientCallEvent } from '../../../../src/core/channel/lineHead';
-import { parseChannelLine } from '../../../../src/core/channel/reader';
+import { lenientCallEvent } from '../../../src/rules/channelLineHead';
+import { parseChannelLine } from '../../../src/core/channel/reader';
 
 /**
- * The status line reads channel lines without zod (src/core/channel/lineHead.ts); the engine's
+ * The status line reads channel lines without zod (src/rules/channelLineHead.ts); the engine's
  * reader reads the head the same way, then zod. For the call events the status line uses, the two
  * must take the same lines: one with every field, then each field removed and set to values
  * schema.ts refuses and takes.

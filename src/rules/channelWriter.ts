@@ -1,7 +1,7 @@
 // Named imports, not `import * as`: esbuild would copy every export of the module at each start.
 import { closeSync, constants, fstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { CHANNEL_DIR_NAME, CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID } from '../core/channel/constants';
+import { CHANNEL_DIR_NAME, CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID } from './channelConstants';
 
 /** `--channel-dir` (written by install-hook), else `$CLAUDE_CONFIG_DIR/transcript-lag`, else `~/.claude/transcript-lag`. */
 export function resolveChannelDir(argDir: string | undefined, env: NodeJS.ProcessEnv): string {

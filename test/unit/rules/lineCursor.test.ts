@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { LineCursor, type LineCursorOptions, type LinePieces } from '../../../src/core/lineCursor';
+import { LineCursor, type LineCursorOptions, type LinePieces } from '../../../src/rules/lineCursor';
 
 interface Got {
   text: string;
@@ -34,7 +34,7 @@ function look(cursor: LineCursor, file: FakeFile, chunk = 1 << 20, withIdentity 
 
 const texts = (got: Got[]) => got.map((g) => g.text);
 
-describe('LineCursor (src/core/lineCursor.ts)', () => {
+describe('LineCursor (src/rules/lineCursor.ts)', () => {
   it('hands each complete line once, with its byte range, whatever the writes and reads are split at (property)', () => {
     const line = fc.string({ unit: fc.constantFrom('a', 'é', '✓', '日', '😀', '"', '{'), maxLength: 12 });
     fc.assert(

@@ -1,8 +1,8 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { installedHookPathOf, isTranscriptPathAllowed, sessionIdOfChannelFile } from '../../../../src/core/channel/paths';
-import { chooseChannelFilesToPrune } from '../../../../src/core/channel/prune';
+import { installedHookPathOf, isTranscriptPathAllowed, sessionIdOfChannelFile } from '../../../src/rules/channelPaths';
+import { chooseChannelFilesToPrune } from '../../../src/core/channel/prune';
 
 const claudeDir = path.resolve('/home/u/.claude');
 const inProjects = (...parts: string[]) => path.join(claudeDir, 'projects', ...parts);

@@ -1,4 +1,4 @@
-import type { ChannelTransport } from './constants';
+import type { ChannelTransport } from './channelConstants';
 
 /** One report of when a call fired: a `pre` event's `at` and how it reached us. */
 export interface FireReport {

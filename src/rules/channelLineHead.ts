@@ -1,4 +1,4 @@
-import { CHANNEL_SCHEMA_VERSION, CHANNEL_TRANSPORTS, MAX_ID_LENGTH, MAX_PATH_LENGTH } from './constants';
+import { CHANNEL_SCHEMA_VERSION, CHANNEL_TRANSPORTS, MAX_ID_LENGTH, MAX_PATH_LENGTH } from './channelConstants';
 
 /**
  * The first, zod-free step of reading a channel line, shared by the engine's reader (./reader.ts,
@@ -108,7 +108,7 @@ const FIELDS: Record<LenientCallEvent['event'], Record<string, [Rule, boolean]>>
 
 /**
  * A `pre`, `post` or `landed` line read without zod: the head (above), then every field checked
- * as schema.ts checks it (test/unit/core/channel/lineHead.test.ts holds the two to the same lines),
+ * as schema.ts checks it (test/unit/rules/channelLineHead.test.ts holds the two to the same lines),
  * so the status line takes exactly the call events the engine takes.
  */
 export function lenientCallEvent(text: string): LenientCallEvent | undefined {

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { CHANNEL_DIR_NAME, CHANNEL_FILE_SUFFIX, HOOK_BIN_DIR_NAME, HOOK_FILE_NAME, SAFE_SESSION_ID, SPOOL_DIR_NAME } from './constants';
+import { CHANNEL_DIR_NAME, CHANNEL_FILE_SUFFIX, HOOK_BIN_DIR_NAME, HOOK_FILE_NAME, SAFE_SESSION_ID, SPOOL_DIR_NAME } from './channelConstants';
 
 // Pure path arithmetic (node:path only, no file system), shared by the engine,
 // the installer and the extension.

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { readBounded } from '../../../src/hook/boundedRead';
+import { readBounded } from '../../../src/rules/boundedRead';
 
 describe('readBounded: files that are someone else\'s input', function () {
   let dir: string;

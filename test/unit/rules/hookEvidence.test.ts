@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { betterLanding, type CallSightings, hookSawRecord, isHeld, noteSighting, verdictFromHook } from '../../../src/core/hookEvidence';
+import { betterLanding, type CallSightings, hookSawRecord, isHeld, noteSighting, verdictFromHook } from '../../../src/rules/hookEvidence';
 
 const pre = (record: boolean, checkedAfter = 50) => ({ at: 1000, checked_at: 1000 + checkedAfter, record_on_disk: record, result_on_disk: false });
 const post = (at: number, record: boolean, result: boolean, checkedAfter = 40) => ({ at, checked_at: at + checkedAfter, record_on_disk: record, result_on_disk: result });

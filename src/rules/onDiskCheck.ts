@@ -1,4 +1,4 @@
-import { type LineKind, lineKindOf } from '../core/recordLine';
+import { type LineKind, lineKindOf } from './recordLine';
 import { completeLines, readBounded } from './boundedRead';
 
 /**
@@ -41,7 +41,7 @@ export function* linesHolding(lines: Buffer, needle: Buffer): Generator<Buffer> 
   }
 }
 
-/** What a line holding the id's bytes is, for the call `id` (the rule: src/core/recordLine.ts). */
+/** What a line holding the id's bytes is, for the call `id` (the rule: src/rules/recordLine.ts). */
 export function lineKind(line: Buffer, id: string, partial = false): LineKind {
   return lineKindOf(line.toString('utf8'), id, partial);
 }
@@ -75,4 +75,4 @@ export function checkOnDisk(path: string, toolUseId: string, windowBytes = ON_DI
   return check;
 }
 
-export { recordFileOf } from '../core/modContract';
+export { recordFileOf } from './modContract';

@@ -3,9 +3,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { replaceCopyByStub, UNINSTALLED_HOOK_STUB } from '../../../src/platform/hookInstaller';
-import { copyAtomically } from '../../../src/platform/renameReplacing';
+import { copyAtomically } from '../../../src/rules/renameReplacing';
 import { httpConfigPathOf, loadHttpHookConfig, writeHttpHookConfig } from '../../../src/platform/httpHookConfig';
-import { RENAME_RETRY_DELAYS_MS } from '../../../src/platform/renameReplacing';
+import { RENAME_RETRY_DELAYS_MS } from '../../../src/rules/renameReplacing';
 import { spoolFoldingOn } from '../../../src/platform/spoolFolding';
 import { heldOpenByAnother } from '../helpers/heldOpenRename';
 

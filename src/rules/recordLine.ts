@@ -2,7 +2,7 @@
  * What a transcript line is for one call: its record (the assistant line with
  * the call's tool_use block), its result (the user line with a tool_result for
  * it), or neither. The one rule for "the call's record is on disk", read by the
- * hook's on-disk check (src/hook/onDiskCheck.ts), by the mod that watches its
+ * hook's on-disk check (src/rules/onDiskCheck.ts), by the mod that watches its
  * calls land (src/mod/) and by `transcript-lag message`. Plain strings only.
  */
 

@@ -6,7 +6,7 @@
  * take it, and the mod has no Node APIs (paths are joined by hand, with the
  * separator the transcript path itself uses, so Windows paths stay Windows).
  */
-import { CHANNEL_DIR_NAME, SAFE_SESSION_ID, SPOOL_DIR_NAME } from './channel/constants';
+import { CHANNEL_DIR_NAME, SAFE_SESSION_ID, SPOOL_DIR_NAME } from './channelConstants';
 
 /** Subfolder of the channel folder (`<claude dir>/transcript-lag/`) for held messages, one folder per session. */
 export const HELD_DIR_NAME = 'held';

@@ -1,7 +1,7 @@
 /**
  * A call's write shape and how long it was held, proven from what its own hook
  * saw on disk (the `pre` / `post` events' on-disk fields, written by
- * src/hook/onDiskCheck.ts). One rule for the live engine, a window opened
+ * src/rules/onDiskCheck.ts). One rule for the live engine, a window opened
  * after the fact and `analyze --channel`, so they never disagree.
  *
  * The rule rests on the order Claude Code runs things in, checked against the

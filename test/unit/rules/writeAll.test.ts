@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { WRITE_WAIT_ENV, WRITE_WAIT_MS, writeAll, writeDeadline } from '../../../src/hook/writeAll';
+import { WRITE_WAIT_ENV, WRITE_WAIT_MS, writeAll, writeDeadline } from '../../../src/rules/writeAll';
 
 describe('writeAll: a command\'s whole output, or false', function () {
   it('the bound: WRITE_WAIT_MS unless the environment gives decimal milliseconds', function () {

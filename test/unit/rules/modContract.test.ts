@@ -10,8 +10,8 @@ import {
   sessionIdOfTranscript,
   spoolFileName,
   type ConversationRow,
-} from '../../../src/core/modContract';
-import { callsOfLine, lineKindOf } from '../../../src/core/recordLine';
+} from '../../../src/rules/modContract';
+import { callsOfLine, lineKindOf } from '../../../src/rules/recordLine';
 
 const row = (role: 'user' | 'assistant', text: string, ids: string[] = []): ConversationRow => ({
   role,

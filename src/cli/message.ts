@@ -18,19 +18,16 @@
 import { fstatSync, lstatSync, unlinkSync } from 'node:fs';
 import {
   claudeDirOfTranscript,
-  freshModLiveness,
   HELD_MESSAGE_TTL_MS,
   heldMessagePath,
-  modLivePath,
   parseHeldMessage,
   recordFileOf,
   sessionIdOfTranscript,
-  type ModLiveness,
 } from '../rules/modContract';
 import { lineKindOf } from '../rules/recordLine';
 import { completeLines, readBounded } from '../rules/boundedRead';
 import { linesHolding, toolUseIdNeedle } from '../rules/onDiskCheck';
-import { modReportsCall } from '../hook/pluginGuard';
+import { modReportsCall, readModLiveness } from '../rules/modFiles';
 import { parseHookInput, readStdin, type HookInput, type StdinBytes } from '../rules/stdin';
 import { writeAll, writeDeadline } from '../rules/writeAll';
 import { jsonEscapingUnprintable, printableLines } from '../rules/printable';
@@ -65,8 +62,6 @@ export const REASON_NOT_YET = "not on disk yet and no held message (is the trans
 export const REASON_NOT_KEPT = 'not on disk yet and no held message (the mod runs, but kept none for this call)';
 export const REASON_NOT_KEPT_OFF = 'not on disk yet and no held message (the mod runs, but its option keepHeldMessages is off)';
 
-/** The liveness file is a few hundred bytes; a larger file is not the mod's. */
-const MAX_LIVENESS_BYTES = 4096;
 
 type TranscriptLook = { text_blocks: string[] } | { reason: string };
 
@@ -189,27 +184,6 @@ function known(toolUseId: string, blocks: string[], source: MessageSource, mod: 
   return { tool_use_id: toolUseId, text: blocks.join('\n\n'), text_blocks: blocks, source, reason: null, mod };
 }
 
-/** The session's liveness file, when it is the mod's and fresh; read again once a moment later if it does not parse (the mod rewrites it whole, not atomically). */
-export function readModLiveness(claudeDir: string, sessionId: string, now: number): ModLiveness | undefined {
-  const path = modLivePath(claudeDir, sessionId);
-  if (path === undefined) return undefined;
-  const read = () => readBounded(path, MAX_LIVENESS_BYTES, 'whole', true)?.bytes.toString('utf8');
-  let text = read();
-  const fresh = freshModLiveness(text, sessionId, now);
-  if (fresh !== undefined || text === undefined || parses(text)) return fresh;
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
-  text = read();
-  return freshModLiveness(text, sessionId, now);
-}
-
-function parses(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Whether the session's mod runs, and what it said of itself: the call in its list (written before

@@ -13,7 +13,8 @@ import { MAX_HOOK_TIMEOUT_MS } from '../core/settings/hookCommand';
 import { reportCall } from './callReport';
 import { appendChannelLine, resolveChannelDir } from '../rules/channelWriter';
 import { LANDING_ARG, runLandingWatch, startLandingWatch } from './landingProcess';
-import { installedHookReports, modReportsCall } from './pluginGuard';
+import { installedHookReports } from './pluginGuard';
+import { modReportsCall } from '../rules/modFiles';
 import { probeTranscript } from './probe';
 import { parseHookInput, readStdin } from '../rules/stdin';
 

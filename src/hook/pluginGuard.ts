@@ -2,7 +2,6 @@
 import { join, resolve } from 'node:path';
 import { HOOK_FILE_NAME, HOOK_LAUNCHER_FILE_NAME } from '../rules/channelConstants';
 import { HTTP_SECRET_HEADER, isOurHttpHook } from '../core/settings/httpHookEntry';
-import { claudeDirOfTranscript, modCallsPath, modListNames } from '../rules/modContract';
 import { readBounded } from '../rules/boundedRead';
 
 /** A settings.json larger than this is not read: the plugin's hook then reports as usual. */
@@ -58,38 +57,4 @@ export function settingsRunOurHook(settingsText: string | undefined, event: stri
 export function installedHookReports(env: NodeJS.ProcessEnv, event: string): boolean {
   // install-hook registers PostToolUse only; a PostToolUseFailure is reported by the plugin either way.
   return settingsRunOurHook(readSettingsText(userSettingsPath(env)), event);
-}
-
-/** The mod's list is a few KiB; a larger file is not ours to read. */
-const MAX_MOD_LIST_BYTES = 64 * 1024;
-
-/**
- * Whether the mod (Claude Code 2.1.287+, in process) reports this call: it lists each call before
- * the call's settings hooks run (src/rules/modContract.ts), so a command hook in announce mode that
- * finds its call there stands aside and the call is reported once, with the mod's fire time.
- */
-export function modReportsCall(input: { session_id?: string; transcript_path?: string; tool_use_id?: string }): boolean {
-  const { session_id, transcript_path, tool_use_id } = input;
-  if (!session_id || !transcript_path || !tool_use_id) return false;
-  const claudeDir = claudeDirOfTranscript(transcript_path);
-  const file = claudeDir && modCallsPath(claudeDir, session_id);
-  if (!file) return false;
-  const read = () => readBounded(file, MAX_MOD_LIST_BYTES, 'whole', true)?.bytes.toString('utf8');
-  let text = read();
-  // The mod rewrites the list whole, not atomically: a read in the middle of a write gets part of it.
-  // What does not parse is read once more, a moment later.
-  if (text !== undefined && !parses(text)) {
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
-    text = read();
-  }
-  return modListNames(text, tool_use_id);
-}
-
-function parses(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -6,7 +6,7 @@ import { ProjectsConfinement } from '../core/engine/projectsConfinement';
 import { CHANNEL_SCHEMA_VERSION, MOD_SOURCE, SAFE_SESSION_ID } from '../rules/channelConstants';
 import { reportCall } from '../hook/callReport';
 import { appendChannelLine } from '../rules/channelWriter';
-import { modReportsCall } from '../hook/pluginGuard';
+import { modReportsCall } from '../rules/modFiles';
 import { PayloadCollector, parseHookInput } from '../rules/stdin';
 import { LandingWatches } from './landingWatches';
 import { nodeFileAccess } from './nodeFileAccess';

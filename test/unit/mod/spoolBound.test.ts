@@ -1,7 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { modReportsCall } from '../../../src/hook/pluginGuard';
+import { modReportsCall } from '../../../src/rules/modFiles';
 import { ModHarness, SESSION } from './modHarness';
 
 // The mod's spool is bounded (20,000 files unfolded) for when nothing folds it (issue 30 §2): at the

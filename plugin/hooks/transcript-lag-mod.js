@@ -8,6 +8,11 @@ var HTTP_CONFIG_FILE = "http.json";
 var SPOOL_DIR_NAME = "spool";
 var SAFE_SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
+// src/rules/channelEvent.ts
+function channelEventHead(event2, at, sessionId, transcriptPath) {
+  return { v: CHANNEL_SCHEMA_VERSION, event: event2, at: Math.round(at), session_id: sessionId, transcript_path: transcriptPath };
+}
+
 // src/rules/httpHookConfigText.ts
 var MAX_HTTP_CONFIG_BYTES = 4096;
 function parseHttpHookConfig(text) {
@@ -308,7 +313,7 @@ function callsOfLine(line, partial = false) {
   return out;
 }
 
-// src/core/settings/hookCommand.ts
+// src/rules/cmdArgument.ts
 function cmdTakesAsIs(p) {
   return /^[\p{L}\p{M}\p{N} \\:._\-'~#$+[\]{}]*$/u.test(p) && !p.includes("\xFF");
 }
@@ -366,11 +371,7 @@ function placeOf(transcriptPath) {
 }
 function event(p, kind, at, agentId, fields) {
   return {
-    v: CHANNEL_SCHEMA_VERSION,
-    event: kind,
-    at: Math.round(at),
-    session_id: p.sessionId,
-    transcript_path: p.transcriptPath,
+    ...channelEventHead(kind, at, p.sessionId, p.transcriptPath),
     ...fields,
     ...agentId !== void 0 ? { agent_id: agentId } : {},
     source: MOD_SOURCE

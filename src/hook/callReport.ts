@@ -1,4 +1,5 @@
-import { CHANNEL_SCHEMA_VERSION, HOOK_SOURCE, MAX_ID_LENGTH, MAX_PATH_LENGTH } from '../rules/channelConstants';
+import { channelEventHead } from '../rules/channelEvent';
+import { HOOK_SOURCE, MAX_ID_LENGTH, MAX_PATH_LENGTH } from '../rules/channelConstants';
 import { appendChannelLine } from '../rules/channelWriter';
 import type { LandingJob } from './landingProcess';
 import { checkOnDisk, recordFileOf } from '../rules/onDiskCheck';
@@ -58,9 +59,7 @@ export function reportCall(input: HookInput, opts: ReportOptions): ReportedCall 
   if (!base) return undefined;
   // Key order (v, event, at first) only serves people reading the file.
   const head = <E extends string>(event: E, at: number) => ({
-    v: CHANNEL_SCHEMA_VERSION,
-    event,
-    at,
+    ...channelEventHead(event, at, base.session_id, base.transcript_path),
     ...base,
     tool_name: optional(input.tool_name),
     agent_id: optional(input.agent_id),

@@ -19,7 +19,8 @@
  * bundle keeps as written. The API is the one Claude Code writes to
  * `.claude-plugin/types/claude-code/index.d.ts` (checked against 2.1.332).
  */
-import { CHANNEL_SCHEMA_VERSION, HTTP_CONFIG_FILE, MOD_SOURCE, SPOOL_DIR_NAME } from '../rules/channelConstants';
+import { HTTP_CONFIG_FILE, MOD_SOURCE, SPOOL_DIR_NAME } from '../rules/channelConstants';
+import { channelEventHead } from '../rules/channelEvent';
 import { MAX_HTTP_CONFIG_BYTES, parseHttpHookConfig } from '../rules/httpHookConfigText';
 import {
   claudeDirOfTranscript,
@@ -43,7 +44,7 @@ import {
 } from '../rules/modContract';
 import { LineCursor } from '../rules/lineCursor';
 import { callsOfLine, PARSE_LINE_CHARS } from '../rules/recordLine';
-import { cmdTakesAsIs } from '../core/settings/hookCommand';
+import { cmdTakesAsIs } from '../rules/cmdArgument';
 import type { ModApi, On, RenderEvent, ToolCallEvent, AppendEvent } from './api';
 
 interface SessionPlace {
@@ -178,11 +179,7 @@ function placeOf(transcriptPath: string | undefined): SessionPlace | undefined {
 
 function event(p: SessionPlace, kind: string, at: number, agentId: string | undefined, fields: Record<string, unknown>) {
   return {
-    v: CHANNEL_SCHEMA_VERSION,
-    event: kind,
-    at: Math.round(at),
-    session_id: p.sessionId,
-    transcript_path: p.transcriptPath,
+    ...channelEventHead(kind, at, p.sessionId, p.transcriptPath),
     ...fields,
     ...(agentId !== undefined ? { agent_id: agentId } : {}),
     source: MOD_SOURCE,

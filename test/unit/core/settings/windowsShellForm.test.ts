@@ -6,7 +6,6 @@ import {
   buildHookExec,
   buildShellForm,
   cmdExeOf,
-  cmdTakesAsIs,
   launcherRefusal,
   hookLauncherText,
   launcherExec,
@@ -14,6 +13,7 @@ import {
   windowsShellQuote,
   type HookCommandSpec,
 } from '../../../../src/core/settings/hookCommand';
+import { cmdTakesAsIs } from '../../../../src/rules/cmdArgument';
 import { installHookEntries, isOurHookCommand, isOurHookExec, uninstallHookEntries } from '../../../../src/core/settings/hookSettings';
 import { buildStatusLineCommand, isOurStatusLineCommand } from '../../../../src/core/settings/statusLineSettings';
 

@@ -1,7 +1,7 @@
 import type { CallSnapshot, SessionSnapshot } from '../core/snapshot';
 import { heldLineOf, oldestHeld } from './callChoice';
 import { COMMANDS } from './commandIds';
-import { callLagText, formatDuration, formatStat } from './format';
+import { boundsText, callLagText, formatDuration, formatStat } from './format';
 import { commandLink, escapeMarkdown } from './markdown';
 import { sessionNames, sessionsNewestFirst, toolLabel } from './sessionLabel';
 
@@ -133,6 +133,8 @@ export function statusText(sessions: readonly SessionSnapshot[], now: number): s
   if (behind) return `$(error) hook behind · ${callLagText(behind)}`;
   const last = newestWritten(sessions);
   if (last && last.lag_ms !== null && last.lag_ms !== undefined) return `$(check) ${formatDuration(last.lag_ms)}`;
+  // Only a bound proven (a call the window did not watch land): the bound, as the tree and the status line say it.
+  if (last?.lag_bounds) return `$(check) ${boundsText(last.lag_bounds)}`;
   return '$(check) in sync';
 }
 

@@ -64,6 +64,13 @@ describe('presentation: status bar', () => {
     assert.equal(v.ticking, false);
   });
 
+  it('shows the bound of the newest written call when its hook evidence proves only a bound, as the tree does', () => {
+    const v = statusView([session({ recent: [writtenCall('a', 3, NOW, { lag_ms: null, lag_bounds: { min_ms: 400, max_ms: 2300 } })] })], NOW, opts);
+    assert.equal(v.text, '$(check) 400 ms–2.3s');
+    const upTo = statusView([session({ recent: [writtenCall('a', 3, NOW, { lag_ms: null, lag_bounds: { min_ms: 0, max_ms: 900 } })] })], NOW, opts);
+    assert.equal(upTo.text, '$(check) ≤ 900 ms');
+  });
+
   it('says in sync when the last call had no hook event', () => {
     const v = statusView([session({ recent: [writtenCall('a', 3, NOW, { lag_ms: null })] })], NOW, opts);
     assert.equal(v.text, '$(check) in sync');

@@ -13,6 +13,56 @@ function channelEventHead(event2, at, sessionId, transcriptPath) {
   return { v: CHANNEL_SCHEMA_VERSION, event: event2, at: Math.round(at), session_id: sessionId, transcript_path: transcriptPath };
 }
 
+// src/rules/durationText.ts
+function formatDuration(ms) {
+  const v = Number.isFinite(ms) && ms > 0 ? ms : 0;
+  if (v < 1e3) return `${Math.round(v)} ms`;
+  if (v < 1e4) {
+    return `${(Math.floor(v / 100) / 10).toFixed(1)}s`;
+  }
+  const totalSeconds = Math.floor(v / 1e3);
+  if (totalSeconds < 60) return `${totalSeconds}s`;
+  const totalMinutes = Math.floor(totalSeconds / 60);
+  if (totalMinutes < 60) return `${totalMinutes}m ${String(totalSeconds % 60).padStart(2, "0")}s`;
+  const hours = Math.floor(totalMinutes / 60);
+  return `${hours}h ${String(totalMinutes % 60).padStart(2, "0")}m`;
+}
+function boundsText(b) {
+  if (b.max_ms === null) return `\u2265 ${formatDuration(b.min_ms)}`;
+  if (b.min_ms <= 0) return `\u2264 ${formatDuration(b.max_ms)}`;
+  return `${formatDuration(b.min_ms)}\u2013${formatDuration(b.max_ms)}`;
+}
+
+// src/rules/hookEvidence.ts
+function since(pre, look2) {
+  return look2.checked_at === void 0 ? void 0 : Math.max(0, look2.checked_at - pre.at);
+}
+function verdictFromHook(pre, post, landed) {
+  const verdict = {};
+  if (landed?.watched_from === "pre") {
+    verdict.shape = landed.with_result ? "with_result" : "before_result";
+    const firedAt = landed.fired_at ?? pre?.at;
+    if (firedAt !== void 0) {
+      verdict.held = { min_ms: landed.missed_at === void 0 ? 0 : Math.max(0, landed.missed_at - firedAt), max_ms: Math.max(0, landed.at - firedAt) };
+    }
+    return verdict;
+  }
+  const preSaw = pre?.record_on_disk;
+  const postSaw = post?.record_on_disk;
+  const postMissed = postSaw === false && post?.result_on_disk === false;
+  if (preSaw === true) verdict.shape = "before_result";
+  else if (postSaw === true && post?.result_on_disk === false) verdict.shape = "before_result";
+  else if (postMissed && landed !== void 0) verdict.shape = landed.with_result ? "with_result" : "before_result";
+  if (pre === void 0) return verdict;
+  const atPre = since(pre, pre);
+  const atPost = post === void 0 ? void 0 : since(pre, post);
+  if (preSaw === true && atPre !== void 0) verdict.held = { min_ms: 0, max_ms: atPre };
+  else if (postSaw === true && atPost !== void 0) verdict.held = { min_ms: preSaw === false && atPre !== void 0 ? atPre : 0, max_ms: atPost };
+  else if (postMissed && atPost !== void 0) verdict.held = { min_ms: atPost, max_ms: landed === void 0 ? null : Math.max(atPost, landed.at - pre.at) };
+  else if (preSaw === false && atPre !== void 0) verdict.held = { min_ms: atPre, max_ms: null };
+  return verdict;
+}
+
 // src/rules/httpHookConfigText.ts
 var MAX_HTTP_CONFIG_BYTES = 4096;
 function parseHttpHookConfig(text) {
@@ -517,11 +567,11 @@ function keepAlive($, s) {
 function dropHeldMessage($, call) {
   void dropHeldMessageNow($, call);
 }
-function release($, s, call, lagMs) {
+function release($, s, call, held) {
   s.held.delete(call.id);
   dropHeldMessage($, call);
-  if (lagMs === void 0) return;
-  s.lags.set(call.id, lagMs);
+  if (held === void 0) return;
+  s.lags.set(call.id, held);
   if (s.lags.size > MAX_LAGS) s.lags.delete(s.lags.keys().next().value);
 }
 async function look($, s) {
@@ -571,7 +621,8 @@ async function look($, s) {
         ...call.missedAt !== void 0 ? { missed_at: Math.round(call.missedAt) } : {},
         ...call.recordPath !== p.transcriptPath ? { record_path: call.recordPath } : {}
       }), call.listed);
-      release($, s, call, seenAt - call.at);
+      const landing = { at: seenAt, with_result: withResult, watched_from: "pre", fired_at: call.at, ...call.missedAt !== void 0 ? { missed_at: call.missedAt } : {} };
+      release($, s, call, verdictFromHook(void 0, void 0, landing).held);
     }
   }
   if (s.held.size === 0) {
@@ -602,9 +653,6 @@ async function cursorAt($, s, file) {
   const from = Math.max(0, size - FIRST_LOOK_BACK);
   s.cursors.set(file, new LineCursor({ from, maxLineBytes: PARSE_LINE_CHARS, readLimit: READ_LIMIT, overLimit: "skip" }));
   if (s.cursors.size > MAX_CURSORS) s.cursors.delete(s.cursors.keys().next().value);
-}
-function seconds(ms) {
-  return ms < 1e4 ? `${(ms / 1e3).toFixed(1)}s` : `${Math.round(ms / 1e3)}s`;
 }
 function asBool(value, fallback) {
   if (typeof value === "boolean") return value;
@@ -693,7 +741,7 @@ function register(on, options) {
     for (const call of s.held.values()) oldest = Math.min(oldest, call.at);
     const more = s.held.size > 1 ? ` (${s.held.size} calls)` : "";
     const room = Math.max(0, (e.viewport?.columns ?? 80) - String(e.props.word ?? "").length - 20);
-    const suffix = ` \xB7 held ${seconds(now() - oldest)}${more}`.slice(0, room);
+    const suffix = ` \xB7 held ${formatDuration(now() - oldest)}${more}`.slice(0, room);
     return next({ ...e, props: { ...e.props, suffix: `${e.props.suffix ?? ""}${suffix}` } });
   });
   on("ui.render", { component: "ToolUse" }, async ($, e, next) => {
@@ -702,7 +750,7 @@ function register(on, options) {
     const theirs = await next(e);
     if (lag === void 0) return theirs;
     const { Box, Text } = $.ui.resolve(e);
-    return Box({ flexDirection: "column", children: [theirs, Text({ dimColor: true, wrap: "truncate-end", children: [`  \u23BF transcript lag ${seconds(lag)}`] })] });
+    return Box({ flexDirection: "column", children: [theirs, Text({ dimColor: true, wrap: "truncate-end", children: [`  \u23BF transcript lag ${boundsText(lag)}`] })] });
   });
   on("ui.render", { component: "ToolGroup" }, async ($, e, next) => {
     const calls = Array.isArray(e.props.calls) ? e.props.calls : [];
@@ -711,7 +759,7 @@ function register(on, options) {
     if (e.props.isExpanded === true || landed.length === 0) return theirs;
     const { Box, Text } = $.ui.resolve(e);
     const which = landed.length === calls.length ? "" : ` (${landed.length} of ${calls.length} calls)`;
-    return Box({ flexDirection: "column", children: [theirs, Text({ dimColor: true, wrap: "truncate-end", children: [`  \u23BF transcript lag \u2264 ${seconds(Math.max(...landed))}${which}`] })] });
+    return Box({ flexDirection: "column", children: [theirs, Text({ dimColor: true, wrap: "truncate-end", children: [`  \u23BF transcript lag \u2264 ${formatDuration(Math.max(...landed.map((l) => l.max_ms ?? l.min_ms)))}${which}`] })] });
   });
 }
 export {

@@ -21,6 +21,8 @@
  */
 import { HTTP_CONFIG_FILE, MOD_SOURCE, SPOOL_DIR_NAME } from '../rules/channelConstants';
 import { channelEventHead } from '../rules/channelEvent';
+import { boundsText, formatDuration } from '../rules/durationText';
+import { verdictFromHook, type HeldBounds } from '../rules/hookEvidence';
 import { MAX_HTTP_CONFIG_BYTES, parseHttpHookConfig } from '../rules/httpHookConfigText';
 import {
   claudeDirOfTranscript,
@@ -124,7 +126,7 @@ interface ModState {
   instance: string;
   /** Calls held now, and the lags of those that landed (for their tool rows), both bounded. */
   held: Map<string, HeldCall>;
-  lags: Map<string, number>;
+  lags: Map<string, HeldBounds>;
   /** What the ticker has read of each transcript it looks at. */
   cursors: Map<string, LineCursor>;
   /** In which look each call's record and result came in: a call may fire after its record is on disk. */
@@ -389,12 +391,12 @@ function dropHeldMessage($: ModApi, call: HeldCall): void {
   void dropHeldMessageNow($, call);
 }
 
-/** The call left the held set: its record is on disk (`lagMs`), or it is given up on. */
-function release($: ModApi, s: ModState, call: HeldCall, lagMs: number | undefined): void {
+/** The call left the held set: its record is on disk (`held`: how long, as its looks bound it), or it is given up on. */
+function release($: ModApi, s: ModState, call: HeldCall, held: HeldBounds | undefined): void {
   s.held.delete(call.id);
   dropHeldMessage($, call);
-  if (lagMs === undefined) return;
-  s.lags.set(call.id, lagMs);
+  if (held === undefined) return;
+  s.lags.set(call.id, held);
   if (s.lags.size > MAX_LAGS) s.lags.delete(s.lags.keys().next().value as string);
 }
 
@@ -451,7 +453,9 @@ async function look($: ModApi, s: ModState): Promise<void> {
         ...(call.missedAt !== undefined ? { missed_at: Math.round(call.missedAt) } : {}),
         ...(call.recordPath !== p.transcriptPath ? { record_path: call.recordPath } : {}),
       }), call.listed);
-      release($, s, call, seenAt - call.at);
+      // The bound the views give this landing (src/rules/hookEvidence.ts), so the row and the views say one number.
+      const landing = { at: seenAt, with_result: withResult, watched_from: 'pre' as const, fired_at: call.at, ...(call.missedAt !== undefined ? { missed_at: call.missedAt } : {}) };
+      release($, s, call, verdictFromHook(undefined, undefined, landing).held);
     }
   }
   if (s.held.size === 0) {
@@ -494,10 +498,6 @@ async function cursorAt($: ModApi, s: ModState, file: string): Promise<void> {
   // A line longer than PARSE_LINE_CHARS is judged by its first keys: only its head is kept.
   s.cursors.set(file, new LineCursor({ from, maxLineBytes: PARSE_LINE_CHARS, readLimit: READ_LIMIT, overLimit: 'skip' }));
   if (s.cursors.size > MAX_CURSORS) s.cursors.delete(s.cursors.keys().next().value as string);
-}
-
-function seconds(ms: number): string {
-  return ms < 10_000 ? `${(ms / 1000).toFixed(1)}s` : `${Math.round(ms / 1000)}s`;
 }
 
 function asBool(value: unknown, fallback: boolean): boolean {
@@ -605,7 +605,7 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
     for (const call of s.held.values()) oldest = Math.min(oldest, call.at);
     const more = s.held.size > 1 ? ` (${s.held.size} calls)` : '';
     const room = Math.max(0, (e.viewport?.columns ?? 80) - String(e.props.word ?? '').length - 20);
-    const suffix = ` · held ${seconds(now() - oldest)}${more}`.slice(0, room);
+    const suffix = ` · held ${formatDuration(now() - oldest)}${more}`.slice(0, room);
     return next({ ...e, props: { ...e.props, suffix: `${e.props.suffix ?? ''}${suffix}` } });
   });
 
@@ -616,17 +616,17 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
     const theirs = await next(e);
     if (lag === undefined) return theirs;
     const { Box, Text } = $.ui.resolve(e);
-    return Box({ flexDirection: 'column', children: [theirs, Text({ dimColor: true, wrap: 'truncate-end', children: [`  ⎿ transcript lag ${seconds(lag)}`] })] });
+    return Box({ flexDirection: 'column', children: [theirs, Text({ dimColor: true, wrap: 'truncate-end', children: [`  ⎿ transcript lag ${boundsText(lag)}`] })] });
   });
 
   // A folded run of calls ("Ran 2 shell commands"): the longest lag among its calls that landed.
   on('ui.render', { component: 'ToolGroup' }, async ($, e: RenderEvent, next) => {
     const calls = Array.isArray(e.props.calls) ? (e.props.calls as Array<{ tool_use_id?: unknown }>) : [];
-    const landed = calls.map((c) => (typeof c.tool_use_id === 'string' ? s.lags.get(c.tool_use_id) : undefined)).filter((l): l is number => l !== undefined);
+    const landed = calls.map((c) => (typeof c.tool_use_id === 'string' ? s.lags.get(c.tool_use_id) : undefined)).filter((l): l is HeldBounds => l !== undefined);
     const theirs = await next(e);
     if (e.props.isExpanded === true || landed.length === 0) return theirs;
     const { Box, Text } = $.ui.resolve(e);
     const which = landed.length === calls.length ? '' : ` (${landed.length} of ${calls.length} calls)`;
-    return Box({ flexDirection: 'column', children: [theirs, Text({ dimColor: true, wrap: 'truncate-end', children: [`  ⎿ transcript lag ≤ ${seconds(Math.max(...landed))}${which}`] })] });
+    return Box({ flexDirection: 'column', children: [theirs, Text({ dimColor: true, wrap: 'truncate-end', children: [`  ⎿ transcript lag ≤ ${formatDuration(Math.max(...landed.map((l) => l.max_ms ?? l.min_ms)))}${which}`] })] });
   });
 }

@@ -1,24 +1,10 @@
+import { boundsText, formatDuration } from '../rules/durationText';
 /**
  * Short human texts for durations and counts, shared by the status bar, the
  * tree, the tooltip, the decoration and the report so they always agree.
  */
 import type { CallShape, CallSnapshot } from '../core/snapshot';
 
-/** An age or lag: `0 ms`, `850 ms`, `1.2s`, `12s`, `2m 05s`, `1h 03m`. Negative inputs read as 0. */
-export function formatDuration(ms: number): string {
-  const v = Number.isFinite(ms) && ms > 0 ? ms : 0;
-  if (v < 1000) return `${Math.round(v)} ms`;
-  if (v < 10_000) {
-    // One decimal while the number is small, so a ticking age visibly moves.
-    return `${(Math.floor(v / 100) / 10).toFixed(1)}s`;
-  }
-  const totalSeconds = Math.floor(v / 1000);
-  if (totalSeconds < 60) return `${totalSeconds}s`;
-  const totalMinutes = Math.floor(totalSeconds / 60);
-  if (totalMinutes < 60) return `${totalMinutes}m ${String(totalSeconds % 60).padStart(2, '0')}s`;
-  const hours = Math.floor(totalMinutes / 60);
-  return `${hours}h ${String(totalMinutes % 60).padStart(2, '0')}m`;
-}
 
 /** A lag that may be unknown (no hook event joined the call). */
 export function formatLag(ms: number | null | undefined): string {
@@ -80,12 +66,6 @@ export function callLagText(call: Pick<CallSnapshot, 'lag_ms' | 'fired_at' | 'la
   return call.fired_at === undefined ? 'no hook' : 'lag unknown';
 }
 
-/** A hold the hook's evidence bounds (../core/hookEvidence.ts): `≤ 2.3s`, `0.4–2.3s`, `≥ 0.4s`; the tree and the status line both say it so. */
-export function boundsText(b: { min_ms: number; max_ms: number | null }): string {
-  if (b.max_ms === null) return `≥ ${formatDuration(b.min_ms)}`;
-  if (b.min_ms <= 0) return `≤ ${formatDuration(b.max_ms)}`;
-  return `${formatDuration(b.min_ms)}–${formatDuration(b.max_ms)}`;
-}
 
 /** `1 call` / `3 calls`. */
 export function plural(n: number, one: string, many = `${one}s`): string {
@@ -97,3 +77,6 @@ export function shortId(id: string): string {
   const core = id.replace(/^[a-z]+_/, '');
   return core.length > 8 ? core.slice(0, 8) : core;
 }
+
+// Said once for every view, the mod's rows too: src/rules/durationText.ts.
+export { boundsText, formatDuration };

@@ -82,13 +82,13 @@ export function callsOf(channelText: string): CallEvents[] {
     if (!call) calls.set(e.tool_use_id, (call = { id: e.tool_use_id, pre: e, transcriptPath: e.transcript_path, seen: {} }));
     else if (isBetterFire(fireOf(call.pre), fireOf(e))) call.pre = e;
     call.agentId ??= e.agent_id;
-    noteSighting(call.seen, { ...e, event: 'pre' });
+    noteSighting(call.seen, e as LenientCallEvent & { event: 'pre' });
   }
   for (const e of later) {
     const call = calls.get(e.tool_use_id);
     if (!call) continue;
-    if (e.event === 'landed') noteSighting(call.seen, { ...e, event: 'landed', with_result: e.with_result === true });
-    else noteSighting(call.seen, { ...e, event: 'post' });
+    // No copy per event: lenientCallEvent requires a landed event's with_result, a boolean.
+    noteSighting(call.seen, e as LenientCallEvent & ({ event: 'post' } | { event: 'landed'; with_result: boolean }));
   }
   return [...calls.values()];
 }

@@ -26,7 +26,7 @@ import { completeLines, readBounded } from '../rules/boundedRead';
 import { resolveChannelDir } from '../rules/channelWriter';
 import { lineKind, linesHolding, ON_DISK_WINDOW_BYTES, recordFileOf, toolUseIdNeedle } from '../rules/onDiskCheck';
 import { readStdin as readStdinBytes } from '../rules/stdin';
-import { writeAll, writeDeadline } from '../rules/writeAll';
+import { lazyWriteDeadline, writeAll } from '../rules/writeAll';
 import { terminalStatusText, type TerminalStatus } from '../presentation/terminalStatus';
 import type { CliIo } from './io';
 
@@ -381,7 +381,7 @@ if (require.main === module) {
   readStdin()
     .then((input) => statusLine(process.argv.slice(2), input, process.env, Date.now))
     .then((line) => {
-      if (!writeAll(1, `${line}\n`, writeDeadline(process.env))) code = 1;
+      if (!writeAll(1, `${line}\n`, lazyWriteDeadline(process.env))) code = 1;
     })
     .catch(() => undefined)
     // A wrapped command still running past its timeout, or a stdin never closed: leave now.

@@ -26,7 +26,7 @@ import { completeLines, readBounded } from '../rules/boundedRead';
 import { resolveChannelDir } from '../rules/channelWriter';
 import { lineKind, linesHolding, ON_DISK_WINDOW_BYTES, recordFileOf, toolUseIdNeedle } from '../rules/onDiskCheck';
 import { readStdin as readStdinBytes } from '../rules/stdin';
-import { writeAll, writeDeadline } from '../rules/writeAll';
+import { lazyWriteDeadline, writeAll } from '../rules/writeAll';
 import { terminalStatusText, type TerminalStatus } from '../presentation/terminalStatus';
 import type { CliIo } from './io';
 
@@ -82,13 +82,13 @@ export function callsOf(channelText: string): CallEvents[] {
     if (!call) calls.set(e.tool_use_id, (call = { id: e.tool_use_id, pre: e, transcriptPath: e.transcript_path, seen: {} }));
     else if (isBetterFire(fireOf(call.pre), fireOf(e))) call.pre = e;
     call.agentId ??= e.agent_id;
-    noteSighting(call.seen, { ...e, event: 'pre' });
+    noteSighting(call.seen, e as LenientCallEvent & { event: 'pre' });
   }
   for (const e of later) {
     const call = calls.get(e.tool_use_id);
     if (!call) continue;
-    if (e.event === 'landed') noteSighting(call.seen, { ...e, event: 'landed', with_result: e.with_result === true });
-    else noteSighting(call.seen, { ...e, event: 'post' });
+    // No copy per event: lenientCallEvent requires a landed event's with_result, a boolean.
+    noteSighting(call.seen, e as LenientCallEvent & ({ event: 'post' } | { event: 'landed'; with_result: boolean }));
   }
   return [...calls.values()];
 }
@@ -381,7 +381,7 @@ if (require.main === module) {
   readStdin()
     .then((input) => statusLine(process.argv.slice(2), input, process.env, Date.now))
     .then((line) => {
-      if (!writeAll(1, `${line}\n`, writeDeadline(process.env))) code = 1;
+      if (!writeAll(1, `${line}\n`, lazyWriteDeadline(process.env))) code = 1;
     })
     .catch(() => undefined)
     // A wrapped command still running past its timeout, or a stdin never closed: leave now.

@@ -70,12 +70,12 @@ export interface SightingFields {
 /** The on-disk sighting a `pre` or `post` event carries, when it carries one (a look's time or what it found). */
 export function sightingOf(ev: SightingFields): HookSighting | undefined {
   if (ev.checked_at === undefined && ev.record_on_disk === undefined) return undefined;
-  return {
-    at: ev.at,
-    ...(ev.checked_at !== undefined ? { checked_at: ev.checked_at } : {}),
-    ...(ev.record_on_disk !== undefined ? { record_on_disk: ev.record_on_disk } : {}),
-    ...(ev.result_on_disk !== undefined ? { result_on_disk: ev.result_on_disk } : {}),
-  };
+  // Fields set one by one, not spread, in this order: earlierSighting's tie-break compares their JSON.
+  const sighting: HookSighting = { at: ev.at };
+  if (ev.checked_at !== undefined) sighting.checked_at = ev.checked_at;
+  if (ev.record_on_disk !== undefined) sighting.record_on_disk = ev.record_on_disk;
+  if (ev.result_on_disk !== undefined) sighting.result_on_disk = ev.result_on_disk;
+  return sighting;
 }
 
 /** A `landed` event's landing. */

@@ -17,6 +17,17 @@ export function writeDeadline(env: NodeJS.ProcessEnv): number {
   return performance.now() + (v !== undefined && /^\d{1,7}$/.test(v) ? Number(v) : WRITE_WAIT_MS);
 }
 
+/**
+ * writeDeadline, read only if a write has to wait: `performance` loads perf_hooks (a dozen internal
+ * modules, about 1 ms) the first time it is touched, which a command whose write never waits (the
+ * status line, once a second) need not pay. The same deadline: the time since this call, on the
+ * same monotonic clock (process.hrtime, which loads nothing), is taken off when it is read.
+ */
+export function lazyWriteDeadline(env: NodeJS.ProcessEnv): () => number {
+  const since = process.hrtime.bigint();
+  return () => writeDeadline(env) - Number(process.hrtime.bigint() - since) / 1e6;
+}
+
 /** Waits on a shared word nobody changes: a sleep of `ms` that neither spins nor needs the event loop. */
 let sleeper: Int32Array | undefined;
 function sleep(ms: number): void {
@@ -25,7 +36,7 @@ function sleep(ms: number): void {
 }
 
 /**
- * Writes all of `text` to `fd` before `deadline`, synchronously. Returns true when it was all
+ * Writes all of `text` to `fd` before `deadline` (a number, or lazyWriteDeadline's), synchronously. Returns true when it was all
  * written, or when the reader has gone (EPIPE: it chose to read no more, as `| head` does; nobody
  * is left to take a cut answer for a whole one); false when some of it could not be written:
  * the caller must then not exit 0, as its reader holds a cut line.
@@ -36,7 +47,7 @@ function sleep(ms: number): void {
  * loop left what the pipe held (64 KiB of a 1 MiB answer) and exited 0. Here EAGAIN waits 1 ms,
  * doubling to 16 ms, and tries again until the deadline.
  */
-export function writeAll(fd: number, text: string | Uint8Array, deadline: number): boolean {
+export function writeAll(fd: number, text: string | Uint8Array, deadline: number | (() => number)): boolean {
   const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
   let off = 0;
   let pause = 1;
@@ -47,6 +58,7 @@ export function writeAll(fd: number, text: string | Uint8Array, deadline: number
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EPIPE') return true;
+      if (typeof deadline === 'function') deadline = deadline();
       const left = deadline - performance.now();
       if ((code !== 'EAGAIN' && code !== 'EWOULDBLOCK') || left <= 0) return false;
       sleep(Math.min(pause, left));

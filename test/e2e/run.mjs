@@ -68,7 +68,7 @@ function checkVsixContents(vsix) {
   const r = spawnSync('python3', ['-c', 'import sys,zipfile;print("\\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))', vsix], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`cannot list ${vsix}: ${r.stderr}`);
   const files = r.stdout.split('\n').filter(Boolean).filter((f) => f.startsWith('extension/')).map((f) => f.slice('extension/'.length));
-  const allowed = [/^package\.json$/, /^dist\/(extension|engine|hook|cli|cli-analyze|cli-watch|cli-install-hook|cli-statusline|cli-install-statusline|cli-message|metrics|hookReceiverWorker)\.js$/, /^media\//, /^docs\/images\/[\w-]+\.png$/, /^(readme|changelog)\.md$/i, /^LICENSE(\.txt)?$/i, /^schema\/channel-event\.schema\.json$/];
+  const allowed = [/^package\.json$/, /^dist\/(extension|engine|hook|cli|cli-analyze|cli-watch|cli-install-hook|cli-statusline|cli-install-statusline|cli-message|cli-replay|metrics|hookReceiverWorker)\.js$/, /^media\//, /^docs\/images\/[\w-]+\.png$/, /^(readme|changelog)\.md$/i, /^LICENSE(\.txt)?$/i, /^schema\/channel-event\.schema\.json$/];
   const stray = files.filter((f) => !allowed.some((re) => re.test(f)));
   if (stray.length) throw new Error(`unexpected files in the VSIX: ${stray.join(', ')}`);
   const required = ['package.json', 'dist/extension.js', 'dist/engine.js', 'dist/hook.js', 'schema/channel-event.schema.json'];

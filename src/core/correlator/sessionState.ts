@@ -139,7 +139,7 @@ export class SessionState {
   private call(id: string): CallFacts {
     let c = this.calls.get(id);
     if (!c) {
-      c = { id, waits: new Map() };
+      c = { id };
       this.calls.set(id, c);
     }
     return c;
@@ -175,7 +175,8 @@ export class SessionState {
     c.agentId ??= ev.agent_id;
     c.timeoutMs ??= ev.timeout_ms;
     c.hookMode ??= ev.mode;
-    c.hookTranscriptPath ??= ev.transcript_path;
+    // The session's path when it is that one: one string, not a copy per call (a flood holds 500 calls per session).
+    c.hookTranscriptPath ??= ev.transcript_path === this.hookPath ? this.hookPath : ev.transcript_path;
     if (sighting) {
       c.preSighting = earlierSighting(c.preSighting, sighting);
       this.countShape(c);
@@ -204,9 +205,10 @@ export class SessionState {
       const c = this.call(ev.tool_use_id);
       c.toolName ??= ev.tool_name;
       c.agentId ??= ev.agent_id;
-      const known = c.waits.get(fact.source);
+      const waits = (c.waits ??= new Map());
+      const known = waits.get(fact.source);
       if (known && compareWaits(known, fact) <= 0) canonical = known;
-      c.waits.set(fact.source, canonical);
+      waits.set(fact.source, canonical);
     } else if (!isNew) return;
     this.waits.set(key, canonical.outcome);
     if (isNew) {

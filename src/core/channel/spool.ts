@@ -140,7 +140,9 @@ async function load(files: FileAccess, p: string, n: SpoolName): Promise<Loaded>
   // The channel file it goes to is the name's session: an event of another session there would be refused anyway.
   if (event.session_id !== n.sessionId) return { kind: 'garbage', mtimeMs };
   const at = typeof event.at === 'number' && Number.isFinite(event.at) ? event.at : 0;
-  return { kind: 'event', entry: { ...n, path: p, event, at }, mtimeMs };
+  // Named field by field: `{ ...n, path, event, at }` gives each entry a hidden class of its own in V8, in old space (see callEvent).
+  const entry: SpoolEntry = { name: n.name, sessionId: n.sessionId, instance: n.instance, seq: n.seq, path: p, event, at };
+  return { kind: 'event', entry, mtimeMs };
 }
 
 /** Files read (or renamed, or removed) at once: enough to keep the thread pool busy, few enough for any descriptor limit. */
@@ -182,6 +184,64 @@ export function fairShares(demands: readonly number[], budget: number): number[]
   return shares;
 }
 
+/** What one listing of the spool says to read: the runs (an instance's files, by seq), those the budget cut short, the claims seen. */
+interface SpoolPlan {
+  runs: SpoolName[][];
+  /** Runs the budget cut short: their unread files may come before what other runs read. */
+  cut: Set<number>;
+  claims: string[];
+  /** Files were left unread for the budget. */
+  more: boolean;
+}
+
+/**
+ * Lists the spool and chooses what readSpool reads. Its own function, so the
+ * listing (100,000 names, parsed) is garbage before the first file is read:
+ * held across those reads, it was promoted to V8's old space at every fold
+ * and piled up there (issue 30).
+ */
+async function planSpoolRead(opts: SpoolReadOptions): Promise<SpoolPlan> {
+  /** session -> instance -> its files */
+  const sessions = new Map<string, Map<string, SpoolName[]>>();
+  const claims: string[] = [];
+  for (const name of await opts.files.readdir(opts.spoolDir).catch(() => [] as string[])) {
+    const n = parseSpoolName(name);
+    if (n) {
+      if (opts.sessionId !== undefined && n.sessionId !== opts.sessionId) continue;
+      if (opts.skipSessions?.has(n.sessionId)) continue;
+      let instances = sessions.get(n.sessionId);
+      if (!instances) sessions.set(n.sessionId, (instances = new Map()));
+      let list = instances.get(n.instance);
+      if (!list) instances.set(n.instance, (list = []));
+      list.push(n);
+    } else if (opts.sessionId === undefined && claimedSpoolName(name) !== undefined) claims.push(name);
+  }
+  // Which files each instance may read this time: the sessions' fair shares, each shared among its instances.
+  const sessionIds = [...sessions.keys()].sort();
+  const sessionCounts = sessionIds.map((id) => [...(sessions.get(id) as Map<string, SpoolName[]>).values()].reduce((sum, l) => sum + l.length, 0));
+  const sessionShares = fairShares(
+    sessionCounts.map((n, i) => (opts.probeSessions?.has(sessionIds[i]) ? Math.min(n, 1) : n)),
+    opts.maxFiles ?? DEFAULT_SPOOL_FILES_PER_FOLD,
+  );
+  const plan: SpoolPlan = { runs: [], cut: new Set(), claims, more: false };
+  sessionIds.forEach((id, i) => {
+    if (sessionShares[i] < sessionCounts[i]) plan.more = true;
+    const instances = sessions.get(id) as Map<string, SpoolName[]>;
+    const keys = [...instances.keys()].sort();
+    const lists = keys.map((k) => (instances.get(k) as SpoolName[]).sort((a, b) => a.seq - b.seq));
+    const shares = fairShares(
+      lists.map((l) => l.length),
+      sessionShares[i],
+    );
+    lists.forEach((l, j) => {
+      if (shares[j] === 0) return;
+      if (shares[j] < l.length) plan.cut.add(plan.runs.length);
+      plan.runs.push(l.slice(0, shares[j]));
+    });
+  });
+  return plan;
+}
+
 /**
  * Lists the spool and reads what is ready, in fold order: per instance by
  * seq, stopping at the first file not finished yet (what follows it waits,
@@ -194,52 +254,14 @@ export async function readSpool(opts: SpoolReadOptions, maxAgeMs: number): Promi
   const { files, spoolDir } = opts;
   const now = opts.clock.now();
   const out: SpoolRead = { ready: [], garbage: [], expired: [], more: false };
-  /** session -> instance -> its files */
-  const sessions = new Map<string, Map<string, SpoolName[]>>();
-  const claims: string[] = [];
-  for (const name of await files.readdir(spoolDir).catch(() => [] as string[])) {
-    const n = parseSpoolName(name);
-    if (n) {
-      if (opts.sessionId !== undefined && n.sessionId !== opts.sessionId) continue;
-      if (opts.skipSessions?.has(n.sessionId)) continue;
-      let instances = sessions.get(n.sessionId);
-      if (!instances) sessions.set(n.sessionId, (instances = new Map()));
-      let list = instances.get(n.instance);
-      if (!list) instances.set(n.instance, (list = []));
-      list.push(n);
-    } else if (opts.sessionId === undefined && claimedSpoolName(name) !== undefined) claims.push(name);
-  }
+  const { runs, cut, claims, more } = await planSpoolRead(opts);
+  out.more = more;
   for (const name of claims) {
     const p = path.join(spoolDir, name);
     const claimed = claimedAt(name);
     const a = claimed === undefined ? await files.stat(p).then((st) => (st ? now - st.mtimeMs : undefined), () => undefined) : now - claimed;
     if (a !== undefined && a > SPOOL_STALE_CLAIM_MS) out.garbage.push(p);
   }
-  // Which files each instance may read this time: the sessions' fair shares, each shared among its instances.
-  const sessionIds = [...sessions.keys()].sort();
-  const sessionCounts = sessionIds.map((id) => [...(sessions.get(id) as Map<string, SpoolName[]>).values()].reduce((sum, l) => sum + l.length, 0));
-  const sessionShares = fairShares(
-    sessionCounts.map((n, i) => (opts.probeSessions?.has(sessionIds[i]) ? Math.min(n, 1) : n)),
-    opts.maxFiles ?? DEFAULT_SPOOL_FILES_PER_FOLD,
-  );
-  const runs: SpoolName[][] = [];
-  /** Runs the budget cut short: their unread files may come before what other runs read. */
-  const cut = new Set<number>();
-  sessionIds.forEach((id, i) => {
-    if (sessionShares[i] < sessionCounts[i]) out.more = true;
-    const instances = sessions.get(id) as Map<string, SpoolName[]>;
-    const keys = [...instances.keys()].sort();
-    const lists = keys.map((k) => (instances.get(k) as SpoolName[]).sort((a, b) => a.seq - b.seq));
-    const shares = fairShares(
-      lists.map((l) => l.length),
-      sessionShares[i],
-    );
-    lists.forEach((l, j) => {
-      if (shares[j] === 0) return;
-      if (shares[j] < l.length) cut.add(runs.length);
-      runs.push(l.slice(0, shares[j]));
-    });
-  });
   const loaded = await mapAtMost(runs.flat(), SPOOL_IO_AT_ONCE, (n) => load(files, path.join(spoolDir, n.name), n));
   let at = 0;
   const heads: { entries: SpoolEntry[]; cut: boolean }[] = [];

@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import type { Clock } from '../clock';
 import { type FileAccess, NotASmallFileError, readSmallFileAndIdentity } from '../fileAccess';
 import { CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID, SPOOL_DIR_NAME } from './constants';
+import { spoolFileName } from '../modContract';
 
 /**
  * The mod's spool (issue 23): when no receiver answers, the in-process mod
@@ -36,9 +37,12 @@ export interface SpoolName {
 }
 
 export function parseSpoolName(name: string): SpoolName | undefined {
-  const m = SPOOL_NAME.exec(name);
-  if (!m || !SAFE_SESSION_ID.test(m[1])) return undefined;
-  return { name, sessionId: m[1], instance: m[2], seq: Number(m[3]) };
+  // test, not exec: no match array and captures for each name of a listing (100,000 of them; see planSpoolRead).
+  if (!SPOOL_NAME.test(name)) return undefined;
+  const dot = name.indexOf('.'); // the session's end: it holds no dot
+  const sessionId = name.slice(0, dot);
+  if (!SAFE_SESSION_ID.test(sessionId)) return undefined;
+  return { name, sessionId, instance: name.slice(dot + 1, dot + 9), seq: Number(name.slice(dot + 10, -'.json'.length)) };
 }
 
 /** The spool folder beside a channel file and the session the file is of; undefined for a file not named as a session's. */
@@ -195,30 +199,85 @@ interface SpoolPlan {
 }
 
 /**
- * Lists the spool and chooses what readSpool reads. Its own function, so the
- * listing (100,000 names, parsed) is garbage before the first file is read:
- * held across those reads, it was promoted to V8's old space at every fold
- * and piled up there (issue 30).
+ * One instance's files in a listing. A file named as the mod names it
+ * (spoolFileName) is kept as its seq alone, its name made again if it is
+ * chosen: a listing of 100,000 files keeps 100,000 numbers, not 100,000
+ * names, each with an object, from the first name listed to the last.
+ */
+interface InstanceFiles {
+  sessionId: string;
+  instance: string;
+  /** Seqs of the files named as the mod names them. */
+  seqs: number[];
+  /** Files named otherwise (their seq padded otherwise), kept whole. */
+  others: SpoolName[];
+}
+
+const countOf = (f: InstanceFiles): number => f.seqs.length + f.others.length;
+
+/** The first `n` of an instance's files by seq (equal seqs, only ever named otherwise: by name, as a sorted listing had them). */
+function firstFiles(f: InstanceFiles, n: number): SpoolName[] {
+  const named = (seq: number): SpoolName => ({ name: spoolFileName(f.sessionId, f.instance, seq), sessionId: f.sessionId, instance: f.instance, seq });
+  if (f.others.length === 0) return f.seqs.sort((a, b) => a - b).slice(0, n).map(named);
+  return [...f.seqs.map(named), ...f.others]
+    .sort((a, b) => a.seq - b.seq || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .slice(0, n);
+}
+
+/**
+ * Lists the spool and chooses what readSpool reads. Its own function, and
+ * the listing streamed when the file access can (a fold lists the whole
+ * spool: 100,000 names), each name parsed as it comes and kept as a number:
+ * held as names and objects until every file was read, a listing was promoted
+ * to V8's old space at every fold and piled up there (issue 30).
  */
 async function planSpoolRead(opts: SpoolReadOptions): Promise<SpoolPlan> {
   /** session -> instance -> its files */
-  const sessions = new Map<string, Map<string, SpoolName[]>>();
+  const sessions = new Map<string, Map<string, InstanceFiles>>();
+  /** Each `<session>.<instance>` listed: its files, or null when they are not read (another session, one skipped). */
+  const instances = new Map<string, InstanceFiles | null>();
   const claims: string[] = [];
-  for (const name of await opts.files.readdir(opts.spoolDir).catch(() => [] as string[])) {
-    const n = parseSpoolName(name);
-    if (n) {
-      if (opts.sessionId !== undefined && n.sessionId !== opts.sessionId) continue;
-      if (opts.skipSessions?.has(n.sessionId)) continue;
-      let instances = sessions.get(n.sessionId);
-      if (!instances) sessions.set(n.sessionId, (instances = new Map()));
-      let list = instances.get(n.instance);
-      if (!list) instances.set(n.instance, (list = []));
-      list.push(n);
-    } else if (opts.sessionId === undefined && claimedSpoolName(name) !== undefined) claims.push(name);
-  }
+  const take = (name: string): void => {
+    // test, not exec: no match array for each name.
+    if (!SPOOL_NAME.test(name)) {
+      if (opts.sessionId === undefined && claimedSpoolName(name) !== undefined) claims.push(name);
+      return;
+    }
+    const dot = name.indexOf('.'); // the session's end: it holds no dot
+    const key = name.slice(0, dot + 9);
+    let files = instances.get(key);
+    if (files === undefined) {
+      const n = parseSpoolName(name);
+      const read = n !== undefined && (opts.sessionId === undefined || n.sessionId === opts.sessionId) && !opts.skipSessions?.has(n.sessionId);
+      files = read ? { sessionId: n.sessionId, instance: n.instance, seqs: [], others: [] } : null;
+      instances.set(key, files);
+      if (files) {
+        let ofSession = sessions.get(files.sessionId);
+        if (!ofSession) sessions.set(files.sessionId, (ofSession = new Map()));
+        ofSession.set(files.instance, files);
+      }
+    }
+    if (files === null) return;
+    const from = dot + 10;
+    const to = name.length - '.json'.length;
+    let seq = 0;
+    for (let i = from; i < to; i++) seq = seq * 10 + (name.charCodeAt(i) - 48);
+    // As the mod names it: 8 digits, zero-padded, or more without a leading zero.
+    if (to - from === 8 || (to - from > 8 && name.charCodeAt(from) !== 48)) files.seqs.push(seq);
+    else files.others.push({ name, sessionId: files.sessionId, instance: files.instance, seq });
+  };
+  // A listing that fails part way chooses nothing: what it missed may come before what it saw.
+  const listed = await opts.files.readdir(opts.spoolDir, take).then(
+    (names) => {
+      for (const name of names) take(name);
+      return true;
+    },
+    () => false,
+  );
+  if (!listed) return { runs: [], cut: new Set(), claims: [], more: false };
   // Which files each instance may read this time: the sessions' fair shares, each shared among its instances.
   const sessionIds = [...sessions.keys()].sort();
-  const sessionCounts = sessionIds.map((id) => [...(sessions.get(id) as Map<string, SpoolName[]>).values()].reduce((sum, l) => sum + l.length, 0));
+  const sessionCounts = sessionIds.map((id) => [...(sessions.get(id) as Map<string, InstanceFiles>).values()].reduce((sum, f) => sum + countOf(f), 0));
   const sessionShares = fairShares(
     sessionCounts.map((n, i) => (opts.probeSessions?.has(sessionIds[i]) ? Math.min(n, 1) : n)),
     opts.maxFiles ?? DEFAULT_SPOOL_FILES_PER_FOLD,
@@ -226,17 +285,13 @@ async function planSpoolRead(opts: SpoolReadOptions): Promise<SpoolPlan> {
   const plan: SpoolPlan = { runs: [], cut: new Set(), claims, more: false };
   sessionIds.forEach((id, i) => {
     if (sessionShares[i] < sessionCounts[i]) plan.more = true;
-    const instances = sessions.get(id) as Map<string, SpoolName[]>;
-    const keys = [...instances.keys()].sort();
-    const lists = keys.map((k) => (instances.get(k) as SpoolName[]).sort((a, b) => a.seq - b.seq));
-    const shares = fairShares(
-      lists.map((l) => l.length),
-      sessionShares[i],
-    );
-    lists.forEach((l, j) => {
+    const ofSession = sessions.get(id) as Map<string, InstanceFiles>;
+    const lists = [...ofSession.keys()].sort().map((k) => ofSession.get(k) as InstanceFiles);
+    const shares = fairShares(lists.map(countOf), sessionShares[i]);
+    lists.forEach((f, j) => {
       if (shares[j] === 0) return;
-      if (shares[j] < l.length) plan.cut.add(plan.runs.length);
-      plan.runs.push(l.slice(0, shares[j]));
+      if (shares[j] < countOf(f)) plan.cut.add(plan.runs.length);
+      plan.runs.push(firstFiles(f, shares[j]));
     });
   });
   return plan;

@@ -207,6 +207,40 @@ describe('the mod spool (src/core/channel/spool.ts)', () => {
     assert.deepEqual(t.left(), []);
   });
 
+  it('a seq padded otherwise than the mod pads it is read in its place (equal seqs: by name), whether the listing is handed over name by name or whole', async () => {
+    const t = setup();
+    const write = (digits: string, tag: string) => fs.writeFileSync(path.join(t.spoolDir, `${S}.aaaaaaaa.${digits}.json`), JSON.stringify(t.ev(1, tag)));
+    for (const [digits, tag] of [['1', 's1'], ['0002', 's2'], ['00000003', 's3'], ['000000004', 's4'], ['00000005', 's5'], ['7', 's7b'], ['00000007', 's7a'], ['000000000006', 's6'], ['123456789', 's9'], ['0123456789', 's8']]) write(digits, tag);
+    const order = ['s1', 's2', 's3', 's4', 's5', 's6', 's7a', 's7b', 's8', 's9'];
+    const whole: typeof nodeFileAccess = { ...nodeFileAccess, readdir: (dir) => nodeFileAccess.readdir(dir) };
+    for (const files of [nodeFileAccess, whole]) {
+      const read = await readSpool({ files, clock: t.clock, spoolDir: t.spoolDir }, 7 * DAY);
+      assert.deepEqual(read.ready.map((e) => e.event.uuid), order);
+      assert.deepEqual(read.ready.map((e) => path.basename(e.path)), read.ready.map((e) => e.name));
+    }
+    // A budget that cuts the instance short takes its first files.
+    const some = await readSpool({ files: nodeFileAccess, clock: t.clock, spoolDir: t.spoolDir, maxFiles: 4 }, 7 * DAY);
+    assert.deepEqual(some.ready.map((e) => e.event.uuid), order.slice(0, 4));
+    assert.equal(some.more, true);
+  });
+
+  it('a listing that fails part way reads nothing: what it missed may come before what it saw', async () => {
+    const t = setup();
+    t.spool('aaaaaaaa', 1, t.ev(1, 'a1'));
+    t.spool('aaaaaaaa', 2, t.ev(2, 'a2'));
+    const failing: typeof nodeFileAccess = {
+      ...nodeFileAccess,
+      readdir: async (_dir, each) => {
+        each?.(t.name('aaaaaaaa', 2));
+        throw Object.assign(new Error('EIO'), { code: 'EIO' });
+      },
+    };
+    const read = await readSpool({ files: failing, clock: t.clock, spoolDir: t.spoolDir }, 7 * DAY);
+    assert.deepEqual({ ready: read.ready.length, more: read.more }, { ready: 0, more: false });
+    await foldSpool({ files: failing, clock: t.clock, spoolDir: t.spoolDir, channelDir: t.channelDir, ops: nodeSpoolFolding, maxAgeMs: 7 * DAY });
+    assert.deepEqual(t.left(), [t.name('aaaaaaaa', 1), t.name('aaaaaaaa', 2)]);
+  });
+
   it('readSpool reads one session where it lies and changes nothing', async () => {
     const t = setup();
     t.spool('aaaaaaaa', 1, t.ev(1, 'a1'));

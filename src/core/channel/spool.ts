@@ -118,7 +118,8 @@ type Loaded =
   | { kind: 'gone' }
   | { kind: 'unreadable' };
 
-async function load(files: FileAccess, p: string, n: SpoolName, strings: Map<string, string>): Promise<Loaded> {
+/** `last`: per key, the string value the event loaded before had (see below). */
+async function load(files: FileAccess, p: string, n: SpoolName, last: Map<string, string>): Promise<Loaded> {
   let text: string;
   let mtimeMs: number;
   try {
@@ -143,14 +144,14 @@ async function load(files: FileAccess, p: string, n: SpoolName, strings: Map<str
   const event = value as Record<string, unknown>;
   // The channel file it goes to is the name's session: an event of another session there would be refused anyway.
   if (event.session_id !== n.sessionId) return { kind: 'garbage', mtimeMs };
-  // Held until the fold appends it: a value another event of this read has too (its session, transcript,
-  // source) is one string for all, not a copy each (the read of 10,000 files is promoted to old space whole).
+  // Held until the fold appends it: a value the event loaded before has too (its session, transcript,
+  // source: a read takes an instance's files in a row) is one string for both, not a copy each (a
+  // fold's 10,000 events are held long enough to be promoted to old space).
   for (const key in event) {
     const value = event[key];
     if (typeof value !== 'string') continue;
-    const known = strings.get(value);
-    if (known === undefined) strings.set(value, value);
-    else event[key] = known;
+    if (last.get(key) === value) event[key] = last.get(key);
+    else last.set(key, value);
   }
   const at = typeof event.at === 'number' && Number.isFinite(event.at) ? event.at : 0;
   // Named field by field: `{ ...n, path, event, at }` gives each entry a hidden class of its own in V8, in old space (see callEvent).
@@ -200,7 +201,7 @@ export function fairShares(demands: readonly number[], budget: number): number[]
 
 /** What one listing of the spool says to read: the runs (an instance's files, by seq), those the budget cut short, the claims seen. */
 interface SpoolPlan {
-  runs: SpoolName[][];
+  runs: SpoolRun[];
   /** Runs the budget cut short: their unread files may come before what other runs read. */
   cut: Set<number>;
   claims: string[];
@@ -225,11 +226,24 @@ interface InstanceFiles {
 
 const countOf = (f: InstanceFiles): number => f.seqs.length + f.others.length;
 
+/**
+ * An instance's files chosen for a read, in seq order: each a seq (a file
+ * named as the mod names it, its name made when it is read) or a file named
+ * otherwise.
+ */
+interface SpoolRun {
+  files: InstanceFiles;
+  chosen: (number | SpoolName)[];
+}
+
+function spoolNameOf(f: InstanceFiles, pick: number | SpoolName): SpoolName {
+  return typeof pick === 'number' ? { name: spoolFileName(f.sessionId, f.instance, pick), sessionId: f.sessionId, instance: f.instance, seq: pick } : pick;
+}
+
 /** The first `n` of an instance's files by seq (equal seqs, only ever named otherwise: by name, as a sorted listing had them). */
-function firstFiles(f: InstanceFiles, n: number): SpoolName[] {
-  const named = (seq: number): SpoolName => ({ name: spoolFileName(f.sessionId, f.instance, seq), sessionId: f.sessionId, instance: f.instance, seq });
-  if (f.others.length === 0) return f.seqs.sort((a, b) => a - b).slice(0, n).map(named);
-  return [...f.seqs.map(named), ...f.others]
+function firstFiles(f: InstanceFiles, n: number): (number | SpoolName)[] {
+  if (f.others.length === 0) return f.seqs.sort((a, b) => a - b).slice(0, n);
+  return [...f.seqs.map((seq) => spoolNameOf(f, seq)), ...f.others]
     .sort((a, b) => a.seq - b.seq || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
     .slice(0, n);
 }
@@ -301,7 +315,7 @@ async function planSpoolRead(opts: SpoolReadOptions): Promise<SpoolPlan> {
     lists.forEach((f, j) => {
       if (shares[j] === 0) return;
       if (shares[j] < countOf(f)) plan.cut.add(plan.runs.length);
-      plan.runs.push(firstFiles(f, shares[j]));
+      plan.runs.push({ files: f, chosen: firstFiles(f, shares[j]) });
     });
   });
   return plan;
@@ -327,20 +341,26 @@ export async function readSpool(opts: SpoolReadOptions, maxAgeMs: number): Promi
     const a = claimed === undefined ? await files.stat(p).then((st) => (st ? now - st.mtimeMs : undefined), () => undefined) : now - claimed;
     if (a !== undefined && a > SPOOL_STALE_CLAIM_MS) out.garbage.push(p);
   }
-  const strings = new Map<string, string>();
-  const loaded = await mapAtMost(runs.flat(), SPOOL_IO_AT_ONCE, (n) => load(files, path.join(spoolDir, n.name), n, strings));
+  // A file's name and path are made as it is read: held from the plan on, they were promoted with the read.
+  const picks = runs.flatMap((r) => r.chosen);
+  const owners = runs.flatMap((r) => r.chosen.map(() => r.files));
+  const last = new Map<string, string>();
+  const loaded = await mapAtMost([...picks.keys()], SPOOL_IO_AT_ONCE, (i) => {
+    const n = spoolNameOf(owners[i], picks[i]);
+    return load(files, path.join(spoolDir, n.name), n, last);
+  });
+  const pathOf = (run: SpoolRun, k: number): string => path.join(spoolDir, spoolNameOf(run.files, run.chosen[k]).name);
   let at = 0;
   const heads: { entries: SpoolEntry[]; cut: boolean }[] = [];
   for (const [r, run] of runs.entries()) {
-    const results = loaded.slice(at, (at += run.length));
+    const results = loaded.slice(at, (at += run.chosen.length));
     const ready: SpoolEntry[] = [];
-    for (let k = 0; k < run.length; k++) {
+    for (let k = 0; k < run.chosen.length; k++) {
       const l = results[k];
-      const p = path.join(spoolDir, run[k].name);
       if (l.kind === 'gone') continue;
       const age = 'mtimeMs' in l && l.mtimeMs !== undefined ? now - l.mtimeMs : undefined;
       if (maxAgeMs > 0 && age !== undefined && age > maxAgeMs) {
-        out.expired.push(p);
+        out.expired.push(pathOf(run, k));
         continue;
       }
       if (l.kind === 'event') {
@@ -348,7 +368,7 @@ export async function readSpool(opts: SpoolReadOptions, maxAgeMs: number): Promi
         continue;
       }
       if (l.kind === 'garbage' || (l.kind === 'unfinished' && age !== undefined && age > SPOOL_UNFINISHED_GRACE_MS)) {
-        out.garbage.push(p);
+        out.garbage.push(pathOf(run, k));
         continue;
       }
       // Still being written (or unreadable for now): the instance's later files wait for it.

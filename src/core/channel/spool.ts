@@ -458,8 +458,12 @@ export async function foldSpool(opts: SpoolFoldOptions): Promise<SpoolFoldResult
     if (!list) bySession.set(entry.sessionId, (list = []));
     list.push(entry);
   }
+  // A session's events are let go once it is folded, so the fold holds fewer as it goes (V8 sizes its
+  // old space by what is live at a collection).
+  read.ready = [];
   const { ops } = opts;
   for (const [sessionId, entries] of bySession) {
+    bySession.delete(sessionId);
     if (opts.stopped?.()) return result;
     const at = opts.clock.now();
     // Refused (on Windows: held open by a scanner) is not taken: it and what follows it stay for the next fold.

@@ -351,7 +351,7 @@ export async function readSpool(opts: SpoolReadOptions, maxAgeMs: number): Promi
   });
   const pathOf = (run: SpoolRun, k: number): string => path.join(spoolDir, spoolNameOf(run.files, run.chosen[k]).name);
   let at = 0;
-  const heads: { entries: SpoolEntry[]; cut: boolean }[] = [];
+  const heads: { entries: SpoolEntry[]; cut: boolean; sessionId: string }[] = [];
   for (const [r, run] of runs.entries()) {
     const results = loaded.slice(at, (at += run.chosen.length));
     const ready: SpoolEntry[] = [];
@@ -374,7 +374,7 @@ export async function readSpool(opts: SpoolReadOptions, maxAgeMs: number): Promi
       // Still being written (or unreadable for now): the instance's later files wait for it.
       break;
     }
-    if (ready.length > 0 || cut.has(r)) heads.push({ entries: ready, cut: cut.has(r) });
+    if (ready.length > 0 || cut.has(r)) heads.push({ entries: ready, cut: cut.has(r), sessionId: run.files.sessionId });
   }
   out.ready = mergeByAt(heads);
   return out;
@@ -382,19 +382,21 @@ export async function readSpool(opts: SpoolReadOptions, maxAgeMs: number): Promi
 
 /**
  * Merges runs each in their own order into one: the run whose next entry has the smallest `at`
- * goes first. It stops where a run the budget cut short has nothing more read: its next file,
- * unread, may come before anything else left (it is folded next time, in its place).
+ * goes first. A session's entries stop where a run of it the budget cut short has nothing more
+ * read: its next file, unread, may come before anything else of the session left (it is folded
+ * next time, in its place). Other sessions go on: their events go to channel files of their own.
+ * (Stopping them too made a poll's probe of a refused session, one file, fold nothing else at all.)
  */
-function mergeByAt(runs: { entries: SpoolEntry[]; cut: boolean }[]): SpoolEntry[] {
+function mergeByAt(runs: { entries: SpoolEntry[]; cut: boolean; sessionId: string }[]): SpoolEntry[] {
   const next = runs.map(() => 0);
+  /** Sessions with a cut run that has nothing more read. */
+  const stopped = new Set<string>();
   const merged: SpoolEntry[] = [];
   for (;;) {
+    for (let i = 0; i < runs.length; i++) if (runs[i].cut && next[i] >= runs[i].entries.length) stopped.add(runs[i].sessionId);
     let best = -1;
     for (let i = 0; i < runs.length; i++) {
-      if (next[i] >= runs[i].entries.length) {
-        if (runs[i].cut) return merged;
-        continue;
-      }
+      if (next[i] >= runs[i].entries.length || stopped.has(runs[i].sessionId)) continue;
       if (best === -1 || runs[i].entries[next[i]].at < runs[best].entries[next[best]].at) best = i;
     }
     if (best === -1) return merged;

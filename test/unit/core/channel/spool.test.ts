@@ -175,6 +175,31 @@ describe('the mod spool (src/core/channel/spool.ts)', () => {
     assert.deepEqual(t.channelTags(), ['a1', 'a2', 'a3', 'a4', 'a5']);
   });
 
+  it('a run the budget cut short holds its own session\'s later events, not other sessions\'', async () => {
+    const t = setup();
+    t.spool('aaaaaaaa', 1, t.ev(1, 's1'));
+    t.spool('aaaaaaaa', 2, t.ev(2, 's2'));
+    t.spool('aaaaaaaa', 3, t.ev(30, 's30'));
+    t.spool('bbbbbbbb', 1, t.ev(5, 'o5', 'other'), { session: 'other' });
+    t.spool('bbbbbbbb', 2, t.ev(6, 'o6', 'other'), { session: 'other' });
+    // Two files each: sess-1's run is cut after s2; other's events come later by `at`, in a file of their own.
+    await t.fold(nodeSpoolFolding, { maxFiles: 4 });
+    assert.deepEqual([t.channelTags(), t.channelTags('other')], [['s1', 's2'], ['o5', 'o6']]);
+    await t.fold(nodeSpoolFolding, { maxFiles: 4 });
+    assert.deepEqual(t.channelTags(), ['s1', 's2', 's30']);
+  });
+
+  it('a refused session probed with one file does not hold the other sessions\' events', async () => {
+    const t = setup();
+    for (let i = 1; i <= 3; i++) t.spool('aaaaaaaa', i, t.ev(i, `s${i}`));
+    for (let i = 1; i <= 3; i++) t.spool('bbbbbbbb', i, t.ev(i + 10, `o${i}`, 'other'), { session: 'other' });
+    const ops: SpoolFolding = { ...nodeSpoolFolding, append: async (dir, id, e) => (id === S ? false : nodeSpoolFolding.append(dir, id, e)) };
+    const done = await foldSpool({ files: nodeFileAccess, clock: t.clock, spoolDir: t.spoolDir, channelDir: t.channelDir, ops, maxAgeMs: 7 * DAY, probeSessions: new Set([S]) });
+    assert.deepEqual([...done.refused], [S]);
+    assert.deepEqual(t.channelTags('other'), ['o1', 'o2', 'o3']);
+    assert.deepEqual(t.left(), [1, 2, 3].map((i) => t.name('aaaaaaaa', i)));
+  });
+
   it('an append refused puts the file back and holds the session\'s later events; other sessions go on', async () => {
     const t = setup();
     t.spool('aaaaaaaa', 1, t.ev(1, 'a1'));

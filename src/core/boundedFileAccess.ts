@@ -78,8 +78,8 @@ export class BoundedFileAccess implements FileAccess {
     return this.inner.realpath(path);
   }
 
-  readdir(path: string): Promise<string[]> {
-    return this.withRoom(path, () => this.inner.readdir(path));
+  readdir(path: string, each?: (name: string) => void): Promise<string[]> {
+    return this.withRoom(path, () => this.inner.readdir(path, each));
   }
 
   async open(path: string): Promise<OpenFile> {

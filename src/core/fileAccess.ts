@@ -28,8 +28,13 @@ export interface FileAccess {
    * (callers then refuse it on its fstat) instead of blocking a thread forever.
    */
   open(path: string): Promise<OpenFile>;
-  /** Entry names of a directory; [] when it does not exist. */
-  readdir(path: string): Promise<string[]>;
+  /**
+   * Entry names of a directory; [] when it does not exist. With `each`, an
+   * access may hand it the names as it reads them instead (and return only
+   * what it did not hand over): a folder of 100,000 names is then never held
+   * at once. One that cannot returns them all.
+   */
+  readdir(path: string, each?: (name: string) => void): Promise<string[]>;
   /** The path with every symlink resolved; undefined when it does not exist (ENOENT/ENOTDIR); other errors throw. */
   realpath(path: string): Promise<string | undefined>;
 }

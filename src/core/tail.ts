@@ -138,7 +138,12 @@ export class FileTail<T> {
   /** Reads what the file gained up to its size at the start of the read, at most maxBytesPerRead, and not past `upTo`. */
   read(upTo = Number.POSITIVE_INFINITY): Promise<TailRead<T>> {
     const result = this.queue.then(() => this.readOnce(upTo));
-    this.queue = result.catch(() => undefined);
+    // Not result.catch(): the queue would hold this read's lines until the next read, long enough
+    // for V8 to promote them to old space (a channel file is read again only after the next fold).
+    this.queue = result.then(
+      () => undefined,
+      () => undefined,
+    );
     return result;
   }
 

@@ -119,8 +119,11 @@ class SpoolWatch {
     this.watcher = undefined;
     try {
       const w = fsWatch(this.dir, (_event, name) => {
-        const p = name ? path.join(this.dir, name.toString()) : undefined;
-        if (p !== undefined && isWatchedFile(p)) this.onChange(p);
+        // The name first, no path made for it: two of a folded file's three events name its claim (renamed, then removed).
+        const entry = name?.toString();
+        if (!entry || !(entry.endsWith('.json') || entry.endsWith('.jsonl'))) return;
+        const p = path.join(this.dir, entry);
+        if (isWatchedFile(p)) this.onChange(p);
       });
       w.on('error', () => {
         w.close();

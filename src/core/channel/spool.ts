@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import type { Clock } from '../../rules/clock';
 import { type FileAccess, NotASmallFileError, readSmallFileAndIdentity } from '../fileAccess';
 import { CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID, SPOOL_DIR_NAME } from '../../rules/channelConstants';
+import { spoolFileName } from '../../rules/modContract';
 
 /**
  * The mod's spool (issue 23): when no receiver answers, the in-process mod
@@ -36,9 +37,12 @@ export interface SpoolName {
 }
 
 export function parseSpoolName(name: string): SpoolName | undefined {
-  const m = SPOOL_NAME.exec(name);
-  if (!m || !SAFE_SESSION_ID.test(m[1])) return undefined;
-  return { name, sessionId: m[1], instance: m[2], seq: Number(m[3]) };
+  // test, not exec: no match array and captures for each name of a listing (100,000 of them; see planSpoolRead).
+  if (!SPOOL_NAME.test(name)) return undefined;
+  const dot = name.indexOf('.'); // the session's end: it holds no dot
+  const sessionId = name.slice(0, dot);
+  if (!SAFE_SESSION_ID.test(sessionId)) return undefined;
+  return { name, sessionId, instance: name.slice(dot + 1, dot + 9), seq: Number(name.slice(dot + 10, -'.json'.length)) };
 }
 
 /** The spool folder beside a channel file and the session the file is of; undefined for a file not named as a session's. */
@@ -114,7 +118,8 @@ type Loaded =
   | { kind: 'gone' }
   | { kind: 'unreadable' };
 
-async function load(files: FileAccess, p: string, n: SpoolName): Promise<Loaded> {
+/** `last`: per key, the string value the event loaded before had (see below). */
+async function load(files: FileAccess, p: string, n: SpoolName, last: Map<string, string>): Promise<Loaded> {
   let text: string;
   let mtimeMs: number;
   try {
@@ -139,8 +144,20 @@ async function load(files: FileAccess, p: string, n: SpoolName): Promise<Loaded>
   const event = value as Record<string, unknown>;
   // The channel file it goes to is the name's session: an event of another session there would be refused anyway.
   if (event.session_id !== n.sessionId) return { kind: 'garbage', mtimeMs };
+  // Held until the fold appends it: a value the event loaded before has too (its session, transcript,
+  // source: a read takes an instance's files in a row) is one string for both, not a copy each (a
+  // fold's 10,000 events are held long enough to be promoted to old space).
+  for (const key in event) {
+    const value = event[key];
+    if (typeof value !== 'string') continue;
+    if (last.get(key) === value) event[key] = last.get(key);
+    else last.set(key, value);
+  }
   const at = typeof event.at === 'number' && Number.isFinite(event.at) ? event.at : 0;
-  return { kind: 'event', entry: { ...n, path: p, event, at }, mtimeMs };
+  // Named field by field: `{ ...n, path, event, at }` gives each entry a hidden class of its own in V8, in old space (see callEvent).
+  // The name as the end of the path: one string for both (the chosen name was made of five joined pieces).
+  const entry: SpoolEntry = { name: p.slice(p.length - n.name.length), sessionId: n.sessionId, instance: n.instance, seq: n.seq, path: p, event, at };
+  return { kind: 'event', entry, mtimeMs };
 }
 
 /** Files read (or renamed, or removed) at once: enough to keep the thread pool busy, few enough for any descriptor limit. */
@@ -182,6 +199,128 @@ export function fairShares(demands: readonly number[], budget: number): number[]
   return shares;
 }
 
+/** What one listing of the spool says to read: the runs (an instance's files, by seq), those the budget cut short, the claims seen. */
+interface SpoolPlan {
+  runs: SpoolRun[];
+  /** Runs the budget cut short: their unread files may come before what other runs read. */
+  cut: Set<number>;
+  claims: string[];
+  /** Files were left unread for the budget. */
+  more: boolean;
+}
+
+/**
+ * One instance's files in a listing. A file named as the mod names it
+ * (spoolFileName) is kept as its seq alone, its name made again if it is
+ * chosen: a listing of 100,000 files keeps 100,000 numbers, not 100,000
+ * names, each with an object, from the first name listed to the last.
+ */
+interface InstanceFiles {
+  sessionId: string;
+  instance: string;
+  /** Seqs of the files named as the mod names them. */
+  seqs: number[];
+  /** Files named otherwise (their seq padded otherwise), kept whole. */
+  others: SpoolName[];
+}
+
+const countOf = (f: InstanceFiles): number => f.seqs.length + f.others.length;
+
+/**
+ * An instance's files chosen for a read, in seq order: each a seq (a file
+ * named as the mod names it, its name made when it is read) or a file named
+ * otherwise.
+ */
+interface SpoolRun {
+  files: InstanceFiles;
+  chosen: (number | SpoolName)[];
+}
+
+function spoolNameOf(f: InstanceFiles, pick: number | SpoolName): SpoolName {
+  return typeof pick === 'number' ? { name: spoolFileName(f.sessionId, f.instance, pick), sessionId: f.sessionId, instance: f.instance, seq: pick } : pick;
+}
+
+/** The first `n` of an instance's files by seq (equal seqs, only ever named otherwise: by name, as a sorted listing had them). */
+function firstFiles(f: InstanceFiles, n: number): (number | SpoolName)[] {
+  if (f.others.length === 0) return f.seqs.sort((a, b) => a - b).slice(0, n);
+  return [...f.seqs.map((seq) => spoolNameOf(f, seq)), ...f.others]
+    .sort((a, b) => a.seq - b.seq || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .slice(0, n);
+}
+
+/**
+ * Lists the spool and chooses what readSpool reads. Its own function, and
+ * the listing streamed when the file access can (a fold lists the whole
+ * spool: 100,000 names), each name parsed as it comes and kept as a number:
+ * held as names and objects until every file was read, a listing was promoted
+ * to V8's old space at every fold and piled up there (issue 30).
+ */
+async function planSpoolRead(opts: SpoolReadOptions): Promise<SpoolPlan> {
+  /** session -> instance -> its files */
+  const sessions = new Map<string, Map<string, InstanceFiles>>();
+  /** Each `<session>.<instance>` listed: its files, or null when they are not read (another session, one skipped). */
+  const instances = new Map<string, InstanceFiles | null>();
+  const claims: string[] = [];
+  const take = (name: string): void => {
+    // test, not exec: no match array for each name.
+    if (!SPOOL_NAME.test(name)) {
+      if (opts.sessionId === undefined && claimedSpoolName(name) !== undefined) claims.push(name);
+      return;
+    }
+    const dot = name.indexOf('.'); // the session's end: it holds no dot
+    const key = name.slice(0, dot + 9);
+    let files = instances.get(key);
+    if (files === undefined) {
+      const n = parseSpoolName(name);
+      const read = n !== undefined && (opts.sessionId === undefined || n.sessionId === opts.sessionId) && !opts.skipSessions?.has(n.sessionId);
+      files = read ? { sessionId: n.sessionId, instance: n.instance, seqs: [], others: [] } : null;
+      instances.set(key, files);
+      if (files) {
+        let ofSession = sessions.get(files.sessionId);
+        if (!ofSession) sessions.set(files.sessionId, (ofSession = new Map()));
+        ofSession.set(files.instance, files);
+      }
+    }
+    if (files === null) return;
+    const from = dot + 10;
+    const to = name.length - '.json'.length;
+    let seq = 0;
+    for (let i = from; i < to; i++) seq = seq * 10 + (name.charCodeAt(i) - 48);
+    // As the mod names it: 8 digits, zero-padded, or more without a leading zero.
+    if (to - from === 8 || (to - from > 8 && name.charCodeAt(from) !== 48)) files.seqs.push(seq);
+    else files.others.push({ name, sessionId: files.sessionId, instance: files.instance, seq });
+  };
+  // A listing that fails part way chooses nothing: what it missed may come before what it saw.
+  const listed = await opts.files.readdir(opts.spoolDir, take).then(
+    (names) => {
+      for (const name of names) take(name);
+      return true;
+    },
+    () => false,
+  );
+  if (!listed) return { runs: [], cut: new Set(), claims: [], more: false };
+  // Which files each instance may read this time: the sessions' fair shares, each shared among its instances.
+  const sessionIds = [...sessions.keys()].sort();
+  const sessionCounts = sessionIds.map((id) => [...(sessions.get(id) as Map<string, InstanceFiles>).values()].reduce((sum, f) => sum + countOf(f), 0));
+  const sessionShares = fairShares(
+    sessionCounts.map((n, i) => (opts.probeSessions?.has(sessionIds[i]) ? Math.min(n, 1) : n)),
+    opts.maxFiles ?? DEFAULT_SPOOL_FILES_PER_FOLD,
+  );
+  const plan: SpoolPlan = { runs: [], cut: new Set(), claims, more: false };
+  sessionIds.forEach((id, i) => {
+    if (sessionShares[i] < sessionCounts[i]) plan.more = true;
+    const ofSession = sessions.get(id) as Map<string, InstanceFiles>;
+    const lists = [...ofSession.keys()].sort().map((k) => ofSession.get(k) as InstanceFiles);
+    const shares = fairShares(lists.map(countOf), sessionShares[i]);
+    lists.forEach((f, j) => {
+      if (shares[j] === 0) return;
+      if (shares[j] < countOf(f)) plan.cut.add(plan.runs.length);
+      plan.runs.push({ files: f, chosen: firstFiles(f, shares[j]) });
+    });
+  });
+  return plan;
+}
+
 /**
  * Lists the spool and reads what is ready, in fold order: per instance by
  * seq, stopping at the first file not finished yet (what follows it waits,
@@ -194,66 +333,34 @@ export async function readSpool(opts: SpoolReadOptions, maxAgeMs: number): Promi
   const { files, spoolDir } = opts;
   const now = opts.clock.now();
   const out: SpoolRead = { ready: [], garbage: [], expired: [], more: false };
-  /** session -> instance -> its files */
-  const sessions = new Map<string, Map<string, SpoolName[]>>();
-  const claims: string[] = [];
-  for (const name of await files.readdir(spoolDir).catch(() => [] as string[])) {
-    const n = parseSpoolName(name);
-    if (n) {
-      if (opts.sessionId !== undefined && n.sessionId !== opts.sessionId) continue;
-      if (opts.skipSessions?.has(n.sessionId)) continue;
-      let instances = sessions.get(n.sessionId);
-      if (!instances) sessions.set(n.sessionId, (instances = new Map()));
-      let list = instances.get(n.instance);
-      if (!list) instances.set(n.instance, (list = []));
-      list.push(n);
-    } else if (opts.sessionId === undefined && claimedSpoolName(name) !== undefined) claims.push(name);
-  }
+  const { runs, cut, claims, more } = await planSpoolRead(opts);
+  out.more = more;
   for (const name of claims) {
     const p = path.join(spoolDir, name);
     const claimed = claimedAt(name);
     const a = claimed === undefined ? await files.stat(p).then((st) => (st ? now - st.mtimeMs : undefined), () => undefined) : now - claimed;
     if (a !== undefined && a > SPOOL_STALE_CLAIM_MS) out.garbage.push(p);
   }
-  // Which files each instance may read this time: the sessions' fair shares, each shared among its instances.
-  const sessionIds = [...sessions.keys()].sort();
-  const sessionCounts = sessionIds.map((id) => [...(sessions.get(id) as Map<string, SpoolName[]>).values()].reduce((sum, l) => sum + l.length, 0));
-  const sessionShares = fairShares(
-    sessionCounts.map((n, i) => (opts.probeSessions?.has(sessionIds[i]) ? Math.min(n, 1) : n)),
-    opts.maxFiles ?? DEFAULT_SPOOL_FILES_PER_FOLD,
-  );
-  const runs: SpoolName[][] = [];
-  /** Runs the budget cut short: their unread files may come before what the session's other runs read. */
-  const cut = new Set<number>();
-  sessionIds.forEach((id, i) => {
-    if (sessionShares[i] < sessionCounts[i]) out.more = true;
-    const instances = sessions.get(id) as Map<string, SpoolName[]>;
-    const keys = [...instances.keys()].sort();
-    const lists = keys.map((k) => (instances.get(k) as SpoolName[]).sort((a, b) => a.seq - b.seq));
-    const shares = fairShares(
-      lists.map((l) => l.length),
-      sessionShares[i],
-    );
-    lists.forEach((l, j) => {
-      if (shares[j] === 0) return;
-      if (shares[j] < l.length) cut.add(runs.length);
-      runs.push(l.slice(0, shares[j]));
-    });
+  // A file's name and path are made as it is read: held from the plan on, they were promoted with the read.
+  const picks = runs.flatMap((r) => r.chosen);
+  const owners = runs.flatMap((r) => r.chosen.map(() => r.files));
+  const last = new Map<string, string>();
+  const loaded = await mapAtMost([...picks.keys()], SPOOL_IO_AT_ONCE, (i) => {
+    const n = spoolNameOf(owners[i], picks[i]);
+    return load(files, path.join(spoolDir, n.name), n, last);
   });
-  const loaded = await mapAtMost(runs.flat(), SPOOL_IO_AT_ONCE, (n) => load(files, path.join(spoolDir, n.name), n));
+  const pathOf = (run: SpoolRun, k: number): string => path.join(spoolDir, spoolNameOf(run.files, run.chosen[k]).name);
   let at = 0;
-  /** Each session's runs: merged within the session (different sessions go to different files). */
-  const heads = new Map<string, { entries: SpoolEntry[]; cut: boolean }[]>();
+  const heads: { entries: SpoolEntry[]; cut: boolean; sessionId: string }[] = [];
   for (const [r, run] of runs.entries()) {
-    const results = loaded.slice(at, (at += run.length));
+    const results = loaded.slice(at, (at += run.chosen.length));
     const ready: SpoolEntry[] = [];
-    for (let k = 0; k < run.length; k++) {
+    for (let k = 0; k < run.chosen.length; k++) {
       const l = results[k];
-      const p = path.join(spoolDir, run[k].name);
       if (l.kind === 'gone') continue;
       const age = 'mtimeMs' in l && l.mtimeMs !== undefined ? now - l.mtimeMs : undefined;
       if (maxAgeMs > 0 && age !== undefined && age > maxAgeMs) {
-        out.expired.push(p);
+        out.expired.push(pathOf(run, k));
         continue;
       }
       if (l.kind === 'event') {
@@ -261,36 +368,35 @@ export async function readSpool(opts: SpoolReadOptions, maxAgeMs: number): Promi
         continue;
       }
       if (l.kind === 'garbage' || (l.kind === 'unfinished' && age !== undefined && age > SPOOL_UNFINISHED_GRACE_MS)) {
-        out.garbage.push(p);
+        out.garbage.push(pathOf(run, k));
         continue;
       }
       // Still being written (or unreadable for now): the instance's later files wait for it.
       break;
     }
-    if (ready.length === 0 && !cut.has(r)) continue;
-    const session = run[0].sessionId;
-    if (!heads.has(session)) heads.set(session, []);
-    heads.get(session)?.push({ entries: ready, cut: cut.has(r) });
+    if (ready.length > 0 || cut.has(r)) heads.push({ entries: ready, cut: cut.has(r), sessionId: run.files.sessionId });
   }
-  out.ready = [...heads.values()].flatMap(mergeByAt);
+  out.ready = mergeByAt(heads);
   return out;
 }
 
 /**
  * Merges runs each in their own order into one: the run whose next entry has the smallest `at`
- * goes first. It stops where a run the budget cut short has nothing more read: its next file,
- * unread, may come before anything else left (it is folded next time, in its place).
+ * goes first. A session's entries stop where a run of it the budget cut short has nothing more
+ * read: its next file, unread, may come before anything else of the session left (it is folded
+ * next time, in its place). Other sessions go on: their events go to channel files of their own.
+ * (Stopping them too made a poll's probe of a refused session, one file, fold nothing else at all.)
  */
-function mergeByAt(runs: { entries: SpoolEntry[]; cut: boolean }[]): SpoolEntry[] {
+function mergeByAt(runs: { entries: SpoolEntry[]; cut: boolean; sessionId: string }[]): SpoolEntry[] {
   const next = runs.map(() => 0);
+  /** Sessions with a cut run that has nothing more read. */
+  const stopped = new Set<string>();
   const merged: SpoolEntry[] = [];
   for (;;) {
+    for (let i = 0; i < runs.length; i++) if (runs[i].cut && next[i] >= runs[i].entries.length) stopped.add(runs[i].sessionId);
     let best = -1;
     for (let i = 0; i < runs.length; i++) {
-      if (next[i] >= runs[i].entries.length) {
-        if (runs[i].cut) return merged;
-        continue;
-      }
+      if (next[i] >= runs[i].entries.length || stopped.has(runs[i].sessionId)) continue;
       if (best === -1 || runs[i].entries[next[i]].at < runs[best].entries[next[best]].at) best = i;
     }
     if (best === -1) return merged;
@@ -354,8 +460,12 @@ export async function foldSpool(opts: SpoolFoldOptions): Promise<SpoolFoldResult
     if (!list) bySession.set(entry.sessionId, (list = []));
     list.push(entry);
   }
+  // A session's events are let go once it is folded, so the fold holds fewer as it goes (V8 sizes its
+  // old space by what is live at a collection).
+  read.ready = [];
   const { ops } = opts;
   for (const [sessionId, entries] of bySession) {
+    bySession.delete(sessionId);
     if (opts.stopped?.()) return result;
     const at = opts.clock.now();
     // Refused (on Windows: held open by a scanner) is not taken: it and what follows it stay for the next fold.

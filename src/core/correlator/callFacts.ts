@@ -65,8 +65,8 @@ export interface CallFacts {
    * result is history too.
    */
   copiedFrom?: string;
-  /** Canonical wait per reporting source. */
-  waits: Map<string, WaitFact>;
+  /** Canonical wait per reporting source; made by the first (most calls have none). */
+  waits?: Map<string, WaitFact>;
   postAt?: number;
   /** What the call's own hook saw on disk: the earliest pre and post that said, and the landing its watcher saw. */
   preSighting?: HookSighting;
@@ -111,7 +111,7 @@ export function lagOf(call: CallFacts): number | null {
 /** The canonical wait shown on a call: ours first, then the earliest by source name. */
 export function primaryWait(call: CallFacts): WaitFact | undefined {
   let best: WaitFact | undefined;
-  for (const w of call.waits.values()) {
+  for (const w of call.waits?.values() ?? []) {
     if (!best || rankSource(w.source) < rankSource(best.source) || (rankSource(w.source) === rankSource(best.source) && w.source < best.source)) best = w;
   }
   return best;

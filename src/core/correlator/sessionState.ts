@@ -22,7 +22,7 @@ import {
 import { subagentTranscriptPath } from '../discovery';
 import { LineRanges } from './lineRanges';
 import { SessionDisk } from './sessionDisk';
-import { type EventSubject, type HeldPlace, callEventBase, callSnapshot, heldEventOf, sortedRecent } from './snapshots';
+import { type EventSubject, type HeldPlace, callEvent, callSnapshot, heldEventOf, sortedRecent } from './snapshots';
 
 export interface TranscriptInput {
   sessionId: string;
@@ -127,7 +127,7 @@ export class SessionState {
   private call(id: string): CallFacts {
     let c = this.calls.get(id);
     if (!c) {
-      c = { id, waits: new Map() };
+      c = { id };
       this.calls.set(id, c);
     }
     return c;
@@ -145,7 +145,7 @@ export class SessionState {
         tomb.fired = true;
         const lag = Math.max(0, tomb.observedAt - ev.at);
         this.lags.set(ev.tool_use_id, lag);
-        out.push({ ...this.base(ev), event: 'joined', at: observedAt, fired_at: ev.at, lag_ms: lag, transport: ev.transport ?? 'command' });
+        out.push(this.event(ev, { event: 'joined', at: observedAt, fired_at: ev.at, lag_ms: lag, transport: ev.transport ?? 'command' }));
       }
       return;
     }
@@ -163,19 +163,23 @@ export class SessionState {
     c.agentId ??= ev.agent_id;
     c.timeoutMs ??= ev.timeout_ms;
     c.hookMode ??= ev.mode;
-    c.hookTranscriptPath ??= ev.transcript_path;
+    // The session's path when it is that one: one string, not a copy per call (a flood holds 500 calls per session).
+    c.hookTranscriptPath ??= ev.transcript_path === this.hookPath ? this.hookPath : ev.transcript_path;
     if (sighting) {
       c.preSighting = earlierSighting(c.preSighting, sighting);
       this.countShape(c);
     }
     if (!c.written) {
-      if (first) out.push({ ...this.base({ ...ev, transcript_path: (c.agentId !== undefined && this.heldPlace(c).path) || ev.transcript_path }), event: 'held', at: ev.at, transport: c.transport, ...(ev.timeout_ms ? { timeout_ms: ev.timeout_ms } : {}) });
+      if (first) {
+        const transcriptPath = (c.agentId !== undefined && this.heldPlace(c).path) || ev.transcript_path;
+        out.push(this.event({ tool_use_id: ev.tool_use_id, tool_name: ev.tool_name, transcript_path: transcriptPath, agent_id: ev.agent_id }, { event: 'held', at: ev.at, transport: c.transport, ...(ev.timeout_ms ? { timeout_ms: ev.timeout_ms } : {}) }));
+      }
       return;
     }
     const lag = lagOf(c);
     if (lag !== null && lag !== lagBefore) {
       this.lags.set(c.id, lag);
-      out.push({ ...this.base(ev), event: 'joined', at: observedAt, fired_at: c.firedAt as number, lag_ms: lag, transport: c.transport ?? 'command' });
+      out.push(this.event(ev, { event: 'joined', at: observedAt, fired_at: c.firedAt as number, lag_ms: lag, transport: c.transport ?? 'command' }));
     }
   }
 
@@ -189,23 +193,25 @@ export class SessionState {
       const c = this.call(ev.tool_use_id);
       c.toolName ??= ev.tool_name;
       c.agentId ??= ev.agent_id;
-      const known = c.waits.get(fact.source);
+      const waits = (c.waits ??= new Map());
+      const known = waits.get(fact.source);
       if (known && compareWaits(known, fact) <= 0) canonical = known;
-      c.waits.set(fact.source, canonical);
+      waits.set(fact.source, canonical);
     } else if (!isNew) return;
     this.waits.set(key, canonical.outcome);
     if (isNew) {
-      out.push({
-        ...this.base(ev),
-        event: 'wait',
-        at: ev.at,
-        outcome: ev.outcome,
-        polls: ev.polls,
-        waited_ms: ev.waited_ms,
-        bytes_on_disk: ev.bytes_on_disk,
-        ...(ev.source ? { source: ev.source } : {}),
-        ...this.versionOf(this.calls.get(ev.tool_use_id)),
-      });
+      out.push(
+        this.event(ev, {
+          event: 'wait',
+          at: ev.at,
+          outcome: ev.outcome,
+          polls: ev.polls,
+          waited_ms: ev.waited_ms,
+          bytes_on_disk: ev.bytes_on_disk,
+          ...(ev.source ? { source: ev.source } : {}),
+          ...this.versionOf(this.calls.get(ev.tool_use_id)),
+        }),
+      );
     }
   }
 
@@ -225,7 +231,7 @@ export class SessionState {
     }
     const first = c.postAt === undefined;
     if (first || ev.at < (c.postAt as number)) c.postAt = ev.at;
-    if (first) out.push({ ...this.base(ev), event: 'post', at: ev.at });
+    if (first) out.push(this.event(ev, { event: 'post', at: ev.at }));
   }
 
   /** The mod saw a row born (`session.append`): kept until the row's line is read. */
@@ -360,25 +366,26 @@ export class SessionState {
     if (lag !== null) this.lags.set(id, lag);
     this.countShape(c);
     if (!first || obs.historical) return;
-    out.push({
-      ...this.callBase(c, obs.path),
-      event: 'written',
-      ...(c.transport !== undefined ? { transport: c.transport } : {}),
-      at: obs.observedAt,
-      line: obs.line,
-      generation: obs.generation,
-      record_at: obs.recordAt,
-      fired_at: c.firedAt ?? null,
-      lag_ms: lag,
-      with_result: obs.withResult,
-      ...(obs.messageId !== undefined ? { message_id: obs.messageId } : {}),
-      ...(obs.blockIndex !== undefined ? { block_index: obs.blockIndex } : {}),
-      ...(obs.version !== undefined ? { claude_version: obs.version } : {}),
-      record: obs.perCall ?? NO_PER_CALL,
-      batch_first_line: obs.batchFirstLine,
-      batch_last_line: obs.batchLastLine,
-      ...(partialDwellMs > 0 ? { partial_dwell_ms: partialDwellMs } : {}),
-    });
+    out.push(
+      this.callEvent(c, obs.path, {
+        event: 'written',
+        ...(c.transport !== undefined ? { transport: c.transport } : {}),
+        at: obs.observedAt,
+        line: obs.line,
+        generation: obs.generation,
+        record_at: obs.recordAt,
+        fired_at: c.firedAt ?? null,
+        lag_ms: lag,
+        with_result: obs.withResult,
+        ...(obs.messageId !== undefined ? { message_id: obs.messageId } : {}),
+        ...(obs.blockIndex !== undefined ? { block_index: obs.blockIndex } : {}),
+        ...(obs.version !== undefined ? { claude_version: obs.version } : {}),
+        record: obs.perCall ?? NO_PER_CALL,
+        batch_first_line: obs.batchFirstLine,
+        batch_last_line: obs.batchLastLine,
+        ...(partialDwellMs > 0 ? { partial_dwell_ms: partialDwellMs } : {}),
+      }),
+    );
     // A result that arrived before its record (only in odd orders) is reported once the call is written.
     if (c.result) this.emitResult(c, out);
   }
@@ -397,7 +404,7 @@ export class SessionState {
   private emitResult(c: CallFacts, out: EngineEvent[]): void {
     const r = c.result as Observation;
     if (r.historical) return;
-    out.push({ ...this.callBase(c, r.path), event: 'result', at: r.observedAt, line: r.line, with_result: c.written?.batchKey === r.batchKey });
+    out.push(this.callEvent(c, r.path, { event: 'result', at: r.observedAt, line: r.line, with_result: c.written?.batchKey === r.batchKey }));
   }
 
   private noteMetadata(rec: ScannedRecord, obs: Observation): void {
@@ -544,12 +551,12 @@ export class SessionState {
     while (this.tombstones.size > this.limits.rememberedCalls) this.tombstones.delete(this.tombstones.keys().next().value as string);
   }
 
-  private base(ev: EventSubject) {
-    return callEventBase(this.sessionId, ev);
+  private event<const F extends object>(ev: EventSubject, fields: F) {
+    return callEvent(this.sessionId, ev, fields);
   }
 
-  private callBase(c: CallFacts, path: string) {
-    return callEventBase(this.sessionId, { tool_use_id: c.id, tool_name: c.toolName, transcript_path: path, agent_id: c.agentId });
+  private callEvent<const F extends object>(c: CallFacts, path: string, fields: F) {
+    return callEvent(this.sessionId, { tool_use_id: c.id, tool_name: c.toolName, transcript_path: path, agent_id: c.agentId }, fields);
   }
 
   /**

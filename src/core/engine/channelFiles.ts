@@ -11,6 +11,14 @@ import { FollowedFile } from './followedFile';
 import type { ProjectsConfinement } from './projectsConfinement';
 import type { EngineSink } from './transcriptFiles';
 
+/**
+ * Bytes of a channel file one read takes (a few hundred events): its history
+ * is handed over in such steps, so what a step parsed is garbage before the
+ * next, not a whole file's events held while each is ingested (kept that long,
+ * they were promoted to V8's old space and piled up there: issue 30).
+ */
+const CHANNEL_BYTES_PER_READ = 64 * 1024;
+
 interface ChannelFile {
   sessionId: string;
   file: FollowedFile<ChannelLine>;
@@ -77,7 +85,7 @@ export class ChannelFiles {
 
   private follow(p: string, sessionId: string, historyEnd: number): ChannelFile {
     this.seen.delete(p);
-    const cf: ChannelFile = { sessionId, file: new FollowedFile(p, this.files, this.clock, createChannelScanner(), historyEnd) };
+    const cf: ChannelFile = { sessionId, file: new FollowedFile(p, this.files, this.clock, createChannelScanner(), historyEnd, CHANNEL_BYTES_PER_READ) };
     this.followed.set(p, cf);
     return cf;
   }

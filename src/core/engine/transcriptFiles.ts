@@ -170,6 +170,9 @@ export class TranscriptFiles {
    * the workspace): the event's session is not one we show.
    */
   followFromHook(transcriptPath: string): boolean {
+    // Every channel line names its transcript: one already followed by this very name is a lookup, not path arithmetic.
+    const known = this.followed.get(transcriptPath);
+    if (known) return this.accept(path.basename(known.ref.projectDir));
     const ref = transcriptRefOf(this.claudeDir, transcriptPath);
     if (!ref || !this.accept(path.basename(ref.projectDir))) return false;
     if (this.followed.has(ref.path)) return true;

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { NotASmallFileError, readSmallFile } from '../../../src/core/fileAccess';
 import { nodeFileAccess } from '../../../src/platform/nodeFileAccess';
+import { BoundedFileAccess } from '../../../src/core/boundedFileAccess';
 
 describe('nodeFileAccess: the real file system', () => {
   let tmp: string;
@@ -35,6 +36,23 @@ describe('nodeFileAccess: the real file system', () => {
     assert.equal((await handle.stat()).ino, id?.ino);
     await handle.close();
     await assert.rejects(handle.read(buffer, 0, 1, 0), { code: 'EBADF' });
+  });
+
+  it('readdir with `each` hands every name over once as it reads them and returns none; without it, all of them sorted', async () => {
+    // More names than one read into the thread pool takes (1024), and a few more.
+    const names = Array.from({ length: 2500 }, (_, i) => `n${String(i).padStart(5, '0')}.json`);
+    for (const n of names) fs.writeFileSync(path.join(tmp, n), '');
+    const handed: string[] = [];
+    assert.deepEqual(await nodeFileAccess.readdir(tmp, (n) => handed.push(n)), []);
+    assert.deepEqual(handed.sort(), names);
+    assert.deepEqual(await nodeFileAccess.readdir(tmp), names);
+    assert.deepEqual(await new BoundedFileAccess(nodeFileAccess, 4).readdir(tmp, (n) => handed.push(n)), [], 'the bounded access passes `each` on');
+    assert.equal(handed.length, 2 * names.length);
+    let none = 0;
+    assert.deepEqual(await nodeFileAccess.readdir(path.join(tmp, 'none'), () => none++), []);
+    assert.equal(none, 0);
+    assert.deepEqual(await nodeFileAccess.readdir(path.join(tmp, names[0]), () => none++), [], 'ENOTDIR counts as missing, as without `each`');
+    assert.equal(none, 0);
   });
 
   it('closes once: a second close() does not close the file that took over the descriptor number', async () => {

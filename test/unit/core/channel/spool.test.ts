@@ -175,6 +175,31 @@ describe('the mod spool (src/core/channel/spool.ts)', () => {
     assert.deepEqual(t.channelTags(), ['a1', 'a2', 'a3', 'a4', 'a5']);
   });
 
+  it('a run the budget cut short holds its own session\'s later events, not other sessions\'', async () => {
+    const t = setup();
+    t.spool('aaaaaaaa', 1, t.ev(1, 's1'));
+    t.spool('aaaaaaaa', 2, t.ev(2, 's2'));
+    t.spool('aaaaaaaa', 3, t.ev(30, 's30'));
+    t.spool('bbbbbbbb', 1, t.ev(5, 'o5', 'other'), { session: 'other' });
+    t.spool('bbbbbbbb', 2, t.ev(6, 'o6', 'other'), { session: 'other' });
+    // Two files each: sess-1's run is cut after s2; other's events come later by `at`, in a file of their own.
+    await t.fold(nodeSpoolFolding, { maxFiles: 4 });
+    assert.deepEqual([t.channelTags(), t.channelTags('other')], [['s1', 's2'], ['o5', 'o6']]);
+    await t.fold(nodeSpoolFolding, { maxFiles: 4 });
+    assert.deepEqual(t.channelTags(), ['s1', 's2', 's30']);
+  });
+
+  it('a refused session probed with one file does not hold the other sessions\' events', async () => {
+    const t = setup();
+    for (let i = 1; i <= 3; i++) t.spool('aaaaaaaa', i, t.ev(i, `s${i}`));
+    for (let i = 1; i <= 3; i++) t.spool('bbbbbbbb', i, t.ev(i + 10, `o${i}`, 'other'), { session: 'other' });
+    const ops: SpoolFolding = { ...nodeSpoolFolding, append: async (dir, id, e) => (id === S ? false : nodeSpoolFolding.append(dir, id, e)) };
+    const done = await foldSpool({ files: nodeFileAccess, clock: t.clock, spoolDir: t.spoolDir, channelDir: t.channelDir, ops, maxAgeMs: 7 * DAY, probeSessions: new Set([S]) });
+    assert.deepEqual([...done.refused], [S]);
+    assert.deepEqual(t.channelTags('other'), ['o1', 'o2', 'o3']);
+    assert.deepEqual(t.left(), [1, 2, 3].map((i) => t.name('aaaaaaaa', i)));
+  });
+
   it('an append refused puts the file back and holds the session\'s later events; other sessions go on', async () => {
     const t = setup();
     t.spool('aaaaaaaa', 1, t.ev(1, 'a1'));
@@ -205,6 +230,40 @@ describe('the mod spool (src/core/channel/spool.ts)', () => {
     await t.fold(spoolFoldingOn(fsWin));
     assert.deepEqual(t.channelTags(), ['a1', 'a2']);
     assert.deepEqual(t.left(), []);
+  });
+
+  it('a seq padded otherwise than the mod pads it is read in its place (equal seqs: by name), whether the listing is handed over name by name or whole', async () => {
+    const t = setup();
+    const write = (digits: string, tag: string) => fs.writeFileSync(path.join(t.spoolDir, `${S}.aaaaaaaa.${digits}.json`), JSON.stringify(t.ev(1, tag)));
+    for (const [digits, tag] of [['1', 's1'], ['0002', 's2'], ['00000003', 's3'], ['000000004', 's4'], ['00000005', 's5'], ['7', 's7b'], ['00000007', 's7a'], ['000000000006', 's6'], ['123456789', 's9'], ['0123456789', 's8']]) write(digits, tag);
+    const order = ['s1', 's2', 's3', 's4', 's5', 's6', 's7a', 's7b', 's8', 's9'];
+    const whole: typeof nodeFileAccess = { ...nodeFileAccess, readdir: (dir) => nodeFileAccess.readdir(dir) };
+    for (const files of [nodeFileAccess, whole]) {
+      const read = await readSpool({ files, clock: t.clock, spoolDir: t.spoolDir }, 7 * DAY);
+      assert.deepEqual(read.ready.map((e) => e.event.uuid), order);
+      assert.deepEqual(read.ready.map((e) => path.basename(e.path)), read.ready.map((e) => e.name));
+    }
+    // A budget that cuts the instance short takes its first files.
+    const some = await readSpool({ files: nodeFileAccess, clock: t.clock, spoolDir: t.spoolDir, maxFiles: 4 }, 7 * DAY);
+    assert.deepEqual(some.ready.map((e) => e.event.uuid), order.slice(0, 4));
+    assert.equal(some.more, true);
+  });
+
+  it('a listing that fails part way reads nothing: what it missed may come before what it saw', async () => {
+    const t = setup();
+    t.spool('aaaaaaaa', 1, t.ev(1, 'a1'));
+    t.spool('aaaaaaaa', 2, t.ev(2, 'a2'));
+    const failing: typeof nodeFileAccess = {
+      ...nodeFileAccess,
+      readdir: async (_dir, each) => {
+        each?.(t.name('aaaaaaaa', 2));
+        throw Object.assign(new Error('EIO'), { code: 'EIO' });
+      },
+    };
+    const read = await readSpool({ files: failing, clock: t.clock, spoolDir: t.spoolDir }, 7 * DAY);
+    assert.deepEqual({ ready: read.ready.length, more: read.more }, { ready: 0, more: false });
+    await foldSpool({ files: failing, clock: t.clock, spoolDir: t.spoolDir, channelDir: t.channelDir, ops: nodeSpoolFolding, maxAgeMs: 7 * DAY });
+    assert.deepEqual(t.left(), [t.name('aaaaaaaa', 1), t.name('aaaaaaaa', 2)]);
   });
 
   it('readSpool reads one session where it lies and changes nothing', async () => {

@@ -1,0 +1,35 @@
+import { strict as assert } from 'node:assert';
+import { Correlator } from '../../../../src/core/correlator';
+import type { EngineEvent } from '../../../../src/core/engineEvents';
+import { SESSION, TRANSCRIPT, post, pre, tailRead, toolResult, toolUse, wait } from '../../helpers/correlatorInputs';
+
+/** Each call event's fields, in order: `watch --json` prints them so (the correlator builds events without spreads, issue 30). */
+describe('Correlator call events: fields and their order', () => {
+  it('held, written, result, joined, wait, post, and held at a session shown, as before', () => {
+    const c = new Correlator();
+    const read = (observedAt: number, firstLine: number, scans: Parameters<typeof tailRead>[2]) =>
+      c.ingestTranscript({ sessionId: SESSION, transcriptPath: TRANSCRIPT, isMain: true, read: tailRead(observedAt, firstLine, scans) });
+    const events: EngineEvent[] = [
+      ...c.ingestHook(pre('A', 1000, { timeout_ms: 60_000, transport: 'mod', agent_id: 'ag1' }), 1010),
+      ...read(1500, 1, [toolUse('A', { messageId: 'msg_1', apiBlockIndex: 0, version: '2.1.332' })]),
+      ...read(1600, 2, [toolResult('A')]),
+      ...read(1700, 3, [toolUse('B')]),
+      ...c.ingestHook(pre('B', 1650), 1800),
+      ...c.ingestHook(wait('C', 1900, 'seen'), 1900),
+      ...c.ingestHook(post('C', 1950), 1960),
+      ...c.ingestHook(pre('D', 2000, { timeout_ms: 1000 }), 2010),
+    ];
+    const fields = (e: EngineEvent) => `${e.event}${'tool_use_id' in e ? ` ${e.tool_use_id}` : ''}: ${Object.keys(e).join(',')}`;
+    assert.deepEqual(events.filter((e) => e.event !== 'session').map(fields), [
+      'held A: session_id,tool_use_id,tool_name,transcript_path,agent_id,event,at,transport,timeout_ms',
+      'written A: session_id,tool_use_id,tool_name,transcript_path,agent_id,event,transport,at,line,generation,record_at,fired_at,lag_ms,with_result,message_id,block_index,claude_version,record,batch_first_line,batch_last_line',
+      'result A: session_id,tool_use_id,tool_name,transcript_path,agent_id,event,at,line,with_result',
+      'written B: session_id,tool_use_id,tool_name,transcript_path,event,at,line,generation,record_at,fired_at,lag_ms,with_result,record,batch_first_line,batch_last_line',
+      'joined B: session_id,tool_use_id,tool_name,transcript_path,event,at,fired_at,lag_ms,transport',
+      'wait C: session_id,tool_use_id,transcript_path,event,at,outcome,polls,waited_ms,bytes_on_disk,source,claude_version',
+      'post C: session_id,tool_use_id,transcript_path,event,at',
+      'held D: session_id,tool_use_id,tool_name,transcript_path,event,at,transport,timeout_ms',
+    ]);
+    assert.deepEqual(c.heldEvents(SESSION).map(fields), ['held D: session_id,tool_use_id,tool_name,transcript_path,event,at,transport,timeout_ms']);
+  });
+});

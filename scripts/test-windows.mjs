@@ -84,7 +84,6 @@ export const NOT_UNDER_WINE = [
   ['the plugin at session start: the message tool', 'runs plugin/bin/transcript-lag-hook.sh --install-message-tool with sh, as Claude Code does on POSIX; Wine has no sh (Git Bash)'],
   ['replay: ', 'replay runs a hook command as Claude Code does on POSIX, with sh -c; Wine has no sh (Git Bash), so each hook fails to start'],
   ['replay --settings: ', 'the same: the settings hooks it replays run with sh -c'],
-  ['statusline and the views say the same thing', 'OPEN: the test imports the field recorder (.mjs) by its absolute path, which Windows Node takes only as a file:// URL (z: is read as a scheme); the fix is pathToFileURL in the test'],
   ['FileTail: properties delivers every complete line once per generation', 'its faults rename and delete files the tail holds open, which Wine 8 refuses (EPERM), as above'],
 ];
 

@@ -19,12 +19,14 @@ export function loadRecording(file) {
 
 /** The text of a row as it should be written in the replay: placeholders filled, epoch times shifted. */
 export function replayText(row, { claudeDir, workspace, home, shiftMs }) {
+  // The placeholders stand inside JSON strings: a value goes in as JSON spells it (a Windows path's `\\`).
+  const inJson = (v) => JSON.stringify(v).slice(1, -1);
   const filled = row.text
-    .split('{{CLAUDE_DIR}}').join(claudeDir)
-    .split('{{WORKSPACE_SLUG}}').join(slug(workspace))
-    .split('{{WORKSPACE}}').join(workspace)
-    .split('{{HOME}}').join(home)
-    .split('{{ROOT}}').join(path.dirname(workspace));
+    .split('{{CLAUDE_DIR}}').join(inJson(claudeDir))
+    .split('{{WORKSPACE_SLUG}}').join(inJson(slug(workspace)))
+    .split('{{WORKSPACE}}').join(inJson(workspace))
+    .split('{{HOME}}').join(inJson(home))
+    .split('{{ROOT}}').join(inJson(path.dirname(workspace)));
   const obj = JSON.parse(filled);
   if (row.kind === 'channel' && typeof obj.at === 'number') obj.at = Math.round(obj.at + shiftMs);
   if (typeof obj.timestamp === 'string' && !Number.isNaN(Date.parse(obj.timestamp))) {

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { promises as fsp, readFileSync, readdirSync, existsSync } from 'node:fs';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { sessionCalls, sessionStatus } from '../../../src/cli/statusline';
 import { TranscriptLagEngine } from '../../../src/core/engine';
 import { lineKindOf } from '../../../src/rules/recordLine';
@@ -62,7 +63,7 @@ interface RecordingRow {
 
 /** Field recordings, filled in for this Claude dir at their own times (scripts/lib/replay.mjs): a state after every write. */
 async function recordingScenarios(fx: ClaudeDirFixture): Promise<Scenario[]> {
-  const replay = (await import(path.join(REPO, 'scripts/lib/replay.mjs'))) as {
+  const replay = (await import(pathToFileURL(path.join(REPO, 'scripts/lib/replay.mjs')).href)) as {
     loadRecording(file: string): { meta: { scenario: string; session_id: string; t0_epoch_ms: number }; rows: RecordingRow[] };
     replayText(row: RecordingRow, o: { claudeDir: string; workspace: string; home: string; shiftMs: number }): string;
   };
@@ -254,11 +255,31 @@ function viewsLine(snap: SessionSnapshot | undefined, now: number): string {
   return hookedCalls(snap).length > 0 ? 'transcript-lag: in sync' : 'transcript-lag: no hook events yet';
 }
 
+/**
+ * The transcript path Claude Code gives the status line on stdin: the one its hooks were given (the
+ * channel's events carry it). Under Windows a recording's `{{CLAUDE_DIR}}/projects/…` fills in with
+ * mixed separators, which Claude Code never writes; the status line matches the two as they are spelled.
+ */
+function stdinTranscriptPath(fx: ClaudeDirFixture, sc: Scenario): string {
+  for (const s of sc.states) {
+    for (const line of s.channel) {
+      let ev: { transcript_path?: unknown; agent_id?: unknown } | null;
+      try {
+        ev = JSON.parse(line) as typeof ev;
+      } catch {
+        continue;
+      }
+      if (ev !== null && typeof ev === 'object' && typeof ev.transcript_path === 'string' && ev.agent_id === undefined) return ev.transcript_path;
+    }
+  }
+  return fx.transcriptPath(sc.sessionId);
+}
+
 async function compareCold(fx: ClaudeDirFixture, sc: Scenario, s: State, counts: Counts): Promise<void> {
   await writeState(fx, sc.sessionId, s);
   const where = `${sc.name} @ ${s.label}`;
   const snap = await coldEngine(fx, sc.sessionId, s.now);
-  const transcript = fx.transcriptPath(sc.sessionId);
+  const transcript = stdinTranscriptPath(fx, sc);
   const status = sessionStatus(path.join(fx.claudeDir, 'transcript-lag'), sc.sessionId, s.now, transcript);
   counts.states++;
   const held = snap?.held ?? [];
@@ -285,7 +306,7 @@ async function compareLive(fx: ClaudeDirFixture, sc: Scenario, counts: Counts): 
   const clock = new ManualClock(sc.states[0]!.now - 1);
   const engine = newEngine(fx, clock);
   const channelDir = path.join(fx.claudeDir, 'transcript-lag');
-  const transcript = fx.transcriptPath(sc.sessionId);
+  const transcript = stdinTranscriptPath(fx, sc);
   try {
     await engine.start();
     await engine.indexed();

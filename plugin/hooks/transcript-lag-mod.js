@@ -186,6 +186,7 @@ function newState(options) {
     keepHeldMessages: asBool(options?.keepHeldMessages, true),
     instance: crypto.randomUUID().replace(/-/g, "").slice(0, 8),
     held: /* @__PURE__ */ new Map(),
+    calling: /* @__PURE__ */ new Map(),
     lags: /* @__PURE__ */ new Map(),
     cursors: /* @__PURE__ */ new Map(),
     recordsSeen: /* @__PURE__ */ new Map(),
@@ -671,6 +672,33 @@ async function cursorAt($, s, file) {
   if (s.cursors.size > MAX_CURSORS) s.cursors.delete(s.cursors.keys().next().value);
 }
 
+// src/mod/settingsHooks.ts
+function hooksDecisionOf(result) {
+  if (typeof result !== "object" || result === null) return void 0;
+  const r = result;
+  if (typeof r.deny === "string") return "deny";
+  if (typeof r.ask === "string") return "ask";
+  if (r.allow === true) return "allow";
+  return void 0;
+}
+function hooksFields(hooks) {
+  if (hooks === void 0) return {};
+  return hooks.decision !== void 0 ? { hooks_ms: hooks.ms, hooks_decision: hooks.decision } : { hooks_ms: hooks.ms };
+}
+function hooksSettled($, s, e, started, result) {
+  const ended = now();
+  if (typeof e?.tool_use_id !== "string") return;
+  const hooks = { ms: Math.max(0, Math.round(ended - started)) };
+  const decision = hooksDecisionOf(result);
+  if (decision !== void 0) hooks.decision = decision;
+  const call = s.calling.get(e.tool_use_id);
+  if (call !== void 0) call.hooks = hooks;
+  const p = call?.place ?? s.place;
+  if (p === void 0) return;
+  const fields = { tool_use_id: e.tool_use_id, tool_name: call?.tool ?? e.tool, transport: "mod", ...hooksFields(hooks) };
+  report($, s, p, modEvent(p, "hooks", ended, call?.agentId, fields), call?.listed ?? false);
+}
+
 // src/mod/register.ts
 function register(on, options) {
   const s = newState(options);
@@ -713,6 +741,7 @@ function register(on, options) {
     const call = { id: e.tool_use_id, tool: e.tool, at, agentId: e.agentId, place: p, recordPath, listed };
     report($, s, p, modEvent(p, "pre", at, e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: "mod" }), listed);
     s.held.set(call.id, call);
+    s.calling.set(call.id, call);
     await Promise.all([
       cursorAt($, s, recordPath),
       listed ? listCall($, s, call).catch(() => void 0) : void 0,
@@ -721,7 +750,8 @@ function register(on, options) {
     ]);
     watchHeld($, s);
     const post = () => {
-      report($, s, p, modEvent(p, "post", now(), e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: "mod" }), listed);
+      s.calling.delete(call.id);
+      report($, s, p, modEvent(p, "post", now(), e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: "mod", ...hooksFields(call.hooks) }), listed);
       call.ran = true;
       if (s.held.has(call.id)) watchHeld($, s);
     };
@@ -732,6 +762,16 @@ function register(on, options) {
     } catch (err) {
       post();
       throw err;
+    }
+  });
+  on("classic.PreToolUse", async ($, e, next) => {
+    const started = now();
+    let result;
+    try {
+      result = await next(e);
+      return result;
+    } finally {
+      hooksSettled($, s, e, started, result);
     }
   });
   on("session.append", async ($, e, next) => {

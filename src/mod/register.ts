@@ -6,6 +6,8 @@
  *   stores the assistant message that carries the call where a reviewing hook can
  *   read it (src/rules/modContract.ts) and reports `pre` with the real fire time.
  * - `post` when `next` settles, a `record` event per row at `session.append` (its birth).
+ * - At `classic.PreToolUse` (inside `tool.call`'s `next`) it times the call's settings
+ *   PreToolUse hooks and reports `hooks`; `post` carries the same figures.
  * - While a call's record is not on disk it shows "held" on the spinner, then
  *   the call's lag on its tool row.
  *
@@ -16,8 +18,8 @@
  *
  * This file holds the handlers; what they do is in the files beside it: the state
  * (state.ts), how an event goes out (report.ts), the held message (heldMessage.ts),
- * the call list (callList.ts), the liveness file (liveness.ts) and the looks at a
- * held call's file (looks.ts).
+ * the call list (callList.ts), the liveness file (liveness.ts), the looks at a
+ * held call's file (looks.ts) and the timing of its settings hooks (settingsHooks.ts).
  *
  * Claude Code's loader checks the bundle statically (`claude plugin validate`):
  * `$` is only ever spelled `$.noun.event(...)` and handed to top-level functions,
@@ -28,12 +30,13 @@
 import { boundsText, formatDuration } from '../rules/durationText';
 import type { HeldBounds } from '../rules/hookEvidence';
 import { recordFileOf } from '../rules/modContract';
-import type { AppendEvent, On, RenderEvent, ToolCallEvent } from './api';
+import type { AppendEvent, On, PreToolUseResult, RenderEvent, ToolCallEnvelope, ToolCallEvent } from './api';
 import { listCall } from './callList';
 import { dropHeldMessageNow, privateFolder, storeHeldMessage } from './heldMessage';
 import { keepAlive, removeAlive, writeAlive } from './liveness';
 import { cursorAt, watchHeld } from './looks';
 import { findReceiver, modEvent, report, spoolFull } from './report';
+import { hooksFields, hooksSettled } from './settingsHooks';
 import { MAX_CALLS, newState, now, placeOf, type HeldCall } from './state';
 
 export function register(on: On, options: Readonly<Record<string, unknown>>) {
@@ -90,6 +93,7 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
     // Reported first, so nothing below delays it; then what the call's settings hooks rely on, before they run.
     report($, s, p, modEvent(p, 'pre', at, e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: 'mod' }), listed);
     s.held.set(call.id, call);
+    s.calling.set(call.id, call);
     await Promise.all([
       cursorAt($, s, recordPath),
       listed ? listCall($, s, call).catch(() => undefined) : undefined,
@@ -98,7 +102,9 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
     ]);
     watchHeld($, s);
     const post = () => {
-      report($, s, p, modEvent(p, 'post', now(), e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: 'mod' }), listed);
+      s.calling.delete(call.id);
+      // What its settings hooks took, when classic.PreToolUse timed them (a denied call too: its post ends it).
+      report($, s, p, modEvent(p, 'post', now(), e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: 'mod', ...hooksFields(call.hooks) }), listed);
       call.ran = true;
       if (s.held.has(call.id)) watchHeld($, s);
     };
@@ -109,6 +115,18 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
     } catch (err) {
       post();
       throw err;
+    }
+  });
+
+  // Beneath tool.call: `next` runs the call's settings PreToolUse hooks, timed here (settingsHooks.ts).
+  on('classic.PreToolUse', async ($, e: ToolCallEnvelope, next) => {
+    const started = now();
+    let result: PreToolUseResult | undefined;
+    try {
+      result = await next(e);
+      return result;
+    } finally {
+      hooksSettled($, s, e, started, result);
     }
   });
 

@@ -31,6 +31,17 @@ export interface HeldCall {
   ran?: boolean;
   /** In the call list (the command hooks stand aside for it): its events are spooled even at the bound. */
   listed: boolean;
+  /** Its settings PreToolUse hooks as the mod timed them (classic.PreToolUse), once they settled. */
+  hooks?: HooksTimed;
+}
+
+/** How a call's settings PreToolUse hooks decided, when they did. */
+export type HooksDecision = 'allow' | 'ask' | 'deny';
+
+/** A call's settings PreToolUse hooks, timed around classic.PreToolUse's `next`: whole ms, and their decision when they made one. */
+export interface HooksTimed {
+  ms: number;
+  decision?: HooksDecision;
 }
 
 /**
@@ -43,6 +54,11 @@ export interface ModState {
   instance: string;
   /** Calls held now, and the lags of those that landed (for their tool rows), both bounded. */
   held: Map<string, HeldCall>;
+  /**
+   * The calls the mod reports whose tool.call `next` has not settled, held or not (a record on disk
+   * before its call's hooks ran releases the call early): classic.PreToolUse finds its call here.
+   */
+  calling: Map<string, HeldCall>;
   lags: Map<string, HeldBounds>;
   /** What the ticker has read of each transcript it looks at. */
   cursors: Map<string, LineCursor>;
@@ -73,6 +89,7 @@ export function newState(options: Readonly<Record<string, unknown>>): ModState {
     keepHeldMessages: asBool(options?.keepHeldMessages, true),
     instance: crypto.randomUUID().replace(/-/g, '').slice(0, 8),
     held: new Map(),
+    calling: new Map(),
     lags: new Map(),
     cursors: new Map(),
     recordsSeen: new Map(),

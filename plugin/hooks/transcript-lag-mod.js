@@ -1,18 +1,5 @@
 // Built from src/mod/ by scripts/plugin-hook.mjs: edit the source, not this file.
 
-// src/rules/channelConstants.ts
-var CHANNEL_SCHEMA_VERSION = 1;
-var CHANNEL_DIR_NAME = "transcript-lag";
-var MOD_SOURCE = "transcript-lag-mod";
-var HTTP_CONFIG_FILE = "http.json";
-var SPOOL_DIR_NAME = "spool";
-var SAFE_SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
-
-// src/rules/channelEvent.ts
-function channelEventHead(event2, at, sessionId, transcriptPath) {
-  return { v: CHANNEL_SCHEMA_VERSION, event: event2, at: Math.round(at), session_id: sessionId, transcript_path: transcriptPath };
-}
-
 // src/rules/durationText.ts
 function formatDuration(ms) {
   const v = Number.isFinite(ms) && ms > 0 ? ms : 0;
@@ -33,48 +20,13 @@ function boundsText(b) {
   return `${formatDuration(b.min_ms)}\u2013${formatDuration(b.max_ms)}`;
 }
 
-// src/rules/hookEvidence.ts
-function since(pre, look2) {
-  return look2.checked_at === void 0 ? void 0 : Math.max(0, look2.checked_at - pre.at);
-}
-function verdictFromHook(pre, post, landed) {
-  const verdict = {};
-  if (landed?.watched_from === "pre") {
-    verdict.shape = landed.with_result ? "with_result" : "before_result";
-    const firedAt = landed.fired_at ?? pre?.at;
-    if (firedAt !== void 0) {
-      verdict.held = { min_ms: landed.missed_at === void 0 ? 0 : Math.max(0, landed.missed_at - firedAt), max_ms: Math.max(0, landed.at - firedAt) };
-    }
-    return verdict;
-  }
-  const preSaw = pre?.record_on_disk;
-  const postSaw = post?.record_on_disk;
-  const postMissed = postSaw === false && post?.result_on_disk === false;
-  if (preSaw === true) verdict.shape = "before_result";
-  else if (postSaw === true && post?.result_on_disk === false) verdict.shape = "before_result";
-  else if (postMissed && landed !== void 0) verdict.shape = landed.with_result ? "with_result" : "before_result";
-  if (pre === void 0) return verdict;
-  const atPre = since(pre, pre);
-  const atPost = post === void 0 ? void 0 : since(pre, post);
-  if (preSaw === true && atPre !== void 0) verdict.held = { min_ms: 0, max_ms: atPre };
-  else if (postSaw === true && atPost !== void 0) verdict.held = { min_ms: preSaw === false && atPre !== void 0 ? atPre : 0, max_ms: atPost };
-  else if (postMissed && atPost !== void 0) verdict.held = { min_ms: atPost, max_ms: landed === void 0 ? null : Math.max(atPost, landed.at - pre.at) };
-  else if (preSaw === false && atPre !== void 0) verdict.held = { min_ms: atPre, max_ms: null };
-  return verdict;
-}
-
-// src/rules/httpHookConfigText.ts
-var MAX_HTTP_CONFIG_BYTES = 4096;
-function parseHttpHookConfig(text) {
-  try {
-    const { port, secret } = JSON.parse(text);
-    if (!Number.isInteger(port) || port < 1 || port > 65535) return void 0;
-    if (typeof secret !== "string" || !/^[A-Za-z0-9_-]{32,128}$/.test(secret)) return void 0;
-    return { port, secret };
-  } catch {
-    return void 0;
-  }
-}
+// src/rules/channelConstants.ts
+var CHANNEL_SCHEMA_VERSION = 1;
+var CHANNEL_DIR_NAME = "transcript-lag";
+var MOD_SOURCE = "transcript-lag-mod";
+var HTTP_CONFIG_FILE = "http.json";
+var SPOOL_DIR_NAME = "spool";
+var SAFE_SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 // src/rules/modContract.ts
 var HELD_DIR_NAME = "held";
@@ -131,6 +83,9 @@ function modLivePath(claudeDir, sessionId) {
 function spoolFileName(sessionId, instance, seq) {
   return `${sessionId}.${instance}.${String(seq).padStart(8, "0")}.json`;
 }
+function spoolDirPath(claudeDir) {
+  return channelPath(claudeDir, SPOOL_DIR_NAME);
+}
 function spoolFilePath(claudeDir, sessionId, instance, seq) {
   return channelPath(claudeDir, SPOOL_DIR_NAME, spoolFileName(sessionId, instance, seq));
 }
@@ -148,6 +103,168 @@ function heldMessageOf(rows, toolUseId) {
     tool_use: { id: use.tool_use_id, name: use.tool, input: use.input ?? {} },
     complete: first > 0
   };
+}
+
+// src/mod/callList.ts
+async function listCall($, s, call) {
+  const file = modCallsPath(call.place.claudeDir, call.place.sessionId);
+  if (file === void 0) return;
+  if (s.listed?.sessionId !== call.place.sessionId) s.listed = { sessionId: call.place.sessionId, calls: [] };
+  s.listed.calls = [...s.listed.calls, call.id].slice(-MOD_CALLS_LISTED);
+  const list = s.listed;
+  s.listWrites = s.listWrites.then(() => $.fs.write(file, JSON.stringify({ v: 1, calls: list.calls }))).catch(() => void 0);
+  await s.listWrites;
+}
+
+// src/rules/cmdArgument.ts
+function cmdTakesAsIs(p) {
+  return /^[\p{L}\p{M}\p{N} \\:._\-'~#$+[\]{}]*$/u.test(p) && !p.includes("\xFF");
+}
+
+// src/mod/heldMessage.ts
+var ROWS = 64;
+async function privateFolder($, p) {
+  const dir = heldDirOf(p.claudeDir, p.sessionId);
+  if (dir === void 0) return false;
+  if (dir.includes("\\")) return true;
+  const lock = ["chmod", "700", channelPath(p.claudeDir), channelPath(p.claudeDir, HELD_DIR_NAME), dir];
+  try {
+    if ((await $.process.run(lock, { timeoutMs: 2e3 })).exitCode === 0) return true;
+    const made = await $.process.run(["mkdir", "-p", "-m", "700", dir], { timeoutMs: 2e3 });
+    if (made.exitCode !== 0) return false;
+    return (await $.process.run(lock, { timeoutMs: 2e3 })).exitCode === 0;
+  } catch {
+    return false;
+  }
+}
+async function storeHeldMessage($, s, call) {
+  if (!s.keepHeldMessages) return;
+  const file = heldMessagePath(call.place.claudeDir, call.place.sessionId, call.id);
+  if (file === void 0) return;
+  const privately = privateFolder($, call.place);
+  let found;
+  for (let last = ROWS; last <= 4096; last *= 4) {
+    const rows = await $.session.messages(call.agentId !== void 0 ? { agentId: call.agentId, last } : { last });
+    if (!Array.isArray(rows)) return;
+    found = heldMessageOf(rows, call.id);
+    if (found === void 0 || found.complete || rows.length < last) break;
+  }
+  if (found === void 0 || !await privately) return;
+  const message = {
+    v: HELD_MESSAGE_VERSION,
+    tool_use_id: call.id,
+    session_id: call.place.sessionId,
+    ...call.agentId !== void 0 ? { agent_id: call.agentId } : {},
+    at: call.at,
+    text_blocks: found.text_blocks,
+    tool_use: found.tool_use
+  };
+  await $.fs.write(file, JSON.stringify(message));
+  call.heldFile = file;
+  if (!s.held.has(call.id)) dropHeldMessage($, call);
+}
+function dropHeldMessageNow($, call) {
+  const file = call.heldFile;
+  if (file === void 0) return Promise.resolve();
+  call.heldFile = void 0;
+  return removeOrEmpty($, file);
+}
+function dropHeldMessage($, call) {
+  void dropHeldMessageNow($, call);
+}
+function removeOrEmpty($, file) {
+  const windows = file.includes("\\");
+  const remove = !windows ? ["rm", "-f", file] : cmdTakesAsIs(file) ? ["cmd.exe", "/d", "/c", "del", "/f", "/q", file] : void 0;
+  const removed = remove === void 0 ? Promise.resolve() : $.process.run(remove, { timeoutMs: 1e3 }).then(() => void 0, () => void 0);
+  return removed.then(() => $.fs.exists(file)).then((left) => left ? $.fs.write(file, "") : void 0).catch(() => $.fs.write(file, "").catch(() => void 0));
+}
+
+// src/mod/state.ts
+var MAX_CALLS = 500;
+function newState(options) {
+  return {
+    keepHeldMessages: asBool(options?.keepHeldMessages, true),
+    instance: crypto.randomUUID().replace(/-/g, "").slice(0, 8),
+    held: /* @__PURE__ */ new Map(),
+    calling: /* @__PURE__ */ new Map(),
+    lags: /* @__PURE__ */ new Map(),
+    cursors: /* @__PURE__ */ new Map(),
+    recordsSeen: /* @__PURE__ */ new Map(),
+    resultsSeen: /* @__PURE__ */ new Map(),
+    looks: 0,
+    spooled: 0,
+    unfolded: 0,
+    recounting: false,
+    recountedAt: -Infinity,
+    tickerMs: 0,
+    looking: false,
+    listWrites: Promise.resolve(),
+    aliveWrites: Promise.resolve()
+  };
+}
+function asBool(value, fallback) {
+  if (typeof value === "boolean") return value;
+  if (value === "false") return false;
+  if (value === "true") return true;
+  return fallback;
+}
+function placeOf(transcriptPath) {
+  if (!transcriptPath) return void 0;
+  const sessionId = sessionIdOfTranscript(transcriptPath);
+  const claudeDir = claudeDirOfTranscript(transcriptPath);
+  return sessionId && claudeDir ? { transcriptPath, sessionId, claudeDir } : void 0;
+}
+var now = () => Date.now();
+
+// src/mod/liveness.ts
+function writeAlive($, s, p) {
+  const file = modLivePath(p.claudeDir, p.sessionId);
+  if (file === void 0) return s.aliveWrites;
+  const alive = { v: 1, session_id: p.sessionId, at: Math.round(now()), every_ms: MOD_LIVE_EVERY_MS, keep_held_messages: s.keepHeldMessages };
+  s.aliveWrites = s.aliveWrites.then(() => $.fs.write(file, JSON.stringify(alive))).catch(() => void 0);
+  return s.aliveWrites;
+}
+function removeAlive($, s, p) {
+  const file = modLivePath(p.claudeDir, p.sessionId);
+  if (file === void 0) return Promise.resolve();
+  s.aliveWrites = s.aliveWrites.then(() => removeOrEmpty($, file));
+  return s.aliveWrites;
+}
+function keepAlive($, s) {
+  s.alive?.cancel();
+  s.alive = $.clock.every(MOD_LIVE_EVERY_MS, () => {
+    if (s.place !== void 0) void writeAlive($, s, s.place);
+  });
+}
+
+// src/rules/hookEvidence.ts
+function since(pre, look2) {
+  return look2.checked_at === void 0 ? void 0 : Math.max(0, look2.checked_at - pre.at);
+}
+function verdictFromHook(pre, post, landed) {
+  const verdict = {};
+  if (landed?.watched_from === "pre") {
+    verdict.shape = landed.with_result ? "with_result" : "before_result";
+    const firedAt = landed.fired_at ?? pre?.at;
+    if (firedAt !== void 0) {
+      verdict.held = { min_ms: landed.missed_at === void 0 ? 0 : Math.max(0, landed.missed_at - firedAt), max_ms: Math.max(0, landed.at - firedAt) };
+    }
+    return verdict;
+  }
+  const preSaw = pre?.record_on_disk;
+  const postSaw = post?.record_on_disk;
+  const postMissed = postSaw === false && post?.result_on_disk === false;
+  if (preSaw === true) verdict.shape = "before_result";
+  else if (postSaw === true && post?.result_on_disk === false) verdict.shape = "before_result";
+  else if (postMissed && landed !== void 0) verdict.shape = landed.with_result ? "with_result" : "before_result";
+  if (pre === void 0) return verdict;
+  const atPre = since(pre, pre);
+  const atPost = post === void 0 ? void 0 : since(pre, post);
+  if (preSaw === true && atPre !== void 0) verdict.held = { min_ms: 0, max_ms: atPre };
+  else if (postSaw === true && atPost !== void 0) verdict.held = { min_ms: preSaw === false && atPre !== void 0 ? atPre : 0, max_ms: atPost };
+  else if (postMissed && atPost !== void 0) verdict.held = { min_ms: atPost, max_ms: landed === void 0 ? null : Math.max(atPost, landed.at - pre.at) };
+  else if (preSaw === false && atPre !== void 0) verdict.held = { min_ms: atPre, max_ms: null };
+  return verdict;
 }
 
 // src/rules/lineCursor.ts
@@ -363,63 +480,30 @@ function callsOfLine(line, partial = false) {
   return out;
 }
 
-// src/rules/cmdArgument.ts
-function cmdTakesAsIs(p) {
-  return /^[\p{L}\p{M}\p{N} \\:._\-'~#$+[\]{}]*$/u.test(p) && !p.includes("\xFF");
+// src/rules/channelEvent.ts
+function channelEventHead(event, at, sessionId, transcriptPath) {
+  return { v: CHANNEL_SCHEMA_VERSION, event, at: Math.round(at), session_id: sessionId, transcript_path: transcriptPath };
 }
 
-// src/mod/register.ts
-var MAX_CALLS = 500;
-var MAX_LAGS = 200;
-var TICK_MS = 100;
-var RAN_TICK_MS = 10;
-var READ_LIMIT = 4 * 1024 * 1024;
+// src/rules/httpHookConfigText.ts
+var MAX_HTTP_CONFIG_BYTES = 4096;
+function parseHttpHookConfig(text) {
+  try {
+    const { port, secret } = JSON.parse(text);
+    if (!Number.isInteger(port) || port < 1 || port > 65535) return void 0;
+    if (typeof secret !== "string" || !/^[A-Za-z0-9_-]{32,128}$/.test(secret)) return void 0;
+    return { port, secret };
+  } catch {
+    return void 0;
+  }
+}
+
+// src/mod/report.ts
 var MAX_UNFOLDED = 2e4;
 var SPOOL_RECOUNT = 1e3;
 var CAPPED_RECOUNT_MS = 1e3;
 var POST_TIMEOUT_MS = 2e3;
-var ROWS = 64;
-var MAX_SEEN = 1e3;
-var MAX_CURSORS = 64;
-function bytesOf(base64) {
-  const text = atob(base64);
-  const bytes = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-  return bytes;
-}
-function remember(seen, id, lookNo) {
-  if (seen.has(id)) return;
-  seen.set(id, lookNo);
-  if (seen.size > MAX_SEEN) seen.delete(seen.keys().next().value);
-}
-var now = () => Date.now();
-function newState(options) {
-  return {
-    keepHeldMessages: asBool(options?.keepHeldMessages, true),
-    instance: crypto.randomUUID().replace(/-/g, "").slice(0, 8),
-    held: /* @__PURE__ */ new Map(),
-    lags: /* @__PURE__ */ new Map(),
-    cursors: /* @__PURE__ */ new Map(),
-    recordsSeen: /* @__PURE__ */ new Map(),
-    resultsSeen: /* @__PURE__ */ new Map(),
-    looks: 0,
-    spooled: 0,
-    unfolded: 0,
-    recounting: false,
-    recountedAt: -Infinity,
-    tickerMs: 0,
-    looking: false,
-    listWrites: Promise.resolve(),
-    aliveWrites: Promise.resolve()
-  };
-}
-function placeOf(transcriptPath) {
-  if (!transcriptPath) return void 0;
-  const sessionId = sessionIdOfTranscript(transcriptPath);
-  const claudeDir = claudeDirOfTranscript(transcriptPath);
-  return sessionId && claudeDir ? { transcriptPath, sessionId, claudeDir } : void 0;
-}
-function event(p, kind, at, agentId, fields) {
+function modEvent(p, kind, at, agentId, fields) {
   return {
     ...channelEventHead(kind, at, p.sessionId, p.transcriptPath),
     ...fields,
@@ -437,7 +521,7 @@ function recountSpool($, s, p, full) {
   if (s.recounting || full && at - s.recountedAt < CAPPED_RECOUNT_MS) return;
   s.recounting = true;
   s.recountedAt = at;
-  const dir = spoolDirOf(p);
+  const dir = spoolDirPath(p.claudeDir);
   $.fs.list(dir).then(
     (entries) => void (s.unfolded = entries.length),
     // A spool folder that is gone (transcript-lag/ deleted) holds nothing.
@@ -468,9 +552,6 @@ function report($, s, p, ev, listed = false) {
     spool();
   });
 }
-function spoolDirOf(p) {
-  return channelPath(p.claudeDir, SPOOL_DIR_NAME);
-}
 async function findReceiver($, s, p) {
   const file = channelPath(p.claudeDir, HTTP_CONFIG_FILE);
   try {
@@ -484,88 +565,25 @@ async function findReceiver($, s, p) {
   }
   s.receiver = void 0;
 }
-async function privateFolder($, p) {
-  const dir = heldDirOf(p.claudeDir, p.sessionId);
-  if (dir === void 0) return false;
-  if (dir.includes("\\")) return true;
-  const lock = ["chmod", "700", channelPath(p.claudeDir), channelPath(p.claudeDir, HELD_DIR_NAME), dir];
-  try {
-    if ((await $.process.run(lock, { timeoutMs: 2e3 })).exitCode === 0) return true;
-    const made = await $.process.run(["mkdir", "-p", "-m", "700", dir], { timeoutMs: 2e3 });
-    if (made.exitCode !== 0) return false;
-    return (await $.process.run(lock, { timeoutMs: 2e3 })).exitCode === 0;
-  } catch {
-    return false;
-  }
+
+// src/mod/looks.ts
+var MAX_LAGS = 200;
+var TICK_MS = 100;
+var RAN_TICK_MS = 10;
+var READ_LIMIT = 4 * 1024 * 1024;
+var MAX_SEEN = 1e3;
+var MAX_CURSORS = 64;
+var FIRST_LOOK_BACK = 1024 * 1024;
+function bytesOf(base64) {
+  const text = atob(base64);
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return bytes;
 }
-async function listCall($, s, call) {
-  const file = modCallsPath(call.place.claudeDir, call.place.sessionId);
-  if (file === void 0) return;
-  if (s.listed?.sessionId !== call.place.sessionId) s.listed = { sessionId: call.place.sessionId, calls: [] };
-  s.listed.calls = [...s.listed.calls, call.id].slice(-MOD_CALLS_LISTED);
-  const list = s.listed;
-  s.listWrites = s.listWrites.then(() => $.fs.write(file, JSON.stringify({ v: 1, calls: list.calls }))).catch(() => void 0);
-  await s.listWrites;
-}
-async function storeHeldMessage($, s, call) {
-  if (!s.keepHeldMessages) return;
-  const file = heldMessagePath(call.place.claudeDir, call.place.sessionId, call.id);
-  if (file === void 0) return;
-  const privately = privateFolder($, call.place);
-  let found;
-  for (let last = ROWS; last <= 4096; last *= 4) {
-    const rows = await $.session.messages(call.agentId !== void 0 ? { agentId: call.agentId, last } : { last });
-    if (!Array.isArray(rows)) return;
-    found = heldMessageOf(rows, call.id);
-    if (found === void 0 || found.complete || rows.length < last) break;
-  }
-  if (found === void 0 || !await privately) return;
-  const message = {
-    v: HELD_MESSAGE_VERSION,
-    tool_use_id: call.id,
-    session_id: call.place.sessionId,
-    ...call.agentId !== void 0 ? { agent_id: call.agentId } : {},
-    at: call.at,
-    text_blocks: found.text_blocks,
-    tool_use: found.tool_use
-  };
-  await $.fs.write(file, JSON.stringify(message));
-  call.heldFile = file;
-  if (!s.held.has(call.id)) dropHeldMessage($, call);
-}
-function dropHeldMessageNow($, call) {
-  const file = call.heldFile;
-  if (file === void 0) return Promise.resolve();
-  call.heldFile = void 0;
-  return removeOrEmpty($, file);
-}
-function removeOrEmpty($, file) {
-  const windows = file.includes("\\");
-  const remove = !windows ? ["rm", "-f", file] : cmdTakesAsIs(file) ? ["cmd.exe", "/d", "/c", "del", "/f", "/q", file] : void 0;
-  const removed = remove === void 0 ? Promise.resolve() : $.process.run(remove, { timeoutMs: 1e3 }).then(() => void 0, () => void 0);
-  return removed.then(() => $.fs.exists(file)).then((left) => left ? $.fs.write(file, "") : void 0).catch(() => $.fs.write(file, "").catch(() => void 0));
-}
-function writeAlive($, s, p) {
-  const file = modLivePath(p.claudeDir, p.sessionId);
-  if (file === void 0) return s.aliveWrites;
-  const alive = { v: 1, session_id: p.sessionId, at: Math.round(now()), every_ms: MOD_LIVE_EVERY_MS, keep_held_messages: s.keepHeldMessages };
-  s.aliveWrites = s.aliveWrites.then(() => $.fs.write(file, JSON.stringify(alive))).catch(() => void 0);
-  return s.aliveWrites;
-}
-function removeAlive($, s, p) {
-  const file = modLivePath(p.claudeDir, p.sessionId);
-  if (file === void 0) return Promise.resolve();
-  s.aliveWrites = s.aliveWrites.then(() => removeOrEmpty($, file));
-  return s.aliveWrites;
-}
-function keepAlive($, s) {
-  s.alive?.cancel();
-  s.alive = $.clock.every(MOD_LIVE_EVERY_MS, () => {
-    if (s.place !== void 0) void writeAlive($, s, s.place);
-  });
-}
-function dropHeldMessage($, call) {
-  void dropHeldMessageNow($, call);
+function remember(seen, id, lookNo) {
+  if (seen.has(id)) return;
+  seen.set(id, lookNo);
+  if (seen.size > MAX_SEEN) seen.delete(seen.keys().next().value);
 }
 function release($, s, call, held) {
   s.held.delete(call.id);
@@ -612,7 +630,7 @@ async function look($, s) {
       }
       const withResult = s.resultsSeen.get(call.id) === recordLook;
       const p = call.place;
-      report($, s, p, event(p, "landed", seenAt, call.agentId, {
+      report($, s, p, modEvent(p, "landed", seenAt, call.agentId, {
         tool_use_id: call.id,
         tool_name: call.tool,
         with_result: withResult,
@@ -642,7 +660,6 @@ function watchHeld($, s) {
     look($, s).catch(() => void 0).finally(() => s.looking = false);
   });
 }
-var FIRST_LOOK_BACK = 1024 * 1024;
 async function cursorAt($, s, file) {
   if (s.cursors.has(file)) return;
   let size = 0;
@@ -654,12 +671,35 @@ async function cursorAt($, s, file) {
   s.cursors.set(file, new LineCursor({ from, maxLineBytes: PARSE_LINE_CHARS, readLimit: READ_LIMIT, overLimit: "skip" }));
   if (s.cursors.size > MAX_CURSORS) s.cursors.delete(s.cursors.keys().next().value);
 }
-function asBool(value, fallback) {
-  if (typeof value === "boolean") return value;
-  if (value === "false") return false;
-  if (value === "true") return true;
-  return fallback;
+
+// src/mod/settingsHooks.ts
+function hooksDecisionOf(result) {
+  if (typeof result !== "object" || result === null) return void 0;
+  const r = result;
+  if (typeof r.deny === "string") return "deny";
+  if (typeof r.ask === "string") return "ask";
+  if (r.allow === true) return "allow";
+  return void 0;
 }
+function hooksFields(hooks) {
+  if (hooks === void 0) return {};
+  return hooks.decision !== void 0 ? { hooks_ms: hooks.ms, hooks_decision: hooks.decision } : { hooks_ms: hooks.ms };
+}
+function hooksSettled($, s, e, started, result) {
+  const ended = now();
+  if (typeof e?.tool_use_id !== "string") return;
+  const hooks = { ms: Math.max(0, Math.round(ended - started)) };
+  const decision = hooksDecisionOf(result);
+  if (decision !== void 0) hooks.decision = decision;
+  const call = s.calling.get(e.tool_use_id);
+  if (call !== void 0) call.hooks = hooks;
+  const p = call?.place ?? s.place;
+  if (p === void 0) return;
+  const fields = { tool_use_id: e.tool_use_id, tool_name: call?.tool ?? e.tool, transport: "mod", ...hooksFields(hooks) };
+  report($, s, p, modEvent(p, "hooks", ended, call?.agentId, fields), call?.listed ?? false);
+}
+
+// src/mod/register.ts
 function register(on, options) {
   const s = newState(options);
   on("session.start", async ($, e, next) => {
@@ -699,8 +739,9 @@ function register(on, options) {
     if (recordPath === void 0) return next(e);
     const listed = !spoolFull($, s, p);
     const call = { id: e.tool_use_id, tool: e.tool, at, agentId: e.agentId, place: p, recordPath, listed };
-    report($, s, p, event(p, "pre", at, e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: "mod" }), listed);
+    report($, s, p, modEvent(p, "pre", at, e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: "mod" }), listed);
     s.held.set(call.id, call);
+    s.calling.set(call.id, call);
     await Promise.all([
       cursorAt($, s, recordPath),
       listed ? listCall($, s, call).catch(() => void 0) : void 0,
@@ -709,7 +750,8 @@ function register(on, options) {
     ]);
     watchHeld($, s);
     const post = () => {
-      report($, s, p, event(p, "post", now(), e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: "mod" }), listed);
+      s.calling.delete(call.id);
+      report($, s, p, modEvent(p, "post", now(), e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: "mod", ...hooksFields(call.hooks) }), listed);
       call.ran = true;
       if (s.held.has(call.id)) watchHeld($, s);
     };
@@ -722,6 +764,16 @@ function register(on, options) {
       throw err;
     }
   });
+  on("classic.PreToolUse", async ($, e, next) => {
+    const started = now();
+    let result;
+    try {
+      result = await next(e);
+      return result;
+    } finally {
+      hooksSettled($, s, e, started, result);
+    }
+  });
   on("session.append", async ($, e, next) => {
     const p = s.place;
     if (p !== void 0) {
@@ -731,7 +783,7 @@ function register(on, options) {
         if (b?.type === "tool_use" && typeof b.id === "string") ids.push(b.id);
         else if (b?.type === "tool_result" && typeof b.tool_use_id === "string") ids.push(b.tool_use_id);
       }
-      report($, s, p, event(p, "record", at, e.agentId, { uuid: e.uuid, record_type: e.message.type, ...ids.length > 0 ? { tool_use_ids: ids } : {} }));
+      report($, s, p, modEvent(p, "record", at, e.agentId, { uuid: e.uuid, record_type: e.message.type, ...ids.length > 0 ? { tool_use_ids: ids } : {} }));
     }
     return next(e);
   });

@@ -11,6 +11,24 @@ export interface ToolCallEvent {
   [arg: string]: unknown;
 }
 
+/** The `e` of `classic.PreToolUse` (ToolCallEnvelope): tool.call's event without the loop, so no `agentId`. */
+export interface ToolCallEnvelope {
+  tool: string;
+  tool_use_id: string;
+  [arg: string]: unknown;
+}
+
+/**
+ * What `classic.PreToolUse`'s `next` resolves to (PreToolUseResult): `{ allow: true }`, `{ ask }`,
+ * `{ deny }` or none of them, with `updatedInput` and `additionalContext` beside.
+ */
+export interface PreToolUseResult {
+  allow?: true;
+  ask?: string;
+  deny?: string;
+  [field: string]: unknown;
+}
+
 export interface AppendEvent {
   message: { type: 'user' | 'assistant' | 'attachment' | 'system'; content?: Array<{ type?: string; id?: unknown; tool_use_id?: unknown }> };
   door: string;
@@ -58,6 +76,8 @@ export interface On {
   (event: 'session.end', hook: Hook<unknown>): unknown;
   (event: 'classic.SessionStart', hook: Hook<{ transcript_path?: string }>): unknown;
   (event: 'tool.call', hook: Hook<ToolCallEvent>): unknown;
+  /** Fires inside `tool.call`, beneath every plugin's `tool.call` hook; its `next` runs the settings PreToolUse hooks. */
+  (event: 'classic.PreToolUse', hook: Hook<ToolCallEnvelope>): unknown;
   (event: 'session.append', hook: Hook<AppendEvent>): unknown;
   (event: 'ui.render', matcher: { component: string }, hook: Hook<RenderEvent>): unknown;
 }

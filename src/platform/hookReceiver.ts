@@ -60,7 +60,7 @@ function modEventOf(bytes: Buffer | undefined): { session_id: string; transcript
   }
   const e = value as Record<string, unknown> | null;
   if (!e || typeof e !== 'object' || Array.isArray(e)) return undefined;
-  if (e.v !== CHANNEL_SCHEMA_VERSION || e.source !== MOD_SOURCE || !['pre', 'post', 'landed', 'record'].includes(e.event as string)) return undefined;
+  if (e.v !== CHANNEL_SCHEMA_VERSION || e.source !== MOD_SOURCE || !['pre', 'post', 'landed', 'record', 'hooks'].includes(e.event as string)) return undefined;
   if (typeof e.session_id !== 'string' || !SAFE_SESSION_ID.test(e.session_id) || typeof e.transcript_path !== 'string') return undefined;
   if (!Number.isInteger(e.at)) return undefined;
   return e as { session_id: string; transcript_path: string };

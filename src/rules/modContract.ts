@@ -173,6 +173,11 @@ export function spoolFileName(sessionId: string, instance: string, seq: number):
   return `${sessionId}.${instance}.${String(seq).padStart(8, '0')}.json`;
 }
 
+/** The spool's folder, joined as the Claude dir is (channelPaths.ts's spoolDirOf, without node:path). */
+export function spoolDirPath(claudeDir: string): string {
+  return channelPath(claudeDir, SPOOL_DIR_NAME);
+}
+
 /** Where one spooled event goes. */
 export function spoolFilePath(claudeDir: string, sessionId: string, instance: string, seq: number): string {
   return channelPath(claudeDir, SPOOL_DIR_NAME, spoolFileName(sessionId, instance, seq));

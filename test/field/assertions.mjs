@@ -142,6 +142,7 @@ export function checkScenario(result, { strictProfile }) {
   }
   // Before 2.1.287 no mod loads: the plugin's command hooks report alone (checked above).
   if (def.mod && modLoads(result.version)) checkMod(result, fail);
+  if (def.timeSlowHook && modLoads(result.version)) checkHooksTimed(result, fail);
   if (def.statusline) checkStatusLine(result, fail);
   if (result.messageTool) checkMessageTool(result, fail);
   if (def.install === 'plugin-git') {
@@ -465,4 +466,45 @@ function checkMod(result, fail) {
     // Once landed, the calls' rows say their transcript lag.
     if (!/transcript lag/.test(result.screen ?? '')) fail('the last screen shows no transcript lag under the calls\' rows');
   }
+}
+
+/** How far the mod's `hooks_ms` may be from the slow hook's own measure: its process start, Claude Code's spawn and read of it. */
+const HOOKS_TIMED_SLACK_MS = 100;
+
+/**
+ * The mod's timing of each call's settings PreToolUse hooks (classic.PreToolUse): one `hooks` event
+ * per call, whose `hooks_ms` is the slow hook's own measure (the longest of the call's hooks, which
+ * run at once) within HOOKS_TIMED_SLACK_MS, whose window holds the hook's run, with no decision (none
+ * of the hooks makes one); the mod's `post` carries the same figure.
+ */
+function checkHooksTimed(result, fail) {
+  const channel = result.recording.channel.map((l) => JSON.parse(l.text));
+  const timed = [];
+  for (const c of result.calls) {
+    const where = `${c.id} (${c.tool})`;
+    const runs = (result.slowHookRuns ?? []).filter((r) => r.id === c.id);
+    const hooks = channel.filter((e) => e.event === 'hooks' && e.tool_use_id === c.id);
+    if (runs.length !== 1) {
+      fail(`${where}: the slow hook logged ${runs.length} runs, expected 1`);
+      continue;
+    }
+    if (hooks.length !== 1) {
+      fail(`${where}: ${hooks.length} hooks events in the channel, expected 1`);
+      continue;
+    }
+    const [run] = runs;
+    const [h] = hooks;
+    const own = run.end - run.start;
+    timed.push({ id: c.id, hooks_ms: h.hooks_ms, own_ms: own });
+    if (h.source !== MOD_SOURCE || h.transport !== 'mod') fail(`${where}: the hooks event came from ${h.source} by ${h.transport}`);
+    if (!Number.isInteger(h.hooks_ms) || h.hooks_ms < 0) fail(`${where}: hooks_ms ${h.hooks_ms} is no whole number of ms`);
+    else if (Math.abs(h.hooks_ms - own) > HOOKS_TIMED_SLACK_MS) fail(`${where}: the mod timed the hooks ${h.hooks_ms} ms, the slow hook measured itself ${own} ms`);
+    // The mod's window (it ends at `at`) holds the hook's run, to within a ms of each clock's rounding.
+    if (h.at - h.hooks_ms > run.start + 1 || h.at < run.end - 1) fail(`${where}: the mod's window ${h.at - h.hooks_ms}..${h.at} does not hold the hook's run ${run.start}..${run.end}`);
+    if ('hooks_decision' in h) fail(`${where}: hooks_decision ${h.hooks_decision}, but no hook decided`);
+    const post = channel.find((e) => e.event === 'post' && e.tool_use_id === c.id && e.source === MOD_SOURCE);
+    if (!post) fail(`${where}: no post from the mod`);
+    else if (post.hooks_ms !== h.hooks_ms) fail(`${where}: the mod's post says hooks_ms ${post.hooks_ms}, its hooks event ${h.hooks_ms}`);
+  }
+  result.hooksTimed = timed;
 }

@@ -47,9 +47,11 @@ export function makeSandbox(name) {
 /**
  * Adds the field test's own hooks to whatever settings.json holds (the project's install-hook may
  * have written it first): the ground-truth event logger on PreToolUse/PostToolUse, and, when asked,
- * a slow second PreToolUse hook (a reviewing hook that takes its time).
+ * a slow second PreToolUse hook (a reviewing hook that takes its time). With `slowHookLog`, the slow
+ * hook appends its own start and end (ms since epoch, GNU date) and its call's id there, one JSON
+ * line per run: `{"id","start","end"}`.
  */
-export function addFieldSettings(sb, { slowHookMs = 0, reviewer }) {
+export function addFieldSettings(sb, { slowHookMs = 0, reviewer, slowHookLog }) {
   let settings = {};
   if (fs.existsSync(sb.settingsFile)) settings = parseJsonc(fs.readFileSync(sb.settingsFile, 'utf8')) ?? {};
   settings.permissions = settings.permissions ?? {};
@@ -58,7 +60,11 @@ export function addFieldSettings(sb, { slowHookMs = 0, reviewer }) {
   const logCmd = `node ${JSON.stringify(EVENT_LOG_HOOK)} ${JSON.stringify(sb.eventLog)}`;
   const pre = [{ type: 'command', command: logCmd }];
   if (reviewer) pre.push({ type: 'command', command: reviewer, timeout: 10 });
-  if (slowHookMs > 0) pre.push({ type: 'command', command: `sleep ${(slowHookMs / 1000).toFixed(3)}`, timeout: 30 });
+  const sleep = `sleep ${(slowHookMs / 1000).toFixed(3)}`;
+  const timed = (log) =>
+    `s=$(date +%s%3N); id=$(sed -n 's/.*"tool_use_id" *: *"\\([^"]*\\)".*/\\1/p' | head -n 1); ${sleep}; e=$(date +%s%3N); ` +
+    `printf '{"id":"%s","start":%s,"end":%s}\\n' "$id" "$s" "$e" >> ${JSON.stringify(slowHookLog)}`;
+  if (slowHookMs > 0) pre.push({ type: 'command', command: slowHookLog ? timed(slowHookLog) : sleep, timeout: 30 });
   settings.hooks.PreToolUse = [...(settings.hooks.PreToolUse ?? []), { matcher: '*', hooks: pre }];
   settings.hooks.PostToolUse = [
     ...(settings.hooks.PostToolUse ?? []),

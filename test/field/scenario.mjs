@@ -44,8 +44,11 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
   const livenessLog = path.join(sb.root, 'liveness.log');
   const q = JSON.stringify;
   if (def.statusline) installStatusline({ claudeDir: sb.claudeDir });
+  // `timeSlowHook`: the slow hook says when it ran, to hold the mod's timing of the settings hooks to.
+  const slowHookLog = def.timeSlowHook ? path.join(sb.root, 'slow-hook.log') : undefined;
   addFieldSettings(sb, {
     slowHookMs: def.slowHookMs ?? 0,
+    slowHookLog,
     reviewer: def.reviewer
       ? `${q(process.execPath)} ${def.reviewer === 'copied' ? `${q(messageTool)} --json` : `${q(CLI_JS)} message --json`} >> ${q(reviewerLog)}; ` +
         (def.reviewer === 'copied' ? `cat ${q(modDir)}/*.live.json >> ${q(livenessLog)} 2>/dev/null; echo >> ${q(livenessLog)}; ` : '') +
@@ -174,6 +177,8 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
     // The mod's spinner suffix ("held 2.1s"), sample by sample.
     heldScreens: (run?.screens ?? []).map((s) => ({ t: s.t, line: s.text.split('\n').find((l) => /· held \d/.test(l))?.trim() })),
     reviewerAnswers: def.reviewer ? readJsonl(reviewerLog) : undefined,
+    // Each run of the slow hook as it measured itself: `{ id, start, end }` (def.timeSlowHook).
+    slowHookRuns: slowHookLog ? readJsonl(slowHookLog) : undefined,
     // The message tool with the plugin alone: copied from the clone, the mod's liveness, a session without the mod.
     messageTool: def.reviewer === 'copied'
       ? messageToolResult({ sb, clone, messageTool, livenessLog, livenessLeft, noModRun, sessionId: events.find((e) => e.session)?.session, def, exitsLog, recorder, modDir })

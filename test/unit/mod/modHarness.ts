@@ -103,15 +103,18 @@ export class ModHarness {
 
   /**
    * A tool call: its `tool.call` runs up to `next` (what the call's settings hooks would then see is on disk
-   * once this resolves); `finish()` lets the tool end and the call settle.
+   * once this resolves); `finish()` lets the tool end and the call settle. With `hooks`, `next` first raises
+   * `classic.PreToolUse` as Claude Code does, beneath tool.call, `hooks` standing for the settings hooks
+   * (what it resolves to is their PreToolUseResult; it may wait for the test).
    */
-  async call(id: string, tool = 'Bash'): Promise<{ finish(): Promise<void> }> {
+  async call(id: string, tool = 'Bash', opts: { hooks?: () => Promise<unknown>; agentId?: string } = {}): Promise<{ finish(): Promise<void> }> {
     let release!: () => void;
     const ran = new Promise<void>((r) => (release = r));
     let reached!: () => void;
     const atNext = new Promise<void>((r) => (reached = r));
-    const done = this.emit('tool.call', { tool, tool_use_id: id }, async (e) => {
+    const done = this.emit('tool.call', { tool, tool_use_id: id, ...(opts.agentId !== undefined ? { agentId: opts.agentId } : {}) }, async (e) => {
       reached();
+      if (opts.hooks !== undefined) await this.emit('classic.PreToolUse', { tool, tool_use_id: id }, opts.hooks);
       await ran;
       return e;
     });
@@ -250,7 +253,7 @@ export class ModHarness {
   }
 
   /** The spool's events of the session, in name order. */
-  spooled(): { event: string; tool_use_id?: string; tool_use_ids?: string[] }[] {
+  spooled(): { event: string; tool_use_id?: string; tool_use_ids?: string[]; [field: string]: unknown }[] {
     const dir = this.real(this.claudePath('transcript-lag', 'spool'));
     if (!fs.existsSync(dir)) return [];
     return fs

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { createServer, request } from 'node:http';
 import * as net from 'node:net';
 import { channelEventSchema, type ChannelEvent } from '../../../src/core/channel/schema';
+import { parseChannelLine } from '../../../src/core/channel/reader';
 import { HEADERS_TIMEOUT_MS, HOOK_PATH, MAX_MOD_BODY_BYTES, MOD_PATH, MAX_CONNECTIONS, MAX_WAITING_CONNECTIONS, SECRET_HEADER, WAITING_GRACE_MS, startHookReceiver, type HookReceiver } from '../../../src/platform/hookReceiver';
 import { MAX_LANDING_WATCHES } from '../../../src/platform/landingWatches';
 import { ANSWER_HEADER, CHALLENGE_HEADER, CHALLENGE_PATH, challengeAnswer, proveListener } from '../../../src/platform/receiverChallenge';
@@ -109,6 +110,16 @@ describe('HTTP hook receiver', () => {
     const big = JSON.stringify({ ...event, tool_name: 'x'.repeat(MAX_MOD_BODY_BYTES) });
     assert.equal((await post(receiver.port, big, { [SECRET_HEADER]: SECRET }, MOD_PATH).catch(() => ({ status: 413, body: '' }))).status, 413);
     assert.equal(channelEvents().length, 2);
+  });
+
+  it('the mod\'s hooks event (its timing of a call\'s settings hooks) is appended too, as it came: the channel reader skips it as an event it does not know yet', async () => {
+    const transcript = path.join(dir, 'projects', '-work', `${SID}.jsonl`);
+    fs.writeFileSync(transcript, '');
+    const hooks = { v: 1, event: 'hooks', at: 1_800_000_001_357, session_id: SID, transcript_path: transcript, tool_use_id: 'toolu_01MOD', tool_name: 'Bash', transport: 'mod', hooks_ms: 1234, hooks_decision: 'deny', source: 'transcript-lag-mod' };
+    assert.equal((await post(receiver.port, JSON.stringify(hooks), { [SECRET_HEADER]: SECRET }, MOD_PATH)).status, 200);
+    const lines = fs.readFileSync(path.join(channelDir, `${SID}.jsonl`), 'utf8').split('\n').filter(Boolean);
+    assert.deepEqual(lines.map((l) => JSON.parse(l)), [hooks]);
+    assert.deepEqual(parseChannelLine(lines[0]), { kind: 'unknown-event', event: 'hooks' });
   });
 
   it('stands aside for a call the mod lists, as the command hook does: 200, nothing written', async () => {

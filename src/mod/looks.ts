@@ -1,0 +1,146 @@
+/**
+ * The looks at a held call's file: every TICK_MS (RAN_TICK_MS once the tool has run) the new bytes of
+ * each held call's transcript are read through a LineCursor, and a call whose record is there is
+ * reported `landed` and released, its lag kept for its tool row.
+ */
+import { HELD_MESSAGE_TTL_MS } from '../rules/modContract';
+import { verdictFromHook, type HeldBounds } from '../rules/hookEvidence';
+import { LineCursor } from '../rules/lineCursor';
+import { callsOfLine, PARSE_LINE_CHARS } from '../rules/recordLine';
+import type { ModApi } from './api';
+import { dropHeldMessage } from './heldMessage';
+import { modEvent, report } from './report';
+import { now, type HeldCall, type ModState } from './state';
+
+const MAX_LAGS = 200;
+/** Redraw rate while a call is held (the issue asks ≥ 4 a second) and how often its file is looked at. */
+const TICK_MS = 100;
+/** How often, once a held call has run (its result may land with its record). */
+const RAN_TICK_MS = 10;
+/** At most this much of a transcript is read per look; a bigger jump is skipped (its calls stay "held" until their TTL). */
+const READ_LIMIT = 4 * 1024 * 1024;
+const MAX_SEEN = 1000;
+/** Files looked at (a session and its subagents'): the oldest is forgotten past this. */
+const MAX_CURSORS = 64;
+/** A file's first look starts this far back, so a record written before its call fired is still found. */
+const FIRST_LOOK_BACK = 1024 * 1024;
+
+/** The bytes `$.fs.read(…, { as: 'bytes' })` gives, from their base64. */
+function bytesOf(base64: string): Uint8Array {
+  const text = atob(base64);
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return bytes;
+}
+
+function remember(seen: Map<string, number>, id: string, lookNo: number): void {
+  if (seen.has(id)) return;
+  seen.set(id, lookNo);
+  if (seen.size > MAX_SEEN) seen.delete(seen.keys().next().value as string);
+}
+
+/** The call left the held set: its record is on disk (`held`: how long, as its looks bound it), or it is given up on. */
+function release($: ModApi, s: ModState, call: HeldCall, held: HeldBounds | undefined): void {
+  s.held.delete(call.id);
+  dropHeldMessage($, call);
+  if (held === undefined) return;
+  s.lags.set(call.id, held);
+  if (s.lags.size > MAX_LAGS) s.lags.delete(s.lags.keys().next().value as string);
+}
+
+/** Reads what each held call's file gained since the last look and releases the calls whose record is there. */
+async function look($: ModApi, s: ModState): Promise<void> {
+  const started = now();
+  const byFile = new Map<string, HeldCall[]>();
+  for (const call of s.held.values()) {
+    if (started - call.at > HELD_MESSAGE_TTL_MS) release($, s, call, undefined);
+    else byFile.set(call.recordPath, [...(byFile.get(call.recordPath) ?? []), call]);
+  }
+  for (const [file, calls] of byFile) {
+    const cursor = s.cursors.get(file);
+    if (cursor === undefined) continue;
+    let size = cursor.offset;
+    try {
+      size = (await $.fs.stat(file)).size;
+    } catch {
+      // not written yet
+    }
+    // Smaller than read: truncated or replaced, read again (`$.fs.stat` gives no inode, so a larger replacement goes unseen).
+    // Past READ_LIMIT new bytes, only the last READ_LIMIT are read: the calls in what is skipped stay "held" until their TTL.
+    cursor.look(size);
+    const lines: Array<{ text: string; cut: boolean }> = [];
+    const range = cursor.nextRead(READ_LIMIT);
+    if (range !== undefined) {
+      // Bytes, not text: the cursor carries a line cut inside a UTF-8 character whole to the next look.
+      const bytes = bytesOf((await $.fs.read(file, { as: 'bytes', ...range })).base64);
+      const utf8 = new TextDecoder();
+      cursor.takeLines(bytes, (line, cut) => lines.push({ text: utf8.decode(line), cut }));
+    }
+    const lookNo = ++s.looks;
+    for (const { text, cut } of lines) {
+      const { records, results } = callsOfLine(text, cut);
+      for (const id of records) remember(s.recordsSeen, id, lookNo);
+      for (const id of results) remember(s.resultsSeen, id, lookNo);
+    }
+    const seenAt = now();
+    for (const call of calls) {
+      const recordLook = s.recordsSeen.get(call.id);
+      if (recordLook === undefined) {
+        call.missedAt = started;
+        continue;
+      }
+      // The look that found the record found its result too: one write, as far as a reader can tell.
+      const withResult = s.resultsSeen.get(call.id) === recordLook;
+      const p = call.place;
+      report($, s, p, modEvent(p, 'landed', seenAt, call.agentId, {
+        tool_use_id: call.id,
+        tool_name: call.tool,
+        with_result: withResult,
+        watched_from: 'pre',
+        fired_at: Math.round(call.at),
+        ...(call.missedAt !== undefined ? { missed_at: Math.round(call.missedAt) } : {}),
+        ...(call.recordPath !== p.transcriptPath ? { record_path: call.recordPath } : {}),
+      }), call.listed);
+      // The bound the views give this landing (src/rules/hookEvidence.ts), so the row and the views say one number.
+      const landing = { at: seenAt, with_result: withResult, watched_from: 'pre' as const, fired_at: call.at, ...(call.missedAt !== undefined ? { missed_at: call.missedAt } : {}) };
+      release($, s, call, verdictFromHook(undefined, undefined, landing).held);
+    }
+  }
+  if (s.held.size === 0) {
+    s.ticker?.cancel();
+    s.ticker = undefined;
+  } else watchHeld($, s);
+  $.ui.invalidate('ui.render');
+}
+
+/** Starts looking at the held calls' files, TICK_MS apart, until none is held. */
+export function watchHeld($: ModApi, s: ModState): void {
+  // Once a call has run, its result may be written any moment: looks as close as the hook's landing
+  // watcher's, so "found with its result" means one write to within them (src/rules/hookEvidence.ts).
+  const every = [...s.held.values()].some((c) => c.ran) ? RAN_TICK_MS : TICK_MS;
+  if (s.ticker !== undefined && s.tickerMs === every) return;
+  s.ticker?.cancel();
+  s.tickerMs = every;
+  s.ticker = $.clock.every(every, () => {
+    if (s.looking) return;
+    s.looking = true;
+    look($, s)
+      .catch(() => undefined)
+      .finally(() => (s.looking = false));
+  });
+}
+
+/** Where the looks at a file start: a little before its end now (a partial first line is no record). */
+export async function cursorAt($: ModApi, s: ModState, file: string): Promise<void> {
+  if (s.cursors.has(file)) return;
+  let size = 0;
+  try {
+    size = (await $.fs.stat(file)).size;
+  } catch {
+    // not there yet: everything it will hold is new
+  }
+  const from = Math.max(0, size - FIRST_LOOK_BACK);
+  // A line longer than PARSE_LINE_CHARS is judged by its first keys: only its head is kept.
+  s.cursors.set(file, new LineCursor({ from, maxLineBytes: PARSE_LINE_CHARS, readLimit: READ_LIMIT, overLimit: 'skip' }));
+  if (s.cursors.size > MAX_CURSORS) s.cursors.delete(s.cursors.keys().next().value as string);
+}

@@ -1,0 +1,128 @@
+/**
+ * What the mod keeps: one object per `register` (one loaded copy of the mod), and the calls and
+ * sessions it is about.
+ */
+import type { HeldBounds } from '../rules/hookEvidence';
+import type { LineCursor } from '../rules/lineCursor';
+import { claudeDirOfTranscript, sessionIdOfTranscript } from '../rules/modContract';
+
+/** Calls held at once, at most: past it a call goes on unreported by the mod (the command hooks report it). */
+export const MAX_CALLS = 500;
+
+/** The session the mod reports for: its transcript, id and Claude dir. */
+export interface SessionPlace {
+  transcriptPath: string;
+  sessionId: string;
+  claudeDir: string;
+}
+
+/** A call whose record is not on disk yet. */
+export interface HeldCall {
+  id: string;
+  tool: string;
+  at: number;
+  agentId?: string;
+  place: SessionPlace;
+  recordPath: string;
+  heldFile?: string;
+  /** When a look last found the record not on disk: bounds the hold from below. */
+  missedAt?: number;
+  /** `next` settled: the tool ran, its result is on its way. */
+  ran?: boolean;
+  /** In the call list (the command hooks stand aside for it): its events are spooled even at the bound. */
+  listed: boolean;
+  /** Its settings PreToolUse hooks as the mod timed them (classic.PreToolUse), once they settled. */
+  hooks?: HooksTimed;
+}
+
+/** How a call's settings PreToolUse hooks decided, when they did. */
+export type HooksDecision = 'allow' | 'ask' | 'deny';
+
+/** A call's settings PreToolUse hooks, timed around classic.PreToolUse's `next`: whole ms, and their decision when they made one. */
+export interface HooksTimed {
+  ms: number;
+  decision?: HooksDecision;
+}
+
+/**
+ * Everything the mod keeps, one object per `register` (one loaded copy of the mod): not
+ * module variables, so a copy's state is all in one place and a test can load a fresh one.
+ */
+export interface ModState {
+  keepHeldMessages: boolean;
+  /** Names this copy's spool files: a name sort is the write order within it. */
+  instance: string;
+  /** Calls held now, and the lags of those that landed (for their tool rows), both bounded. */
+  held: Map<string, HeldCall>;
+  /**
+   * The calls the mod reports whose tool.call `next` has not settled, held or not (a record on disk
+   * before its call's hooks ran releases the call early): classic.PreToolUse finds its call here.
+   */
+  calling: Map<string, HeldCall>;
+  lags: Map<string, HeldBounds>;
+  /** What the ticker has read of each transcript it looks at. */
+  cursors: Map<string, LineCursor>;
+  /** In which look each call's record and result came in: a call may fire after its record is on disk. */
+  recordsSeen: Map<string, number>;
+  resultsSeen: Map<string, number>;
+  looks: number;
+  spooled: number;
+  unfolded: number;
+  /** A count of the spool is running; when the last began. */
+  recounting: boolean;
+  recountedAt: number;
+  place?: SessionPlace;
+  receiver?: { url: string; secret: string };
+  ticker?: { cancel(): void };
+  tickerMs: number;
+  looking: boolean;
+  /** The newest calls this copy reports, per session: written whole before each call's hooks run (modContract.ts). */
+  listed?: { sessionId: string; calls: string[] };
+  listWrites: Promise<void>;
+  /** Rewrites the session's liveness file every MOD_LIVE_EVERY_MS while the session lives (modContract.ts); its writes one at a time. */
+  alive?: { cancel(): void };
+  aliveWrites: Promise<void>;
+}
+
+export function newState(options: Readonly<Record<string, unknown>>): ModState {
+  return {
+    keepHeldMessages: asBool(options?.keepHeldMessages, true),
+    instance: crypto.randomUUID().replace(/-/g, '').slice(0, 8),
+    held: new Map(),
+    calling: new Map(),
+    lags: new Map(),
+    cursors: new Map(),
+    recordsSeen: new Map(),
+    resultsSeen: new Map(),
+    looks: 0,
+    spooled: 0,
+    unfolded: 0,
+    recounting: false,
+    recountedAt: -Infinity,
+    tickerMs: 0,
+    looking: false,
+    listWrites: Promise.resolve(),
+    aliveWrites: Promise.resolve(),
+  };
+}
+
+/** A plugin option as Claude Code hands it: a boolean, or its text. */
+function asBool(value: unknown, fallback: boolean): boolean {
+  if (typeof value === 'boolean') return value;
+  if (value === 'false') return false;
+  if (value === 'true') return true;
+  return fallback;
+}
+
+export function placeOf(transcriptPath: string | undefined): SessionPlace | undefined {
+  if (!transcriptPath) return undefined;
+  const sessionId = sessionIdOfTranscript(transcriptPath);
+  const claudeDir = claudeDirOfTranscript(transcriptPath);
+  return sessionId && claudeDir ? { transcriptPath, sessionId, claudeDir } : undefined;
+}
+
+/**
+ * Ms since epoch, read in the mod's own realm: every awaited `$` call costs a turn of Claude Code's
+ * event loop (3–20 ms measured, docs/benchmarks/transports.md), too much for a time stamp.
+ */
+export const now = () => Date.now();

@@ -569,7 +569,7 @@ async function findReceiver($, s, p) {
 // src/mod/looks.ts
 var MAX_LAGS = 200;
 var TICK_MS = 100;
-var RAN_TICK_MS = 10;
+var SOON_TICK_MS = 10;
 var READ_LIMIT = 4 * 1024 * 1024;
 var MAX_SEEN = 1e3;
 var MAX_CURSORS = 64;
@@ -650,7 +650,7 @@ async function look($, s) {
   $.ui.invalidate("ui.render");
 }
 function watchHeld($, s) {
-  const every = [...s.held.values()].some((c) => c.ran) ? RAN_TICK_MS : TICK_MS;
+  const every = [...s.held.values()].some((c) => c.ran === true || c.hooks !== void 0) ? SOON_TICK_MS : TICK_MS;
   if (s.ticker !== void 0 && s.tickerMs === every) return;
   s.ticker?.cancel();
   s.tickerMs = every;
@@ -692,7 +692,10 @@ function hooksSettled($, s, e, started, result) {
   const decision = hooksDecisionOf(result);
   if (decision !== void 0) hooks.decision = decision;
   const call = s.calling.get(e.tool_use_id);
-  if (call !== void 0) call.hooks = hooks;
+  if (call !== void 0) {
+    call.hooks = hooks;
+    if (s.held.has(call.id)) watchHeld($, s);
+  }
   const p = call?.place ?? s.place;
   if (p === void 0) return;
   const fields = { tool_use_id: e.tool_use_id, tool_name: call?.tool ?? e.tool, transport: "mod", ...hooksFields(hooks) };

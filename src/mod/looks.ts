@@ -1,5 +1,5 @@
 /**
- * The looks at a held call's file: every TICK_MS (RAN_TICK_MS once the tool has run) the new bytes of
+ * The looks at a held call's file: every TICK_MS (SOON_TICK_MS once its hooks have settled or it has run) the new bytes of
  * each held call's transcript are read through a LineCursor, and a call whose record is there is
  * reported `landed` and released, its lag kept for its tool row.
  */
@@ -15,8 +15,8 @@ import { now, type HeldCall, type ModState } from './state';
 const MAX_LAGS = 200;
 /** Redraw rate while a call is held (the issue asks ≥ 4 a second) and how often its file is looked at. */
 const TICK_MS = 100;
-/** How often, once a held call has run (its result may land with its record). */
-const RAN_TICK_MS = 10;
+/** How often once a held call's hooks have settled or it has run: its record (and result) may land any moment. */
+const SOON_TICK_MS = 10;
 /** At most this much of a transcript is read per look; a bigger jump is skipped (its calls stay "held" until their TTL). */
 const READ_LIMIT = 4 * 1024 * 1024;
 const MAX_SEEN = 1000;
@@ -115,9 +115,12 @@ async function look($: ModApi, s: ModState): Promise<void> {
 
 /** Starts looking at the held calls' files, TICK_MS apart, until none is held. */
 export function watchHeld($: ModApi, s: ModState): void {
-  // Once a call has run, its result may be written any moment: looks as close as the hook's landing
-  // watcher's, so "found with its result" means one write to within them (src/rules/hookEvidence.ts).
-  const every = [...s.held.values()].some((c) => c.ran) ? RAN_TICK_MS : TICK_MS;
+  // Once a call's settings hooks have settled, the hold they kept ends (2.1.281+ holds a message's
+  // records while they run), and once it has run its result may be written any moment: looks as
+  // close as the hook's landing watcher's, so the spinner's "held" ends within 10 ms of the write
+  // (watch sees it by fs.watch, ~1 ms), and "found with its result" means one write to within them
+  // (src/rules/hookEvidence.ts). Before, 10 looks a second: the redraw rate the spinner needs.
+  const every = [...s.held.values()].some((c) => c.ran === true || c.hooks !== undefined) ? SOON_TICK_MS : TICK_MS;
   if (s.ticker !== undefined && s.tickerMs === every) return;
   s.ticker?.cancel();
   s.tickerMs = every;

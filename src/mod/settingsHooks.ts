@@ -5,6 +5,7 @@
  * the call's hold; it goes out as a `hooks` event as soon as they settle, and on the call's `post`.
  */
 import type { ModApi, PreToolUseResult, ToolCallEnvelope } from './api';
+import { watchHeld } from './looks';
 import { modEvent, report } from './report';
 import { now, type HooksDecision, type HooksTimed, type ModState } from './state';
 
@@ -37,7 +38,11 @@ export function hooksSettled($: ModApi, s: ModState, e: ToolCallEnvelope, starte
   const decision = hooksDecisionOf(result);
   if (decision !== undefined) hooks.decision = decision;
   const call = s.calling.get(e.tool_use_id);
-  if (call !== undefined) call.hooks = hooks;
+  if (call !== undefined) {
+    call.hooks = hooks;
+    // Its record may land any moment now: looked for more often.
+    if (s.held.has(call.id)) watchHeld($, s);
+  }
   const p = call?.place ?? s.place;
   if (p === undefined) return;
   const fields = { tool_use_id: e.tool_use_id, tool_name: call?.tool ?? e.tool, transport: 'mod', ...hooksFields(hooks) };

@@ -158,4 +158,18 @@ describe('mod: the settings hooks\' share of each hold', () => {
     const hooks = eventsOf('hooks');
     assert.deepEqual(hooks.map((e) => [e.tool_use_id, e.hooks_ms, e.hooks_decision, 'agent_id' in e]), [['toolu_01Y', 70, 'deny', false]]);
   });
+
+  it('once the hooks settle, the call\'s file is looked at every 10 ms (the hold they kept ends): the spinner\'s "held" ends within 10 ms of the write', async () => {
+    h = new ModHarness();
+    await h.start();
+    const run = slowHooks();
+    const call = await h.call('toolu_01S', 'Bash', { hooks: run.hooks });
+    await h.tick(350);
+    run.end({ allow: true });
+    await h.settle();
+    h.appendRecord('toolu_01S');
+    await h.tick(10);
+    assert.deepEqual(eventsOf('landed').map((e) => e.tool_use_id), ['toolu_01S'], 'found by the next look, 10 ms on (the tool still running)');
+    await call.finish();
+  });
 });

@@ -5,7 +5,7 @@ import type { TailRead } from '../tailTypes';
 import type { LandedEvent, PostEvent, PreEvent, RecordEvent, WaitEvent } from '../channel/schema';
 import { RecordBirths } from './recordBirths';
 import { RecordLags } from './recordLags';
-import { betterLanding, earlierSighting, type HookSighting, isHeld, type LandingSighting, landingOf, sightingOf, verdictFromHook } from '../../rules/hookEvidence';
+import { betterLanding, earlierSighting, type HookSighting, type LandingSighting, landingOf, sightingOf, verdictFromHook } from '../../rules/hookEvidence';
 import { isBetterFire } from '../../rules/fireTime';
 import { KeyedCounter, LagWindow } from '../stats';
 import {
@@ -16,6 +16,7 @@ import {
   compareObservations,
   compareWaits,
   evidenceOf,
+  heldNow,
   lagOf,
   parseTimestamp,
 } from './callFacts';
@@ -169,7 +170,7 @@ export class SessionState {
       c.preSighting = earlierSighting(c.preSighting, sighting);
       this.countShape(c);
     }
-    if (!c.written) {
+    if (heldNow(c)) {
       if (first) {
         const transcriptPath = (c.agentId !== undefined && this.heldPlace(c).path) || ev.transcript_path;
         out.push(this.event({ tool_use_id: ev.tool_use_id, tool_name: ev.tool_name, transcript_path: transcriptPath, agent_id: ev.agent_id }, { event: 'held', at: ev.at, transport: c.transport, ...(ev.timeout_ms ? { timeout_ms: ev.timeout_ms } : {}) }));
@@ -580,11 +581,6 @@ export class SessionState {
   heldEvents(): EngineEvent[] {
     return this.snapshot().held.map((h) => heldEventOf(h, h.transcript_path ?? this.transcriptPath));
   }
-}
-
-/** Held by the one rule (../hookEvidence.ts): the engine reads every file whole, so a record it has not read is not on disk. */
-function heldNow(c: CallFacts): boolean {
-  return isHeld({ firedAt: c.firedAt, recordOnDisk: c.written !== undefined });
 }
 
 function ageKey(c: CallFacts): number {

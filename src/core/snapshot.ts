@@ -63,8 +63,10 @@ export interface CallSnapshot {
 }
 
 /**
- * Whether the views show a call as held: its record is not on disk yet, or no line of it is known
- * to open (so it opens where its record will land). One rule for the tree, the decoration and reveal.
+ * Whether the views show a call as held: its record is not on disk yet (`state`, which the
+ * correlator sets by the one rule, src/rules/hookEvidence.ts `isHeld`), or no line of it is known
+ * to open (so it opens where its record will land). One rule for the tree, the decoration, reveal
+ * and the report's samples.
  */
 export function shownAsHeld(call: Pick<CallSnapshot, 'state' | 'line'>): boolean {
   return call.state === 'held' || call.line === undefined;

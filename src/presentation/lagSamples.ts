@@ -1,5 +1,5 @@
 import type { EngineEvent } from '../core/engineEvents';
-import type { CallSnapshot, SessionSnapshot } from '../core/snapshot';
+import { type CallSnapshot, type SessionSnapshot, shownAsHeld } from '../core/snapshot';
 import { shapeOf, type WriteShape } from './format';
 
 /**
@@ -49,7 +49,7 @@ function fromCall(c: CallSnapshot): Partial<LagSample> {
     tool_name: c.tool_name ?? null,
     agent_id: c.agent_id ?? null,
     generation: c.generation ?? null,
-    line: c.state === 'held' ? null : (c.line ?? null),
+    line: shownAsHeld(c) ? null : (c.line ?? null),
     record_at: c.record_at ?? null,
     fired_at: c.fired_at ?? null,
     observed_at: c.observed_at ?? null,

@@ -1,5 +1,5 @@
 import type { HeldBounds, HookSighting, LandingSighting } from '../../rules/hookEvidence';
-import { verdictFromHook } from '../../rules/hookEvidence';
+import { isHeld, verdictFromHook } from '../../rules/hookEvidence';
 import type { ChannelTransport } from '../../rules/channelConstants';
 import type { CallShape } from '../snapshot';
 import type { PerCallFields } from '../records';
@@ -100,6 +100,15 @@ export function compareWaits(a: WaitFact, b: WaitFact): number {
   const ka = `${a.outcome}|${a.polls}|${a.waitedMs}|${a.bytesOnDisk}`;
   const kb = `${b.outcome}|${b.polls}|${b.waitedMs}|${b.bytesOnDisk}`;
   return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+/**
+ * Whether the call is held, by the one rule (src/rules/hookEvidence.ts `isHeld`): its hook fired
+ * and its record is not on disk. The engine reads every file whole, so a record it has not read is
+ * not on disk. Every held test of the correlator asks this.
+ */
+export function heldNow(call: CallFacts): boolean {
+  return isHeld({ firedAt: call.firedAt, recordOnDisk: call.written !== undefined });
 }
 
 /** Hook fired → observed on disk, never below 0; null without a hook event or for history. */

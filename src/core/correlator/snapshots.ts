@@ -1,7 +1,7 @@
 import type { HeldEvent } from '../engineEvents';
 import type { CallSnapshot } from '../snapshot';
 import { NO_PER_CALL } from '../records';
-import { type CallFacts, type WrittenObservation, compareObservations, evidenceOf, lagOf, primaryWait } from './callFacts';
+import { type CallFacts, type WrittenObservation, compareObservations, evidenceOf, heldNow, lagOf, primaryWait } from './callFacts';
 
 /** Written calls, newest first (by when their record was observed). */
 export function sortedRecent(calls: Iterable<CallFacts>): CallFacts[] {
@@ -16,13 +16,14 @@ export interface HeldPlace {
   line?: number;
 }
 
+/** A held call's snapshot (`held`: where its record will land) or a written one's: the session snapshots no other calls. */
 export function callSnapshot(sessionId: string, c: CallFacts, held: HeldPlace = {}): CallSnapshot {
   const w = c.written;
   const wait = primaryWait(c);
   const snap: CallSnapshot = {
     tool_use_id: c.id,
     session_id: sessionId,
-    state: w ? (c.result ? 'result' : 'written') : 'held',
+    state: heldNow(c) ? 'held' : c.result ? 'result' : 'written',
   };
   if (c.toolName !== undefined) snap.tool_name = c.toolName;
   if (c.agentId !== undefined) snap.agent_id = c.agentId;

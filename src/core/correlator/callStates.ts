@@ -1,0 +1,217 @@
+import type { EngineEvent } from '../engineEvents';
+import { NO_PER_CALL } from '../records';
+import type { LandedEvent, PostEvent, PreEvent, WaitEvent } from '../channel/schema';
+import { betterLanding, earlierSighting, landingOf, sightingOf } from '../../rules/hookEvidence';
+import { isBetterFire } from '../../rules/fireTime';
+import { type CallFacts, type Observation, type WaitFact, type WrittenObservation, compareObservations, compareWaits, evidenceOf, heldNow, lagOf } from './callFacts';
+import type { SessionFacts } from './sessionFacts';
+import type { SessionLimits } from './sessionState';
+import { callEvent } from './snapshots';
+
+/**
+ * A session's calls kept in full, and how each input moves one on:
+ *
+ *   held (its hook fired, its record not read: heldNow) → written (its record read) → result (its result read)
+ *
+ * A call may be met first by its record (no hook, or the hook's event late: `joined` when that
+ * comes), by its result, its post hook, a wait or a landing. Each input merges a fact into the
+ * call's CallFacts order-independently (./callFacts.ts), and pushes to `out` the events for what
+ * was new: `held` at the first `pre` of a call not written, `written` at its first live record,
+ * `result` once it is written and its result read, `joined` when a fire time gives a written call
+ * its lag, `post` at its first post hook. The hook's evidence (pre and post sightings, the landing)
+ * joins the call here; its lag and shape are counted in the session's facts (./sessionFacts.ts).
+ * SessionState routes an input here only when the call is not buried (./tombstones.ts).
+ */
+export class CallStates {
+  readonly byId = new Map<string, CallFacts>();
+  /** Held calls dropped to stay within maxHeldCalls. */
+  heldDropped = 0;
+
+  constructor(
+    private readonly sessionId: string,
+    private readonly facts: SessionFacts,
+    private limits: SessionLimits,
+  ) {}
+
+  setLimits(limits: SessionLimits): void {
+    this.limits = limits;
+  }
+
+  get size(): number {
+    return this.byId.size;
+  }
+
+  get(id: string): CallFacts | undefined {
+    return this.byId.get(id);
+  }
+
+  private call(id: string): CallFacts {
+    let c = this.byId.get(id);
+    if (!c) {
+      c = { id };
+      this.byId.set(id, c);
+    }
+    return c;
+  }
+
+  ingestPre(ev: PreEvent, observedAt: number, out: EngineEvent[]): void {
+    if (!this.byId.has(ev.tool_use_id)) this.makeRoomForHeld();
+    const c = this.call(ev.tool_use_id);
+    const lagBefore = lagOf(c);
+    const first = c.firedAt === undefined;
+    // Several transports may report one call (the mod and a command hook): it is one call, fired when the best report says.
+    const report = { at: ev.at, transport: ev.transport ?? 'command' } as const;
+    if (isBetterFire(first ? undefined : { at: c.firedAt as number, transport: c.transport ?? 'command' }, report)) {
+      c.firedAt = report.at;
+      c.transport = report.transport;
+    }
+    c.toolName ??= ev.tool_name;
+    c.agentId ??= ev.agent_id;
+    c.timeoutMs ??= ev.timeout_ms;
+    c.hookMode ??= ev.mode;
+    c.hookTranscriptPath ??= this.facts.sharedHookPath(ev.transcript_path);
+    const sighting = sightingOf(ev);
+    if (sighting) {
+      c.preSighting = earlierSighting(c.preSighting, sighting);
+      this.countShape(c);
+    }
+    if (heldNow(c)) {
+      if (first) {
+        const transcriptPath = (c.agentId !== undefined && this.facts.heldPlace(c).path) || ev.transcript_path;
+        out.push(callEvent(this.sessionId, { tool_use_id: ev.tool_use_id, tool_name: ev.tool_name, transcript_path: transcriptPath, agent_id: ev.agent_id }, { event: 'held', at: ev.at, transport: c.transport, ...(ev.timeout_ms ? { timeout_ms: ev.timeout_ms } : {}) }));
+      }
+      return;
+    }
+    const lag = lagOf(c);
+    if (lag !== null && lag !== lagBefore) {
+      this.facts.lags.set(c.id, lag);
+      out.push(callEvent(this.sessionId, ev, { event: 'joined', at: observedAt, fired_at: c.firedAt as number, lag_ms: lag, transport: c.transport ?? 'command' }));
+    }
+  }
+
+  /** Merges the wait into the call's waits (one per reporting source); returns the canonical one. */
+  ingestWait(ev: WaitEvent, fact: WaitFact): WaitFact {
+    const c = this.call(ev.tool_use_id);
+    c.toolName ??= ev.tool_name;
+    c.agentId ??= ev.agent_id;
+    const waits = (c.waits ??= new Map());
+    const known = waits.get(fact.source);
+    const canonical = known && compareWaits(known, fact) <= 0 ? known : fact;
+    waits.set(fact.source, canonical);
+    return canonical;
+  }
+
+  ingestPost(ev: PostEvent, out: EngineEvent[]): void {
+    const c = this.call(ev.tool_use_id);
+    c.toolName ??= ev.tool_name;
+    const sighting = sightingOf(ev);
+    if (sighting) {
+      c.postSighting = earlierSighting(c.postSighting, sighting);
+      this.countShape(c);
+    }
+    const first = c.postAt === undefined;
+    if (first || ev.at < (c.postAt as number)) c.postAt = ev.at;
+    if (first) out.push(callEvent(this.sessionId, ev, { event: 'post', at: ev.at }));
+  }
+
+  /** The watcher our post hook left behind, or the mod, saw the record land (src/rules/hookEvidence.ts). */
+  ingestLanded(ev: LandedEvent): void {
+    const c = this.call(ev.tool_use_id);
+    c.toolName ??= ev.tool_name;
+    c.landed = betterLanding(c.landed, landingOf(ev));
+    this.countShape(c);
+  }
+
+  /** The call's record was read (`origin`: the session a fork copied it from). Held → written. */
+  ingestToolUse(id: string, name: string, agentId: string | undefined, obs: WrittenObservation, origin: string | undefined, out: EngineEvent[], partialDwellMs = 0): void {
+    const c = this.call(id);
+    c.toolName ??= name;
+    c.agentId ??= agentId;
+    c.copiedFrom ??= origin;
+    const first = !c.written;
+    if (!first && compareObservations(obs, c.written as WrittenObservation) >= 0) return;
+    c.written = obs;
+    if (first) this.facts.writtenCount++;
+    const lag = lagOf(c);
+    if (lag !== null) this.facts.lags.set(id, lag);
+    this.countShape(c);
+    if (!first || obs.historical) return;
+    out.push(
+      this.callEvent(c, obs.path, {
+        event: 'written',
+        ...(c.transport !== undefined ? { transport: c.transport } : {}),
+        at: obs.observedAt,
+        line: obs.line,
+        generation: obs.generation,
+        record_at: obs.recordAt,
+        fired_at: c.firedAt ?? null,
+        lag_ms: lag,
+        with_result: obs.withResult,
+        ...(obs.messageId !== undefined ? { message_id: obs.messageId } : {}),
+        ...(obs.blockIndex !== undefined ? { block_index: obs.blockIndex } : {}),
+        ...(obs.version !== undefined ? { claude_version: obs.version } : {}),
+        record: obs.perCall ?? NO_PER_CALL,
+        batch_first_line: obs.batchFirstLine,
+        batch_last_line: obs.batchLastLine,
+        ...(partialDwellMs > 0 ? { partial_dwell_ms: partialDwellMs } : {}),
+      }),
+    );
+    // A result that arrived before its record (only in odd orders) is reported once the call is written.
+    if (c.result) this.emitResult(c, out);
+  }
+
+  /** The call's result was read. Written → result (a result read first waits for its record). */
+  ingestResult(id: string, live: Observation, out: EngineEvent[]): void {
+    const c = this.call(id);
+    // The result of a copied call was copied with it (it carries no mark of its own).
+    const obs = c.copiedFrom !== undefined && !live.historical ? { ...live, historical: true } : live;
+    const first = !c.result;
+    if (!first && compareObservations(obs, c.result as Observation) >= 0) return;
+    c.result = obs;
+    if (first && c.written) this.emitResult(c, out);
+  }
+
+  private emitResult(c: CallFacts, out: EngineEvent[]): void {
+    const r = c.result as Observation;
+    if (r.historical) return;
+    out.push(this.callEvent(c, r.path, { event: 'result', at: r.observedAt, line: r.line, with_result: c.written?.batchKey === r.batchKey }));
+  }
+
+  /** Counts a call's shape once it is known: measured live, or proven for history by its hook's sightings. */
+  private countShape(c: CallFacts): void {
+    this.facts.countShape(c.id, evidenceOf(c)?.shape);
+  }
+
+  private callEvent<const F extends object>(c: CallFacts, path: string, fields: F) {
+    return callEvent(this.sessionId, { tool_use_id: c.id, tool_name: c.toolName, transcript_path: path, agent_id: c.agentId }, fields);
+  }
+
+  /** The held calls, fired first first (ties by id). */
+  held(): CallFacts[] {
+    return [...this.byId.values()].filter(heldNow).sort((a, b) => (a.firedAt as number) - (b.firedAt as number) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  heldCount(): number {
+    let held = 0;
+    for (const c of this.byId.values()) if (heldNow(c)) held++;
+    return held;
+  }
+
+  /**
+   * At maxHeldCalls held, drops the one fired first: nothing of it is on disk,
+   * so it leaves no tombstone (a flood must not push out the tombstones of real
+   * calls); should its record come after all, it is written without a lag.
+   */
+  private makeRoomForHeld(): void {
+    let held = 0;
+    let oldest: CallFacts | undefined;
+    for (const c of this.byId.values()) {
+      if (!heldNow(c)) continue;
+      held++;
+      if (!oldest || (c.firedAt as number) < (oldest.firedAt as number) || (c.firedAt === oldest.firedAt && c.id < oldest.id)) oldest = c;
+    }
+    if (held < this.limits.maxHeldCalls || !oldest) return;
+    this.byId.delete(oldest.id);
+    this.heldDropped++;
+  }
+}

@@ -135,7 +135,7 @@
     }
     const t = el('table');
     const head = el('tr');
-    for (const h of ['Tool', 'Line', 'Record timestamp', 'Hook fired', 'On disk', 'Lag', 'Shape', 'Wait outcome']) head.appendChild(el('th', undefined, h));
+    for (const h of ['Tool', 'Line', 'Record timestamp', 'Hook fired', 'On disk', 'Lag', 'Hooks', 'Shape', 'Wait outcome']) head.appendChild(el('th', undefined, h));
     t.appendChild(el('thead')).appendChild(head);
     const body = el('tbody');
     for (const r of rows) {
@@ -158,6 +158,7 @@
       tr.appendChild(lineCell);
       for (const v of [r.record_at, r.fired_at, r.on_disk]) tr.appendChild(el('td', 'mono', v));
       tr.appendChild(el('td', r.lag_ms !== null && r.lag_ms >= 2000 ? 'num slow' : 'num', r.lag));
+      tr.appendChild(el('td', r.hooks.startsWith('denied') ? 'behind' : undefined, r.hooks));
       tr.appendChild(el('td', undefined, r.shape));
       tr.appendChild(el('td', r.wait.startsWith('behind') ? 'behind' : undefined, r.wait));
       body.appendChild(tr);

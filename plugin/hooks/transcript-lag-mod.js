@@ -238,6 +238,10 @@ function keepAlive($, s) {
 }
 
 // src/rules/hookEvidence.ts
+function hooksFields(hooks) {
+  if (hooks === void 0) return {};
+  return hooks.decision !== void 0 ? { hooks_ms: hooks.ms, hooks_decision: hooks.decision } : { hooks_ms: hooks.ms };
+}
 function since(pre, look2) {
   return look2.checked_at === void 0 ? void 0 : Math.max(0, look2.checked_at - pre.at);
 }
@@ -680,10 +684,6 @@ function hooksDecisionOf(result) {
   if (typeof r.ask === "string") return "ask";
   if (r.allow === true) return "allow";
   return void 0;
-}
-function hooksFields(hooks) {
-  if (hooks === void 0) return {};
-  return hooks.decision !== void 0 ? { hooks_ms: hooks.ms, hooks_decision: hooks.decision } : { hooks_ms: hooks.ms };
 }
 function hooksSettled($, s, e, started, result) {
   const ended = now();

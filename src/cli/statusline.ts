@@ -21,7 +21,7 @@ import type { Readable, Writable } from 'node:stream';
 import { CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID } from '../rules/channelConstants';
 import { type FireReport, isBetterFire } from '../rules/fireTime';
 import { type LenientCallEvent, lenientCallEvent } from '../rules/channelLineHead';
-import { type CallSightings, type HeldBounds, hookSawRecord, isHeld, noteSighting, verdictFromHook } from '../rules/hookEvidence';
+import { type CallSightings, type HeldBounds, type HooksTimed, hookSawRecord, isHeld, noteSighting, verdictFromHook } from '../rules/hookEvidence';
 import { completeLines, readBounded } from '../rules/boundedRead';
 import { resolveChannelDir } from '../rules/channelWriter';
 import { lineKind, linesHolding, ON_DISK_WINDOW_BYTES, recordFileOf, toolUseIdNeedle } from '../rules/onDiskCheck';
@@ -88,7 +88,7 @@ export function callsOf(channelText: string): CallEvents[] {
     const call = calls.get(e.tool_use_id);
     if (!call) continue;
     // No copy per event: lenientCallEvent requires a landed event's with_result, a boolean.
-    noteSighting(call.seen, e as LenientCallEvent & ({ event: 'post' } | { event: 'landed'; with_result: boolean }));
+    noteSighting(call.seen, e as LenientCallEvent & ({ event: 'post' | 'hooks' } | { event: 'landed'; with_result: boolean }));
   }
   return [...calls.values()];
 }
@@ -121,6 +121,8 @@ export interface StatuslineCall {
   held: boolean;
   /** Written calls: the hold as their hooks' evidence proves it (`verdictFromHook`), as the views show a call indexed as history. */
   bounds?: HeldBounds;
+  /** Its settings PreToolUse hooks as the mod timed them, once they settled. */
+  hooks?: HooksTimed;
 }
 
 /**
@@ -151,6 +153,7 @@ export function sessionCalls(channelDir: string, sessionId: string, transcriptPa
     }
     const entry: StatuslineCall = { id: call.id, firedAt, held: isHeld({ firedAt, recordOnDisk }) };
     if (recordOnDisk !== undefined) entry.recordOnDisk = recordOnDisk;
+    if (call.seen.hooks !== undefined) entry.hooks = call.seen.hooks;
     if (recordOnDisk === true) {
       const held = verdictFromHook(call.seen.pre, call.seen.post, call.seen.landed).held;
       if (held) entry.bounds = held;
@@ -169,9 +172,14 @@ export function sessionStatus(channelDir: string, sessionId: string, now: number
   for (const call of calls) {
     if (call.held) {
       status.held++;
-      status.oldestHeldMs = Math.max(status.oldestHeldMs, now - call.firedAt);
+      if (now - call.firedAt >= status.oldestHeldMs) {
+        status.oldestHeldMs = now - call.firedAt;
+        status.oldestHeldHooks = call.hooks;
+      }
     } else if (call.recordOnDisk === true && status.last === undefined) {
-      status.last = { toolUseId: call.id, ...(call.bounds ? { bounds: call.bounds } : {}) };
+      status.last = { toolUseId: call.id };
+      if (call.bounds) status.last.bounds = call.bounds;
+      if (call.hooks) status.last.hooks = call.hooks;
     }
   }
   return status;

@@ -9,7 +9,9 @@ import { nodeSpoolFolding } from '../platform/spoolFolding';
 import { HookReceiverService, receiverStatusText } from '../platform/hookReceiverService';
 import { isLoopbackHost, nonLoopbackMetricsWarning, parseMetricsAddress, type MetricsAddress } from '../platform/metricsAddress';
 import type { MetricsServer } from '../platform/metricsServer';
-import { formatDuration, formatLag, shortId } from '../presentation/format';
+import { formatDuration, formatLag, hooksText, shortId } from '../presentation/format';
+import type { HooksDecision } from '../rules/channelConstants';
+import { hooksTimedOf } from '../rules/hookEvidence';
 import { jsonEscapingUnprintable, printable } from '../rules/printable';
 
 const usage = `Usage: transcript-lag watch [--all] [--claude-dir D] [--json] [--poll-ms N] [--metrics [HOST:]PORT]
@@ -84,6 +86,12 @@ export function jsonLine(e: EngineEvent): string {
   return `${jsonEscapingUnprintable(JSON.stringify({ event, session_id, tool_use_id: 'tool_use_id' in e ? e.tool_use_id : null, at, ...rest }))}\n`;
 }
 
+/** `  hooks 2.0s`, `  denied by a hook · hooks 2.0s`: the mod's figures, when the event has them. */
+function watchHooks(e: { hooks_ms?: number; hooks_decision?: HooksDecision }): string {
+  const text = hooksText(hooksTimedOf(e));
+  return text === undefined ? '' : `  ${text}`;
+}
+
 function clockTime(at: number): string {
   return new Date(at).toISOString().slice(11, 23);
 }
@@ -102,7 +110,7 @@ function readableText(e: EngineEvent): string {
     case 'held':
       return `${head}  ${call}  fired; its record is not on disk`;
     case 'written':
-      return `${head}  ${call}  line ${e.line}  lag ${formatLag(e.lag_ms)}  ${e.with_result ? 'with its result' : 'before its result'}${e.partial_dwell_ms ? `  sat partial ${formatDuration(e.partial_dwell_ms)}` : ''}`;
+      return `${head}  ${call}  line ${e.line}  lag ${formatLag(e.lag_ms)}  ${e.with_result ? 'with its result' : 'before its result'}${e.partial_dwell_ms ? `  sat partial ${formatDuration(e.partial_dwell_ms)}` : ''}${watchHooks(e)}`;
     case 'joined':
       return `${head}  ${call}  hook reported late: lag ${formatDuration(e.lag_ms)}`;
     case 'result':
@@ -111,6 +119,8 @@ function readableText(e: EngineEvent): string {
       return `${head}  ${call}  ${e.outcome} after ${e.polls} polls (${formatDuration(e.waited_ms)})${e.source && e.source !== 'transcript-lag-hook' ? ` from ${e.source}` : ''}`;
     case 'post':
       return `${head}  ${call}  PostToolUse`;
+    case 'hooks':
+      return `${head}  ${call}  settings hooks settled${watchHooks(e)}`;
     case 'partial':
       return `${head}  line ${e.line} is partial on disk: ${e.bytes} bytes, no newline yet`;
     case 'tail':

@@ -1,4 +1,4 @@
-import type { ChannelTransport } from '../rules/channelConstants';
+import type { ChannelTransport, HooksDecision } from '../rules/channelConstants';
 import type { TailChangeKind } from './tailTypes';
 import type { PerCallFields } from './records';
 
@@ -50,6 +50,10 @@ export interface WrittenEvent extends CallEventBase {
   claude_version?: string;
   /** The record's per-call fields by key (src/core/scanner/fieldTable.ts, `perCall`): `{}` when it holds none. */
   record: PerCallFields;
+  /** Its settings PreToolUse hooks' time, as the mod timed them, when known by then (else a `hooks` event follows). */
+  hooks_ms?: number;
+  /** How they decided, when they did. */
+  hooks_decision?: HooksDecision;
 }
 
 /** A hook event arrived after the call's record had been written: the call's lag, learned late. */
@@ -78,6 +82,16 @@ export interface WaitOutcomeEvent extends CallEventBase {
   source?: string;
   /** The Claude Code version of the call's record, else of the session's latest call record; absent while unknown. */
   claude_version?: string;
+}
+
+/**
+ * The call's settings PreToolUse hooks settled, as the mod timed them (around `classic.PreToolUse`'s
+ * `next`): once per call, when the engine first learns it. `at` = when they settled.
+ */
+export interface HooksEvent extends CallEventBase {
+  event: 'hooks';
+  hooks_ms: number;
+  hooks_decision?: HooksDecision;
 }
 
 /** PostToolUse fired. */
@@ -171,6 +185,7 @@ export type EngineEvent =
   | ResultEvent
   | WaitOutcomeEvent
   | PostToolUseEvent
+  | HooksEvent
   | TailChangeEvent
   | PartialEvent
   | RecordWrittenEvent
@@ -184,6 +199,7 @@ const engineEventNames: Record<EngineEvent['event'], true> = {
   result: true,
   wait: true,
   post: true,
+  hooks: true,
   tail: true,
   partial: true,
   record: true,

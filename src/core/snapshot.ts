@@ -1,4 +1,5 @@
 import type { ChannelTransport } from '../rules/channelConstants';
+import type { HooksTimed } from '../rules/hookEvidence';
 import type { SessionStats } from './engineEvents';
 import type { RecordLagRow } from './correlator/recordLags';
 import type { PerCallFields } from './records';
@@ -60,6 +61,8 @@ export interface CallSnapshot {
   result_line?: number;
   wait?: { outcome: 'seen' | 'behind' | 'error'; polls: number; waited_ms: number; source?: string };
   post_at?: number;
+  /** Its settings PreToolUse hooks, once they settled, as the mod timed them (its `hooks` or `post` event); absent without the mod. */
+  hooks?: HooksTimed;
 }
 
 /**

@@ -36,7 +36,8 @@ import { dropHeldMessageNow, privateFolder, storeHeldMessage } from './heldMessa
 import { keepAlive, removeAlive, writeAlive } from './liveness';
 import { cursorAt, watchHeld } from './looks';
 import { findReceiver, modEvent, report, spoolFull } from './report';
-import { hooksFields, hooksSettled } from './settingsHooks';
+import { hooksFields } from '../rules/hookEvidence';
+import { hooksSettled } from './settingsHooks';
 import { MAX_CALLS, newState, now, placeOf, type HeldCall } from './state';
 
 export function register(on: On, options: Readonly<Record<string, unknown>>) {

@@ -7,7 +7,9 @@
 import type { ModApi, PreToolUseResult, ToolCallEnvelope } from './api';
 import { watchHeld } from './looks';
 import { modEvent, report } from './report';
-import { now, type HooksDecision, type HooksTimed, type ModState } from './state';
+import type { HooksDecision } from '../rules/channelConstants';
+import { hooksFields, type HooksTimed } from '../rules/hookEvidence';
+import { now, type ModState } from './state';
 
 /** The decision a PreToolUse result makes, if any; a result holding more than one counts as its most cautious. */
 export function hooksDecisionOf(result: unknown): HooksDecision | undefined {
@@ -17,12 +19,6 @@ export function hooksDecisionOf(result: unknown): HooksDecision | undefined {
   if (typeof r.ask === 'string') return 'ask';
   if (r.allow === true) return 'allow';
   return undefined;
-}
-
-/** The fields a `hooks` or `post` event carries for the call's hooks: none when they were not timed. */
-export function hooksFields(hooks: HooksTimed | undefined): { hooks_ms?: number; hooks_decision?: HooksDecision } {
-  if (hooks === undefined) return {};
-  return hooks.decision !== undefined ? { hooks_ms: hooks.ms, hooks_decision: hooks.decision } : { hooks_ms: hooks.ms };
 }
 
 /**

@@ -2,7 +2,7 @@
  * What the mod keeps: one object per `register` (one loaded copy of the mod), and the calls and
  * sessions it is about.
  */
-import type { HeldBounds } from '../rules/hookEvidence';
+import type { HeldBounds, HooksTimed } from '../rules/hookEvidence';
 import type { LineCursor } from '../rules/lineCursor';
 import { claudeDirOfTranscript, sessionIdOfTranscript } from '../rules/modContract';
 
@@ -35,14 +35,6 @@ export interface HeldCall {
   hooks?: HooksTimed;
 }
 
-/** How a call's settings PreToolUse hooks decided, when they did. */
-export type HooksDecision = 'allow' | 'ask' | 'deny';
-
-/** A call's settings PreToolUse hooks, timed around classic.PreToolUse's `next`: whole ms, and their decision when they made one. */
-export interface HooksTimed {
-  ms: number;
-  decision?: HooksDecision;
-}
 
 /**
  * Everything the mod keeps, one object per `register` (one loaded copy of the mod): not

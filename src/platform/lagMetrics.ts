@@ -63,6 +63,7 @@ export interface LagMetricsOptions {
 export class LagMetrics {
   readonly registry = new Registry();
   private readonly held: Histogram<'tool' | 'shape' | 'transport'>;
+  private readonly hooks: Histogram<'tool' | 'decision'>;
   private readonly calls: Counter<'shape' | 'claude_version'>;
   private readonly waits: Counter<'outcome' | 'claude_version'>;
   /** Calls whose hook fired, so the transport of their `written` event is known (ids forgotten once written). */
@@ -76,6 +77,13 @@ export class LagMetrics {
       name: 'transcript_lag_held_seconds',
       help: 'How long a call was held: its PreToolUse hook fired until its record was on disk.',
       labelNames: ['tool', 'shape', 'transport'],
+      buckets: HELD_BUCKETS,
+      registers,
+    });
+    this.hooks = new Histogram({
+      name: 'transcript_lag_hooks_seconds',
+      help: "How long a call's settings PreToolUse hooks ran, as the mod timed them (their share of the hold), by their decision (allow, ask, deny, none). Only calls the mod reported.",
+      labelNames: ['tool', 'decision'],
       buckets: HELD_BUCKETS,
       registers,
     });
@@ -130,6 +138,8 @@ export class LagMetrics {
     } else if (e.event === 'joined') {
       // The hook's report came after the record was seen: its lag is known only now; its shape was counted.
       this.held.observe({ tool: metricToolName(e.tool_name), shape: 'unknown', transport: this.transports.get(e.tool_use_id) ?? 'command' }, e.lag_ms / 1000);
+    } else if (e.event === 'hooks') {
+      this.hooks.observe({ tool: metricToolName(e.tool_name), decision: e.hooks_decision ?? 'none' }, e.hooks_ms / 1000);
     } else if (e.event === 'wait') {
       this.waits.inc({ outcome: e.outcome, claude_version: this.versions.of(e.claude_version) });
     }

@@ -1,10 +1,10 @@
-import { boundsText, formatDuration } from '../rules/durationText';
 /**
  * Short human texts for durations and counts, shared by the status bar, the
  * tree, the tooltip, the decoration and the report so they always agree.
  */
 import type { CallShape, CallSnapshot } from '../core/snapshot';
-
+import { boundsText, formatDuration } from '../rules/durationText';
+import type { HooksTimed } from '../rules/hookEvidence';
 
 /** A lag that may be unknown (no hook event joined the call). */
 export function formatLag(ms: number | null | undefined): string {
@@ -66,6 +66,18 @@ export function callLagText(call: Pick<CallSnapshot, 'lag_ms' | 'fired_at' | 'la
   return call.fired_at === undefined ? 'no hook' : 'lag unknown';
 }
 
+/**
+ * The settings PreToolUse hooks' share of a call's hold, as the mod timed them (`hooks 2.0s`), and
+ * what they decided when it was not to let the call run as asked: `denied by a hook`, `a hook asked`.
+ * Undefined without the mod's figures: nothing else times the hooks, so nothing is said.
+ */
+export function hooksText(hooks: HooksTimed | undefined): string | undefined {
+  if (hooks === undefined) return undefined;
+  const took = `hooks ${formatDuration(hooks.ms)}`;
+  if (hooks.decision === 'deny') return `denied by a hook · ${took}`;
+  if (hooks.decision === 'ask') return `a hook asked · ${took}`;
+  return took;
+}
 
 /** `1 call` / `3 calls`. */
 export function plural(n: number, one: string, many = `${one}s`): string {

@@ -1,4 +1,5 @@
 import type { EngineEvent } from '../core/engineEvents';
+import type { HooksDecision } from '../rules/channelConstants';
 import { type CallSnapshot, type SessionSnapshot, shownAsHeld } from '../core/snapshot';
 import { shapeOf, type WriteShape } from './format';
 
@@ -29,11 +30,14 @@ export interface LagSample {
   wait_outcome: 'seen' | 'behind' | 'error' | null;
   wait_polls: number | null;
   wait_ms: number | null;
+  /** Its settings PreToolUse hooks' time and decision, as the mod timed them; null without the mod. */
+  hooks_ms: number | null;
+  hooks_decision: HooksDecision | null;
 }
 
 export const SAMPLE_FIELDS: readonly (keyof LagSample)[] = [
   'session_id', 'tool_use_id', 'tool_name', 'agent_id', 'transcript_path', 'generation', 'line', 'record_at',
-  'fired_at', 'observed_at', 'lag_ms', 'shape', 'result_line', 'wait_outcome', 'wait_polls', 'wait_ms',
+  'fired_at', 'observed_at', 'lag_ms', 'shape', 'result_line', 'wait_outcome', 'wait_polls', 'wait_ms', 'hooks_ms', 'hooks_decision',
 ];
 
 function blank(e: { session_id: string; tool_use_id: string; transcript_path: string }): LagSample {
@@ -41,6 +45,7 @@ function blank(e: { session_id: string; tool_use_id: string; transcript_path: st
     session_id: e.session_id, tool_use_id: e.tool_use_id, tool_name: null, agent_id: null,
     transcript_path: e.transcript_path, generation: null, line: null, record_at: null, fired_at: null,
     observed_at: null, lag_ms: null, shape: null, result_line: null, wait_outcome: null, wait_polls: null, wait_ms: null,
+    hooks_ms: null, hooks_decision: null,
   };
 }
 
@@ -60,6 +65,8 @@ function fromCall(c: CallSnapshot): Partial<LagSample> {
     wait_outcome: c.wait?.outcome ?? null,
     wait_polls: c.wait?.polls ?? null,
     wait_ms: c.wait?.waited_ms ?? null,
+    hooks_ms: c.hooks?.ms ?? null,
+    hooks_decision: c.hooks?.decision ?? null,
   };
 }
 
@@ -100,6 +107,14 @@ export class LagSampleStore {
         if (e.fired_at !== null) s.fired_at = e.fired_at;
         if (e.lag_ms !== null) s.lag_ms = e.lag_ms;
         s.shape = shapeOf(e.with_result) ?? null;
+        if (e.hooks_ms !== undefined) {
+          s.hooks_ms = e.hooks_ms;
+          s.hooks_decision = e.hooks_decision ?? null;
+        }
+        break;
+      case 'hooks':
+        s.hooks_ms = e.hooks_ms;
+        s.hooks_decision = e.hooks_decision ?? null;
         break;
       case 'joined':
         s.fired_at = e.fired_at;

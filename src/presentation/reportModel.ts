@@ -1,6 +1,6 @@
 import type { SessionStats } from '../core/engineEvents';
 import type { RecordLagRow, SessionSnapshot } from '../core/snapshot';
-import { callShapeText, formatDuration, formatStat } from './format';
+import { callShapeText, formatDuration, formatStat, plural } from './format';
 import { lagHistogram, type HistogramBin } from './histogram';
 import { sampleTime, type LagSample } from './lagSamples';
 import { printable } from '../rules/printable';
@@ -23,6 +23,8 @@ export interface ReportRow {
   lag_ms: number | null;
   shape: string;
   wait: string;
+  /** The call's settings PreToolUse hooks, as the mod timed them, and their share of its hold: `2.0s (95%)`, `denied · 2.0s`; '' without the mod. */
+  hooks: string;
   held: boolean;
 }
 
@@ -86,8 +88,33 @@ function reportRow(s: LagSample, mainPath: string): ReportRow {
     lag_ms: s.lag_ms,
     shape: s.line === null ? '' : callShapeText(s.shape ?? undefined),
     wait,
+    hooks: hooksCell(s),
     held: s.line === null,
   };
+}
+
+/** A call's hooks cell: their time, their share of its measured lag, and a decision other than allow. */
+function hooksCell(s: LagSample): string {
+  if (s.hooks_ms === null) return '';
+  const share = s.lag_ms !== null && s.lag_ms > 0 ? ` (${Math.round((Math.min(s.hooks_ms, s.lag_ms) / s.lag_ms) * 100)}%)` : '';
+  const decided = s.hooks_decision === 'deny' ? 'denied · ' : s.hooks_decision === 'ask' ? 'asked · ' : '';
+  return `${decided}${formatDuration(s.hooks_ms)}${share}`;
+}
+
+/**
+ * The hooks' share of the holds, over the calls the mod timed whose lag was measured: their hooks'
+ * time against their holds'. A hold can outlast its hooks (the message's end, the write), never the
+ * reverse by more than a clock's step: each call counts at most its hold.
+ */
+function hooksShareSummary(samples: readonly LagSample[]): string {
+  const timed = samples.filter((s) => s.hooks_ms !== null);
+  if (timed.length === 0) return 'not timed (the plugin\'s mod times them, Claude Code 2.1.287+)';
+  const measured = timed.filter((s) => s.lag_ms !== null);
+  const hooks = measured.reduce((n, s) => n + Math.min(s.hooks_ms as number, s.lag_ms as number), 0);
+  const held = measured.reduce((n, s) => n + (s.lag_ms as number), 0);
+  const denied = timed.filter((s) => s.hooks_decision === 'deny').length;
+  const share = held > 0 ? `${formatDuration(hooks)} of ${formatDuration(held)} held (${Math.round((hooks / held) * 100)}%) over ${plural(measured.length, 'call')}` : `${plural(timed.length, 'call')} timed, no hold measured`;
+  return denied > 0 ? `${share} · ${denied} denied` : share;
 }
 
 function recordLagRow(r: RecordLagRow): ReportRecordLagRow {
@@ -123,6 +150,7 @@ export function buildReport(session: SessionSnapshot, samples: readonly LagSampl
       { label: 'Calls written', value: String(st.calls_written) },
       { label: 'Lag p50 / p95 / max', value: `${formatStat(st.lag_p50_ms)} / ${formatStat(st.lag_p95_ms)} / ${formatStat(st.lag_max_ms)}` },
       { label: 'Record lags (born → on disk)', value: recordLagSummary(session.record_lags ?? []) },
+      { label: "Your hooks' share of the holds", value: hooksShareSummary(samples) },
       { label: 'Shapes', value: `${st.shape_before_result} before result · ${st.shape_with_result} with result · ${st.shape_unknown} unknown` },
       { label: 'Malformed lines', value: String(st.malformed_lines) },
     ],

@@ -1,6 +1,6 @@
 import { shownAsHeld, type CallSnapshot, type SessionSnapshot } from '../core/snapshot';
 import { callTranscriptPath, focusCall, heldLineOf, revealTargetFor, type RevealTarget } from './callChoice';
-import { callLagText, callShapeText, formatDuration } from './format';
+import { callLagText, callShapeText, formatDuration, hooksText } from './format';
 import { printable } from '../rules/printable';
 import { sessionName, sessionNames, sessionsNewestFirst, sessionTitle, startLabel, toolLabel } from './sessionLabel';
 
@@ -60,6 +60,14 @@ export function transportNote(call: CallSnapshot): string | undefined {
   return undefined;
 }
 
+/** The tooltip's line on the call's settings PreToolUse hooks, when the mod timed them. */
+function hooksLine(call: CallSnapshot): string | undefined {
+  const h = call.hooks;
+  if (h === undefined) return undefined;
+  const decided = h.decision === undefined ? 'decided nothing (the permission rules did)' : h.decision === 'allow' ? 'allowed it' : h.decision === 'ask' ? 'asked the person' : 'denied it';
+  return `Its settings PreToolUse hooks ran ${formatDuration(h.ms)} (timed by the mod) and ${decided}.`;
+}
+
 function waitLine(call: CallSnapshot): string | undefined {
   const w = call.wait;
   return w ? `Hook's wait: ${w.outcome} after ${w.polls} polls, ${formatDuration(w.waited_ms)}` : undefined;
@@ -81,11 +89,15 @@ function heldNode(session: SessionSnapshot, call: CallSnapshot, now: number): Tr
   const age = call.fired_at === undefined ? 0 : now - call.fired_at;
   const held = `held ${formatDuration(age)}`;
   // The outcome first: a narrow sidebar cuts the end of a description, never its start.
-  const parts = call.wait ? [call.wait.outcome, held, hookStateText(call)] : [held, hookStateText(call)];
+  const parts = call.wait ? [call.wait.outcome, held] : [held];
+  // Once its settings hooks have settled: their share of the hold so far (the mod's figures).
+  const hooks = hooksText(call.hooks);
+  parts.push(...(hooks !== undefined ? [hooks] : []), hookStateText(call));
   if (call.agent_id) parts.push('subagent');
   const tooltip = [
     call.tool_use_id,
     `held for ${formatDuration(age)}; ${heldWhere(session, call)}`,
+    hooksLine(call),
     waitLine(call),
     hookModeNote(call),
     transportNote(call),
@@ -115,12 +127,13 @@ function writtenNode(session: SessionSnapshot, call: CallSnapshot): TreeNodeView
   const parts: string[] = call.wait ? [call.wait.outcome] : [];
   // A fork's copy of its parent's call happened in the parent: it has no lag or shape of this session.
   if (call.copied_from !== undefined) parts.push(`copied from ${call.copied_from.slice(0, 8)}`);
-  else parts.push(callLagText(call), callShapeText(call.shape));
+  else parts.push(callLagText(call), ...(call.hooks !== undefined ? [hooksText(call.hooks) as string] : []), callShapeText(call.shape));
   if (call.agent_id) parts.push('subagent');
   const tooltip = [
     call.tool_use_id,
     `record at line ${call.line ?? '?'}`,
     ...recordLines(call),
+    hooksLine(call),
     call.copied_from !== undefined ? `Copied by --fork-session from session ${call.copied_from}: its lag and shape are that session's.` : undefined,
     waitLine(call),
     hookModeNote(call),

@@ -20,6 +20,10 @@ export const MOD_SOURCE = 'transcript-lag-mod';
 export const CHANNEL_TRANSPORTS = ['command', 'http', 'mod'] as const;
 export type ChannelTransport = (typeof CHANNEL_TRANSPORTS)[number];
 
+/** How a call's settings PreToolUse hooks decided, when they did: the mod's `hooks` event and its `post` (docs/CHANNEL.md). */
+export const HOOKS_DECISIONS = ['allow', 'ask', 'deny'] as const;
+export type HooksDecision = (typeof HOOKS_DECISIONS)[number];
+
 /** The channel folder's file where install-hook --http keeps the receiver's port and secret. */
 export const HTTP_CONFIG_FILE = 'http.json';
 

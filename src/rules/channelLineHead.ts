@@ -1,4 +1,4 @@
-import { CHANNEL_SCHEMA_VERSION, CHANNEL_TRANSPORTS, MAX_ID_LENGTH, MAX_PATH_LENGTH } from './channelConstants';
+import { CHANNEL_SCHEMA_VERSION, CHANNEL_TRANSPORTS, HOOKS_DECISIONS, type HooksDecision, MAX_ID_LENGTH, MAX_PATH_LENGTH } from './channelConstants';
 
 /**
  * The first, zod-free step of reading a channel line, shared by the engine's reader (./reader.ts,
@@ -7,7 +7,7 @@ import { CHANNEL_SCHEMA_VERSION, CHANNEL_TRANSPORTS, MAX_ID_LENGTH, MAX_PATH_LEN
  * the later event of two lines a killed write glued together. So both take the same lines.
  */
 
-export const KNOWN_EVENTS: ReadonlySet<string> = new Set(['pre', 'post', 'wait', 'landed', 'record']);
+export const KNOWN_EVENTS: ReadonlySet<string> = new Set(['pre', 'post', 'hooks', 'wait', 'landed', 'record']);
 /** Every line our hook writes starts so; a line that also holds it later is two lines glued by a killed write. */
 const EVENT_START = '{"v":';
 
@@ -46,9 +46,9 @@ export function gluedTail(text: string): string | undefined {
   return start > 0 ? text.slice(start) : undefined;
 }
 
-/** The fields of a call's `pre`, `post` or `landed` event the status line reads, each checked as schema.ts checks it. */
+/** The fields of a call's `pre`, `post`, `hooks` or `landed` event the status line reads, each checked as schema.ts checks it. */
 export interface LenientCallEvent {
-  event: 'pre' | 'post' | 'landed';
+  event: 'pre' | 'post' | 'hooks' | 'landed';
   at: number;
   tool_use_id: string;
   transcript_path: string;
@@ -61,6 +61,8 @@ export interface LenientCallEvent {
   watched_from?: 'pre' | 'post';
   missed_at?: number;
   fired_at?: number;
+  hooks_ms?: number;
+  hooks_decision?: HooksDecision;
 }
 
 const isTime = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
@@ -69,7 +71,7 @@ const isBool = (v: unknown): v is boolean => typeof v === 'boolean';
 const oneOf = (values: readonly unknown[]) => (v: unknown) => values.includes(v);
 
 type Rule = (v: unknown) => boolean;
-/** Every field schema.ts gives a `pre`, `post` or `landed` event, as it checks it; `true`: required. */
+/** Every field schema.ts gives a `pre`, `post`, `hooks` or `landed` event, as it checks it; `true`: required. */
 const BASE: Record<string, [Rule, boolean]> = {
   at: [isTime, true],
   session_id: [str(1, MAX_ID_LENGTH), true],
@@ -95,7 +97,8 @@ const FIELDS: Record<LenientCallEvent['event'], Record<string, [Rule, boolean]>>
     mode: [oneOf(['announce', 'probe']), false],
     timeout_ms: [(v) => typeof v === 'number' && Number.isInteger(v) && v > 0, false],
   },
-  post: { ...BASE, ...ON_DISK },
+  post: { ...BASE, ...ON_DISK, hooks_ms: [isTime, false], hooks_decision: [oneOf(HOOKS_DECISIONS), false] },
+  hooks: { ...BASE, transport: [oneOf(CHANNEL_TRANSPORTS), false], hooks_ms: [isTime, true], hooks_decision: [oneOf(HOOKS_DECISIONS), false] },
   landed: {
     ...BASE,
     with_result: [isBool, true],
@@ -111,18 +114,20 @@ type FieldCheck = readonly [field: string, ok: Rule, required: boolean];
 const CHECKS: Record<LenientCallEvent['event'], readonly FieldCheck[]> = {
   pre: Object.entries(FIELDS.pre).map(([field, [ok, required]]) => [field, ok, required] as const),
   post: Object.entries(FIELDS.post).map(([field, [ok, required]]) => [field, ok, required] as const),
+  hooks: Object.entries(FIELDS.hooks).map(([field, [ok, required]]) => [field, ok, required] as const),
   landed: Object.entries(FIELDS.landed).map(([field, [ok, required]]) => [field, ok, required] as const),
 };
 /** The optional fields LenientCallEvent keeps, of those each event has. */
-const KEPT_FIELDS = ['agent_id', 'transport', 'checked_at', 'record_on_disk', 'result_on_disk', 'with_result', 'watched_from', 'missed_at', 'fired_at'] as const;
+const KEPT_FIELDS = ['agent_id', 'transport', 'checked_at', 'record_on_disk', 'result_on_disk', 'with_result', 'watched_from', 'missed_at', 'fired_at', 'hooks_ms', 'hooks_decision'] as const;
 const KEPT: Record<LenientCallEvent['event'], readonly (typeof KEPT_FIELDS)[number][]> = {
   pre: KEPT_FIELDS.filter((f) => f in FIELDS.pre),
   post: KEPT_FIELDS.filter((f) => f in FIELDS.post),
+  hooks: KEPT_FIELDS.filter((f) => f in FIELDS.hooks),
   landed: KEPT_FIELDS.filter((f) => f in FIELDS.landed),
 };
 
 /**
- * A `pre`, `post` or `landed` line read without zod: the head (above), then every field checked
+ * A `pre`, `post`, `hooks` or `landed` line read without zod: the head (above), then every field checked
  * as schema.ts checks it (test/unit/rules/channelLineHead.test.ts holds the two to the same lines),
  * so the status line takes exactly the call events the engine takes.
  */
@@ -134,7 +139,7 @@ export function lenientCallEvent(text: string): LenientCallEvent | undefined {
     const tail = gluedTail(text);
     if (tail !== undefined) head = channelLineHead(tail);
   }
-  if (head.kind !== 'candidate' || (head.event !== 'pre' && head.event !== 'post' && head.event !== 'landed')) return undefined;
+  if (head.kind !== 'candidate' || (head.event !== 'pre' && head.event !== 'post' && head.event !== 'hooks' && head.event !== 'landed')) return undefined;
   const o = head.obj;
   const checks = CHECKS[head.event];
   for (let i = 0; i < checks.length; i++) {

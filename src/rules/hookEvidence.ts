@@ -21,6 +21,8 @@
  * nothing: the shape stays unknown.
  */
 
+import type { HooksDecision } from './channelConstants';
+
 /** What one hook event says was on disk for its call. */
 export interface HookSighting {
   /** When the hook fired (`at`). */
@@ -67,6 +69,12 @@ export interface SightingFields {
   result_on_disk?: boolean;
 }
 
+/** The hooks' fields of a `hooks` or `post` event, as schema.ts names them. */
+export interface HooksFields {
+  hooks_ms?: number;
+  hooks_decision?: HooksDecision;
+}
+
 /** The on-disk sighting a `pre` or `post` event carries, when it carries one (a look's time or what it found). */
 export function sightingOf(ev: SightingFields): HookSighting | undefined {
   if (ev.checked_at === undefined && ev.record_on_disk === undefined) return undefined;
@@ -90,19 +98,64 @@ export function earlierSighting<T extends { at: number }>(known: T | undefined, 
   return JSON.stringify(next) < JSON.stringify(known) ? next : known;
 }
 
-/** What a call's own hooks saw, folded from its events in any order: the earliest pre and post sightings, the landing that proves most. */
+/**
+ * A call's settings PreToolUse hooks as the mod timed them around `classic.PreToolUse`'s `next`
+ * (its `hooks` event, and its `post`): whole ms by the mod's clock, and their decision when they made
+ * one. Nothing else times them: without the mod a call has none, and nothing is guessed.
+ */
+export interface HooksTimed {
+  ms: number;
+  decision?: HooksDecision;
+}
+
+/**
+ * Of two reports of a call's hooks (its `hooks` event and its `post` say the same), the one kept, by
+ * a total order (the shorter time, then the decision's name) so the result never depends on which
+ * was read first.
+ */
+export function canonicalHooks(known: HooksTimed | undefined, next: HooksTimed | undefined): HooksTimed | undefined {
+  if (known === undefined || next === undefined) return known ?? next;
+  if (next.ms !== known.ms) return next.ms < known.ms ? next : known;
+  return (next.decision ?? '') < (known.decision ?? '') ? next : known;
+}
+
+/** The fields a `hooks` or `post` event carries for the call's hooks (the mod writes them so): none when they were not timed. */
+export function hooksFields(hooks: HooksTimed | undefined): HooksFields {
+  if (hooks === undefined) return {};
+  return hooks.decision !== undefined ? { hooks_ms: hooks.ms, hooks_decision: hooks.decision } : { hooks_ms: hooks.ms };
+}
+
+/** What a call's own hooks saw, folded from its events in any order: the earliest pre and post sightings, the landing that proves most, its hooks' time. */
 export interface CallSightings {
   pre?: HookSighting;
   post?: HookSighting;
   landed?: LandingSighting;
+  hooks?: HooksTimed;
 }
 
-/** Folds one more event into a call's sightings: every reader of the channel folds them so. */
-export function noteSighting(seen: CallSightings, ev: ({ event: 'pre' | 'post' } & SightingFields) | ({ event: 'landed' } & LandingSighting)): void {
+/** The hooks' figures a `hooks` or `post` event carries, when it carries them (the mod's); hooksFields is its inverse. */
+export function hooksTimedOf(ev: { hooks_ms?: number; hooks_decision?: HooksDecision }): HooksTimed | undefined {
+  if (ev.hooks_ms === undefined) return undefined;
+  const hooks: HooksTimed = { ms: ev.hooks_ms };
+  if (ev.hooks_decision !== undefined) hooks.decision = ev.hooks_decision;
+  return hooks;
+}
+
+/**
+ * Folds one more event into a call's sightings: every reader of the channel folds them so. The hooks'
+ * figures come on the mod's `hooks` event and again on its `post`, one measure twice: canonicalHooks
+ * keeps one whatever the order.
+ */
+export function noteSighting(
+  seen: CallSightings,
+  ev: ({ event: 'pre' | 'post' } & SightingFields & HooksFields) | ({ event: 'hooks' } & HooksFields) | ({ event: 'landed' } & LandingSighting),
+): void {
   if (ev.event === 'landed') {
     seen.landed = betterLanding(seen.landed, landingOf(ev));
     return;
   }
+  if (ev.event === 'hooks' || ev.event === 'post') seen.hooks = canonicalHooks(seen.hooks, hooksTimedOf(ev));
+  if (ev.event === 'hooks') return;
   const sighting = sightingOf(ev);
   if (sighting) seen[ev.event] = earlierSighting(seen[ev.event], sighting);
 }

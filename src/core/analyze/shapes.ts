@@ -1,5 +1,4 @@
-import { verdictFromHook } from '../../rules/hookEvidence';
-import type { CallSightings } from '../../rules/hookEvidence';
+import { type CallSightings, hooksFields, verdictFromHook } from '../../rules/hookEvidence';
 import type { AnalyzedCall, InferredShape, ShapeEvidence, TrailerRun } from './types';
 
 type CallLines = Pick<AnalyzedCall, 'line' | 'result_line'>;
@@ -56,7 +55,7 @@ export function proveShapesFromSeenWaits(calls: readonly AnalyzedCall[]): number
 }
 
 /**
- * What each call's own hook saw on disk (src/rules/hookEvidence.ts): bounds on how long it was held,
+ * What each call's own hook saw on disk (src/rules/hookEvidence.ts): bounds on how long it was held, its settings hooks' time (the mod's),
  * and its shape where file and waits left it unknown (a trailer between is a write between, whatever the hook inferred).
  */
 export function proveShapesFromHookSightings(calls: readonly AnalyzedCall[], sightings: ReadonlyMap<string, CallSightings>): void {
@@ -65,6 +64,7 @@ export function proveShapesFromHookSightings(calls: readonly AnalyzedCall[], sig
     if (!seen) continue;
     const verdict = verdictFromHook(seen.pre, seen.post, seen.landed);
     if (verdict.held) call.held_ms = verdict.held;
+    if (seen.hooks) Object.assign(call, hooksFields(seen.hooks));
     if (call.shape === 'unknown' && verdict.shape !== undefined) {
       call.shape = verdict.shape;
       call.shape_evidence = 'hook_on_disk';

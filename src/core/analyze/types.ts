@@ -1,3 +1,4 @@
+import type { HooksDecision } from '../../rules/channelConstants';
 import type { TailChange } from '../tailTypes';
 import type { PerCallFields } from '../records';
 
@@ -53,6 +54,9 @@ export interface AnalyzedCall {
   hook_fired_at?: number;
   /** With --channel: how long the call was held (hook fired → record on disk), bounded by what its hook saw (src/rules/hookEvidence.ts); max_ms null: unbounded. */
   held_ms?: { min_ms: number; max_ms: number | null };
+  /** With --channel and the mod: how long the call's settings PreToolUse hooks ran (its `hooks` event), and their decision when they made one. */
+  hooks_ms?: number;
+  hooks_decision?: HooksDecision;
 }
 
 export interface TrailerRun {
@@ -81,7 +85,7 @@ export interface ChannelSummary {
   file: string;
   lines: number;
   /** `record`: rows whose birth the mod reported (no write times offline, so no record lags here). */
-  events: { pre: number; post: number; wait: number; landed: number; record: number };
+  events: { pre: number; post: number; hooks: number; wait: number; landed: number; record: number };
   /** Events read from the mod's spool (`<channel dir>/spool/`, not folded into the file yet), counted in `events` too. */
   spooled: number;
   /** Lines that were not a valid event, by kind (malformed, invalid, unknown-version, …). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHANNEL_SCHEMA_VERSION, CHANNEL_TRANSPORTS } from '../../rules/channelConstants';
+import { CHANNEL_SCHEMA_VERSION, CHANNEL_TRANSPORTS, HOOKS_DECISIONS } from '../../rules/channelConstants';
 
 /**
  * The hook channel: one JSONL file per session under `<claude dir>/transcript-lag/`.
@@ -64,12 +64,33 @@ export const preEventSchema = z.object({
   timeout_ms: z.number().int().positive().optional(),
 });
 
+/**
+ * The call's settings PreToolUse hooks, as the mod timed them around `classic.PreToolUse`'s `next`
+ * (issue 33): how long they ran (ms, by the mod's clock) and how they decided, when they did.
+ * Only the mod sends them: absent, nothing is known of them.
+ */
+const hooksTimed = {
+  hooks_ms: z.number().int().nonnegative(),
+  hooks_decision: z.enum(HOOKS_DECISIONS).optional(),
+};
+
 export const postEventSchema = z.object({
   ...base,
   ...onDisk,
   event: z.literal('post'),
   /** As on `pre`; absent: a command hook. */
   transport: transport.optional(),
+  /** The mod's post (sent when tool.call's `next` settles, a denied call's too) carries its hooks' figures. */
+  hooks_ms: hooksTimed.hooks_ms.optional(),
+  hooks_decision: hooksTimed.hooks_decision,
+});
+
+/** The mod: the call's settings PreToolUse hooks have settled (`at`: when). Sent at once, before the tool runs. */
+export const hooksEventSchema = z.object({
+  ...base,
+  event: z.literal('hooks'),
+  transport: transport.optional(),
+  ...hooksTimed,
 });
 
 export const waitEventSchema = z.object({
@@ -123,10 +144,11 @@ export const recordEventSchema = z.object({
   tool_use_ids: z.array(z.string().min(1).max(200)).max(1000).optional(),
 });
 
-export const channelEventSchema = z.discriminatedUnion('event', [preEventSchema, postEventSchema, waitEventSchema, landedEventSchema, recordEventSchema]);
+export const channelEventSchema = z.discriminatedUnion('event', [preEventSchema, postEventSchema, hooksEventSchema, waitEventSchema, landedEventSchema, recordEventSchema]);
 
 export type PreEvent = z.infer<typeof preEventSchema>;
 export type PostEvent = z.infer<typeof postEventSchema>;
+export type HooksEvent = z.infer<typeof hooksEventSchema>;
 export type WaitEvent = z.infer<typeof waitEventSchema>;
 export type LandedEvent = z.infer<typeof landedEventSchema>;
 export type RecordEvent = z.infer<typeof recordEventSchema>;

@@ -1,4 +1,4 @@
-import type { HeldBounds, HookSighting, LandingSighting } from '../../rules/hookEvidence';
+import type { HeldBounds, HookSighting, HooksTimed, LandingSighting } from '../../rules/hookEvidence';
 import { isHeld, verdictFromHook } from '../../rules/hookEvidence';
 import type { ChannelTransport } from '../../rules/channelConstants';
 import type { CallShape } from '../snapshot';
@@ -72,6 +72,8 @@ export interface CallFacts {
   preSighting?: HookSighting;
   postSighting?: HookSighting;
   landed?: LandingSighting;
+  /** Its settings PreToolUse hooks as the mod timed them (its `hooks` event, or its `post`): canonicalHooks of the reports. */
+  hooks?: HooksTimed;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { EngineEvent } from '../engineEvents';
 import { NO_PER_CALL } from '../records';
-import type { LandedEvent, PostEvent, PreEvent, WaitEvent } from '../channel/schema';
-import { betterLanding, earlierSighting, landingOf, sightingOf } from '../../rules/hookEvidence';
+import type { HooksEvent, LandedEvent, PostEvent, PreEvent, WaitEvent } from '../channel/schema';
+import { betterLanding, canonicalHooks, earlierSighting, hooksFields, hooksTimedOf, landingOf, sightingOf } from '../../rules/hookEvidence';
 import { isBetterFire } from '../../rules/fireTime';
 import { type CallFacts, type Observation, type WaitFact, type WrittenObservation, compareObservations, compareWaits, evidenceOf, heldNow, lagOf } from './callFacts';
 import type { SessionFacts } from './sessionFacts';
@@ -112,6 +112,23 @@ export class CallStates {
     const first = c.postAt === undefined;
     if (first || ev.at < (c.postAt as number)) c.postAt = ev.at;
     if (first) out.push(callEvent(this.sessionId, ev, { event: 'post', at: ev.at }));
+    // The mod's post carries its hooks' figures too (a denied call's post ends it).
+    this.ingestHooks(ev, out);
+  }
+
+  /**
+   * The call's settings PreToolUse hooks settled, as the mod timed them (its `hooks` event, or the
+   * same figures on its `post`): kept on the call, and said once, as `hooks`, when first known.
+   */
+  ingestHooks(ev: HooksEvent | PostEvent, out: EngineEvent[]): void {
+    const timed = hooksTimedOf(ev);
+    if (timed === undefined) return;
+    const c = this.call(ev.tool_use_id);
+    c.toolName ??= ev.tool_name;
+    c.agentId ??= ev.agent_id;
+    const first = c.hooks === undefined;
+    c.hooks = canonicalHooks(c.hooks, timed);
+    if (first) out.push(callEvent(this.sessionId, ev, { event: 'hooks', at: ev.at, hooks_ms: timed.ms, ...(timed.decision !== undefined ? { hooks_decision: timed.decision } : {}) }));
   }
 
   /** The watcher our post hook left behind, or the mod, saw the record land (src/rules/hookEvidence.ts). */
@@ -151,6 +168,7 @@ export class CallStates {
         ...(obs.blockIndex !== undefined ? { block_index: obs.blockIndex } : {}),
         ...(obs.version !== undefined ? { claude_version: obs.version } : {}),
         record: obs.perCall ?? NO_PER_CALL,
+        ...(c.hooks !== undefined ? hooksFields(c.hooks) : {}),
         batch_first_line: obs.batchFirstLine,
         batch_last_line: obs.batchLastLine,
         ...(partialDwellMs > 0 ? { partial_dwell_ms: partialDwellMs } : {}),

@@ -7,7 +7,7 @@ import { TranscriptLagEngine } from '../../../src/core/engine';
 import { lineKindOf } from '../../../src/rules/recordLine';
 import type { CallSnapshot, SessionSnapshot } from '../../../src/core/snapshot';
 import { nodeFileAccess } from '../../../src/platform/nodeFileAccess';
-import { boundsText, formatDuration } from '../../../src/presentation/format';
+import { boundsText, formatDuration, hooksText } from '../../../src/presentation/format';
 import { terminalStatusText } from '../../../src/presentation/terminalStatus';
 import { ClaudeDirFixture } from '../helpers/engineFixture';
 import { fixturesDir } from '../helpers/fixtures';
@@ -187,6 +187,8 @@ function writtenHereScenarios(fx: ClaudeDirFixture): Scenario[] {
       { t: T - 1000, transcript: m.prompt },
       { t: T, channel: m.ev({ event: 'pre', at: T, tool_use_id: 'toolu_m', transport: 'mod', source: 'transcript-lag-mod' }) },
       { t: T + 90, channel: m.ev({ event: 'pre', at: T + 80, tool_use_id: 'toolu_m', checked_at: T + 90, bytes_on_disk: 10, record_on_disk: false, result_on_disk: false }) },
+      // Its settings hooks settle (the mod timed them): held, with their share said, until the record lands.
+      { t: T + 481, channel: m.ev({ event: 'hooks', at: T + 480, tool_use_id: 'toolu_m', transport: 'mod', hooks_ms: 470, hooks_decision: 'allow', source: 'transcript-lag-mod' }) },
       { t: T + 515, transcript: m.rec('toolu_m') },
       { t: T + 521, channel: m.ev({ event: 'landed', at: T + 520, tool_use_id: 'toolu_m', with_result: false, watched_from: 'pre', missed_at: T + 500, fired_at: T, source: 'transcript-lag-mod' }) },
       { t: T + 606, channel: m.ev({ event: 'post', at: T + 600, tool_use_id: 'toolu_m', checked_at: T + 605, bytes_on_disk: 10, record_on_disk: true, result_on_disk: false }) },
@@ -248,10 +250,15 @@ function hookedCalls(snap: SessionSnapshot | undefined): CallSnapshot[] {
  */
 function viewsLine(snap: SessionSnapshot | undefined, now: number): string {
   const held = snap?.held ?? [];
-  if (held.length > 0) return `transcript-lag: ${held.length} held · ${formatDuration(Math.max(...held.map((c) => now - (c.fired_at as number))))}`;
+  const hooks = (c: CallSnapshot | undefined) => (c?.hooks === undefined ? '' : ` · ${hooksText(c.hooks)}`);
+  if (held.length > 0) {
+    const oldest = held.reduce((a, b) => ((b.fired_at as number) <= (a.fired_at as number) ? b : a));
+    return `transcript-lag: ${held.length} held · ${formatDuration(now - (oldest.fired_at as number))}${hooks(oldest)}`;
+  }
   const newest = snap?.recent.find((c) => c.fired_at !== undefined);
-  if (newest?.lag_ms !== null && newest?.lag_ms !== undefined) return `transcript-lag: lag ${formatDuration(newest.lag_ms)}`;
-  if (newest?.lag_bounds) return `transcript-lag: lag ${boundsText(newest.lag_bounds)}`;
+  if (newest?.lag_ms !== null && newest?.lag_ms !== undefined) return `transcript-lag: lag ${formatDuration(newest.lag_ms)}${hooks(newest)}`;
+  if (newest?.lag_bounds) return `transcript-lag: lag ${boundsText(newest.lag_bounds)}${hooks(newest)}`;
+  if (newest?.hooks) return `transcript-lag: in sync${hooks(newest)}`;
   return hookedCalls(snap).length > 0 ? 'transcript-lag: in sync' : 'transcript-lag: no hook events yet';
 }
 

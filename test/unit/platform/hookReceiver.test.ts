@@ -112,14 +112,14 @@ describe('HTTP hook receiver', () => {
     assert.equal(channelEvents().length, 2);
   });
 
-  it('the mod\'s hooks event (its timing of a call\'s settings hooks) is appended too, as it came: the channel reader skips it as an event it does not know yet', async () => {
+  it('the mod\'s hooks event (its timing of a call\'s settings hooks) is appended too, as it came, and the channel reader takes it', async () => {
     const transcript = path.join(dir, 'projects', '-work', `${SID}.jsonl`);
     fs.writeFileSync(transcript, '');
     const hooks = { v: 1, event: 'hooks', at: 1_800_000_001_357, session_id: SID, transcript_path: transcript, tool_use_id: 'toolu_01MOD', tool_name: 'Bash', transport: 'mod', hooks_ms: 1234, hooks_decision: 'deny', source: 'transcript-lag-mod' };
     assert.equal((await post(receiver.port, JSON.stringify(hooks), { [SECRET_HEADER]: SECRET }, MOD_PATH)).status, 200);
     const lines = fs.readFileSync(path.join(channelDir, `${SID}.jsonl`), 'utf8').split('\n').filter(Boolean);
     assert.deepEqual(lines.map((l) => JSON.parse(l)), [hooks]);
-    assert.deepEqual(parseChannelLine(lines[0]), { kind: 'unknown-event', event: 'hooks' });
+    assert.deepEqual(parseChannelLine(lines[0]), { kind: 'event', event: hooks });
   });
 
   it('stands aside for a call the mod lists, as the command hook does: 200, nothing written', async () => {

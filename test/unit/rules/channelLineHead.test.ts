@@ -13,25 +13,26 @@ const base = { v: 1, at: T, session_id: 's-1', transcript_path: '/c/projects/-w/
 const onDisk = { checked_at: T + 5, bytes_on_disk: 100, record_on_disk: false, result_on_disk: false, record_path: '/c/projects/-w/s-1/subagents/agent-a1.jsonl', transport: 'command' };
 const full: Record<string, Record<string, unknown>> = {
   pre: { ...base, ...onDisk, event: 'pre', prompt_id: 'p-1', mode: 'probe', timeout_ms: 6000 },
-  post: { ...base, ...onDisk, event: 'post' },
+  post: { ...base, ...onDisk, event: 'post', hooks_ms: 2004, hooks_decision: 'deny' },
+  hooks: { ...base, event: 'hooks', transport: 'mod', hooks_ms: 2004, hooks_decision: 'allow' },
   landed: { ...base, event: 'landed', with_result: true, record_path: onDisk.record_path, watched_from: 'pre', missed_at: T + 400, fired_at: T },
 };
 const long = (n: number) => 'x'.repeat(n);
 /** Values to try in every field: of each type, at the schema's edges. */
-const VALUES: unknown[] = [null, true, false, 0, -1, 1.5, 1, T, '', 'x', long(200), long(201), long(4096), long(4097), 'command', 'http', 'mod', 'other', 'pre', 'post', 'announce', 'probe', [], {}];
+const VALUES: unknown[] = [null, true, false, 0, -1, 1.5, 1, T, '', 'x', long(200), long(201), long(4096), long(4097), 'command', 'http', 'mod', 'other', 'pre', 'post', 'announce', 'probe', 'allow', 'ask', 'deny', [], {}];
 
 function agree(obj: Record<string, unknown>, what: string): void {
   const line = JSON.stringify(obj);
   const engine = parseChannelLine(line);
   const ours = lenientCallEvent(line);
-  const engineTakes = engine.kind === 'event' && (engine.event.event === 'pre' || engine.event.event === 'post' || engine.event.event === 'landed');
+  const engineTakes = engine.kind === 'event' && (engine.event.event === 'pre' || engine.event.event === 'post' || engine.event.event === 'hooks' || engine.event.event === 'landed');
   assert.equal(ours !== undefined, engineTakes, `${what}: the status line ${ours ? 'takes' : 'drops'} it, the engine ${engineTakes ? 'takes' : 'drops'} it (${engine.kind === 'invalid' ? engine.reason : engine.kind})`);
   if (!ours || engine.kind !== 'event') return;
   for (const [k, v] of Object.entries(ours)) assert.deepEqual(v, (engine.event as Record<string, unknown>)[k], `${what}: ${k}`);
 }
 
 describe('channel line head: the status line takes the call events the engine takes', () => {
-  it('every field of pre, post and landed, removed or set to any of a range of values', () => {
+  it('every field of pre, post, hooks and landed, removed or set to any of a range of values', () => {
     let tried = 0;
     for (const [event, obj] of Object.entries(full)) {
       agree(obj, event);

@@ -332,7 +332,7 @@ describe('analyze: --channel join', () => {
     );
     const a: TranscriptAnalysis = await analyze(transcript, { channelPath: channel });
     assert.deepEqual(a.waits, { seen: 1, behind: 2, error: 0, unmatched: 1 });
-    assert.deepEqual(a.channel!.events, { pre: 2, post: 0, wait: 3, landed: 0, record: 0 });
+    assert.deepEqual(a.channel!.events, { pre: 2, post: 0, hooks: 0, wait: 3, landed: 0, record: 0 });
     assert.equal(a.channel!.lines, 8);
     assert.equal(Object.values(a.channel!.skipped).reduce((x, y) => x + y, 0), 3);
     const [c1, c2] = a.calls;
@@ -357,7 +357,31 @@ describe('analyze: --channel join', () => {
     );
     const a = await analyze(transcript, { channelPath: channel });
     assert.deepEqual(a.calls.map((c) => c.hook_fired_at), [1040, 2000]);
-    assert.deepEqual(a.channel!.events, { pre: 4, post: 0, wait: 0, landed: 0, record: 1 });
+    assert.deepEqual(a.channel!.events, { pre: 4, post: 0, hooks: 0, wait: 0, landed: 0, record: 1 });
+  });
+
+  it("the mod's hooks figures join their call (its hooks event, or its post alone); a command hook's post has none", async () => {
+    const transcript = write('s1.jsonl', [toolUse('toolu_1'), toolUse('toolu_2'), toolUse('toolu_3'), ''].join('\n'));
+    const mod = { ...base, source: 'transcript-lag-mod', transport: 'mod' };
+    const channel = write(
+      'channel.jsonl',
+      [
+        j({ ...mod, event: 'pre', tool_use_id: 'toolu_1', at: 1000 }),
+        j({ ...mod, event: 'hooks', tool_use_id: 'toolu_1', at: 3004, hooks_ms: 2004, hooks_decision: 'allow' }),
+        j({ ...mod, event: 'post', tool_use_id: 'toolu_1', at: 3500, hooks_ms: 2004, hooks_decision: 'allow' }),
+        j({ ...mod, event: 'pre', tool_use_id: 'toolu_2', at: 4000 }),
+        j({ ...mod, event: 'post', tool_use_id: 'toolu_2', at: 4900, hooks_ms: 850, hooks_decision: 'deny' }),
+        j({ ...base, event: 'pre', tool_use_id: 'toolu_3', at: 5000 }),
+        j({ ...base, event: 'post', tool_use_id: 'toolu_3', at: 5300 }),
+        '',
+      ].join('\n'),
+    );
+    const a = await analyze(transcript, { channelPath: channel });
+    assert.deepEqual(
+      a.calls.map((c) => [c.tool_use_id, c.hooks_ms, c.hooks_decision]),
+      [['toolu_1', 2004, 'allow'], ['toolu_2', 850, 'deny'], ['toolu_3', undefined, undefined]],
+    );
+    assert.equal(a.channel!.events.hooks, 1);
   });
 
   it("reads the mod's spool beside the channel file where it lies: unfolded events count, one also folded counts once, nothing is changed", async () => {
@@ -377,7 +401,7 @@ describe('analyze: --channel join', () => {
     const before = fs.readdirSync(spoolDir).sort();
     const a = await analyze(transcript, { channelPath: channel });
     assert.deepEqual(a.calls.map((c) => c.hook_fired_at), [900, 1950]);
-    assert.deepEqual(a.channel!.events, { pre: 4, post: 0, wait: 0, landed: 0, record: 1 });
+    assert.deepEqual(a.channel!.events, { pre: 4, post: 0, hooks: 0, wait: 0, landed: 0, record: 1 });
     assert.equal(a.channel!.spooled, 2);
     assert.deepEqual(fs.readdirSync(spoolDir).sort(), before);
   });

@@ -191,6 +191,8 @@ function checkMetrics(result, fail) {
     const probe = result.calls.filter((c) => c.wait?.outcome === outcome).length;
     if (m.waits[outcome] !== probe) fail(`metrics: transcript_lag_waits_total{outcome="${outcome}"} is ${m.waits[outcome]}, the probe reported ${probe}`);
   }
+  // The mod timed each call's settings hooks: one observation a call (the docs' hooks queries then give results too).
+  if (result.def.timeSlowHook && m.hooksCount !== result.calls.length) fail(`metrics: sum(transcript_lag_hooks_seconds_count) is ${m.hooksCount}, the mod timed ${result.calls.length} calls' hooks`);
   const heldMs = onDisk.filter((c) => c.heldMs !== undefined).map((c) => c.heldMs);
   if (m.heldCount !== heldMs.length) fail(`metrics: sum(transcript_lag_held_seconds_count) is ${m.heldCount}, the recorder timed ${heldMs.length} holds`);
   const truth = rankQuantile(heldMs, 0.5);
@@ -411,6 +413,16 @@ function checkMod(result, fail) {
     if (written.length !== 1) fail(`${where}: watch reported written ${written.length} times`);
     for (const e of reported) if (e.transport !== undefined && e.transport !== 'mod') fail(`${where}: watch's ${e.event} says transport ${e.transport}`);
     if (!reported.some((e) => e.transport === 'mod')) fail(`${where}: watch never said the call came from the mod (${reported.map((e) => `${e.event}:${e.transport}`).join(', ')})`);
+    // One number per call (issue 32): watch's lag falls within the bound the mod's looks give (its row, the status line).
+    const landed = channel.find((e) => e.event === 'landed' && e.tool_use_id === c.id && e.source === MOD_SOURCE);
+    if (!landed) fail(`${where}: the mod never reported it landed`);
+    else if (written.length === 1 && written[0].lag_ms !== null) {
+      const max = landed.at - landed.fired_at;
+      const min = landed.missed_at === undefined ? 0 : landed.missed_at - landed.fired_at;
+      // Above it only by a read that came late after the written line was printed (the landing folded later: the
+      // views then correct it, watch's line stays); 20 ms of that is a loaded machine, more a disagreement.
+      if (written[0].lag_ms > max + 20 || written[0].lag_ms < min) fail(`${where}: watch says lag ${written[0].lag_ms} ms, the mod's looks prove ${min}–${max} ms`);
+    }
     if (result.def.reviewer) {
       const answers = (result.reviewerAnswers ?? []).filter((a) => a.tool_use_id === c.id);
       const truth = result.messages?.[c.id];

@@ -94,7 +94,7 @@ export const scenarios = [
   { name: 'print-mod-subagent', mode: 'print', ...announce, ...stream, install: 'plugin-dir', mod: true, reviewer: true, script: MOD_SUBAGENT, subScript: SUBAGENT_STEPS },
   // The mod times each call's settings PreToolUse hooks (classic.PreToolUse, issue 33 §4): its `hooks` event
   // must say what the slow hook (2 s, the longest of them) measured itself, within 100 ms.
-  { name: 'interactive-mod-hooks-timed', mode: 'interactive', ...announce, ...stream, install: 'plugin-dir', mod: true, slowHookMs: 2000, timeSlowHook: true, script: SINGLE },
+  { name: 'interactive-mod-hooks-timed', mode: 'interactive', ...announce, ...stream, install: 'plugin-dir', mod: true, slowHookMs: 2000, timeSlowHook: true, metrics: true, script: SINGLE },
   // http hooks installed: watch serves the receiver, the mod posts its events to it (nothing spooled).
   { name: 'print-mod-http', mode: 'print', ...announce, ...stream, install: 'http+plugin-dir', mod: true, script: SINGLE },
   { name: 'interactive-mod-plugin-slow', mode: 'interactive', ...announce, ...stream, install: 'plugin', mod: true, reviewer: true, slowHookMs: 2000, script: SINGLE },

@@ -42,11 +42,6 @@ export class LagWindow {
     }
   }
 
-  /** Forgets a call's lag (a later fact showed it was not measured after all). */
-  delete(toolUseId: string): void {
-    if (this.lags.delete(toolUseId)) this.cached = undefined;
-  }
-
   get size(): number {
     return this.lags.size;
   }

@@ -169,22 +169,6 @@ export function hookSawRecord(seen: CallSightings): boolean {
 }
 
 /**
- * When a look of the call's own hooks first found its record on disk (ms since epoch): a pre or post
- * hook's check that saw it, or a landing. Undefined when no look found it. A reader that saw the record
- * only later read it late: the record was there by this time.
- */
-export function recordFoundAt(seen: CallSightings): number | undefined {
-  let at: number | undefined;
-  const found = (t: number | undefined) => {
-    if (t !== undefined && (at === undefined || t < at)) at = t;
-  };
-  if (seen.pre?.record_on_disk === true) found(seen.pre.checked_at);
-  if (seen.post?.record_on_disk === true) found(seen.post.checked_at);
-  found(seen.landed?.at);
-  return at;
-}
-
-/**
  * "Is the call held?", the one rule: its hook fired and its record is not on disk. `recordOnDisk`
  * is what the reader knows: true, false (proven absent: the engine read the whole file, or the
  * status line's window holds all of it), undefined (cannot tell), which is not held.

@@ -1,5 +1,5 @@
 import type { HeldBounds, HookSighting, HooksTimed, LandingSighting } from '../../rules/hookEvidence';
-import { isHeld, recordFoundAt, verdictFromHook } from '../../rules/hookEvidence';
+import { isHeld, verdictFromHook } from '../../rules/hookEvidence';
 import type { ChannelTransport } from '../../rules/channelConstants';
 import type { CallShape } from '../snapshot';
 import type { PerCallFields } from '../records';
@@ -84,12 +84,7 @@ export interface CallFacts {
 export function evidenceOf(call: CallFacts): { shape: CallShape; held?: HeldBounds } | undefined {
   const w = call.written;
   if (!w) return undefined;
-  if (!w.historical) {
-    const shape = w.withResult ? 'with_result' : 'before_result';
-    // Read live, but after a look of its hooks had found it on disk (lagOf): the look's bound is the hold.
-    const held = call.firedAt !== undefined && lagOf(call) === null ? provenHold(call) : undefined;
-    return held ? { shape, held } : { shape };
-  }
+  if (!w.historical) return { shape: w.withResult ? 'with_result' : 'before_result' };
   const verdict = verdictFromHook(call.preSighting, call.postSighting, call.landed);
   return { shape: verdict.shape ?? 'unknown', ...(verdict.held ? { held: verdict.held } : {}) };
 }
@@ -118,27 +113,10 @@ export function heldNow(call: CallFacts): boolean {
   return isHeld({ firedAt: call.firedAt, recordOnDisk: call.written !== undefined });
 }
 
-/**
- * Hook fired → observed on disk, never below 0; null without a hook event or for history, and null
- * when a look of the call's own hooks (the mod's, the landing watcher's, a pre or post hook's) had
- * found the record on disk before the engine read it: that read came late (a busy window, a file
- * found late), and its time would overstate the hold and contradict the bound the mod's row and the
- * status line give from that look. The views then show that bound (evidenceOf), as they do for a
- * call read from history: one number per call, or one bound.
- */
+/** Hook fired → observed on disk, never below 0; null without a hook event or for history. */
 export function lagOf(call: CallFacts): number | null {
   if (call.firedAt === undefined || !call.written || call.written.historical) return null;
-  if (call.preSighting !== undefined || call.postSighting !== undefined || call.landed !== undefined) {
-    const found = recordFoundAt({ pre: call.preSighting, post: call.postSighting, landed: call.landed });
-    if (found !== undefined && found < call.written.observedAt) return null;
-  }
   return Math.max(0, call.written.observedAt - call.firedAt);
-}
-
-/** The hold the call's own hooks' looks prove (src/rules/hookEvidence.ts), when they looked at all. */
-function provenHold(call: CallFacts): HeldBounds | undefined {
-  if (call.preSighting === undefined && call.postSighting === undefined && call.landed === undefined) return undefined;
-  return verdictFromHook(call.preSighting, call.postSighting, call.landed).held;
 }
 
 /** The canonical wait shown on a call: ours first, then the earliest by source name. */

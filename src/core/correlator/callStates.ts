@@ -86,7 +86,7 @@ export class CallStates {
     if (lag !== null && lag !== lagBefore) {
       this.facts.lags.set(c.id, lag);
       out.push(callEvent(this.sessionId, ev, { event: 'joined', at: observedAt, fired_at: c.firedAt as number, lag_ms: lag, transport: c.transport ?? 'command' }));
-    } else if (lag === null && lagBefore !== null) this.facts.lags.delete(c.id);
+    }
   }
 
   /** Merges the wait into the call's waits (one per reporting source); returns the canonical one. */
@@ -108,7 +108,6 @@ export class CallStates {
     if (sighting) {
       c.postSighting = earlierSighting(c.postSighting, sighting);
       this.countShape(c);
-      this.recountLag(c);
     }
     const first = c.postAt === undefined;
     if (first || ev.at < (c.postAt as number)) c.postAt = ev.at;
@@ -138,15 +137,6 @@ export class CallStates {
     c.toolName ??= ev.tool_name;
     c.landed = betterLanding(c.landed, landingOf(ev));
     this.countShape(c);
-    this.recountLag(c);
-  }
-
-  /** A sighting may show the engine's read of the record came late (lagOf): its lag is then no measure. */
-  private recountLag(c: CallFacts): void {
-    if (!c.written || c.written.historical) return;
-    const lag = lagOf(c);
-    if (lag === null) this.facts.lags.delete(c.id);
-    else this.facts.lags.set(c.id, lag);
   }
 
   /** The call's record was read (`origin`: the session a fork copied it from). Held → written. */

@@ -719,6 +719,7 @@ function register(on, options) {
   on("session.end", async ($, e, next) => {
     const dropping = [...s.held.values()].map((call) => dropHeldMessageNow($, call));
     s.held.clear();
+    s.calling.clear();
     s.alive?.cancel();
     s.alive = void 0;
     if (s.place !== void 0) dropping.push(removeAlive($, s, s.place));

@@ -61,6 +61,8 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
   on('session.end', async ($, e, next) => {
     const dropping = [...s.held.values()].map((call) => dropHeldMessageNow($, call));
     s.held.clear();
+    // A call whose next never settled (the session ended under it) is not waited for.
+    s.calling.clear();
     s.alive?.cancel();
     s.alive = undefined;
     if (s.place !== undefined) dropping.push(removeAlive($, s, s.place));

@@ -93,27 +93,35 @@ function reportRow(s: LagSample, mainPath: string): ReportRow {
   };
 }
 
-/** A call's hooks cell: their time, their share of its measured lag, and a decision other than allow. */
+/**
+ * Whether the call's hooks ran within its hold, so their time is a share of it: a record may land
+ * before its hooks end (released early, a build that does not hold records for them), and then they
+ * are no part of the hold.
+ */
+function hooksWithinHold(s: LagSample): boolean {
+  return s.hooks_ms !== null && s.lag_ms !== null && s.lag_ms > 0 && s.hooks_ms <= s.lag_ms;
+}
+
+/** A call's hooks cell: their time, their share of its measured lag when they ran within it, and a decision other than allow. */
 function hooksCell(s: LagSample): string {
   if (s.hooks_ms === null) return '';
-  const share = s.lag_ms !== null && s.lag_ms > 0 ? ` (${Math.round((Math.min(s.hooks_ms, s.lag_ms) / s.lag_ms) * 100)}%)` : '';
+  const share = hooksWithinHold(s) ? ` (${Math.round(((s.hooks_ms as number) / (s.lag_ms as number)) * 100)}%)` : '';
   const decided = s.hooks_decision === 'deny' ? 'denied · ' : s.hooks_decision === 'ask' ? 'asked · ' : '';
   return `${decided}${formatDuration(s.hooks_ms)}${share}`;
 }
 
 /**
- * The hooks' share of the holds, over the calls the mod timed whose lag was measured: their hooks'
- * time against their holds'. A hold can outlast its hooks (the message's end, the write), never the
- * reverse by more than a clock's step: each call counts at most its hold.
+ * The hooks' share of the holds, over the calls the mod timed whose lag was measured and whose hooks
+ * ran within the hold (hooksWithinHold): their hooks' time against their holds'.
  */
 function hooksShareSummary(samples: readonly LagSample[]): string {
   const timed = samples.filter((s) => s.hooks_ms !== null);
   if (timed.length === 0) return 'not timed (the plugin\'s mod times them, Claude Code 2.1.287+)';
-  const measured = timed.filter((s) => s.lag_ms !== null);
-  const hooks = measured.reduce((n, s) => n + Math.min(s.hooks_ms as number, s.lag_ms as number), 0);
+  const measured = timed.filter(hooksWithinHold);
+  const hooks = measured.reduce((n, s) => n + (s.hooks_ms as number), 0);
   const held = measured.reduce((n, s) => n + (s.lag_ms as number), 0);
   const denied = timed.filter((s) => s.hooks_decision === 'deny').length;
-  const share = held > 0 ? `${formatDuration(hooks)} of ${formatDuration(held)} held (${Math.round((hooks / held) * 100)}%) over ${plural(measured.length, 'call')}` : `${plural(timed.length, 'call')} timed, no hold measured`;
+  const share = held > 0 ? `${formatDuration(hooks)} of ${formatDuration(held)} held (${Math.round((hooks / held) * 100)}%) over ${plural(measured.length, 'call')}` : `${plural(timed.length, 'call')} timed, none within a measured hold`;
   return denied > 0 ? `${share} · ${denied} denied` : share;
 }
 

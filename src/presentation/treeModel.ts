@@ -64,7 +64,7 @@ export function transportNote(call: CallSnapshot): string | undefined {
 function hooksLine(call: CallSnapshot): string | undefined {
   const h = call.hooks;
   if (h === undefined) return undefined;
-  const decided = h.decision === undefined ? 'decided nothing (the permission rules did)' : h.decision === 'allow' ? 'allowed it' : h.decision === 'ask' ? 'asked the person' : 'denied it';
+  const decided = h.decision === undefined ? 'made no decision' : h.decision === 'allow' ? 'allowed it' : h.decision === 'ask' ? 'asked the person' : 'denied it';
   return `Its settings PreToolUse hooks ran ${formatDuration(h.ms)} (timed by the mod) and ${decided}.`;
 }
 

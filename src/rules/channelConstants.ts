@@ -23,6 +23,8 @@ export type ChannelTransport = (typeof CHANNEL_TRANSPORTS)[number];
 /** How a call's settings PreToolUse hooks decided, when they did: the mod's `hooks` event and its `post` (docs/CHANNEL.md). */
 export const HOOKS_DECISIONS = ['allow', 'ask', 'deny'] as const;
 export type HooksDecision = (typeof HOOKS_DECISIONS)[number];
+/** The longest `hooks_ms` a reader takes (a day): a line saying more is no timing of a call's hooks, and is dropped. */
+export const MAX_HOOKS_MS = 86_400_000;
 
 /** The channel folder's file where install-hook --http keeps the receiver's port and secret. */
 export const HTTP_CONFIG_FILE = 'http.json';

@@ -1,4 +1,4 @@
-import { CHANNEL_SCHEMA_VERSION, CHANNEL_TRANSPORTS, HOOKS_DECISIONS, type HooksDecision, MAX_ID_LENGTH, MAX_PATH_LENGTH } from './channelConstants';
+import { CHANNEL_SCHEMA_VERSION, CHANNEL_TRANSPORTS, HOOKS_DECISIONS, type HooksDecision, MAX_HOOKS_MS, MAX_ID_LENGTH, MAX_PATH_LENGTH } from './channelConstants';
 
 /**
  * The first, zod-free step of reading a channel line, shared by the engine's reader (./reader.ts,
@@ -68,6 +68,7 @@ export interface LenientCallEvent {
 const isTime = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 const str = (min: number, max: number) => (v: unknown) => typeof v === 'string' && v.length >= min && v.length <= max;
 const isBool = (v: unknown): v is boolean => typeof v === 'boolean';
+const isHooksMs = (v: unknown): v is number => isTime(v) && v <= MAX_HOOKS_MS;
 const oneOf = (values: readonly unknown[]) => (v: unknown) => values.includes(v);
 
 type Rule = (v: unknown) => boolean;
@@ -97,8 +98,8 @@ const FIELDS: Record<LenientCallEvent['event'], Record<string, [Rule, boolean]>>
     mode: [oneOf(['announce', 'probe']), false],
     timeout_ms: [(v) => typeof v === 'number' && Number.isInteger(v) && v > 0, false],
   },
-  post: { ...BASE, ...ON_DISK, hooks_ms: [isTime, false], hooks_decision: [oneOf(HOOKS_DECISIONS), false] },
-  hooks: { ...BASE, transport: [oneOf(CHANNEL_TRANSPORTS), false], hooks_ms: [isTime, true], hooks_decision: [oneOf(HOOKS_DECISIONS), false] },
+  post: { ...BASE, ...ON_DISK, hooks_ms: [isHooksMs, false], hooks_decision: [oneOf(HOOKS_DECISIONS), false] },
+  hooks: { ...BASE, transport: [oneOf(CHANNEL_TRANSPORTS), false], hooks_ms: [isHooksMs, true], hooks_decision: [oneOf(HOOKS_DECISIONS), false] },
   landed: {
     ...BASE,
     with_result: [isBool, true],

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHANNEL_SCHEMA_VERSION, CHANNEL_TRANSPORTS, HOOKS_DECISIONS } from '../../rules/channelConstants';
+import { CHANNEL_SCHEMA_VERSION, CHANNEL_TRANSPORTS, HOOKS_DECISIONS, MAX_HOOKS_MS } from '../../rules/channelConstants';
 
 /**
  * The hook channel: one JSONL file per session under `<claude dir>/transcript-lag/`.
@@ -70,7 +70,7 @@ export const preEventSchema = z.object({
  * Only the mod sends them: absent, nothing is known of them.
  */
 const hooksTimed = {
-  hooks_ms: z.number().int().nonnegative(),
+  hooks_ms: z.number().int().nonnegative().max(MAX_HOOKS_MS),
   hooks_decision: z.enum(HOOKS_DECISIONS).optional(),
 };
 

@@ -71,10 +71,11 @@ describe("views: the settings hooks' share of each hold", () => {
 
   it("the report: each call's hooks and their share of its hold, and the share over the session", () => {
     const store = new LagSampleStore();
-    for (const e of [writtenEvent('a', 2000), hooksEvent('a', 1500, 'allow'), writtenEvent('b', 1000, { hooks_ms: 500, hooks_decision: 'deny' }), writtenEvent('c', 400)]) store.add(e);
+    // d: its record landed before its hooks ended (released early): they were no part of its hold, no share said.
+    for (const e of [writtenEvent('a', 2000), hooksEvent('a', 1500, 'allow'), writtenEvent('b', 1000, { hooks_ms: 500, hooks_decision: 'deny' }), writtenEvent('c', 400), writtenEvent('d', 300, { hooks_ms: 2000 })]) store.add(e);
     const report = buildReport(session(), store.samples('s1'), NOW);
     const cells = Object.fromEntries(report.rows.map((r) => [r.tool_use_id, r.hooks]));
-    assert.deepEqual(cells, { a: '1.5s (75%)', b: 'denied · 500 ms (50%)', c: '' });
+    assert.deepEqual(cells, { a: '1.5s (75%)', b: 'denied · 500 ms (50%)', c: '', d: '2.0s' });
     const share = report.summary.find((s) => s.label === "Your hooks' share of the holds")?.value;
     assert.equal(share, '2.0s of 3.0s held (67%) over 2 calls · 1 denied');
     const none = buildReport(session(), (() => {

@@ -19,7 +19,7 @@ const full: Record<string, Record<string, unknown>> = {
 };
 const long = (n: number) => 'x'.repeat(n);
 /** Values to try in every field: of each type, at the schema's edges. */
-const VALUES: unknown[] = [null, true, false, 0, -1, 1.5, 1, T, '', 'x', long(200), long(201), long(4096), long(4097), 'command', 'http', 'mod', 'other', 'pre', 'post', 'announce', 'probe', 'allow', 'ask', 'deny', [], {}];
+const VALUES: unknown[] = [null, true, false, 0, -1, 1.5, 1, T, '', 'x', long(200), long(201), long(4096), long(4097), 'command', 'http', 'mod', 'other', 'pre', 'post', 'announce', 'probe', 'allow', 'ask', 'deny', 86_400_000, 86_400_001, [], {}];
 
 function agree(obj: Record<string, unknown>, what: string): void {
   const line = JSON.stringify(obj);

@@ -18,6 +18,9 @@ describe('Correlator call events: fields and their order', () => {
       ...c.ingestHook(wait('C', 1900, 'seen'), 1900),
       ...c.ingestHook(post('C', 1950), 1960),
       ...c.ingestHook(pre('D', 2000, { timeout_ms: 1000 }), 2010),
+      // The mod's timing of E's settings hooks, then E's record: the hooks event, and written carrying them.
+      ...c.ingestHook({ ...pre('E', 2100), event: 'hooks', transport: 'mod', hooks_ms: 900, hooks_decision: 'allow' } as never, 3000),
+      ...read(3100, 4, [toolUse('E')]),
     ];
     const fields = (e: EngineEvent) => `${e.event}${'tool_use_id' in e ? ` ${e.tool_use_id}` : ''}: ${Object.keys(e).join(',')}`;
     assert.deepEqual(events.filter((e) => e.event !== 'session').map(fields), [
@@ -29,6 +32,8 @@ describe('Correlator call events: fields and their order', () => {
       'wait C: session_id,tool_use_id,transcript_path,event,at,outcome,polls,waited_ms,bytes_on_disk,source,claude_version',
       'post C: session_id,tool_use_id,transcript_path,event,at',
       'held D: session_id,tool_use_id,tool_name,transcript_path,event,at,transport,timeout_ms',
+      'hooks E: session_id,tool_use_id,tool_name,transcript_path,event,at,hooks_ms,hooks_decision',
+      'written E: session_id,tool_use_id,tool_name,transcript_path,event,at,line,generation,record_at,fired_at,lag_ms,with_result,record,hooks_ms,hooks_decision,batch_first_line,batch_last_line',
     ]);
     assert.deepEqual(c.heldEvents(SESSION).map(fields), ['held D: session_id,tool_use_id,tool_name,transcript_path,event,at,transport,timeout_ms']);
   });

@@ -250,9 +250,7 @@ function verdictFromHook(pre, post, landed) {
   if (landed?.watched_from === "pre") {
     verdict.shape = landed.with_result ? "with_result" : "before_result";
     const firedAt = landed.fired_at ?? pre?.at;
-    if (firedAt !== void 0) {
-      verdict.held = { min_ms: landed.missed_at === void 0 ? 0 : Math.max(0, landed.missed_at - firedAt), max_ms: Math.max(0, landed.at - firedAt) };
-    }
+    if (firedAt !== void 0) verdict.held = { min_ms: 0, max_ms: Math.max(0, landed.at - firedAt) };
     return verdict;
   }
   const preSaw = pre?.record_on_disk;

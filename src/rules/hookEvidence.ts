@@ -39,8 +39,8 @@ export interface LandingSighting {
   with_result: boolean;
   /**
    * `pre`: the mod looked from the call's fire on (the hook's watcher starts at PostToolUse), so
-   * its landing proves the shape alone, and `missed_at` (its last look without the record)
-   * bounds the hold from below.
+   * its landing proves the shape alone. `missed_at` (its last look without the record) is what it
+   * saw, not a bound: its looks go through Claude Code's `$.fs` (verdictFromHook).
    */
   watched_from?: 'pre' | 'post';
   missed_at?: number;
@@ -188,9 +188,11 @@ export function verdictFromHook(pre: HookSighting | undefined, post: HookSightin
   if (landed?.watched_from === 'pre') {
     verdict.shape = landed.with_result ? 'with_result' : 'before_result';
     const firedAt = landed.fired_at ?? pre?.at;
-    if (firedAt !== undefined) {
-      verdict.held = { min_ms: landed.missed_at === undefined ? 0 : Math.max(0, landed.missed_at - firedAt), max_ms: Math.max(0, landed.at - firedAt) };
-    }
+    // Held at most until the look that found it. Not at least until its last miss: the mod sees the file
+    // through Claude Code's `$.fs`, whose looks were seen (field, 2.1.332) to miss for ~120 ms a record
+    // the engine and a 5 ms tailer had read; a miss there proves no absence. `missed_at` stays on the
+    // event as what the mod saw.
+    if (firedAt !== undefined) verdict.held = { min_ms: 0, max_ms: Math.max(0, landed.at - firedAt) };
     return verdict;
   }
   const preSaw = pre?.record_on_disk;

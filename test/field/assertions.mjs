@@ -417,11 +417,11 @@ function checkMod(result, fail) {
     const landed = channel.find((e) => e.event === 'landed' && e.tool_use_id === c.id && e.source === MOD_SOURCE);
     if (!landed) fail(`${where}: the mod never reported it landed`);
     else if (written.length === 1 && written[0].lag_ms !== null) {
+      // The mod's looks prove an upper bound only (its $.fs was seen to miss a record on disk for ~120 ms, so a miss
+      // proves nothing: src/rules/hookEvidence.ts). Above it only by a read of watch's that came late (docs/VIEWS.md):
+      // 20 ms of that is a loaded machine, more a disagreement.
       const max = landed.at - landed.fired_at;
-      const min = landed.missed_at === undefined ? 0 : landed.missed_at - landed.fired_at;
-      // Above it only by a read of watch's that came late (docs/VIEWS.md): 20 ms of that is a loaded machine, more a
-      // disagreement.
-      if (written[0].lag_ms > max + 20 || written[0].lag_ms < min) fail(`${where}: watch says lag ${written[0].lag_ms} ms, the mod's looks prove ${min}–${max} ms`);
+      if (written[0].lag_ms > max + 20) fail(`${where}: watch says lag ${written[0].lag_ms} ms, the mod's looks prove ≤ ${max} ms`);
     }
     if (result.def.reviewer) {
       const answers = (result.reviewerAnswers ?? []).filter((a) => a.tool_use_id === c.id);
@@ -480,9 +480,6 @@ function checkMod(result, fail) {
   }
 }
 
-/** How long after the 5 ms tailer the mod's 10 ms looks may find a record: a look, the tailer's poll, a few turns of Claude Code's event loop. */
-const MOD_LOOK_SLACK_MS = 40;
-
 /** How far the mod's `hooks_ms` may be from the slow hook's own measure: its process start, Claude Code's spawn and read of it. */
 const HOOKS_TIMED_SLACK_MS = 100;
 
@@ -532,14 +529,12 @@ function checkHooksTimed(result, fail) {
     if (written) timed[timed.length - 1].written_has_hooks = written.hooks_ms !== undefined;
   }
   // The spinner's "held" ends at the mod's look that finds the record: once the hooks have settled it looks every
-  // 10 ms (issue 32), so it finds the record within that of the 5 ms tailer, give or take Claude Code's event loop.
+  // 10 ms (issue 32), but through Claude Code's $.fs, seen to lag the disk by up to ~120 ms. Recorded, not judged:
+  // how late the mod found each record after the 5 ms tailer.
   for (const c of result.calls) {
     const landed = channel.find((e) => e.event === 'landed' && e.tool_use_id === c.id && e.source === MOD_SOURCE);
-    if (!landed || c.landedAt === undefined) continue;
-    const late = landed.at - c.landedAt;
     const t = timed.find((x) => x.id === c.id);
-    if (t) t.mod_found_after_tailer_ms = late;
-    if (late > MOD_LOOK_SLACK_MS) fail(`${c.id}: the mod found the record ${late} ms after the tailer (looks every 10 ms once the hooks settled)`);
+    if (landed && c.landedAt !== undefined && t) t.mod_found_after_tailer_ms = landed.at - c.landedAt;
   }
   // Interactive 2.1.281+ holds the records while the hooks run: each call's written comes after its hooks.
   if (timed.length > 0 && !timed.some((t) => t.written_has_hooks)) fail('no written event of watch carried hooks_ms, though the records were held while the hooks ran');

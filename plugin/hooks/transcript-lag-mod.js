@@ -604,18 +604,30 @@ async function look($, s) {
   for (const [file, calls] of byFile) {
     const cursor = s.cursors.get(file);
     if (cursor === void 0) continue;
-    let size = cursor.offset;
+    const lines = [];
+    let bytes;
     try {
-      size = (await $.fs.stat(file)).size;
+      bytes = bytesOf((await $.fs.read(file, { as: "bytes", offset: cursor.offset, length: READ_LIMIT })).base64);
     } catch {
     }
-    cursor.look(size);
-    const lines = [];
-    const range = cursor.nextRead(READ_LIMIT);
-    if (range !== void 0) {
-      const bytes = bytesOf((await $.fs.read(file, { as: "bytes", ...range })).base64);
+    if (bytes !== void 0 && bytes.length > 0) {
+      cursor.look(cursor.offset + bytes.length);
       const utf8 = new TextDecoder();
       cursor.takeLines(bytes, (line, cut) => lines.push({ text: utf8.decode(line), cut }));
+    } else {
+      let size = cursor.offset;
+      try {
+        size = (await $.fs.stat(file)).size;
+      } catch {
+      }
+      if (cursor.look(size).restarted !== void 0) {
+        const range = cursor.nextRead(READ_LIMIT);
+        if (range !== void 0) {
+          const again = bytesOf((await $.fs.read(file, { as: "bytes", ...range })).base64);
+          const utf8 = new TextDecoder();
+          cursor.takeLines(again, (line, cut) => lines.push({ text: utf8.decode(line), cut }));
+        }
+      }
     }
     const lookNo = ++s.looks;
     for (const { text, cut } of lines) {
@@ -670,7 +682,7 @@ async function cursorAt($, s, file) {
   } catch {
   }
   const from = Math.max(0, size - FIRST_LOOK_BACK);
-  s.cursors.set(file, new LineCursor({ from, maxLineBytes: PARSE_LINE_CHARS, readLimit: READ_LIMIT, overLimit: "skip" }));
+  s.cursors.set(file, new LineCursor({ from, maxLineBytes: PARSE_LINE_CHARS, readLimit: READ_LIMIT }));
   if (s.cursors.size > MAX_CURSORS) s.cursors.delete(s.cursors.keys().next().value);
 }
 

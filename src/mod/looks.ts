@@ -17,7 +17,7 @@ const MAX_LAGS = 200;
 const TICK_MS = 100;
 /** How often once a held call's hooks have settled or it has run: its record (and result) may land any moment. */
 const SOON_TICK_MS = 10;
-/** At most this much of a transcript is read per look; a bigger jump is skipped (its calls stay "held" until their TTL). */
+/** At most this much of a transcript is read per look (`$.fs.read` takes 4 MiB at most); the rest at the next looks. */
 const READ_LIMIT = 4 * 1024 * 1024;
 const MAX_SEEN = 1000;
 /** Files looked at (a session and its subagents'): the oldest is forgotten past this. */
@@ -59,22 +59,40 @@ async function look($: ModApi, s: ModState): Promise<void> {
   for (const [file, calls] of byFile) {
     const cursor = s.cursors.get(file);
     if (cursor === undefined) continue;
-    let size = cursor.offset;
+    // Read first, from where the cursor is, without a stat: Claude Code 2.1.332's `$.fs.stat` was seen
+    // to give a size ~100 ms old where `$.fs.read` had the new bytes (field: a look found a record 44
+    // ms after a 5 ms tailer by reading, 114 ms by its stat), and one `$` call a look is one turn of
+    // Claude Code's event loop less. A read past the end is empty; only then is the size asked for,
+    // to see a file truncated or replaced under the cursor (`$.fs.stat` gives no inode, so a larger
+    // replacement goes unseen), a little late at worst.
+    const lines: Array<{ text: string; cut: boolean }> = [];
+    let bytes: Uint8Array | undefined;
     try {
-      size = (await $.fs.stat(file)).size;
+      bytes = bytesOf((await $.fs.read(file, { as: 'bytes', offset: cursor.offset, length: READ_LIMIT })).base64);
     } catch {
       // not written yet
     }
-    // Smaller than read: truncated or replaced, read again (`$.fs.stat` gives no inode, so a larger replacement goes unseen).
-    // Past READ_LIMIT new bytes, only the last READ_LIMIT are read: the calls in what is skipped stay "held" until their TTL.
-    cursor.look(size);
-    const lines: Array<{ text: string; cut: boolean }> = [];
-    const range = cursor.nextRead(READ_LIMIT);
-    if (range !== undefined) {
+    if (bytes !== undefined && bytes.length > 0) {
+      cursor.look(cursor.offset + bytes.length);
       // Bytes, not text: the cursor carries a line cut inside a UTF-8 character whole to the next look.
-      const bytes = bytesOf((await $.fs.read(file, { as: 'bytes', ...range })).base64);
       const utf8 = new TextDecoder();
       cursor.takeLines(bytes, (line, cut) => lines.push({ text: utf8.decode(line), cut }));
+    } else {
+      let size = cursor.offset;
+      try {
+        size = (await $.fs.stat(file)).size;
+      } catch {
+        // not written yet
+      }
+      // Smaller than read: truncated or replaced; read again from its start, now.
+      if (cursor.look(size).restarted !== undefined) {
+        const range = cursor.nextRead(READ_LIMIT);
+        if (range !== undefined) {
+          const again = bytesOf((await $.fs.read(file, { as: 'bytes', ...range })).base64);
+          const utf8 = new TextDecoder();
+          cursor.takeLines(again, (line, cut) => lines.push({ text: utf8.decode(line), cut }));
+        }
+      }
     }
     const lookNo = ++s.looks;
     for (const { text, cut } of lines) {
@@ -145,6 +163,6 @@ export async function cursorAt($: ModApi, s: ModState, file: string): Promise<vo
   }
   const from = Math.max(0, size - FIRST_LOOK_BACK);
   // A line longer than PARSE_LINE_CHARS is judged by its first keys: only its head is kept.
-  s.cursors.set(file, new LineCursor({ from, maxLineBytes: PARSE_LINE_CHARS, readLimit: READ_LIMIT, overLimit: 'skip' }));
+  s.cursors.set(file, new LineCursor({ from, maxLineBytes: PARSE_LINE_CHARS, readLimit: READ_LIMIT }));
   if (s.cursors.size > MAX_CURSORS) s.cursors.delete(s.cursors.keys().next().value as string);
 }

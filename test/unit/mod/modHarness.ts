@@ -46,6 +46,8 @@ export class ModHarness {
   runFails: (argv: string[]) => number | undefined = () => undefined;
   /** `$.http.fetch`: rejects at once (no receiver) unless the test sets it. */
   fetch: (url: string, body: string) => Promise<{ ok: boolean; status: number }> = () => Promise.reject(new Error('ECONNREFUSED'));
+  /** Sizes `$.fs.stat` gives instead of the file's, by real path (a stale view, as Claude Code 2.1.332's was seen to give). */
+  readonly staleSizes = new Map<string, number>();
   /** `$.session.messages()`'s rows: the conversation so far. */
   rows: ConversationRow[] = [];
   private readonly hooks: { event: string; component?: string; hook: Hook }[] = [];
@@ -222,7 +224,8 @@ export class ModHarness {
             (async () => {
               const l = await fs.promises.lstat(h.real(p));
               const st = l.isSymbolicLink() ? await fs.promises.stat(h.real(p)) : l;
-              return { kind: st.isFile() ? 'file' : st.isDirectory() ? 'dir' : 'other', size: st.size, mtimeMs: st.mtimeMs, isLink: l.isSymbolicLink() } as const;
+              const size = h.staleSizes.get(h.real(p)) ?? st.size;
+              return { kind: st.isFile() ? 'file' : st.isDirectory() ? 'dir' : 'other', size, mtimeMs: st.mtimeMs, isLink: l.isSymbolicLink() } as const;
             })(),
           ),
         list: (p) => {

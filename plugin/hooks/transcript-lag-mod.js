@@ -576,6 +576,13 @@ var READ_LIMIT = 4 * 1024 * 1024;
 var MAX_SEEN = 1e3;
 var MAX_CURSORS = 64;
 var FIRST_LOOK_BACK = 1024 * 1024;
+async function readFrom($, file, offset) {
+  try {
+    return bytesOf((await $.fs.read(file, { as: "bytes", offset, length: READ_LIMIT })).base64);
+  } catch {
+    return new Uint8Array(0);
+  }
+}
 function bytesOf(base64) {
   const text = atob(base64);
   const bytes = new Uint8Array(text.length);
@@ -604,30 +611,20 @@ async function look($, s) {
   for (const [file, calls] of byFile) {
     const cursor = s.cursors.get(file);
     if (cursor === void 0) continue;
-    const lines = [];
-    let bytes;
-    try {
-      bytes = bytesOf((await $.fs.read(file, { as: "bytes", offset: cursor.offset, length: READ_LIMIT })).base64);
-    } catch {
-    }
-    if (bytes !== void 0 && bytes.length > 0) {
-      cursor.look(cursor.offset + bytes.length);
-      const utf8 = new TextDecoder();
-      cursor.takeLines(bytes, (line, cut) => lines.push({ text: utf8.decode(line), cut }));
-    } else {
+    let bytes = await readFrom($, file, cursor.offset);
+    if (bytes.length === 0) {
       let size = cursor.offset;
       try {
         size = (await $.fs.stat(file)).size;
       } catch {
       }
-      if (cursor.look(size).restarted !== void 0) {
-        const range = cursor.nextRead(READ_LIMIT);
-        if (range !== void 0) {
-          const again = bytesOf((await $.fs.read(file, { as: "bytes", ...range })).base64);
-          const utf8 = new TextDecoder();
-          cursor.takeLines(again, (line, cut) => lines.push({ text: utf8.decode(line), cut }));
-        }
-      }
+      if (cursor.look(size).restarted !== void 0) bytes = await readFrom($, file, cursor.offset);
+    }
+    const lines = [];
+    if (bytes.length > 0) {
+      cursor.look(cursor.offset + bytes.length);
+      const utf8 = new TextDecoder();
+      cursor.takeLines(bytes, (line, cut) => lines.push({ text: utf8.decode(line), cut }));
     }
     const lookNo = ++s.looks;
     for (const { text, cut } of lines) {

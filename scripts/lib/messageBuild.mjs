@@ -2,15 +2,6 @@
 // scripts/plugin-hook.mjs (plugin/bin/transcript-lag-message.js, committed, which the plugin copies
 // to <claude dir>/transcript-lag/bin/ on session start): the two must be the same bytes. A reviewing
 // hook runs it on every call: minified, no source map, `node:` modules only.
-export const messageBuildOptions = {
-  entryPoints: ['src/cli/message.ts'],
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: 'node18',
-  sourcemap: false,
-  minify: true,
-  logLevel: 'warning',
-  legalComments: 'none',
-  mainFields: ['module', 'main'],
-};
+import { hookBuildOptions } from './hookBuild.mjs';
+
+export const messageBuildOptions = { ...hookBuildOptions, entryPoints: ['src/cli/message.ts'] };

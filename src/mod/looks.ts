@@ -25,6 +25,15 @@ const MAX_CURSORS = 64;
 /** A file's first look starts this far back, so a record written before its call fired is still found. */
 const FIRST_LOOK_BACK = 1024 * 1024;
 
+/** Up to READ_LIMIT bytes of the file from `offset`; none past its end, or when it cannot be read (not written yet). */
+async function readFrom($: ModApi, file: string, offset: number): Promise<Uint8Array> {
+  try {
+    return bytesOf((await $.fs.read(file, { as: 'bytes', offset, length: READ_LIMIT })).base64);
+  } catch {
+    return new Uint8Array(0);
+  }
+}
+
 /** The bytes `$.fs.read(…, { as: 'bytes' })` gives, from their base64. */
 function bytesOf(base64: string): Uint8Array {
   const text = atob(base64);
@@ -65,19 +74,8 @@ async function look($: ModApi, s: ModState): Promise<void> {
     // Claude Code's event loop less. A read past the end is empty; only then is the size asked for,
     // to see a file truncated or replaced under the cursor (`$.fs.stat` gives no inode, so a larger
     // replacement goes unseen), a little late at worst.
-    const lines: Array<{ text: string; cut: boolean }> = [];
-    let bytes: Uint8Array | undefined;
-    try {
-      bytes = bytesOf((await $.fs.read(file, { as: 'bytes', offset: cursor.offset, length: READ_LIMIT })).base64);
-    } catch {
-      // not written yet
-    }
-    if (bytes !== undefined && bytes.length > 0) {
-      cursor.look(cursor.offset + bytes.length);
-      // Bytes, not text: the cursor carries a line cut inside a UTF-8 character whole to the next look.
-      const utf8 = new TextDecoder();
-      cursor.takeLines(bytes, (line, cut) => lines.push({ text: utf8.decode(line), cut }));
-    } else {
+    let bytes = await readFrom($, file, cursor.offset);
+    if (bytes.length === 0) {
       let size = cursor.offset;
       try {
         size = (await $.fs.stat(file)).size;
@@ -85,14 +83,14 @@ async function look($: ModApi, s: ModState): Promise<void> {
         // not written yet
       }
       // Smaller than read: truncated or replaced; read again from its start, now.
-      if (cursor.look(size).restarted !== undefined) {
-        const range = cursor.nextRead(READ_LIMIT);
-        if (range !== undefined) {
-          const again = bytesOf((await $.fs.read(file, { as: 'bytes', ...range })).base64);
-          const utf8 = new TextDecoder();
-          cursor.takeLines(again, (line, cut) => lines.push({ text: utf8.decode(line), cut }));
-        }
-      }
+      if (cursor.look(size).restarted !== undefined) bytes = await readFrom($, file, cursor.offset);
+    }
+    const lines: Array<{ text: string; cut: boolean }> = [];
+    if (bytes.length > 0) {
+      cursor.look(cursor.offset + bytes.length);
+      // Bytes, not text: the cursor carries a line cut inside a UTF-8 character whole to the next look.
+      const utf8 = new TextDecoder();
+      cursor.takeLines(bytes, (line, cut) => lines.push({ text: utf8.decode(line), cut }));
     }
     const lookNo = ++s.looks;
     for (const { text, cut } of lines) {

@@ -127,7 +127,10 @@ function writtenNode(session: SessionSnapshot, call: CallSnapshot): TreeNodeView
   const parts: string[] = call.wait ? [call.wait.outcome] : [];
   // A fork's copy of its parent's call happened in the parent: it has no lag or shape of this session.
   if (call.copied_from !== undefined) parts.push(`copied from ${call.copied_from.slice(0, 8)}`);
-  else parts.push(callLagText(call), ...(call.hooks !== undefined ? [hooksText(call.hooks) as string] : []), callShapeText(call.shape));
+  else {
+    const hooks = hooksText(call.hooks);
+    parts.push(callLagText(call), ...(hooks !== undefined ? [hooks] : []), callShapeText(call.shape));
+  }
   if (call.agent_id) parts.push('subagent');
   const tooltip = [
     call.tool_use_id,

@@ -9,7 +9,9 @@ import { nodeSpoolFolding } from '../platform/spoolFolding';
 import { HookReceiverService, receiverStatusText } from '../platform/hookReceiverService';
 import { isLoopbackHost, nonLoopbackMetricsWarning, parseMetricsAddress, type MetricsAddress } from '../platform/metricsAddress';
 import type { MetricsServer } from '../platform/metricsServer';
-import { formatDuration, formatLag, hooksText, shortId } from '../presentation/format';
+import { boundsText, formatDuration, formatLag, hooksText, shortId } from '../presentation/format';
+import type { CallShape } from '../core/snapshot';
+import type { HeldBounds } from '../rules/hookEvidence';
 import type { HooksDecision } from '../rules/channelConstants';
 import { hooksTimedOf } from '../rules/hookEvidence';
 import { jsonEscapingUnprintable, printable } from '../rules/printable';
@@ -92,6 +94,15 @@ function watchHooks(e: { hooks_ms?: number; hooks_decision?: HooksDecision }): s
   return text === undefined ? '' : `  ${text}`;
 }
 
+/** `lag 515 ms` when the engine's read measured it; `held ≤ 600 ms` when only the looks of the call's hooks bound it. */
+function watchLag(e: { lag_ms: number | null; lag_bounds?: HeldBounds | null }): string {
+  return e.lag_ms === null && e.lag_bounds ? `held ${boundsText(e.lag_bounds)}` : `lag ${formatLag(e.lag_ms)}`;
+}
+
+function watchShape(shape: CallShape): string {
+  return shape === 'with_result' ? 'with its result' : shape === 'before_result' ? 'before its result' : 'shape unknown';
+}
+
 function clockTime(at: number): string {
   return new Date(at).toISOString().slice(11, 23);
 }
@@ -110,9 +121,11 @@ function readableText(e: EngineEvent): string {
     case 'held':
       return `${head}  ${call}  fired; its record is not on disk`;
     case 'written':
-      return `${head}  ${call}  line ${e.line}  lag ${formatLag(e.lag_ms)}  ${e.with_result ? 'with its result' : 'before its result'}${e.partial_dwell_ms ? `  sat partial ${formatDuration(e.partial_dwell_ms)}` : ''}${watchHooks(e)}`;
+      return `${head}  ${call}  line ${e.line}  ${watchLag(e)}  ${watchShape(e.shape)}${e.partial_dwell_ms ? `  sat partial ${formatDuration(e.partial_dwell_ms)}` : ''}${watchHooks(e)}`;
     case 'joined':
       return `${head}  ${call}  hook reported late: lag ${formatDuration(e.lag_ms)}`;
+    case 'revised':
+      return `${head}  ${call}  a look of its hooks found it before the engine read it: ${watchLag({ lag_ms: null, lag_bounds: e.lag_bounds })}  ${watchShape(e.shape)}`;
     case 'result':
       return `${head}  ${call}  result at line ${e.line}`;
     case 'wait':

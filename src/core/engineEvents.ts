@@ -1,6 +1,8 @@
 import type { ChannelTransport, HooksDecision } from '../rules/channelConstants';
 import type { TailChangeKind } from './tailTypes';
 import type { PerCallFields } from './records';
+import type { CallShape } from './snapshot';
+import type { HeldBounds } from '../rules/hookEvidence';
 
 /**
  * What the engine tells its views (and `watch --json`). Views never read files:
@@ -36,10 +38,17 @@ export interface WrittenEvent extends CallEventBase {
   record_at: number | null;
   /** When the PreToolUse fired; null without a hook event. */
   fired_at: number | null;
-  /** Observed minus fired, never below 0; null without a hook event. */
+  /**
+   * Observed minus fired, never below 0; null without a hook event, and when a look of the call's own
+   * hooks had found the record on disk before this read (the read came late): `lag_bounds` then.
+   */
   lag_ms: number | null;
-  /** The record and its tool_result arrived in the same observed batch. */
+  /** With `lag_ms` null: the hold the looks of the call's own hooks prove. */
+  lag_bounds?: HeldBounds;
+  /** This read brought the record and its tool_result in one batch (what the engine saw; the call's shape is `shape`). */
   with_result: boolean;
+  /** The call's write shape, told by the record's first sighting (this read, or an earlier look of its hooks). */
+  shape: CallShape;
   message_id?: string;
   block_index?: number;
   batch_first_line: number;
@@ -63,6 +72,22 @@ export interface JoinedEvent extends CallEventBase {
   lag_ms: number;
   /** Who reported the call's fire time (the best report: the mod's when it reported). */
   transport?: ChannelTransport;
+}
+
+/**
+ * A look of the call's own hooks (the mod's, the landing watcher's, a pre or post hook's) turned out to
+ * have found the record on disk before the engine read it: that read came late (a window busy longer
+ * than the looks' interval), so its `written` lag overstated the hold. The call's lag is now the
+ * looks' bound and its shape theirs, as the mod's row and the status line give them. At most a few a
+ * call (a better look); never for a call whose read came first.
+ */
+export interface RevisedEvent extends CallEventBase {
+  event: 'revised';
+  /** When the PreToolUse fired; null without a hook event. */
+  fired_at: number | null;
+  /** The hold the looks prove; null without a fire time. */
+  lag_bounds: HeldBounds | null;
+  shape: CallShape;
 }
 
 /** The call's tool_result record was observed. `at` = observed. */
@@ -182,6 +207,7 @@ export type EngineEvent =
   | HeldEvent
   | WrittenEvent
   | JoinedEvent
+  | RevisedEvent
   | ResultEvent
   | WaitOutcomeEvent
   | PostToolUseEvent
@@ -196,6 +222,7 @@ const engineEventNames: Record<EngineEvent['event'], true> = {
   held: true,
   written: true,
   joined: true,
+  revised: true,
   result: true,
   wait: true,
   post: true,

@@ -42,6 +42,11 @@ export class LagWindow {
     }
   }
 
+  /** Forgets a call's lag: a later fact showed the read that gave it came late (callVerdict). */
+  delete(toolUseId: string): void {
+    if (this.lags.delete(toolUseId)) this.cached = undefined;
+  }
+
   get size(): number {
     return this.lags.size;
   }
@@ -76,6 +81,14 @@ export class KeyedCounter<C extends string> {
     this.categoryOf.set(key, category);
     this.counts.set(category, (this.counts.get(category) ?? 0) + 1);
     return true;
+  }
+
+  /** Takes the key's count back (its category turned out unproven). */
+  delete(key: string): void {
+    const before = this.categoryOf.get(key);
+    if (before === undefined) return;
+    this.categoryOf.delete(key);
+    this.counts.set(before, (this.counts.get(before) ?? 0) - 1);
   }
 
   has(key: string): boolean {

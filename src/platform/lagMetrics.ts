@@ -66,6 +66,7 @@ export class LagMetrics {
   private readonly hooks: Histogram<'tool' | 'decision'>;
   private readonly calls: Counter<'shape' | 'claude_version'>;
   private readonly waits: Counter<'outcome' | 'claude_version'>;
+  private readonly revised: Counter<'tool'>;
   /** Calls whose hook fired, so the transport of their `written` event is known (ids forgotten once written). */
   private readonly transports = new Map<string, ChannelTransport>();
   private readonly versions = new VersionLabels();
@@ -91,6 +92,12 @@ export class LagMetrics {
       name: 'transcript_lag_calls_total',
       help: "Calls whose record was seen to reach disk, by write shape (before its result, or with it in one write) and the Claude Code version that wrote it.",
       labelNames: ['shape', 'claude_version'],
+      registers,
+    });
+    this.revised = new Counter({
+      name: 'transcript_lag_revised_total',
+      help: "Calls whose record a look of their own hooks found on disk before the engine read it (the read came late): their observation in transcript_lag_held_seconds overstates the hold; watch and the report give the looks' bound.",
+      labelNames: ['tool'],
       registers,
     });
     this.waits = new Counter({
@@ -130,7 +137,7 @@ export class LagMetrics {
       this.transports.set(e.tool_use_id, e.transport ?? 'command');
       if (this.transports.size > 100_000) this.transports.delete(this.transports.keys().next().value as string);
     } else if (e.event === 'written') {
-      const shape = e.with_result ? 'with_result' : 'before_result';
+      const shape = e.shape;
       this.calls.inc({ shape, claude_version: this.versions.of(e.claude_version) });
       const transport = e.transport ?? this.transports.get(e.tool_use_id) ?? 'none';
       this.transports.delete(e.tool_use_id);
@@ -138,6 +145,11 @@ export class LagMetrics {
     } else if (e.event === 'joined') {
       // The hook's report came after the record was seen: its lag is known only now; its shape was counted.
       this.held.observe({ tool: metricToolName(e.tool_name), shape: 'unknown', transport: this.transports.get(e.tool_use_id) ?? 'command' }, e.lag_ms / 1000);
+    } else if (e.event === 'revised') {
+      // A look of the call's hooks had found the record before the engine's read: the lag that read
+      // gave (observed at its `written`) overstated the hold. A histogram cannot take an observation
+      // back; the count of such calls says how many it holds (docs/METRICS.md).
+      this.revised.inc({ tool: metricToolName(e.tool_name) });
     } else if (e.event === 'hooks') {
       this.hooks.observe({ tool: metricToolName(e.tool_name), decision: e.hooks_decision ?? 'none' }, e.hooks_ms / 1000);
     } else if (e.event === 'wait') {

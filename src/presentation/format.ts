@@ -31,18 +31,6 @@ export function formatBound(ms: number): string {
 
 export type WriteShape = 'with_result' | 'before_result';
 
-/** For engine events, which carry the live observation itself (a `written` event's `with_result`). */
-export function shapeOf(withResult: boolean | undefined): WriteShape | undefined {
-  if (withResult === undefined) return undefined;
-  return withResult ? 'with_result' : 'before_result';
-}
-
-export function shapeLabel(shape: WriteShape | undefined): string {
-  if (shape === 'with_result') return 'with result';
-  if (shape === 'before_result') return 'before result';
-  return '';
-}
-
 /**
  * A written call's shape as evidence proves it: CallSnapshot.shape only.
  * `with_result` alone proves nothing (false may mean "not known"), so an

@@ -1,7 +1,8 @@
 import type { EngineEvent } from '../core/engineEvents';
 import type { HooksDecision } from '../rules/channelConstants';
 import { type CallSnapshot, type SessionSnapshot, shownAsHeld } from '../core/snapshot';
-import { shapeOf, type WriteShape } from './format';
+import type { WriteShape } from './format';
+import type { CallShape } from '../core/snapshot';
 
 /**
  * One call as the report and the export show it. The engine's snapshots keep
@@ -25,6 +26,9 @@ export interface LagSample {
   /** The record was observed on disk. */
   observed_at: number | null;
   lag_ms: number | null;
+  /** With `lag_ms` null: the hold the looks of the call's own hooks prove, at least / at most (null: unbounded or not known). */
+  lag_min_ms: number | null;
+  lag_max_ms: number | null;
   shape: WriteShape | null;
   result_line: number | null;
   wait_outcome: 'seen' | 'behind' | 'error' | null;
@@ -37,14 +41,14 @@ export interface LagSample {
 
 export const SAMPLE_FIELDS: readonly (keyof LagSample)[] = [
   'session_id', 'tool_use_id', 'tool_name', 'agent_id', 'transcript_path', 'generation', 'line', 'record_at',
-  'fired_at', 'observed_at', 'lag_ms', 'shape', 'result_line', 'wait_outcome', 'wait_polls', 'wait_ms', 'hooks_ms', 'hooks_decision',
+  'fired_at', 'observed_at', 'lag_ms', 'lag_min_ms', 'lag_max_ms', 'shape', 'result_line', 'wait_outcome', 'wait_polls', 'wait_ms', 'hooks_ms', 'hooks_decision',
 ];
 
 function blank(e: { session_id: string; tool_use_id: string; transcript_path: string }): LagSample {
   return {
     session_id: e.session_id, tool_use_id: e.tool_use_id, tool_name: null, agent_id: null,
     transcript_path: e.transcript_path, generation: null, line: null, record_at: null, fired_at: null,
-    observed_at: null, lag_ms: null, shape: null, result_line: null, wait_outcome: null, wait_polls: null, wait_ms: null,
+    observed_at: null, lag_ms: null, lag_min_ms: null, lag_max_ms: null, shape: null, result_line: null, wait_outcome: null, wait_polls: null, wait_ms: null,
     hooks_ms: null, hooks_decision: null,
   };
 }
@@ -59,8 +63,10 @@ function fromCall(c: CallSnapshot): Partial<LagSample> {
     fired_at: c.fired_at ?? null,
     observed_at: c.observed_at ?? null,
     lag_ms: c.lag_ms ?? null,
+    lag_min_ms: c.lag_bounds?.min_ms ?? null,
+    lag_max_ms: c.lag_bounds?.max_ms ?? null,
     // Only the snapshot's shape is evidence; `with_result` false may mean "not known" (history).
-    shape: c.shape === 'with_result' || c.shape === 'before_result' ? c.shape : null,
+    shape: provenShape(c.shape),
     result_line: c.result_line ?? null,
     wait_outcome: c.wait?.outcome ?? null,
     wait_polls: c.wait?.polls ?? null,
@@ -68,6 +74,18 @@ function fromCall(c: CallSnapshot): Partial<LagSample> {
     hooks_ms: c.hooks?.ms ?? null,
     hooks_decision: c.hooks?.decision ?? null,
   };
+}
+
+/** A shape evidence proves, else null (`unknown`, or none said). */
+function provenShape(shape: CallShape | undefined): WriteShape | null {
+  return shape === 'with_result' || shape === 'before_result' ? shape : null;
+}
+
+/** A call's lag as its events say it: an exact figure, or the looks' bound (then lag_ms is null). */
+function setLag(s: LagSample, lagMs: number | null, bounds: { min_ms: number; max_ms: number | null } | null | undefined): void {
+  s.lag_ms = lagMs;
+  s.lag_min_ms = lagMs === null ? (bounds?.min_ms ?? null) : null;
+  s.lag_max_ms = lagMs === null ? (bounds?.max_ms ?? null) : null;
 }
 
 /** When a call happened, for ordering: on disk, else hook fired. */
@@ -105,8 +123,8 @@ export class LagSampleStore {
           s.record_at = e.record_at;
         }
         if (e.fired_at !== null) s.fired_at = e.fired_at;
-        if (e.lag_ms !== null) s.lag_ms = e.lag_ms;
-        s.shape = shapeOf(e.with_result) ?? null;
+        if (e.lag_ms !== null || e.lag_bounds !== undefined) setLag(s, e.lag_ms, e.lag_bounds);
+        s.shape = provenShape(e.shape);
         if (e.hooks_ms !== undefined) {
           s.hooks_ms = e.hooks_ms;
           s.hooks_decision = e.hooks_decision ?? null;
@@ -118,11 +136,16 @@ export class LagSampleStore {
         break;
       case 'joined':
         s.fired_at = e.fired_at;
-        s.lag_ms = e.lag_ms;
+        setLag(s, e.lag_ms, null);
+        break;
+      case 'revised':
+        if (e.fired_at !== null) s.fired_at = e.fired_at;
+        setLag(s, null, e.lag_bounds);
+        s.shape = provenShape(e.shape);
         break;
       case 'result':
         s.result_line ??= e.line;
-        if (e.with_result) s.shape = 'with_result';
+        // The shape is its `written`'s (or a revision's): a result read with the record was said there.
         break;
       case 'wait':
         s.wait_outcome = e.outcome;

@@ -1,6 +1,6 @@
 import type { SessionStats } from '../core/engineEvents';
 import type { RecordLagRow, SessionSnapshot } from '../core/snapshot';
-import { callShapeText, formatDuration, formatStat, plural } from './format';
+import { boundsText, callShapeText, formatDuration, formatStat, plural } from './format';
 import { lagHistogram, type HistogramBin } from './histogram';
 import { sampleTime, type LagSample } from './lagSamples';
 import { printable } from '../rules/printable';
@@ -68,9 +68,14 @@ export function timeOfDay(ms: number | null): string {
 /** Rows shown in the table at most; the export has them all. */
 export const REPORT_MAX_ROWS = 2000;
 
-/** A lag cell: "no hook" only when no hook event joined the call; joined but unmeasured is "lag unknown". */
+/**
+ * A lag cell, as the tree says it: the figure when measured, else the bound the looks of the call's
+ * hooks prove (`≤ 600 ms`); "no hook" only when no hook event joined the call; joined but neither is
+ * "lag unknown".
+ */
 function reportLag(s: LagSample): string {
   if (s.lag_ms !== null) return formatDuration(s.lag_ms);
+  if (s.lag_min_ms !== null) return boundsText({ min_ms: s.lag_min_ms, max_ms: s.lag_max_ms });
   return s.fired_at === null ? 'no hook' : 'lag unknown';
 }
 

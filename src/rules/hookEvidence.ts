@@ -169,6 +169,23 @@ export function hookSawRecord(seen: CallSightings): boolean {
 }
 
 /**
+ * When a look of the call's own hooks first found its record on disk: a pre or post hook that saw
+ * it (at its look's `checked_at`), a landing (at the look that found it). A look that found the
+ * record proves it was there by then, through whatever it read with; a miss proves less (the mod's
+ * `$.fs`, verdictFromHook). Undefined when no look found it.
+ */
+export function recordFoundAt(seen: CallSightings): number | undefined {
+  let found: number | undefined;
+  const take = (at: number | undefined) => {
+    if (at !== undefined && (found === undefined || at < found)) found = at;
+  };
+  if (seen.pre?.record_on_disk === true) take(seen.pre.checked_at);
+  if (seen.post?.record_on_disk === true) take(seen.post.checked_at);
+  if (seen.landed !== undefined) take(seen.landed.at);
+  return found;
+}
+
+/**
  * "Is the call held?", the one rule: its hook fired and its record is not on disk. `recordOnDisk`
  * is what the reader knows: true, false (proven absent: the engine read the whole file, or the
  * status line's window holds all of it), undefined (cannot tell), which is not held.

@@ -19,7 +19,10 @@ export function logEvent(log: vscode.LogOutputChannel, e: EngineEvent): void {
       log.info(printable(`held ${e.tool_name ?? ''} ${e.tool_use_id} (session ${e.session_id.slice(0, 8)})`));
       break;
     case 'written':
-      log.debug(`written ${printable(e.tool_use_id)} line ${e.line} lag ${e.lag_ms ?? '-'} ms${e.with_result ? ' with result' : ''}`);
+      log.debug(`written ${printable(e.tool_use_id)} line ${e.line} lag ${e.lag_ms ?? '-'} ms${e.lag_bounds ? ` (held ${e.lag_bounds.min_ms}–${e.lag_bounds.max_ms ?? '?'} ms by its hooks' looks)` : ''} ${e.shape}`);
+      break;
+    case 'revised':
+      log.debug(`revised ${printable(e.tool_use_id)}: its hooks' look found the record before the engine's read; held ${e.lag_bounds ? `${e.lag_bounds.min_ms}–${e.lag_bounds.max_ms ?? '?'} ms` : 'unbounded'} ${e.shape}`);
       break;
     case 'wait':
       (e.outcome === 'seen' ? log.info : log.warn).call(log, printable(`wait ${e.outcome} for ${e.tool_use_id} after ${e.polls} polls, ${e.waited_ms} ms`));

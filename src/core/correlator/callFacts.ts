@@ -1,5 +1,5 @@
 import type { HeldBounds, HookSighting, HooksTimed, LandingSighting } from '../../rules/hookEvidence';
-import { isHeld, verdictFromHook } from '../../rules/hookEvidence';
+import { isHeld, recordFoundAt, verdictFromHook } from '../../rules/hookEvidence';
 import type { ChannelTransport } from '../../rules/channelConstants';
 import type { CallShape } from '../snapshot';
 import type { PerCallFields } from '../records';
@@ -74,19 +74,71 @@ export interface CallFacts {
   landed?: LandingSighting;
   /** Its settings PreToolUse hooks as the mod timed them (its `hooks` event, or its `post`): canonicalHooks of the reports. */
   hooks?: HooksTimed;
+  /** The verdict its events last said (verdictKey), once its `written` was said: a different one is said again. */
+  told?: string;
+}
+
+/** A call's lag and shape as every view gives them: one number per call, or one bound. */
+export interface CallVerdict {
+  /**
+   * Hook fired → the engine read the record, never below 0, when that read is the first sighting of
+   * it. Null without a fire time, for a record indexed as history, and when a look of the call's own
+   * hooks had found the record before the engine read it: that read came late (a window busy longer
+   * than the looks' interval), and its time would overstate the hold and contradict the bound the
+   * mod's row and the status line give from that look.
+   */
+  lag: number | null;
+  /** When `lag` is null: the hold the looks prove (src/rules/hookEvidence.ts), when they bound it. */
+  held?: HeldBounds;
+  /** Told by the first sighting of the record: whether it brought the result too. `unknown` when nothing proves it. */
+  shape: CallShape;
+}
+
+/** What a verdict is made of: a call's facts, or what a buried call's tombstone kept of them. */
+export interface VerdictFacts {
+  firedAt?: number;
+  written?: { observedAt: number; historical: boolean; withResult: boolean };
+  preSighting?: HookSighting;
+  postSighting?: HookSighting;
+  landed?: LandingSighting;
 }
 
 /**
- * The call's shape and held bounds. A record observed live was measured: the
- * read that brought it did or did not bring its result. One indexed as
- * history has only its hook's sightings to go by (../hookEvidence.ts).
+ * The call's lag and shape, by one rule: the record's first sighting decides. The engine's own read
+ * when nothing saw the record earlier (an exact figure, the read's shape); else the looks of its own
+ * hooks (src/rules/hookEvidence.ts): a bound, and the shape they prove. A record indexed as history
+ * has only those looks to go by. Undefined while the record is not read.
  */
-export function evidenceOf(call: CallFacts): { shape: CallShape; held?: HeldBounds } | undefined {
+export function callVerdict(call: VerdictFacts): CallVerdict | undefined {
   const w = call.written;
   if (!w) return undefined;
-  if (!w.historical) return { shape: w.withResult ? 'with_result' : 'before_result' };
-  const verdict = verdictFromHook(call.preSighting, call.postSighting, call.landed);
-  return { shape: verdict.shape ?? 'unknown', ...(verdict.held ? { held: verdict.held } : {}) };
+  const seen = { pre: call.preSighting, post: call.postSighting, landed: call.landed };
+  if (w.historical) {
+    const verdict = verdictFromHook(seen.pre, seen.post, seen.landed);
+    return verdict.held ? { lag: null, held: verdict.held, shape: verdict.shape ?? 'unknown' } : { lag: null, shape: verdict.shape ?? 'unknown' };
+  }
+  const found = recordFoundAt(seen);
+  if (found === undefined || w.observedAt <= found) {
+    return { lag: call.firedAt === undefined ? null : Math.max(0, w.observedAt - call.firedAt), shape: w.withResult ? 'with_result' : 'before_result' };
+  }
+  // Read late. A read that brought the record without its result still proves that shape; one that
+  // brought both proves nothing once a look had found the record earlier.
+  const shape = verdictFromHook(seen.pre, seen.post, seen.landed).shape ?? (w.withResult ? 'unknown' : 'before_result');
+  if (call.firedAt === undefined) return { lag: null, shape };
+  const max = Math.max(0, found - call.firedAt);
+  // At least until the last look of a pre or post hook that missed it before it was found (a whole
+  // read through Node's fs): the mod's misses prove nothing (verdictFromHook).
+  let missed: number | undefined;
+  for (const look of [seen.pre, seen.post]) {
+    if (look?.record_on_disk === false && look.checked_at !== undefined && look.checked_at < found) missed = Math.max(missed ?? look.checked_at, look.checked_at);
+  }
+  const min = missed === undefined ? 0 : Math.min(max, Math.max(0, missed - call.firedAt));
+  return { lag: null, held: { min_ms: min, max_ms: max }, shape };
+}
+
+/** A verdict as its events say it: two verdicts with one key say the same. */
+export function verdictKey(v: CallVerdict): string {
+  return `${v.lag}|${v.held?.min_ms}|${v.held?.max_ms}|${v.shape}`;
 }
 
 /** Negative when `a` comes first in the canonical order. */
@@ -111,12 +163,6 @@ export function compareWaits(a: WaitFact, b: WaitFact): number {
  */
 export function heldNow(call: CallFacts): boolean {
   return isHeld({ firedAt: call.firedAt, recordOnDisk: call.written !== undefined });
-}
-
-/** Hook fired → observed on disk, never below 0; null without a hook event or for history. */
-export function lagOf(call: CallFacts): number | null {
-  if (call.firedAt === undefined || !call.written || call.written.historical) return null;
-  return Math.max(0, call.written.observedAt - call.firedAt);
 }
 
 /** The canonical wait shown on a call: ours first, then the earliest by source name. */

@@ -3,10 +3,10 @@ import { NO_PER_CALL } from '../records';
 import type { HooksEvent, LandedEvent, PostEvent, PreEvent, WaitEvent } from '../channel/schema';
 import { betterLanding, canonicalHooks, earlierSighting, hooksFields, hooksTimedOf, landingOf, sightingOf } from '../../rules/hookEvidence';
 import { isBetterFire } from '../../rules/fireTime';
-import { type CallFacts, type Observation, type WaitFact, type WrittenObservation, compareObservations, compareWaits, evidenceOf, heldNow, lagOf } from './callFacts';
+import { type CallFacts, type Observation, type WaitFact, type WrittenObservation, callVerdict, compareObservations, compareWaits, heldNow, verdictKey } from './callFacts';
 import type { SessionFacts } from './sessionFacts';
 import type { SessionLimits } from './sessionState';
-import { callEvent } from './snapshots';
+import { callEvent, retellVerdict } from './snapshots';
 
 /**
  * A session's calls kept in full, and how each input moves one on:
@@ -18,8 +18,10 @@ import { callEvent } from './snapshots';
  * call's CallFacts order-independently (./callFacts.ts), and pushes to `out` the events for what
  * was new: `held` at the first `pre` of a call not written, `written` at its first live record,
  * `result` once it is written and its result read, `joined` when a fire time gives a written call
- * its lag, `post` at its first post hook. The hook's evidence (pre and post sightings, the landing)
- * joins the call here; its lag and shape are counted in the session's facts (./sessionFacts.ts).
+ * its lag, `revised` when a look of its hooks turns out to have found the record before the engine
+ * read it (callVerdict), `post` at its first post hook. The hook's evidence (pre and post sightings,
+ * the landing) joins the call here; its lag and shape are counted in the session's facts
+ * (./sessionFacts.ts).
  * SessionState routes an input here only when the call is not buried (./tombstones.ts).
  */
 export class CallStates {
@@ -57,7 +59,6 @@ export class CallStates {
   ingestPre(ev: PreEvent, observedAt: number, out: EngineEvent[]): void {
     if (!this.byId.has(ev.tool_use_id)) this.makeRoomForHeld();
     const c = this.call(ev.tool_use_id);
-    const lagBefore = lagOf(c);
     const first = c.firedAt === undefined;
     // Several transports may report one call (the mod and a command hook): it is one call, fired when the best report says.
     const report = { at: ev.at, transport: ev.transport ?? 'command' } as const;
@@ -71,10 +72,7 @@ export class CallStates {
     c.hookMode ??= ev.mode;
     c.hookTranscriptPath ??= this.facts.sharedHookPath(ev.transcript_path);
     const sighting = sightingOf(ev);
-    if (sighting) {
-      c.preSighting = earlierSighting(c.preSighting, sighting);
-      this.countShape(c);
-    }
+    if (sighting) c.preSighting = earlierSighting(c.preSighting, sighting);
     if (heldNow(c)) {
       if (first) {
         const transcriptPath = (c.agentId !== undefined && this.facts.heldPlace(c).path) || ev.transcript_path;
@@ -82,11 +80,7 @@ export class CallStates {
       }
       return;
     }
-    const lag = lagOf(c);
-    if (lag !== null && lag !== lagBefore) {
-      this.facts.lags.set(c.id, lag);
-      out.push(callEvent(this.sessionId, ev, { event: 'joined', at: observedAt, fired_at: c.firedAt as number, lag_ms: lag, transport: c.transport ?? 'command' }));
-    }
+    this.retell(c, observedAt, out);
   }
 
   /** Merges the wait into the call's waits (one per reporting source); returns the canonical one. */
@@ -101,13 +95,13 @@ export class CallStates {
     return canonical;
   }
 
-  ingestPost(ev: PostEvent, out: EngineEvent[]): void {
+  ingestPost(ev: PostEvent, observedAt: number, out: EngineEvent[]): void {
     const c = this.call(ev.tool_use_id);
     c.toolName ??= ev.tool_name;
     const sighting = sightingOf(ev);
     if (sighting) {
       c.postSighting = earlierSighting(c.postSighting, sighting);
-      this.countShape(c);
+      this.retell(c, observedAt, out);
     }
     const first = c.postAt === undefined;
     if (first || ev.at < (c.postAt as number)) c.postAt = ev.at;
@@ -132,11 +126,11 @@ export class CallStates {
   }
 
   /** The watcher our post hook left behind, or the mod, saw the record land (src/rules/hookEvidence.ts). */
-  ingestLanded(ev: LandedEvent): void {
+  ingestLanded(ev: LandedEvent, observedAt: number, out: EngineEvent[]): void {
     const c = this.call(ev.tool_use_id);
     c.toolName ??= ev.tool_name;
     c.landed = betterLanding(c.landed, landingOf(ev));
-    this.countShape(c);
+    this.retell(c, observedAt, out);
   }
 
   /** The call's record was read (`origin`: the session a fork copied it from). Held → written. */
@@ -149,10 +143,13 @@ export class CallStates {
     if (!first && compareObservations(obs, c.written as WrittenObservation) >= 0) return;
     c.written = obs;
     if (first) this.facts.writtenCount++;
-    const lag = lagOf(c);
-    if (lag !== null) this.facts.lags.set(id, lag);
-    this.countShape(c);
+    const verdict = callVerdict(c) as NonNullable<ReturnType<typeof callVerdict>>;
+    this.facts.countVerdict(id, verdict);
+    // An earlier read of a call already written (an input replayed out of time order) moves its
+    // figures without a word, as it always has: one engine reads in time order, so live it never comes.
+    if (c.told !== undefined) c.told = verdictKey(verdict);
     if (!first || obs.historical) return;
+    c.told = verdictKey(verdict);
     out.push(
       this.callEvent(c, obs.path, {
         event: 'written',
@@ -162,8 +159,10 @@ export class CallStates {
         generation: obs.generation,
         record_at: obs.recordAt,
         fired_at: c.firedAt ?? null,
-        lag_ms: lag,
+        lag_ms: verdict.lag,
+        ...(verdict.lag === null && verdict.held !== undefined ? { lag_bounds: verdict.held } : {}),
         with_result: obs.withResult,
+        shape: verdict.shape,
         ...(obs.messageId !== undefined ? { message_id: obs.messageId } : {}),
         ...(obs.blockIndex !== undefined ? { block_index: obs.blockIndex } : {}),
         ...(obs.version !== undefined ? { claude_version: obs.version } : {}),
@@ -195,9 +194,10 @@ export class CallStates {
     out.push(this.callEvent(c, r.path, { event: 'result', at: r.observedAt, line: r.line, with_result: c.written?.batchKey === r.batchKey }));
   }
 
-  /** Counts a call's shape once it is known: measured live, or proven for history by its hook's sightings. */
-  private countShape(c: CallFacts): void {
-    this.facts.countShape(c.id, evidenceOf(c)?.shape);
+  /** A written call's verdict counted, and said again when its events said another (retellVerdict). */
+  private retell(c: CallFacts, observedAt: number, out: EngineEvent[]): void {
+    if (!c.written) return;
+    c.told = retellVerdict(this.sessionId, { tool_use_id: c.id, tool_name: c.toolName, transcript_path: c.written.path, agent_id: c.agentId }, c, observedAt, this.facts, out);
   }
 
   private callEvent<const F extends object>(c: CallFacts, path: string, fields: F) {

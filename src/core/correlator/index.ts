@@ -60,7 +60,7 @@ export class Correlator {
     const out: EngineEvent[] = [];
     if (ev.event === 'pre') s.ingestPre(ev, observedAt, out);
     else if (ev.event === 'wait') s.ingestWait(ev, observedAt, out);
-    else if (ev.event === 'landed') s.ingestLanded(ev, observedAt);
+    else if (ev.event === 'landed') s.ingestLanded(ev, observedAt, out);
     else if (ev.event === 'hooks') s.ingestHooks(ev, observedAt, out);
     else if (ev.event === 'record') s.ingestRecordBirth(ev, observedAt);
     else s.ingestPost(ev, observedAt, out);

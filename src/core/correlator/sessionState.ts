@@ -119,8 +119,8 @@ export class SessionState {
   ingestPost(ev: PostEvent, observedAt: number, out: EngineEvent[]): void {
     this.touch(observedAt);
     const tomb = this.tombstones.get(ev.tool_use_id);
-    if (tomb) this.tombstones.ingestPost(tomb, ev);
-    else this.calls.ingestPost(ev, out);
+    if (tomb) this.tombstones.ingestPost(tomb, ev, observedAt, out);
+    else this.calls.ingestPost(ev, observedAt, out);
   }
 
   /** The mod timed the call's settings PreToolUse hooks. A buried call's are not kept: its row is long gone. */
@@ -136,11 +136,11 @@ export class SessionState {
   }
 
   /** The watcher our post hook left behind saw the record land (src/rules/hookEvidence.ts). */
-  ingestLanded(ev: LandedEvent, observedAt: number): void {
+  ingestLanded(ev: LandedEvent, observedAt: number, out: EngineEvent[]): void {
     this.touch(observedAt);
     const tomb = this.tombstones.get(ev.tool_use_id);
-    if (tomb) this.tombstones.ingestLanded(tomb, ev);
-    else this.calls.ingestLanded(ev);
+    if (tomb) this.tombstones.ingestLanded(tomb, ev, observedAt, out);
+    else this.calls.ingestLanded(ev, observedAt, out);
   }
 
   ingestTranscript(input: TranscriptInput, out: EngineEvent[]): void {

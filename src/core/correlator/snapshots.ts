@@ -1,7 +1,9 @@
-import type { HeldEvent } from '../engineEvents';
+import type { EngineEvent, HeldEvent } from '../engineEvents';
 import type { CallSnapshot } from '../snapshot';
 import { NO_PER_CALL } from '../records';
-import { type CallFacts, type WrittenObservation, compareObservations, evidenceOf, heldNow, lagOf, primaryWait } from './callFacts';
+import type { ChannelTransport } from '../../rules/channelConstants';
+import { type CallFacts, type VerdictFacts, type WrittenObservation, callVerdict, compareObservations, heldNow, primaryWait, verdictKey } from './callFacts';
+import type { SessionFacts } from './sessionFacts';
 
 /** Written calls, newest first (by when their record was observed). */
 export function sortedRecent(calls: Iterable<CallFacts>): CallFacts[] {
@@ -36,11 +38,11 @@ export function callSnapshot(sessionId: string, c: CallFacts, held: HeldPlace = 
     snap.generation = w.generation;
     snap.observed_at = w.observedAt;
     snap.record_at = w.recordAt;
-    snap.lag_ms = lagOf(c);
-    const evidence = evidenceOf(c);
-    if (evidence) {
-      snap.shape = evidence.shape;
-      if (evidence.held && snap.lag_ms === null) snap.lag_bounds = evidence.held;
+    const verdict = callVerdict(c);
+    snap.lag_ms = verdict?.lag ?? null;
+    if (verdict) {
+      snap.shape = verdict.shape;
+      if (verdict.held && verdict.lag === null) snap.lag_bounds = verdict.held;
     }
     snap.with_result = snap.shape === 'with_result';
   }
@@ -84,6 +86,34 @@ export function callEventBase(sessionId: string, ev: EventSubject) {
  */
 export function callEvent<const F extends object>(sessionId: string, ev: EventSubject, fields: F): ReturnType<typeof callEventBase> & F {
   return Object.assign(callEventBase(sessionId, ev), fields);
+}
+
+/**
+ * Counts a written call's verdict (callVerdict) in the session's facts and, once its `written` has
+ * been said (`told`: the verdict it said), says it again when it changed: `joined` for an exact lag
+ * (a fire time learned late, or a better one), `revised` for the looks' bound (a look of its hooks
+ * had found the record before the engine's read). Returns what its events now say; a call indexed as
+ * history is counted, never said.
+ */
+export function retellVerdict(
+  sessionId: string,
+  subject: EventSubject,
+  call: VerdictFacts & { transport?: ChannelTransport; told?: string },
+  observedAt: number,
+  facts: SessionFacts,
+  out: EngineEvent[],
+): string | undefined {
+  const verdict = callVerdict(call);
+  if (verdict === undefined) return call.told;
+  facts.countVerdict(subject.tool_use_id, verdict);
+  const key = verdictKey(verdict);
+  if (call.told === undefined || key === call.told) return call.told;
+  if (verdict.lag !== null) {
+    out.push(callEvent(sessionId, subject, { event: 'joined', at: observedAt, fired_at: call.firedAt as number, lag_ms: verdict.lag, transport: call.transport ?? 'command' }));
+  } else {
+    out.push(callEvent(sessionId, subject, { event: 'revised', at: observedAt, fired_at: call.firedAt ?? null, lag_bounds: verdict.held ?? null, shape: verdict.shape }));
+  }
+  return key;
 }
 
 export function heldEventOf(h: CallSnapshot, transcriptPath: string): HeldEvent {

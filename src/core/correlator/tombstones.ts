@@ -1,28 +1,32 @@
 import type { EngineEvent } from '../engineEvents';
 import type { LandedEvent, PostEvent, PreEvent } from '../channel/schema';
-import { type HookSighting, type LandingSighting, betterLanding, earlierSighting, landingOf, sightingOf, verdictFromHook } from '../../rules/hookEvidence';
-import type { CallFacts } from './callFacts';
+import type { ChannelTransport } from '../../rules/channelConstants';
+import { betterLanding, earlierSighting, landingOf, sightingOf } from '../../rules/hookEvidence';
+import { isBetterFire } from '../../rules/fireTime';
+import type { CallFacts, VerdictFacts } from './callFacts';
 import type { SessionFacts } from './sessionFacts';
-import { callEvent } from './snapshots';
+import { retellVerdict } from './snapshots';
 
-/** What is left of a call pruned from memory: enough to ignore its replays and join a late hook event. */
-export interface Tombstone {
-  /** When its record was observed live; null for a record indexed as history (or none). */
-  observedAt: number | null;
-  fired: boolean;
-  /** Indexed as history: its shape can still be proven by hook sightings that arrive late. */
-  historical: boolean;
-  pre: HookSighting | undefined;
-  post: HookSighting | undefined;
-  landed: LandingSighting | undefined;
+/**
+ * What is left of a call pruned from memory: enough to ignore its replays, join a late hook event
+ * and give its verdict by the one rule (callVerdict) as late sightings come.
+ */
+export interface Tombstone extends VerdictFacts {
+  toolName?: string;
+  agentId?: string;
+  /** The file its record was read from; undefined when none was. */
+  path?: string;
+  transport?: ChannelTransport;
+  /** The verdict its events last said (./snapshots.ts retellVerdict). */
+  told?: string;
 }
 
 /**
  * A session's buried calls: the finished calls pruned from memory (SessionState's prune), each
  * remembered by id so that a late event of a call that is gone is not taken for a new call. Its
  * record or result read again (a replaced file) and its waits are ignored; a late `pre` still
- * joins it (its lag, once); late sightings of its hook still prove the shape of a call indexed as
- * history. Bounded: past `rememberedCalls` the one buried first is forgotten.
+ * joins it (its lag); late sightings of its hooks still count, and are said as a live call's are.
+ * Bounded: past `rememberedCalls` the one buried first is forgotten.
  */
 export class Tombstones {
   private readonly byId = new Map<string, Tombstone>();
@@ -42,46 +46,48 @@ export class Tombstones {
 
   /** Remembers a call about to leave memory; past `kept` tombstones the oldest is forgotten. */
   bury(c: CallFacts, kept: number): void {
+    const w = c.written;
     this.byId.set(c.id, {
-      observedAt: c.written && !c.written.historical ? c.written.observedAt : null,
-      fired: c.firedAt !== undefined,
-      historical: c.written?.historical === true,
-      pre: c.preSighting,
-      post: c.postSighting,
+      toolName: c.toolName,
+      agentId: c.agentId,
+      path: w?.path,
+      firedAt: c.firedAt,
+      transport: c.transport,
+      written: w ? { observedAt: w.observedAt, historical: w.historical, withResult: w.withResult } : undefined,
+      preSighting: c.preSighting,
+      postSighting: c.postSighting,
       landed: c.landed,
+      told: c.told,
     });
     while (this.byId.size > kept) this.byId.delete(this.byId.keys().next().value as string);
   }
 
-  /** A late `pre`: its sighting counts, and a call written live with no fire yet is joined (its lag). */
+  /** A late `pre`: its sighting counts, and its fire time joins a call that had none, or a worse one. */
   ingestPre(tomb: Tombstone, ev: PreEvent, observedAt: number, out: EngineEvent[]): void {
     const sighting = sightingOf(ev);
-    if (sighting) {
-      tomb.pre = earlierSighting(tomb.pre, sighting);
-      this.countShape(ev.tool_use_id, tomb);
+    if (sighting) tomb.preSighting = earlierSighting(tomb.preSighting, sighting);
+    const report = { at: ev.at, transport: ev.transport ?? 'command' } as const;
+    if (isBetterFire(tomb.firedAt === undefined ? undefined : { at: tomb.firedAt, transport: tomb.transport ?? 'command' }, report)) {
+      tomb.firedAt = report.at;
+      tomb.transport = report.transport;
     }
-    if (!tomb.fired && tomb.observedAt !== null) {
-      tomb.fired = true;
-      const lag = Math.max(0, tomb.observedAt - ev.at);
-      this.facts.lags.set(ev.tool_use_id, lag);
-      out.push(callEvent(this.sessionId, ev, { event: 'joined', at: observedAt, fired_at: ev.at, lag_ms: lag, transport: ev.transport ?? 'command' }));
-    }
+    this.retell(ev.tool_use_id, tomb, ev.transcript_path, observedAt, out);
   }
 
-  ingestPost(tomb: Tombstone, ev: PostEvent): void {
+  ingestPost(tomb: Tombstone, ev: PostEvent, observedAt: number, out: EngineEvent[]): void {
     const sighting = sightingOf(ev);
     if (!sighting) return;
-    tomb.post = earlierSighting(tomb.post, sighting);
-    this.countShape(ev.tool_use_id, tomb);
+    tomb.postSighting = earlierSighting(tomb.postSighting, sighting);
+    this.retell(ev.tool_use_id, tomb, ev.transcript_path, observedAt, out);
   }
 
-  ingestLanded(tomb: Tombstone, ev: LandedEvent): void {
+  ingestLanded(tomb: Tombstone, ev: LandedEvent, observedAt: number, out: EngineEvent[]): void {
     tomb.landed = betterLanding(tomb.landed, landingOf(ev));
-    this.countShape(ev.tool_use_id, tomb);
+    this.retell(ev.tool_use_id, tomb, ev.transcript_path, observedAt, out);
   }
 
-  /** A late sighting of a call indexed as history: its shape still counts, from what the tombstone kept. */
-  private countShape(id: string, tomb: Tombstone): void {
-    if (tomb.historical) this.facts.countShape(id, verdictFromHook(tomb.pre, tomb.post, tomb.landed).shape);
+  private retell(id: string, tomb: Tombstone, hookPath: string, observedAt: number, out: EngineEvent[]): void {
+    const subject = { tool_use_id: id, tool_name: tomb.toolName, transcript_path: tomb.path ?? hookPath, agent_id: tomb.agentId };
+    tomb.told = retellVerdict(this.sessionId, subject, tomb, observedAt, this.facts, out);
   }
 }

@@ -416,6 +416,14 @@ describe('watch CLI', () => {
     assert.match(readableLine(tail), /transcript truncated \(generation 2\)/);
     const wait: EngineEvent = { event: 'wait', session_id: S, tool_use_id: 'toolu_abcdefghij', transcript_path: '/t', at: 0, outcome: 'behind', polls: 50, waited_ms: 5000, bytes_on_disk: 1 };
     assert.match(readableLine(wait), /behind after 50 polls \(5\.0s\)/);
+    // A late read: the looks' bound, and the shape they prove; the revision of one said afterwards.
+    const lateWritten: EngineEvent = {
+      event: 'written', session_id: S, tool_use_id: 'toolu_abcdefghij', tool_name: 'Bash', transcript_path: '/t', at: 0, line: 7, generation: 1, record_at: null,
+      fired_at: 0, lag_ms: null, lag_bounds: { min_ms: 0, max_ms: 600 }, with_result: true, shape: 'before_result', record: {}, batch_first_line: 7, batch_last_line: 8,
+    };
+    assert.match(readableLine(lateWritten), /line 7 {2}held ≤ 600 ms {2}before its result\n$/);
+    const revised: EngineEvent = { event: 'revised', session_id: S, tool_use_id: 'toolu_abcdefghij', tool_name: 'Bash', transcript_path: '/t', at: 0, fired_at: 0, lag_bounds: { min_ms: 200, max_ms: 600 }, shape: 'unknown' };
+    assert.match(readableLine(revised), /revised +Bash +abcdefgh {2}a look of its hooks found it before the engine read it: held 200 ms–600 ms {2}shape unknown\n$/);
     // One per transcript line: --json only.
     const record: EngineEvent = { event: 'record', session_id: S, transcript_path: '/t', at: 5, uuid: 'u', type: 'user', line: 3, born_at: 1, born_from: 'timestamp', written_at: 5, lag_ms: 4 };
     assert.equal(readableLine(record), '');

@@ -9,7 +9,7 @@ const base = { session_id: 's1', transcript_path: '/c/projects/-w/s1.jsonl', at:
 const held = (id: string, transport?: 'command' | 'http'): EngineEvent => ({ ...base, event: 'held', tool_use_id: id, tool_name: 'Bash', ...(transport ? { transport } : {}) });
 const written = (id: string, tool: string, lagMs: number | null, withResult: boolean, version?: string): EngineEvent => ({
   ...base, event: 'written', tool_use_id: id, tool_name: tool, line: 3, generation: 0, record_at: null, fired_at: lagMs === null ? null : 0,
-  lag_ms: lagMs, with_result: withResult, record: {}, batch_first_line: 3, batch_last_line: 3, ...(version ? { claude_version: version } : {}),
+  lag_ms: lagMs, with_result: withResult, shape: withResult ? 'with_result' : 'before_result', record: {}, batch_first_line: 3, batch_last_line: 3, ...(version ? { claude_version: version } : {}),
 });
 const wait = (id: string, outcome: 'seen' | 'behind', version?: string): EngineEvent => ({ ...base, event: 'wait', tool_use_id: id, outcome, polls: 50, waited_ms: 5000, bytes_on_disk: 1, ...(version ? { claude_version: version } : {}) });
 
@@ -53,6 +53,20 @@ describe('lag metrics (Prometheus)', () => {
     heldCalls = [];
     assert.equal(sample(await m.text(), 'transcript_lag_held_calls'), 0);
     assert.doesNotMatch(text, /toolu_|s1|not-a-version/);
+  });
+
+  it("a call's shape is its written's (the first sighting's); a revision is counted, its earlier observation left as it was", async () => {
+    const m = new LagMetrics({ sessions: () => [] });
+    // The engine's late read brought record and result; a look had found the record alone before.
+    m.observe({ ...(written('toolu_a', 'Bash', null, true) as Extract<EngineEvent, { event: 'written' }>), shape: 'before_result', lag_bounds: { min_ms: 0, max_ms: 600 } });
+    m.observe(written('toolu_b', 'Bash', 900, true));
+    m.observe({ ...base, event: 'revised', tool_use_id: 'toolu_b', tool_name: 'Bash', fired_at: 0, lag_bounds: { min_ms: 0, max_ms: 600 }, shape: 'before_result' });
+    const text = await m.text();
+    assert.equal(sample(text, 'transcript_lag_calls_total{shape="before_result",claude_version="unknown"}'), 1);
+    assert.equal(sample(text, 'transcript_lag_calls_total{shape="with_result",claude_version="unknown"}'), 1);
+    assert.equal(sample(text, 'transcript_lag_held_seconds_count{tool="Bash",shape="before_result",transport="none"}'), undefined, 'a bound is not observed as a figure');
+    assert.equal(sample(text, 'transcript_lag_held_seconds_count{tool="Bash",shape="with_result",transport="none"}'), 1);
+    assert.equal(sample(text, 'transcript_lag_revised_total{tool="Bash"}'), 1);
   });
 
   it('Host: loopback names and addresses, the bound address; beyond loopback any IP address too, never another name', () => {

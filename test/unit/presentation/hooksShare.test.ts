@@ -25,7 +25,7 @@ const hooksEvent = (id: string, ms: number, decision?: 'allow' | 'ask' | 'deny')
 });
 const writtenEvent = (id: string, lag: number, extra: Partial<Extract<EngineEvent, { event: 'written' }>> = {}): EngineEvent => ({
   ...base, event: 'written', tool_use_id: id, tool_name: 'Bash', at: NOW, line: 3, generation: 0, record_at: null, fired_at: NOW - lag,
-  lag_ms: lag, with_result: false, record: {}, batch_first_line: 3, batch_last_line: 3, ...extra,
+  lag_ms: lag, with_result: false, shape: 'before_result', record: {}, batch_first_line: 3, batch_last_line: 3, ...extra,
 });
 
 describe("views: the settings hooks' share of each hold", () => {

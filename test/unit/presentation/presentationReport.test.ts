@@ -16,7 +16,7 @@ const base = { session_id: 's1', transcript_path: '/t/s1.jsonl' };
 function written(id: string, line: number, at: number, over: Partial<Extract<EngineEvent, { event: 'written' }>> = {}): EngineEvent {
   return {
     ...base, event: 'written', tool_use_id: id, tool_name: 'Bash', at, line, generation: 0, record_at: at - 40,
-    fired_at: null, lag_ms: null, with_result: false, record: {}, batch_first_line: line, batch_last_line: line, ...over,
+    fired_at: null, lag_ms: null, with_result: false, shape: over.with_result ? 'with_result' : 'before_result', record: {}, batch_first_line: line, batch_last_line: line, ...over,
   };
 }
 

@@ -1,0 +1,143 @@
+import { strict as assert } from 'node:assert';
+import type { LandedEvent } from '../../../../src/core/channel/schema';
+import { Correlator } from '../../../../src/core/correlator';
+import type { EngineEvent, RevisedEvent, WrittenEvent } from '../../../../src/core/engineEvents';
+import { LagSampleStore } from '../../../../src/presentation/lagSamples';
+import { buildReport } from '../../../../src/presentation/reportModel';
+import { SESSION, TRANSCRIPT, pre, tailRead, toolResult, toolUse } from '../../helpers/correlatorInputs';
+
+// One number per call (issue 32): the record's first sighting decides a call's lag and shape. The
+// engine's read, when nothing saw the record earlier: an exact figure. When a look of the call's own
+// hooks (the mod's, a pre or post hook's) had found it before that read, the read came late (a busy
+// window): its time would overstate the hold and contradict the bound the mod's row and the status
+// line give, so the engine gives that bound, on `written` when it knew by then, else as `revised`.
+const modPre = (id: string, at: number) => pre(id, at, { transport: 'mod', source: 'transcript-lag-mod' });
+const modLanded = (id: string, at: number, firedAt: number, withResult = false): LandedEvent => ({
+  v: 1,
+  event: 'landed',
+  at,
+  session_id: SESSION,
+  transcript_path: TRANSCRIPT,
+  tool_use_id: id,
+  tool_name: 'Bash',
+  with_result: withResult,
+  watched_from: 'pre',
+  missed_at: at - 10,
+  fired_at: firedAt,
+  source: 'transcript-lag-mod',
+});
+const read = (c: Correlator, at: number, line: number, scans: Parameters<typeof tailRead>[2]) =>
+  c.ingestTranscript({ sessionId: SESSION, transcriptPath: TRANSCRIPT, isMain: true, read: tailRead(at, line, scans) });
+const only = <E extends EngineEvent['event']>(events: EngineEvent[], name: E) => events.filter((e): e is Extract<EngineEvent, { event: E }> => e.event === name);
+const callOf = (c: Correlator) => c.snapshot(SESSION)!.recent[0];
+
+describe('Correlator: the record\'s first sighting decides the lag (a late read is no measure)', () => {
+  it('read before the mod found it: the read is the lag, the landing changes nothing and says nothing', () => {
+    const c = new Correlator();
+    c.ingestHook(modPre('A', 1000), 1001);
+    const w = only(read(c, 1550, 1, [toolUse('A')]), 'written');
+    const after = c.ingestHook(modLanded('A', 1600, 1000), 1601);
+    assert.deepEqual([w[0].lag_ms, w[0].lag_bounds, w[0].shape], [550, undefined, 'before_result']);
+    assert.deepEqual(after.filter((e) => e.event !== 'session'), []);
+    assert.deepEqual([callOf(c).lag_ms, callOf(c).lag_bounds], [550, undefined]);
+    assert.equal(c.snapshot(SESSION)!.stats.lag_p50_ms, 550);
+  });
+
+  it('a read at the very ms the mod found it is still the read\'s figure (ties go to the read)', () => {
+    const c = new Correlator();
+    c.ingestHook(modPre('A', 1000), 1001);
+    c.ingestHook(modLanded('A', 1600, 1000), 1601);
+    assert.equal(only(read(c, 1600, 1, [toolUse('A')]), 'written')[0].lag_ms, 600);
+  });
+
+  it('the mod found it before the read, known at the read: `written` gives the look\'s bound, no lag', () => {
+    const c = new Correlator();
+    c.ingestHook(modPre('A', 1000), 1001);
+    c.ingestHook(modLanded('A', 1600, 1000), 1601);
+    const events = read(c, 1900, 1, [toolUse('A')]);
+    const [w] = only(events, 'written');
+    assert.deepEqual([w.lag_ms, w.lag_bounds, w.shape, w.with_result], [null, { min_ms: 0, max_ms: 600 }, 'before_result', false]);
+    assert.deepEqual(only(events, 'revised'), []);
+    const call = callOf(c);
+    assert.deepEqual([call.lag_ms, call.lag_bounds, call.shape], [null, { min_ms: 0, max_ms: 600 }, 'before_result']);
+    assert.equal(c.snapshot(SESSION)!.stats.lag_p50_ms, null, 'not counted among the measured lags');
+  });
+
+  it('the landing read after the late read: `revised` takes the lag back from the call, the stats and the report', () => {
+    const c = new Correlator();
+    const store = new LagSampleStore();
+    const feed = (events: EngineEvent[]) => events.forEach((e) => store.add(e));
+    feed(c.ingestHook(modPre('A', 1000), 1001));
+    const events = read(c, 1900, 1, [toolUse('A'), toolResult('A')]);
+    feed(events);
+    assert.deepEqual([only(events, 'written')[0].lag_ms, only(events, 'written')[0].shape], [900, 'with_result']);
+    assert.equal(c.snapshot(SESSION)!.stats.lag_p50_ms, 900);
+    assert.equal(c.snapshot(SESSION)!.stats.shape_with_result, 1);
+    // The mod's look found the record alone at 1600: the read at 1900 brought both, late.
+    const later = c.ingestHook(modLanded('A', 1600, 1000, false), 1950);
+    feed(later);
+    const [r] = only(later, 'revised') as RevisedEvent[];
+    assert.deepEqual([r.at, r.fired_at, r.lag_bounds, r.shape, r.transcript_path], [1950, 1000, { min_ms: 0, max_ms: 600 }, 'before_result', TRANSCRIPT]);
+    const call = callOf(c);
+    assert.deepEqual([call.lag_ms, call.lag_bounds, call.shape], [null, { min_ms: 0, max_ms: 600 }, 'before_result']);
+    const stats = c.snapshot(SESSION)!.stats;
+    assert.deepEqual([stats.lag_p50_ms, stats.shape_with_result, stats.shape_before_result], [null, 0, 1]);
+    const [sample] = store.samples(SESSION);
+    assert.deepEqual([sample.lag_ms, sample.lag_min_ms, sample.lag_max_ms, sample.shape], [null, 0, 600, 'before_result']);
+    const report = buildReport(c.snapshot(SESSION)!, store.samples(SESSION), 2000);
+    assert.equal(report.rows[0].lag, '≤ 600 ms', 'the report says the bound the tree says');
+    // The same landing again, or a later one: said once.
+    assert.deepEqual(only(c.ingestHook(modLanded('A', 1700, 1000), 1960), 'revised'), []);
+  });
+
+  it("a command hook's pre that missed it and post that saw it bound it on both sides", () => {
+    const c = new Correlator();
+    c.ingestHook(pre('B', 1000, { checked_at: 1010, record_on_disk: false, result_on_disk: false }), 1011);
+    c.ingestHook({ ...pre('B', 1400), event: 'post', checked_at: 1405, record_on_disk: true, result_on_disk: false } as never, 1406);
+    const [w] = only(read(c, 2000, 1, [toolUse('B')]), 'written');
+    assert.deepEqual([w.lag_ms, w.lag_bounds], [null, { min_ms: 10, max_ms: 405 }]);
+    assert.deepEqual([callOf(c).lag_ms, callOf(c).lag_bounds], [null, { min_ms: 10, max_ms: 405 }]);
+  });
+
+  it('a late read that brought record and result, with no look proving the shape: shape unknown, counted as such', () => {
+    const c = new Correlator();
+    c.ingestHook(pre('B', 1000), 1001);
+    // A post hook's look found both (no proof of how they were written), before the engine's read.
+    c.ingestHook({ ...pre('B', 1400), event: 'post', checked_at: 1405, record_on_disk: true, result_on_disk: true } as never, 1406);
+    const [w] = only(read(c, 2000, 1, [toolUse('B'), toolResult('B')]), 'written');
+    assert.deepEqual([w.lag_bounds, w.with_result, w.shape], [{ min_ms: 0, max_ms: 405 }, true, 'unknown']);
+    assert.equal(c.snapshot(SESSION)!.stats.shape_unknown, 1);
+  });
+
+  it('a buried call is revised by the same rule', () => {
+    const c = new Correlator({ recentCalls: 1 });
+    c.ingestHook(modPre('A', 1000), 1001);
+    read(c, 1900, 1, [toolUse('A'), toolResult('A')]);
+    // Later calls push A out of memory (a tombstone).
+    for (let i = 0; i < 5; i++) read(c, 3000 + i, 3 + i * 2, [toolUse(`X${i}`), toolResult(`X${i}`)]);
+    assert.ok(!c.snapshot(SESSION)!.recent.some((r) => r.tool_use_id === 'A'), 'A is buried');
+    assert.equal(c.snapshot(SESSION)!.stats.lag_max_ms, 900);
+    const [r] = only(c.ingestHook(modLanded('A', 1600, 1000), 5000), 'revised');
+    assert.deepEqual([r.tool_use_id, r.lag_bounds, r.shape, r.transcript_path], ['A', { min_ms: 0, max_ms: 600 }, 'before_result', TRANSCRIPT]);
+    assert.equal(c.snapshot(SESSION)!.stats.lag_p50_ms, null);
+  });
+
+  it('every order of the same inputs ends in the same call and stats', () => {
+    const inputs: Array<(c: Correlator) => unknown> = [
+      (c) => c.ingestHook(modPre('A', 1000), 1001),
+      (c) => c.ingestHook(modLanded('A', 1600, 1000), 1601),
+      (c) => read(c, 1900, 1, [toolUse('A')]),
+      (c) => c.ingestHook(pre('A', 1050, { checked_at: 1060, record_on_disk: false }), 1061),
+    ];
+    const permutations = (xs: number[]): number[][] => (xs.length <= 1 ? [xs] : xs.flatMap((x) => permutations(xs.filter((y) => y !== x)).map((p) => [x, ...p])));
+    const ends = new Set<string>();
+    for (const order of permutations([0, 1, 2, 3])) {
+      const c = new Correlator();
+      for (const i of order) inputs[i](c);
+      const { lag_ms, lag_bounds, shape } = callOf(c);
+      ends.add(JSON.stringify({ lag_ms, lag_bounds, shape, stats: c.snapshot(SESSION)!.stats }));
+    }
+    assert.equal(ends.size, 1, [...ends].join('\n'));
+    assert.deepEqual(JSON.parse([...ends][0]).lag_bounds, { min_ms: 60, max_ms: 600 });
+  });
+});

@@ -2,3 +2,4 @@
 export function bucketIndex(bounds: number[], seconds: number): number;
 export function rankQuantile(values: number[], q: number): number | undefined;
 export function checkScenario(result: unknown, opts: { strictProfile: boolean }): string[];
+export function finalLag(watchEvents: Array<Record<string, unknown>>, sessionId: string, toolUseId: string): Record<string, unknown> | undefined;

@@ -53,8 +53,6 @@ function fold(into: ChannelEvidence, seen: FoldState, event: ChannelEvent): void
       seen.lookedAt.set(event.tool_use_id, lookedAt);
       call.onDisk = { bytes: event.bytes_on_disk, recordOnDisk: event.record_on_disk, recordPath: event.record_path };
     }
-  } else if (event.event === 'landed' && event.watched_from === 'pre') {
-    if (call.landed === undefined || event.at < call.landed.at) call.landed = { at: event.at, missedAt: event.missed_at };
   }
 }
 

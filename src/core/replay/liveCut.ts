@@ -7,10 +7,13 @@
  * - a `pre` event's `bytes_on_disk`: the size of the file when the hook looked, exactly (a partial
  *   last line included); taken only when it agrees with the file (no larger than it, and its
  *   `record_on_disk` says what those bytes hold);
- * - else the mod's `landed` event (`watched_from: "pre"`): its looks ran from the fire, so a miss
- *   (`missed_at`) proves the record was not on disk when the hook fired, and a first look that found
- *   it, that it was;
- * - and the mod's `record` events (births): a record born after the fire cannot have been on disk.
+ * - else the mod's `record` events (births): a record born after the fire cannot have been on disk.
+ * Not the mod's `landed` event: it says when the record was found, not what a hook saw at its fire.
+ * Its first look comes a tick (100 ms) after the fire, so a find there does not put the record on
+ * disk at the fire; and a miss proves nothing, by the rule every view keeps
+ * (src/rules/hookEvidence.ts): the mod sees the file through Claude Code's `$.fs`, whose `stat` was
+ * seen (2.1.332) ~100 ms stale, and channel files recorded before the mod stopped asking it hold
+ * misses of records that were on disk.
  * Else from the rule the field suite measured for the session's mode and build (`basis: "model"`,
  * docs/COMPATIBILITY.md): interactive sessions of 2.1.281 and later hold the call's message (every
  * record with its `message.id`) while its PreToolUse hooks run, so the hook sees the file up to the
@@ -33,8 +36,6 @@ export interface CallEvidence {
   onDisk?: { bytes: number; recordOnDisk?: boolean; recordPath?: string };
   /** When the call fired: the mod's `pre`, else the earliest (src/rules/fireTime.ts). */
   firedAt?: number;
-  /** The mod's landing of the call's record, its looks from the fire on. */
-  landed?: { at: number; missedAt?: number };
 }
 
 export interface LiveCut {
@@ -85,23 +86,12 @@ function firstBornAfter(file: TranscriptIndex, births: ReadonlyMap<string, numbe
  */
 export function liveCutOf(call: ReplayCall, evidence: CallEvidence | undefined, births: ReadonlyMap<string, number>, fileSize: number): LiveCut {
   if (evidence?.onDisk !== undefined && onDiskAgrees(call, evidence.onDisk, fileSize)) return { bytes: evidence.onDisk.bytes, basis: 'channel' };
-  let bytes = modelCut(call);
-  let basis: LiveBasis = 'model';
-  let floor = 0;
-  const landed = evidence?.landed;
-  if (landed !== undefined) {
-    basis = 'channel';
-    if (landed.missedAt !== undefined) bytes = Math.min(bytes, call.record.start);
-    else bytes = floor = Math.max(bytes, call.record.end);
-  }
+  const bytes = modelCut(call);
   if (evidence?.firedAt !== undefined && births.size > 0) {
     const born = firstBornAfter(call.file, births, evidence.firedAt);
-    if (born !== undefined && born.start < bytes) {
-      bytes = Math.max(born.start, floor);
-      basis = 'channel';
-    }
+    if (born !== undefined && born.start < bytes) return { bytes: born.start, basis: 'channel' };
   }
-  return { bytes, basis };
+  return { bytes, basis: 'model' };
 }
 
 /**

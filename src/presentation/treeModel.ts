@@ -35,10 +35,15 @@ export function callNodeId(sessionId: string, toolUseId: string): string {
   return `call/${sessionId}/${toolUseId}`;
 }
 
-/** What the hook did for a held call that has not reported a wait, in its own mode's terms. */
+/**
+ * What reported a held call does for it, in its own terms: the mod looks at the file until the
+ * record is there ("mod watching", beside "hooks 2.0s", which are the user's settings hooks); our
+ * hook fired and returned, or, a probe, waits.
+ */
 function hookStateText(call: CallSnapshot): string {
   if (call.wait) return `${call.wait.polls} polls`;
   if (call.fired_at === undefined) return 'no hook';
+  if (call.transport === 'mod') return 'mod watching';
   // Only a probe waits: in announce mode (or a mode no event named) the hook fired and returned.
   return call.hook_mode === 'probe' ? 'hook waiting' : 'hook fired';
 }

@@ -39,7 +39,7 @@ describe("views: the settings hooks' share of each hold", () => {
 
   it('the tree: "held 2.1s · hooks 2.0s" once they settled, "lag 2.1s · hooks 2.0s" after, "denied by a hook"; the tooltip says the mod timed them', () => {
     const s = session({
-      held: [heldCall('h1', NOW - 2100, { hooks: { ms: 2000, decision: 'allow' } }), heldCall('h2', NOW - 500)],
+      held: [heldCall('h1', NOW - 2100, { hooks: { ms: 2000, decision: 'allow' }, transport: 'mod' }), heldCall('h2', NOW - 500)],
       recent: [
         writtenCall('w1', 30, NOW - 10, { lag_ms: 2100, hooks: { ms: 2000 }, shape: 'before_result' }),
         writtenCall('w2', 20, NOW - 20, { lag_ms: 900, hooks: { ms: 850, decision: 'deny' }, shape: 'before_result' }),
@@ -47,7 +47,8 @@ describe("views: the settings hooks' share of each hold", () => {
       ],
     });
     const rows = Object.fromEntries(treeModel([s], NOW)[0].children.map((c) => [c.tool_use_id, c]));
-    assert.equal(rows.h1.description, 'held 2.1s · hooks 2.0s · hook fired');
+    // The user's settings hooks (`hooks`) beside what the mod does for the call, never "hook fired" (ours).
+    assert.equal(rows.h1.description, 'held 2.1s · hooks 2.0s · mod watching');
     assert.equal(rows.h2.description, 'held 500 ms · hook fired');
     assert.equal(rows.w1.description, 'lag 2.1s · hooks 2.0s · before result');
     assert.equal(rows.w2.description, 'lag 900 ms · denied by a hook · hooks 850 ms · before result');

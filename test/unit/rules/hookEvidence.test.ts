@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { betterLanding, type CallSightings, hookSawRecord, isHeld, noteSighting, verdictFromHook } from '../../../src/rules/hookEvidence';
+import { betterLanding, type CallSightings, canonicalHooks, hookSawRecord, isHeld, noteSighting, recordFoundAt, verdictFromHook } from '../../../src/rules/hookEvidence';
 
 const pre = (record: boolean, checkedAfter = 50) => ({ at: 1000, checked_at: 1000 + checkedAfter, record_on_disk: record, result_on_disk: false });
 const post = (at: number, record: boolean, result: boolean, checkedAfter = 40) => ({ at, checked_at: at + checkedAfter, record_on_disk: record, result_on_disk: result });
@@ -87,6 +87,32 @@ describe('hook evidence: one fold of a call\'s events, one held rule', () => {
     assert.equal(folds[0]!.landed?.watched_from, 'pre');
     assert.equal(hookSawRecord(folds[0]!), true);
     assert.deepEqual(verdictFromHook(folds[0]!.pre, folds[0]!.post, folds[0]!.landed).held, { min_ms: 0, max_ms: 520 });
+  });
+
+  it("the hooks' two reports of one measure: the shorter time, then the decision by name, whatever came first", () => {
+    const pairs: Array<[Parameters<typeof canonicalHooks>[0], Parameters<typeof canonicalHooks>[1], unknown]> = [
+      [{ ms: 2004, decision: 'allow' }, { ms: 2003 }, { ms: 2003 }],
+      // One time, two decisions (a report that lost its decision, or two that disagree): the name first by order ('' < allow < ask < deny).
+      [{ ms: 2004, decision: 'deny' }, { ms: 2004, decision: 'allow' }, { ms: 2004, decision: 'allow' }],
+      [{ ms: 2004, decision: 'ask' }, { ms: 2004 }, { ms: 2004 }],
+      [undefined, { ms: 5 }, { ms: 5 }],
+    ];
+    for (const [a, b, kept] of pairs) {
+      assert.deepEqual(canonicalHooks(a, b), kept);
+      assert.deepEqual(canonicalHooks(b, a), kept, 'the other order');
+    }
+    assert.equal(canonicalHooks(undefined, undefined), undefined);
+  });
+
+  it("the record's first sighting by the call's own hooks: a look that found it, never a miss, never the mod's last miss", () => {
+    assert.equal(recordFoundAt({}), undefined);
+    assert.equal(recordFoundAt({ pre: { at: 1000, checked_at: 1010, record_on_disk: false } }), undefined);
+    assert.equal(recordFoundAt({ pre: { at: 1000, checked_at: 1010, record_on_disk: true } }), 1010);
+    // Found without a look's time: when is not known.
+    assert.equal(recordFoundAt({ pre: { at: 1000, record_on_disk: true } }), undefined);
+    const landed = { at: 1520, with_result: false, watched_from: 'pre' as const, missed_at: 1500, fired_at: 1000 };
+    assert.equal(recordFoundAt({ post: { at: 1400, checked_at: 1600, record_on_disk: true }, landed }), 1520, 'the earlier of the landing and the post');
+    assert.equal(recordFoundAt({ post: { at: 1400, checked_at: 1405, record_on_disk: true }, landed }), 1405);
   });
 
   it('held: fired, and its record proven absent; a record not known either way is not held', () => {

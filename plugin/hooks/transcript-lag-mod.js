@@ -242,30 +242,39 @@ function hooksFields(hooks) {
   if (hooks === void 0) return {};
   return hooks.decision !== void 0 ? { hooks_ms: hooks.ms, hooks_decision: hooks.decision } : { hooks_ms: hooks.ms };
 }
-function since(pre, look2) {
-  return look2.checked_at === void 0 ? void 0 : Math.max(0, look2.checked_at - pre.at);
+function foundBy(look2) {
+  return look2?.record_on_disk === true ? look2.checked_at : void 0;
 }
-function verdictFromHook(pre, post, landed) {
+function earlierFind(known, next) {
+  return next === void 0 || known !== void 0 && known <= next ? known : next;
+}
+function recordFoundAt(seen) {
+  return earlierFind(earlierFind(earlierFind(seen.foundAt, foundBy(seen.pre)), foundBy(seen.post)), seen.landed?.at);
+}
+function verdictFromHook(seen, firedAt) {
+  const { pre, post, landed } = seen;
   const verdict = {};
-  if (landed?.watched_from === "pre") {
-    verdict.shape = landed.with_result ? "with_result" : "before_result";
-    const firedAt = landed.fired_at ?? pre?.at;
-    if (firedAt !== void 0) verdict.held = { min_ms: 0, max_ms: Math.max(0, landed.at - firedAt) };
-    return verdict;
+  const fromPre = landed?.watched_from === "pre";
+  if (fromPre) verdict.shape = landed.with_result ? "with_result" : "before_result";
+  else {
+    const preSaw = pre?.record_on_disk;
+    const postSaw = post?.record_on_disk;
+    const postMissed = postSaw === false && post?.result_on_disk === false;
+    if (preSaw === true) verdict.shape = "before_result";
+    else if (postSaw === true && post?.result_on_disk === false) verdict.shape = "before_result";
+    else if (postMissed && landed !== void 0) verdict.shape = landed.with_result ? "with_result" : "before_result";
   }
-  const preSaw = pre?.record_on_disk;
-  const postSaw = post?.record_on_disk;
-  const postMissed = postSaw === false && post?.result_on_disk === false;
-  if (preSaw === true) verdict.shape = "before_result";
-  else if (postSaw === true && post?.result_on_disk === false) verdict.shape = "before_result";
-  else if (postMissed && landed !== void 0) verdict.shape = landed.with_result ? "with_result" : "before_result";
-  if (pre === void 0) return verdict;
-  const atPre = since(pre, pre);
-  const atPost = post === void 0 ? void 0 : since(pre, post);
-  if (preSaw === true && atPre !== void 0) verdict.held = { min_ms: 0, max_ms: atPre };
-  else if (postSaw === true && atPost !== void 0) verdict.held = { min_ms: preSaw === false && atPre !== void 0 ? atPre : 0, max_ms: atPost };
-  else if (postMissed && atPost !== void 0) verdict.held = { min_ms: atPost, max_ms: landed === void 0 ? null : Math.max(atPost, landed.at - pre.at) };
-  else if (preSaw === false && atPre !== void 0) verdict.held = { min_ms: atPre, max_ms: null };
+  const fire = firedAt ?? (fromPre ? landed.fired_at : void 0) ?? pre?.at;
+  if (fire === void 0) return verdict;
+  const found = recordFoundAt(seen);
+  let missed;
+  for (const look2 of [pre, post]) {
+    if (look2?.record_on_disk !== false || look2.checked_at === void 0 || found !== void 0 && look2.checked_at >= found) continue;
+    missed = Math.max(missed ?? look2.checked_at, look2.checked_at);
+  }
+  if (found === void 0 && missed === void 0) return verdict;
+  const min = missed === void 0 ? 0 : Math.max(0, missed - fire);
+  verdict.held = { min_ms: min, max_ms: found === void 0 ? null : Math.max(min, found - fire) };
   return verdict;
 }
 
@@ -651,7 +660,7 @@ async function look($, s) {
         ...call.recordPath !== p.transcriptPath ? { record_path: call.recordPath } : {}
       }), call.listed);
       const landing = { at: seenAt, with_result: withResult, watched_from: "pre", fired_at: call.at, ...call.missedAt !== void 0 ? { missed_at: call.missedAt } : {} };
-      release($, s, call, verdictFromHook(void 0, void 0, landing).held);
+      release($, s, call, verdictFromHook({ landed: landing }).held);
     }
   }
   if (s.held.size === 0) {

@@ -155,7 +155,7 @@ export function sessionCalls(channelDir: string, sessionId: string, transcriptPa
     if (recordOnDisk !== undefined) entry.recordOnDisk = recordOnDisk;
     if (call.seen.hooks !== undefined) entry.hooks = call.seen.hooks;
     if (recordOnDisk === true) {
-      const held = verdictFromHook(call.seen.pre, call.seen.post, call.seen.landed).held;
+      const held = verdictFromHook(call.seen, firedAt).held;
       if (held) entry.bounds = held;
     }
     out.push(entry);

@@ -119,7 +119,7 @@ async function look($: ModApi, s: ModState): Promise<void> {
       }), call.listed);
       // The bound the views give this landing (src/rules/hookEvidence.ts), so the row and the views say one number.
       const landing = { at: seenAt, with_result: withResult, watched_from: 'pre' as const, fired_at: call.at, ...(call.missedAt !== undefined ? { missed_at: call.missedAt } : {}) };
-      release($, s, call, verdictFromHook(undefined, undefined, landing).held);
+      release($, s, call, verdictFromHook({ landed: landing }).held);
     }
   }
   if (s.held.size === 0) {

@@ -69,6 +69,8 @@ export class LagMetrics {
   private readonly revised: Counter<'tool'>;
   /** Calls whose hook fired, so the transport of their `written` event is known (ids forgotten once written). */
   private readonly transports = new Map<string, ChannelTransport>();
+  /** Calls whose lag was observed as a figure: a `revised` of one of them is counted once (ids forgotten then). */
+  private readonly observed = new Set<string>();
   private readonly versions = new VersionLabels();
 
   constructor(opts: LagMetricsOptions) {
@@ -96,7 +98,7 @@ export class LagMetrics {
     });
     this.revised = new Counter({
       name: 'transcript_lag_revised_total',
-      help: "Calls whose record a look of their own hooks found on disk before the engine read it (the read came late): their observation in transcript_lag_held_seconds overstates the hold; watch and the report give the looks' bound.",
+      help: "Calls whose lag was observed in transcript_lag_held_seconds and then revised: a look of their own hooks had found the record on disk before the engine read it (the read came late), so that observation overstates the hold; watch and the report give the looks' bound.",
       labelNames: ['tool'],
       registers,
     });
@@ -141,20 +143,29 @@ export class LagMetrics {
       this.calls.inc({ shape, claude_version: this.versions.of(e.claude_version) });
       const transport = e.transport ?? this.transports.get(e.tool_use_id) ?? 'none';
       this.transports.delete(e.tool_use_id);
-      if (e.lag_ms !== null) this.held.observe({ tool: metricToolName(e.tool_name), shape, transport }, e.lag_ms / 1000);
+      if (e.lag_ms !== null) {
+        this.held.observe({ tool: metricToolName(e.tool_name), shape, transport }, e.lag_ms / 1000);
+        this.noteObserved(e.tool_use_id);
+      }
     } else if (e.event === 'joined') {
       // The hook's report came after the record was seen: its lag is known only now; its shape was counted.
       this.held.observe({ tool: metricToolName(e.tool_name), shape: 'unknown', transport: this.transports.get(e.tool_use_id) ?? 'command' }, e.lag_ms / 1000);
+      this.noteObserved(e.tool_use_id);
     } else if (e.event === 'revised') {
-      // A look of the call's hooks had found the record before the engine's read: the lag that read
-      // gave (observed at its `written`) overstated the hold. A histogram cannot take an observation
-      // back; the count of such calls says how many it holds (docs/METRICS.md).
-      this.revised.inc({ tool: metricToolName(e.tool_name) });
+      // A look of the call's hooks had found the record before the engine's read: the lag observed for
+      // it overstated the hold. A histogram cannot take an observation back; the count of such calls
+      // says how many it holds (docs/METRICS.md). Once a call: a revision of a bound observed nothing.
+      if (this.observed.delete(e.tool_use_id)) this.revised.inc({ tool: metricToolName(e.tool_name) });
     } else if (e.event === 'hooks') {
       this.hooks.observe({ tool: metricToolName(e.tool_name), decision: e.hooks_decision ?? 'none' }, e.hooks_ms / 1000);
     } else if (e.event === 'wait') {
       this.waits.inc({ outcome: e.outcome, claude_version: this.versions.of(e.claude_version) });
     }
+  }
+
+  private noteObserved(id: string): void {
+    this.observed.add(id);
+    if (this.observed.size > 100_000) this.observed.delete(this.observed.values().next().value as string);
   }
 
   /** The text exposition format, for GET /metrics. */

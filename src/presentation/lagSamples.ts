@@ -41,7 +41,9 @@ export interface LagSample {
 
 export const SAMPLE_FIELDS: readonly (keyof LagSample)[] = [
   'session_id', 'tool_use_id', 'tool_name', 'agent_id', 'transcript_path', 'generation', 'line', 'record_at',
-  'fired_at', 'observed_at', 'lag_ms', 'lag_min_ms', 'lag_max_ms', 'shape', 'result_line', 'wait_outcome', 'wait_polls', 'wait_ms', 'hooks_ms', 'hooks_decision',
+  'fired_at', 'observed_at', 'lag_ms', 'shape', 'result_line', 'wait_outcome', 'wait_polls', 'wait_ms', 'hooks_ms', 'hooks_decision',
+  // Last, so a spreadsheet that reads the columns by position reads the earlier ones as before.
+  'lag_min_ms', 'lag_max_ms',
 ];
 
 function blank(e: { session_id: string; tool_use_id: string; transcript_path: string }): LagSample {
@@ -105,6 +107,8 @@ export class LagSampleStore {
   /** Folds one engine event in; returns true when a sample changed. */
   add(e: EngineEvent): boolean {
     if (e.event === 'tail' || e.event === 'session' || e.event === 'post' || e.event === 'partial' || e.event === 'record') return false;
+    // A revision of a call this store no longer holds (evicted, or buried long ago) makes no row of its own.
+    if (e.event === 'revised' && !this.bySession.get(e.session_id)?.has(e.tool_use_id)) return false;
     const s = this.sampleFor(e);
     if (e.tool_name && !s.tool_name) s.tool_name = e.tool_name;
     if (e.agent_id && !s.agent_id) s.agent_id = e.agent_id;

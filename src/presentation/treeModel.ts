@@ -43,9 +43,10 @@ export function callNodeId(sessionId: string, toolUseId: string): string {
 function hookStateText(call: CallSnapshot): string {
   if (call.wait) return `${call.wait.polls} polls`;
   if (call.fired_at === undefined) return 'no hook';
-  if (call.transport === 'mod') return 'mod watching';
-  // Only a probe waits: in announce mode (or a mode no event named) the hook fired and returned.
-  return call.hook_mode === 'probe' ? 'hook waiting' : 'hook fired';
+  // Only a probe waits (and lengthens the hold): said first, whoever else reported the call.
+  if (call.hook_mode === 'probe') return 'hook waiting';
+  // In announce mode (or a mode no event named) our hook fired and returned.
+  return call.transport === 'mod' ? 'mod watching' : 'hook fired';
 }
 
 /** Why a call's hold is what it is, by the hook's mode: a probe's own wait lengthens the hold it measures. */

@@ -131,6 +131,12 @@ export interface CallSightings {
   post?: HookSighting;
   landed?: LandingSighting;
   hooks?: HooksTimed;
+  /**
+   * When a look of the call's own hooks first found its record (recordFoundAt), over every event
+   * folded, kept apart: the pre and post kept are the earliest fired, the landing kept the one that
+   * proves the shape, and either may not be the first find.
+   */
+  foundAt?: number;
 }
 
 /** The hooks' figures a `hooks` or `post` event carries, when it carries them (the mod's); hooksFields is its inverse. */
@@ -152,12 +158,25 @@ export function noteSighting(
 ): void {
   if (ev.event === 'landed') {
     seen.landed = betterLanding(seen.landed, landingOf(ev));
+    seen.foundAt = earlierFind(seen.foundAt, ev.at);
     return;
   }
   if (ev.event === 'hooks' || ev.event === 'post') seen.hooks = canonicalHooks(seen.hooks, hooksTimedOf(ev));
   if (ev.event === 'hooks') return;
   const sighting = sightingOf(ev);
-  if (sighting) seen[ev.event] = earlierSighting(seen[ev.event], sighting);
+  if (sighting) {
+    seen[ev.event] = earlierSighting(seen[ev.event], sighting);
+    seen.foundAt = earlierFind(seen.foundAt, foundBy(sighting));
+  }
+}
+
+/** When a pre or post hook's look found the record: its look's time, if it found it. */
+function foundBy(look: HookSighting | undefined): number | undefined {
+  return look?.record_on_disk === true ? look.checked_at : undefined;
+}
+
+function earlierFind(known: number | undefined, next: number | undefined): number | undefined {
+  return next === undefined || (known !== undefined && known <= next) ? known : next;
 }
 
 /**
@@ -170,19 +189,12 @@ export function hookSawRecord(seen: CallSightings): boolean {
 
 /**
  * When a look of the call's own hooks first found its record on disk: a pre or post hook that saw
- * it (at its look's `checked_at`), a landing (at the look that found it). A look that found the
- * record proves it was there by then, through whatever it read with; a miss proves less (the mod's
- * `$.fs`, verdictFromHook). Undefined when no look found it.
+ * it (at its look's `checked_at`), a landing (at the look that found it), the earliest folded
+ * (`foundAt`). A look that found the record proves it was there by then, through whatever it read
+ * with; a miss proves less (the mod's `$.fs`, verdictFromHook). Undefined when no look found it.
  */
 export function recordFoundAt(seen: CallSightings): number | undefined {
-  let found: number | undefined;
-  const take = (at: number | undefined) => {
-    if (at !== undefined && (found === undefined || at < found)) found = at;
-  };
-  if (seen.pre?.record_on_disk === true) take(seen.pre.checked_at);
-  if (seen.post?.record_on_disk === true) take(seen.post.checked_at);
-  if (seen.landed !== undefined) take(seen.landed.at);
-  return found;
+  return earlierFind(earlierFind(earlierFind(seen.foundAt, foundBy(seen.pre)), foundBy(seen.post)), seen.landed?.at);
 }
 
 /**
@@ -194,38 +206,45 @@ export function isHeld(call: { firedAt?: number; recordOnDisk?: boolean }): bool
   return call.firedAt !== undefined && call.recordOnDisk === false;
 }
 
-/** Ms from the pre hook firing to a later look, never below 0. */
-function since(pre: HookSighting, look: HookSighting): number | undefined {
-  return look.checked_at === undefined ? undefined : Math.max(0, look.checked_at - pre.at);
-}
-
-export function verdictFromHook(pre: HookSighting | undefined, post: HookSighting | undefined, landed?: LandingSighting): EvidenceVerdict {
+/**
+ * A call's shape and hold as the looks of its own hooks prove them: every view's rule for a call the
+ * engine did not read live (history, the status line, the mod's row) or read late (its read after one
+ * of these looks had found the record: src/core/correlator/callFacts.ts).
+ *
+ * Held, from the fire (`firedAt`: the call's best report as the reader knows it, src/rules/fireTime.ts;
+ * else the mod's when its landing says it, else the pre hook's): at most until the
+ * first look that found the record (recordFoundAt); at least until the last look of a pre or post hook
+ * that missed it before that (a whole read through Node's fs). Not until the mod's last miss: the mod
+ * sees the file through Claude Code's `$.fs`, whose `stat` was seen (field, 2.1.332) ~100 ms stale,
+ * its looks then missing for ~120 ms a record the engine and a 5 ms tailer had read. The mod now reads
+ * without it, but a miss through `$.fs` is not taken as proof of absence; `missed_at` stays as what
+ * the mod saw.
+ */
+export function verdictFromHook(seen: CallSightings, firedAt?: number): EvidenceVerdict {
+  const { pre, post, landed } = seen;
   const verdict: EvidenceVerdict = {};
+  const fromPre = landed?.watched_from === 'pre';
   // The mod's looks ran from the fire until the record was there: the look that found it says the shape.
-  if (landed?.watched_from === 'pre') {
-    verdict.shape = landed.with_result ? 'with_result' : 'before_result';
-    const firedAt = landed.fired_at ?? pre?.at;
-    // Held at most until the look that found it. Not at least until its last miss: the mod sees the file
-    // through Claude Code's `$.fs`, whose `stat` was seen (field, 2.1.332) ~100 ms stale, its looks then
-    // missing for ~120 ms a record the engine and a 5 ms tailer had read. The mod now reads without it,
-    // but a miss through `$.fs` is not taken as proof of absence. `missed_at` stays as what the mod saw.
-    if (firedAt !== undefined) verdict.held = { min_ms: 0, max_ms: Math.max(0, landed.at - firedAt) };
-    return verdict;
+  if (fromPre) verdict.shape = landed.with_result ? 'with_result' : 'before_result';
+  else {
+    const preSaw = pre?.record_on_disk;
+    const postSaw = post?.record_on_disk;
+    const postMissed = postSaw === false && post?.result_on_disk === false;
+    if (preSaw === true) verdict.shape = 'before_result';
+    else if (postSaw === true && post?.result_on_disk === false) verdict.shape = 'before_result';
+    else if (postMissed && landed !== undefined) verdict.shape = landed.with_result ? 'with_result' : 'before_result';
   }
-  const preSaw = pre?.record_on_disk;
-  const postSaw = post?.record_on_disk;
-  const postMissed = postSaw === false && post?.result_on_disk === false;
-  if (preSaw === true) verdict.shape = 'before_result';
-  else if (postSaw === true && post?.result_on_disk === false) verdict.shape = 'before_result';
-  else if (postMissed && landed !== undefined) verdict.shape = landed.with_result ? 'with_result' : 'before_result';
-
-  if (pre === undefined) return verdict;
-  const atPre = since(pre, pre);
-  const atPost = post === undefined ? undefined : since(pre, post);
-  if (preSaw === true && atPre !== undefined) verdict.held = { min_ms: 0, max_ms: atPre };
-  else if (postSaw === true && atPost !== undefined) verdict.held = { min_ms: preSaw === false && atPre !== undefined ? atPre : 0, max_ms: atPost };
-  else if (postMissed && atPost !== undefined) verdict.held = { min_ms: atPost, max_ms: landed === undefined ? null : Math.max(atPost, landed.at - pre.at) };
-  else if (preSaw === false && atPre !== undefined) verdict.held = { min_ms: atPre, max_ms: null };
+  const fire = firedAt ?? (fromPre ? landed.fired_at : undefined) ?? pre?.at;
+  if (fire === undefined) return verdict;
+  const found = recordFoundAt(seen);
+  let missed: number | undefined;
+  for (const look of [pre, post]) {
+    if (look?.record_on_disk !== false || look.checked_at === undefined || (found !== undefined && look.checked_at >= found)) continue;
+    missed = Math.max(missed ?? look.checked_at, look.checked_at);
+  }
+  if (found === undefined && missed === undefined) return verdict;
+  const min = missed === undefined ? 0 : Math.max(0, missed - fire);
+  verdict.held = { min_ms: min, max_ms: found === undefined ? null : Math.max(min, found - fire) };
   return verdict;
 }
 

@@ -62,7 +62,7 @@ export function proveShapesFromHookSightings(calls: readonly AnalyzedCall[], sig
   for (const call of calls) {
     const seen = sightings.get(call.tool_use_id);
     if (!seen) continue;
-    const verdict = verdictFromHook(seen.pre, seen.post, seen.landed);
+    const verdict = verdictFromHook(seen);
     if (verdict.held) call.held_ms = verdict.held;
     if (seen.hooks) Object.assign(call, hooksFields(seen.hooks));
     if (call.shape === 'unknown' && verdict.shape !== undefined) {

@@ -1,4 +1,4 @@
-import type { HeldBounds, HookSighting, HooksTimed, LandingSighting } from '../../rules/hookEvidence';
+import type { CallSightings, HeldBounds } from '../../rules/hookEvidence';
 import { isHeld, recordFoundAt, verdictFromHook } from '../../rules/hookEvidence';
 import type { ChannelTransport } from '../../rules/channelConstants';
 import type { CallShape } from '../snapshot';
@@ -68,12 +68,12 @@ export interface CallFacts {
   /** Canonical wait per reporting source; made by the first (most calls have none). */
   waits?: Map<string, WaitFact>;
   postAt?: number;
-  /** What the call's own hook saw on disk: the earliest pre and post that said, and the landing its watcher saw. */
-  preSighting?: HookSighting;
-  postSighting?: HookSighting;
-  landed?: LandingSighting;
-  /** Its settings PreToolUse hooks as the mod timed them (its `hooks` event, or its `post`): canonicalHooks of the reports. */
-  hooks?: HooksTimed;
+  /**
+   * What the call's own hooks saw on disk (the earliest pre and post that said, the landing that
+   * proves most, the first find) and its settings hooks as the mod timed them, folded by the rule
+   * every reader of the channel uses (noteSighting). Made by the first event that says any.
+   */
+  seen?: CallSightings;
   /** The verdict its events last said (verdictKey), once its `written` was said: a different one is said again. */
   told?: string;
 }
@@ -98,9 +98,7 @@ export interface CallVerdict {
 export interface VerdictFacts {
   firedAt?: number;
   written?: { observedAt: number; historical: boolean; withResult: boolean };
-  preSighting?: HookSighting;
-  postSighting?: HookSighting;
-  landed?: LandingSighting;
+  seen?: CallSightings;
 }
 
 /**
@@ -112,29 +110,20 @@ export interface VerdictFacts {
 export function callVerdict(call: VerdictFacts): CallVerdict | undefined {
   const w = call.written;
   if (!w) return undefined;
-  const seen = { pre: call.preSighting, post: call.postSighting, landed: call.landed };
-  if (w.historical) {
-    const verdict = verdictFromHook(seen.pre, seen.post, seen.landed);
-    return verdict.held ? { lag: null, held: verdict.held, shape: verdict.shape ?? 'unknown' } : { lag: null, shape: verdict.shape ?? 'unknown' };
-  }
-  const found = recordFoundAt(seen);
-  if (found === undefined || w.observedAt <= found) {
+  const seen = call.seen ?? NOTHING_SEEN;
+  const found = w.historical ? undefined : recordFoundAt(seen);
+  if (!w.historical && (found === undefined || w.observedAt <= found)) {
     return { lag: call.firedAt === undefined ? null : Math.max(0, w.observedAt - call.firedAt), shape: w.withResult ? 'with_result' : 'before_result' };
   }
-  // Read late. A read that brought the record without its result still proves that shape; one that
-  // brought both proves nothing once a look had found the record earlier.
-  const shape = verdictFromHook(seen.pre, seen.post, seen.landed).shape ?? (w.withResult ? 'unknown' : 'before_result');
-  if (call.firedAt === undefined) return { lag: null, shape };
-  const max = Math.max(0, found - call.firedAt);
-  // At least until the last look of a pre or post hook that missed it before it was found (a whole
-  // read through Node's fs): the mod's misses prove nothing (verdictFromHook).
-  let missed: number | undefined;
-  for (const look of [seen.pre, seen.post]) {
-    if (look?.record_on_disk === false && look.checked_at !== undefined && look.checked_at < found) missed = Math.max(missed ?? look.checked_at, look.checked_at);
-  }
-  const min = missed === undefined ? 0 : Math.min(max, Math.max(0, missed - call.firedAt));
-  return { lag: null, held: { min_ms: min, max_ms: max }, shape };
+  // History, or read late: what the looks prove, as the status line and the mod's row say it. A late
+  // read that brought the record without its result still proves that shape; one that brought both
+  // proves nothing once a look had found the record earlier.
+  const verdict = verdictFromHook(seen, call.firedAt);
+  const shape = verdict.shape ?? (w.historical || w.withResult ? 'unknown' : 'before_result');
+  return verdict.held ? { lag: null, held: verdict.held, shape } : { lag: null, shape };
 }
+
+const NOTHING_SEEN: CallSightings = {};
 
 /** A verdict as its events say it: two verdicts with one key say the same. */
 export function verdictKey(v: CallVerdict): string {

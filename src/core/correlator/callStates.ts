@@ -1,7 +1,7 @@
 import type { EngineEvent } from '../engineEvents';
 import { NO_PER_CALL } from '../records';
 import type { HooksEvent, LandedEvent, PostEvent, PreEvent, WaitEvent } from '../channel/schema';
-import { betterLanding, canonicalHooks, earlierSighting, hooksFields, hooksTimedOf, landingOf, sightingOf } from '../../rules/hookEvidence';
+import { hooksFields, hooksTimedOf, noteSighting, sightingOf } from '../../rules/hookEvidence';
 import { isBetterFire } from '../../rules/fireTime';
 import { type CallFacts, type Observation, type WaitFact, type WrittenObservation, callVerdict, compareObservations, compareWaits, heldNow, verdictKey } from './callFacts';
 import type { SessionFacts } from './sessionFacts';
@@ -71,8 +71,8 @@ export class CallStates {
     c.timeoutMs ??= ev.timeout_ms;
     c.hookMode ??= ev.mode;
     c.hookTranscriptPath ??= this.facts.sharedHookPath(ev.transcript_path);
-    const sighting = sightingOf(ev);
-    if (sighting) c.preSighting = earlierSighting(c.preSighting, sighting);
+    // What its hooks saw, folded by the rule every reader of the channel folds them with (a mod's pre says nothing of the disk).
+    if (sightingOf(ev) !== undefined) noteSighting((c.seen ??= {}), ev);
     if (heldNow(c)) {
       if (first) {
         const transcriptPath = (c.agentId !== undefined && this.facts.heldPlace(c).path) || ev.transcript_path;
@@ -98,38 +98,44 @@ export class CallStates {
   ingestPost(ev: PostEvent, observedAt: number, out: EngineEvent[]): void {
     const c = this.call(ev.tool_use_id);
     c.toolName ??= ev.tool_name;
-    const sighting = sightingOf(ev);
-    if (sighting) {
-      c.postSighting = earlierSighting(c.postSighting, sighting);
-      this.retell(c, observedAt, out);
-    }
+    const hadHooks = c.seen?.hooks !== undefined;
+    // Its look on disk, and the mod's post carries its hooks' figures too (a denied call's post ends it).
+    if (sightingOf(ev) !== undefined || hooksTimedOf(ev) !== undefined) noteSighting((c.seen ??= {}), ev);
+    if (sightingOf(ev) !== undefined) this.retell(c, observedAt, out);
     const first = c.postAt === undefined;
     if (first || ev.at < (c.postAt as number)) c.postAt = ev.at;
     if (first) out.push(callEvent(this.sessionId, ev, { event: 'post', at: ev.at }));
-    // The mod's post carries its hooks' figures too (a denied call's post ends it).
-    this.ingestHooks(ev, out);
+    if (!hadHooks) this.sayHooks(c, ev, out);
   }
 
   /**
    * The call's settings PreToolUse hooks settled, as the mod timed them (its `hooks` event, or the
    * same figures on its `post`): kept on the call, and said once, as `hooks`, when first known.
    */
-  ingestHooks(ev: HooksEvent | PostEvent, out: EngineEvent[]): void {
-    const timed = hooksTimedOf(ev);
-    if (timed === undefined) return;
+  ingestHooks(ev: HooksEvent, out: EngineEvent[]): void {
+    if (hooksTimedOf(ev) === undefined) return;
     const c = this.call(ev.tool_use_id);
     c.toolName ??= ev.tool_name;
     c.agentId ??= ev.agent_id;
-    const first = c.hooks === undefined;
-    c.hooks = canonicalHooks(c.hooks, timed);
-    if (first) out.push(callEvent(this.sessionId, ev, { event: 'hooks', at: ev.at, hooks_ms: timed.ms, ...(timed.decision !== undefined ? { hooks_decision: timed.decision } : {}) }));
+    const hadHooks = c.seen?.hooks !== undefined;
+    noteSighting((c.seen ??= {}), ev);
+    if (!hadHooks) this.sayHooks(c, ev, out);
+  }
+
+  /** The `hooks` event, once: when a call's hooks are first known, with the figures that event or post carried. */
+  private sayHooks(c: CallFacts, ev: HooksEvent | PostEvent, out: EngineEvent[]): void {
+    const timed = hooksTimedOf(ev);
+    if (timed === undefined) return;
+    c.toolName ??= ev.tool_name;
+    c.agentId ??= ev.agent_id;
+    out.push(callEvent(this.sessionId, ev, { event: 'hooks', at: ev.at, hooks_ms: timed.ms, ...(timed.decision !== undefined ? { hooks_decision: timed.decision } : {}) }));
   }
 
   /** The watcher our post hook left behind, or the mod, saw the record land (src/rules/hookEvidence.ts). */
   ingestLanded(ev: LandedEvent, observedAt: number, out: EngineEvent[]): void {
     const c = this.call(ev.tool_use_id);
     c.toolName ??= ev.tool_name;
-    c.landed = betterLanding(c.landed, landingOf(ev));
+    noteSighting((c.seen ??= {}), ev);
     this.retell(c, observedAt, out);
   }
 
@@ -167,7 +173,7 @@ export class CallStates {
         ...(obs.blockIndex !== undefined ? { block_index: obs.blockIndex } : {}),
         ...(obs.version !== undefined ? { claude_version: obs.version } : {}),
         record: obs.perCall ?? NO_PER_CALL,
-        ...(c.hooks !== undefined ? hooksFields(c.hooks) : {}),
+        ...(c.seen?.hooks !== undefined ? hooksFields(c.seen.hooks) : {}),
         batch_first_line: obs.batchFirstLine,
         batch_last_line: obs.batchLastLine,
         ...(partialDwellMs > 0 ? { partial_dwell_ms: partialDwellMs } : {}),

@@ -58,10 +58,10 @@ export class SessionFacts {
   /** Each subagent's own transcript, by agent id: a held subagent call's record lands there, not in the main file. */
   private readonly agentPaths = new Map<string, string>();
 
-  constructor(rememberedCalls: number, batchesKept: number) {
-    this.lags = new LagWindow(rememberedCalls);
-    this.waits = new KeyedCounter(rememberedCalls);
-    this.shapes = new KeyedCounter(rememberedCalls);
+  constructor(countedCalls: number, batchesKept: number) {
+    this.lags = new LagWindow(countedCalls);
+    this.waits = new KeyedCounter(countedCalls);
+    this.shapes = new KeyedCounter(countedCalls);
     this.disk = new SessionDisk(batchesKept);
   }
 

@@ -58,7 +58,9 @@ export class SessionState {
     readonly sessionId: string,
     private limits: SessionLimits,
   ) {
-    this.facts = new SessionFacts(limits.rememberedCalls, limits.batchesKept);
+    // Counters keyed by call hold every call still in memory or buried (a late sighting of a buried
+    // call may move its counts: one the counters had forgotten would count twice).
+    this.facts = new SessionFacts(limits.rememberedCalls + limits.maxLiveCalls, limits.batchesKept);
     this.calls = new CallStates(sessionId, this.facts, limits);
     this.tombstones = new Tombstones(sessionId, this.facts);
   }

@@ -54,7 +54,7 @@ export function callSnapshot(sessionId: string, c: CallFacts, held: HeldPlace = 
   if (w && c.result) snap.result_line = c.result.line;
   if (wait) snap.wait = { outcome: wait.outcome, polls: wait.polls, waited_ms: wait.waitedMs, ...(wait.source ? { source: wait.source } : {}) };
   if (c.postAt !== undefined) snap.post_at = c.postAt;
-  if (c.hooks !== undefined) snap.hooks = c.hooks;
+  if (c.seen?.hooks !== undefined) snap.hooks = c.seen.hooks;
   return snap;
 }
 

@@ -1,7 +1,7 @@
 import type { EngineEvent } from '../engineEvents';
 import type { LandedEvent, PostEvent, PreEvent } from '../channel/schema';
 import type { ChannelTransport } from '../../rules/channelConstants';
-import { betterLanding, earlierSighting, landingOf, sightingOf } from '../../rules/hookEvidence';
+import { noteSighting, sightingOf } from '../../rules/hookEvidence';
 import { isBetterFire } from '../../rules/fireTime';
 import type { CallFacts, VerdictFacts } from './callFacts';
 import type { SessionFacts } from './sessionFacts';
@@ -54,9 +54,7 @@ export class Tombstones {
       firedAt: c.firedAt,
       transport: c.transport,
       written: w ? { observedAt: w.observedAt, historical: w.historical, withResult: w.withResult } : undefined,
-      preSighting: c.preSighting,
-      postSighting: c.postSighting,
-      landed: c.landed,
+      seen: c.seen,
       told: c.told,
     });
     while (this.byId.size > kept) this.byId.delete(this.byId.keys().next().value as string);
@@ -64,8 +62,7 @@ export class Tombstones {
 
   /** A late `pre`: its sighting counts, and its fire time joins a call that had none, or a worse one. */
   ingestPre(tomb: Tombstone, ev: PreEvent, observedAt: number, out: EngineEvent[]): void {
-    const sighting = sightingOf(ev);
-    if (sighting) tomb.preSighting = earlierSighting(tomb.preSighting, sighting);
+    if (sightingOf(ev) !== undefined) noteSighting((tomb.seen ??= {}), ev);
     const report = { at: ev.at, transport: ev.transport ?? 'command' } as const;
     if (isBetterFire(tomb.firedAt === undefined ? undefined : { at: tomb.firedAt, transport: tomb.transport ?? 'command' }, report)) {
       tomb.firedAt = report.at;
@@ -75,14 +72,13 @@ export class Tombstones {
   }
 
   ingestPost(tomb: Tombstone, ev: PostEvent, observedAt: number, out: EngineEvent[]): void {
-    const sighting = sightingOf(ev);
-    if (!sighting) return;
-    tomb.postSighting = earlierSighting(tomb.postSighting, sighting);
+    if (sightingOf(ev) === undefined) return;
+    noteSighting((tomb.seen ??= {}), ev);
     this.retell(ev.tool_use_id, tomb, ev.transcript_path, observedAt, out);
   }
 
   ingestLanded(tomb: Tombstone, ev: LandedEvent, observedAt: number, out: EngineEvent[]): void {
-    tomb.landed = betterLanding(tomb.landed, landingOf(ev));
+    noteSighting((tomb.seen ??= {}), ev);
     this.retell(ev.tool_use_id, tomb, ev.transcript_path, observedAt, out);
   }
 

@@ -67,6 +67,10 @@ describe('lag metrics (Prometheus)', () => {
     assert.equal(sample(text, 'transcript_lag_held_seconds_count{tool="Bash",shape="before_result",transport="none"}'), undefined, 'a bound is not observed as a figure');
     assert.equal(sample(text, 'transcript_lag_held_seconds_count{tool="Bash",shape="with_result",transport="none"}'), 1);
     assert.equal(sample(text, 'transcript_lag_revised_total{tool="Bash"}'), 1);
+    // Revised again (a tighter bound), or a call whose lag was never observed as a figure: nothing more to count.
+    m.observe({ ...base, event: 'revised', tool_use_id: 'toolu_b', tool_name: 'Bash', fired_at: 0, lag_bounds: { min_ms: 0, max_ms: 500 }, shape: 'before_result' });
+    m.observe({ ...base, event: 'revised', tool_use_id: 'toolu_a', tool_name: 'Bash', fired_at: 0, lag_bounds: { min_ms: 0, max_ms: 500 }, shape: 'before_result' });
+    assert.equal(sample(await m.text(), 'transcript_lag_revised_total{tool="Bash"}'), 1);
   });
 
   it('Host: loopback names and addresses, the bound address; beyond loopback any IP address too, never another name', () => {

@@ -141,6 +141,8 @@ describe('presentation: one meaning per signal', () => {
     assert.equal(rows({ hook_mode: 'probe' }).description, 'held 2.1s · hook waiting');
     assert.equal(rows({ hook_mode: 'announce' }).description, 'held 2.1s · hook fired');
     assert.equal(rows({}).description, 'held 2.1s · hook fired');
+    assert.equal(rows({ transport: 'mod' }).description, 'held 2.1s · mod watching');
+    assert.equal(rows({ transport: 'mod', hook_mode: 'probe' }).description, 'held 2.1s · hook waiting', 'a probe that also reports it still waits');
     assert.equal(rows({ hook_mode: 'probe', wait: { outcome: 'seen', polls: 3, waited_ms: 300 } }).description, 'seen · held 2.1s · 3 polls');
     assert.match(rows({ hook_mode: 'probe' }).tooltip, /probe's own wait lengthens the hold/);
     assert.doesNotMatch(rows({ hook_mode: 'announce' }).tooltip, /lengthens/);

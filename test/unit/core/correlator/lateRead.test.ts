@@ -3,6 +3,7 @@ import type { LandedEvent } from '../../../../src/core/channel/schema';
 import { Correlator } from '../../../../src/core/correlator';
 import type { EngineEvent, RevisedEvent, WrittenEvent } from '../../../../src/core/engineEvents';
 import { LagSampleStore } from '../../../../src/presentation/lagSamples';
+import { type CallSightings, noteSighting, verdictFromHook } from '../../../../src/rules/hookEvidence';
 import { buildReport } from '../../../../src/presentation/reportModel';
 import { SESSION, TRANSCRIPT, pre, tailRead, toolResult, toolUse } from '../../helpers/correlatorInputs';
 
@@ -122,22 +123,69 @@ describe('Correlator: the record\'s first sighting decides the lag (a late read 
     assert.equal(c.snapshot(SESSION)!.stats.lag_p50_ms, null);
   });
 
-  it('every order of the same inputs ends in the same call and stats', () => {
-    const inputs: Array<(c: Correlator) => unknown> = [
+  it('late finds of buried calls move their counts, never count them twice', () => {
+    const c = new Correlator({ recentCalls: 1, rememberedCalls: 4, maxLiveCalls: 2 });
+    for (let i = 0; i < 6; i++) {
+      c.ingestHook(modPre(`T${i}`, 1000 + i * 1000), 1001 + i * 1000);
+      read(c, 1900 + i * 1000, 1 + i * 2, [toolUse(`T${i}`), toolResult(`T${i}`)]);
+    }
+    for (let i = 0; i < 6; i++) c.ingestHook(modLanded(`T${i}`, 1600 + i * 1000, 1000 + i * 1000), 9000);
+    const stats = c.snapshot(SESSION)!.stats;
+    assert.equal(stats.calls_written, 6);
+    assert.equal(stats.shape_before_result + stats.shape_with_result + stats.shape_unknown, 6, JSON.stringify(stats));
+    // The five still in memory or buried were revised (before their result, no lag); the one forgotten keeps what its read said.
+    assert.deepEqual([stats.shape_before_result, stats.shape_with_result, stats.lag_p50_ms], [5, 1, 900]);
+  });
+
+  const permutations = (xs: number[]): number[][] => (xs.length <= 1 ? [xs] : xs.flatMap((x) => permutations(xs.filter((y) => y !== x)).map((p) => [x, ...p])));
+  /** Every order of `inputs`: the call and stats the engine ends with, and what the events fed to the report's samples end with. */
+  function ends(inputs: Array<(c: Correlator) => EngineEvent[]>): Set<string> {
+    const seen = new Set<string>();
+    for (const order of permutations(inputs.map((_, i) => i))) {
+      const c = new Correlator();
+      const store = new LagSampleStore();
+      for (const i of order) for (const e of inputs[i](c)) store.add(e);
+      const { lag_ms, lag_bounds, shape } = callOf(c);
+      const [sample] = store.samples(SESSION).filter((x) => x.tool_use_id === 'A');
+      const fromEvents = { lag_ms: sample.lag_ms, min: sample.lag_min_ms, max: sample.lag_max_ms, shape: sample.shape };
+      seen.add(JSON.stringify({ lag_ms, lag_bounds, shape, stats: c.snapshot(SESSION)!.stats, fromEvents }));
+    }
+    return seen;
+  }
+
+  it('every order of the same inputs ends in the same call, stats and samples; the bound is the status line\'s', () => {
+    const found = ends([
       (c) => c.ingestHook(modPre('A', 1000), 1001),
       (c) => c.ingestHook(modLanded('A', 1600, 1000), 1601),
       (c) => read(c, 1900, 1, [toolUse('A')]),
       (c) => c.ingestHook(pre('A', 1050, { checked_at: 1060, record_on_disk: false }), 1061),
-    ];
-    const permutations = (xs: number[]): number[][] => (xs.length <= 1 ? [xs] : xs.flatMap((x) => permutations(xs.filter((y) => y !== x)).map((p) => [x, ...p])));
-    const ends = new Set<string>();
-    for (const order of permutations([0, 1, 2, 3])) {
-      const c = new Correlator();
-      for (const i of order) inputs[i](c);
-      const { lag_ms, lag_bounds, shape } = callOf(c);
-      ends.add(JSON.stringify({ lag_ms, lag_bounds, shape, stats: c.snapshot(SESSION)!.stats }));
-    }
-    assert.equal(ends.size, 1, [...ends].join('\n'));
-    assert.deepEqual(JSON.parse([...ends][0]).lag_bounds, { min_ms: 60, max_ms: 600 });
+    ]);
+    assert.equal(found.size, 1, [...found].join('\n'));
+    const end = JSON.parse([...found][0]);
+    assert.deepEqual(end.lag_bounds, { min_ms: 60, max_ms: 600 });
+    assert.deepEqual(end.fromEvents, { lag_ms: null, min: 60, max: 600, shape: 'before_result' });
+    // The status line's rule on the same sightings, from the same fire: the same bound.
+    const seen: CallSightings = {};
+    noteSighting(seen, { ...pre('A', 1050, { checked_at: 1060, record_on_disk: false }), event: 'pre' });
+    noteSighting(seen, modLanded('A', 1600, 1000));
+    assert.deepEqual(verdictFromHook(seen, 1000).held, end.lag_bounds);
+  });
+
+  it('the first find is kept whichever landing proves the shape: a watcher\'s find before the read makes it late in every order', () => {
+    // A probe's pre and post missed; the post's watcher found the record at 1500; the engine read it
+    // (with its result) at 1550; the mod, whose landing is kept for the shape, found it at 1600.
+    const watcherLanded: LandedEvent = { ...modLanded('A', 1500, 1000), watched_from: 'post', missed_at: undefined, fired_at: undefined, source: 'transcript-lag-hook' };
+    const found = ends([
+      (c) => c.ingestHook(modPre('A', 1000), 1001),
+      (c) => c.ingestHook(pre('A', 1060, { checked_at: 1070, record_on_disk: false, result_on_disk: false }), 1071),
+      (c) => c.ingestHook({ ...pre('A', 1400), event: 'post', checked_at: 1405, record_on_disk: false, result_on_disk: false } as never, 1406),
+      (c) => c.ingestHook(watcherLanded, 1501),
+      (c) => read(c, 1550, 1, [toolUse('A'), toolResult('A')]),
+      (c) => c.ingestHook(modLanded('A', 1600, 1000, true), 1601),
+    ]);
+    assert.equal(found.size, 1, [...found].join('\n'));
+    const end = JSON.parse([...found][0]);
+    assert.deepEqual([end.lag_ms, end.lag_bounds], [null, { min_ms: 405, max_ms: 500 }]);
+    assert.deepEqual([end.fromEvents.lag_ms, end.fromEvents.min, end.fromEvents.max], [null, 405, 500]);
   });
 });

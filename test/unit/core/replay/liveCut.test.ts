@@ -6,6 +6,7 @@ import { callsOf, type ReplayCall } from '../../../../src/core/replay/calls';
 import { completeCut, liveCutOf, mainCutForSubagentCall, modelCut, modelRuleOf, type CallEvidence } from '../../../../src/core/replay/liveCut';
 import { indexTranscript, type TranscriptIndex } from '../../../../src/core/replay/transcriptIndex';
 import { nodeFileAccess } from '../../../../src/platform/nodeFileAccess';
+import { readChannelEvidence } from '../../../../src/core/replay/channelEvidence';
 import { fixturesDir } from '../../helpers/fixtures';
 
 const clock = { now: () => 0 };
@@ -106,6 +107,23 @@ describe('replay: where the transcript ended when a hook fired', () => {
     // Births that change nothing leave the model's cut, and its basis.
     assert.deepEqual(liveCutOf(call, { firedAt: 2000 }, births, size), { bytes: modelCut(call), basis: 'model' });
     assert.notEqual(modelCut(call), record.start, 'the model keeps the record in, for print mode');
+  });
+
+  it("a channel whose only word on the call is the mod's pre and landing (a miss, then a find) leaves the model's cut", async () => {
+    const { calls } = await callsIn(print);
+    const call = calls[0]!;
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-replay-landed-'));
+    const channel = path.join(dir, 'channel.jsonl');
+    const base = { v: 1, session_id: 's', transcript_path: print, tool_use_id: call.toolUseId, tool_name: call.toolName, source: 'transcript-lag-mod' };
+    fs.writeFileSync(channel, [
+      { ...base, event: 'pre', at: 1000, transport: 'mod' },
+      { ...base, event: 'landed', at: 1400, with_result: false, watched_from: 'pre', missed_at: 1300, fired_at: 1000 },
+    ].map((e) => `${JSON.stringify(e)}\n`).join(''));
+    const evidence = await readChannelEvidence(channel, 's', nodeFileAccess, clock);
+    assert.equal(evidence.events, 2, 'both lines were read');
+    assert.deepEqual(evidence.calls.get(call.toolUseId), { firedAt: 1000 });
+    assert.deepEqual(liveCutOf(call, evidence.calls.get(call.toolUseId), evidence.births, fs.statSync(print).size), { bytes: modelCut(call), basis: 'model' });
+    fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it("a subagent's call sees the session's file up to the records made before its own", async () => {

@@ -57,7 +57,7 @@ export interface HeldBounds {
 
 export interface EvidenceVerdict {
   shape?: 'before_result' | 'with_result';
-  /** Present when the pre event's fire time anchors them. */
+  /** Present when a fire time anchors them (the reader's, the mod landing's, a pre hook's) and a look bounds them. */
   held?: HeldBounds;
 }
 
@@ -184,7 +184,7 @@ function earlierFind(known: number | undefined, next: number | undefined): numbe
  * landing was seen. False says only that no look found it, not that it is absent.
  */
 export function hookSawRecord(seen: CallSightings): boolean {
-  return seen.pre?.record_on_disk === true || seen.post?.record_on_disk === true || seen.landed !== undefined;
+  return seen.pre?.record_on_disk === true || seen.post?.record_on_disk === true || recordFoundAt(seen) !== undefined;
 }
 
 /**
@@ -213,9 +213,9 @@ export function isHeld(call: { firedAt?: number; recordOnDisk?: boolean }): bool
  *
  * Held, from the fire (`firedAt`: the call's best report as the reader knows it, src/rules/fireTime.ts;
  * else the mod's when its landing says it, else the pre hook's): at most until the
- * first look that found the record (recordFoundAt); at least until the last look of a pre or post hook
- * that missed it before that (a whole read through Node's fs). Not until the mod's last miss: the mod
- * sees the file through Claude Code's `$.fs`, whose `stat` was seen (field, 2.1.332) ~100 ms stale,
+ * first look that found the record (recordFoundAt); at least until the later look of the call's pre and
+ * post hooks (the earliest fired of each) when it missed the record before that (a whole read through
+ * Node's fs). Not until the mod's last miss: the mod sees the file through Claude Code's `$.fs`, whose `stat` was seen (field, 2.1.332) ~100 ms stale,
  * its looks then missing for ~120 ms a record the engine and a 5 ms tailer had read. The mod now reads
  * without it, but a miss through `$.fs` is not taken as proof of absence; `missed_at` stays as what
  * the mod saw.

@@ -62,7 +62,8 @@ export function proveShapesFromHookSightings(calls: readonly AnalyzedCall[], sig
   for (const call of calls) {
     const seen = sightings.get(call.tool_use_id);
     if (!seen) continue;
-    const verdict = verdictFromHook(seen);
+    // From the call's best fire, as the engine and the status line measure it.
+    const verdict = verdictFromHook(seen, call.hook_fired_at);
     if (verdict.held) call.held_ms = verdict.held;
     if (seen.hooks) Object.assign(call, hooksFields(seen.hooks));
     if (call.shape === 'unknown' && verdict.shape !== undefined) {

@@ -8,7 +8,7 @@ export type { TranscriptInput } from './sessionState';
 export interface CorrelatorOptions {
   /** Recent written calls kept per session (the ring views show). Default 20. */
   recentCalls?: number;
-  /** Finished calls remembered per session so replays never count twice (lag percentiles cover as many). Default 5 000. */
+  /** Finished calls remembered per session so replays never count twice (lag percentiles cover as many, plus maxLiveCalls). Default 5 000. */
   rememberedCalls?: number;
   /** Calls kept in full per session, whatever their state. Default 2 000. */
   maxLiveCalls?: number;

@@ -58,8 +58,10 @@ export class SessionState {
     readonly sessionId: string,
     private limits: SessionLimits,
   ) {
-    // Counters keyed by call hold every call still in memory or buried (a late sighting of a buried
-    // call may move its counts: one the counters had forgotten would count twice).
+    // Counters keyed by call hold as many calls as memory and the tombstones do (a late sighting of a
+    // buried call may move its counts: one the counters had forgotten would count twice). They forget
+    // the call counted first, so a call left unfinished while thousands more are buried can still fall
+    // out first; rare, and bounded either way.
     this.facts = new SessionFacts(limits.rememberedCalls + limits.maxLiveCalls, limits.batchesKept);
     this.calls = new CallStates(sessionId, this.facts, limits);
     this.tombstones = new Tombstones(sessionId, this.facts);

@@ -118,6 +118,15 @@ describe('hook evidence: one fold of a call\'s events, one held rule', () => {
     assert.equal(recordFoundAt({ post: { at: 1400, checked_at: 1405, record_on_disk: true }, landed }), 1405);
   });
 
+  it("a find by a later report's look counts as the hooks seeing the record, though the kept pre is the earlier one that missed", () => {
+    const seen: CallSightings = {};
+    noteSighting(seen, { event: 'pre', at: 1010, checked_at: 1020, record_on_disk: false });
+    noteSighting(seen, { event: 'pre', at: 1016, checked_at: 1030, record_on_disk: true });
+    assert.equal(seen.pre?.record_on_disk, false, 'the earliest fired is kept');
+    assert.equal(hookSawRecord(seen), true);
+    assert.deepEqual(verdictOf(seen).held, { min_ms: 10, max_ms: 20 });
+  });
+
   it('held: fired, and its record proven absent; a record not known either way is not held', () => {
     assert.equal(isHeld({ firedAt: 1000, recordOnDisk: false }), true);
     assert.equal(isHeld({ firedAt: 1000, recordOnDisk: true }), false);

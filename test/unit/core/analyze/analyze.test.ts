@@ -360,6 +360,23 @@ describe('analyze: --channel join', () => {
     assert.deepEqual(a.channel!.events, { pre: 4, post: 0, hooks: 0, wait: 0, landed: 0, record: 1 });
   });
 
+  it("a call's held bound is measured from its best fire (the mod's), as the engine and the status line measure it", async () => {
+    const transcript = write('s1.jsonl', [toolUse('toolu_1'), ''].join('\n'));
+    const mod = { ...base, source: 'transcript-lag-mod', transport: 'mod' };
+    const channel = write(
+      'channel.jsonl',
+      [
+        j({ ...mod, event: 'pre', tool_use_id: 'toolu_1', at: 1000 }),
+        // A command hook fired 50 ms after the mod and found the record at its look.
+        j({ ...base, event: 'pre', tool_use_id: 'toolu_1', at: 1050, checked_at: 1060, record_on_disk: true, result_on_disk: false }),
+        '',
+      ].join('\n'),
+    );
+    const a = await analyze(transcript, { channelPath: channel });
+    assert.equal(a.calls[0]!.hook_fired_at, 1000);
+    assert.deepEqual(a.calls[0]!.held_ms, { min_ms: 0, max_ms: 60 });
+  });
+
   it("the mod's hooks figures join their call (its hooks event, or its post alone); a command hook's post has none", async () => {
     const transcript = write('s1.jsonl', [toolUse('toolu_1'), toolUse('toolu_2'), toolUse('toolu_3'), ''].join('\n'));
     const mod = { ...base, source: 'transcript-lag-mod', transport: 'mod' };

@@ -75,9 +75,14 @@ export interface HooksFields {
   hooks_decision?: HooksDecision;
 }
 
+/** Whether a `pre` or `post` event carries a look on disk (sightingOf's test, without building one). */
+export function carriesSighting(ev: SightingFields): boolean {
+  return ev.checked_at !== undefined || ev.record_on_disk !== undefined;
+}
+
 /** The on-disk sighting a `pre` or `post` event carries, when it carries one (a look's time or what it found). */
 export function sightingOf(ev: SightingFields): HookSighting | undefined {
-  if (ev.checked_at === undefined && ev.record_on_disk === undefined) return undefined;
+  if (!carriesSighting(ev)) return undefined;
   // Fields set one by one, not spread, in this order: earlierSighting's tie-break compares their JSON.
   const sighting: HookSighting = { at: ev.at };
   if (ev.checked_at !== undefined) sighting.checked_at = ev.checked_at;

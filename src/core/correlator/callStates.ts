@@ -1,7 +1,7 @@
 import type { EngineEvent } from '../engineEvents';
 import { NO_PER_CALL } from '../records';
 import type { HooksEvent, LandedEvent, PostEvent, PreEvent, WaitEvent } from '../channel/schema';
-import { hooksFields, hooksTimedOf, noteSighting, sightingOf } from '../../rules/hookEvidence';
+import { carriesSighting, hooksFields, hooksTimedOf, noteSighting } from '../../rules/hookEvidence';
 import { isBetterFire } from '../../rules/fireTime';
 import { type CallFacts, type Observation, type WaitFact, type WrittenObservation, callVerdict, compareObservations, compareWaits, heldNow, verdictKey } from './callFacts';
 import type { SessionFacts } from './sessionFacts';
@@ -72,7 +72,7 @@ export class CallStates {
     c.hookMode ??= ev.mode;
     c.hookTranscriptPath ??= this.facts.sharedHookPath(ev.transcript_path);
     // What its hooks saw, folded by the rule every reader of the channel folds them with (a mod's pre says nothing of the disk).
-    if (sightingOf(ev) !== undefined) noteSighting((c.seen ??= {}), ev);
+    if (carriesSighting(ev)) noteSighting((c.seen ??= {}), ev);
     if (heldNow(c)) {
       if (first) {
         const transcriptPath = (c.agentId !== undefined && this.facts.heldPlace(c).path) || ev.transcript_path;
@@ -100,8 +100,9 @@ export class CallStates {
     c.toolName ??= ev.tool_name;
     const hadHooks = c.seen?.hooks !== undefined;
     // Its look on disk, and the mod's post carries its hooks' figures too (a denied call's post ends it).
-    if (sightingOf(ev) !== undefined || hooksTimedOf(ev) !== undefined) noteSighting((c.seen ??= {}), ev);
-    if (sightingOf(ev) !== undefined) this.retell(c, observedAt, out);
+    const looked = carriesSighting(ev);
+    if (looked || hooksTimedOf(ev) !== undefined) noteSighting((c.seen ??= {}), ev);
+    if (looked) this.retell(c, observedAt, out);
     const first = c.postAt === undefined;
     if (first || ev.at < (c.postAt as number)) c.postAt = ev.at;
     if (first) out.push(callEvent(this.sessionId, ev, { event: 'post', at: ev.at }));

@@ -1,7 +1,6 @@
 import type { EngineEvent, SessionStats } from '../engineEvents';
 import type { ScannedRecord } from '../records';
 import { copiedFrom } from '../records';
-import type { CallShape } from '../snapshot';
 import { subagentTranscriptPath } from '../discovery';
 import { KeyedCounter, LagWindow } from '../stats';
 import { type CallFacts, type CallVerdict, type Observation, compareObservations, parseTimestamp } from './callFacts';
@@ -114,17 +113,12 @@ export class SessionFacts {
     return { path: main, line: this.disk.lastLineOf(main) ?? this.disk.lastLine };
   }
 
-  /** Counts a call's shape once it is known (`with_result` or `before_result`); `unknown` takes a count back, undefined counts nothing. */
-  countShape(id: string, shape: CallShape | undefined): void {
-    if (shape === 'with_result' || shape === 'before_result') this.shapes.set(id, shape === 'with_result' ? 'with' : 'before');
-    else if (shape === 'unknown') this.shapes.delete(id);
-  }
-
-  /** Counts a written call's verdict (callVerdict): its lag among the measured ones or not, its shape. */
+  /** Counts a written call's verdict (callVerdict): its lag among the measured ones or not, its shape when proven (`unknown` takes a count back). */
   countVerdict(id: string, verdict: CallVerdict): void {
     if (verdict.lag === null) this.lags.delete(id);
     else this.lags.set(id, verdict.lag);
-    this.countShape(id, verdict.shape);
+    if (verdict.shape === 'unknown') this.shapes.delete(id);
+    else this.shapes.set(id, verdict.shape === 'with_result' ? 'with' : 'before');
   }
 
   noteMetadata(rec: ScannedRecord, obs: Observation): void {

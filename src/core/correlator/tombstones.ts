@@ -1,7 +1,7 @@
 import type { EngineEvent } from '../engineEvents';
 import type { LandedEvent, PostEvent, PreEvent } from '../channel/schema';
 import type { ChannelTransport } from '../../rules/channelConstants';
-import { noteSighting, sightingOf } from '../../rules/hookEvidence';
+import { carriesSighting, noteSighting } from '../../rules/hookEvidence';
 import { isBetterFire } from '../../rules/fireTime';
 import type { CallFacts, VerdictFacts } from './callFacts';
 import type { SessionFacts } from './sessionFacts';
@@ -62,7 +62,7 @@ export class Tombstones {
 
   /** A late `pre`: its sighting counts, and its fire time joins a call that had none, or a worse one. */
   ingestPre(tomb: Tombstone, ev: PreEvent, observedAt: number, out: EngineEvent[]): void {
-    if (sightingOf(ev) !== undefined) noteSighting((tomb.seen ??= {}), ev);
+    if (carriesSighting(ev)) noteSighting((tomb.seen ??= {}), ev);
     const report = { at: ev.at, transport: ev.transport ?? 'command' } as const;
     if (isBetterFire(tomb.firedAt === undefined ? undefined : { at: tomb.firedAt, transport: tomb.transport ?? 'command' }, report)) {
       tomb.firedAt = report.at;
@@ -72,7 +72,7 @@ export class Tombstones {
   }
 
   ingestPost(tomb: Tombstone, ev: PostEvent, observedAt: number, out: EngineEvent[]): void {
-    if (sightingOf(ev) === undefined) return;
+    if (!carriesSighting(ev)) return;
     noteSighting((tomb.seen ??= {}), ev);
     this.retell(ev.tool_use_id, tomb, ev.transcript_path, observedAt, out);
   }

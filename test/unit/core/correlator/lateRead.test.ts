@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type { LandedEvent } from '../../../../src/core/channel/schema';
 import { Correlator } from '../../../../src/core/correlator';
-import type { EngineEvent, RevisedEvent, WrittenEvent } from '../../../../src/core/engineEvents';
+import type { EngineEvent, RevisedEvent } from '../../../../src/core/engineEvents';
 import { LagSampleStore } from '../../../../src/presentation/lagSamples';
 import { type CallSightings, noteSighting, verdictFromHook } from '../../../../src/rules/hookEvidence';
 import { buildReport } from '../../../../src/presentation/reportModel';

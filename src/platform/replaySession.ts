@@ -16,7 +16,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { SAFE_SESSION_ID } from '../rules/channelConstants';
+import { CHANNEL_DIR_NAME, HOOK_BIN_DIR_NAME, MESSAGE_TOOL_FILE_NAME, SAFE_SESSION_ID } from '../rules/channelConstants';
 import type { Clock } from '../rules/clock';
 import { projectSlug } from '../core/discovery';
 import type { FileAccess } from '../core/fileAccess';
@@ -58,8 +58,14 @@ export interface ReplayRequest {
   tool?: string;
   /** A hook's timeout, unless its settings give one. */
   timeoutMs: number;
-  /** The mod's held message and call list in the live run (as with the transcript-lag plugin). */
+  /**
+   * As with the transcript-lag plugin: the mod's held message and call list in the live run, and in
+   * both runs the message tool where the plugin keeps it (`<claude dir>/transcript-lag/bin/`), the path
+   * the README's reviewing hooks build from `CLAUDE_CONFIG_DIR`.
+   */
   mod: boolean;
+  /** The message tool's file (one bundle, `transcript-lag message` on its own); default: messageToolSource(). */
+  messageTool?: string;
   /** The hooks' environment; CLAUDE_PROJECT_DIR and CLAUDE_CONFIG_DIR are set over it. */
   env: NodeJS.ProcessEnv;
   /** Where hooks run (and the project folder named) when the session's working directory is not a folder here. */
@@ -180,6 +186,18 @@ export function settingsHooksOf(claudeDir: string, projectDir: string | undefine
   return found;
 }
 
+/**
+ * The message tool's bytes: dist/cli-message.js beside the bundle that runs this (the CLI's, or the
+ * extension's engine.js); from the sources (tests, tsx) the plugin's committed build, the same bytes.
+ * Undefined when neither is there.
+ */
+export function messageToolSource(): string | undefined {
+  for (const candidate of [path.join(__dirname, 'cli-message.js'), path.resolve(__dirname, '..', '..', 'plugin', HOOK_BIN_DIR_NAME, MESSAGE_TOOL_FILE_NAME)]) {
+    if (fs.existsSync(candidate)) return candidate;
+  }
+  return undefined;
+}
+
 function isDirectory(p: string | undefined): p is string {
   try {
     return p !== undefined && fs.statSync(p).isDirectory();
@@ -197,9 +215,16 @@ class RunTree {
     root: string,
     private readonly projectFolder: string,
     private readonly sessionId: string,
+    messageTool: string | undefined,
   ) {
     this.claudeDir = path.join(root, '.claude');
     fs.mkdirSync(path.join(this.claudeDir, 'projects', projectFolder), { recursive: true, mode: 0o700 });
+    // Where the plugin's SessionStart hook keeps it, so a hook that asks it (examples/) finds it.
+    if (messageTool !== undefined) {
+      const bin = path.join(this.claudeDir, CHANNEL_DIR_NAME, HOOK_BIN_DIR_NAME);
+      fs.mkdirSync(bin, { recursive: true, mode: 0o700 });
+      fs.copyFileSync(messageTool, path.join(bin, MESSAGE_TOOL_FILE_NAME));
+    }
   }
 
   transcriptPath(): string {
@@ -261,9 +286,10 @@ class Replayer {
     private readonly session: Session,
     private readonly env: NodeJS.ProcessEnv,
     private readonly stop: AbortSignal,
+    messageTool: string | undefined,
   ) {
-    this.live = new RunTree(path.join(tmp, 'live'), session.projectFolder, session.sessionId);
-    this.complete = new RunTree(path.join(tmp, 'complete'), session.projectFolder, session.sessionId);
+    this.live = new RunTree(path.join(tmp, 'live'), session.projectFolder, session.sessionId, messageTool);
+    this.complete = new RunTree(path.join(tmp, 'complete'), session.projectFolder, session.sessionId, messageTool);
   }
 
   /** The call is made: the mod lists it before its hooks run. */
@@ -351,7 +377,13 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
 
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'transcript-lag-replay-'));
     fs.chmodSync(tmp, 0o700);
-    const replayer = new Replayer(tmp, session, req.env, stop);
+    // Without the plugin (--no-mod) there is no message tool either: the hook gets what it gets then, in both runs.
+    let messageTool: string | undefined;
+    if (req.mod) {
+      messageTool = req.messageTool ?? messageToolSource();
+      if (messageTool === undefined) note(`the message tool (${MESSAGE_TOOL_FILE_NAME}) is not beside this replay: a hook that asks it gets no answer`);
+    }
+    const replayer = new Replayer(tmp, session, req.env, stop, messageTool);
     const result: ReplayResult = { reports: [], lacked: [], skipped: 0, byMatcher, interrupted: false };
     let unmatched = 0;
     const cwdNoted = new Set<string>();

@@ -577,3 +577,43 @@ describe('replay: answers of real hooks, and hostile input', function () {
     assert.equal((await replay([interactiveFixture, '--hook', 'true', '--bogus'])).code, 2);
   });
 });
+
+describe("replay: the README's reviewing hooks (examples/), as a user replays them", function () {
+  this.timeout(180_000);
+
+  const has = (cmd: string) => {
+    try {
+      execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const examples = path.join(repoRoot, 'examples');
+  const hooks: Array<[string, string, boolean]> = [
+    ['review.sh', 'sh', has('jq')],
+    ['review.py', 'python3', has('python3')],
+    ['review.mjs', node, true],
+  ];
+  for (const [file, runner, runs] of hooks) {
+    it(`${file}: with the plugin, every call allowed live and complete (the message tool where the plugin keeps it); --no-mod: blocked in both, saying to install the plugin`, async function () {
+      if (!runs) this.skip();
+      // Copied as examples/README.md says, to a hooks folder, and run as its settings entry runs it.
+      const copy = path.join(tempDir('tl-replay-examples-'), file);
+      fs.copyFileSync(path.join(examples, file), copy);
+      const hook = `${runner} ${JSON.stringify(copy)}`;
+      const withPlugin = await replay([interactiveFixture, '--hook', hook, '--json']);
+      assert.equal(withPlugin.code, 0, withPlugin.err);
+      assert.equal(withPlugin.calls.length, 2);
+      for (const c of withPlugin.calls) {
+        assert.deepEqual([c.live.decision, c.complete.decision, c.differs], ['allow', 'allow', false], `${c.tool_use_id}: ${c.live.reason} / ${c.complete.reason}`);
+      }
+      const bare = await replay([interactiveFixture, '--hook', hook, '--json', '--no-mod']);
+      assert.equal(bare.code, 0, bare.err);
+      for (const c of bare.calls) {
+        assert.deepEqual([c.live.decision, c.complete.decision], ['block', 'block'], `${c.tool_use_id}`);
+        assert.match(c.live.reason ?? '', /message tool gave no answer|neither held nor given/);
+      }
+    });
+  }
+});

@@ -137,7 +137,9 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   }
   const note = (text: string, topic?: NoteTopic) => io.stderr(`transcript-lag replay: ${printable(topic === 'channel' ? `--channel: ${text}` : text)}\n`);
   const stop = new AbortController();
+  // Ctrl-C, a kill, or the terminal closing: the hook's group is killed and the temp folder removed.
   void io.stopSignal.then(() => stop.abort());
+  void io.hangupSignal?.then(() => stop.abort());
   let result;
   try {
     result = await replaySession(

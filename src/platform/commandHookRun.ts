@@ -5,11 +5,18 @@
  * kept up to MAX_HOOK_OUTPUT_BYTES a stream and the rest read and dropped, so a hook that writes a
  * lot never blocks on a full pipe. For `transcript-lag replay` (src/cli/replay.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import type { HookOutcome } from '../core/replay/decision';
+import { undoAtExit } from './exitCleanup';
 
 /** What is kept of each of stdout and stderr. */
 export const MAX_HOOK_OUTPUT_BYTES = 64 * 1024;
+
+/**
+ * The longest delay a Node timer keeps: a longer one (or Infinity) fires at once, so a settings
+ * `timeout` past ~24.8 days would have been a 1 ms timeout. Past it, a hook runs as with no timeout.
+ */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** After the hook exits, how long its output may take to end (a child it left may hold the pipes open). */
 const OUTPUT_GRACE_MS = 250;
@@ -38,6 +45,17 @@ function killTree(child: ChildProcess): void {
   if (child.pid === undefined) return;
   try {
     if (isWindows) spawn('taskkill', ['/pid', String(child.pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true }).on('error', () => child.kill('SIGKILL'));
+    else process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    child.kill('SIGKILL');
+  }
+}
+
+/** The same, synchronously, for a process that is exiting (no callback would run). */
+function killTreeNow(child: ChildProcess): void {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    if (isWindows) spawnSync('taskkill', ['/pid', String(child.pid), '/T', '/F'], { stdio: 'ignore', windowsHide: true, timeout: 5000 });
     else process.kill(-child.pid, 'SIGKILL');
   } catch {
     child.kill('SIGKILL');
@@ -79,6 +97,9 @@ export function runCommandHook(spec: CommandHookSpec, stop?: AbortSignal): Promi
     // A hook may exit without reading its input: not an error of ours.
     child.stdin!.on('error', () => undefined);
     child.stdin!.end(spec.input);
+    // The hook leads a group of its own: if we exit before it ends (a closed pipe, an uncaught error),
+    // it and its children would run on past any timeout.
+    const forget = undoAtExit(() => killTreeNow(child));
     let timedOut = false;
     let spawnError: string | undefined;
     let exit: { code: number | null; signal: NodeJS.Signals | null; ms: number } | undefined;
@@ -86,6 +107,7 @@ export function runCommandHook(spec: CommandHookSpec, stop?: AbortSignal): Promi
     const finish = () => {
       if (done) return;
       done = true;
+      forget();
       clearTimeout(timer);
       clearTimeout(grace);
       stop?.removeEventListener('abort', onStop);
@@ -103,10 +125,13 @@ export function runCommandHook(spec: CommandHookSpec, stop?: AbortSignal): Promi
         ...(child.pid !== undefined ? { pid: child.pid } : {}),
       });
     };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killTree(child);
-    }, spec.timeoutMs);
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        killTree(child);
+      },
+      spec.timeoutMs > 0 ? Math.min(spec.timeoutMs, MAX_TIMER_MS) : MAX_TIMER_MS,
+    );
     let grace: NodeJS.Timeout | undefined;
     const onStop = () => killTree(child);
     stop?.addEventListener('abort', onStop);

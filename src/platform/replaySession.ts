@@ -31,6 +31,7 @@ import type { CallReport, RunReport } from '../core/replay/report';
 import { addSettingsHooks, hooksFor, type ReplayHook, type SettingsHooks } from '../core/replay/settingsHooks';
 import { indexTranscript, MAX_FACTS_LINE_BYTES, type TranscriptIndex } from '../core/replay/transcriptIndex';
 import { runCommandHook } from './commandHookRun';
+import { undoAtExit } from './exitCleanup';
 import { PrefixCopy, SourceFile } from './prefixCopy';
 
 /** A settings file is a few KiB; past this it is not one. */
@@ -351,6 +352,7 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
   const note = (text: string, topic?: NoteTopic) => listener.note(text, topic);
   const opened: SourceFile[] = [];
   let tmp: string | undefined;
+  let forgetTmp = () => {};
   try {
     let session: Session;
     try {
@@ -377,6 +379,9 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
 
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'transcript-lag-replay-'));
     fs.chmodSync(tmp, 0o700);
+    // The copies of the transcript go whatever ends us: a closed pipe exits through process.exit.
+    const made = tmp;
+    forgetTmp = undoAtExit(() => fs.rmSync(made, { recursive: true, force: true }));
     // Without the plugin (--no-mod) there is no message tool either: the hook gets what it gets then, in both runs.
     let messageTool: string | undefined;
     if (req.mod) {
@@ -449,6 +454,7 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
   } finally {
     for (const s of opened) s.close();
     if (tmp !== undefined) fs.rmSync(tmp, { recursive: true, force: true });
+    forgetTmp();
   }
 }
 

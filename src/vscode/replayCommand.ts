@@ -76,14 +76,18 @@ function hookEnv(): NodeJS.ProcessEnv {
  * of them); the CLI's replay (src/platform/replaySession.ts) runs it on every call, live and complete,
  * under a progress notification whose Cancel kills the running hook's process group and removes the
  * temp folder; the table (src/vscode/replayPanel.ts) lists the calls decided differently first, each
- * a link to its record's line. It runs commands, so only in a trusted workspace.
+ * a link to its record's line. Closing the table's tab stops the replay as Cancel does: no hook runs
+ * on unseen. It runs commands, so only in a trusted workspace.
  */
 export class ReplayHookCommand implements vscode.Disposable {
   private running: AbortController | undefined;
   /** The last command typed, offered again. */
   private lastCommand = '';
+  private readonly panelClosed: vscode.Disposable;
 
-  constructor(private readonly deps: ReplayCommandDeps) {}
+  constructor(private readonly deps: ReplayCommandDeps) {
+    this.panelClosed = deps.panel.onDidClose(() => this.running?.abort());
+  }
 
   /** Stops the running replay, as the notification's Cancel does. False when none runs. */
   cancel(): boolean {
@@ -269,5 +273,6 @@ export class ReplayHookCommand implements vscode.Disposable {
 
   dispose(): void {
     this.running?.abort();
+    this.panelClosed.dispose();
   }
 }

@@ -17,6 +17,9 @@ export interface ReplayView {
 export class ReplayPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private last: ReplayView | undefined;
+  private readonly closed = new vscode.EventEmitter<void>();
+  /** The user closed the panel (its tab); the running replay stops then (src/vscode/replayCommand.ts). */
+  readonly onDidClose = this.closed.event;
 
   constructor(private readonly extensionUri: vscode.Uri) {}
 
@@ -31,7 +34,9 @@ export class ReplayPanel implements vscode.Disposable {
         localResourceRoots: [media],
       });
       panel.onDidDispose(() => {
-        if (this.panel === panel) this.panel = undefined;
+        if (this.panel !== panel) return;
+        this.panel = undefined;
+        this.closed.fire();
       });
       this.panel = panel;
     }
@@ -67,5 +72,6 @@ export class ReplayPanel implements vscode.Disposable {
 
   dispose(): void {
     this.panel?.dispose();
+    this.closed.dispose();
   }
 }

@@ -211,4 +211,27 @@ describe('replay hook on session', function () {
     assert.ok(!fs.existsSync(tmp), 'the temp folder is removed');
     assert.equal(api.cancelReplay(), false, 'nothing runs any more');
   });
+
+  it("closing the table's tab mid-run stops the replay: the hook's group killed, the temp folder removed", async () => {
+    const api = await extensionApi();
+    const dir = fs.mkdtempSync(path.join(scratchRoot(), 'replay-close-'));
+    const pids = path.join(dir, 'pids');
+    const seen = path.join(dir, 'config');
+    // It ignores SIGTERM: only the group's SIGKILL ends it.
+    const command = `echo "$CLAUDE_CONFIG_DIR" > '${seen}'; trap '' TERM; sleep 30 & echo $! >> '${pids}'; sleep 30`;
+    const replaying = vscode.commands.executeCommand<ReplayTableData>(COMMANDS.replayHook, { session_id: FIXTURE_SESSION, command });
+    await eventually(api, 'the hook to start', () => fs.existsSync(pids) && fs.readFileSync(pids, 'utf8').trim() !== '');
+    await eventually(api, 'the table in a webview tab', () => replayTabs().length === 1);
+    const started = Date.now();
+    assert.equal(await vscode.window.tabGroups.close(replayTabs()), true);
+    const data = await replaying;
+    assert.ok(Date.now() - started < 10_000, `${Date.now() - started} ms`);
+    assert.equal(data.state, 'cancelled');
+    assert.ok(await gone(Number(fs.readFileSync(pids, 'utf8').trim())), "the hook's child is killed with it");
+    const tmp = path.dirname(path.dirname(fs.readFileSync(seen, 'utf8').trim()));
+    assert.match(path.basename(tmp), /^transcript-lag-replay-/);
+    assert.ok(!fs.existsSync(tmp), 'the temp folder is removed');
+    assert.equal(api.cancelReplay(), false, 'nothing runs any more');
+    assert.equal(replayTabs().length, 0);
+  });
 });

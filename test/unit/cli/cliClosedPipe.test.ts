@@ -10,7 +10,7 @@ import { toolResultRecord, toolUseRecord, userPrompt } from '../helpers/engineFi
 const epipe = () => Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
 
 describe('CLI: a closed output pipe', () => {
-  it('stdout EPIPE ends the command with exit 0; stderr EPIPE is ignored; other errors still throw', () => {
+  it('stdout EPIPE (or EIO, a terminal that hung up) ends the command with exit 0; stderr EPIPE is ignored; other errors still throw', () => {
     const stdout = new EventEmitter();
     const stderr = new EventEmitter();
     const exits: number[] = [];
@@ -19,7 +19,11 @@ describe('CLI: a closed output pipe', () => {
     assert.deepEqual(exits, []);
     stdout.emit('error', epipe());
     assert.deepEqual(exits, [0]);
-    assert.throws(() => stdout.emit('error', Object.assign(new Error('EIO'), { code: 'EIO' })), /EIO/);
+    stdout.emit('error', Object.assign(new Error('write EIO'), { code: 'EIO' }));
+    assert.deepEqual(exits, [0, 0]);
+    stderr.emit('error', Object.assign(new Error('write EIO'), { code: 'EIO' }));
+    assert.throws(() => stdout.emit('error', Object.assign(new Error('ENOSPC'), { code: 'ENOSPC' })), /ENOSPC/);
+    assert.throws(() => stderr.emit('error', Object.assign(new Error('ENOSPC'), { code: 'ENOSPC' })), /ENOSPC/);
   });
 
   it('`analyze f --json | head -c1`: no unhandled EPIPE, exit 0', function () {

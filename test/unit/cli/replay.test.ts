@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -519,6 +519,16 @@ describe('replay --settings: the session would have run these hooks', function (
     assert.deepEqual(r.summary, { event: 'summary', calls: 8, differs: 0, errors: 0, timeouts: 0, skipped: 0 });
   });
 
+  it("a hook's timeout past what a timer holds (2^31-1 ms) is no timeout, not a 1 ms one", async () => {
+    const userDir = tempDir('tl-replay-user-');
+    const hooks = [3e6, 1e300].map((timeout, i) => ({ type: 'command', command: `sleep 0.2 # hook ${i}`, timeout }));
+    fs.writeFileSync(path.join(userDir, 'settings.json'), JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Read', hooks: hooks }] } }));
+    const r = await replay([interactiveFixture, '--settings', '--json'], { CLAUDE_CONFIG_DIR: userDir });
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.calls.length, 2);
+    for (const c of r.calls) assert.deepEqual([c.live.decision, c.complete.decision], ['allow', 'allow'], JSON.stringify(c.live));
+  });
+
   it('with no settings: no hook to run, said on stderr', async () => {
     const rec = await materialize(path.join(recordingsDir, 'print-single-probe.jsonl'));
     const r = await replay([rec.transcript, '--settings', '--json']);
@@ -616,4 +626,73 @@ describe("replay: the README's reviewing hooks (examples/), as a user replays th
       }
     });
   }
+});
+
+describe('replay: ended from outside, its hooks and copies go with it', function () {
+  this.timeout(60_000);
+  const mainTs = path.join(repoRoot, 'src/cli/main.ts');
+
+  /**
+   * A hook that logs `CLAUDE_CONFIG_DIR` and its pid (its process group's id), and from its third run
+   * on ignores SIGTERM and sleeps 300 s with a child doing the same.
+   */
+  function stubbornHook(dir: string): string {
+    const log = path.join(dir, 'log');
+    return `echo "$CLAUDE_CONFIG_DIR $$" >> '${log}'; n=$(wc -l < '${log}'); if [ "$n" -ge 3 ]; then trap '' TERM; sleep 300 & echo "- $!" >> '${log}'; sleep 300; fi`;
+  }
+
+  async function leftBehind(dir: string): Promise<string[]> {
+    const lines = fs.existsSync(path.join(dir, 'log')) ? fs.readFileSync(path.join(dir, 'log'), 'utf8').trim().split('\n') : [];
+    const out: string[] = [];
+    for (const l of lines) {
+      const [config, pid] = l.split(' ');
+      if (!(await gone(Number(pid)))) out.push(`process ${pid} still runs`);
+      if (config !== '-') {
+        const tmp = path.dirname(path.dirname(config!));
+        assert.match(path.basename(tmp), /^transcript-lag-replay-/);
+        if (fs.existsSync(tmp)) out.push(`${tmp} is still there`);
+      }
+    }
+    return out;
+  }
+
+  it('`replay … | true`: the reader gone, it exits 0 at once; no hook runs on, no copy stays', async function () {
+    if (process.platform === 'win32') this.skip();
+    const dir = tempDir('tl-replay-epipe-');
+    const started = Date.now();
+    const res = await new Promise<{ status: number | null; stderr: string }>((resolve) => {
+      const child = spawn('bash', ['-c', `set -o pipefail; "${process.execPath}" -r tsx/cjs "${mainTs}" replay "${interactiveFixture}" --json --hook "$HOOK" | true`], {
+        cwd: repoRoot,
+        env: { ...process.env, HOOK: stubbornHook(dir), CLAUDE_CONFIG_DIR: tempDir('tl-replay-user-') },
+      });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d));
+      child.on('close', (status) => resolve({ status, stderr }));
+    });
+    assert.equal(res.status, 0, res.stderr);
+    assert.ok(Date.now() - started < 30_000, `${Date.now() - started} ms`);
+    assert.doesNotMatch(res.stderr, /EPIPE|Error/);
+    assert.ok(fs.readFileSync(path.join(dir, 'log'), 'utf8').includes('-'), 'the stubborn run had started');
+    assert.deepEqual(await leftBehind(dir), []);
+  });
+
+  it('SIGHUP (the terminal closed): the running hook is killed with its group, the copies removed, exit 130', async function () {
+    if (process.platform === 'win32') this.skip();
+    const dir = tempDir('tl-replay-hup-');
+    const child = spawn(process.execPath, ['-r', 'tsx/cjs', mainTs, 'replay', interactiveFixture, '--json', '--hook', stubbornHook(dir)], {
+      cwd: repoRoot,
+      env: { ...process.env, CLAUDE_CONFIG_DIR: tempDir('tl-replay-user-') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    child.stdout.resume();
+    const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const log = path.join(dir, 'log');
+    while (!(fs.existsSync(log) && fs.readFileSync(log, 'utf8').includes('-'))) await new Promise((r) => setTimeout(r, 20));
+    child.kill('SIGHUP');
+    assert.equal(await closed, 130, stderr);
+    assert.match(stderr, /interrupted/);
+    assert.deepEqual(await leftBehind(dir), []);
+  });
 });

@@ -44,8 +44,11 @@ const MAX_SUBAGENT_FILES = 10_000;
 export type HookChoice =
   /** One command line (`sh -c`), on every call, with the request's timeout. */
   | { command: string }
-  /** The PreToolUse command hooks of the settings, read when the session is: the user's (this Claude dir's) and the session's project's. */
-  | { settingsOf: string }
+  /**
+   * The PreToolUse command hooks of the settings, read when the session is: the user's (this Claude
+   * dir's) and the session's project's (see projectHooksRefusal; `within`: the folders a project may be in).
+   */
+  | { settingsOf: string; within?: readonly string[] }
   /** Hooks already read from the settings (settingsHooksOf): each on the calls its matcher takes, with its own timeout. */
   | { configured: ReplayHook[] };
 
@@ -144,8 +147,18 @@ function subagentFiles(sessionFile: string): Array<{ agentId: string; path: stri
   return out;
 }
 
-/** A settings file's text when it is a small regular file; undefined when there is none. */
-function readSettingsText(file: string): string | undefined {
+/** Why a file or folder of a project's settings is not the user's alone: owned by another, or writable by others (POSIX). */
+function notOwnedAlone(st: fs.Stats, what: string): string | undefined {
+  const uid = process.getuid?.();
+  // Windows has no owner bits to read here; VS Code's workspace trust stands in for it.
+  if (uid === undefined) return undefined;
+  if (st.uid !== uid) return `${what} belongs to another user (uid ${st.uid})`;
+  if ((st.mode & 0o022) !== 0) return `${what} is writable by others (mode ${(st.mode & 0o777).toString(8)})`;
+  return undefined;
+}
+
+/** A settings file's text when it is a small regular file; undefined when there is none. `owned`: refuse one that is not the user's alone. */
+function readSettingsText(file: string, owned = false): string | undefined {
   let fd: number;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
@@ -155,6 +168,8 @@ function readSettingsText(file: string): string | undefined {
   try {
     const st = fs.fstatSync(fd);
     if (!st.isFile()) throw new Error(`${file}: not a regular file`);
+    const refusal = owned ? notOwnedAlone(st, file) : undefined;
+    if (refusal !== undefined) throw new Error(refusal);
     if (st.size > MAX_SETTINGS_BYTES) throw new Error(`${file}: over ${MAX_SETTINGS_BYTES >> 20} MiB`);
     const buf = Buffer.alloc(st.size);
     let got = 0;
@@ -169,16 +184,60 @@ function readSettingsText(file: string): string | undefined {
   }
 }
 
-/** The PreToolUse command hooks of the user's settings (in `claudeDir`), and of the project's and the local ones in `projectDir`. */
-export function settingsHooksOf(claudeDir: string, projectDir: string | undefined): SettingsHooks {
+/**
+ * Why the project settings of `projectDir` are not to be run (undefined: they may be). A session file
+ * may come from anywhere and name any folder as its `cwd` (`/tmp/x`, which another local user may
+ * have made): replay runs a project's hooks only from a folder, and its `.claude`, that the user owns
+ * and others cannot write (the settings files are checked as they are read). `within`: the folders
+ * that may hold it at all (VS Code: the trusted workspace's folders).
+ */
+export function projectHooksRefusal(projectDir: string, within?: readonly string[]): string | undefined {
+  let real: string;
+  try {
+    real = fs.realpathSync(projectDir);
+  } catch {
+    return undefined; // no such folder: there are no settings to read in it
+  }
+  if (within !== undefined) {
+    const inside = within.some((folder) => {
+      let root: string;
+      try {
+        root = fs.realpathSync(folder);
+      } catch {
+        return false;
+      }
+      const rel = path.relative(root, real);
+      return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+    });
+    if (!inside) return `${projectDir} is not in a folder of this workspace`;
+  }
+  for (const dir of [real, path.join(real, '.claude')]) {
+    let st: fs.Stats;
+    try {
+      st = fs.statSync(dir);
+    } catch {
+      continue; // no .claude: nothing to read
+    }
+    const refusal = notOwnedAlone(st, dir);
+    if (refusal !== undefined) return refusal;
+  }
+  return undefined;
+}
+
+/**
+ * The PreToolUse command hooks of the user's settings (in `claudeDir`), and of the project's and the
+ * local ones in `projectDir` when projectHooksRefusal lets them run (else a note says why not).
+ */
+export function settingsHooksOf(claudeDir: string, projectDir: string | undefined, within?: readonly string[]): SettingsHooks {
   const found: SettingsHooks = { hooks: [], notes: [], disabled: false };
   const files: Array<[string, 'user' | 'project' | 'local']> = [[path.join(claudeDir, 'settings.json'), 'user']];
-  if (projectDir !== undefined) {
-    files.push([path.join(projectDir, '.claude', 'settings.json'), 'project'], [path.join(projectDir, '.claude', 'settings.local.json'), 'local']);
-  } else found.notes.push("the session's records name no working directory: only the user settings are read");
+  const refusal = projectDir === undefined ? undefined : projectHooksRefusal(projectDir, within);
+  if (projectDir === undefined) found.notes.push("the session's records name no working directory: only the user settings are read");
+  else if (refusal !== undefined) found.notes.push(`the project's hooks are not replayed: ${refusal}`);
+  else files.push([path.join(projectDir, '.claude', 'settings.json'), 'project'], [path.join(projectDir, '.claude', 'settings.local.json'), 'local']);
   for (const [file, source] of files) {
     try {
-      const text = readSettingsText(file);
+      const text = readSettingsText(file, source !== 'user');
       if (text !== undefined) addSettingsHooks(found, text, source);
     } catch (err) {
       found.notes.push(`${source} settings ${file}: ${err instanceof Error ? err.message : String(err)}; its hooks are not replayed`);
@@ -335,7 +394,7 @@ class Replayer {
 function hooksToReplay(choice: HookChoice, session: Session, note: (text: string) => void): { hooks: ReplayHook[]; byMatcher: boolean } {
   if ('command' in choice) return { hooks: [{ command: choice.command, source: 'user' }], byMatcher: false };
   if ('configured' in choice) return { hooks: choice.configured, byMatcher: true };
-  const found = settingsHooksOf(choice.settingsOf, session.projectDir);
+  const found = settingsHooksOf(choice.settingsOf, session.projectDir, choice.within);
   for (const n of found.notes) note(n);
   if (found.disabled) note('disableAllHooks is set: Claude Code runs no hook, and neither does the replay');
   const hooks = found.disabled ? [] : found.hooks;

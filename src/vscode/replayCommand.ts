@@ -138,9 +138,11 @@ export class ReplayHookCommand implements vscode.Disposable {
   private async chooseHooks(replay: typeof ReplayModule, s: SessionSnapshot, a: ReplayCommandArgs): Promise<ChosenHooks | undefined> {
     if (a.command !== undefined) return a.command.trim() === '' ? undefined : { choice: { command: a.command }, label: a.command };
     const claudeDir = this.deps.claudeDir();
-    // As `replay --settings` reads them: the user's (this Claude dir's) and the session's project's.
-    const configured = replay.settingsHooksOf(claudeDir, s.cwd);
-    const all: ChosenHooks = { choice: { settingsOf: claudeDir }, label: 'All configured hooks' };
+    // As `replay --settings` reads them: the user's (this Claude dir's) and the session's project's,
+    // here only from a folder of this (trusted) workspace.
+    const within = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+    const configured = replay.settingsHooksOf(claudeDir, s.cwd, within);
+    const all: ChosenHooks = { choice: { settingsOf: claudeDir, within }, label: 'All configured hooks' };
     const one = (index: number): ChosenHooks | undefined => {
       const hook = configured.hooks[index];
       return hook && { choice: { configured: [hook] }, label: hookLabel(hook) };

@@ -519,6 +519,38 @@ describe('replay --settings: the session would have run these hooks', function (
     assert.deepEqual(r.summary, { event: 'summary', calls: 8, differs: 0, errors: 0, timeouts: 0, skipped: 0 });
   });
 
+  it("a project's hooks run only from a folder the user owns and others cannot write; else the note says why", async function () {
+    if (process.platform === 'win32') this.skip();
+    const rec = await materialize(path.join(recordingsDir, 'print-single-probe.jsonl'));
+    const log = path.join(tempDir('tl-replay-log-'), 'runs.log');
+    const settingsDir = path.join(rec.workspace, '.claude');
+    fs.mkdirSync(settingsDir, { recursive: true });
+    fs.writeFileSync(path.join(settingsDir, 'settings.json'), JSON.stringify({ hooks: { PreToolUse: [{ matcher: '', hooks: [{ type: 'command', command: `echo ran >> '${log}'` }] }] } }));
+    const ran = async () => {
+      fs.rmSync(log, { force: true });
+      const r = await replay([rec.transcript, '--settings', '--json']);
+      assert.equal(r.code, 0, r.err);
+      return { runs: fs.existsSync(log) ? fs.readFileSync(log, 'utf8').trim().split('\n').length : 0, err: r.err };
+    };
+    const owned = await ran();
+    assert.ok(owned.runs > 0, 'the project is the user\'s alone: its hooks run');
+    const refused: Array<[string, () => void, () => void, RegExp]> = [
+      ['the folder writable by others', () => fs.chmodSync(rec.workspace, 0o777), () => fs.chmodSync(rec.workspace, 0o755), /is writable by others/],
+      ['its .claude writable by the group', () => fs.chmodSync(settingsDir, 0o775), () => fs.chmodSync(settingsDir, 0o755), /is writable by others/],
+      ['the settings file writable by others', () => fs.chmodSync(path.join(settingsDir, 'settings.json'), 0o666), () => fs.chmodSync(path.join(settingsDir, 'settings.json'), 0o644), /is writable by others/],
+    ];
+    if (process.getuid?.() === 0) {
+      refused.push(['the folder owned by another user', () => fs.chownSync(rec.workspace, 65534, 65534), () => fs.chownSync(rec.workspace, 0, 0), /belongs to another user/]);
+    }
+    for (const [what, make, undo, says] of refused) {
+      make();
+      const r = await ran();
+      undo();
+      assert.equal(r.runs, 0, `${what}: no hook of it runs`);
+      assert.match(r.err, says, what);
+    }
+  });
+
   it("a hook's timeout past what a timer holds (2^31-1 ms) is no timeout, not a 1 ms one", async () => {
     const userDir = tempDir('tl-replay-user-');
     const hooks = [3e6, 1e300].map((timeout, i) => ({ type: 'command', command: `sleep 0.2 # hook ${i}`, timeout }));

@@ -180,6 +180,10 @@ describe('examples/: the reviewing hooks, run as their settings.json entries say
         const moved = `${h.tool}.away`;
         fs.renameSync(h.tool, moved);
         try {
+          // What a hook gets then, as README and docs/HELD-MESSAGE.md say: exit 1, nothing on stdout, Node's error on stderr.
+          const bare = spawnSync('node', [h.tool, '--json'], { input: JSON.stringify({ session_id: SESSION, tool_use_id: ID }), env: h.env, encoding: 'utf8' });
+          assert.deepEqual([bare.status, bare.stdout], [1, '']);
+          assert.match(bare.stderr, /Cannot find module/);
           const r = runEntry(command, h);
           assert.equal(r.status, 2);
           assert.match(r.stderr, /message tool gave no answer|nor given by transcript-lag's message tool/);

@@ -13,40 +13,46 @@
  * input goes to its stdin and nowhere else. The replay itself is src/platform/replaySession.ts, which
  * VS Code's Replay Hook on Session… runs too; this module reads the arguments and prints.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { resolveClaudeDir } from '../core/discovery';
-import { summaryOf, verdictOf, type CallReport } from '../core/replay/report';
+import { CLAUDE_CODE_HOOK_TIMEOUT_S } from '../core/replay/hookTimeout';
+import { summaryOf, verdictOf, type CallReport, type LiveRunReport } from '../core/replay/report';
 import { hookLabel } from '../core/replay/settingsHooks';
 import { replaySession, ReplayError, type NoteTopic } from '../platform/replaySession';
 import { jsonEscapingUnprintable, printable } from '../rules/printable';
 import type { CliIo } from './io';
 
-export const usage = `Usage: transcript-lag replay SESSION.jsonl (--hook CMD | --settings) [--channel CHANNEL.jsonl]
-                            [--tool NAME] [--timeout S] [--no-mod] [--json]
+export const usage = `Usage: transcript-lag replay SESSION.jsonl|FOLDER... (--hook CMD | --settings) [--channel CHANNEL.jsonl]
+                            [--tool NAME] [--timeout S] [--no-mod] [--json] [--check]
 
 Runs a PreToolUse hook on every tool call of a recorded session (a subagent's calls from its own
-transcript too), twice, as Claude Code runs it: "live", handed a copy of the transcript as it stood
-when the hook fired, and "complete", handed a copy that holds the call's own record. Where the two
-answers differ, the hook depends on its call being in the transcript.
+transcript too) as Claude Code runs it: "live", handed the transcript as it moved while the hook ran
+(as it stood at the fire, then the call's record appended when it landed: at each time it may land),
+and "complete", handed a copy that holds the call's own record. Where a live answer differs from the
+complete one, the hook depends on its call being in the transcript; where the live answers differ
+from each other, on when it reads.
   --hook CMD        the hook: a command line, run with sh -c, the PreToolUse JSON on stdin
   --settings        instead: the PreToolUse command hooks of the session's settings (user, project,
                     local), each on the calls its matcher takes
-  --channel FILE    the session's transcript-lag channel file: when each hook fired and what was on
-                    disk then (else the rule measured for the session's mode and build)
+  --channel FILE    the session's transcript-lag channel file, when it is not where the plugin and
+                    install-hook keep it (<claude dir>/transcript-lag/, read with the mod's spool
+                    without a flag): when each hook fired and what was on disk then
   --tool NAME       only calls of this tool (a matcher as in settings: Bash, Edit|Write, mcp__.*)
-  --timeout S       seconds before a hook is killed with its process group (default 60, as Claude
+  --timeout S       seconds before a hook is killed with its process group (default ${CLAUDE_CODE_HOOK_TIMEOUT_S}, as Claude
                     Code's); with --settings a hook's own timeout wins
-  --no-mod          as without the transcript-lag plugin: no held message in the live run
+  --no-mod          as without the transcript-lag plugin: no held message, no message tool
   --json            one JSON object a line per call, then a summary line
+  --check           for CI: exit 1 when any call differs or depends on timing, else 0
+A FOLDER replays every session in it (its *.jsonl, and those of its folders one level down).
 Nothing of yours is changed: the copies live in a private temp folder, removed at the end.
-Exit 0 when the replay ran, whatever the hook decided; 2 for bad arguments, 1 when it could not run.
+Exit 0 when the replay ran, whatever the hook decided (with --check: 1 when a call differs or
+depends on timing); 2 for bad arguments, 1 when it could not run.
 `;
 
-const DEFAULT_TIMEOUT_S = 60;
-
 interface ReplayArgs {
-  session: string;
+  sessions: string[];
   hook?: string;
   settings: boolean;
   channel?: string;
@@ -54,6 +60,7 @@ interface ReplayArgs {
   timeoutMs: number;
   mod: boolean;
   json: boolean;
+  check: boolean;
 }
 
 function parseReplayArgs(args: string[], cwd: string): ReplayArgs | 'help' | string {
@@ -70,6 +77,7 @@ function parseReplayArgs(args: string[], cwd: string): ReplayArgs | 'help' | str
         timeout: { type: 'string' },
         'no-mod': { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
+        check: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
@@ -78,17 +86,18 @@ function parseReplayArgs(args: string[], cwd: string): ReplayArgs | 'help' | str
   }
   const v = parsed.values;
   if (v.help) return 'help';
-  if (parsed.positionals.length !== 1) return `expected one SESSION.jsonl, got ${parsed.positionals.length}`;
+  if (parsed.positionals.length === 0) return 'expected a SESSION.jsonl or a folder of them';
   if ((v.hook === undefined) === !v.settings) return 'give either --hook CMD or --settings';
   if (v.hook !== undefined && v.hook.trim() === '') return '--hook needs a command';
-  let timeoutMs = DEFAULT_TIMEOUT_S * 1000;
+  if (v.channel !== undefined && parsed.positionals.length > 1) return '--channel names one session\'s channel: give one SESSION.jsonl with it';
+  let timeoutMs = CLAUDE_CODE_HOOK_TIMEOUT_S * 1000;
   if (v.timeout !== undefined) {
     const s = Number(v.timeout);
     if (!Number.isFinite(s) || s <= 0 || s > 86_400) return `--timeout takes seconds (over 0, at most 86400), got '${v.timeout}'`;
     timeoutMs = Math.round(s * 1000);
   }
   return {
-    session: path.resolve(cwd, parsed.positionals[0]!),
+    sessions: parsed.positionals.map((p) => path.resolve(cwd, p)),
     ...(v.hook !== undefined ? { hook: v.hook } : {}),
     settings: v.settings === true,
     ...(v.channel !== undefined ? { channel: path.resolve(cwd, v.channel) } : {}),
@@ -96,8 +105,47 @@ function parseReplayArgs(args: string[], cwd: string): ReplayArgs | 'help' | str
     timeoutMs,
     mod: v['no-mod'] !== true,
     json: v.json === true,
+    check: v.check === true,
   };
 }
+
+/** More sessions than a folder of a user's holds: past it, the rest are not replayed (said). */
+const MAX_SESSIONS = 10_000;
+
+/**
+ * The session files a path names: itself when it is not a folder; a folder's `*.jsonl` (regular files,
+ * sorted), and those of its folders one level down (a projects folder's), not a session's own folder
+ * (its subagents, which the replay finds itself).
+ */
+function sessionFiles(p: string): string[] {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(p);
+  } catch {
+    return [p];
+  }
+  if (!st.isDirectory()) return [p];
+  const out: string[] = [];
+  const walk = (dir: string, depth: number) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const sessions = new Set(entries.filter((e) => e.isFile() && e.name.endsWith('.jsonl')).map((e) => e.name.slice(0, -'.jsonl'.length)));
+    for (const e of entries) {
+      if (out.length >= MAX_SESSIONS) return;
+      if (e.isFile() && e.name.endsWith('.jsonl')) out.push(path.join(dir, e.name));
+      else if (e.isDirectory() && depth === 0 && !sessions.has(e.name) && e.name !== 'subagents') walk(path.join(dir, e.name), depth + 1);
+    }
+  };
+  walk(p, 0);
+  return out;
+}
+
+const timingText = (t: LiveRunReport) => `${t.record_at_ms === null ? 'not while it ran' : t.record_at_ms === 0 ? 'at the fire' : `${t.record_at_ms} ms`} ${t.decision}`;
 
 function renderRow(r: CallReport, withHook: boolean): string {
   const cell = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s.padEnd(n));
@@ -109,9 +157,11 @@ function renderRow(r: CallReport, withHook: boolean): string {
     cell(bytes, 17),
     cell(r.live.decision, 8),
     cell(r.complete.decision, 8),
-    cell(r.differs ? 'differs' : '', 7),
+    cell(r.timing_dependent ? 'timing' : r.differs ? 'differs' : '', 7),
   ].join(' ');
   const lines = [withHook && r.hook ? `${row}  ${printable(hookLabel(r.hook))}` : row.trimEnd()];
+  // Where the hook decided otherwise on some landing times: each, in words.
+  if (r.timing_dependent) lines.push(`    record landed: ${r.live_timings.map(timingText).join(' · ')}`);
   if (r.differs) {
     for (const [name, run] of [['live', r.live], ['complete', r.complete]] as const) {
       if (run.reason !== null) lines.push(`    ${name}: ${cell(printable(run.reason), 110).trimEnd()}`);
@@ -140,43 +190,68 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   // Ctrl-C, a kill, or the terminal closing: the hook's group is killed and the temp folder removed.
   void io.stopSignal.then(() => stop.abort());
   void io.hangupSignal?.then(() => stop.abort());
-  let result;
-  try {
-    result = await replaySession(
-      {
-        transcript: a.session,
-        hooks: a.hook !== undefined ? { command: a.hook } : { settingsOf: resolveClaudeDir(io.env, io.homedir) },
-        ...(a.channel !== undefined ? { channel: a.channel } : {}),
-        ...(a.tool !== undefined ? { tool: a.tool } : {}),
-        timeoutMs: a.timeoutMs,
-        mod: a.mod,
-        env: io.env,
-        fallbackCwd: io.cwd,
-        files: io.files,
-        clock: io.clock,
-      },
-      {
-        note,
-        planned: ({ byMatcher }) => {
-          if (!a.json) io.stdout(header(byMatcher));
-        },
-        replayed: async ({ report }) => {
-          io.stdout(a.json ? `${jsonEscapingUnprintable(JSON.stringify(report))}\n` : renderRow(report, report.hook !== undefined));
-          await io.stdoutDrained?.();
-        },
-      },
-      stop.signal,
-    );
-  } catch (err) {
-    if (!(err instanceof ReplayError)) throw err;
-    note(err.message, err.source === 'channel' ? 'channel' : undefined);
+  const sessions = a.sessions.flatMap(sessionFiles);
+  if (sessions.length === 0) {
+    note(`no session file (*.jsonl) in ${a.sessions.join(', ')}`);
     return 1;
   }
-  if (a.json) io.stdout(`${JSON.stringify(summaryOf(result.reports, result.skipped))}\n`);
-  else io.stdout(`\n${printable(verdictOf(result.reports, result.lacked, result.byMatcher))}\n`);
-  if (result.interrupted) {
+  const several = sessions.length > 1;
+  const all: CallReport[] = [];
+  let skipped = 0;
+  let failed = false;
+  let ran = 0;
+  for (const session of sessions) {
+    if (stop.signal.aborted) break;
+    if (several && !a.json) io.stdout(`\n== ${printable(session)}\n`);
+    let result;
+    try {
+      result = await replaySession(
+        {
+          transcript: session,
+          hooks: a.hook !== undefined ? { command: a.hook } : { settingsOf: resolveClaudeDir(io.env, io.homedir) },
+          ...(a.channel !== undefined ? { channel: a.channel } : {}),
+          ...(a.tool !== undefined ? { tool: a.tool } : {}),
+          timeoutMs: a.timeoutMs,
+          mod: a.mod,
+          env: io.env,
+          fallbackCwd: io.cwd,
+          files: io.files,
+          clock: io.clock,
+        },
+        {
+          note: (text, topic) => note(several ? `${path.basename(session)}: ${text}` : text, topic),
+          planned: ({ byMatcher }) => {
+            if (!a.json) io.stdout(header(byMatcher));
+          },
+          replayed: async ({ report }) => {
+            const line = several ? { transcript: session, ...report } : report;
+            io.stdout(a.json ? `${jsonEscapingUnprintable(JSON.stringify(line))}\n` : renderRow(report, report.hook !== undefined));
+            await io.stdoutDrained?.();
+          },
+        },
+        stop.signal,
+      );
+    } catch (err) {
+      if (!(err instanceof ReplayError)) throw err;
+      note(several ? `${path.basename(session)}: ${err.message}` : err.message, err.source === 'channel' ? 'channel' : undefined);
+      failed = true;
+      continue;
+    }
+    ran += 1;
+    all.push(...result.reports);
+    skipped += result.skipped;
+    if (!a.json) io.stdout(`\n${printable(verdictOf(result.reports, result.lacked, result.byMatcher))}\n`);
+  }
+  if (a.json && ran > 0) io.stdout(`${JSON.stringify({ ...summaryOf(all, skipped), ...(several ? { sessions: sessions.length } : {}) })}\n`);
+  if (stop.signal.aborted) {
     note('interrupted');
     return 130;
+  }
+  if (failed) return 1;
+  if (a.check && all.some((r) => r.differs || r.timing_dependent)) {
+    const n = all.filter((r) => r.differs || r.timing_dependent).length;
+    note(`--check: ${n} of ${all.length} ${all.length === 1 ? 'call' : 'calls'} decided differently live, or depending on timing`);
+    return 1;
   }
   return 0;
 }

@@ -16,7 +16,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CHANNEL_DIR_NAME, HOOK_BIN_DIR_NAME, MESSAGE_TOOL_FILE_NAME, SAFE_SESSION_ID } from '../rules/channelConstants';
+import { CHANNEL_DIR_NAME, CHANNEL_FILE_SUFFIX, HOOK_BIN_DIR_NAME, MESSAGE_TOOL_FILE_NAME, SAFE_SESSION_ID, SPOOL_DIR_NAME } from '../rules/channelConstants';
 import type { Clock } from '../rules/clock';
 import { projectSlug } from '../core/discovery';
 import type { FileAccess } from '../core/fileAccess';
@@ -25,9 +25,9 @@ import { callsOf, type ReplayCall } from '../core/replay/calls';
 import type { ChannelEvidence } from '../core/replay/channelEvidence';
 import { answerOf } from '../core/replay/decision';
 import { callDetailOf, detailLinesOf, heldMessageFor, preToolUseInput, type CallDetail } from '../core/replay/hookInput';
-import { completeCut, liveCutOf, mainCutForSubagentCall, type LiveCut } from '../core/replay/liveCut';
+import { completeCut, liveTimelineOf, mainCutForSubagentCall, type LiveTimeline, type RecordAt } from '../core/replay/liveCut';
 import { matcherMatches } from '../core/replay/matcher';
-import type { CallReport, RunReport } from '../core/replay/report';
+import { verdictOfRuns, type CallReport, type LiveRunReport, type RunReport } from '../core/replay/report';
 import { addSettingsHooks, hooksFor, type ReplayHook, type SettingsHooks } from '../core/replay/settingsHooks';
 import { indexTranscript, MAX_FACTS_LINE_BYTES, type TranscriptIndex } from '../core/replay/transcriptIndex';
 import { runCommandHook } from './commandHookRun';
@@ -56,7 +56,11 @@ export interface ReplayRequest {
   /** The session's transcript; its subagents' transcripts are found beside it. */
   transcript: string;
   hooks: HookChoice;
-  /** The session's channel file: when each hook fired and what was on disk then (else the model). */
+  /**
+   * The session's channel file: when each hook fired and what was on disk then. Default: the one beside
+   * the transcript's Claude dir (channelBeside) and the mod's spool there, when they exist; else the model.
+   * A file named here must exist.
+   */
   channel?: string;
   /** Only the calls of tools this matcher takes. */
   tool?: string;
@@ -326,7 +330,7 @@ interface CallPlan {
   call: ReplayCall;
   file: { index: TranscriptIndex; source: SourceFile };
   detail: CallDetail;
-  live: LiveCut;
+  live: LiveTimeline;
   /** For a subagent's call: how much of the session's own transcript both runs see. */
   mainCut?: number;
   /** Where the hook runs, and the `cwd` its input names. */
@@ -358,8 +362,12 @@ class Replayer {
     if (this.listed.length > MOD_CALLS_LISTED) this.listed.shift();
   }
 
-  /** One run of a hook on a call, handed `tree`'s copy cut at `bytes`; with `mod`, the mod's held message and call list too. */
-  async run(plan: CallPlan, hook: ReplayHook, timeoutMs: number, tree: RunTree, bytes: number, mod: boolean): Promise<RunReport> {
+  /**
+   * One run of a hook on a call, handed `tree`'s copy cut at `bytes`; with `mod`, the mod's held
+   * message and call list too. `grow`: the copy grows to `bytes` at `atMs` after the hook starts (the
+   * record landing while it runs).
+   */
+  async run(plan: CallPlan, hook: ReplayHook, timeoutMs: number, tree: RunTree, bytes: number, mod: boolean, grow?: { atMs: number; bytes: number }): Promise<RunReport> {
     const { call } = plan;
     const session = this.session;
     if (plan.mainCut !== undefined) tree.setLength(session.source, undefined, plan.mainCut);
@@ -372,6 +380,18 @@ class Replayer {
       if (held !== undefined) writePrivate(held, JSON.stringify(heldMessageFor(call, plan.detail, session.sessionId, Date.now())));
     }
     const input = preToolUseInput(call, plan.detail, { sessionId: session.sessionId, transcriptPath: tree.transcriptPath(), cwd: plan.recordedCwd });
+    // Set just before the hook is spawned (runCommandHook spawns at once): its delay counts from the hook's start.
+    let growError: unknown;
+    const growth =
+      grow === undefined
+        ? undefined
+        : setTimeout(() => {
+            try {
+              tree.setLength(plan.file.source, call.agentId, grow.bytes);
+            } catch (err) {
+              growError = err;
+            }
+          }, grow.atMs);
     const outcome = await runCommandHook(
       {
         command: hook.command,
@@ -383,10 +403,20 @@ class Replayer {
       },
       this.stop,
     );
+    clearTimeout(growth);
+    if (growError !== undefined) throw growError;
     // The mod removes a call's held message once its record lands.
     if (held !== undefined) fs.rmSync(held, { force: true });
     const answer = answerOf(outcome);
     return { decision: answer.decision, reason: answer.reason, exit_code: outcome.exitCode, ms: outcome.ms, stdout: outcome.stdout, stderr: outcome.stderr, transcript_bytes: bytes };
+  }
+
+  /** The live run with the record landing `recordAt` after the hook starts (0: there from the start; null: not while it runs). */
+  async runLive(plan: CallPlan, hook: ReplayHook, timeoutMs: number, recordAt: RecordAt, mod: boolean): Promise<LiveRunReport> {
+    const { bytes, landedBytes } = plan.live;
+    const start = recordAt === 0 ? Math.max(bytes, landedBytes) : bytes;
+    const grow = recordAt !== null && recordAt > 0 && landedBytes > start ? { atMs: recordAt, bytes: landedBytes } : undefined;
+    return { record_at_ms: recordAt, ...(await this.run(plan, hook, timeoutMs, this.live, start, mod, grow)) };
   }
 }
 
@@ -421,15 +451,22 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
       throw new ReplayError(err instanceof Error ? err.message : String(err), 'session');
     }
     let evidence: ChannelEvidence | undefined;
+    // The session's evidence where the plugin and our hooks leave it, beside the transcript's Claude dir
+    // (its channel file, and the mod's spool, unfolded); or the channel file named, which must exist.
+    const channel = req.channel ?? channelBeside(req.transcript, session.sessionId);
     if (req.channel !== undefined) {
-      // The channel reader (zod) only when a channel is given: the CLI takes it from dist/engine.js.
+      const st = await req.files.stat(req.channel);
+      if (st === undefined) throw new ReplayError(`${req.channel}: no such file`, 'channel');
+    }
+    if (channel !== undefined && (req.channel !== undefined || (await hasEvidence(channel, req.files)))) {
+      // The channel reader (zod) only when there is a channel: the CLI takes it from dist/engine.js.
       const { readChannelEvidence } = require('../core/replay/channelEvidence') as typeof import('../core/replay/channelEvidence');
       try {
-        evidence = await readChannelEvidence(req.channel, session.sessionId, req.files, req.clock);
+        evidence = await readChannelEvidence(channel, session.sessionId, req.files, req.clock);
       } catch (err) {
         throw new ReplayError(err instanceof Error ? err.message : String(err), 'channel');
       }
-      if (evidence.events === 0) note(`no event of session ${session.sessionId}: every call's live copy follows the model`, 'channel');
+      if (evidence.events === 0 && req.channel !== undefined) note(`no event of session ${session.sessionId}: every call's live run follows the model`, 'channel');
     }
     const { hooks, byMatcher } = hooksToReplay(req.hooks, session, note);
     const calls = orderedCalls(session).filter((c) => req.tool === undefined || matcherMatches(req.tool, c.toolName));
@@ -479,7 +516,7 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
         call,
         file,
         detail,
-        live: liveCutOf(call, evidence?.calls.get(call.toolUseId), evidence?.births ?? new Map(), file.source.size),
+        live: liveTimelineOf(call, evidence?.calls.get(call.toolUseId), evidence?.births ?? new Map(), file.source.size),
         ...(call.agentId !== undefined ? { mainCut: mainCutForSubagentCall(session.index, call) } : {}),
         cwd,
         recordedCwd: recordedCwd ?? cwd,
@@ -488,20 +525,26 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
       for (const hook of callHooks) {
         if (stop.aborted) break;
         const timeoutMs = hook.timeoutSec !== undefined ? Math.round(hook.timeoutSec * 1000) : req.timeoutMs;
-        const liveRun = await replayer.run(plan, hook, timeoutMs, replayer.live, plan.live.bytes, req.mod);
+        const timings: LiveRunReport[] = [];
+        for (const recordAt of plan.live.timings) {
+          if (stop.aborted) break;
+          timings.push(await replayer.runLive(plan, hook, timeoutMs, recordAt, req.mod));
+        }
         if (stop.aborted) break;
         const completeRun = await replayer.run(plan, hook, timeoutMs, replayer.complete, completeCut(call), false);
+        const live = timings.find((t) => t.record_at_ms === plan.live.likely) ?? timings[0]!;
         const report: CallReport = {
           tool_use_id: call.toolUseId,
           tool_name: call.toolName,
           ...(call.agentId !== undefined ? { agent_id: call.agentId } : {}),
           ...(byMatcher ? { hook: { command: hook.command, ...(hook.args !== undefined ? { args: hook.args } : {}), source: hook.source } } : {}),
           basis: plan.live.basis,
-          live: liveRun,
+          live,
+          live_timings: timings,
           complete: completeRun,
-          differs: liveRun.decision !== completeRun.decision,
+          ...verdictOfRuns(timings, completeRun),
         };
-        const liveLacksRecord = plan.live.bytes < call.record.end;
+        const liveLacksRecord = live.transcript_bytes < call.record.end;
         result.reports.push(report);
         result.lacked.push(liveLacksRecord);
         await listener.replayed({ report, liveLacksRecord, record: { path: file.index.path, line: call.record.line } });
@@ -515,6 +558,22 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
     if (tmp !== undefined) fs.rmSync(tmp, { recursive: true, force: true });
     forgetTmp();
   }
+}
+
+/**
+ * The session's channel file where our hooks and the plugin keep it: `<claude dir>/transcript-lag/<session>.jsonl`
+ * for a transcript at `<claude dir>/projects/<project>/<session>.jsonl`; undefined elsewhere.
+ */
+export function channelBeside(transcript: string, sessionId: string): string | undefined {
+  const projects = path.dirname(path.dirname(transcript));
+  if (path.basename(projects) !== 'projects' || !SAFE_SESSION_ID.test(sessionId)) return undefined;
+  return path.join(path.dirname(projects), CHANNEL_DIR_NAME, `${sessionId}${CHANNEL_FILE_SUFFIX}`);
+}
+
+/** Whether a channel file, or the mod's spool beside it, is there to read. */
+async function hasEvidence(channel: string, files: FileAccess): Promise<boolean> {
+  if ((await files.stat(channel)) !== undefined) return true;
+  return (await files.stat(path.join(path.dirname(channel), SPOOL_DIR_NAME))) !== undefined;
 }
 
 /** Indexes the session's transcript and its subagents', and opens each for copying. */

@@ -43,6 +43,11 @@ export interface ReplayRow {
   /** How long each run took: `live / complete`. */
   ms: string;
   differs: boolean;
+  /**
+   * When the live runs decided otherwise by when the record landed: each, in words
+   * (`at the fire: allow · 220 ms: block · not while it ran: block`); else ''.
+   */
+  timings: string;
   /** With configured hooks: which one ran; else ''. */
   hook: string;
   /** Where a click opens: the call's record line. */
@@ -109,6 +114,7 @@ export function replayRows(sessionId: string, mainTranscript: string, calls: rea
       complete: runCell(r.complete),
       ms: `${formatDuration(r.live.ms)} / ${formatDuration(r.complete.ms)}`,
       differs: r.differs,
+      timings: r.timing_dependent ? r.live_timings.map((t) => `${t.record_at_ms === null ? 'not while it ran' : t.record_at_ms === 0 ? 'at the fire' : `${t.record_at_ms} ms`}: ${t.decision}`).join(' · ') : '',
       hook: r.hook === undefined ? '' : oneLine(hookLabel(r.hook), TEXT_CHARS),
       target: { session_id: sessionId, tool_use_id: r.tool_use_id, transcript_path: record.path, line: Math.max(1, record.line), held: false },
     };
@@ -175,7 +181,7 @@ function rowHtml(r: ReplayRow, withHook: boolean): string {
     `<td><a href="${href}" title="${title}">${escapeHtml(r.tool)}</a></td>`,
     `<td class="num"><a href="${href}" title="${title}">${r.line}</a>${r.file ? ` <span class="muted">${escapeHtml(r.file)}</span>` : ''}</td>`,
     `<td>${escapeHtml(r.basis)}</td>`,
-    runHtml(r.live),
+    r.timings === '' ? runHtml(r.live) : runHtml(r.live).replace(/<\/td>$/, ` <span class="reason">depends on timing: the record landed ${escapeHtml(r.timings)}</span></td>`),
     runHtml(r.complete),
     `<td class="num">${escapeHtml(r.ms)}</td>`,
     ...(withHook ? [`<td class="mono">${escapeHtml(r.hook)}</td>`] : []),

@@ -1,11 +1,9 @@
-import { existsSync } from 'node:fs';
 import * as os from 'node:os';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { CHANNEL_DIR_NAME, CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID } from '../rules/channelConstants';
 import type { Scheduler } from '../rules/clock';
 import type { FileAccess } from '../core/fileAccess';
 import { hookLabel } from '../core/replay/hookLabel';
+import { CLAUDE_CODE_HOOK_TIMEOUT_S } from '../core/replay/hookTimeout';
 import type { SessionSnapshot } from '../core/snapshot';
 import type * as ReplayModule from '../platform/replaySession';
 import { createCoalescer } from '../presentation/coalesce';
@@ -17,7 +15,7 @@ import { errorText } from './errorText';
 import type { ReplayPanel } from './replayPanel';
 
 /** As Claude Code's default hook timeout, and `replay`'s. */
-const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_TIMEOUT_MS = CLAUDE_CODE_HOOK_TIMEOUT_S * 1000;
 /** The table is drawn again at most this often while calls come in. */
 const RENDER_INTERVAL_MS = 250;
 
@@ -182,8 +180,6 @@ export class ReplayHookCommand implements vscode.Disposable {
     const { deps } = this;
     const stop = new AbortController();
     this.running = stop;
-    // The session's channel, when there is one: what the hook saw when it fired, as `replay --channel`.
-    const channel = SAFE_SESSION_ID.test(s.session_id) ? path.join(deps.claudeDir(), CHANNEL_DIR_NAME, s.session_id + CHANNEL_FILE_SUFFIX) : undefined;
     const progress: ReplayProgress & { notes: string[]; calls: Array<ReplayProgress['calls'][number]> } = {
       session_id: s.session_id,
       session: sessionName(s, deps.sessions(), deps.now()),
@@ -209,7 +205,6 @@ export class ReplayHookCommand implements vscode.Disposable {
             {
               transcript: s.transcript_path,
               hooks: hooks.choice,
-              ...(channel !== undefined && existsSync(channel) ? { channel } : {}),
               timeoutMs: DEFAULT_TIMEOUT_MS,
               mod: true,
               env: hookEnv(),
@@ -219,7 +214,7 @@ export class ReplayHookCommand implements vscode.Disposable {
             },
             {
               note: (text, topic) => {
-                const said = printable(topic === 'channel' ? `channel file ${channel}: ${text}` : text);
+                const said = printable(topic === 'channel' ? `channel file: ${text}` : text);
                 progress.notes.push(said);
                 deps.log.info(`Replay: ${said}`);
                 render.request();

@@ -90,6 +90,8 @@ export function checkScenario(result, { strictProfile }) {
       fail(`${where}: its record never reached the transcript`);
       continue;
     }
+    // Nothing of ours in the session (the hook lab's check): no channel, no watch of ours to hold to it.
+    if (def.install === 'none') continue;
     // analyze reads one file: a subagent's calls are in the subagent's own, which it is not given here.
     if (!c.subagent) checkAnalyzedShape(c, analyzed.get(c.id), channel, fail, where);
     if (def.watch === false) {
@@ -141,13 +143,14 @@ export function checkScenario(result, { strictProfile }) {
     }
     // The probe's own report must match what was on disk while it waited.
     if (def.hook === 'probe') checkWait(c, def, fail, where);
-    if (strictProfile) checkProfile(c, def, result.version, fail, where);
+    // The truth hooks block calls and poll for up to 1.5 s: their landings are measured (npm run landings), not held to a profile.
+    if (strictProfile && !def.truth) checkProfile(c, def, result.version, fail, where);
   }
   // Every call reported exactly once before and once after, whoever installed the hook (install-hook,
   // the plugin, or both: the plugin's hook stands aside where install-hook's entries report), and by
   // the mod where it loads (Claude Code 2.1.287+ with the plugin): the command hooks stand aside for it.
   const modReports = modLoads(result.version) && def.hook !== 'probe' && (!!def.mod || !!def.install?.startsWith('plugin'));
-  for (const c of calls) {
+  for (const c of def.install === 'none' ? [] : calls) {
     // A fork's own calls are hooked in the fork's session, so they are in its channel file.
     const channel = c.session ? result.fork?.channelLines ?? [] : result.recording.channel;
     for (const ev of ['pre', 'post']) {
@@ -178,7 +181,48 @@ export function checkScenario(result, { strictProfile }) {
     }
   }
   if (def.metrics) checkMetrics(result, fail);
+  if (def.truth) checkTruth(result, fail);
   return failures;
+}
+
+/**
+ * The hook lab's check (issue 38): for every call and each truth hook, what the hook really decided
+ * in the session (allow when it found its call, else block) must be one of the decisions `replay`
+ * gives it (its runs at each way the record may land: `live_timings`), and where the real decision
+ * differs from the complete run's, replay must say `differs: true`. Returns the counts, per hook.
+ */
+export function truthCounts(result) {
+  const counts = {};
+  const misses = [];
+  for (const [hook, replay] of Object.entries(result.truth?.replays ?? {})) {
+    const c = (counts[hook] = { calls: 0, agreed: 0, differs_said: 0, differs_real: 0 });
+    if (replay.error) misses.push(`${hook}: replay failed: ${replay.error}`);
+    const byId = new Map(replay.lines.filter((l) => l.tool_use_id).map((l) => [l.tool_use_id, l]));
+    for (const seen of result.truth.seen.filter((s) => s.hook === hook)) {
+      c.calls += 1;
+      const real = seen.found ? 'allow' : 'block';
+      const line = byId.get(seen.id);
+      if (!line) {
+        misses.push(`${hook} ${seen.id}: replay has no line for the call`);
+        continue;
+      }
+      const given = (line.live_timings ?? [line.live]).map((t) => t.decision);
+      if (given.includes(real)) c.agreed += 1;
+      else misses.push(`${hook} ${seen.id}: really ${real} (read ${seen.read_at - seen.start} ms after its start, ${seen.bytes} bytes), replay gives ${given.join('/')} (basis ${line.basis})`);
+      if (line.differs) c.differs_said += 1;
+      if (real !== line.complete.decision) {
+        c.differs_real += 1;
+        if (!line.differs) misses.push(`${hook} ${seen.id}: really ${real}, complete ${line.complete.decision}, but replay says differs: false`);
+      }
+    }
+  }
+  return { counts, misses };
+}
+
+function checkTruth(result, fail) {
+  const { counts, misses } = truthCounts(result);
+  if (Object.values(counts).every((c) => c.calls === 0)) fail('no truth hook logged a call');
+  for (const m of misses) fail(`replay against reality: ${m}`);
 }
 
 /** The index of the histogram bucket (upper bounds, ascending, +Inf last) a value in seconds falls in. */

@@ -11,6 +11,7 @@ import { installHook, installPlugin, installStatusline, startWatch, analyze, rep
 import { startGitHttpServer } from './gitHttpServer.mjs';
 import { execFileSync } from 'node:child_process';
 import { freePort, startPrometheus } from './prometheus.mjs';
+import { placesOf } from '../../scripts/lib/landings.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -23,6 +24,7 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
   // 'plugin-git' (`claude plugin` from a git URL), 'plugin+hook' (both: each call still reported once),
   // 'http' (install-hook --http: Claude Code POSTs each call to the receiver `watch` serves).
   const install = def.install ?? 'hook';
+  // 'none': nothing of ours in the session (the hook lab's check of replay without evidence).
   if (install === 'hook' || install === 'plugin+hook') {
     installHook({ claudeDir: sb.claudeDir, probe: def.hook === 'probe', polls: def.polls, pollMs: def.pollMs });
   }
@@ -58,6 +60,10 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
   // examples/'s reviewing hooks (sh, Python, Node), copied to ~/.claude/hooks/ and registered as examples/README.md says.
   const exitsLog = path.join(sb.root, 'example-exits.log');
   if (def.examples) addExampleHooks(sb, exitsLog);
+  // `truth`: the hook lab's field check (issue 38): three hooks that read the transcript for their own
+  // call (once at once in sh, once after Python's start, polling for 1.5 s), each logging what it saw.
+  const truthLog = path.join(sb.root, 'truth.log');
+  if (def.truth) addTruthHooks(sb, truthLog);
   const api = await startStandInApi({
     script: def.script,
     subScript: def.subScript,
@@ -165,10 +171,13 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
       analyzeError = `fork: ${String(err.message ?? err)}`;
     }
   }
+  // The hook lab's check: each truth hook replayed on the finished session, as a user would run it.
+  const truth = def.truth && transcript && fs.existsSync(transcript) ? { ...truthResult({ sb, transcript, truthLog, transcriptLines }), places: Object.fromEntries(placesOf(def)) } : undefined;
   const result = {
     scenario: def.name,
     version,
     def,
+    truth,
     t0,
     run: { ...run, screen: undefined, screens: undefined, stdout: run?.stdout?.slice(0, 500), stderr: run?.stderr?.slice(0, 2000) },
     screen: run?.screen,
@@ -303,6 +312,52 @@ function addExampleHooks(sb, exitsLog) {
     }
   }
   fs.writeFileSync(sb.settingsFile, JSON.stringify(settings, null, 2));
+}
+
+/** The hook lab's truth hooks (test/field/truthHooks/), each as `<runner> <file> <log>`. */
+export const TRUTH_HOOKS = ['once.sh', 'once.py', 'poll.sh'];
+export function truthHookCommand(file, log) {
+  const runner = file.endsWith('.py') ? 'python3' : 'sh';
+  return `${runner} ${JSON.stringify(path.join(repoRoot, 'test', 'field', 'truthHooks', file))} ${JSON.stringify(log)}`;
+}
+
+function addTruthHooks(sb, truthLog) {
+  const settings = JSON.parse(fs.readFileSync(sb.settingsFile, 'utf8'));
+  const hooks = TRUTH_HOOKS.map((f) => ({ type: 'command', command: truthHookCommand(f, truthLog), timeout: 30 }));
+  settings.hooks.PreToolUse.push({ matcher: '*', hooks });
+  fs.writeFileSync(sb.settingsFile, JSON.stringify(settings, null, 2));
+}
+
+/**
+ * What each truth hook really saw at each call, and what `replay --json` of the same hook on the
+ * finished session says (the transcript's own Claude dir: the session's evidence found there, as
+ * with a user's), for assertions.mjs's checkTruth.
+ */
+function truthResult({ sb, transcript, truthLog, transcriptLines }) {
+  const seen = readJsonl(truthLog);
+  const replays = {};
+  for (const hook of TRUTH_HOOKS) {
+    const log = path.join(sb.root, `replay-${hook}.log`);
+    let out = '';
+    let error;
+    try {
+      out = execFileSync(process.execPath, [CLI_JS, 'replay', transcript, '--json', '--hook', truthHookCommand(hook, log)], {
+        cwd: sb.work,
+        env: { ...process.env, HOME: sb.home },
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+        timeout: 300_000,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    } catch (err) {
+      error = String(err.stderr || err.message).slice(0, 2000);
+      out = String(err.stdout ?? '');
+    }
+    replays[hook] = { error, lines: out.split('\n').filter(Boolean).map((l) => JSON.parse(l)) };
+  }
+  // When each line reached disk (the recorder's clock is Date.now(), the hooks' too).
+  const landed = transcriptLines.map((l) => ({ t: l.t, line: l.line, text: l.text.slice(0, 400) }));
+  return { seen, replays, landed };
 }
 
 /**

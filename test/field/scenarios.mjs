@@ -54,6 +54,18 @@ export const MESSAGE_TOOL = (work) => [
 /** The session without the mod that follows: its Bash call cannot be reviewed, so examples/'s hooks block it. */
 export const NO_MOD_STEPS = [Object.assign([bash('toolu_field101b', 'echo without the mod')], { texts: ['This one says what it is for, but nobody can read it yet.'] })];
 
+/** The hook lab's check (issue 38): two calls in one message with text before them, then one more with text. */
+export const TRUTH_MULTI = (work) => [
+  Object.assign([bash('toolu_field001b', 'echo first'), read('toolu_field001r', `${work}/notes.txt`)], { texts: ['Two calls in one message, after this text.'] }),
+  Object.assign([bash('toolu_field002b', 'echo second')], { texts: ['One more.'] }),
+];
+/** A burst: four calls in one message, after a one-call warm-up. */
+export const TRUTH_BURST = (work) => [
+  [bash('toolu_field001b', 'echo warm-up')],
+  [bash('toolu_field002b', 'echo a'), read('toolu_field002r', `${work}/notes.txt`), bash('toolu_field003b', 'echo b'), bash('toolu_field004b', 'echo c')],
+];
+const TRUTH_SCRIPTS = { single: SINGLE, multi: TRUTH_MULTI, parallel: PARALLEL, burst: TRUTH_BURST };
+
 const probe = { hook: 'probe', polls: 10, pollMs: 100 };
 const announce = { hook: 'announce', polls: 10, pollMs: 100 };
 // A model's stream does not end the instant a tool_use block closes: the stand-in waits before
@@ -107,4 +119,15 @@ export const scenarios = [
   { name: 'interactive-mod-message-tool', mode: 'interactive', ...announce, blockGapMs: 100, finishDelayMs: 2500, install: 'plugin-dir', pluginClone: true, mod: true, reviewer: 'copied', examples: true, script: MESSAGE_TOOL, noModScript: NO_MOD_STEPS },
   // A forked session copies the parent's conversation into its file: history, never the fork's calls.
   { name: 'print-fork-announce', mode: 'print', ...announce, ...stream, script: FORK_PARENT, forkScript: FORK_OWN },
+  // The hook lab's check (issue 38): three hooks that look for their own call (test/field/truthHooks/) in
+  // real sessions, interactive and print, single, multi, parallel and burst, with nothing of ours and with
+  // the plugin; then `replay` of each hook on the finished session must give every decision they really
+  // made, and say `differs` wherever the real one differs from the complete run's. Their landings are
+  // what src/core/replay/landings.json is measured from (npm run landings).
+  ...['interactive', 'print'].flatMap((mode) =>
+    Object.entries(TRUTH_SCRIPTS).flatMap(([shape, script]) => [
+      { name: `${mode}-truth-${shape}`, mode, ...announce, ...stream, install: 'none', truth: true, script, ...(shape === 'burst' ? { blockGapMs: 20 } : {}) },
+      { name: `${mode}-truth-${shape}-plugin`, mode, ...announce, ...stream, install: 'plugin-dir', mod: true, truth: true, script, ...(shape === 'burst' ? { blockGapMs: 20 } : {}) },
+    ]),
+  ),
 ];

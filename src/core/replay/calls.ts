@@ -90,7 +90,7 @@ export function callsOf(index: TranscriptIndex, agentId?: string): ReplayCall[] 
 }
 
 /** Version parts of `2.1.332`; undefined for anything else. */
-function versionParts(version: string | undefined): number[] | undefined {
+export function versionParts(version: string | undefined): number[] | undefined {
   const m = /^(\d+)\.(\d+)\.(\d+)/.exec(version ?? '');
   return m ? [Number(m[1]), Number(m[2]), Number(m[3])] : undefined;
 }

@@ -8,6 +8,7 @@ import type { ChannelLine } from '../channel/reader';
 import type { ChannelEvent } from '../channel/schema';
 import { readSpool, spoolOfChannelFile } from '../channel/spool';
 import { isBetterFire, type FireReport } from '../../rules/fireTime';
+import { noteSighting, verdictFromHook, type CallSightings } from '../../rules/hookEvidence';
 import type { Clock } from '../../rules/clock';
 import type { FileAccess } from '../fileAccess';
 import { FileTail } from '../tail';
@@ -29,6 +30,8 @@ export interface ChannelEvidence {
 interface FoldState {
   /** The report each call's fire time came from. */
   fires: Map<string, FireReport>;
+  /** What the looks of each call's own hooks saw, folded as every reader of the channel folds them. */
+  sightings: Map<string, CallSightings>;
   /** When the on-disk sighting kept for each call was made. */
   lookedAt: Map<string, number>;
 }
@@ -42,6 +45,11 @@ function fold(into: ChannelEvidence, seen: FoldState, event: ChannelEvent): void
   }
   let call = into.calls.get(event.tool_use_id);
   if (call === undefined) into.calls.set(event.tool_use_id, (call = {}));
+  if (event.event === 'pre' || event.event === 'post' || event.event === 'landed' || event.event === 'hooks') {
+    let looks = seen.sightings.get(event.tool_use_id);
+    if (looks === undefined) seen.sightings.set(event.tool_use_id, (looks = {}));
+    noteSighting(looks, event);
+  }
   if (event.event === 'pre') {
     const report: FireReport = { at: event.at, transport: event.transport ?? 'command' };
     if (isBetterFire(seen.fires.get(event.tool_use_id), report)) {
@@ -61,7 +69,7 @@ export async function readChannelEvidence(channelPath: string, sessionId: string
   // The reader validates with zod, large to load: required only when a channel is given.
   const { createChannelScanner, parseChannelLine } = require('../channel/reader') as typeof import('../channel/reader');
   const evidence: ChannelEvidence = { calls: new Map(), births: new Map(), events: 0 };
-  const seen: FoldState = { fires: new Map(), lookedAt: new Map() };
+  const seen: FoldState = { fires: new Map(), lookedAt: new Map(), sightings: new Map() };
   const take = (scan: ChannelLine) => {
     if (scan.kind !== 'event' || (sessionId !== undefined && scan.event.session_id !== sessionId)) return;
     evidence.events += 1;
@@ -73,7 +81,7 @@ export async function readChannelEvidence(channelPath: string, sessionId: string
     for (const entry of read.ready) take(parseChannelLine(JSON.stringify(entry.event)));
   }
   const st = await files.stat(channelPath);
-  if (st === undefined) return evidence;
+  if (st === undefined) return withLandings(evidence, seen);
   if (!st.isFile) throw new Error(`${channelPath}: not a regular file`);
   if (st.size > MAX_CHANNEL_BYTES) throw new Error(`${channelPath}: over ${MAX_CHANNEL_BYTES >> 20} MiB, not a channel file`);
   const tail = new FileTail<ChannelLine>({ path: channelPath, files, clock, scanner: createChannelScanner(), onLine: (line) => take(line.scan) });
@@ -81,6 +89,17 @@ export async function readChannelEvidence(channelPath: string, sessionId: string
     await tail.read(st.size);
   } finally {
     await tail.close();
+  }
+  return withLandings(evidence, seen);
+}
+
+/** Each call's landing, as the looks of its own hooks bound it from its fire (the views' rule). */
+function withLandings(evidence: ChannelEvidence, seen: FoldState): ChannelEvidence {
+  for (const [id, call] of evidence.calls) {
+    const sightings = seen.sightings.get(id);
+    if (sightings === undefined) continue;
+    const held = verdictFromHook(sightings, call.firedAt).held;
+    if (held !== undefined) call.landed = { minMs: held.min_ms, maxMs: held.max_ms };
   }
   return evidence;
 }

@@ -1,34 +1,29 @@
 /**
- * Where the transcript ended when a call's PreToolUse hook fired: how many bytes of the file that
- * holds the call's record the hook saw ("live"), against what it would see if Claude Code wrote
- * first ("complete": everything up to and including the call's record).
+ * How the transcript moved while a call's PreToolUse hook ran: the bytes of the file that holds the
+ * call's record when the hook fired, and when the record (with what landed with it: its message's
+ * records up to its result) was appended after that, if it was while the hook ran. `replay` starts
+ * the live copy at the first and appends the rest at its delay from the hook's start
+ * (src/platform/replaySession.ts), so a hook that reads early sees what a real one sees early and one
+ * that polls finds its call when a real one would. Against it, "complete": everything up to and
+ * including the call's record, as a hook would see it if Claude Code wrote first.
  *
- * From the channel when it says so (`basis: "channel"`):
- * - a `pre` event's `bytes_on_disk`: the size of the file when the hook looked, exactly (a partial
- *   last line included); taken only when it agrees with the file (no larger than it, and its
- *   `record_on_disk` says what those bytes hold);
- * - else the mod's `record` events (births): a record born after the fire cannot have been on disk.
- * Not the mod's `landed` event: it says when the record was found, not what a hook saw at its fire.
- * Its first look comes a tick (100 ms) after the fire, so a find there does not put the record on
- * disk at the fire; and a miss proves nothing, by the rule every view keeps
- * (src/rules/hookEvidence.ts): the mod sees the file through Claude Code's `$.fs`, whose `stat` was
- * seen (2.1.332) ~100 ms stale, and channel files recorded before the mod stopped asking it hold
- * misses of records that were on disk.
- * Else from the rule the field suite measured for the session's mode and build (`basis: "model"`,
- * docs/COMPATIBILITY.md): interactive sessions of 2.1.281 and later hold the call's message (every
- * record with its `message.id`) while its PreToolUse hooks run, so the hook sees the file up to the
- * message's first record; print mode, and 2.1.280 and earlier, write the message when it ends, so the
- * hook sees the message and not the call's result.
+ * Where the record may land at several times, the hook is run at each (`timings`): on disk at the
+ * fire, at the earliest and latest measured landing while the hooks run, and not while they run.
+ * Their decisions differ for a hook that depends on when it reads: `timing_dependent`.
+ *
+ * From the session's own evidence first (`basis: "channel"`): a `pre` event's `bytes_on_disk` (the
+ * size of the file when our hook looked, a partial last line included; taken only when it agrees with
+ * the file); the mod's `record` events (a record born after the fire cannot have been on disk at it);
+ * the looks of the call's own hooks, which bound when the record landed (src/rules/hookEvidence.ts:
+ * at most until the first find, at least until a proven miss; a miss of the mod's proves nothing).
+ * Else the field suite's measure for the session's build, mode and the call's place in its message
+ * (`basis: "model"`, ./landingModel.ts, docs/COMPATIBILITY.md).
  */
-import { versionAtLeast, type ReplayCall } from './calls';
+import type { ReplayCall } from './calls';
+import { LANDING_TABLE, landingModelFor, modeOf, placeOf, type LandingModel, type LandingTable } from './landingModel';
 import type { IndexedLine, TranscriptIndex } from './transcriptIndex';
 
-/** The first build whose interactive sessions hold a call's record while its PreToolUse hooks run (2.1.280 does not). */
-export const HELD_WHILE_HOOKS_RUN_SINCE = [2, 1, 281] as const;
-
 export type LiveBasis = 'channel' | 'model';
-
-export type ModelRule = 'held-while-hooks-run' | 'message-end';
 
 /** What the channel holds about one call (./channelEvidence.ts). */
 export interface CallEvidence {
@@ -36,31 +31,56 @@ export interface CallEvidence {
   onDisk?: { bytes: number; recordOnDisk?: boolean; recordPath?: string };
   /** When the call fired: the mod's `pre`, else the earliest (src/rules/fireTime.ts). */
   firedAt?: number;
+  /** When the record landed, from the fire, as the looks of the call's own hooks bound it. */
+  landed?: { minMs: number; maxMs: number | null };
 }
 
-export interface LiveCut {
-  /** Bytes of the record's file the hook saw. */
+/** One way the record may land: ms after the hook's start; 0: on disk when it fired; null: not while it runs. */
+export type RecordAt = number | null;
+
+export interface LiveTimeline {
+  /** Bytes of the record's file on disk when the hook fired (with `recordAt` 0: `landedBytes`). */
   bytes: number;
+  /** Bytes once the record has landed: the call's record and its message's records up to its result. */
+  landedBytes: number;
   basis: LiveBasis;
-}
-
-/** Which rule the model applies to a call, from its session's mode (`entrypoint`) and build (`version`). */
-export function modelRuleOf(call: Pick<ReplayCall, 'context'>): ModelRule {
-  const { entrypoint, version } = call.context;
-  return entrypoint === 'cli' && versionAtLeast(version, HELD_WHILE_HOOKS_RUN_SINCE) ? 'held-while-hooks-run' : 'message-end';
-}
-
-/** The model's live cut (see the file's comment). */
-export function modelCut(call: ReplayCall): number {
-  if (modelRuleOf(call) === 'held-while-hooks-run') return (call.message[0] ?? call.record).start;
-  let end = call.record.end;
-  for (const line of call.message) end = Math.max(end, line.end);
-  return end;
+  /** Each time the record may land, ascending, null last; never empty. */
+  timings: RecordAt[];
+  /** The most likely of them (the measured majority; within a landing range, its median). */
+  likely: RecordAt;
+  /** The measured rows behind the timings (`2.1.332 print first`); empty when none applied. */
+  model: string[];
 }
 
 /** What a hook would see if Claude Code wrote first: up to and including the call's record. */
 export function completeCut(call: ReplayCall): number {
   return call.record.end;
+}
+
+/** The end of what lands with the record: its message's records up to its result (print mode writes them as one). */
+export function landedEnd(call: ReplayCall): number {
+  let end = call.record.end;
+  for (const line of call.message) end = Math.max(end, line.end);
+  return end;
+}
+
+/**
+ * Lines Claude Code writes in the same batch as the message after them (`tools-used`, when a tool is
+ * first used): measured (test/field/recordings), on disk only with the message.
+ */
+const WRITTEN_WITH_THE_MESSAGE = new Set(['tools-used']);
+
+/** Where the batch that brings the call's message starts: its first record, and the lines written with it before it. */
+export function batchStart(call: ReplayCall): number {
+  const first = call.message[0] ?? call.record;
+  const lines = call.file.lines;
+  let i = lines.indexOf(first);
+  let start = first.start;
+  while (i > 0 && WRITTEN_WITH_THE_MESSAGE.has(lines[i - 1]!.type ?? '') && lines[i - 1]!.end === start) {
+    i -= 1;
+    start = lines[i]!.start;
+  }
+  return start;
 }
 
 /** Whether a `pre` event's sighting is of this file as it is: else it is of another copy, and not used. */
@@ -80,18 +100,85 @@ function firstBornAfter(file: TranscriptIndex, births: ReadonlyMap<string, numbe
   return undefined;
 }
 
+const orderTimings = (a: RecordAt, b: RecordAt) => (a === null ? (b === null ? 0 : 1) : b === null ? -1 : a - b);
+
 /**
- * The live cut of a call: from the channel's evidence when it has some for the call, else the
- * model. `fileSize`: the size of the record's file (a pre event's bytes may end in a partial line).
+ * The timings the model gives, narrowed by what the evidence proved: `landed` (the looks' bounds on
+ * the landing), `notAtFire` (a look at the fire missed the record).
  */
-export function liveCutOf(call: ReplayCall, evidence: CallEvidence | undefined, births: ReadonlyMap<string, number>, fileSize: number): LiveCut {
-  if (evidence?.onDisk !== undefined && onDiskAgrees(call, evidence.onDisk, fileSize)) return { bytes: evidence.onDisk.bytes, basis: 'channel' };
-  const bytes = modelCut(call);
+function modelTimings(
+  model: LandingModel,
+  skewMs: number,
+  evidence: { landed?: CallEvidence['landed']; notAtFire: boolean },
+): { timings: RecordAt[]; likely: RecordAt; narrowed: boolean } {
+  let narrowed = false;
+  const ways: Array<{ count: number; timings: RecordAt[]; likely: RecordAt }> = [];
+  if (model.onDiskAtFire > 0 && !evidence.notAtFire) ways.push({ count: model.onDiskAtFire, timings: [0], likely: 0 });
+  const d = model.landed;
+  if (d !== null && d.calls > 0) {
+    // A hook under Claude Code starts later than it does when replayed (measured: `hook_start_skew_ms`,
+    // the latest start of a hook after the first of its fire): its read may come after an early landing.
+    let lo = Math.max(0, d.min_ms - skewMs);
+    let hi = d.max_ms;
+    const proven = evidence.landed;
+    if (proven !== undefined) {
+      narrowed = true;
+      const pHi = proven.maxMs ?? Infinity;
+      // The looks' bounds on this very call, where they overlap the measure; else theirs alone.
+      if (proven.minMs <= hi && pHi >= lo) {
+        lo = Math.max(lo, proven.minMs);
+        hi = Math.min(hi, pHi);
+      } else if (proven.maxMs !== null) {
+        lo = proven.minMs;
+        hi = proven.maxMs;
+      }
+    }
+    if (evidence.notAtFire) lo = Math.max(lo, 1);
+    const mid = Math.min(hi, Math.max(lo, d.p50_ms));
+    ways.push({ count: d.calls, timings: [lo, mid, hi], likely: mid });
+  }
+  if (model.notWhileHooksRun > 0) ways.push({ count: model.notWhileHooksRun, timings: [null], likely: null });
+  // Nothing measured applies: unknown, so both ends: there at the fire, and never while the hook runs.
+  if (ways.length === 0) return { timings: evidence.notAtFire ? [null] : [0, null], likely: null, narrowed };
+  const likely = ways.reduce((a, b) => (b.count > a.count ? b : a)).likely;
+  const timings = [...new Set(ways.flatMap((w) => w.timings))].sort(orderTimings);
+  return { timings, likely, narrowed };
+}
+
+/**
+ * The live timeline of a call (see the file's comment). `fileSize`: the size of the record's file (a
+ * pre event's bytes may end in a partial line).
+ */
+export function liveTimelineOf(
+  call: ReplayCall,
+  evidence: CallEvidence | undefined,
+  births: ReadonlyMap<string, number>,
+  fileSize: number,
+  table: LandingTable = LANDING_TABLE,
+): LiveTimeline {
+  const landedBytes = landedEnd(call);
+  const model = landingModelFor(table, call.context.version, modeOf(call.context.entrypoint), placeOf(call));
+  const onDisk = evidence?.onDisk !== undefined && onDiskAgrees(call, evidence.onDisk, fileSize) ? evidence.onDisk : undefined;
+  if (onDisk !== undefined && onDisk.bytes >= call.record.end) {
+    return { bytes: onDisk.bytes, landedBytes: onDisk.bytes, basis: 'channel', timings: [0], likely: 0, model: model.from };
+  }
+  let bytes = onDisk?.bytes ?? batchStart(call);
+  let basis: LiveBasis = onDisk !== undefined ? 'channel' : 'model';
   if (evidence?.firedAt !== undefined && births.size > 0) {
     const born = firstBornAfter(call.file, births, evidence.firedAt);
-    if (born !== undefined && born.start < bytes) return { bytes: born.start, basis: 'channel' };
+    if (born !== undefined && born.start < bytes) {
+      bytes = born.start;
+      basis = 'channel';
+    }
   }
-  return { bytes, basis: 'model' };
+  // A look at the fire that missed it, or the record born after the fire: it was not on disk then.
+  const bornAt = call.record.uuid === undefined ? undefined : births.get(call.record.uuid);
+  const bornAfter = evidence?.firedAt !== undefined && bornAt !== undefined && bornAt > evidence.firedAt;
+  if (bornAfter) basis = 'channel';
+  const notAtFire = onDisk !== undefined || bornAfter;
+  const { timings, likely, narrowed } = modelTimings(model, table.hook_start_skew_ms, { landed: evidence?.landed, notAtFire });
+  if (narrowed) basis = 'channel';
+  return { bytes, landedBytes, basis, timings, likely, model: model.from };
 }
 
 /**

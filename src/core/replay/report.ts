@@ -3,7 +3,7 @@
  * `replay --json` prints") and the sentence a hook author reads at the end.
  */
 import type { Decision } from './decision';
-import type { LiveBasis } from './liveCut';
+import type { LiveBasis, RecordAt } from './liveCut';
 
 /** One run of the hook on one call. */
 export interface RunReport {
@@ -17,6 +17,11 @@ export interface RunReport {
   transcript_bytes: number;
 }
 
+/** One live run: the record appended `record_at_ms` after the hook started (0: there from the start; null: not while it ran). */
+export interface LiveRunReport extends RunReport {
+  record_at_ms: RecordAt;
+}
+
 /** One `--json` line: a call (and, with --settings, one of its hooks). */
 export interface CallReport {
   tool_use_id: string;
@@ -26,17 +31,31 @@ export interface CallReport {
   /** With --settings: the hook that ran, and the settings file it came from. */
   hook?: { command: string; args?: string[]; source: string };
   basis: LiveBasis;
-  live: RunReport;
+  /** The most likely live run (one of `live_timings`). */
+  live: LiveRunReport;
+  /** The hook run at each time the record may land (src/core/replay/liveCut.ts), earliest first, null last. */
+  live_timings: LiveRunReport[];
   complete: RunReport;
+  /** The live runs did not all decide alike: the hook's decision depends on when it reads. */
+  timing_dependent: boolean;
+  /** A live run decided otherwise than the complete run. */
   differs: boolean;
+}
+
+/** Whether the live runs disagree, and whether any differs from the complete run. */
+export function verdictOfRuns(timings: readonly LiveRunReport[], complete: RunReport): { timing_dependent: boolean; differs: boolean } {
+  const decisions = new Set(timings.map((t) => t.decision));
+  return { timing_dependent: decisions.size > 1, differs: timings.some((t) => t.decision !== complete.decision) };
 }
 
 export interface ReplaySummary {
   event: 'summary';
   /** Lines before it: calls replayed (with --settings, a call once per hook that matched it). */
   calls: number;
-  /** Of them, those whose live and complete decisions differ. */
+  /** Of them, those with a live decision that differs from the complete one. */
   differs: number;
+  /** Of them, those whose live decisions depend on when the record lands. */
+  timing_dependent: number;
   /** Of them, those with a run that ended in `error`. */
   errors: number;
   /** Of them, those with a run cut at the timeout. */
@@ -46,11 +65,12 @@ export interface ReplaySummary {
 }
 
 export function summaryOf(reports: readonly CallReport[], skipped: number): ReplaySummary {
-  const either = (r: CallReport, d: Decision) => r.live.decision === d || r.complete.decision === d;
+  const either = (r: CallReport, d: Decision) => r.live_timings.some((t) => t.decision === d) || r.complete.decision === d;
   return {
     event: 'summary',
     calls: reports.length,
     differs: reports.filter((r) => r.differs).length,
+    timing_dependent: reports.filter((r) => r.timing_dependent).length,
     errors: reports.filter((r) => either(r, 'error')).length,
     timeouts: reports.filter((r) => either(r, 'timeout')).length,
     skipped,
@@ -76,10 +96,16 @@ export function verdictOf(reports: readonly CallReport[], liveLacksRecord: reado
         ? `decided the same on ${all}, live and complete: ${hook} ${does} not depend on ${its} call being in the transcript`
         : `decided the same on ${all}, live and complete (each call's record was in the transcript it saw live)`,
     );
-  } else if (differing.every((i) => liveLacksRecord[i])) {
+  } else if (differing.every((i) => liveLacksRecord[i] && !reports[i]!.timing_dependent)) {
     parts.push(`decided differently on ${differing.length} of ${n} ${unit}: ${hook} ${depends} on ${its} call being in the transcript, which it is not while it runs`);
   } else {
     parts.push(`decided differently on ${differing.length} of ${n} ${unit}: ${hook} ${depends} on what the transcript holds when it runs`);
+  }
+  const dependent = reports.filter((r) => r.timing_dependent);
+  if (dependent.length > 0) {
+    const lands = dependent.flatMap((r) => r.live_timings.map((t) => t.record_at_ms)).filter((t): t is number => t !== null && t > 0);
+    const when = lands.length > 0 ? ` (here ${Math.min(...lands)}–${Math.max(...lands)} ms after the fire, or not while it runs)` : '';
+    parts.push(`on ${dependent.length} of them it depends on timing: it decides otherwise when it reads before its call lands${when}`);
   }
   const s = summaryOf(reports, 0);
   if (s.timeouts > 0) parts.push(`${s.timeouts} of them timed out`);

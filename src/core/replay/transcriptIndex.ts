@@ -41,6 +41,8 @@ export interface LineFacts {
   copied: boolean;
   toolUses: ToolUseFact[];
   toolResults: string[];
+  /** An assistant record's text blocks with text (what a reviewing hook reads as the call's reason). */
+  textBlocks: number;
 }
 
 /** A line with facts, and where it lies: [start, end), the newline included, and its 1-based line number. */
@@ -78,10 +80,12 @@ export function factsOfLine(text: string): LineFacts | undefined {
   const type = str(r.type);
   const toolUses: ToolUseFact[] = [];
   const toolResults: string[] = [];
+  let textBlocks = 0;
   const content = message?.content;
   if (Array.isArray(content)) {
     for (const b of content as Array<Record<string, unknown> | null>) {
       if (!b || typeof b !== 'object') continue;
+      if (type === 'assistant' && b.type === 'text' && typeof b.text === 'string' && b.text !== '') textBlocks += 1;
       if (type === 'assistant' && b.type === 'tool_use' && typeof b.id === 'string' && b.id !== '') toolUses.push({ id: b.id, name: str(b.name) ?? '' });
       if (type === 'user' && b.type === 'tool_result' && typeof b.tool_use_id === 'string') toolResults.push(b.tool_use_id);
     }
@@ -105,6 +109,7 @@ export function factsOfLine(text: string): LineFacts | undefined {
     copied: toolUses.length > 0 && copiedFrom({ kind: 'record', toolUses, toolResults, isMetadata: false, sessionId, requestSessionId }) !== undefined,
     toolUses,
     toolResults,
+    textBlocks,
   };
   return facts;
 }

@@ -57,6 +57,26 @@ process.stdin.on('data', (d) => (input += d)).on('end', async () => {
 `,
 );
 
+/** Polls the transcript for its own call `argv[2]` times, `argv[3]` ms apart, as the field suite's probe does; without it: block. */
+const probeHook = script(
+  'probe.js',
+  `const fs = require('fs');
+let input = '';
+process.stdin.on('data', (d) => (input += d)).on('end', async () => {
+  const h = JSON.parse(input);
+  const [polls, ms] = [Number(process.argv[2]), Number(process.argv[3])];
+  for (let i = 0; i < polls; i++) {
+    let t = '';
+    try { t = fs.readFileSync(h.transcript_path, 'utf8'); } catch {}
+    if (t.includes('"id":' + JSON.stringify(h.tool_use_id))) process.exit(0);
+    if (i < polls - 1) await new Promise((r) => setTimeout(r, ms));
+  }
+  process.stderr.write('my call is not in the transcript');
+  process.exit(2);
+});
+`,
+);
+
 /** Writes what it was given (input, environment, the transcript copy, held files) to $DUMP_DIR/<tool_use_id>.<n>.json. */
 const dumpHook = script(
   'dump.js',
@@ -194,42 +214,38 @@ before(async function () {
 });
 
 describe('replay: a hook that polls the transcript for its own call', function () {
-  this.timeout(120_000);
+  this.timeout(180_000);
 
   for (const file of recordings) {
-    it(`${file}: held calls are blocked live and allowed complete; calls written at message end are allowed both times`, async () => {
+    it(`${file}: a hook that polls as the recorded probe did gets every decision the probe really made, and differs where it blocked`, async () => {
       const rec = await materialize(path.join(recordingsDir, file));
       const before = sha(rec.transcript);
-      const r = await replay([rec.transcript, '--hook', `${node} ${JSON.stringify(pollHook)} block`, '--channel', rec.channel, '--json']);
+      // The recording's probe: 10 looks, 100 ms apart (test/field/scenarios.mjs); its channel file lies where the plugin keeps it.
+      const r = await replay([rec.transcript, '--hook', `${node} ${JSON.stringify(probeHook)} 10 100`, '--json']);
       assert.equal(r.code, 0, r.err);
       assert.deepEqual(r.calls.map((c) => c.tool_use_id), rec.meta.calls.map((c) => c.tool_use_id));
-      const held = rec.meta.mode === 'interactive';
       for (const c of r.calls) {
-        // The recordings' channel has no bytes_on_disk on its pre events (their strings are cut): the model decides.
-        assert.equal(c.basis, 'model');
+        const real = rec.meta.calls.find((m) => m.tool_use_id === c.tool_use_id)!.wait === 'seen' ? 'allow' : 'block';
+        const given = c.live_timings.map((t) => t.decision);
+        assert.ok(given.includes(real), `${c.tool_use_id}: the probe really ${real === 'allow' ? 'saw its call' : 'ended behind'}; replay gives ${given.join('/')} (${c.live_timings.map((t) => t.record_at_ms).join(', ')})`);
         assert.equal(c.complete.decision, 'allow', JSON.stringify(c.complete));
-        assert.ok(c.complete.transcript_bytes > c.live.transcript_bytes === held);
-        if (held) {
-          assert.deepEqual([c.live.decision, c.live.reason, c.live.exit_code, c.differs], ['block', 'my call is not in the transcript', 2, true]);
-          // The recording says so too: the probe ended behind on every one of them.
-          assert.equal(rec.meta.calls.find((m) => m.tool_use_id === c.tool_use_id)?.wait, 'behind');
-        } else {
-          assert.deepEqual([c.live.decision, c.differs], ['allow', false]);
-        }
+        if (real === 'block') assert.equal(c.differs, true);
+        assert.ok(given.includes(c.live.decision), 'the likely run is one of the runs');
+        assert.equal(c.timing_dependent, new Set(given).size > 1);
       }
-      assert.deepEqual(r.summary, { event: 'summary', calls: r.calls.length, differs: held ? r.calls.length : 0, errors: 0, timeouts: 0, skipped: 0 });
+      assert.equal(r.summary!.calls, r.calls.length);
       assert.equal(sha(rec.transcript), before, 'the session is left as it was');
     });
   }
 
-  it('interactive 2.1.332 fixture: deny live, allow complete, and the sentence says why', async () => {
-    const r = await replay([interactiveFixture, '--hook', `${node} ${JSON.stringify(pollHook)}`]);
+  it('interactive 2.1.332 fixture: the first call of its message is not on disk while its hook runs: deny live, allow complete, and the sentence says why', async () => {
+    const r = await replay([interactiveFixture, '--hook', `${node} ${JSON.stringify(pollHook)}`, '--tool', 'Read']);
     assert.equal(r.code, 0, r.err);
     const rows = r.out.split('\n').filter((l) => l.startsWith('toolu_'));
-    assert.equal(rows.length, 2, r.out);
-    for (const row of rows) assert.match(row, /model\s+\d+\/\d+\s+deny\s+allow\s+differs$/);
+    assert.equal(rows.length, 1, r.out);
+    assert.match(rows[0]!, /model\s+\d+\/\d+\s+deny\s+allow\s+differs$/);
     assert.match(r.out, /    live: my call is not in the transcript\n/);
-    assert.match(r.out, /\ndecided differently on 2 of 2 calls: your hook depends on its call being in the transcript, which it is not while it runs\.\n$/);
+    assert.match(r.out, /\ndecided differently on 1 of 1 call: your hook depends on its call being in the transcript, which it is not while it runs\.\n$/);
     // Its working directory is another machine's: said once, and the hooks run here.
     assert.equal(r.err.match(/is not a folder here/g)?.length, 1, r.err);
   });
@@ -245,9 +261,9 @@ describe('replay: transcript-lag message in the hook sees the held message live'
 
   const sources = [...recordings.map((f) => path.join(recordingsDir, f)), interactiveFixture];
   for (const source of sources) {
-    it(`${path.basename(source)}: source "mod" with the call's text blocks live, "transcript" complete; --no-mod: nothing live where the call was held`, async () => {
+    it(`${path.basename(source)}: source "mod" with the call's text blocks live, "transcript" complete; --no-mod: nothing live where the record was not there`, async () => {
       const transcript = source.startsWith(recordingsDir) ? (await materialize(source)).transcript : source;
-      const held = !source.includes('print-');
+
       const hook = `${node} ${JSON.stringify(messageBundle)} --json`;
       const withMod = await replay([transcript, '--hook', hook, '--json']);
       const noMod = await replay([transcript, '--hook', hook, '--json', '--no-mod']);
@@ -260,16 +276,19 @@ describe('replay: transcript-lag message in the hook sees the held message live'
         const complete = JSON.parse(c.complete.stdout) as { source: string | null; text_blocks: string[] | null };
         assert.deepEqual([live.source, live.text_blocks], ['mod', blocks]);
         assert.deepEqual([complete.source, complete.text_blocks], ['transcript', blocks]);
-        const bare = JSON.parse(noMod.calls[i]!.live.stdout) as { source: string | null; text_blocks: string[] | null; reason: string };
-        if (held) {
-          assert.deepEqual([bare.source, bare.text_blocks], [null, null]);
-          assert.match(bare.reason, /not on disk yet and no held message/);
-        } else {
-          // Print mode: the message is on disk when the hook runs, with or without the mod.
-          assert.deepEqual([bare.source, bare.text_blocks], ['transcript', blocks]);
+        // Every live run had the held message, whenever the record landed.
+        for (const t of c.live_timings) assert.equal((JSON.parse(t.stdout) as { source: string }).source, 'mod');
+        // Without the mod, a run whose copy lacked the record from the start (the tool answers at once) has nothing.
+        for (const t of noMod.calls[i]!.live_timings) {
+          const bare = JSON.parse(t.stdout) as { source: string | null; text_blocks: string[] | null; reason: string };
+          if (t.record_at_ms === 0) assert.deepEqual([bare.source, bare.text_blocks], ['transcript', blocks]);
+          if (t.record_at_ms === null) {
+            assert.deepEqual([bare.source, bare.text_blocks], [null, null]);
+            assert.match(bare.reason, /not on disk yet and no held message/);
+          }
         }
         // The JSON on stdout is no permission decision: the hook allows either way.
-        assert.equal(c.live.decision, 'allow');
+        assert.ok(c.live_timings.every((t) => t.decision === 'allow'));
       }
     });
   }
@@ -288,16 +307,16 @@ describe('replay: a hook past its timeout', function () {
     const took = Date.now() - started;
     assert.equal(r.code, 0, r.err);
     assert.equal(r.calls.length, 1);
-    for (const run of [r.calls[0]!.live, r.calls[0]!.complete]) {
+    for (const run of [...r.calls[0]!.live_timings, r.calls[0]!.complete]) {
       assert.equal(run.decision, 'timeout');
       assert.equal(run.exit_code, null);
       assert.ok(run.ms >= 1000 && run.ms < 5000, String(run.ms));
     }
     assert.equal(r.calls[0]!.differs, false);
-    assert.deepEqual(r.summary, { event: 'summary', calls: 1, differs: 0, errors: 0, timeouts: 1, skipped: 0 });
+    assert.deepEqual(r.summary, { event: 'summary', calls: 1, differs: 0, timing_dependent: 0, errors: 0, timeouts: 1, skipped: 0 });
     assert.ok(took < 10_000, `${took} ms`);
     const children = fs.readFileSync(pids, 'utf8').trim().split('\n').map(Number);
-    assert.equal(children.length, 2);
+    assert.equal(children.length, r.calls[0]!.live_timings.length + 1);
     for (const pid of children) assert.ok(await gone(pid), `the hook's child ${pid} is still running`);
   });
 });
@@ -356,11 +375,15 @@ describe('replay: what the hook is given', function () {
     const records = fs.readFileSync(rec.transcript, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
     const seenConfigDirs = new Set<string>();
     for (const c of r.calls) {
-      const [live, complete] = dumpsOf(dumps, c.tool_use_id);
-      assert.ok(live && complete, 'live then complete');
+      const runs = dumpsOf(dumps, c.tool_use_id);
+      assert.equal(runs.length, c.live_timings.length + 1, 'each live run, then complete');
+      const lives = runs.slice(0, -1);
+      const complete = runs.at(-1)!;
+      const live = lives[c.live_timings.findIndex((t) => t.record_at_ms === null)]!;
+      assert.ok(live, 'a live run in which the record did not land (interactive 2.1.332: held while the hooks run)');
       const record = records.find((x) => x.type === 'assistant' && x.message.content.some((b: any) => b.id === c.tool_use_id))!;
       const use = record.message.content.find((b: any) => b.id === c.tool_use_id);
-      for (const d of [live, complete]) {
+      for (const d of runs) {
         assert.deepEqual(Object.keys(d.input), ['session_id', 'transcript_path', 'cwd', 'permission_mode', 'hook_event_name', 'tool_name', 'tool_input', 'tool_use_id']);
         assert.equal(d.input.session_id, rec.meta.session_id);
         assert.equal(d.input.cwd, rec.workspace);
@@ -379,7 +402,14 @@ describe('replay: what the hook is given', function () {
         const copy = Buffer.from(d.transcript, 'base64');
         assert.ok(copy.equals(source.subarray(0, copy.length)), 'a copy is the start of the transcript');
       }
-      assert.equal(Buffer.from(live.transcript, 'base64').length, c.live.transcript_bytes);
+      for (const [i, d] of lives.entries()) {
+        // What each live run was handed: its bytes at the start, and more only once its record landed.
+        const t = c.live_timings[i]!;
+        const length = Buffer.from(d.transcript, 'base64').length;
+        if (t.record_at_ms === null) assert.equal(length, t.transcript_bytes);
+        else assert.ok(length >= t.transcript_bytes);
+        assert.deepEqual(d.held, [`${c.tool_use_id}.json`]);
+      }
       assert.equal(Buffer.from(complete.transcript, 'base64').length, c.complete.transcript_bytes);
       // The complete copy ends with the call's record; the live one (held: interactive 2.1.332) does not hold it.
       assert.equal(Buffer.from(complete.transcript, 'base64').toString('utf8').split('\n').at(-2), JSON.stringify(record));
@@ -427,13 +457,15 @@ describe('replay: what the hook is given', function () {
     const r = await replay([main, '--hook', `${node} ${JSON.stringify(dumpHook)}`, '--json'], { DUMP_DIR: dumps });
     assert.equal(r.code, 0, r.err);
     assert.deepEqual(r.calls.map((c) => [c.tool_use_id, c.agent_id]), [['toolu_task', undefined], ['toolu_sub', 'a1b2']]);
-    const [live] = dumpsOf(dumps, 'toolu_sub');
+    const subRuns = dumpsOf(dumps, 'toolu_sub');
+    const live = subRuns[r.calls[1]!.live_timings.findIndex((t) => t.record_at_ms === null)];
     assert.equal(live!.input.agent_id, 'a1b2');
     assert.equal(path.basename(live!.input.transcript_path as string), `${session}.jsonl`);
     // The session's own transcript as far as its records were made before the subagent's call: lines 1 and 2.
     assert.equal(Buffer.from(live!.transcript, 'base64').toString('utf8'), fs.readFileSync(main, 'utf8').split('\n').slice(0, 2).join('\n') + '\n');
     // Interactive 2.1.332: the subagent's message is held too; the complete copy of its file holds the record.
-    assert.deepEqual([r.calls[1]!.live.transcript_bytes, r.calls[1]!.complete.transcript_bytes], [fs.readFileSync(sub, 'utf8').indexOf('{"sessionId"', 1), fs.statSync(sub).size]);
+    const heldRun = r.calls[1]!.live_timings.find((t) => t.record_at_ms === null)!;
+    assert.deepEqual([heldRun.transcript_bytes, r.calls[1]!.complete.transcript_bytes], [fs.readFileSync(sub, 'utf8').indexOf('{"sessionId"', 1), fs.statSync(sub).size]);
     const withMessage = await replay([main, '--hook', `${node} ${JSON.stringify(messageBundle)} --json`, '--json', '--tool', 'Bash']);
     const answer = (run: { stdout: string }) => JSON.parse(run.stdout) as { source: string; text_blocks: string[] };
     assert.deepEqual([answer(withMessage.calls[0]!.live).source, answer(withMessage.calls[0]!.live).text_blocks], ['mod', ['Listing the folder.']]);
@@ -460,12 +492,19 @@ describe('replay: the channel says what the hook saw', function () {
     const r = await replay([forkParentFixture, '--hook', `${node} ${JSON.stringify(pollHook)}`, '--channel', channel, '--json']);
     assert.equal(r.code, 0, r.err);
     const c = r.calls[0]!;
-    // Print mode, yet this hook looked before the message was written: what the channel proves wins over the model.
-    assert.deepEqual([c.basis, c.live.transcript_bytes, c.live.decision, c.complete.decision, c.differs], ['channel', endOf20, 'deny', 'allow', true]);
+    // Print mode, and this hook looked before the message was written: every live run starts from what the channel proves,
+    // none with the record there at the fire.
+    assert.deepEqual([c.basis, c.live.transcript_bytes, c.complete.decision, c.differs], ['channel', endOf20, 'allow', true]);
+    assert.ok(c.live_timings.every((t) => t.transcript_bytes === endOf20 && t.record_at_ms !== 0));
     // The count as recorded is past the record's start and says the record was not there: still a prefix it may have seen.
     fs.writeFileSync(channel, `${JSON.stringify({ ...pre, bytes_on_disk: endOf20, record_on_disk: true })}\n`);
     const disagreeing = await replay([forkParentFixture, '--hook', `${node} ${JSON.stringify(pollHook)}`, '--channel', channel, '--json']);
-    assert.deepEqual([disagreeing.calls[0]!.basis, disagreeing.calls[0]!.live.decision, disagreeing.calls[0]!.differs], ['model', 'allow', false]);
+    // Its bytes are not taken (the looks' find still bounds when the record landed).
+    assert.ok(disagreeing.calls[0]!.live_timings.every((t) => t.transcript_bytes !== endOf20));
+    // A channel named that is not there is an error, not the model in silence.
+    const missing = await replay([forkParentFixture, '--hook', 'true', '--channel', path.join(dir, 'nope.jsonl'), '--json']);
+    assert.equal(missing.code, 1);
+    assert.match(missing.err, /--channel: .*nope\.jsonl: no such file/);
   });
 });
 
@@ -512,11 +551,11 @@ describe('replay --settings: the session would have run these hooks', function (
       ['toolu_field002b', 'project', 'project-regex'],
       ['toolu_field002b', 'local', 'local-all'],
     ]);
-    // Each ran twice (live, complete), one at a time, in that order.
+    // Each ran once a live timing, then complete, one at a time, in that order.
     const lines = fs.readFileSync(log, 'utf8').trim().split('\n');
-    assert.deepEqual(lines, ran.flatMap(([id, , label]) => [`${label} ${id}`, `${label} ${id}`]));
-    assert.ok(r.calls.every((c) => c.live.decision === 'allow' && c.complete.decision === 'allow'));
-    assert.deepEqual(r.summary, { event: 'summary', calls: 8, differs: 0, errors: 0, timeouts: 0, skipped: 0 });
+    assert.deepEqual(lines, r.calls.flatMap((c, i) => Array.from({ length: c.live_timings.length + 1 }, () => `${ran[i]![2]} ${ran[i]![0]}`)));
+    assert.ok(r.calls.every((c) => c.live_timings.every((t) => t.decision === 'allow') && c.complete.decision === 'allow'));
+    assert.deepEqual(r.summary, { event: 'summary', calls: 8, differs: 0, timing_dependent: 0, errors: 0, timeouts: 0, skipped: 0 });
   });
 
   it("a project's hooks run only from a folder the user owns and others cannot write; else the note says why", async function () {
@@ -566,7 +605,7 @@ describe('replay --settings: the session would have run these hooks', function (
     const r = await replay([rec.transcript, '--settings', '--json']);
     assert.equal(r.code, 0);
     assert.match(r.err, /no PreToolUse command hook in the settings/);
-    assert.deepEqual(r.summary, { event: 'summary', calls: 0, differs: 0, errors: 0, timeouts: 0, skipped: 0 });
+    assert.deepEqual(r.summary, { event: 'summary', calls: 0, differs: 0, timing_dependent: 0, errors: 0, timeouts: 0, skipped: 0 });
   });
 });
 
@@ -578,7 +617,7 @@ describe('replay: answers of real hooks, and hostile input', function () {
     assert.deepEqual(block.calls.map((c) => [c.live.decision, c.live.reason, c.complete.decision]), [['block', 'say why first', 'block'], ['block', 'say why first', 'block']]);
     const error = await replay([interactiveFixture, '--hook', 'exit 3', '--json']);
     assert.deepEqual(error.calls.map((c) => [c.live.decision, c.live.exit_code]), [['error', 3], ['error', 3]]);
-    assert.deepEqual(error.summary, { event: 'summary', calls: 2, differs: 0, errors: 2, timeouts: 0, skipped: 0 });
+    assert.deepEqual(error.summary, { event: 'summary', calls: 2, differs: 0, timing_dependent: 0, errors: 2, timeouts: 0, skipped: 0 });
     const ask = await replay([interactiveFixture, '--hook', `echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"sure?"}}'`, '--json']);
     assert.deepEqual(ask.calls.map((c) => [c.live.decision, c.live.reason]), [['ask', 'sure?'], ['ask', 'sure?']]);
     // Output is kept up to 64 KiB a stream; the rest is read and dropped, so the hook never blocks on a full pipe.
@@ -665,12 +704,13 @@ describe('replay: ended from outside, its hooks and copies go with it', function
   const mainTs = path.join(repoRoot, 'src/cli/main.ts');
 
   /**
-   * A hook that logs `CLAUDE_CONFIG_DIR` and its pid (its process group's id), and from its third run
-   * on ignores SIGTERM and sleeps 300 s with a child doing the same.
+   * A hook that logs `CLAUDE_CONFIG_DIR` and its pid (its process group's id), and on the fixture's
+   * second call (Bash: after the first call's row is written) ignores SIGTERM and sleeps 300 s with a
+   * child doing the same.
    */
   function stubbornHook(dir: string): string {
     const log = path.join(dir, 'log');
-    return `echo "$CLAUDE_CONFIG_DIR $$" >> '${log}'; n=$(wc -l < '${log}'); if [ "$n" -ge 3 ]; then trap '' TERM; sleep 300 & echo "- $!" >> '${log}'; sleep 300; fi`;
+    return `in=$(cat); echo "$CLAUDE_CONFIG_DIR $$" >> '${log}'; case "$in" in *toolu_field001b*) trap '' TERM; sleep 300 & echo "- $!" >> '${log}'; sleep 300;; esac`;
   }
 
   async function leftBehind(dir: string): Promise<string[]> {

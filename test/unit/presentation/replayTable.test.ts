@@ -10,7 +10,8 @@ const MAIN = '/c/projects/-w/s1.jsonl';
 
 function report(id: string, live: Decision, complete: Decision, over: Partial<CallReport> = {}, reasons: [string | null, string | null] = [null, null]): CallReport {
   const run = (decision: Decision, reason: string | null, ms: number) => ({ decision, reason, exit_code: 0, ms, stdout: '', stderr: '', transcript_bytes: 10 });
-  return { tool_use_id: id, tool_name: 'Bash', basis: 'model', live: run(live, reasons[0], 12), complete: run(complete, reasons[1], 1500), differs: live !== complete, ...over };
+  const likely = { record_at_ms: null, ...run(live, reasons[0], 12) };
+  return { tool_use_id: id, tool_name: 'Bash', basis: 'model', live: likely, live_timings: [likely], complete: run(complete, reasons[1], 1500), timing_dependent: false, differs: live !== complete, ...over };
 }
 
 function progress(calls: ReplayProgress['calls'], over: Partial<ReplayProgress> = {}): ReplayProgress {

@@ -3,7 +3,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { callsOf, type ReplayCall } from '../../../../src/core/replay/calls';
-import { completeCut, liveCutOf, mainCutForSubagentCall, modelCut, modelRuleOf, type CallEvidence } from '../../../../src/core/replay/liveCut';
+import { batchStart, completeCut, landedEnd, liveTimelineOf, mainCutForSubagentCall, type CallEvidence } from '../../../../src/core/replay/liveCut';
+import { placeOf, type LandingRow, type LandingTable } from '../../../../src/core/replay/landingModel';
 import { indexTranscript, type TranscriptIndex } from '../../../../src/core/replay/transcriptIndex';
 import { nodeFileAccess } from '../../../../src/platform/nodeFileAccess';
 import { readChannelEvidence } from '../../../../src/core/replay/channelEvidence';
@@ -34,43 +35,80 @@ async function callsIn(file: string): Promise<{ index: TranscriptIndex; calls: R
 const byId = (calls: ReplayCall[], id: string) => calls.find((c) => c.toolUseId === id)!;
 const none = new Map<string, number>();
 
-describe('replay: where the transcript ended when a hook fired', () => {
-  it('interactive 2.1.332: the model holds the whole message (lines 24-26) while the hooks run; complete ends at each record', async () => {
+const row = (version: string, mode: 'interactive' | 'print', place: LandingRow['place'], ways: { atFire?: number; after?: number; landed?: number[] }): LandingRow => {
+  const d = [...(ways.landed ?? [])].sort((a, b) => a - b);
+  return {
+    version,
+    mode,
+    place,
+    calls: (ways.atFire ?? 0) + (ways.after ?? 0) + d.length,
+    on_disk_at_fire: ways.atFire ?? 0,
+    not_while_hooks_run: ways.after ?? 0,
+    landed_while_hooks_run: d.length ? { calls: d.length, min_ms: d[0]!, p10_ms: d[0]!, p50_ms: d[Math.floor(d.length / 2)]!, p90_ms: d.at(-1)!, max_ms: d.at(-1)! } : null,
+  };
+};
+
+/** A table of its own, so the rules are tested whatever the field measured last. */
+const table: LandingTable = {
+  v: 1,
+  measured: { at: '2026-12-07T00:00:00Z', how: 'test' },
+  hook_start_skew_ms: 100,
+  rows: [
+    row('2.1.280', 'interactive', 'first-after-text', { landed: [380, 400, 420] }),
+    row('2.1.280', 'interactive', 'later', { landed: [390, 410] }),
+    row('2.1.332', 'interactive', 'first-after-text', { after: 5 }),
+    row('2.1.332', 'interactive', 'later', { atFire: 2, after: 3, landed: [2029] }),
+    row('2.1.332', 'print', 'first-after-text', { landed: [220, 250, 300, 400] }),
+  ],
+};
+
+describe('replay: how the transcript moved while a hook ran', () => {
+  it('interactive 2.1.332: the first call, not while its hooks run; the later one, each way it was seen (at the fire, while, after)', async () => {
     const { calls } = await callsIn(interactive);
-    assert.deepEqual(calls.map((c) => [c.toolUseId, c.toolName]), [['toolu_field001r', 'Read'], ['toolu_field001b', 'Bash']]);
+    assert.deepEqual(calls.map((c) => [c.toolUseId, c.toolName, placeOf(c)]), [['toolu_field001r', 'Read', 'first-after-text'], ['toolu_field001b', 'Bash', 'later']]);
+    const size = fs.statSync(interactive).size;
+    const read = liveTimelineOf(byId(calls, 'toolu_field001r'), undefined, none, size, table);
+    // The batch that brings the message starts at the tools-used line written with it (line 23), not at its first record.
+    assert.equal(batchStart(byId(calls, 'toolu_field001r')), lineAt(interactive, 23).start);
+    assert.deepEqual(read, { bytes: lineAt(interactive, 23).start, landedBytes: lineAt(interactive, 26).end, basis: 'model', timings: [null], likely: null, model: ['2.1.332 interactive first-after-text'] });
+    const bash = liveTimelineOf(byId(calls, 'toolu_field001b'), undefined, none, size, table);
+    assert.deepEqual(bash.timings, [0, 1929, 2029, null]);
+    assert.equal(bash.likely, null, 'the most seen: after the hooks');
     for (const [id, recordLine] of [['toolu_field001r', 25], ['toolu_field001b', 26]] as const) {
       const call = byId(calls, id);
-      assert.equal(modelRuleOf(call), 'held-while-hooks-run');
       assert.deepEqual(call.message.map((l) => l.start), [24, 25, 26].map((n) => lineAt(interactive, n).start));
-      assert.equal(modelCut(call), lineAt(interactive, 24).start);
       assert.equal(completeCut(call), lineAt(interactive, recordLine).end);
-      assert.deepEqual(liveCutOf(call, undefined, none, fs.statSync(interactive).size), { bytes: lineAt(interactive, 24).start, basis: 'model' });
+      assert.equal(landedEnd(call), lineAt(interactive, 26).end);
       assert.equal(call.context.entrypoint, 'cli');
       assert.equal(call.context.permissionMode, 'acceptEdits');
     }
     assert.equal(byId(calls, 'toolu_field001r').result?.start, lineAt(interactive, 27).start);
   });
 
-  it('print mode: the message is on disk when the hook fires, its result is not', async () => {
+  it('print mode: the message lands while the hook runs, at the measured earliest (less the hooks\' start skew), median and latest', async () => {
     const { calls } = await callsIn(print);
-    const call = calls[0]!;
-    assert.equal(modelRuleOf(call), 'message-end');
-    assert.equal(modelCut(call), lineAt(print, 22).end);
-    assert.ok(modelCut(call) <= call.result!.start);
+    const t = liveTimelineOf(calls[0]!, undefined, none, fs.statSync(print).size, table);
+    assert.deepEqual(t, { bytes: lineAt(print, 20).start, landedBytes: lineAt(print, 22).end, basis: 'model', timings: [120, 300, 400], likely: 300, model: ['2.1.332 print first-after-text'] });
+    assert.ok(t.landedBytes <= calls[0]!.result!.start, 'not its result');
   });
 
-  it('interactive on 2.1.280 and earlier: written at message end, as in print mode', async () => {
+  it('a version not measured: its measured neighbours merged; past the newest, the newest; no version, every row of the mode', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-replay-cut-'));
-    const old = path.join(dir, 's.jsonl');
-    fs.writeFileSync(old, fs.readFileSync(interactive, 'utf8').replace(/"version":"2\.1\.332"/g, '"version":"2.1.280"'));
-    const { calls } = await callsIn(old);
-    for (const call of calls) {
-      assert.equal(modelRuleOf(call), 'message-end');
-      // Both calls' records and the text before them; not the results (line 27 on).
-      assert.equal(modelCut(call), lineAt(old, 26).end);
-    }
-    fs.writeFileSync(old, fs.readFileSync(interactive, 'utf8').replace(/"version":"2\.1\.332"/g, '"version":"2.1.281"'));
-    assert.equal(modelRuleOf((await callsIn(old)).calls[0]!), 'held-while-hooks-run');
+    const file = path.join(dir, 's.jsonl');
+    const timingsAt = async (version: string | null) => {
+      const text = fs.readFileSync(interactive, 'utf8');
+      fs.writeFileSync(file, version === null ? text.replace(/"version":"2\.1\.332",?/g, '') : text.replace(/"version":"2\.1\.332"/g, `"version":"${version}"`));
+      const call = (await callsIn(file)).calls[0]!;
+      return liveTimelineOf(call, undefined, none, fs.statSync(file).size, table).timings;
+    };
+    assert.deepEqual(await timingsAt('2.1.280'), [280, 400, 420]);
+    // Between 2.1.280 and 2.1.332: either may be its behaviour.
+    assert.deepEqual(await timingsAt('2.1.300'), [280, 400, 420, null]);
+    assert.deepEqual(await timingsAt('2.1.400'), [null]);
+    assert.deepEqual(await timingsAt('2.1.100'), [280, 400, 420]);
+    assert.deepEqual(await timingsAt(null), [280, 400, 420, null]);
+    // Nothing measured for the mode at all: unknown, so both ends.
+    assert.deepEqual(liveTimelineOf((await callsIn(print)).calls[0]!, undefined, none, fs.statSync(print).size, { ...table, rows: [] }).timings, [0, null]);
   });
 
   it("a fork's copies of its parent's calls are not its calls", async () => {
@@ -78,16 +116,20 @@ describe('replay: where the transcript ended when a hook fired', () => {
     assert.deepEqual(calls.map((c) => c.toolUseId), ['toolu_field002b']);
   });
 
-  it("a pre event's bytes_on_disk is what the hook saw, when it agrees with the file", async () => {
+  it("a pre event's bytes_on_disk is what the hook saw, when it agrees with the file: with the record, there at the fire; without, never at the fire", async () => {
     const { calls } = await callsIn(forkParent);
     const call = calls[0]!;
     const size = fs.statSync(forkParent).size;
     const at20 = lineAt(forkParent, 20).end;
-    const saw = (onDisk: CallEvidence['onDisk']) => liveCutOf(call, { onDisk }, none, size);
-    assert.deepEqual(saw({ bytes: at20, recordOnDisk: false }), { bytes: at20, basis: 'channel' });
+    const saw = (onDisk: CallEvidence['onDisk']) => liveTimelineOf(call, { onDisk }, none, size, table);
+    assert.deepEqual([saw({ bytes: at20, recordOnDisk: false }).bytes, saw({ bytes: at20, recordOnDisk: false }).basis], [at20, 'channel']);
+    assert.ok(!saw({ bytes: at20, recordOnDisk: false }).timings.includes(0));
     // A partial line is what a hook saw too.
-    assert.deepEqual(saw({ bytes: at20 + 100 }), { bytes: at20 + 100, basis: 'channel' });
-    const model = { bytes: modelCut(call), basis: 'model' };
+    assert.equal(saw({ bytes: at20 + 100 }).bytes, at20 + 100);
+    // The record on disk at the fire: one run, handed it.
+    const end = completeCut(call);
+    assert.deepEqual(saw({ bytes: end, recordOnDisk: true }), { bytes: end, landedBytes: end, basis: 'channel', timings: [0], likely: 0, model: ['2.1.332 print first-after-text'] });
+    const model = liveTimelineOf(call, undefined, none, size, table);
     // Of another copy of the file: it says the record was there, and these bytes do not hold it; or past the end.
     assert.deepEqual(saw({ bytes: at20, recordOnDisk: true }), model);
     assert.deepEqual(saw({ bytes: size + 1 }), model);
@@ -95,21 +137,27 @@ describe('replay: where the transcript ended when a hook fired', () => {
     assert.deepEqual(saw({ bytes: at20, recordPath: '/x/s/subagents/agent-a1.jsonl' }), model);
   });
 
-  it("births: a record born after the fire keeps it out; the mod's landing, found or missed, decides nothing", async () => {
+  it('births: a record born after the fire was not on disk at it, nor what was born after it', async () => {
     const { index, calls } = await callsIn(print);
     const call = calls[0]!;
     const size = fs.statSync(print).size;
-    const record = lineAt(print, 22);
-    // The text record (line 21) born before the fire, the call's record after it: only the text was there.
     const uuidOf = (n: number) => index.lines.find((l) => l.start === lineAt(print, n).start)!.uuid!;
+    // A table in which print records were seen on disk at the fire too.
+    const seenAtFire = { ...table, rows: [row('2.1.332', 'print', 'first-after-text', { atFire: 1, landed: [220, 400] })] };
+    assert.deepEqual(liveTimelineOf(call, undefined, none, size, seenAtFire).timings, [0, 120, 400]);
+    // The text record (line 21) born before the fire, the call's record after it.
     const births = new Map([[uuidOf(21), 900], [uuidOf(22), 1001]]);
-    assert.deepEqual(liveCutOf(call, { firedAt: 1000 }, births, size), { bytes: record.start, basis: 'channel' });
+    const t = liveTimelineOf(call, { firedAt: 1000 }, births, size, seenAtFire);
+    assert.deepEqual([t.bytes, t.basis, t.timings], [lineAt(print, 20).start, 'channel', [120, 400]]);
+    // A line born after the fire keeps the copy at the fire before it.
+    const early = liveTimelineOf(call, { firedAt: 800 }, new Map([[uuidOf(13), 801]]), size, seenAtFire);
+    assert.deepEqual([early.bytes, early.basis], [lineAt(print, 13).start, 'channel']);
     // Births that change nothing leave the model's cut, and its basis.
-    assert.deepEqual(liveCutOf(call, { firedAt: 2000 }, births, size), { bytes: modelCut(call), basis: 'model' });
-    assert.notEqual(modelCut(call), record.start, 'the model keeps the record in, for print mode');
+    const later = liveTimelineOf(call, { firedAt: 2000 }, births, size, seenAtFire);
+    assert.deepEqual([later.bytes, later.basis, later.timings], [lineAt(print, 20).start, 'model', [0, 120, 400]]);
   });
 
-  it("a channel whose only word on the call is the mod's pre and landing (a miss, then a find) leaves the model's cut", async () => {
+  it("the looks of the call's own hooks narrow the measured landing to this call's (the mod's: a find bounds it, a miss proves nothing)", async () => {
     const { calls } = await callsIn(print);
     const call = calls[0]!;
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-replay-landed-'));
@@ -117,12 +165,14 @@ describe('replay: where the transcript ended when a hook fired', () => {
     const base = { v: 1, session_id: 's', transcript_path: print, tool_use_id: call.toolUseId, tool_name: call.toolName, source: 'transcript-lag-mod' };
     fs.writeFileSync(channel, [
       { ...base, event: 'pre', at: 1000, transport: 'mod' },
-      { ...base, event: 'landed', at: 1400, with_result: false, watched_from: 'pre', missed_at: 1300, fired_at: 1000 },
+      { ...base, event: 'landed', at: 1260, with_result: false, watched_from: 'pre', missed_at: 1200, fired_at: 1000 },
     ].map((e) => `${JSON.stringify(e)}\n`).join(''));
     const evidence = await readChannelEvidence(channel, 's', nodeFileAccess, clock);
     assert.equal(evidence.events, 2, 'both lines were read');
-    assert.deepEqual(evidence.calls.get(call.toolUseId), { firedAt: 1000 });
-    assert.deepEqual(liveCutOf(call, evidence.calls.get(call.toolUseId), evidence.births, fs.statSync(print).size), { bytes: modelCut(call), basis: 'model' });
+    assert.deepEqual(evidence.calls.get(call.toolUseId), { firedAt: 1000, landed: { minMs: 0, maxMs: 260 } });
+    const t = liveTimelineOf(call, evidence.calls.get(call.toolUseId), evidence.births, fs.statSync(print).size, table);
+    // The measure said 120–400 ms; this call's record was found 260 ms after its fire.
+    assert.deepEqual([t.timings, t.basis], [[120, 260], 'channel']);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -136,6 +186,7 @@ describe('replay: where the transcript ended when a hook fired', () => {
     const mainIndex = await indexTranscript(main, nodeFileAccess, clock);
     const call = callsOf(await indexTranscript(sub, nodeFileAccess, clock), 'a1')[0]!;
     assert.equal(call.agentId, 'a1');
+    assert.equal(placeOf(call), 'subagent');
     assert.equal(mainCutForSubagentCall(mainIndex, call), lineAt(main, 3).start);
   });
 });

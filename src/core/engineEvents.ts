@@ -59,7 +59,10 @@ export interface WrittenEvent extends CallEventBase {
   claude_version?: string;
   /** The record's per-call fields by key (src/core/scanner/fieldTable.ts, `perCall`): `{}` when it holds none. */
   record: PerCallFields;
-  /** Its settings PreToolUse hooks' time, as the mod timed them, when known by then (else a `hooks` event follows). */
+  /**
+   * Its settings PreToolUse hooks' time, as the mod timed them, when its `hooks` event was said before
+   * (the figure final): the same figure. Else none here; the `hooks` event follows.
+   */
   hooks_ms?: number;
   /** How they decided, when they did. */
   hooks_decision?: HooksDecision;
@@ -111,7 +114,10 @@ export interface WaitOutcomeEvent extends CallEventBase {
 
 /**
  * The call's settings PreToolUse hooks settled, as the mod timed them (around `classic.PreToolUse`'s
- * `next`): once per call, when the engine first learns it. `at` = when they settled.
+ * `next`): the call's one figure (canonicalHooks' choice of the mod's reports), once per call, when it
+ * is final: both the mod's reports of it read (its `hooks` event and its `post`, in either order), or
+ * the call leaving memory with one. Again only should a further report change it (another copy of the
+ * mod). `at` = when they settled.
  */
 export interface HooksEvent extends CallEventBase {
   event: 'hooks';

@@ -61,7 +61,11 @@ export interface CallSnapshot {
   result_line?: number;
   wait?: { outcome: 'seen' | 'behind' | 'error'; polls: number; waited_ms: number; source?: string };
   post_at?: number;
-  /** Its settings PreToolUse hooks, once they settled, as the mod timed them (its `hooks` or `post` event); absent without the mod. */
+  /**
+   * Its settings PreToolUse hooks, once they settled, as the mod timed them (its `hooks` or `post` event;
+   * of two that differ, canonicalHooks' choice); absent without the mod. Shown from the first report
+   * on; the `hooks` event says the same figure once the other report is in.
+   */
   hooks?: HooksTimed;
 }
 

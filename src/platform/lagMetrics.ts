@@ -71,6 +71,8 @@ export class LagMetrics {
   private readonly transports = new Map<string, ChannelTransport>();
   /** Calls whose lag was observed as a figure: a `revised` of one of them is counted once (ids forgotten then). */
   private readonly observed = new Set<string>();
+  /** Calls whose hooks were observed: a `hooks` said again for one is not observed twice (the last 10,000, like `observed`). */
+  private readonly hooksObserved = new Set<string>();
   private readonly versions = new VersionLabels();
 
   constructor(opts: LagMetricsOptions) {
@@ -157,6 +159,11 @@ export class LagMetrics {
       // says how many it holds (docs/METRICS.md). Once a call: a revision of a bound observed nothing.
       if (this.observed.delete(e.tool_use_id)) this.revised.inc({ tool: metricToolName(e.tool_name) });
     } else if (e.event === 'hooks') {
+      // Said once the call's figure is final (docs/CHANNEL.md): observed then, once a call. Said again
+      // only should a report beyond the mod's two change it, which a histogram cannot take back.
+      if (this.hooksObserved.has(e.tool_use_id)) return;
+      this.hooksObserved.add(e.tool_use_id);
+      if (this.hooksObserved.size > 10_000) this.hooksObserved.delete(this.hooksObserved.values().next().value as string);
       this.hooks.observe({ tool: metricToolName(e.tool_name), decision: e.hooks_decision ?? 'none' }, e.hooks_ms / 1000);
     } else if (e.event === 'wait') {
       this.waits.inc({ outcome: e.outcome, claude_version: this.versions.of(e.claude_version) });

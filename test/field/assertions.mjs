@@ -585,7 +585,8 @@ function checkHooksTimed(result, fail) {
     const post = channel.find((e) => e.event === 'post' && e.tool_use_id === c.id && e.source === MOD_SOURCE);
     if (!post) fail(`${where}: no post from the mod`);
     else if (post.hooks_ms !== h.hooks_ms) fail(`${where}: the mod's post says hooks_ms ${post.hooks_ms}, its hooks event ${h.hooks_ms}`);
-    // watch (the engine the views run on) says them once, and on the call's written when it came after.
+    // watch (the engine the views run on) says them once, when both the mod's reports are in (its hooks event
+    // and its post: issue 40 §5), and on the call's written when that came after.
     const said = result.watchEvents.filter((e) => e.event === 'hooks' && e.tool_use_id === c.id);
     if (said.length !== 1 || said[0].hooks_ms !== h.hooks_ms) fail(`${where}: watch said ${said.length} hooks events (${said.map((e) => e.hooks_ms).join(', ')}), expected one of ${h.hooks_ms} ms`);
     const writtenAt = result.watchEvents.findIndex((e) => e.event === 'written' && e.tool_use_id === c.id);
@@ -594,7 +595,8 @@ function checkHooksTimed(result, fail) {
     if (!written) fail(`${where}: watch never said it was written`);
     else if (saidAt !== -1 && saidAt < writtenAt && written.hooks_ms !== h.hooks_ms) fail(`${where}: watch's written (hooks_ms ${written.hooks_ms}) does not carry the ${h.hooks_ms} ms it had said`);
     else if (written.hooks_ms !== undefined && written.hooks_ms !== h.hooks_ms) fail(`${where}: watch's written says hooks_ms ${written.hooks_ms}, the mod ${h.hooks_ms}`);
-    if (written) timed[timed.length - 1].written_has_hooks = written.hooks_ms !== undefined;
+    // The records held while the hooks ran: read once they had settled (the mod's hooks event's `at`, on this machine's clock).
+    if (written) timed[timed.length - 1].written_after_hooks = written.at >= h.at;
   }
   // The spinner's "held" ends at the mod's look that finds the record: once the hooks have settled it reads the
   // file every 10 ms (issue 32), so it finds each record within a few looks of the 5 ms tailer. Judged on the
@@ -608,6 +610,6 @@ function checkHooksTimed(result, fail) {
   }
   if (late.length > 0 && Math.min(...late) > MOD_LOOK_SLACK_MS) fail(`the mod found every record ${Math.min(...late)} ms or more after the 5 ms tailer (${late.join(', ')} ms), looking every 10 ms`);
   // Interactive 2.1.281+ holds the records while the hooks run: each call's written comes after its hooks.
-  if (timed.length > 0 && !timed.some((t) => t.written_has_hooks)) fail('no written event of watch carried hooks_ms, though the records were held while the hooks ran');
+  if (timed.length > 0 && !timed.some((t) => t.written_after_hooks)) fail("no written event of watch came after its call's hooks settled, though the records were held while the hooks ran");
   result.hooksTimed = timed;
 }

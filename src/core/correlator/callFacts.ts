@@ -76,6 +76,14 @@ export interface CallFacts {
   seen?: CallSightings;
   /** The verdict its events last said (verdictKey), once its `written` was said: a different one is said again. */
   told?: string;
+  /**
+   * The mod's reports of its settings hooks' figures read so far, by kind: the earliest `at` of a
+   * `hooks` event and of a `post` that carried them. The mod sends one of each, with the same figures;
+   * both in, the call's figure (canonicalHooks' choice, in `seen.hooks`) is final, and said.
+   */
+  hooksReported?: { hooks?: number; post?: number };
+  /** The hooks figure its events last said (hooksKey), once said: `written` carries only that one. */
+  hooksTold?: string;
 }
 
 /** A call's lag and shape as every view gives them: one number per call, or one bound. */

@@ -1,7 +1,7 @@
 import type { EngineEvent } from '../engineEvents';
 import { NO_PER_CALL } from '../records';
 import type { HooksEvent, LandedEvent, PostEvent, PreEvent, WaitEvent } from '../channel/schema';
-import { carriesSighting, hooksFields, hooksTimedOf, noteSighting } from '../../rules/hookEvidence';
+import { type HooksTimed, carriesSighting, hooksFields, hooksTimedOf, noteSighting } from '../../rules/hookEvidence';
 import { isBetterFire } from '../../rules/fireTime';
 import { type CallFacts, type Observation, type WaitFact, type WrittenObservation, callVerdict, compareObservations, compareWaits, heldNow, verdictKey } from './callFacts';
 import type { SessionFacts } from './sessionFacts';
@@ -19,9 +19,9 @@ import { callEvent, retellVerdict } from './snapshots';
  * was new: `held` at the first `pre` of a call not written, `written` at its first live record,
  * `result` once it is written and its result read, `joined` when a fire time gives a written call
  * its lag, `revised` when a look of its hooks turns out to have found the record before the engine
- * read it (callVerdict), `post` at its first post hook. The hook's evidence (pre and post sightings,
- * the landing) joins the call here; its lag and shape are counted in the session's facts
- * (./sessionFacts.ts).
+ * read it (callVerdict), `post` at its first post hook, `hooks` once its settings hooks' figure is
+ * final (tellHooks). The hook's evidence (pre and post sightings, the landing) joins the call here;
+ * its lag and shape are counted in the session's facts (./sessionFacts.ts).
  * SessionState routes an input here only when the call is not buried (./tombstones.ts).
  */
 export class CallStates {
@@ -98,38 +98,61 @@ export class CallStates {
   ingestPost(ev: PostEvent, observedAt: number, out: EngineEvent[]): void {
     const c = this.call(ev.tool_use_id);
     c.toolName ??= ev.tool_name;
-    const hadHooks = c.seen?.hooks !== undefined;
     // Its look on disk, and the mod's post carries its hooks' figures too (a denied call's post ends it).
     const looked = carriesSighting(ev);
-    if (looked || hooksTimedOf(ev) !== undefined) noteSighting((c.seen ??= {}), ev);
+    const timed = hooksTimedOf(ev) !== undefined;
+    if (looked || timed) noteSighting((c.seen ??= {}), ev);
     if (looked) this.retell(c, observedAt, out);
     const first = c.postAt === undefined;
     if (first || ev.at < (c.postAt as number)) c.postAt = ev.at;
     if (first) out.push(callEvent(this.sessionId, ev, { event: 'post', at: ev.at }));
-    if (!hadHooks) this.sayHooks(c, ev, out);
+    if (timed) this.noteHooksReport(c, 'post', ev.at, ev.transcript_path, out);
   }
 
-  /**
-   * The call's settings PreToolUse hooks settled, as the mod timed them (its `hooks` event, or the
-   * same figures on its `post`): kept on the call, and said once, as `hooks`, when first known.
-   */
+  /** The call's settings PreToolUse hooks settled, as the mod timed them (its `hooks` event): folded into the call's figure. */
   ingestHooks(ev: HooksEvent, out: EngineEvent[]): void {
     if (hooksTimedOf(ev) === undefined) return;
     const c = this.call(ev.tool_use_id);
     c.toolName ??= ev.tool_name;
     c.agentId ??= ev.agent_id;
-    const hadHooks = c.seen?.hooks !== undefined;
     noteSighting((c.seen ??= {}), ev);
-    if (!hadHooks) this.sayHooks(c, ev, out);
+    this.noteHooksReport(c, 'hooks', ev.at, ev.transcript_path, out);
   }
 
-  /** The `hooks` event, once: when a call's hooks are first known, with the figures that event or post carried. */
-  private sayHooks(c: CallFacts, ev: HooksEvent | PostEvent, out: EngineEvent[]): void {
-    const timed = hooksTimedOf(ev);
-    if (timed === undefined) return;
-    c.toolName ??= ev.tool_name;
-    c.agentId ??= ev.agent_id;
-    out.push(callEvent(this.sessionId, ev, { event: 'hooks', at: ev.at, hooks_ms: timed.ms, ...(timed.decision !== undefined ? { hooks_decision: timed.decision } : {}) }));
+  private noteHooksReport(c: CallFacts, kind: 'hooks' | 'post', at: number, hookPath: string, out: EngineEvent[]): void {
+    const reported = (c.hooksReported ??= {});
+    const known = reported[kind];
+    if (known === undefined || at < known) reported[kind] = at;
+    this.tellHooks(c, hookPath, false, out);
+  }
+
+  /**
+   * The call leaves memory (SessionState's prune): a figure only one report gave (the mod did not
+   * report the call, or its session ended under it) is final now, since a buried call takes no more
+   * reports. Said only for a call whose `written` was said: history gets no call events.
+   */
+  leaving(c: CallFacts, out: EngineEvent[]): void {
+    if (c.written !== undefined && !c.written.historical) this.tellHooks(c, c.written.path, true, out);
+  }
+
+  /**
+   * The `hooks` event: the call's figure (canonicalHooks' choice of its reports), said once it is
+   * final, so that it, `written` and /metrics (which observes it) say one figure. The mod sends it
+   * twice, a `hooks` event and the same figures on the `post`, in either order on the channel (the
+   * receiver, else the spool): final once both are in, or the call leaves memory. Said again only if a
+   * later report changes it (more than the mod's two: another copy of the mod reporting the call).
+   */
+  private tellHooks(c: CallFacts, hookPath: string, leaving: boolean, out: EngineEvent[]): void {
+    const kept = c.seen?.hooks;
+    const reported = c.hooksReported;
+    if (kept === undefined || reported === undefined) return;
+    if (c.hooksTold === undefined && !leaving && (reported.hooks === undefined || reported.post === undefined)) return;
+    const key = hooksKey(kept);
+    if (key === c.hooksTold) return;
+    c.hooksTold = key;
+    // `at`: when the hooks settled, the mod's `hooks` event's; its post's only when no such event came.
+    const at = reported.hooks ?? (reported.post as number);
+    out.push(this.callEvent(c, c.written?.path ?? hookPath, { event: 'hooks', at, hooks_ms: kept.ms, ...(kept.decision !== undefined ? { hooks_decision: kept.decision } : {}) }));
   }
 
   /** The watcher our post hook left behind, or the mod, saw the record land (src/rules/hookEvidence.ts). */
@@ -174,7 +197,8 @@ export class CallStates {
         ...(obs.blockIndex !== undefined ? { block_index: obs.blockIndex } : {}),
         ...(obs.version !== undefined ? { claude_version: obs.version } : {}),
         record: obs.perCall ?? NO_PER_CALL,
-        ...(c.seen?.hooks !== undefined ? hooksFields(c.seen.hooks) : {}),
+        // The hooks' figure only once said (final): a figure it would take back later is not given.
+        ...(c.hooksTold !== undefined ? hooksFields(c.seen?.hooks) : {}),
         batch_first_line: obs.batchFirstLine,
         batch_last_line: obs.batchLastLine,
         ...(partialDwellMs > 0 ? { partial_dwell_ms: partialDwellMs } : {}),
@@ -239,4 +263,9 @@ export class CallStates {
     this.byId.delete(oldest.id);
     this.heldDropped++;
   }
+}
+
+/** A hooks figure as the events say it: two figures with one key say the same. */
+function hooksKey(h: HooksTimed): string {
+  return `${h.ms}|${h.decision ?? ''}`;
 }

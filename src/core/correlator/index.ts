@@ -64,7 +64,7 @@ export class Correlator {
     else if (ev.event === 'hooks') s.ingestHooks(ev, observedAt, out);
     else if (ev.event === 'record') s.ingestRecordBirth(ev, observedAt);
     else s.ingestPost(ev, observedAt, out);
-    s.pruneIfOverfull();
+    s.pruneIfOverfull(out);
     return this.withSessionEvent(s, observedAt, out);
   }
 

@@ -127,7 +127,7 @@ export class SessionState {
     else this.calls.ingestPost(ev, observedAt, out);
   }
 
-  /** The mod timed the call's settings PreToolUse hooks. A buried call's are not kept: its row is long gone. */
+  /** The mod timed the call's settings PreToolUse hooks. A buried call's are not kept: its figure was final when it was buried. */
   ingestHooks(ev: HooksEvent, observedAt: number, out: EngineEvent[]): void {
     this.touch(observedAt);
     if (!this.tombstones.has(ev.tool_use_id)) this.calls.ingestHooks(ev, out);
@@ -195,7 +195,7 @@ export class SessionState {
       for (const id of rec.toolResults) if (!this.tombstones.has(id)) this.calls.ingestResult(id, obs, out);
       if (!historical && rec.uuid !== undefined && origin === undefined) this.facts.ingestRecordLine(this.sessionId, rec, rec.uuid, obs, input.agentId ?? rec.agentId, out);
     }
-    this.prune();
+    this.prune(out);
   }
 
   /** The Claude Code version of the session's latest call record, when one said it. */
@@ -257,27 +257,29 @@ export class SessionState {
   }
 
   /** Hook events alone (a transcript we cannot read) must not grow the calls without end either. */
-  pruneIfOverfull(): void {
-    if (this.calls.size > this.limits.maxLiveCalls) this.prune();
+  pruneIfOverfull(out: EngineEvent[]): void {
+    if (this.calls.size > this.limits.maxLiveCalls) this.prune(out);
   }
 
   /** Keeps the recent-calls ring, held and unfinished calls; finished older calls become tombstones. */
-  private prune(): void {
+  private prune(out: EngineEvent[]): void {
     const calls = this.calls.byId;
     const ring = new Set(sortedRecent(calls.values()).slice(0, this.limits.recentCalls).map((c) => c.id));
     for (const c of calls.values()) {
-      if (c.written && c.result && !ring.has(c.id)) this.bury(c);
+      if (c.written && c.result && !ring.has(c.id)) this.bury(c, out);
     }
     if (calls.size <= this.limits.maxLiveCalls) return;
     // Past the hard cap: drop the calls touched longest ago, whatever their state (a session that never writes results).
     const byAge = [...calls.values()].filter((c) => !ring.has(c.id)).sort((a, b) => ageKey(a) - ageKey(b));
     for (const c of byAge) {
       if (calls.size <= this.limits.maxLiveCalls) break;
-      this.bury(c);
+      this.bury(c, out);
     }
   }
 
-  private bury(c: CallFacts): void {
+  private bury(c: CallFacts, out: EngineEvent[]): void {
+    // Its hooks' figure is final now, if it was not (a buried call takes no more reports of them).
+    this.calls.leaving(c, out);
     this.calls.byId.delete(c.id);
     this.tombstones.bury(c, this.limits.rememberedCalls);
   }

@@ -18,8 +18,9 @@ describe('Correlator call events: fields and their order', () => {
       ...c.ingestHook(wait('C', 1900, 'seen'), 1900),
       ...c.ingestHook(post('C', 1950), 1960),
       ...c.ingestHook(pre('D', 2000, { timeout_ms: 1000 }), 2010),
-      // The mod's timing of E's settings hooks, then E's record: the hooks event, and written carrying them.
+      // The mod's timing of E's settings hooks and its post with the same, then E's record: the hooks event, and written carrying them.
       ...c.ingestHook({ ...pre('E', 2100), event: 'hooks', transport: 'mod', hooks_ms: 900, hooks_decision: 'allow' } as never, 3000),
+      ...c.ingestHook({ ...post('E', 2950), transport: 'mod', hooks_ms: 900, hooks_decision: 'allow' }, 3001),
       ...read(3100, 4, [toolUse('E')]),
       // F read late: the mod's look had found it first, learned after its written.
       ...c.ingestHook(pre('F', 3200, { transport: 'mod' }), 3201),
@@ -36,6 +37,7 @@ describe('Correlator call events: fields and their order', () => {
       'wait C: session_id,tool_use_id,transcript_path,event,at,outcome,polls,waited_ms,bytes_on_disk,source,claude_version',
       'post C: session_id,tool_use_id,transcript_path,event,at',
       'held D: session_id,tool_use_id,tool_name,transcript_path,event,at,transport,timeout_ms',
+      'post E: session_id,tool_use_id,transcript_path,event,at',
       'hooks E: session_id,tool_use_id,tool_name,transcript_path,event,at,hooks_ms,hooks_decision',
       'written E: session_id,tool_use_id,tool_name,transcript_path,event,at,line,generation,record_at,fired_at,lag_ms,with_result,shape,record,hooks_ms,hooks_decision,batch_first_line,batch_last_line',
       'held F: session_id,tool_use_id,tool_name,transcript_path,event,at,transport',

@@ -768,3 +768,43 @@ describe('replay: ended from outside, its hooks and copies go with it', function
     assert.deepEqual(await leftBehind(dir), []);
   });
 });
+
+describe('replay --check, and several sessions at once (for CI)', function () {
+  this.timeout(180_000);
+
+  it('exit 1 when a call differs or depends on timing, 0 when none does, 2 on a usage error', async () => {
+    const differing = await replay([interactiveFixture, '--hook', `${node} ${JSON.stringify(pollHook)}`, '--tool', 'Read', '--check']);
+    assert.equal(differing.code, 1, differing.err);
+    assert.match(differing.err, /--check: 1 of 1 call decided differently live, or depending on timing/);
+    const same = await replay([interactiveFixture, '--hook', 'exit 0', '--check', '--json']);
+    assert.equal(same.code, 0, same.err);
+    assert.equal(same.summary!.differs, 0);
+    assert.equal((await replay([interactiveFixture, '--check'])).code, 2);
+    assert.equal((await replay(['--hook', 'true', '--check'])).code, 2);
+  });
+
+  it('a folder: every session in it and one level down (not a session\'s own subagents folder), one summary; a bad one fails the run', async () => {
+    const root = tempDir('tl-replay-many-');
+    const project = path.join(root, 'projects', '-w');
+    fs.mkdirSync(path.join(project, 'one', 'subagents'), { recursive: true });
+    fs.copyFileSync(interactiveFixture, path.join(project, 'one.jsonl'));
+    fs.copyFileSync(forkParentFixture, path.join(project, 'two.jsonl'));
+    // A subagent's transcript is its session's, found by the replay of that session, not a session of its own.
+    fs.writeFileSync(path.join(project, 'one', 'subagents', 'agent-x.jsonl'), '');
+    const r = await replay([path.join(root, 'projects'), '--hook', 'exit 0', '--json']);
+    assert.equal(r.code, 0, r.err);
+    const lines = r.out.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { transcript?: string; event?: string; sessions?: number; calls?: number });
+    assert.deepEqual([...new Set(lines.filter((l) => l.transcript).map((l) => path.basename(l.transcript!)))], ['one.jsonl', 'two.jsonl']);
+    assert.deepEqual([lines.at(-1)!.event, lines.at(-1)!.sessions, lines.at(-1)!.calls], ['summary', 2, lines.length - 1]);
+    // Plain: each session under its name, with its own sentence.
+    const plain = await replay([path.join(project, 'one.jsonl'), path.join(project, 'two.jsonl'), '--hook', 'exit 0']);
+    assert.equal(plain.out.match(/^== /gm)?.length, 2);
+    assert.equal(plain.out.match(/^decided the same/gm)?.length, 2);
+    // A session named that is not there: said, the others replayed, exit 1.
+    const bad = await replay([path.join(project, 'one.jsonl'), path.join(project, 'bad.jsonl'), '--hook', 'exit 0', '--json']);
+    assert.equal(bad.code, 1);
+    assert.match(bad.err, /bad\.jsonl/);
+    assert.ok(bad.calls.length > 0);
+    assert.equal((await replay([tempDir('tl-replay-empty-'), '--hook', 'exit 0'])).code, 1);
+  });
+});

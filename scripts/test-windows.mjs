@@ -84,6 +84,7 @@ export const NOT_UNDER_WINE = [
   ['the plugin at session start: the message tool', 'runs plugin/bin/transcript-lag-hook.sh --install-message-tool with sh, as Claude Code does on POSIX; Wine has no sh (Git Bash)'],
   ['replay: ', 'replay runs a hook command as Claude Code does on POSIX, with sh -c; Wine has no sh (Git Bash), so each hook fails to start'],
   ['replay --settings: ', 'the same: the settings hooks it replays run with sh -c'],
+  ['replay --check, ', 'the same: the hooks it replays run with sh -c'],
   ['FileTail: properties delivers every complete line once per generation', 'its faults rename and delete files the tail holds open, which Wine 8 refuses (EPERM), as above'],
 ];
 

@@ -11,11 +11,13 @@
  * fire, at the earliest and latest measured landing while the hooks run, and not while they run.
  * Their decisions differ for a hook that depends on when it reads: `timing_dependent`.
  *
- * From the session's own evidence first (`basis: "channel"`): a `pre` event's `bytes_on_disk` (the
- * size of the file when our hook looked, a partial last line included; taken only when it agrees with
- * the file); the mod's `record` events (a record born after the fire cannot have been on disk at it);
- * the looks of the call's own hooks, which bound when the record landed (src/rules/hookEvidence.ts:
- * at most until the first find, at least until a proven miss; a miss of the mod's proves nothing).
+ * From the session's own evidence first (`basis: "channel"`): a `pre` event's `bytes_on_disk` that
+ * lacks the record (the size of the file when our hook looked, a partial last line included; taken
+ * only when it agrees with the file: the record was not there at the fire either); the mod's `record`
+ * events (a record born after the fire cannot have been on disk at it); the looks of the call's own
+ * hooks, which bound when the record landed (src/rules/hookEvidence.ts: at most until the first
+ * find, plus the hooks' start skew, since they count from the fire the channel knows; at least until
+ * a proven miss; a miss of the mod's proves nothing).
  * Else the field suite's measure for the session's build, mode and the call's place in its message
  * (`basis: "model"`, ./landingModel.ts, docs/COMPATIBILITY.md).
  */
@@ -123,14 +125,16 @@ function modelTimings(
     const proven = evidence.landed;
     if (proven !== undefined) {
       narrowed = true;
-      const pHi = proven.maxMs ?? Infinity;
+      // The looks' times count from the fire the channel knows (the mod's, else our hook's own start,
+      // itself up to the skew after the fire): a find bounds the landing only that much later.
+      const pHi = proven.maxMs === null ? Infinity : proven.maxMs + skewMs;
       // The looks' bounds on this very call, where they overlap the measure; else theirs alone.
       if (proven.minMs <= hi && pHi >= lo) {
         lo = Math.max(lo, proven.minMs);
         hi = Math.min(hi, pHi);
       } else if (proven.maxMs !== null) {
         lo = proven.minMs;
-        hi = proven.maxMs;
+        hi = pHi;
       }
     }
     if (evidence.notAtFire) lo = Math.max(lo, 1);
@@ -158,10 +162,12 @@ export function liveTimelineOf(
 ): LiveTimeline {
   const landedBytes = landedEnd(call);
   const model = landingModelFor(table, call.context.version, modeOf(call.context.entrypoint), placeOf(call));
-  const onDisk = evidence?.onDisk !== undefined && onDiskAgrees(call, evidence.onDisk, fileSize) ? evidence.onDisk : undefined;
-  if (onDisk !== undefined && onDisk.bytes >= call.record.end) {
-    return { bytes: onDisk.bytes, landedBytes: onDisk.bytes, basis: 'channel', timings: [0], likely: 0, model: model.from };
-  }
+  // What our hook saw when it looked: not at the fire but at its own look, which under load comes
+  // hundreds of ms later (field: 300 ms). Without the record, it was not there at the fire either, and
+  // the bytes before are at most what the hook was handed; with it, the record landed by the look: a
+  // bound the looks' fold already gives (evidence.landed), not a copy at the fire.
+  const agreed = evidence?.onDisk !== undefined && onDiskAgrees(call, evidence.onDisk, fileSize) ? evidence.onDisk : undefined;
+  const onDisk = agreed !== undefined && agreed.bytes < call.record.end ? agreed : undefined;
   let bytes = onDisk?.bytes ?? batchStart(call);
   let basis: LiveBasis = onDisk !== undefined ? 'channel' : 'model';
   if (evidence?.firedAt !== undefined && births.size > 0) {

@@ -176,6 +176,60 @@ describe('the plugin at session start: the message tool at <claude dir>/transcri
     assert.equal(fs.readFileSync(elsewhere, 'utf8'), 'keep me');
   });
 
+  it('a symlink as bin/ is not written through: the tool is not copied, the folder it names gets nothing', function () {
+    if (process.platform === 'win32') this.skip();
+    const { home, claudeDir, env } = tempHome();
+    const elsewhere = path.join(home, 'elsewhere');
+    fs.mkdirSync(elsewhere, { mode: 0o700 });
+    fs.mkdirSync(path.dirname(binOf(claudeDir)), { recursive: true });
+    fs.symlinkSync(elsewhere, binOf(claudeDir));
+    assert.equal(runPluginHook('SessionStart', env, startInput()), 0);
+    assert.deepEqual(fs.readdirSync(elsewhere), []);
+    assert.ok(fs.lstatSync(binOf(claudeDir)).isSymbolicLink(), 'the link is the user\'s: left as it is');
+  });
+
+  it('a bin/ of the user\'s that others may write loses those write bits before the tool goes in', function () {
+    if (process.platform === 'win32') this.skip();
+    const { claudeDir, env } = tempHome();
+    fs.mkdirSync(binOf(claudeDir), { recursive: true });
+    fs.chmodSync(binOf(claudeDir), 0o777);
+    assert.equal(runPluginHook('SessionStart', env, startInput()), 0);
+    assert.equal(fs.statSync(binOf(claudeDir)).mode & 0o777, 0o755);
+    assert.ok(fs.readFileSync(toolOf(claudeDir)).equals(fs.readFileSync(committed)));
+  });
+
+  it("another user's bin/ gets nothing (root alone can make one)", function () {
+    if (process.platform === 'win32' || process.getuid?.() !== 0) this.skip();
+    const { claudeDir, env } = tempHome();
+    fs.mkdirSync(binOf(claudeDir), { recursive: true });
+    fs.chownSync(binOf(claudeDir), 65534, 65534);
+    assert.equal(runPluginHook('SessionStart', env, startInput()), 0);
+    assert.deepEqual(fs.readdirSync(binOf(claudeDir)), []);
+  });
+
+  it('a copy with the plugin\'s bytes that others may write is replaced by one of ours', function () {
+    if (process.platform === 'win32') this.skip();
+    const { claudeDir, env } = tempHome();
+    fs.mkdirSync(binOf(claudeDir), { recursive: true, mode: 0o700 });
+    fs.copyFileSync(committed, toolOf(claudeDir));
+    fs.chmodSync(toolOf(claudeDir), 0o666);
+    assert.equal(runPluginHook('SessionStart', env, startInput()), 0);
+    assert.equal(fs.statSync(toolOf(claudeDir)).mode & 0o777, 0o600);
+    assert.ok(fs.readFileSync(toolOf(claudeDir)).equals(fs.readFileSync(committed)));
+  });
+
+  it('a temp file a cut-short copy left (its process gone) is removed; a copy in progress and files not ours stay', function () {
+    const { claudeDir, env } = tempHome();
+    fs.mkdirSync(binOf(claudeDir), { recursive: true, mode: 0o700 });
+    // A pid no process has now: the SessionStart watchdog ended a copy that ran as it.
+    const gone = Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+    const leftover = `transcript-lag-message.js.${gone}.0a1b2c3d.tmp`;
+    const inProgress = `transcript-lag-message.js.${process.pid}.0a1b2c3d.tmp`;
+    for (const name of [leftover, inProgress, 'notes.txt']) fs.writeFileSync(path.join(binOf(claudeDir), name), 'x');
+    assert.equal(runPluginHook('SessionStart', env, startInput()), 0);
+    assert.deepEqual(fs.readdirSync(binOf(claudeDir)).sort(), [inProgress, 'notes.txt', 'transcript-lag-message.js'].sort());
+  });
+
   it('where it cannot write (a file where bin/ should be), or with no Node: exit 0, silent, nothing copied', function () {
     const blocked = tempHome();
     fs.mkdirSync(path.dirname(binOf(blocked.claudeDir)), { recursive: true });

@@ -6,7 +6,7 @@
  */
 import type { ChannelLine } from '../channel/reader';
 import type { ChannelEvent } from '../channel/schema';
-import { readSpool, spoolOfChannelFile } from '../channel/spool';
+import { readSpool, spoolOfChannelFile } from '../../rules/spool';
 import { isBetterFire, type FireReport } from '../../rules/fireTime';
 import type { Clock } from '../../rules/clock';
 import type { FileAccess } from '../fileAccess';

@@ -1,8 +1,9 @@
-import * as path from 'node:path';
-import type { Clock } from '../../rules/clock';
-import { type FileAccess, NotASmallFileError, readSmallFileAndIdentity } from '../fileAccess';
-import { CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID, SPOOL_DIR_NAME } from '../../rules/channelConstants';
-import { spoolFileName } from '../../rules/modContract';
+// Named imports, not `import * as`: esbuild would copy every export of the module at each start (the hook's SessionStart folds too).
+import { basename, dirname, join } from 'node:path';
+import type { Clock } from './clock';
+import { type FileAccess, NotASmallFileError, readSmallFileAndIdentity } from './fileAccess';
+import { CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID, SPOOL_DIR_NAME } from './channelConstants';
+import { spoolFileName } from './modContract';
 
 /**
  * The mod's spool (issue 23): when no receiver answers, the in-process mod
@@ -47,11 +48,11 @@ export function parseSpoolName(name: string): SpoolName | undefined {
 
 /** The spool folder beside a channel file and the session the file is of; undefined for a file not named as a session's. */
 export function spoolOfChannelFile(channelPath: string): { spoolDir: string; sessionId: string } | undefined {
-  const name = path.basename(channelPath);
+  const name = basename(channelPath);
   if (!name.endsWith(CHANNEL_FILE_SUFFIX)) return undefined;
   const sessionId = name.slice(0, -CHANNEL_FILE_SUFFIX.length);
   if (!SAFE_SESSION_ID.test(sessionId)) return undefined;
-  return { spoolDir: path.join(path.dirname(channelPath), SPOOL_DIR_NAME), sessionId };
+  return { spoolDir: join(dirname(channelPath), SPOOL_DIR_NAME), sessionId };
 }
 
 /** Whether the spool holds a file of the session (an event nobody has folded into its channel file yet). */
@@ -336,7 +337,7 @@ export async function readSpool(opts: SpoolReadOptions, maxAgeMs: number): Promi
   const { runs, cut, claims, more } = await planSpoolRead(opts);
   out.more = more;
   for (const name of claims) {
-    const p = path.join(spoolDir, name);
+    const p = join(spoolDir, name);
     const claimed = claimedAt(name);
     const a = claimed === undefined ? await files.stat(p).then((st) => (st ? now - st.mtimeMs : undefined), () => undefined) : now - claimed;
     if (a !== undefined && a > SPOOL_STALE_CLAIM_MS) out.garbage.push(p);
@@ -347,9 +348,9 @@ export async function readSpool(opts: SpoolReadOptions, maxAgeMs: number): Promi
   const last = new Map<string, string>();
   const loaded = await mapAtMost([...picks.keys()], SPOOL_IO_AT_ONCE, (i) => {
     const n = spoolNameOf(owners[i], picks[i]);
-    return load(files, path.join(spoolDir, n.name), n, last);
+    return load(files, join(spoolDir, n.name), n, last);
   });
-  const pathOf = (run: SpoolRun, k: number): string => path.join(spoolDir, spoolNameOf(run.files, run.chosen[k]).name);
+  const pathOf = (run: SpoolRun, k: number): string => join(spoolDir, spoolNameOf(run.files, run.chosen[k]).name);
   let at = 0;
   const heads: { entries: SpoolEntry[]; cut: boolean; sessionId: string }[] = [];
   for (const [r, run] of runs.entries()) {
@@ -404,7 +405,7 @@ function mergeByAt(runs: { entries: SpoolEntry[]; cut: boolean; sessionId: strin
   }
 }
 
-/** What folding needs beyond reading: the writes, injected (src/platform/spoolFolding.ts). */
+/** What folding needs beyond reading: the writes, injected (./spoolFolding.ts on the real file system). */
 export interface SpoolFolding {
   /**
    * Claims a spool file by renaming it to a name of its own that says when

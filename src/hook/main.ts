@@ -8,6 +8,8 @@
  * it as a decision), always exits 0, never keeps tool_input/tool_response, and
  * is bounded in time: ≤ 1 s in announce mode, polls × interval + 1 s in probe mode.
  */
+// Named imports, not `import * as`: esbuild would copy every export of the module at each start.
+import { join } from 'node:path';
 import { DEFAULT_PROBE_POLLS, DEFAULT_PROBE_POLL_MS, HOOK_SOURCE } from '../rules/channelConstants';
 import { MAX_HOOK_TIMEOUT_MS } from '../core/settings/hookCommand';
 import { reportCall } from './callReport';
@@ -89,14 +91,26 @@ export function watchdogDelayMs(args: Pick<HookArgs, 'probe' | 'polls' | 'pollMs
  */
 const INSTALL_WATCHDOG_MS = 4000;
 
+/**
+ * The plugin's SessionStart work (src/hook/sessionStart.ts) is a bundle of its own beside this one
+ * (plugin/bin/, scripts/lib/sessionStartBuild.mjs), required by path only in that mode: this bundle,
+ * which every tool call's hook parses, holds none of the copy's code.
+ */
+export const SESSION_START_BUNDLE = 'hook-session-start.js';
+
+/** The plugin's SessionStart: the message tool copied. */
+async function sessionStart(channelDir: string): Promise<void> {
+  // Missing (a hook.js copied alone, as install-hook copies it): the require throws, and the hook exits 0 as ever.
+  const bundle = require(join(__dirname, SESSION_START_BUNDLE)) as typeof import('./sessionStart');
+  await bundle.sessionStart(__dirname, channelDir);
+}
+
 async function run(argv: string[]): Promise<void> {
   const args = parseHookArgs(argv);
   const budget = probeBudgetMs(args);
   if (args.installMessageTool) {
     setTimeout(() => process.exit(0), Math.max(0, INSTALL_WATCHDOG_MS - sinceStart())).unref();
-    // Required here, not imported: a tool call's hook never loads what the copy needs.
-    const { installMessageTool } = require('./messageTool') as typeof import('./messageTool');
-    await installMessageTool(__dirname, resolveChannelDir(args.channelDir, process.env));
+    await sessionStart(resolveChannelDir(args.channelDir, process.env));
     return;
   }
   setTimeout(() => process.exit(0), watchdogDelayMs(args, sinceStart())).unref();

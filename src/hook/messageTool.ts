@@ -6,8 +6,9 @@
  * may write (src/rules/binFolder.ts: a symlink or another user's folder is left alone, the tool
  * uncopied; a group- or world-writable one of the user's is narrowed first). A copy of ours whose
  * bytes are the plugin's is left alone; any other is replaced atomically (a temp file renamed over
- * it: a hook starting meanwhile runs the old file or the new one, never half of one). Required by
- * main.ts only in this mode: the copy's modules (fs/promises, crypto) stay out of every tool call's hook.
+ * it: a hook starting meanwhile runs the old file or the new one, never half of one). Part of the
+ * SessionStart bundle (./sessionStart.ts): the copy's modules (fs/promises, crypto) stay out of every
+ * tool call's hook.
  */
 // Named imports, not `import * as`: esbuild would copy every export of the module at each start.
 import { lstatSync } from 'node:fs';

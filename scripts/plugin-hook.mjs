@@ -6,8 +6,8 @@
 // (scripts/lib/modBuild.mjs, from src/mod/), and plugin/bin/transcript-lag-message.js, the message
 // tool the plugin copies to <claude dir>/transcript-lag/bin/ on session start, what `npm run build`
 // writes to dist/cli-message.js (scripts/lib/messageBuild.mjs, from src/cli/message.ts), and
-// plugin/bin/hook-session-start.js, what hook.js requires at session start (the message tool's copy:
-// scripts/lib/sessionStartBuild.mjs, from src/hook/sessionStart.ts; plugin only).
+// plugin/bin/hook-session-start.js, what hook.js requires at session start (the message tool's copy,
+// the spool's fold: scripts/lib/sessionStartBuild.mjs, from src/hook/sessionStart.ts; plugin only).
 //
 //   node scripts/plugin-hook.mjs           rewrite them from src/
 //   node scripts/plugin-hook.mjs --check   exit 1 unless the committed copies are those builds

@@ -99,6 +99,11 @@ export interface SpoolReadOptions {
   skipSessions?: ReadonlySet<string>;
   /** Sessions of which only the first file is read (a refused session tried again: one file says whether its channel file takes appends now). */
   probeSessions?: ReadonlySet<string>;
+  /**
+   * Whether a session's files are read at all, asked once per session listed (the plugin's SessionStart
+   * reads only the sessions the mod no longer runs: src/hook/spoolAtStart.ts). Undefined: every session.
+   */
+  readSession?: (sessionId: string) => boolean;
 }
 
 export interface SpoolRead {
@@ -262,6 +267,14 @@ async function planSpoolRead(opts: SpoolReadOptions): Promise<SpoolPlan> {
   /** Each `<session>.<instance>` listed: its files, or null when they are not read (another session, one skipped). */
   const instances = new Map<string, InstanceFiles | null>();
   const claims: string[] = [];
+  /** readSession's answer per session: asked once, however many instances a session has. */
+  const asked = new Map<string, boolean>();
+  const readable = (sessionId: string): boolean => {
+    if (opts.readSession === undefined) return true;
+    let yes = asked.get(sessionId);
+    if (yes === undefined) asked.set(sessionId, (yes = opts.readSession(sessionId)));
+    return yes;
+  };
   const take = (name: string): void => {
     // test, not exec: no match array for each name.
     if (!SPOOL_NAME.test(name)) {
@@ -273,7 +286,7 @@ async function planSpoolRead(opts: SpoolReadOptions): Promise<SpoolPlan> {
     let files = instances.get(key);
     if (files === undefined) {
       const n = parseSpoolName(name);
-      const read = n !== undefined && (opts.sessionId === undefined || n.sessionId === opts.sessionId) && !opts.skipSessions?.has(n.sessionId);
+      const read = n !== undefined && (opts.sessionId === undefined || n.sessionId === opts.sessionId) && !opts.skipSessions?.has(n.sessionId) && readable(n.sessionId);
       files = read ? { sessionId: n.sessionId, instance: n.instance, seqs: [], others: [] } : null;
       instances.set(key, files);
       if (files) {
@@ -328,7 +341,7 @@ async function planSpoolRead(opts: SpoolReadOptions): Promise<SpoolPlan> {
  * so an instance's order holds); across instances by `at` (ties: instance,
  * then seq). At most `maxFiles` files are read, shared fairly among the
  * sessions (and a session's share among its instances), so one session's
- * backlog never holds up another's events. `skipSessions` are not read at all.
+ * backlog never holds up another's events. `skipSessions`, and those `readSession` says no to, are not read at all.
  */
 export async function readSpool(opts: SpoolReadOptions, maxAgeMs: number): Promise<SpoolRead> {
   const { files, spoolDir } = opts;

@@ -78,7 +78,10 @@ function modCallsPath(claudeDir, sessionId) {
 var MOD_LIVE_EVERY_MS = 5e3;
 var MOD_LIVE_FRESH_MS = 3 * MOD_LIVE_EVERY_MS;
 function modLivePath(claudeDir, sessionId) {
-  return SAFE_SESSION_ID.test(sessionId) ? channelPath(claudeDir, MOD_CALLS_DIR_NAME, `${sessionId}.live.json`) : void 0;
+  return SAFE_SESSION_ID.test(sessionId) ? channelPath(claudeDir, MOD_CALLS_DIR_NAME, modLiveFileName(sessionId)) : void 0;
+}
+function modLiveFileName(sessionId) {
+  return `${sessionId}.live.json`;
 }
 function spoolFileName(sessionId, instance, seq) {
   return `${sessionId}.${instance}.${String(seq).padStart(8, "0")}.json`;

@@ -9,6 +9,7 @@ import { HOOK_PATH } from './hookReceiver';
 import { DEFAULT_HTTP_HOOK_PORT, newHttpHookSecret, readHttpHookConfig, removeHttpHookConfig, writeHttpHookConfig } from './httpHookConfig';
 import { installHookEntries, uninstallHookEntries } from '../core/settings/hookSettings';
 import { copyAtomically, writeAtomically, type RenameDeps } from '../rules/renameReplacing';
+import { requireOwnBinFolder } from '../rules/binFolder';
 import { updateSettingsFile, type SettingsFileUpdate } from './settingsFile';
 
 // Installs the reporting hook for Claude Code: a stable copy of dist/hook.js
@@ -103,7 +104,8 @@ export async function installHook(opts: InstallHookOptions): Promise<InstallHook
   const update = await updateSettingsFile(settingsPath, (text) => installHookEntries(text, { ...entry, timeoutSec }), {
     // The hook file (and its launcher) is in place before settings.json names it; refreshed even when the entries are unchanged.
     afterValidate: async () => {
-      await fsp.mkdir(path.dirname(hookPath), { recursive: true, mode: 0o700 });
+      // bin/ a real folder of the user's that others cannot write (src/rules/binFolder.ts), else nothing is copied and settings.json is left as it was.
+      requireOwnBinFolder(channelDir);
       await fsp.chmod(channelDir, 0o700);
       await copyAtomically(opts.hookSourcePath, hookPath);
       if (launcherPath !== undefined && launcherText !== undefined) await writeAtomically(launcherPath, launcherText);

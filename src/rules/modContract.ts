@@ -139,7 +139,12 @@ export interface ModLiveness {
 }
 
 export function modLivePath(claudeDir: string, sessionId: string): string | undefined {
-  return SAFE_SESSION_ID.test(sessionId) ? channelPath(claudeDir, MOD_CALLS_DIR_NAME, `${sessionId}.live.json`) : undefined;
+  return SAFE_SESSION_ID.test(sessionId) ? channelPath(claudeDir, MOD_CALLS_DIR_NAME, modLiveFileName(sessionId)) : undefined;
+}
+
+/** The liveness file's name in `mod/`; only for an id that passed SAFE_SESSION_ID. */
+export function modLiveFileName(sessionId: string): string {
+  return `${sessionId}.live.json`;
 }
 
 /** The liveness file's text if it is the mod's for this session and fresh at `now`; else undefined (a reader's check, never a throw). */

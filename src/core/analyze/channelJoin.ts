@@ -1,5 +1,5 @@
 import type { ChannelLine } from '../channel/reader';
-import { readSpool, spoolOfChannelFile } from '../channel/spool';
+import { readSpool, spoolOfChannelFile } from '../../rules/spool';
 import type { Clock } from '../../rules/clock';
 import { type CallSightings, noteSighting } from '../../rules/hookEvidence';
 import type { FileAccess } from '../fileAccess';

@@ -6,7 +6,7 @@
  */
 import type { ChannelLine } from '../channel/reader';
 import type { ChannelEvent } from '../channel/schema';
-import { readSpool, spoolOfChannelFile } from '../channel/spool';
+import { readSpool, spoolOfChannelFile } from '../../rules/spool';
 import { isBetterFire, type FireReport } from '../../rules/fireTime';
 import { noteSighting, verdictFromHook, type CallSightings } from '../../rules/hookEvidence';
 import type { Clock } from '../../rules/clock';

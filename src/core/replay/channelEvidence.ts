@@ -99,7 +99,7 @@ function withLandings(evidence: ChannelEvidence, seen: FoldState): ChannelEviden
     const sightings = seen.sightings.get(id);
     if (sightings === undefined) continue;
     const held = verdictFromHook(sightings, call.firedAt).held;
-    if (held !== undefined) call.landed = { minMs: held.min_ms, maxMs: held.max_ms };
+    if (held !== undefined) call.landed = { minMs: held.min_ms, maxMs: held.max_ms, ...(sightings.pre?.record_on_disk === true ? { duringHooks: true } : {}) };
   }
   return evidence;
 }

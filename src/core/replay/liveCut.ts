@@ -33,8 +33,11 @@ export interface CallEvidence {
   onDisk?: { bytes: number; recordOnDisk?: boolean; recordPath?: string };
   /** When the call fired: the mod's `pre`, else the earliest (src/rules/fireTime.ts). */
   firedAt?: number;
-  /** When the record landed, from the fire, as the looks of the call's own hooks bound it. */
-  landed?: { minMs: number; maxMs: number | null };
+  /**
+   * When the record landed, from the fire, as the looks of the call's own hooks bound it;
+   * `duringHooks`: a PreToolUse hook of the call found it, so it was not held until they ended.
+   */
+  landed?: { minMs: number; maxMs: number | null; duringHooks?: boolean };
 }
 
 /** One way the record may land: ms after the hook's start; 0: on disk when it fired; null: not while it runs. */
@@ -140,8 +143,14 @@ function modelTimings(
     if (evidence.notAtFire) lo = Math.max(lo, 1);
     const mid = Math.min(hi, Math.max(lo, d.p50_ms));
     ways.push({ count: d.calls, timings: [lo, mid, hi], likely: mid });
+  } else if (evidence.landed?.duringHooks === true && evidence.landed.maxMs !== null) {
+    // Never measured landing while the hooks ran, but this call's own PreToolUse hook found it: its bounds.
+    narrowed = true;
+    const lo = Math.max(evidence.landed.minMs, evidence.notAtFire ? 1 : 0);
+    ways.push({ count: 1, timings: [lo, evidence.landed.maxMs + skewMs], likely: lo });
   }
-  if (model.notWhileHooksRun > 0) ways.push({ count: model.notWhileHooksRun, timings: [null], likely: null });
+  // A PreToolUse hook of the call found its record: it did not wait for the hooks to end.
+  if (model.notWhileHooksRun > 0 && evidence.landed?.duringHooks !== true) ways.push({ count: model.notWhileHooksRun, timings: [null], likely: null });
   // Nothing measured applies: unknown, so both ends: there at the fire, and never while the hook runs.
   if (ways.length === 0) return { timings: evidence.notAtFire ? [null] : [0, null], likely: null, narrowed };
   const likely = ways.reduce((a, b) => (b.count > a.count ? b : a)).likely;

@@ -195,3 +195,18 @@ describe('replay: how the transcript moved while a hook ran', () => {
     assert.equal(mainCutForSubagentCall(mainIndex, call), lineAt(main, 3).start);
   });
 });
+
+describe('replay: a PreToolUse hook of the call that found its record', () => {
+  it('proves it was not held until the hooks ended: no run without it, and the find bounds it', async () => {
+    const index = await indexTranscript(interactive, nodeFileAccess, clock);
+    const calls = callsOf(index);
+    const size = fs.statSync(interactive).size;
+    // Read: interactive 2.1.332's first call, measured held while its hooks run (the test table above).
+    const read = calls.find((c) => c.toolUseId === 'toolu_field001r')!;
+    assert.deepEqual(liveTimelineOf(read, undefined, none, size, table).timings, [null]);
+    const found = liveTimelineOf(read, { firedAt: 1000, landed: { minMs: 0, maxMs: 40, duringHooks: true } }, none, size, table);
+    assert.deepEqual([found.timings, found.basis], [[0, 140], 'channel']);
+    // A find after the hooks (a post hook's, the mod's) proves no such thing.
+    assert.deepEqual(liveTimelineOf(read, { firedAt: 1000, landed: { minMs: 0, maxMs: 2500 } }, none, size, table).timings, [null]);
+  });
+});

@@ -33,6 +33,11 @@ export interface ReplayCall {
   /** The first record holding the call's result, after its record. */
   result?: IndexedLine;
   context: CallContext;
+  /**
+   * The call's message is the file's first assistant message: in interactive sessions its write races
+   * the session's first flush (docs/COMPATIBILITY.md), so it is measured apart (./landingModel.ts).
+   */
+  opening: boolean;
 }
 
 /**
@@ -45,7 +50,10 @@ export function callsOf(index: TranscriptIndex, agentId?: string): ReplayCall[] 
   const byMessage = new Map<string, IndexedLine[]>();
   const results = new Map<string, IndexedLine[]>();
   const ctx: CallContext = {};
+  // The first assistant message of the file, by message.id (its first record's, when it has none).
+  let openingMessage: string | IndexedLine | undefined;
   for (const line of index.lines) {
+    if (openingMessage === undefined && line.type === 'assistant') openingMessage = line.messageId ?? line;
     if (line.messageId !== undefined) {
       const list = byMessage.get(line.messageId);
       if (list) list.push(line);
@@ -77,6 +85,7 @@ export function callsOf(index: TranscriptIndex, agentId?: string): ReplayCall[] 
         record: line,
         message: [],
         context: { ...ctx, promptId: line.promptId ?? ctx.promptId },
+        opening: openingMessage === (line.messageId ?? line),
       });
     }
   }

@@ -153,6 +153,16 @@ function modelTimings(
   if (model.notWhileHooksRun > 0 && evidence.landed?.duringHooks !== true) ways.push({ count: model.notWhileHooksRun, timings: [null], likely: null });
   // Nothing measured applies: unknown, so both ends: there at the fire, and never while the hook runs.
   if (ways.length === 0) return { timings: evidence.notAtFire ? [null] : [0, null], likely: null, narrowed };
+  // Ways the build and mode were seen to land elsewhere: possible here too, never the likely one.
+  const pool = model.anyPlace;
+  if (pool !== undefined) {
+    if (model.onDiskAtFire === 0 && pool.onDiskAtFire > 0 && !evidence.notAtFire) ways.push({ count: 0, timings: [0], likely: 0 });
+    if (model.landed === null && pool.landed !== null && pool.landed.calls > 0 && !ways.some((w) => w.count > 0 && w.timings.some((t) => t !== null && t > 0))) {
+      const lo = Math.max(evidence.notAtFire ? 1 : 0, pool.landed.min_ms - skewMs);
+      ways.push({ count: 0, timings: [lo, Math.max(lo, pool.landed.max_ms)], likely: lo });
+    }
+    if (model.notWhileHooksRun === 0 && pool.notWhileHooksRun > 0 && evidence.landed?.duringHooks !== true) ways.push({ count: 0, timings: [null], likely: null });
+  }
   const likely = ways.reduce((a, b) => (b.count > a.count ? b : a)).likely;
   const timings = [...new Set(ways.flatMap((w) => w.timings))].sort(orderTimings);
   return { timings, likely, narrowed };

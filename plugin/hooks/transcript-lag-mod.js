@@ -260,10 +260,10 @@ function verdictFromHook(seen, firedAt) {
   const fromPre = landed?.watched_from === "pre";
   if (fromPre) verdict.shape = landed.with_result ? "with_result" : "before_result";
   else {
-    const preSaw = pre?.record_on_disk;
+    const preSaw = pre?.record_on_disk === true || seen.waitFoundAt !== void 0;
     const postSaw = post?.record_on_disk;
     const postMissed = postSaw === false && post?.result_on_disk === false;
-    if (preSaw === true) verdict.shape = "before_result";
+    if (preSaw) verdict.shape = "before_result";
     else if (postSaw === true && post?.result_on_disk === false) verdict.shape = "before_result";
     else if (postMissed && landed !== void 0) verdict.shape = landed.with_result ? "with_result" : "before_result";
   }
@@ -271,9 +271,10 @@ function verdictFromHook(seen, firedAt) {
   if (fire === void 0) return verdict;
   const found = recordFoundAt(seen);
   let missed;
-  for (const look2 of [pre, post]) {
-    if (look2?.record_on_disk !== false || look2.checked_at === void 0 || found !== void 0 && look2.checked_at >= found) continue;
-    missed = Math.max(missed ?? look2.checked_at, look2.checked_at);
+  const looks = [pre?.record_on_disk === false ? pre.checked_at : void 0, post?.record_on_disk === false ? post.checked_at : void 0, seen.waitMissedAt];
+  for (const at of looks) {
+    if (at === void 0 || found !== void 0 && at >= found) continue;
+    missed = Math.max(missed ?? at, at);
   }
   if (found === void 0 && missed === void 0) return verdict;
   const min = missed === void 0 ? 0 : Math.max(0, missed - fire);

@@ -47,7 +47,7 @@ function fold(into: ChannelEvidence, seen: FoldState, event: ChannelEvent): void
   }
   let call = into.calls.get(event.tool_use_id);
   if (call === undefined) into.calls.set(event.tool_use_id, (call = {}));
-  if (event.event === 'pre' || event.event === 'post' || event.event === 'landed' || event.event === 'hooks') {
+  if (event.event === 'pre' || event.event === 'post' || event.event === 'landed' || event.event === 'hooks' || event.event === 'wait') {
     let looks = seen.sightings.get(event.tool_use_id);
     if (looks === undefined) seen.sightings.set(event.tool_use_id, (looks = {}));
     noteSighting(looks, event);

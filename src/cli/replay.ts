@@ -157,7 +157,7 @@ function renderRow(r: CallReport, withHook: boolean): string {
     cell(bytes, 17),
     cell(r.live.decision, 8),
     cell(r.complete.decision, 8),
-    cell(r.timing_dependent ? 'timing' : r.differs ? 'differs' : '', 7),
+    cell(r.differs ? 'differs' : '', 7),
   ].join(' ');
   const lines = [withHook && r.hook ? `${row}  ${printable(hookLabel(r.hook))}` : row.trimEnd()];
   // Where the hook decided otherwise on some landing times: each, in words.

@@ -96,7 +96,7 @@ export function verdictOf(reports: readonly CallReport[], liveLacksRecord: reado
         ? `decided the same on ${all}, live and complete: ${hook} ${does} not depend on ${its} call being in the transcript`
         : `decided the same on ${all}, live and complete (each call's record was in the transcript it saw live)`,
     );
-  } else if (differing.every((i) => liveLacksRecord[i] && !reports[i]!.timing_dependent)) {
+  } else if (differing.every((i) => liveLacksRecord[i])) {
     parts.push(`decided differently on ${differing.length} of ${n} ${unit}: ${hook} ${depends} on ${its} call being in the transcript, which it is not while it runs`);
   } else {
     parts.push(`decided differently on ${differing.length} of ${n} ${unit}: ${hook} ${depends} on what the transcript holds when it runs`);

@@ -243,9 +243,11 @@ describe('replay: a hook that polls the transcript for its own call', function (
     assert.equal(r.code, 0, r.err);
     const rows = r.out.split('\n').filter((l) => l.startsWith('toolu_'));
     assert.equal(rows.length, 1, r.out);
+    // Held in every measured session's first message: its likely run denies. A landing seen elsewhere for
+    // the build may make it depend on timing too (landings.json): a line under the row says when.
     assert.match(rows[0]!, /model\s+\d+\/\d+\s+deny\s+allow\s+differs$/);
     assert.match(r.out, /    live: my call is not in the transcript\n/);
-    assert.match(r.out, /\ndecided differently on 1 of 1 call: your hook depends on its call being in the transcript, which it is not while it runs\.\n$/);
+    assert.match(r.out, /\ndecided differently on 1 of 1 call: your hook depends on its call being in the transcript, which it is not while it runs[;.]/);
     // Its working directory is another machine's: said once, and the hooks run here.
     assert.equal(r.err.match(/is not a folder here/g)?.length, 1, r.err);
   });

@@ -76,6 +76,23 @@ const cliLazyBundles = {
   },
 };
 
+// zod exports every locale of its error messages (`z.locales`), 60 of them, 265 KB of the engine
+// bundle; we read its errors in English only, which zod itself loads (`config(en())`). Its locales'
+// index is handed just that one.
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /\/locales\/index\.js$/ }, (args) => {
+      if (!/[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)) return undefined;
+      return { path: path.join(path.dirname(args.importer), args.path), namespace: 'zod-locales' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(path.join(path.dirname(args.path), 'en.js'))};\n`,
+      resolveDir: path.dirname(args.path),
+    }));
+  },
+};
+
 const builds = [
   { entryPoints: ['src/vscode/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
   // The engine (zod, chokidar) for the extension, required only once a Claude dir exists: see src/vscode/engineModule.ts.
@@ -96,7 +113,7 @@ const builds = [
 ];
 
 if (watch) {
-  for (const b of builds) (await esbuild.context({ ...common, ...b })).watch();
+  for (const b of builds) (await esbuild.context({ ...common, ...b, plugins: [...(b.plugins ?? []), zodEnglishOnly] })).watch();
 } else {
-  await Promise.all(builds.map((b) => esbuild.build({ ...common, ...b })));
+  await Promise.all(builds.map((b) => esbuild.build({ ...common, ...b, plugins: [...(b.plugins ?? []), zodEnglishOnly] })));
 }

@@ -3,8 +3,12 @@
 // and the table docs/COMPATIBILITY.md shows of them. One module for both, so a unit test can hold the
 // doc to the file (test/unit/core/replay/landingModel.test.ts).
 
-/** The recorder polls the transcript every 10 ms (5 with the mod): a landing this close to the fire is one it cannot tell from before it. */
-export const AT_FIRE_MS = 10;
+/**
+ * The recorder polls the transcript every 10 ms (5 with the mod), so it sees a landing up to that much
+ * late: one it saw 1-10 ms after the fire may have been there at it, or not. Counted as landing after
+ * the fire (the side where a fast hook misses it): only a landing it saw by the fire is "on disk at the fire".
+ */
+export const AT_FIRE_MS = 0;
 
 /** Nearest-rank percentile of sorted values. */
 function rank(sorted, q) {
@@ -64,6 +68,8 @@ const versionKey = (v) => v.split('.').map((n) => n.padStart(6, '0')).join('.');
 /** The table src/core/replay/landings.json holds, from measured calls. */
 export function landingTable(measured, how, at = new Date().toISOString()) {
   const groups = new Map();
+  // Calls kept under an earlier threshold are counted by this one (a landing the recorder saw after the fire lands after it).
+  measured = measured.map((m) => (m.way === 'at_fire' && m.delay_ms > AT_FIRE_MS ? { ...m, way: 'while' } : m));
   for (const m of measured) {
     const key = `${m.version}\u0000${m.mode}\u0000${m.place}`;
     if (!groups.has(key)) groups.set(key, []);

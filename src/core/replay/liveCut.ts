@@ -135,14 +135,19 @@ function modelTimings(
       if (proven.minMs <= hi && pHi >= lo) {
         lo = Math.max(lo, proven.minMs);
         hi = Math.min(hi, pHi);
-      } else if (proven.maxMs !== null) {
+      } else {
         lo = proven.minMs;
         hi = pHi;
       }
     }
     if (evidence.notAtFire) lo = Math.max(lo, 1);
-    const mid = Math.min(hi, Math.max(lo, d.p50_ms));
-    ways.push({ count: d.calls, timings: [lo, mid, hi], likely: mid });
+    if (hi === Infinity) {
+      // Missed later than any landing measured, and never found: from the miss on, or not while the hook runs.
+      ways.push({ count: d.calls, timings: [lo, null], likely: null });
+    } else {
+      const mid = Math.min(hi, Math.max(lo, d.p50_ms));
+      ways.push({ count: d.calls, timings: [lo, mid, hi], likely: mid });
+    }
   } else if (evidence.landed?.duringHooks === true && evidence.landed.maxMs !== null) {
     // Never measured landing while the hooks ran, but this call's own PreToolUse hook found it: its bounds.
     narrowed = true;
@@ -196,11 +201,12 @@ export function liveTimelineOf(
       basis = 'channel';
     }
   }
-  // A look at the fire that missed it, or the record born after the fire: it was not on disk then.
+  // A look at the fire that missed it, a proven miss after the fire, or the record born after the
+  // fire: it was not on disk then.
   const bornAt = call.record.uuid === undefined ? undefined : births.get(call.record.uuid);
   const bornAfter = evidence?.firedAt !== undefined && bornAt !== undefined && bornAt > evidence.firedAt;
   if (bornAfter) basis = 'channel';
-  const notAtFire = onDisk !== undefined || bornAfter;
+  const notAtFire = onDisk !== undefined || bornAfter || (evidence?.landed?.minMs ?? 0) > 0;
   const { timings, likely, narrowed } = modelTimings(model, table.hook_start_skew_ms, { landed: evidence?.landed, notAtFire });
   if (narrowed) basis = 'channel';
   return { bytes, landedBytes, basis, timings, likely, model: model.from };

@@ -103,8 +103,16 @@ export function verdictOf(reports: readonly CallReport[], liveLacksRecord: reado
   }
   const dependent = reports.filter((r) => r.timing_dependent);
   if (dependent.length > 0) {
-    const lands = dependent.flatMap((r) => r.live_timings.map((t) => t.record_at_ms)).filter((t): t is number => t !== null && t > 0);
-    const when = lands.length > 0 ? ` (here ${Math.min(...lands)}–${Math.max(...lands)} ms after the fire, or not while it runs)` : '';
+    let first = Infinity;
+    let last = -Infinity;
+    for (const r of dependent) {
+      for (const t of r.live_timings) {
+        if (t.record_at_ms === null || t.record_at_ms === 0) continue;
+        first = Math.min(first, t.record_at_ms);
+        last = Math.max(last, t.record_at_ms);
+      }
+    }
+    const when = first <= last ? ` (here ${first}–${last} ms after it started, or not while it runs)` : '';
     parts.push(`on ${dependent.length} of them it depends on timing: it decides otherwise when it reads before its call lands${when}`);
   }
   const s = summaryOf(reports, 0);

@@ -186,7 +186,7 @@ describe('replay hook on session', function () {
       // Not held until the hooks ended, as the channel proves: the record there at the fire (its hook finds it: the
       // likely run), or landing by the find (plus the hooks' start skew), after this hook has given up.
       assert.deepEqual([read.basis, read.live.decision, read.complete.decision], ['channel', 'allow', 'allow']);
-      assert.match(read.timings, /^at the fire: allow · \d+ ms: deny$/);
+      assert.match(read.timings, /^from the start: allow · \d+ ms: deny$/);
       assert.equal(data.rows.find((r) => r.tool_use_id === BASH)!.basis, 'model');
     } finally {
       fs.rmSync(channel, { force: true });

@@ -782,6 +782,13 @@ describe('replay --check, and several sessions at once (for CI)', function () {
     assert.equal(same.code, 0, same.err);
     assert.equal(same.summary!.differs, 0);
     assert.equal((await replay([interactiveFixture, '--check'])).code, 2);
+    // Nothing checked is no pass: no call replayed, or runs that ended in an error.
+    const none = await replay([interactiveFixture, '--hook', 'exit 0', '--tool', 'NoSuchTool', '--check']);
+    assert.equal(none.code, 1);
+    assert.match(none.err, /no call was replayed/);
+    const broken = await replay([interactiveFixture, '--hook', 'exit 3', '--check']);
+    assert.equal(broken.code, 1);
+    assert.match(broken.err, /2 call\(s\) had a run that ended in an error or a timeout/);
     assert.equal((await replay(['--hook', 'true', '--check'])).code, 2);
   });
 

@@ -227,3 +227,11 @@ describe('replay: a PreToolUse hook of the call that found its record', () => {
     assert.deepEqual(liveTimelineOf(read, { firedAt: 1000, landed: { minMs: 0, maxMs: 2500 } }, none, size, heldOnly).timings, [null]);
   });
 });
+
+describe('replay: evidence outside what was measured', () => {
+  it('a miss later than any measured landing, never found: runs from the miss on, and not while the hook runs; no run with the record at the fire', async () => {
+    const calls = callsOf(await indexTranscript(print, nodeFileAccess, clock));
+    const t = liveTimelineOf(calls[0]!, { firedAt: 1000, landed: { minMs: 1500, maxMs: null } }, none, fs.statSync(print).size, table);
+    assert.deepEqual([t.timings, t.likely, t.basis], [[1500, null], null, 'channel']);
+  });
+});

@@ -120,10 +120,13 @@ function modelTimings(
   const ways: Array<{ count: number; timings: RecordAt[]; likely: RecordAt }> = [];
   if (model.onDiskAtFire > 0 && !evidence.notAtFire) ways.push({ count: model.onDiskAtFire, timings: [0], likely: 0 });
   const d = model.landed;
+  // A hook under Claude Code starts later than it does when replayed (measured: `hook_start_skew_ms`,
+  // the latest start of a hook after the first of its fire), so its read may come after a landing
+  // that here comes after it: the earliest landing of a range is run that much earlier.
+  const floor = evidence.notAtFire ? 1 : 0;
+  const earliest = (lo: number) => Math.max(floor, lo - skewMs);
   if (d !== null && d.calls > 0) {
-    // A hook under Claude Code starts later than it does when replayed (measured: `hook_start_skew_ms`,
-    // the latest start of a hook after the first of its fire): its read may come after an early landing.
-    let lo = Math.max(0, d.min_ms - skewMs);
+    let lo = d.min_ms;
     let hi = d.max_ms;
     const proven = evidence.landed;
     if (proven !== undefined) {
@@ -140,18 +143,17 @@ function modelTimings(
         hi = pHi;
       }
     }
-    if (evidence.notAtFire) lo = Math.max(lo, 1);
     if (hi === Infinity) {
       // Missed later than any landing measured, and never found: from the miss on, or not while the hook runs.
-      ways.push({ count: d.calls, timings: [lo, null], likely: null });
+      ways.push({ count: d.calls, timings: [earliest(lo), null], likely: null });
     } else {
       const mid = Math.min(hi, Math.max(lo, d.p50_ms));
-      ways.push({ count: d.calls, timings: [lo, mid, hi], likely: mid });
+      ways.push({ count: d.calls, timings: [earliest(lo), mid, hi], likely: mid });
     }
   } else if (evidence.landed?.duringHooks === true && evidence.landed.maxMs !== null) {
     // Never measured landing while the hooks ran, but this call's own PreToolUse hook found it: its bounds.
     narrowed = true;
-    const lo = Math.max(evidence.landed.minMs, evidence.notAtFire ? 1 : 0);
+    const lo = earliest(evidence.landed.minMs);
     ways.push({ count: 1, timings: [lo, evidence.landed.maxMs + skewMs], likely: lo });
   }
   // A PreToolUse hook of the call found its record: it did not wait for the hooks to end.
@@ -163,7 +165,7 @@ function modelTimings(
   if (pool !== undefined) {
     if (model.onDiskAtFire === 0 && pool.onDiskAtFire > 0 && !evidence.notAtFire) ways.push({ count: 0, timings: [0], likely: 0 });
     if (model.landed === null && pool.landed !== null && pool.landed.calls > 0 && !ways.some((w) => w.count > 0 && w.timings.some((t) => t !== null && t > 0))) {
-      const lo = Math.max(evidence.notAtFire ? 1 : 0, pool.landed.min_ms - skewMs);
+      const lo = earliest(pool.landed.min_ms);
       ways.push({ count: 0, timings: [lo, Math.max(lo, pool.landed.max_ms)], likely: lo });
     }
     if (model.notWhileHooksRun === 0 && pool.notWhileHooksRun > 0 && evidence.landed?.duringHooks !== true) ways.push({ count: 0, timings: [null], likely: null });

@@ -46,6 +46,7 @@ const cliLazyModules = {
   'src/cli/replay.ts': 'dist/cli-replay.js',
   // Also run on its own in front of PreToolUse hooks (`node dist/cli-complete.js -- CMD`): node: modules only.
   'src/cli/complete.ts': 'dist/cli-complete.js',
+  'src/cli/wrapHooks.ts': 'dist/cli-wrap-hooks.js',
 };
 const lazyBundleOf = new Map(Object.entries(cliLazyModules).map(([entry, outfile]) => [path.resolve(entry), outfile]));
 // The CLI's heavy parts (zod, chokidar, jsonc-parser) are the extension's engine bundle,

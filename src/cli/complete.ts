@@ -377,7 +377,12 @@ export async function completeMain(argv: readonly string[]): Promise<number> {
 }
 
 /** `transcript-lag complete`: the CLI's entry (cli.js); the same as the bundle run on its own. */
-export async function run(args: string[]): Promise<number> {
+export async function run(args: string[], io: { stdout(text: string): void }): Promise<number> {
+  const parsed = parseCompleteArgs(args);
+  if (parsed.help) {
+    io.stdout(usage);
+    return 0;
+  }
   return completeMain(args);
 }
 

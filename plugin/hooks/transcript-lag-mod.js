@@ -104,8 +104,24 @@ function heldMessageOf(rows, toolUseId) {
   return {
     text_blocks: run.filter((r) => r.text !== "").map((r) => r.text),
     tool_use: { id: use.tool_use_id, name: use.tool, input: use.input ?? {} },
+    blocks: blocksUpTo(rows, first, at, toolUseId),
     complete: first > 0
   };
+}
+var uuidOf = (row) => typeof row?.uuid === "string" && row.uuid !== "" ? row.uuid : void 0;
+function blocksUpTo(rows, first, at, toolUseId) {
+  const out = [];
+  for (let i = first; i <= at; i++) {
+    const row = rows[i];
+    const uses = i === at ? row.toolUses.slice(0, row.toolUses.findIndex((t) => t.tool_use_id === toolUseId) + 1) : row.toolUses;
+    const one = (row.text !== "" ? 1 : 0) + row.toolUses.length === 1;
+    const uuid = one ? uuidOf(row) : void 0;
+    const parent = one && i > first ? uuidOf(rows[i - 1]) : void 0;
+    const ids = { ...uuid !== void 0 ? { uuid } : {}, ...parent !== void 0 ? { parent_uuid: parent } : {} };
+    if (row.text !== "") out.push({ type: "text", text: row.text, ...ids });
+    for (const t of uses) out.push({ type: "tool_use", id: t.tool_use_id, name: t.tool, input: t.input ?? {}, ...ids });
+  }
+  return out;
 }
 
 // src/mod/callList.ts
@@ -160,7 +176,8 @@ async function storeHeldMessage($, s, call) {
     ...call.agentId !== void 0 ? { agent_id: call.agentId } : {},
     at: call.at,
     text_blocks: found.text_blocks,
-    tool_use: found.tool_use
+    tool_use: found.tool_use,
+    blocks: found.blocks
   };
   await $.fs.write(file, JSON.stringify(message));
   call.heldFile = file;

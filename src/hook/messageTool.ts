@@ -34,16 +34,17 @@ function ownCopy(dest: string): boolean {
 }
 
 /**
- * Copies `sourceDir/transcript-lag-message.js` to `channelDir/bin/` unless the copy there is ours with
+ * Copies `sourceDir/<fileName>` (the message tool, or the completing wrapper
+ * transcript-lag-complete.js, kept the same way) to `channelDir/bin/` unless the copy there is ours with
  * the same bytes. Never throws: the hook must not stand in a session's way.
  */
-export async function installMessageTool(sourceDir: string, channelDir: string): Promise<MessageToolCopy> {
-  const source = join(sourceDir, MESSAGE_TOOL_FILE_NAME);
+export async function installMessageTool(sourceDir: string, channelDir: string, fileName: string = MESSAGE_TOOL_FILE_NAME): Promise<MessageToolCopy> {
+  const source = join(sourceDir, fileName);
   const ours = readBounded(source, MAX_TOOL_BYTES, 'whole');
   if (ours === undefined) return 'no-source';
   const bin = ownBinFolder(channelDir);
   if ('refused' in bin) return 'unsafe-folder';
-  const dest = join(bin.dir, MESSAGE_TOOL_FILE_NAME);
+  const dest = join(bin.dir, fileName);
   // A symlink at dest is not followed: it is replaced by a regular file like any other difference.
   const there = readBounded(dest, MAX_TOOL_BYTES, 'whole', true);
   if (there !== undefined && there.bytes.equals(ours.bytes) && ownCopy(dest)) return 'current';

@@ -4,6 +4,7 @@
  * that mode: the copy's and the fold's code (the fold is the engine's, src/rules/spool.ts) is never
  * parsed by a tool call's hook, which runs on every call. Each part runs whatever the other did.
  */
+import { COMPLETE_TOOL_FILE_NAME } from '../rules/channelConstants';
 import { installMessageTool } from './messageTool';
 import { foldFinishedSessions } from './spoolAtStart';
 
@@ -13,5 +14,7 @@ import { foldFinishedSessions } from './spoolAtStart';
  */
 export async function sessionStart(sourceDir: string, channelDir: string, startingSession: string | undefined, elapsedMs: () => number): Promise<void> {
   await installMessageTool(sourceDir, channelDir).catch(() => undefined);
+  // The completing wrapper, the same way: a settings hook put behind it needs the plugin alone, no build.
+  await installMessageTool(sourceDir, channelDir, COMPLETE_TOOL_FILE_NAME).catch(() => undefined);
   await foldFinishedSessions(channelDir, { startingSession, elapsedMs });
 }

@@ -1,7 +1,7 @@
 // Named imports, not `import * as`: esbuild would copy every export of the module at each start.
 import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { HOOK_BIN_DIR_NAME, HOOK_FILE_NAME, HOOK_LAUNCHER_FILE_NAME, MESSAGE_TOOL_FILE_NAME, STATUSLINE_FILE_NAME } from './channelConstants';
+import { COMPLETE_TOOL_FILE_NAME, HOOK_BIN_DIR_NAME, HOOK_FILE_NAME, HOOK_LAUNCHER_FILE_NAME, MESSAGE_TOOL_FILE_NAME, STATUSLINE_FILE_NAME } from './channelConstants';
 import { atomicTempMaker } from './renameReplacing';
 
 /**
@@ -32,7 +32,7 @@ import { atomicTempMaker } from './renameReplacing';
 export const STALE_BIN_TEMP_MS = 60_000;
 
 /** The files we copy into bin/ atomically: their temp files (`<name>.<pid>.<hex>.tmp`) are ours to sweep. */
-const BIN_FILE_NAMES = [HOOK_FILE_NAME, HOOK_LAUNCHER_FILE_NAME, STATUSLINE_FILE_NAME, MESSAGE_TOOL_FILE_NAME];
+const BIN_FILE_NAMES = [HOOK_FILE_NAME, HOOK_LAUNCHER_FILE_NAME, STATUSLINE_FILE_NAME, MESSAGE_TOOL_FILE_NAME, COMPLETE_TOOL_FILE_NAME];
 
 export type BinFolder =
   /** `fixed`: folders whose group or world write bit was taken away. `swept`: stale temp files removed. */

@@ -77,3 +77,10 @@ export const STATUSLINE_FILE_NAME = 'transcript-lag-statusline.js';
  * which the plugin keeps in the channel folder's bin/ from each session start, for reviewing hooks to name.
  */
 export const MESSAGE_TOOL_FILE_NAME = 'transcript-lag-message.js';
+
+/**
+ * File name of the completing wrapper's stable copy (`transcript-lag complete` on its own,
+ * src/cli/complete.ts), kept beside the message tool by the plugin's session start, for a
+ * PreToolUse hook's command to name.
+ */
+export const COMPLETE_TOOL_FILE_NAME = 'transcript-lag-complete.js';

@@ -133,7 +133,11 @@ describe('the plugin at session start: the message tool at <claude dir>/transcri
       assert.equal(fs.statSync(toolOf(claudeDir)).mode & 0o777, 0o600);
       assert.equal(fs.statSync(binOf(claudeDir)).mode & 0o777, 0o700);
     }
-    assert.deepEqual(fs.readdirSync(binOf(claudeDir)), ['transcript-lag-message.js'], 'no temp file left');
+    // The completing wrapper beside it, the same way (issue 39): a settings hook put behind it needs the plugin alone.
+    assert.deepEqual(fs.readdirSync(binOf(claudeDir)).sort(), ['transcript-lag-complete.js', 'transcript-lag-message.js'], 'no temp file left');
+    assert.ok(fs.readFileSync(path.join(binOf(claudeDir), 'transcript-lag-complete.js')).equals(fs.readFileSync(path.join(pluginRoot, 'bin', 'transcript-lag-complete.js'))));
+    const wrapped = spawnSync(process.execPath, [path.join(binOf(claudeDir), 'transcript-lag-complete.js'), '--', process.execPath, '-e', 'process.stdout.write(require("fs").readFileSync(0)); process.exit(2)'], { input: 'in', encoding: 'utf8' });
+    assert.deepEqual([wrapped.status, wrapped.stdout], [2, 'in']);
     const r = spawnSync(process.execPath, [toolOf(claudeDir), '--json'], { input: hookInput({ tool_use_id: 'toolu_A' }), encoding: 'utf8' });
     assert.equal(r.status, 0);
     const answer = JSON.parse(r.stdout);
@@ -164,7 +168,7 @@ describe('the plugin at session start: the message tool at <claude dir>/transcri
     } finally {
       fs.closeSync(old);
     }
-    assert.deepEqual(fs.readdirSync(binOf(claudeDir)), ['transcript-lag-message.js']);
+    assert.deepEqual(fs.readdirSync(binOf(claudeDir)).sort(), ['transcript-lag-complete.js', 'transcript-lag-message.js']);
   });
 
   it('a symlink where the tool goes is replaced by the file; what it named is not touched', function () {
@@ -231,7 +235,7 @@ describe('the plugin at session start: the message tool at <claude dir>/transcri
     const inProgress = `transcript-lag-message.js.${process.pid}.0a1b2c3d.tmp`;
     for (const name of [leftover, inProgress, 'notes.txt']) fs.writeFileSync(path.join(binOf(claudeDir), name), 'x');
     assert.equal(runPluginHook('SessionStart', env, startInput()), 0);
-    assert.deepEqual(fs.readdirSync(binOf(claudeDir)).sort(), [inProgress, 'notes.txt', 'transcript-lag-message.js'].sort());
+    assert.deepEqual(fs.readdirSync(binOf(claudeDir)).sort(), [inProgress, 'notes.txt', 'transcript-lag-complete.js', 'transcript-lag-message.js'].sort());
   });
 
   it('where it cannot write (a file where bin/ should be), or with no Node: exit 0, silent, nothing copied', function () {

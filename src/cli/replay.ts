@@ -18,7 +18,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { resolveClaudeDir } from '../core/discovery';
 import { CLAUDE_CODE_HOOK_TIMEOUT_S } from '../core/replay/hookTimeout';
-import { summaryOf, verdictOf, type CallReport, type LiveRunReport } from '../core/replay/report';
+import { ReplayTally, type CallReport, type LiveRunReport } from '../core/replay/report';
 import { hookLabel } from '../core/replay/settingsHooks';
 import { replaySession, ReplayError, type NoteTopic } from '../platform/replaySession';
 import { jsonEscapingUnprintable, printable } from '../rules/printable';
@@ -196,7 +196,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 1;
   }
   const several = sessions.length > 1;
-  const all: CallReport[] = [];
+  // Every session's reports folded as they are printed: none is kept, its hook's outputs with it.
+  const all = new ReplayTally();
   let skipped = 0;
   let failed = false;
   let ran = 0;
@@ -223,7 +224,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
           planned: ({ byMatcher }) => {
             if (!a.json) io.stdout(header(byMatcher));
           },
-          replayed: async ({ report }) => {
+          replayed: async ({ report, liveLacksRecord }) => {
+            all.add(report, liveLacksRecord);
             const line = several ? { transcript: session, ...report } : report;
             io.stdout(a.json ? `${jsonEscapingUnprintable(JSON.stringify(line))}\n` : renderRow(report, report.hook !== undefined));
             await io.stdoutDrained?.();
@@ -238,19 +240,17 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       continue;
     }
     ran += 1;
-    all.push(...result.reports);
     skipped += result.skipped;
-    if (!a.json) io.stdout(`\n${printable(verdictOf(result.reports, result.lacked, result.byMatcher))}\n`);
+    if (!a.json) io.stdout(`\n${printable(result.tally.verdict(result.byMatcher))}\n`);
   }
-  if (a.json && ran > 0) io.stdout(`${JSON.stringify({ ...summaryOf(all, skipped), ...(several ? { sessions: sessions.length } : {}) })}\n`);
+  if (a.json && ran > 0) io.stdout(`${JSON.stringify({ ...all.summary(skipped), ...(several ? { sessions: sessions.length } : {}) })}\n`);
   if (stop.signal.aborted) {
     note('interrupted');
     return 130;
   }
   if (failed) return 1;
-  if (a.check && all.some((r) => r.differs || r.timing_dependent)) {
-    const n = all.filter((r) => r.differs || r.timing_dependent).length;
-    note(`--check: ${n} of ${all.length} ${all.length === 1 ? 'call' : 'calls'} decided differently live, or depending on timing`);
+  if (a.check && all.flagged > 0) {
+    note(`--check: ${all.flagged} of ${all.calls} ${all.calls === 1 ? 'call' : 'calls'} decided differently live, or depending on timing`);
     return 1;
   }
   return 0;

@@ -27,7 +27,7 @@ import { answerOf } from '../core/replay/decision';
 import { callDetailOf, detailLinesOf, heldMessageFor, preToolUseInput, type CallDetail } from '../core/replay/hookInput';
 import { completeCut, liveTimelineOf, mainCutForSubagentCall, type LiveTimeline, type RecordAt } from '../core/replay/liveCut';
 import { matcherMatches } from '../core/replay/matcher';
-import { verdictOfRuns, type CallReport, type LiveRunReport, type RunReport } from '../core/replay/report';
+import { ReplayTally, verdictOfRuns, type CallReport, type LiveRunReport, type RunReport } from '../core/replay/report';
 import { addSettingsHooks, hooksFor, type ReplayHook, type SettingsHooks } from '../core/replay/settingsHooks';
 import { firstSessionId, indexTranscript, MAX_FACTS_LINE_BYTES, type TranscriptIndex } from '../core/replay/transcriptIndex';
 import { runCommandHook } from './commandHookRun';
@@ -105,14 +105,16 @@ export interface ReplayedCall {
 }
 
 export interface ReplayResult {
-  reports: CallReport[];
-  /** Per report, whether its live copy lacked the call's record (verdictOf). */
-  lacked: boolean[];
+  /**
+   * The reports folded (the summary, the verdict): each went to the listener as it was made, and is
+   * not kept, its outputs with it.
+   */
+  tally: ReplayTally;
   /** Calls that could not be replayed (each said in a note). */
   skipped: number;
   /** Settings hooks were replayed, each on the calls its matcher takes. */
   byMatcher: boolean;
-  /** `stop` aborted it: the reports are those made before. */
+  /** `stop` aborted it: the tally is of the reports made before. */
   interrupted: boolean;
 }
 
@@ -497,7 +499,7 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
       if (messageTool === undefined) note(`the message tool (${MESSAGE_TOOL_FILE_NAME}) is not beside this replay: a hook that asks it gets no answer`);
     }
     const replayer = new Replayer(tmp, session, req.env, stop, messageTool);
-    const result: ReplayResult = { reports: [], lacked: [], skipped: 0, byMatcher, interrupted: false };
+    const result: ReplayResult = { tally: new ReplayTally(), skipped: 0, byMatcher, interrupted: false };
     let unmatched = 0;
     const cwdNoted = new Set<string>();
     listener.planned?.({ calls: calls.length, byMatcher });
@@ -557,8 +559,7 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
           ...verdictOfRuns(timings, completeRun),
         };
         const liveLacksRecord = live.transcript_bytes < call.record.end;
-        result.reports.push(report);
-        result.lacked.push(liveLacksRecord);
+        result.tally.add(report, liveLacksRecord);
         await listener.replayed({ report, liveLacksRecord, record: { path: file.index.path, line: call.record.line } });
       }
     }

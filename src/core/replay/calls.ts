@@ -96,7 +96,7 @@ export interface ReplayCall {
  * Records of messages that have made no call yet, held this many at most. A message's records come
  * together (Claude Code writes one per block as the message streams), so the ones a call needs from
  * before its record are among the last few; a message let go that makes a call after all has its
- * records read again (CallsOfLines.missing). A record held is ~200 bytes.
+ * records read again (CallsOfLines.missing). A record held is ~250 bytes.
  */
 export const PENDING_RECORDS = 4096;
 
@@ -253,8 +253,8 @@ class PendingRecords {
 /**
  * The messages let go, as a Bloom filter of fixed size: remembering each id would cost memory by line
  * again (every turn's last message makes no call), and a false "maybe" costs only a second read of the
- * file for the call's message (exact either way). 2^23 bits, 3 hashes: after 100,000 messages let go, a
- * call's message is taken for one about once in 25,000 calls.
+ * file for the call's message (exact either way). 2^23 bits (1 MiB, made at the first let go), 3 hashes:
+ * after 100,000 messages let go, a call's message is taken for one about once in 23,000 calls.
  */
 class LetGo {
   private readonly bits = new Int32Array(1 << 18);

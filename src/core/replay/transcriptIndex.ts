@@ -4,7 +4,7 @@
  * before or after them; its result; the session as it was), the first working directory, and the
  * answers the live cut asks of the file's lines (./liveCut.ts: the first line born after a fire, by the
  * mod's births; the first line created after a time, for a subagent's call). A call's own input and its
- * message's text are read again from its lines when its turn comes (readCallDetail).
+ * message's text are read again from its lines when its turn comes (./hookInput.ts callDetailOf).
  *
  * The file is someone else's input: read through the tail (regular files only) by the record scanner
  * (src/core/scanner/: a line of up to 16 KiB parsed whole, a longer one streamed in bounded memory), a
@@ -49,17 +49,14 @@ export class TranscriptIndex {
   calls: ReplayCall[] = [];
   /** The `cwd` of the first record that names one. */
   firstCwd: string | undefined;
-  /** @internal The lines with a birth that raise the latest so far. */
-  readonly born = new RisingSteps();
-  /** @internal */
-  readonly created: LaterThan;
 
   constructor(
     readonly path: string,
-    createdAfter: readonly number[] = [],
-  ) {
-    this.created = new LaterThan(createdAfter);
-  }
+    /** The lines with a birth that raise the latest birth so far. */
+    private readonly born: RisingSteps,
+    /** The questions of firstCreatedAfter, answered as the lines went by. */
+    private readonly created: LaterThan,
+  ) {}
 
   /** Where the first line born after `at` (the mod's births) starts; undefined when none was. */
   firstBornAfter(at: number): number | undefined {
@@ -231,7 +228,9 @@ class BatchStarts {
 
 /** Indexes the complete lines of a transcript as it is now, streaming (see the file's comment). */
 export async function indexTranscript(path: string, files: FileAccess, clock: Clock, opts: IndexOptions = {}): Promise<TranscriptIndex> {
-  const index = new TranscriptIndex(path, opts.createdAfter);
+  const born = new RisingSteps();
+  const created = new LaterThan(opts.createdAfter ?? []);
+  const index = new TranscriptIndex(path, born, created);
   const calls = new CallsOfLines(index, opts.agentId, opts.pendingRecords);
   const births = opts.births !== undefined && opts.births.size > 0 ? opts.births : undefined;
   const batches = new BatchStarts();
@@ -250,12 +249,12 @@ export async function indexTranscript(path: string, files: FileAccess, clock: Cl
     const batchStart = batches.of(facts.type, place);
     if (index.firstCwd === undefined) index.firstCwd = facts.cwd;
     if (births !== undefined && facts.uuid !== undefined) {
-      const born = births.get(facts.uuid);
-      if (born !== undefined) index.born.see(place.start, born);
+      const at = births.get(facts.uuid);
+      if (at !== undefined) born.see(place.start, at);
     }
-    if (!index.created.done && facts.timestamp !== undefined) {
+    if (!created.done && facts.timestamp !== undefined) {
       const at = Date.parse(facts.timestamp);
-      if (Number.isFinite(at)) index.created.see(place.start, at);
+      if (Number.isFinite(at)) created.see(place.start, at);
     }
     calls.add(facts, place, batchStart);
   });

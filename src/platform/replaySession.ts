@@ -92,7 +92,7 @@ export interface ReplayListener {
   planned?(plan: { calls: number; byMatcher: boolean }): void;
   /** A call's hooks are about to run (`index` among the planned calls). */
   calling?(index: number, call: ReplayCall): void;
-  /** One call replayed with one hook. Awaited before the next run. */
+  /** One call replayed with one hook. Awaited before the next run. The replay keeps nothing of it but its tally (ReplayResult.tally): keep what you show. */
   replayed(call: ReplayedCall): void | Promise<void>;
 }
 

@@ -6,6 +6,7 @@ import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 import { hookBuildOptions } from './lib/hookBuild.mjs';
 import { messageBuildOptions } from './lib/messageBuild.mjs';
+import { completeBuildOptions } from './lib/completeBuild.mjs';
 
 const watch = process.argv.includes('--watch');
 // `transcript-lag --version` prints the package's version (src/cli/main.ts).
@@ -43,6 +44,9 @@ const cliLazyModules = {
   // Also run on its own by reviewing hooks, on every call (`node dist/cli-message.js --json`): node: modules only.
   'src/cli/message.ts': 'dist/cli-message.js',
   'src/cli/replay.ts': 'dist/cli-replay.js',
+  // Also run on its own in front of PreToolUse hooks (`node dist/cli-complete.js -- CMD`): node: modules only.
+  'src/cli/complete.ts': 'dist/cli-complete.js',
+  'src/cli/wrapHooks.ts': 'dist/cli-wrap-hooks.js',
 };
 const lazyBundleOf = new Map(Object.entries(cliLazyModules).map(([entry, outfile]) => [path.resolve(entry), outfile]));
 // The CLI's heavy parts (zod, chokidar, jsonc-parser) are the extension's engine bundle,
@@ -76,13 +80,30 @@ const cliLazyBundles = {
   },
 };
 
+// zod exports every locale of its error messages (`z.locales`), 60 of them, 265 KB of the engine
+// bundle; we read its errors in English only, which zod itself loads (`config(en())`). Its locales'
+// index is handed just that one.
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /\/locales\/index\.js$/ }, (args) => {
+      if (!/[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)) return undefined;
+      return { path: path.join(path.dirname(args.importer), args.path), namespace: 'zod-locales' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
+      contents: `export { default as en } from ${JSON.stringify(path.join(path.dirname(args.path), 'en.js'))};\n`,
+      resolveDir: path.dirname(args.path),
+    }));
+  },
+};
+
 const builds = [
   { entryPoints: ['src/vscode/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
   // The engine (zod, chokidar) for the extension, required only once a Claude dir exists: see src/vscode/engineModule.ts.
   { entryPoints: ['src/vscode/engineModule.ts'], outfile: 'dist/engine.js' },
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [cliLazyBundles] },
   ...Object.entries(cliLazyModules)
-    .filter(([entry]) => entry !== messageBuildOptions.entryPoints[0])
+    .filter(([entry]) => entry !== messageBuildOptions.entryPoints[0] && entry !== completeBuildOptions.entryPoints[0])
     .map(([entry, outfile]) => ({ entryPoints: [entry], outfile, plugins: [cliLazyBundles] })),
   // `npm run demo` in the terminal (scripts/demo.mjs): the CLI's engine bundle, drawn as the view would.
   { entryPoints: ['src/cli/terminalDemo.ts'], outfile: 'dist/terminalDemo.js', plugins: [cliLazyBundles] },
@@ -93,10 +114,12 @@ const builds = [
   { ...hookBuildOptions, outfile: 'dist/hook.js' },
   // The message tool, the same way: the plugin's committed copy (plugin/bin/transcript-lag-message.js) is these bytes.
   { ...messageBuildOptions, outfile: 'dist/cli-message.js' },
+  // The completing wrapper, the same way (plugin/bin/transcript-lag-complete.js).
+  { ...completeBuildOptions, outfile: 'dist/cli-complete.js' },
 ];
 
 if (watch) {
-  for (const b of builds) (await esbuild.context({ ...common, ...b })).watch();
+  for (const b of builds) (await esbuild.context({ ...common, ...b, plugins: [...(b.plugins ?? []), zodEnglishOnly] })).watch();
 } else {
-  await Promise.all(builds.map((b) => esbuild.build({ ...common, ...b })));
+  await Promise.all(builds.map((b) => esbuild.build({ ...common, ...b, plugins: [...(b.plugins ?? []), zodEnglishOnly] })));
 }

@@ -5,7 +5,11 @@
 // plugin/hooks/transcript-lag-mod.js, the mod Claude Code 2.1.287+ loads in process
 // (scripts/lib/modBuild.mjs, from src/mod/), and plugin/bin/transcript-lag-message.js, the message
 // tool the plugin copies to <claude dir>/transcript-lag/bin/ on session start, what `npm run build`
-// writes to dist/cli-message.js (scripts/lib/messageBuild.mjs, from src/cli/message.ts).
+// writes to dist/cli-message.js (scripts/lib/messageBuild.mjs, from src/cli/message.ts), and
+// plugin/bin/hook-session-start.js, what hook.js requires at session start (the message tool's copy,
+// the spool's fold: scripts/lib/sessionStartBuild.mjs, from src/hook/sessionStart.ts; plugin only), and
+// plugin/bin/transcript-lag-complete.js, the completing wrapper the SessionStart copies beside the message
+// tool, what `npm run build` writes to dist/cli-complete.js (scripts/lib/completeBuild.mjs, src/cli/complete.ts).
 //
 //   node scripts/plugin-hook.mjs           rewrite them from src/
 //   node scripts/plugin-hook.mjs --check   exit 1 unless the committed copies are those builds
@@ -15,12 +19,16 @@ import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
 import { hookBuildOptions } from './lib/hookBuild.mjs';
 import { messageBuildOptions } from './lib/messageBuild.mjs';
+import { completeBuildOptions } from './lib/completeBuild.mjs';
 import { modBuildOptions } from './lib/modBuild.mjs';
+import { sessionStartBuildOptions } from './lib/sessionStartBuild.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const PLUGIN_HOOK = path.join(repoRoot, 'plugin', 'bin', 'hook.js');
 export const PLUGIN_MOD = path.join(repoRoot, 'plugin', 'hooks', 'transcript-lag-mod.js');
 export const PLUGIN_MESSAGE = path.join(repoRoot, 'plugin', 'bin', 'transcript-lag-message.js');
+export const PLUGIN_SESSION_START = path.join(repoRoot, 'plugin', 'bin', 'hook-session-start.js');
+export const PLUGIN_COMPLETE = path.join(repoRoot, 'plugin', 'bin', 'transcript-lag-complete.js');
 
 async function buildBytes(options, outfile) {
   const out = await esbuild.build({ ...options, absWorkingDir: repoRoot, outfile, write: false });
@@ -30,6 +38,8 @@ async function buildBytes(options, outfile) {
 export const buildHookBytes = () => buildBytes(hookBuildOptions, path.join(repoRoot, 'dist', 'hook.js'));
 export const buildModBytes = () => buildBytes(modBuildOptions, PLUGIN_MOD);
 export const buildMessageBytes = () => buildBytes(messageBuildOptions, path.join(repoRoot, 'dist', 'cli-message.js'));
+export const buildSessionStartBytes = () => buildBytes(sessionStartBuildOptions, PLUGIN_SESSION_START);
+export const buildCompleteBytes = () => buildBytes(completeBuildOptions, path.join(repoRoot, 'dist', 'cli-complete.js'));
 
 async function main() {
   const check = process.argv.includes('--check');
@@ -38,6 +48,8 @@ async function main() {
     [PLUGIN_HOOK, buildHookBytes, 'src/hook/'],
     [PLUGIN_MOD, buildModBytes, 'src/mod/'],
     [PLUGIN_MESSAGE, buildMessageBytes, 'src/cli/message.ts'],
+    [PLUGIN_SESSION_START, buildSessionStartBytes, 'src/hook/sessionStart.ts'],
+    [PLUGIN_COMPLETE, buildCompleteBytes, 'src/cli/complete.ts'],
   ]) {
     const built = await build();
     const committed = fs.existsSync(file) ? fs.readFileSync(file) : undefined;

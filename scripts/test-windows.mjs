@@ -82,8 +82,10 @@ export const NOT_UNDER_WINE = [
   ['hook process: the mod reports the call a list that is not the mod\'s (a symlink', 'makes a symlink, which Wine\'s node.exe cannot'],
   ['hook process: start-up cost announce mode, payload on a socket', 'under Wine fstat does not call the child\'s socket stdin a FIFO or socket, so the hook reads it through process.stdin (2 more modules than the allow-list); unproven on real Windows'],
   ['the plugin at session start: the message tool', 'runs plugin/bin/transcript-lag-hook.sh --install-message-tool with sh, as Claude Code does on POSIX; Wine has no sh (Git Bash)'],
+  ['the plugin at session start: the mod\'s spool', 'runs plugin/bin/transcript-lag-hook.sh --install-message-tool with sh, as Claude Code does on POSIX; Wine has no sh (Git Bash)'],
   ['replay: ', 'replay runs a hook command as Claude Code does on POSIX, with sh -c; Wine has no sh (Git Bash), so each hook fails to start'],
   ['replay --settings: ', 'the same: the settings hooks it replays run with sh -c'],
+  ['replay --check, ', 'the same: the hooks it replays run with sh -c'],
   ['FileTail: properties delivers every complete line once per generation', 'its faults rename and delete files the tail holds open, which Wine 8 refuses (EPERM), as above'],
 ];
 

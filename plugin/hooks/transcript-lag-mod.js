@@ -78,7 +78,10 @@ function modCallsPath(claudeDir, sessionId) {
 var MOD_LIVE_EVERY_MS = 5e3;
 var MOD_LIVE_FRESH_MS = 3 * MOD_LIVE_EVERY_MS;
 function modLivePath(claudeDir, sessionId) {
-  return SAFE_SESSION_ID.test(sessionId) ? channelPath(claudeDir, MOD_CALLS_DIR_NAME, `${sessionId}.live.json`) : void 0;
+  return SAFE_SESSION_ID.test(sessionId) ? channelPath(claudeDir, MOD_CALLS_DIR_NAME, modLiveFileName(sessionId)) : void 0;
+}
+function modLiveFileName(sessionId) {
+  return `${sessionId}.live.json`;
 }
 function spoolFileName(sessionId, instance, seq) {
   return `${sessionId}.${instance}.${String(seq).padStart(8, "0")}.json`;
@@ -101,8 +104,24 @@ function heldMessageOf(rows, toolUseId) {
   return {
     text_blocks: run.filter((r) => r.text !== "").map((r) => r.text),
     tool_use: { id: use.tool_use_id, name: use.tool, input: use.input ?? {} },
+    blocks: blocksUpTo(rows, first, at, toolUseId),
     complete: first > 0
   };
+}
+var uuidOf = (row) => typeof row?.uuid === "string" && row.uuid !== "" ? row.uuid : void 0;
+function blocksUpTo(rows, first, at, toolUseId) {
+  const out = [];
+  for (let i = first; i <= at; i++) {
+    const row = rows[i];
+    const uses = i === at ? row.toolUses.slice(0, row.toolUses.findIndex((t) => t.tool_use_id === toolUseId) + 1) : row.toolUses;
+    const one = (row.text !== "" ? 1 : 0) + row.toolUses.length === 1;
+    const uuid = one ? uuidOf(row) : void 0;
+    const parent = one && i > first ? uuidOf(rows[i - 1]) : void 0;
+    const ids = { ...uuid !== void 0 ? { uuid } : {}, ...parent !== void 0 ? { parent_uuid: parent } : {} };
+    if (row.text !== "") out.push({ type: "text", text: row.text, ...ids });
+    for (const t of uses) out.push({ type: "tool_use", id: t.tool_use_id, name: t.tool, input: t.input ?? {}, ...ids });
+  }
+  return out;
 }
 
 // src/mod/callList.ts
@@ -157,7 +176,8 @@ async function storeHeldMessage($, s, call) {
     ...call.agentId !== void 0 ? { agent_id: call.agentId } : {},
     at: call.at,
     text_blocks: found.text_blocks,
-    tool_use: found.tool_use
+    tool_use: found.tool_use,
+    blocks: found.blocks
   };
   await $.fs.write(file, JSON.stringify(message));
   call.heldFile = file;
@@ -257,10 +277,10 @@ function verdictFromHook(seen, firedAt) {
   const fromPre = landed?.watched_from === "pre";
   if (fromPre) verdict.shape = landed.with_result ? "with_result" : "before_result";
   else {
-    const preSaw = pre?.record_on_disk;
+    const preSaw = pre?.record_on_disk === true || seen.waitFoundAt !== void 0;
     const postSaw = post?.record_on_disk;
     const postMissed = postSaw === false && post?.result_on_disk === false;
-    if (preSaw === true) verdict.shape = "before_result";
+    if (preSaw) verdict.shape = "before_result";
     else if (postSaw === true && post?.result_on_disk === false) verdict.shape = "before_result";
     else if (postMissed && landed !== void 0) verdict.shape = landed.with_result ? "with_result" : "before_result";
   }
@@ -268,9 +288,10 @@ function verdictFromHook(seen, firedAt) {
   if (fire === void 0) return verdict;
   const found = recordFoundAt(seen);
   let missed;
-  for (const look2 of [pre, post]) {
-    if (look2?.record_on_disk !== false || look2.checked_at === void 0 || found !== void 0 && look2.checked_at >= found) continue;
-    missed = Math.max(missed ?? look2.checked_at, look2.checked_at);
+  const looks = [pre?.record_on_disk === false ? pre.checked_at : void 0, post?.record_on_disk === false ? post.checked_at : void 0, seen.waitMissedAt];
+  for (const at of looks) {
+    if (at === void 0 || found !== void 0 && at >= found) continue;
+    missed = Math.max(missed ?? at, at);
   }
   if (found === void 0 && missed === void 0) return verdict;
   const min = missed === void 0 ? 0 : Math.max(0, missed - fire);

@@ -4,6 +4,7 @@ import * as v8 from 'node:v8';
 import { AnalyzeInputError, analyzeTranscript, type AnalyzedCall, type TranscriptAnalysis } from '../core/analyze';
 import { jsonPieces } from '../core/analyze/jsonPieces';
 import { jsonEscapingUnprintable, printable } from '../rules/printable';
+import { boundsText } from '../rules/durationText';
 import type { CliIo } from './io';
 
 const usage = `Usage: transcript-lag analyze FILE [--json] [--channel FILE]
@@ -127,7 +128,7 @@ export function renderTable(a: TranscriptAnalysis): string {
     out.push('with_result: both on one line, or (--channel) the watcher the call\'s PostToolUse hook left behind found');
     out.push('record and result in one look.');
     out.push('unknown: nothing proves it; Claude Code does not write a trailer after every batch.');
-    if (a.waits) out.push('held: hook fired -> record on disk, bounded by what the hook saw at PreToolUse and PostToolUse.');
+    if (a.waits) out.push('held: hook fired -> record on disk, bounded by what the hook saw at PreToolUse and PostToolUse and what its waits found.');
   }
   return out.join('\n') + '\n';
 }
@@ -148,11 +149,9 @@ function callRow(call: AnalyzedCall, withWaits: boolean): string[] {
   return cells;
 }
 
-/** "0–120 ms", "≥ 2.1 s", or "-" when the hook saw nothing that bounds it. */
+/** In the views' words (boundsText): "≤ 346 ms", "400 ms–2.3s", "≥ 2.1s"; "-" when the hook saw nothing that bounds it. */
 function heldText(held: AnalyzedCall['held_ms']): string {
-  if (!held) return '-';
-  const ms = (n: number) => (n < 1000 ? `${n} ms` : `${(n / 1000).toFixed(1)} s`);
-  return held.max_ms === null ? `>= ${ms(held.min_ms)}` : `${ms(held.min_ms)}-${ms(held.max_ms)}`;
+  return held ? boundsText(held) : '-';
 }
 
 /**

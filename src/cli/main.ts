@@ -18,6 +18,9 @@ const commands: Record<string, () => Command> = {
   statusline: () => (require('./statusline') as typeof import('./statusline')).run,
   message: () => (require('./message') as typeof import('./message')).run,
   replay: () => (require('./replay') as typeof import('./replay')).run,
+  complete: () => (require('./complete') as typeof import('./complete')).run,
+  'wrap-hooks': () => (require('./wrapHooks') as typeof import('./wrapHooks')).runWrap,
+  'unwrap-hooks': () => (require('./wrapHooks') as typeof import('./wrapHooks')).runUnwrap,
   'install-statusline': () => (require('./installStatusline') as typeof import('./installStatusline')).runInstall,
   'uninstall-statusline': () => (require('./installStatusline') as typeof import('./installStatusline')).runUninstall,
 };
@@ -37,6 +40,9 @@ Commands:
   uninstall-statusline [--claude-dir D]    put back the statusLine install-statusline replaced
   message [--json]                         for a reviewing hook: the text of the message that carries its call
   replay FILE --hook CMD [--json]          run your PreToolUse hook on a session's calls: live against complete
+  complete -- CMD [ARGS...]                in front of a PreToolUse hook: CMD's transcript holds its held call
+  wrap-hooks [--project DIR]               put every PreToolUse command hook behind complete
+  unwrap-hooks [--project DIR]             take them back, as they were
 
   --version                                the package's version
   <command> --help                         the command's options

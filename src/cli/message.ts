@@ -15,15 +15,9 @@
  * unless the answer could not be written whole (src/rules/writeAll.ts), and nothing on stdout but
  * the answer.
  */
-import { fstatSync, lstatSync, unlinkSync } from 'node:fs';
-import {
-  claudeDirOfTranscript,
-  HELD_MESSAGE_TTL_MS,
-  heldMessagePath,
-  parseHeldMessage,
-  recordFileOf,
-  sessionIdOfTranscript,
-} from '../rules/modContract';
+import { fstatSync } from 'node:fs';
+import { claudeDirOfTranscript, recordFileOf, sessionIdOfTranscript } from '../rules/modContract';
+import { HELD_FILE_MAX_BYTES, readHeldMessageFile } from '../rules/heldMessageFile';
 import { lineKindOf } from '../rules/recordLine';
 import { completeLines, readBounded } from '../rules/boundedRead';
 import { linesHolding, toolUseIdNeedle } from '../rules/onDiskCheck';
@@ -33,8 +27,7 @@ import { writeAll, writeDeadline } from '../rules/writeAll';
 import { jsonEscapingUnprintable, printableLines } from '../rules/printable';
 import type { CliIo } from './io';
 
-/** The mod writes a held message with `$.fs.write`, which takes at most 4 MiB: a bigger file is not the mod's. */
-export const HELD_FILE_MAX_BYTES = 4 * 1024 * 1024;
+export { HELD_FILE_MAX_BYTES };
 /** How much of the transcript's end is read: the call's record and its message's other records are among the newest lines. */
 export const TRANSCRIPT_WINDOW_BYTES = 8 * 1024 * 1024;
 /** A hook's stdin ends as soon as Claude Code has written it; one left open is given up on after this. */
@@ -68,59 +61,14 @@ type TranscriptLook = { text_blocks: string[] } | { reason: string };
 /** The held message's blocks, or `ignored`: why a file that is there was not taken (absent: there is none). */
 type HeldLook = { text_blocks: string[] } | { ignored?: string };
 
-/** Younger than the TTL, and not from further in the future than that (a clock set back). */
-function isFresh(at: number, now: number): boolean {
-  const age = now - at;
-  return Number.isFinite(age) && age < HELD_MESSAGE_TTL_MS && age > -HELD_MESSAGE_TTL_MS;
-}
-
 /**
- * Why a held file that lstat found a moment ago could not be read, from a second look at it. Most
- * often it is gone: the mod removes it as soon as the call's record lands.
- */
-function whyUnreadable(path: string): string {
-  try {
-    const st = lstatSync(path);
-    if (!st.isFile()) return 'the held message is not a regular file';
-    if (st.size > HELD_FILE_MAX_BYTES) return 'the held message is over 4 MiB (the mod writes at most 4 MiB)';
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'the held message was gone before it could be read';
-  }
-  return 'the held message cannot be read';
-}
-
-/**
- * The mod's held message for the call. Read only as a regular file at its own path (a symlink is
- * not followed), bounded, and only when it parses as the mod's file for this call and is younger
- * than the TTL. One the mod left behind older than the TTL (its record never landed while the mod
- * ran) is removed here: the only file this command deletes. `read`: the bounded read, replaced by
- * tests to remove the file between the look and the read.
+ * The mod's held message for the call (src/rules/heldMessageFile.ts). One the mod left behind older
+ * than the TTL is removed here: the only file this command deletes. `read`: the bounded read,
+ * replaced by tests to remove the file between the look and the read.
  */
 export function readHeldMessage(claudeDir: string, sessionId: string, toolUseId: string, now: number, read: typeof readBounded = readBounded): HeldLook {
-  const path = heldMessagePath(claudeDir, sessionId, toolUseId);
-  if (path === undefined) return { ignored: 'the session or tool use id cannot name a held message file' };
-  let regular: boolean;
-  try {
-    regular = lstatSync(path).isFile();
-  } catch {
-    return {};
-  }
-  if (!regular) return { ignored: 'the held message is not a regular file' };
-  const bytes = read(path, HELD_FILE_MAX_BYTES, 'whole', true);
-  if (bytes === undefined) return { ignored: whyUnreadable(path) };
-  const held = parseHeldMessage(bytes.bytes.toString('utf8'), toolUseId);
-  if (held === undefined) return { ignored: 'the held message is not one the mod wrote for this call (or is empty, or half written)' };
-  if (isFresh(held.at, now)) return { text_blocks: held.text_blocks };
-  if (now - held.at < HELD_MESSAGE_TTL_MS) {
-    // Left alone: the mod still owns it, and a clock set back makes every held file look like this.
-    return { ignored: 'the held message is dated more than its TTL in the future (clock skew?)' };
-  }
-  try {
-    if (lstatSync(path).isFile()) unlinkSync(path);
-  } catch {
-    // gone already, or not ours to remove
-  }
-  return { ignored: 'the held message is older than its TTL' };
+  const look = readHeldMessageFile(claudeDir, sessionId, toolUseId, now, true, read);
+  return 'held' in look ? { text_blocks: look.held.text_blocks } : look;
 }
 
 interface AssistantRecord {

@@ -44,7 +44,9 @@ from each other, on when it reads.
                     Code's); with --settings a hook's own timeout wins
   --no-mod          as without the transcript-lag plugin: no held message, no message tool
   --json            one JSON object a line per call, then a summary line
-  --check           for CI: exit 1 when any call differs or depends on timing, else 0
+  --check           for CI: exit 1 when any call differs or depends on timing, or when
+                    nothing was checked (no call replayed, a call skipped, a run that
+                    ended in an error or a timeout), else 0
 A FOLDER replays every session in it (its *.jsonl, and those of its folders one level down).
 Nothing of yours is changed: the copies live in a private temp folder, removed at the end.
 Exit 0 when the replay ran, whatever the hook decided (with --check: 1 when a call differs or
@@ -145,7 +147,7 @@ function sessionFiles(p: string): string[] {
   return out;
 }
 
-const timingText = (t: LiveRunReport) => `${t.record_at_ms === null ? 'not while it ran' : t.record_at_ms === 0 ? 'at the fire' : `${t.record_at_ms} ms`} ${t.decision}`;
+const timingText = (t: LiveRunReport) => `${t.record_at_ms === null ? 'not while it ran' : t.record_at_ms === 0 ? 'from the start' : `${t.record_at_ms} ms`} ${t.decision}`;
 
 function renderRow(r: CallReport, withHook: boolean): string {
   const cell = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s.padEnd(n));
@@ -157,7 +159,7 @@ function renderRow(r: CallReport, withHook: boolean): string {
     cell(bytes, 17),
     cell(r.live.decision, 8),
     cell(r.complete.decision, 8),
-    cell(r.timing_dependent ? 'timing' : r.differs ? 'differs' : '', 7),
+    cell(r.differs ? 'differs' : '', 7),
   ].join(' ');
   const lines = [withHook && r.hook ? `${row}  ${printable(hookLabel(r.hook))}` : row.trimEnd()];
   // Where the hook decided otherwise on some landing times: each, in words.
@@ -249,9 +251,19 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 130;
   }
   if (failed) return 1;
-  if (a.check && all.flagged > 0) {
-    note(`--check: ${all.flagged} of ${all.calls} ${all.calls === 1 ? 'call' : 'calls'} decided differently live, or depending on timing`);
-    return 1;
+  if (a.check) {
+    // A check that ran nothing, or runs that decided nothing, proves nothing: it fails, saying why.
+    const s = all.summary(skipped);
+    const why = [
+      s.differs > 0 ? `${s.differs} of ${s.calls} ${s.calls === 1 ? 'call' : 'calls'} decided differently live, or depending on timing` : '',
+      s.calls === 0 ? 'no call was replayed' : '',
+      s.skipped > 0 ? `${s.skipped} call(s) could not be replayed` : '',
+      s.errors + s.timeouts > 0 ? `${s.errors + s.timeouts} call(s) had a run that ended in an error or a timeout` : '',
+    ].filter(Boolean);
+    if (why.length > 0) {
+      note(`--check: ${why.join('; ')}`);
+      return 1;
+    }
   }
   return 0;
 }

@@ -87,8 +87,8 @@ export function callsOf(channelText: string): CallEvents[] {
   for (const e of later) {
     const call = calls.get(e.tool_use_id);
     if (!call) continue;
-    // No copy per event: lenientCallEvent requires a landed event's with_result, a boolean.
-    noteSighting(call.seen, e as LenientCallEvent & ({ event: 'post' | 'hooks' } | { event: 'landed'; with_result: boolean }));
+    // No copy per event: lenientCallEvent requires a landed event's with_result, a boolean, and a wait's outcome.
+    noteSighting(call.seen, e as LenientCallEvent & ({ event: 'post' | 'hooks' } | { event: 'landed'; with_result: boolean } | { event: 'wait'; outcome: 'seen' | 'behind' | 'error' }));
   }
   return [...calls.values()];
 }

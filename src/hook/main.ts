@@ -8,6 +8,8 @@
  * it as a decision), always exits 0, never keeps tool_input/tool_response, and
  * is bounded in time: ≤ 1 s in announce mode, polls × interval + 1 s in probe mode.
  */
+// Named imports, not `import * as`: esbuild would copy every export of the module at each start.
+import { join } from 'node:path';
 import { DEFAULT_PROBE_POLLS, DEFAULT_PROBE_POLL_MS, HOOK_SOURCE } from '../rules/channelConstants';
 import { MAX_HOOK_TIMEOUT_MS } from '../core/settings/hookCommand';
 import { reportCall } from './callReport';
@@ -43,7 +45,10 @@ interface HookArgs {
   timeoutMs?: number;
   /** Run by the Claude Code plugin (plugin/hooks/hooks.json): stands aside where install-hook's entry reports the call. */
   plugin: boolean;
-  /** The plugin's SessionStart: keep the message tool beside the channel (src/hook/messageTool.ts); nothing else. */
+  /**
+   * The plugin's SessionStart: keep the message tool beside the channel (src/hook/messageTool.ts) and fold
+   * the spool files of finished sessions into their channel files (src/hook/spoolAtStart.ts); nothing else.
+   */
   installMessageTool: boolean;
 }
 
@@ -84,19 +89,36 @@ export function watchdogDelayMs(args: Pick<HookArgs, 'probe' | 'polls' | 'pollMs
 }
 
 /**
- * The SessionStart copy's bound: a rename that Windows refuses while the old copy is open is tried
- * again for about 1.5 s (src/rules/renameReplacing.ts). The plugin's entry allows it 10 s.
+ * The SessionStart's bound: a rename that Windows refuses while the old copy is open is tried
+ * again for about 1.5 s (src/rules/renameReplacing.ts), and the spool's fold stops taking sessions
+ * 150 ms after it began (src/hook/spoolAtStart.ts). The plugin's entry allows it 10 s.
  */
 const INSTALL_WATCHDOG_MS = 4000;
+/** The SessionStart input (its session_id: the session starting) arrives at once; this only bounds a stdin left open. */
+const START_STDIN_BUDGET_MS = 300;
+
+/**
+ * The plugin's SessionStart work (src/hook/sessionStart.ts) is a bundle of its own beside this one
+ * (plugin/bin/, scripts/lib/sessionStartBuild.mjs), required by path only in that mode: this bundle,
+ * which every tool call's hook parses, holds none of the copy's or the spool fold's code (a third of
+ * its size again, ~1 ms more to compile at each call on a busy machine).
+ */
+export const SESSION_START_BUNDLE = 'hook-session-start.js';
+
+/** The plugin's SessionStart: the message tool copied, then the spool's finished sessions folded. */
+async function sessionStart(channelDir: string): Promise<void> {
+  const input = parseHookInput(await readStdin(START_STDIN_BUDGET_MS - sinceStart()));
+  // Missing (a hook.js copied alone, as install-hook copies it): the require throws, and the hook exits 0 as ever.
+  const bundle = require(join(__dirname, SESSION_START_BUNDLE)) as typeof import('./sessionStart');
+  await bundle.sessionStart(__dirname, channelDir, input?.session_id, sinceStart);
+}
 
 async function run(argv: string[]): Promise<void> {
   const args = parseHookArgs(argv);
   const budget = probeBudgetMs(args);
   if (args.installMessageTool) {
     setTimeout(() => process.exit(0), Math.max(0, INSTALL_WATCHDOG_MS - sinceStart())).unref();
-    // Required here, not imported: a tool call's hook never loads what the copy needs.
-    const { installMessageTool } = require('./messageTool') as typeof import('./messageTool');
-    await installMessageTool(__dirname, resolveChannelDir(args.channelDir, process.env));
+    await sessionStart(resolveChannelDir(args.channelDir, process.env));
     return;
   }
   setTimeout(() => process.exit(0), watchdogDelayMs(args, sinceStart())).unref();

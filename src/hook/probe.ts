@@ -15,6 +15,12 @@ export interface ProbeOutcome {
   polls: number;
   waited_ms: number;
   bytes_on_disk: number;
+  /**
+   * Its last look: when the look that found the record ended (`seen`: on disk by then), or when the
+   * last look that read the whole file without it began (`behind`: not on disk then). Left out of a
+   * `behind` when no look read it all (the deadline cut the read).
+   */
+  checked_at?: number;
   line?: number;
   error?: string;
 }
@@ -39,10 +45,14 @@ export async function probeTranscript(transcriptPath: string, toolUseId: string,
   let size = 0;
   let everOpened = false;
   let lastError: string | undefined;
+  /** When the last look that read the file through its size, and missed, began. */
+  let missedAt: number | undefined;
   let poll = 0;
   while (poll < opts.polls) {
     poll += 1;
     let fd: number | undefined;
+    // Before the open and the stat: the size read up to was on disk by then, so a miss holds from here.
+    const lookStart = Date.now();
     try {
       fd = openSync(transcriptPath, OPEN_FLAGS);
       everOpened = true;
@@ -55,6 +65,8 @@ export async function probeTranscript(transcriptPath: string, toolUseId: string,
         cursor.take(buf.subarray(0, readSync(fd, buf, 0, r.length, r.offset)), finder);
         if (finder.foundLine !== undefined) break;
       }
+      // Read to the size it saw without the record: not on disk when the look began.
+      if (finder.foundLine === undefined && cursor.nextRead(READ_BYTES) === undefined) missedAt = lookStart;
       lastError = undefined;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
@@ -64,12 +76,13 @@ export async function probeTranscript(transcriptPath: string, toolUseId: string,
       if (fd !== undefined) closeSync(fd);
     }
     if (finder.foundLine !== undefined) {
-      return { outcome: 'seen', polls: poll, waited_ms: Date.now() - started, bytes_on_disk: size, line: finder.foundLine };
+      const now = Date.now();
+      return { outcome: 'seen', polls: poll, waited_ms: now - started, bytes_on_disk: size, checked_at: now, line: finder.foundLine };
     }
     if (poll >= opts.polls || Date.now() + opts.pollMs > opts.deadline) break;
     await sleep(opts.pollMs);
   }
   const waited_ms = Date.now() - started;
   if (!everOpened) return { outcome: 'error', polls: poll, waited_ms, bytes_on_disk: 0, error: lastError ?? 'transcript not found' };
-  return { outcome: 'behind', polls: poll, waited_ms, bytes_on_disk: size };
+  return missedAt === undefined ? { outcome: 'behind', polls: poll, waited_ms, bytes_on_disk: size } : { outcome: 'behind', polls: poll, waited_ms, bytes_on_disk: size, checked_at: missedAt };
 }

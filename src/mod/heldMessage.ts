@@ -67,6 +67,7 @@ export async function storeHeldMessage($: ModApi, s: ModState, call: HeldCall): 
     at: call.at,
     text_blocks: found.text_blocks,
     tool_use: found.tool_use,
+    blocks: found.blocks,
   };
   await $.fs.write(file, JSON.stringify(message));
   call.heldFile = file;

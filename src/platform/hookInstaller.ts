@@ -2,13 +2,15 @@ import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { channelDirOf, installedHookPathOf } from '../rules/channelPaths';
 import { buildHookExec, buildShellForm, cmdExeOf, hookLauncherText, hookTimeoutSeconds, launcherExec, launcherRefusal, shellFormOf, supportsExecForm, type HookCommandSpec } from '../core/settings/hookCommand';
-import { HOOK_LAUNCHER_FILE_NAME } from '../rules/channelConstants';
+import { COMPLETE_TOOL_FILE_NAME, HOOK_BIN_DIR_NAME, HOOK_LAUNCHER_FILE_NAME } from '../rules/channelConstants';
+import { unwrapPreToolUseHooks, wrapPreToolUseHooks, type WrapResult } from '../core/settings/wrapHooks';
 import { nodeOnPathIs } from './nodeOnPath';
 import { claudeCodeVersion } from './claudeCodeVersion';
 import { HOOK_PATH } from './hookReceiver';
 import { DEFAULT_HTTP_HOOK_PORT, newHttpHookSecret, readHttpHookConfig, removeHttpHookConfig, writeHttpHookConfig } from './httpHookConfig';
 import { installHookEntries, uninstallHookEntries } from '../core/settings/hookSettings';
 import { copyAtomically, writeAtomically, type RenameDeps } from '../rules/renameReplacing';
+import { requireOwnBinFolder } from '../rules/binFolder';
 import { updateSettingsFile, type SettingsFileUpdate } from './settingsFile';
 
 // Installs the reporting hook for Claude Code: a stable copy of dist/hook.js
@@ -103,7 +105,8 @@ export async function installHook(opts: InstallHookOptions): Promise<InstallHook
   const update = await updateSettingsFile(settingsPath, (text) => installHookEntries(text, { ...entry, timeoutSec }), {
     // The hook file (and its launcher) is in place before settings.json names it; refreshed even when the entries are unchanged.
     afterValidate: async () => {
-      await fsp.mkdir(path.dirname(hookPath), { recursive: true, mode: 0o700 });
+      // bin/ a real folder of the user's that others cannot write (src/rules/binFolder.ts), else nothing is copied and settings.json is left as it was.
+      requireOwnBinFolder(channelDir);
       await fsp.chmod(channelDir, 0o700);
       await copyAtomically(opts.hookSourcePath, hookPath);
       if (launcherPath !== undefined && launcherText !== undefined) await writeAtomically(launcherPath, launcherText);
@@ -202,4 +205,78 @@ async function isStub(copyPath: string, stub: string): Promise<boolean> {
   const st = await fsp.lstat(copyPath).catch(() => undefined);
   if (!st?.isFile() || st.size !== Buffer.byteLength(stub)) return false;
   return (await fsp.readFile(copyPath, 'utf8').catch(() => '')) === stub;
+}
+
+export interface WrapHooksOptions {
+  claudeDir: string;
+  /** A project's `.claude/settings.json` instead of the Claude dir's settings.json. */
+  projectDir?: string;
+  /** The runtime the wrapped commands start the wrapper with: absolute. */
+  nodePath: string;
+  /**
+   * The wrapper's build (dist/cli-complete.js), copied to `<claude dir>/transcript-lag/bin/` before any
+   * command names it; when absent there must be a copy there already (the plugin's session start keeps one).
+   */
+  wrapperSourcePath?: string;
+}
+
+export interface WrapHooksResult extends SettingsFileUpdate {
+  /** Commands wrapped, or given back. */
+  count: number;
+  skipped: WrapResult['skipped'];
+  wrapperPath: string;
+}
+
+export function wrapSettingsPathOf(opts: Pick<WrapHooksOptions, 'claudeDir' | 'projectDir'>): string {
+  return opts.projectDir !== undefined ? path.join(path.resolve(opts.projectDir), '.claude', 'settings.json') : settingsPathOf(path.resolve(opts.claudeDir));
+}
+
+/**
+ * `wrap-hooks`: every PreToolUse command hook of the settings file behind `transcript-lag complete`
+ * (src/core/settings/wrapHooks.ts), as install-hook edits it (backup, atomic replace, every other
+ * byte kept). The wrapper is put in place first: a command naming a file that is not there would
+ * fail, and the hook it wraps would not run at all.
+ */
+export async function wrapHooks(opts: WrapHooksOptions): Promise<WrapHooksResult> {
+  if (!path.isAbsolute(opts.nodePath)) throw new Error(`the Node path must be absolute: ${opts.nodePath}`);
+  const channelDir = channelDirOf(path.resolve(opts.claudeDir));
+  const wrapperPath = path.join(channelDir, HOOK_BIN_DIR_NAME, COMPLETE_TOOL_FILE_NAME);
+  const settingsPath = wrapSettingsPathOf(opts);
+  let result: WrapResult | undefined;
+  const exists = await fsp.stat(settingsPath).then(() => true, () => false);
+  if (!exists) return { path: settingsPath, changed: false, created: false, count: 0, skipped: [], wrapperPath };
+  const update = await updateSettingsFile(
+    settingsPath,
+    (text) => {
+      result = wrapPreToolUseHooks(text, { nodePath: opts.nodePath, wrapperPath });
+      return result.text;
+    },
+    {
+      afterValidate: async () => {
+        if (result === undefined || result.changed === 0) return;
+        if (opts.wrapperSourcePath !== undefined && (await fsp.stat(opts.wrapperSourcePath).then((s) => s.isFile(), () => false))) {
+          requireOwnBinFolder(channelDir);
+          await copyAtomically(opts.wrapperSourcePath, wrapperPath);
+        } else if (!(await fsp.stat(wrapperPath).then((s) => s.isFile(), () => false))) {
+          throw new Error(`the wrapper is not at ${wrapperPath}: start a Claude Code session with the transcript-lag plugin (it puts it there), or run wrap-hooks from a build; ${settingsPath} is left untouched`);
+        }
+      },
+    },
+  );
+  return { ...update, count: result?.changed ?? 0, skipped: result?.skipped ?? [], wrapperPath };
+}
+
+/** `unwrap-hooks`: each command wrap-hooks wrapped given back as it was; the wrapper copy stays (running sessions may run it). */
+export async function unwrapHooks(opts: Pick<WrapHooksOptions, 'claudeDir' | 'projectDir'>): Promise<WrapHooksResult> {
+  const wrapperPath = path.join(channelDirOf(path.resolve(opts.claudeDir)), HOOK_BIN_DIR_NAME, COMPLETE_TOOL_FILE_NAME);
+  const settingsPath = wrapSettingsPathOf(opts);
+  const exists = await fsp.stat(settingsPath).then(() => true, () => false);
+  if (!exists) return { path: settingsPath, changed: false, created: false, count: 0, skipped: [], wrapperPath };
+  let count = 0;
+  const update = await updateSettingsFile(settingsPath, (text) => {
+    const r = unwrapPreToolUseHooks(text);
+    count = r.changed;
+    return r.text;
+  });
+  return { ...update, count, skipped: [], wrapperPath };
 }

@@ -118,6 +118,11 @@ export interface ReplayResult {
   interrupted: boolean;
 }
 
+/** One call could not be replayed as it should (said in a note, the call skipped). */
+class CallNotReplayed extends Error {
+  override name = 'CallNotReplayed';
+}
+
 /** The replay could not run: the session (`source: 'session'`) or the channel file could not be read. */
 export class ReplayError extends Error {
   override name = 'ReplayError';
@@ -381,7 +386,8 @@ class Replayer {
       // The held message is read by another process, against the real clock.
       if (held !== undefined) writePrivate(held, JSON.stringify(heldMessageFor(call, plan.detail, session.sessionId, Date.now())));
     }
-    const input = preToolUseInput(call, plan.detail, { sessionId: session.sessionId, transcriptPath: tree.transcriptPath(), cwd: plan.recordedCwd });
+    const input = JSON.stringify(preToolUseInput(call, plan.detail, { sessionId: session.sessionId, transcriptPath: tree.transcriptPath(), cwd: plan.recordedCwd }));
+    const env = { ...this.env, CLAUDE_PROJECT_DIR: isDirectory(session.projectDir) ? session.projectDir : plan.cwd, CLAUDE_CONFIG_DIR: tree.claudeDir };
     // Set just before the hook is spawned (runCommandHook spawns at once): its delay counts from the hook's start.
     let growError: unknown;
     const growth =
@@ -399,14 +405,15 @@ class Replayer {
         command: hook.command,
         ...(hook.args !== undefined ? { args: hook.args } : {}),
         cwd: plan.cwd,
-        env: { ...this.env, CLAUDE_PROJECT_DIR: isDirectory(session.projectDir) ? session.projectDir : plan.cwd, CLAUDE_CONFIG_DIR: tree.claudeDir },
-        input: JSON.stringify(input),
+        env,
+        input,
         timeoutMs,
       },
       this.stop,
     );
     clearTimeout(growth);
-    if (growError !== undefined) throw growError;
+    // The copy could not grow (the session's file truncated meanwhile): the run did not see what it should have.
+    if (growError !== undefined) throw new CallNotReplayed(`the live copy could not grow: ${growError instanceof Error ? growError.message : String(growError)}`);
     // The mod removes a call's held message once its record lands.
     if (held !== undefined) fs.rmSync(held, { force: true });
     const answer = answerOf(outcome);
@@ -540,9 +547,16 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
         if (stop.aborted) break;
         const timeoutMs = hook.timeoutSec !== undefined ? Math.round(hook.timeoutSec * 1000) : req.timeoutMs;
         const timings: LiveRunReport[] = [];
-        for (const recordAt of plan.live.timings) {
-          if (stop.aborted) break;
-          timings.push(await replayer.runLive(plan, hook, timeoutMs, recordAt, req.mod));
+        try {
+          for (const recordAt of plan.live.timings) {
+            if (stop.aborted) break;
+            timings.push(await replayer.runLive(plan, hook, timeoutMs, recordAt, req.mod));
+          }
+        } catch (err) {
+          if (!(err instanceof CallNotReplayed)) throw err;
+          result.skipped += 1;
+          note(`${call.toolUseId}: not replayed: ${err.message}`);
+          continue;
         }
         if (stop.aborted) break;
         const completeRun = await replayer.run(plan, hook, timeoutMs, replayer.complete, completeCut(call), false);
@@ -558,7 +572,8 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
           complete: completeRun,
           ...verdictOfRuns(timings, completeRun),
         };
-        const liveLacksRecord = live.transcript_bytes < call.record.end;
+        // The likely run never had the record: it was not in the transcript while the hook ran.
+        const liveLacksRecord = live.record_at_ms === null && live.transcript_bytes < call.record.end;
         result.tally.add(report, liveLacksRecord);
         await listener.replayed({ report, liveLacksRecord, record: { path: file.index.path, line: call.record.line } });
       }

@@ -8,6 +8,7 @@ import { nodeOnPathIs } from './nodeOnPath';
 import { wrappedCommand } from '../core/settings/wrappedStatusLine';
 import { replaceCopyByStub } from './hookInstaller';
 import { copyAtomically } from '../rules/renameReplacing';
+import { requireOwnBinFolder } from '../rules/binFolder';
 import { updateSettingsFile, type SettingsFileUpdate } from './settingsFile';
 
 // install-statusline: a stable copy of the statusline bundle (dist/cli-statusline.js) under the
@@ -65,7 +66,8 @@ export async function installStatusLineFile(opts: InstallStatusLineOptions): Pro
     {
       // The script is in place before settings.json names it.
       afterValidate: async () => {
-        await fsp.mkdir(path.dirname(scriptPath), { recursive: true, mode: 0o700 });
+        // As the hook's copy: only into a bin/ of the user's that others cannot write (src/rules/binFolder.ts).
+        requireOwnBinFolder(channelDirOf(claudeDir));
         await copyAtomically(opts.sourcePath, scriptPath);
       },
     },

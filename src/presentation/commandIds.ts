@@ -7,6 +7,8 @@ export const COMMANDS = {
   installHook: 'transcriptLag.installHook',
   installHookProbe: 'transcriptLag.installHookProbe',
   uninstallHook: 'transcriptLag.uninstallHook',
+  wrapHooks: 'transcriptLag.wrapHooks',
+  unwrapHooks: 'transcriptLag.unwrapHooks',
   openHeldLine: 'transcriptLag.openHeldLine',
   showReport: 'transcriptLag.showReport',
   exportSamples: 'transcriptLag.exportSamples',

@@ -45,7 +45,7 @@ export interface ReplayRow {
   differs: boolean;
   /**
    * When the live runs decided otherwise by when the record landed: each, in words
-   * (`at the fire: allow · 220 ms: block · not while it ran: block`); else ''.
+   * (`from the start: allow · 220 ms: block · not while it ran: block`); else ''.
    */
   timings: string;
   /** With configured hooks: which one ran; else ''. */
@@ -113,7 +113,7 @@ function replayRow(sessionId: string, mainTranscript: string, { report: r, recor
     complete: runCell(r.complete),
     ms: `${formatDuration(r.live.ms)} / ${formatDuration(r.complete.ms)}`,
     differs: r.differs,
-    timings: r.timing_dependent ? r.live_timings.map((t) => `${t.record_at_ms === null ? 'not while it ran' : t.record_at_ms === 0 ? 'at the fire' : `${t.record_at_ms} ms`}: ${t.decision}`).join(' · ') : '',
+    timings: r.timing_dependent ? r.live_timings.map((t) => `${t.record_at_ms === null ? 'not while it ran' : t.record_at_ms === 0 ? 'from the start' : `${t.record_at_ms} ms`}: ${t.decision}`).join(' · ') : '',
     hook: r.hook === undefined ? '' : oneLine(hookLabel(r.hook), TEXT_CHARS),
     target: { session_id: sessionId, tool_use_id: r.tool_use_id, transcript_path: record.path, line: Math.max(1, record.line), held: false },
   };

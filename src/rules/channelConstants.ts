@@ -29,6 +29,13 @@ export const MAX_HOOKS_MS = 86_400_000;
 /** The channel folder's file where install-hook --http keeps the receiver's port and secret. */
 export const HTTP_CONFIG_FILE = 'http.json';
 
+/**
+ * Default age after which an untouched session file is pruned (src/core/channel/prune.ts), and past which a
+ * spool file is removed unread (src/rules/spool.ts): a week, 7 × 24 × 60 × 60 × 1000 ms, one literal so the
+ * bundles that do not use it (the mod) drop it.
+ */
+export const DEFAULT_CHANNEL_MAX_AGE_MS = 604_800_000;
+
 /** Subfolder of the channel folder where the mod spools events when no receiver answers: one file per event. */
 export const SPOOL_DIR_NAME = 'spool';
 
@@ -70,3 +77,10 @@ export const STATUSLINE_FILE_NAME = 'transcript-lag-statusline.js';
  * which the plugin keeps in the channel folder's bin/ from each session start, for reviewing hooks to name.
  */
 export const MESSAGE_TOOL_FILE_NAME = 'transcript-lag-message.js';
+
+/**
+ * File name of the completing wrapper's stable copy (`transcript-lag complete` on its own,
+ * src/cli/complete.ts), kept beside the message tool by the plugin's session start, for a
+ * PreToolUse hook's command to name.
+ */
+export const COMPLETE_TOOL_FILE_NAME = 'transcript-lag-complete.js';

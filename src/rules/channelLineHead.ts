@@ -46,9 +46,9 @@ export function gluedTail(text: string): string | undefined {
   return start > 0 ? text.slice(start) : undefined;
 }
 
-/** The fields of a call's `pre`, `post`, `hooks` or `landed` event the status line reads, each checked as schema.ts checks it. */
+/** The fields of a call's `pre`, `post`, `hooks`, `wait` or `landed` event the status line reads, each checked as schema.ts checks it. */
 export interface LenientCallEvent {
-  event: 'pre' | 'post' | 'hooks' | 'landed';
+  event: 'pre' | 'post' | 'hooks' | 'wait' | 'landed';
   at: number;
   tool_use_id: string;
   transcript_path: string;
@@ -63,16 +63,21 @@ export interface LenientCallEvent {
   fired_at?: number;
   hooks_ms?: number;
   hooks_decision?: HooksDecision;
+  /** A `wait`'s (required there). */
+  outcome?: 'seen' | 'behind' | 'error';
 }
 
 const isTime = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
 const str = (min: number, max: number) => (v: unknown) => typeof v === 'string' && v.length >= min && v.length <= max;
 const isBool = (v: unknown): v is boolean => typeof v === 'boolean';
 const isHooksMs = (v: unknown): v is number => isTime(v) && v <= MAX_HOOKS_MS;
+const isPositiveInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v > 0;
+/** A count or a size: a whole number ≥ 0, as a time is. */
+const isCount = isTime;
 const oneOf = (values: readonly unknown[]) => (v: unknown) => values.includes(v);
 
 type Rule = (v: unknown) => boolean;
-/** Every field schema.ts gives a `pre`, `post`, `hooks` or `landed` event, as it checks it; `true`: required. */
+/** Every field schema.ts gives a `pre`, `post`, `hooks`, `wait` or `landed` event, as it checks it; `true`: required. */
 const BASE: Record<string, [Rule, boolean]> = {
   at: [isTime, true],
   session_id: [str(1, MAX_ID_LENGTH), true],
@@ -96,10 +101,22 @@ const FIELDS: Record<LenientCallEvent['event'], Record<string, [Rule, boolean]>>
     ...ON_DISK,
     prompt_id: [str(0, MAX_ID_LENGTH), false],
     mode: [oneOf(['announce', 'probe']), false],
-    timeout_ms: [(v) => typeof v === 'number' && Number.isInteger(v) && v > 0, false],
+    timeout_ms: [isPositiveInt, false],
   },
   post: { ...BASE, ...ON_DISK, hooks_ms: [isHooksMs, false], hooks_decision: [oneOf(HOOKS_DECISIONS), false] },
   hooks: { ...BASE, transport: [oneOf(CHANNEL_TRANSPORTS), false], hooks_ms: [isHooksMs, true], hooks_decision: [oneOf(HOOKS_DECISIONS), false] },
+  wait: {
+    ...BASE,
+    outcome: [oneOf(['seen', 'behind', 'error']), true],
+    polls: [isCount, true],
+    waited_ms: [(v) => typeof v === 'number' && Number.isFinite(v) && v >= 0, true],
+    bytes_on_disk: [isCount, true],
+    checked_at: [isTime, false],
+    line: [isPositiveInt, false],
+    max_polls: [isPositiveInt, false],
+    poll_ms: [isPositiveInt, false],
+    error: [str(0, 500), false],
+  },
   landed: {
     ...BASE,
     with_result: [isBool, true],
@@ -116,19 +133,21 @@ const CHECKS: Record<LenientCallEvent['event'], readonly FieldCheck[]> = {
   pre: Object.entries(FIELDS.pre).map(([field, [ok, required]]) => [field, ok, required] as const),
   post: Object.entries(FIELDS.post).map(([field, [ok, required]]) => [field, ok, required] as const),
   hooks: Object.entries(FIELDS.hooks).map(([field, [ok, required]]) => [field, ok, required] as const),
+  wait: Object.entries(FIELDS.wait).map(([field, [ok, required]]) => [field, ok, required] as const),
   landed: Object.entries(FIELDS.landed).map(([field, [ok, required]]) => [field, ok, required] as const),
 };
 /** The optional fields LenientCallEvent keeps, of those each event has. */
-const KEPT_FIELDS = ['agent_id', 'transport', 'checked_at', 'record_on_disk', 'result_on_disk', 'with_result', 'watched_from', 'missed_at', 'fired_at', 'hooks_ms', 'hooks_decision'] as const;
+const KEPT_FIELDS = ['agent_id', 'transport', 'checked_at', 'record_on_disk', 'result_on_disk', 'with_result', 'watched_from', 'missed_at', 'fired_at', 'hooks_ms', 'hooks_decision', 'outcome'] as const;
 const KEPT: Record<LenientCallEvent['event'], readonly (typeof KEPT_FIELDS)[number][]> = {
   pre: KEPT_FIELDS.filter((f) => f in FIELDS.pre),
   post: KEPT_FIELDS.filter((f) => f in FIELDS.post),
   hooks: KEPT_FIELDS.filter((f) => f in FIELDS.hooks),
+  wait: KEPT_FIELDS.filter((f) => f in FIELDS.wait),
   landed: KEPT_FIELDS.filter((f) => f in FIELDS.landed),
 };
 
 /**
- * A `pre`, `post`, `hooks` or `landed` line read without zod: the head (above), then every field checked
+ * A `pre`, `post`, `hooks`, `wait` or `landed` line read without zod: the head (above), then every field checked
  * as schema.ts checks it (test/unit/rules/channelLineHead.test.ts holds the two to the same lines),
  * so the status line takes exactly the call events the engine takes.
  */
@@ -140,7 +159,7 @@ export function lenientCallEvent(text: string): LenientCallEvent | undefined {
     const tail = gluedTail(text);
     if (tail !== undefined) head = channelLineHead(tail);
   }
-  if (head.kind !== 'candidate' || (head.event !== 'pre' && head.event !== 'post' && head.event !== 'hooks' && head.event !== 'landed')) return undefined;
+  if (head.kind !== 'candidate' || (head.event !== 'pre' && head.event !== 'post' && head.event !== 'hooks' && head.event !== 'wait' && head.event !== 'landed')) return undefined;
   const o = head.obj;
   const checks = CHECKS[head.event];
   for (let i = 0; i < checks.length; i++) {

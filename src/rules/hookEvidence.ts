@@ -16,6 +16,10 @@
  *   also found its result's: `with_result` if so, else `before_result`.
  * - the mod (src/mod/) looks from the call's fire on, so its `landed` event
  *   (`watched_from: "pre"`) says the shape by itself.
+ * - a `wait` is a PreToolUse hook's (our probe's, or a reviewing hook's that reports its own, as
+ *   docs/CHANNEL.md asks): `seen` found the record before the tool ran, so before its result, and
+ *   bounds the hold from above by the find; `behind` proves only that its last look, a whole read
+ *   through the OS, missed the record (a lower bound), never a shape.
  * Anything else (no evidence, no `landed` event after a miss at PostToolUse,
  * a result already on disk at PostToolUse without an earlier sighting) proves
  * nothing: the shape stays unknown.
@@ -67,6 +71,20 @@ export interface SightingFields {
   checked_at?: number;
   record_on_disk?: boolean;
   result_on_disk?: boolean;
+}
+
+/** What a `wait` event says of its looks, as schema.ts names its fields. */
+export interface WaitFields {
+  /** When the wait ended (it is reported after its last look). */
+  at: number;
+  outcome: 'seen' | 'behind' | 'error';
+  /**
+   * Its last look: when the one that found the record ended (`seen`), when the last that read the
+   * whole file without it began (`behind`). Absent from older hooks and other writers.
+   */
+  checked_at?: number;
+  /** A subagent's call: its record lands in the subagent's own file, not the `transcript_path` a wait looks in. */
+  agent_id?: string;
 }
 
 /** The hooks' fields of a `hooks` or `post` event, as schema.ts names them. */
@@ -142,6 +160,10 @@ export interface CallSightings {
    * proves the shape, and either may not be the first find.
    */
   foundAt?: number;
+  /** When a PreToolUse hook's wait first found the record (`seen`): on disk before the tool ran. */
+  waitFoundAt?: number;
+  /** The latest look of a `behind` wait that proves the record absent then (waitLookOf). */
+  waitMissedAt?: number;
 }
 
 /** The hooks' figures a `hooks` or `post` event carries, when it carries them (the mod's); hooksFields is its inverse. */
@@ -159,8 +181,21 @@ export function hooksTimedOf(ev: { hooks_ms?: number; hooks_decision?: HooksDeci
  */
 export function noteSighting(
   seen: CallSightings,
-  ev: ({ event: 'pre' | 'post' } & SightingFields & HooksFields) | ({ event: 'hooks' } & HooksFields) | ({ event: 'landed' } & LandingSighting),
+  ev:
+    | ({ event: 'pre' | 'post' } & SightingFields & HooksFields)
+    | ({ event: 'hooks' } & HooksFields)
+    | ({ event: 'landed' } & LandingSighting)
+    | ({ event: 'wait' } & WaitFields),
 ): void {
+  if (ev.event === 'wait') {
+    const look = waitLookOf(ev);
+    if (look?.found !== undefined) {
+      seen.waitFoundAt = earlierFind(seen.waitFoundAt, look.found);
+      seen.foundAt = earlierFind(seen.foundAt, look.found);
+    }
+    if (look?.missed !== undefined && (seen.waitMissedAt === undefined || look.missed > seen.waitMissedAt)) seen.waitMissedAt = look.missed;
+    return;
+  }
   if (ev.event === 'landed') {
     seen.landed = betterLanding(seen.landed, landingOf(ev));
     seen.foundAt = earlierFind(seen.foundAt, ev.at);
@@ -175,6 +210,18 @@ export function noteSighting(
   }
 }
 
+/**
+ * What a `wait` proves, when it proves anything: `found`, the record was on disk by then (a `seen`
+ * wait's last look; without its time, the wait's end, which comes after it); `missed`, the record
+ * was not on disk then (a `behind` wait's last look that read the whole file: only with its time, and
+ * only for a call of the session itself, whose record lands in the transcript the wait reads).
+ */
+export function waitLookOf(ev: WaitFields): { found?: number; missed?: number } | undefined {
+  if (ev.outcome === 'seen') return { found: ev.checked_at ?? ev.at };
+  if (ev.outcome === 'behind' && ev.checked_at !== undefined && ev.agent_id === undefined) return { missed: ev.checked_at };
+  return undefined;
+}
+
 /** When a pre or post hook's look found the record: its look's time, if it found it. */
 function foundBy(look: HookSighting | undefined): number | undefined {
   return look?.record_on_disk === true ? look.checked_at : undefined;
@@ -185,8 +232,8 @@ function earlierFind(known: number | undefined, next: number | undefined): numbe
 }
 
 /**
- * Whether a look of the call's own hooks found its record on disk: a pre or post hook saw it, or a
- * landing was seen. False says only that no look found it, not that it is absent.
+ * Whether a look of the call's own hooks found its record on disk: a pre or post hook saw it, a
+ * wait found it, or a landing was seen. False says only that no look found it, not that it is absent.
  */
 export function hookSawRecord(seen: CallSightings): boolean {
   return seen.pre?.record_on_disk === true || seen.post?.record_on_disk === true || recordFoundAt(seen) !== undefined;
@@ -194,8 +241,8 @@ export function hookSawRecord(seen: CallSightings): boolean {
 
 /**
  * When a look of the call's own hooks first found its record on disk: a pre or post hook that saw
- * it (at its look's `checked_at`), a landing (at the look that found it), the earliest folded
- * (`foundAt`). A look that found the record proves it was there by then, through whatever it read
+ * it (at its look's `checked_at`), a `seen` wait (waitLookOf), a landing (at the look that found
+ * it), the earliest folded (`foundAt`). A look that found the record proves it was there by then, through whatever it read
  * with; a miss proves less (the mod's `$.fs`, verdictFromHook). Undefined when no look found it.
  */
 export function recordFoundAt(seen: CallSightings): number | undefined {
@@ -218,12 +265,15 @@ export function isHeld(call: { firedAt?: number; recordOnDisk?: boolean }): bool
  *
  * Held, from the fire (`firedAt`: the call's best report as the reader knows it, src/rules/fireTime.ts;
  * else the mod's when its landing says it, else the pre hook's): at most until the
- * first look that found the record (recordFoundAt); at least until the later look of the call's pre and
- * post hooks (the earliest fired of each) when it missed the record before that (a whole read through
- * Node's fs). Not until the mod's last miss: the mod sees the file through Claude Code's `$.fs`, whose `stat` was seen (field, 2.1.332) ~100 ms stale,
+ * first look that found the record (recordFoundAt); at least until the latest look of the call's pre
+ * and post hooks (the earliest fired of each) and of its `behind` waits that missed the record before
+ * that (a whole read through Node's fs). Not until the mod's last miss: the mod sees the file through Claude Code's `$.fs`, whose `stat` was seen (field, 2.1.332) ~100 ms stale,
  * its looks then missing for ~120 ms a record the engine and a 5 ms tailer had read. The mod now reads
  * without it, but a miss through `$.fs` is not taken as proof of absence; `missed_at` stays as what
  * the mod saw.
+ *
+ * Shape: a PreToolUse look that found the record (the pre hook's, a `seen` wait's) proves it on disk
+ * before the tool ran, so before its result; a `behind` wait proves none.
  */
 export function verdictFromHook(seen: CallSightings, firedAt?: number): EvidenceVerdict {
   const { pre, post, landed } = seen;
@@ -232,10 +282,10 @@ export function verdictFromHook(seen: CallSightings, firedAt?: number): Evidence
   // The mod's looks ran from the fire until the record was there: the look that found it says the shape.
   if (fromPre) verdict.shape = landed.with_result ? 'with_result' : 'before_result';
   else {
-    const preSaw = pre?.record_on_disk;
+    const preSaw = pre?.record_on_disk === true || seen.waitFoundAt !== undefined;
     const postSaw = post?.record_on_disk;
     const postMissed = postSaw === false && post?.result_on_disk === false;
-    if (preSaw === true) verdict.shape = 'before_result';
+    if (preSaw) verdict.shape = 'before_result';
     else if (postSaw === true && post?.result_on_disk === false) verdict.shape = 'before_result';
     else if (postMissed && landed !== undefined) verdict.shape = landed.with_result ? 'with_result' : 'before_result';
   }
@@ -243,9 +293,10 @@ export function verdictFromHook(seen: CallSightings, firedAt?: number): Evidence
   if (fire === undefined) return verdict;
   const found = recordFoundAt(seen);
   let missed: number | undefined;
-  for (const look of [pre, post]) {
-    if (look?.record_on_disk !== false || look.checked_at === undefined || (found !== undefined && look.checked_at >= found)) continue;
-    missed = Math.max(missed ?? look.checked_at, look.checked_at);
+  const looks = [pre?.record_on_disk === false ? pre.checked_at : undefined, post?.record_on_disk === false ? post.checked_at : undefined, seen.waitMissedAt];
+  for (const at of looks) {
+    if (at === undefined || (found !== undefined && at >= found)) continue;
+    missed = Math.max(missed ?? at, at);
   }
   if (found === undefined && missed === undefined) return verdict;
   const min = missed === undefined ? 0 : Math.max(0, missed - fire);

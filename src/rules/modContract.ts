@@ -45,7 +45,19 @@ export interface HeldMessage {
   /** The message's text blocks, in order, as the transcript will hold them. */
   text_blocks: string[];
   tool_use: { id: string; name: string; input: unknown };
+  /**
+   * Added within v1 (a reader must not need it): the message's blocks in order, text and tool_use,
+   * up to and including the call's, each with the uuid Claude Code gave its row (the uuid its record
+   * will have) and the uuid of the row before it in the message, where `$.session.messages()` gave
+   * them. What `transcript-lag complete` writes the held records from.
+   */
+  blocks?: HeldBlock[];
 }
+
+/** One content block of a held message, with its row's ids where known (absent, never guessed). */
+export type HeldBlock =
+  | { type: 'text'; text: string; uuid?: string; parent_uuid?: string }
+  | { type: 'tool_use'; id: string; name: string; input: unknown; uuid?: string; parent_uuid?: string };
 
 /** The separator a path uses: a Windows transcript path keeps its backslashes. */
 function separatorOf(path: string): string {
@@ -139,7 +151,12 @@ export interface ModLiveness {
 }
 
 export function modLivePath(claudeDir: string, sessionId: string): string | undefined {
-  return SAFE_SESSION_ID.test(sessionId) ? channelPath(claudeDir, MOD_CALLS_DIR_NAME, `${sessionId}.live.json`) : undefined;
+  return SAFE_SESSION_ID.test(sessionId) ? channelPath(claudeDir, MOD_CALLS_DIR_NAME, modLiveFileName(sessionId)) : undefined;
+}
+
+/** The liveness file's name in `mod/`; only for an id that passed SAFE_SESSION_ID. */
+export function modLiveFileName(sessionId: string): string {
+  return `${sessionId}.live.json`;
 }
 
 /** The liveness file's text if it is the mod's for this session and fresh at `now`; else undefined (a reader's check, never a throw). */
@@ -188,6 +205,8 @@ export interface ConversationRow {
   role: 'user' | 'assistant';
   text: string;
   toolUses: ReadonlyArray<{ tool_use_id: string; tool: string; input?: unknown }>;
+  /** The row's id, the uuid of its transcript record: given on a read that names `last` (2.1.332). */
+  uuid?: string;
 }
 
 /**
@@ -203,7 +222,7 @@ export interface ConversationRow {
 export function heldMessageOf(
   rows: readonly ConversationRow[],
   toolUseId: string,
-): { text_blocks: string[]; tool_use: HeldMessage['tool_use']; complete: boolean } | undefined {
+): { text_blocks: string[]; tool_use: HeldMessage['tool_use']; blocks: HeldBlock[]; complete: boolean } | undefined {
   const at = rows.findIndex((r) => r.role === 'assistant' && r.toolUses.some((t) => t.tool_use_id === toolUseId));
   if (at === -1) return undefined;
   let first = at;
@@ -215,8 +234,33 @@ export function heldMessageOf(
   return {
     text_blocks: run.filter((r) => r.text !== '').map((r) => r.text),
     tool_use: { id: use.tool_use_id, name: use.tool, input: use.input ?? {} },
+    blocks: blocksUpTo(rows, first, at, toolUseId),
     complete: first > 0,
   };
+}
+
+const uuidOf = (row: ConversationRow | undefined): string | undefined => (typeof row?.uuid === 'string' && row.uuid !== '' ? row.uuid : undefined);
+
+/**
+ * The blocks of rows `first`..`at` (the call's row), in order, the call's last. Claude Code chains
+ * a message's records, each block's `parentUuid` the record before it, so a row's parent is the row
+ * before it in the run; the run's first row gets none: what precedes it in the transcript (a
+ * prompt, a tool result, an attachment the rows do not show) is not known here. A row's uuid goes
+ * to its block only when the row is one block.
+ */
+function blocksUpTo(rows: readonly ConversationRow[], first: number, at: number, toolUseId: string): HeldBlock[] {
+  const out: HeldBlock[] = [];
+  for (let i = first; i <= at; i++) {
+    const row = rows[i];
+    const uses = i === at ? row.toolUses.slice(0, row.toolUses.findIndex((t) => t.tool_use_id === toolUseId) + 1) : row.toolUses;
+    const one = (row.text !== '' ? 1 : 0) + row.toolUses.length === 1;
+    const uuid = one ? uuidOf(row) : undefined;
+    const parent = one && i > first ? uuidOf(rows[i - 1]) : undefined;
+    const ids = { ...(uuid !== undefined ? { uuid } : {}), ...(parent !== undefined ? { parent_uuid: parent } : {}) };
+    if (row.text !== '') out.push({ type: 'text', text: row.text, ...ids });
+    for (const t of uses) out.push({ type: 'tool_use', id: t.tool_use_id, name: t.tool, input: t.input ?? {}, ...ids });
+  }
+  return out;
 }
 
 /** Whether a held-message file's text is one the mod wrote for this call (a reader's check, never a throw). */

@@ -1,6 +1,8 @@
 // Named imports, not `import * as`: esbuild would copy every export of the module at each start.
+import { join } from 'node:path';
 import { readBounded } from './boundedRead';
-import { claudeDirOfTranscript, freshModLiveness, modCallsPath, modListNames, modLivePath, type ModLiveness } from './modContract';
+import { SAFE_SESSION_ID } from './channelConstants';
+import { MOD_CALLS_DIR_NAME, claudeDirOfTranscript, freshModLiveness, modCallsPath, modListNames, modLiveFileName, modLivePath, type ModLiveness } from './modContract';
 
 /**
  * Reading the files the mod keeps for its readers (src/rules/modContract.ts), as the hook, the
@@ -52,4 +54,10 @@ export function modReportsCall(input: { session_id?: string; transcript_path?: s
 export function readModLiveness(claudeDir: string, sessionId: string, now: number): ModLiveness | undefined {
   const path = modLivePath(claudeDir, sessionId);
   return path === undefined ? undefined : freshModLiveness(readModFile(path, MAX_LIVENESS_BYTES), sessionId, now);
+}
+
+/** readModLiveness from the channel folder (`<claude dir>/transcript-lag`), which is what the hook is given. */
+export function readModLivenessIn(channelDir: string, sessionId: string, now: number): ModLiveness | undefined {
+  if (!SAFE_SESSION_ID.test(sessionId)) return undefined;
+  return freshModLiveness(readModFile(join(channelDir, MOD_CALLS_DIR_NAME, modLiveFileName(sessionId)), MAX_LIVENESS_BYTES), sessionId, now);
 }

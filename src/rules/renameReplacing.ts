@@ -39,6 +39,23 @@ export async function renameReplacing(from: string, to: string, deps: RenameDeps
   }
 }
 
+/** replaceAtomically's temp file for `dest`: beside it, named for it, the process and a random part. */
+function atomicTempOf(dest: string): string {
+  return `${dest}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+}
+/** What follows the file's name in atomicTempOf's; the pid captured. */
+const TEMP_TAIL = /^\.([0-9]{1,10})\.[0-9a-f]{8}\.tmp$/;
+
+/**
+ * When `name` is a temp file replaceAtomically made for a file named `destName` (one a copy cut short
+ * leaves), the pid of the process that made it; else undefined.
+ */
+export function atomicTempMaker(name: string, destName: string): number | undefined {
+  if (!name.startsWith(destName)) return undefined;
+  const pid = TEMP_TAIL.exec(name.slice(destName.length))?.[1];
+  return pid === undefined ? undefined : Number(pid);
+}
+
 /**
  * Fills a temp file beside `dest` (created anew, 0600) and renames it over `dest` (renameReplacing), so
  * a reader (a hook starting, a receiver reading http.json) never sees half a file. The temp file is
@@ -46,7 +63,7 @@ export async function renameReplacing(from: string, to: string, deps: RenameDeps
  * backup and its user's mode, has its own (settingsFile.ts).
  */
 async function replaceAtomically(dest: string, fill: (temp: string) => Promise<void>, deps?: RenameDeps): Promise<void> {
-  const temp = `${dest}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const temp = atomicTempOf(dest);
   try {
     await fill(temp);
     await fsp.chmod(temp, 0o600);

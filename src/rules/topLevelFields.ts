@@ -198,7 +198,7 @@ function decodeKey(b: Uint8Array, start: number, end: number): string | undefine
  * longer payload; the members that end within them are taken. Undefined when
  * the bytes are not (the start of) a JSON object.
  */
-export function topLevelFields(b: Uint8Array, wanted: ReadonlySet<string>, truncated = false): FieldValues | undefined {
+export function topLevelFields(b: Uint8Array, wanted: ReadonlySet<string>, truncated = false, spans?: Map<string, [number, number]>): FieldValues | undefined {
   const out: FieldValues = new Map();
   const cut = (r: number) => (r === END && truncated ? out : undefined);
   let i = skipSpace(b, 0);
@@ -222,7 +222,11 @@ export function topLevelFields(b: Uint8Array, wanted: ReadonlySet<string>, trunc
       const isString = b[valueStart] === QUOTE;
       const valueEnd = isString ? scanString(b, valueStart) : skipValue(b, valueStart);
       if (valueEnd < 0) return cut(valueEnd);
-      if (keep) out.set(key, isString ? decodeString(b, valueStart, valueEnd) : null);
+      if (keep) {
+        out.set(key, isString ? decodeString(b, valueStart, valueEnd) : null);
+        // Where the value's bytes lie: `complete` replaces one value and keeps every other byte.
+        spans?.set(key, [valueStart, valueEnd]);
+      }
       i = skipSpace(b, valueEnd);
       if (i >= b.length) return cut(END);
       if (b[i] === RBRACE) {

@@ -6,7 +6,7 @@ import type { LagSample } from '../presentation/lagSamples';
 import { sessionPickItems } from '../presentation/sessionLabel';
 import type { TreeNodeView } from '../presentation/treeModel';
 import { exportLagSamples } from './export';
-import { installHookCommand, uninstallHookCommand, type HookCommandDeps } from './hookCommands';
+import { installHookCommand, uninstallHookCommand, wrapHooksCommand, type HookCommandDeps } from './hookCommands';
 import type { Revealer } from './reveal';
 import type { SessionReport } from './report';
 
@@ -79,5 +79,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     reg(COMMANDS.installHook, () => installHookCommand(deps.hook, false)),
     reg(COMMANDS.installHookProbe, () => installHookCommand(deps.hook, true)),
     reg(COMMANDS.uninstallHook, () => uninstallHookCommand(deps.hook)),
+    reg(COMMANDS.wrapHooks, () => wrapHooksCommand(deps.hook, true)),
+    reg(COMMANDS.unwrapHooks, () => wrapHooksCommand(deps.hook, false)),
   ];
 }

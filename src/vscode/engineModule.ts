@@ -12,6 +12,6 @@ export * from '../platform/hookInstaller';
 export * from '../platform/statusLineInstaller';
 export * from '../core/channel/reader';
 export * from '../platform/hookReceiverService';
-export * from '../platform/spoolFolding';
+export * from '../rules/spoolFolding';
 // Replay Hook on Session… (src/vscode/replayCommand.ts): the CLI's replay, loaded with the engine.
 export * from '../platform/replaySession';

@@ -158,6 +158,7 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
         afterInstall: () => void host.start(),
         claudeDir: () => claudeDirOfSetting(settings.claudeDir),
         hookSource: context.asAbsolutePath('dist/hook.js'),
+        wrapperSource: context.asAbsolutePath('dist/cli-complete.js'),
         probeSettings: () => ({ polls: settings.probePolls, pollMs: settings.probePollMs }),
         log,
       },

@@ -25,12 +25,17 @@ export interface HookInstallOutcome {
 export interface HookInstallerPort {
   install(req: HookInstallRequest): Promise<HookInstallOutcome>;
   uninstall(claudeDir: string): Promise<HookInstallOutcome>;
+  /** wrap-hooks / unwrap-hooks on the Claude dir's settings.json (src/platform/hookInstaller.ts); `count`: commands changed. */
+  wrap(req: { claudeDir: string; runtime: NodeRuntime; wrapperSource: string }): Promise<HookInstallOutcome & { count: number }>;
+  unwrap(claudeDir: string): Promise<HookInstallOutcome & { count: number }>;
 }
 
 export interface HookCommandDeps {
   installer: HookInstallerPort;
   claudeDir(): string;
   hookSource: string;
+  /** The completing wrapper in the extension folder (`dist/cli-complete.js`), copied beside the hook copy. */
+  wrapperSource?: string;
   probeSettings(): { polls: number; pollMs: number };
   log: vscode.LogOutputChannel;
   afterInstall?(): void;
@@ -84,6 +89,30 @@ export async function uninstallHookCommand(deps: HookCommandDeps): Promise<HookI
   } catch (err) {
     deps.log.error(`Uninstall hook failed: ${errorText(err)}`);
     void vscode.window.showErrorMessage(`Transcript Lag: could not uninstall the hook: ${errorText(err)}`);
+    return undefined;
+  }
+}
+
+/**
+ * Wrap Hooks / Unwrap Hooks: every PreToolUse command hook of settings.json behind `transcript-lag
+ * complete` (so a hook that reads the transcript sees its held call), or given back as it was.
+ */
+export async function wrapHooksCommand(deps: HookCommandDeps, wrap: boolean): Promise<(HookInstallOutcome & { count: number }) | undefined> {
+  const claudeDir = deps.claudeDir();
+  try {
+    const outcome = wrap
+      ? await deps.installer.wrap({ claudeDir, runtime: await pickNodeRuntime(), wrapperSource: deps.wrapperSource ?? deps.hookSource.replace(/hook\.js$/, 'cli-complete.js') })
+      : await deps.installer.unwrap(claudeDir);
+    deps.log.info(`${wrap ? 'Wrap' : 'Unwrap'} hooks in ${outcome.settingsPath}: ${outcome.count} command${outcome.count === 1 ? '' : 's'}`);
+    const open = 'Open settings.json';
+    const message = outcome.count === 0
+      ? `Transcript Lag: no PreToolUse command hook to ${wrap ? 'wrap' : 'unwrap'}.`
+      : `Transcript Lag: ${outcome.count} PreToolUse hook${outcome.count === 1 ? '' : 's'} ${wrap ? 'now see their held call in the transcript' : 'given back as they were'}. It applies to new Claude Code tool calls.`;
+    void vscode.window.showInformationMessage(message, open).then((pick) => (pick === open ? showSettings(outcome.settingsPath) : undefined));
+    return outcome;
+  } catch (err) {
+    deps.log.error(`${wrap ? 'Wrap' : 'Unwrap'} hooks failed: ${errorText(err)}`);
+    void vscode.window.showErrorMessage(`Transcript Lag: could not ${wrap ? 'wrap' : 'unwrap'} the hooks: ${errorText(err)}`);
     return undefined;
   }
 }

@@ -21,6 +21,16 @@ export function hookInstallerPort(load: () => typeof EngineModule): HookInstalle
       });
       return { settingsPath: r.settingsPath, changed: r.changed, command: r.command, gitBashOnly: r.gitBashOnly };
     },
+    async wrap(req) {
+      // A runtime that needs an environment (the editor's own, ELECTRON_RUN_AS_NODE) cannot be named in a wrapped shell command line.
+      if (Object.keys(req.runtime.env ?? {}).length > 0) throw new Error('no `node` on PATH: the wrapped commands need a Node runtime of their own to start the wrapper');
+      const r = await load().wrapHooks({ claudeDir: req.claudeDir, nodePath: req.runtime.command, wrapperSourcePath: req.wrapperSource });
+      return { settingsPath: r.path, changed: r.changed, count: r.count };
+    },
+    async unwrap(claudeDir) {
+      const r = await load().unwrapHooks({ claudeDir });
+      return { settingsPath: r.path, changed: r.changed, count: r.count };
+    },
     async uninstall(claudeDir) {
       const r = await load().uninstallHook({ claudeDir });
       return { settingsPath: r.settingsPath, changed: r.changed || r.hookDisabled || r.httpConfigRemoved };

@@ -90,8 +90,11 @@ export function checkScenario(result, { strictProfile }) {
       fail(`${where}: its record never reached the transcript`);
       continue;
     }
-    // Nothing of ours in the session (the hook lab's check): no channel, no watch of ours to hold to it.
-    if (def.install === 'none') continue;
+    // The hook lab's check (def.truth): its hooks block calls, and a blocked call runs no PostToolUse
+    // (and, without the mod, was seen to lose our hook's pre too), so our reports are not held to one pre
+    // and post a call here; with
+    // `install: 'none'` nothing of ours runs at all. Those scenarios check replay against reality.
+    if (def.truth) continue;
     // analyze reads one file: a subagent's calls are in the subagent's own, which it is not given here.
     if (!c.subagent) checkAnalyzedShape(c, analyzed.get(c.id), channel, fail, where);
     if (def.watch === false) {
@@ -150,7 +153,7 @@ export function checkScenario(result, { strictProfile }) {
   // the plugin, or both: the plugin's hook stands aside where install-hook's entries report), and by
   // the mod where it loads (Claude Code 2.1.287+ with the plugin): the command hooks stand aside for it.
   const modReports = modLoads(result.version) && def.hook !== 'probe' && (!!def.mod || !!def.install?.startsWith('plugin'));
-  for (const c of def.install === 'none' ? [] : calls) {
+  for (const c of def.truth ? [] : calls) {
     // A fork's own calls are hooked in the fork's session, so they are in its channel file.
     const channel = c.session ? result.fork?.channelLines ?? [] : result.recording.channel;
     for (const ev of ['pre', 'post']) {
@@ -162,7 +165,7 @@ export function checkScenario(result, { strictProfile }) {
     }
   }
   // Before 2.1.287 no mod loads: the plugin's command hooks report alone (checked above).
-  if (def.mod && modLoads(result.version)) checkMod(result, fail);
+  if (def.mod && modLoads(result.version) && !def.truth) checkMod(result, fail);
   if (def.timeSlowHook && modLoads(result.version)) checkHooksTimed(result, fail);
   if (def.statusline) checkStatusLine(result, fail);
   if (result.messageTool) checkMessageTool(result, fail);

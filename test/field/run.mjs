@@ -11,7 +11,7 @@ import { tmuxAvailable } from './drivers.mjs';
 import { missingPieces, repoRoot } from './projectCli.mjs';
 import { runScenario } from './scenario.mjs';
 import { scenarios } from './scenarios.mjs';
-import { checkScenario, classifyCall } from './assertions.mjs';
+import { checkScenario, classifyCall, truthCounts } from './assertions.mjs';
 import { prometheusBin } from './prometheus.mjs';
 import { writeRecording } from '../../scripts/lib/recordings.mjs';
 import { findCommand, isMissingTool, missingTool } from '../../scripts/lib/missingTool.mjs';
@@ -83,6 +83,11 @@ export async function runSuite(opts, out = (s) => process.stdout.write(s)) {
     if (result.metrics) out(`       ${describeMetrics(result.metrics)}\n`);
     const agree = result.recordLagAgreement;
     if (agree) out(`       record lags vs the 5 ms tailer: ${agree.records} records, median ${agree.median_ms} ms off, worst ${agree.worst_ms} ms, ${agree.within_20_ms} within 20 ms\n`);
+    if (result.truth) {
+      const { counts } = truthCounts(result);
+      const each = Object.entries(counts).map(([hook, c]) => `${hook} ${c.agreed}/${c.calls}${c.differs_real ? ` (differs ${c.differs_said}, really ${c.differs_real})` : ''}`);
+      out(`       replay gave the real decision: ${each.join(', ')}\n`);
+    }
     for (const f of result.failures) out(`     ✗ ${f}\n`);
     if (result.failures.length) {
       out(`       api: ${result.apiRequests.map((r) => `${r.t}ms ${r.kind ?? r.path}`).join(', ')}\n`);

@@ -1,5 +1,5 @@
 import type { ChannelLine } from '../channel/reader';
-import { readSpool, spoolOfChannelFile } from '../channel/spool';
+import { readSpool, spoolOfChannelFile } from '../../rules/spool';
 import type { Clock } from '../../rules/clock';
 import { type CallSightings, noteSighting } from '../../rules/hookEvidence';
 import type { FileAccess } from '../fileAccess';
@@ -9,7 +9,7 @@ import type { AnalyzedCall, ChannelSummary, WaitSummary } from './types';
 
 /**
  * Joins a hook channel file (src/core/channel/schema.ts) to one transcript's calls on tool_use_id:
- * per call its `wait` outcomes, when its hook fired and what it saw; overall, waits seen / behind.
+ * per call its `wait` outcomes, when its hook fired and what its hooks and waits saw; overall, waits seen / behind.
  */
 const MAX_SPOOLED_READ = 100_000;
 
@@ -65,6 +65,10 @@ export async function joinChannel(
       if (event.line !== undefined) wait.line = event.line;
       if (event.source !== undefined) wait.source = event.source;
       (call.waits ??= []).push(wait);
+      // What its looks prove (a `seen` wait found the record at PreToolUse), folded as the engine and the status line fold it.
+      let seen = sightings.get(call.tool_use_id);
+      if (!seen) sightings.set(call.tool_use_id, (seen = {}));
+      noteSighting(seen, event);
     }
   };
   // The mod's events not folded into the channel yet, read where they lie (analyze writes nothing), as

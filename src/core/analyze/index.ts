@@ -1,5 +1,5 @@
 import { joinChannel } from './channelJoin';
-import { spoolHoldsSession, spoolOfChannelFile } from '../channel/spool';
+import { spoolHoldsSession, spoolOfChannelFile } from '../../rules/spool';
 import { countShapes, proveShapesFromHookSightings, proveShapesFromSeenWaits } from './shapes';
 import { TranscriptSummary } from './transcriptSummary';
 import type { TranscriptAnalysis } from './types';
@@ -97,7 +97,7 @@ export async function analyzeTranscript(opts: AnalyzeOptions): Promise<Transcrip
     const joined = await joinChannel(opts.channelPath, opts.files, opts.clock, (id) => summary.call(id));
     analysis.waits = joined.waits;
     analysis.channel = joined.channel;
-    proveShapesFromSeenWaits(analysis.calls);
+    proveShapesFromSeenWaits(analysis.calls, joined.sightings);
     proveShapesFromHookSightings(analysis.calls, joined.sightings);
     Object.assign(analysis.counts, countShapes(analysis.calls));
   }

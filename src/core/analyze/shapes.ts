@@ -24,16 +24,17 @@ export function shapeFromFile(call: CallLines, trailers: readonly TrailerRun[]):
 }
 
 /**
- * A `seen` wait for call Y ran in Y's PreToolUse hook: Y's record line and all before it were on
+ * A `seen` wait for call Y found Y's record in Y's PreToolUse hook (src/rules/hookEvidence.ts, whose
+ * fold says which waits found it: `waitFoundAt`): Y's record line and all before it were on
  * disk, Y's result line and all after it were not. So every call with its record at or before Y's
  * and its result at or after Y's is `before_result`, Y included. Upgrades `unknown` only; returns how many.
  */
-export function proveShapesFromSeenWaits(calls: readonly AnalyzedCall[]): number {
+export function proveShapesFromSeenWaits(calls: readonly AnalyzedCall[], sightings: ReadonlyMap<string, CallSightings>): number {
   // Moments as (on disk up to line, not yet from line), from every seen wait of a call with a result.
   const moments: Array<{ onDisk: number; notYet: number }> = [];
   for (const y of calls) {
     if (y.result_line === null || y.result_line <= y.line) continue;
-    if (y.waits?.some((w) => w.outcome === 'seen')) moments.push({ onDisk: y.line, notYet: y.result_line });
+    if (sightings.get(y.tool_use_id)?.waitFoundAt !== undefined) moments.push({ onDisk: y.line, notYet: y.result_line });
   }
   if (moments.length === 0) return 0;
   // For each record line, the earliest "not yet" line among moments with onDisk >= that line:

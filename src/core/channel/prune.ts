@@ -1,12 +1,10 @@
+import { DEFAULT_CHANNEL_MAX_AGE_MS } from '../../rules/channelConstants';
 import { sessionIdOfChannelFile } from '../../rules/channelPaths';
 
 export interface ChannelDirEntry {
   name: string;
   mtimeMs: number;
 }
-
-/** Default age after which an untouched session file is pruned: a week. */
-export const DEFAULT_CHANNEL_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
  * Channel files whose last write is older than `maxAgeMs` at `now`. Only our

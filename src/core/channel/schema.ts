@@ -102,6 +102,13 @@ export const waitEventSchema = z.object({
   waited_ms: z.number().nonnegative(),
   /** Transcript size in bytes when the wait ended. */
   bytes_on_disk: z.number().int().nonnegative(),
+  /**
+   * Ms since epoch of the wait's last look: when the look that found the record ended (`seen`: on
+   * disk by then), or when the last look that read the whole transcript without it began (`behind`:
+   * not on disk then; absent when no look read it all). Optional: older hooks leave it out, and a
+   * `seen` wait is then bounded by `at`, when it ended.
+   */
+  checked_at: z.number().int().nonnegative().optional(),
   /** 1-based transcript line of the record, when seen. */
   line: z.number().int().positive().optional(),
   max_polls: z.number().int().positive().optional(),

@@ -1,7 +1,7 @@
 import type { EngineEvent } from '../engineEvents';
 import { NO_PER_CALL } from '../records';
 import type { HooksEvent, LandedEvent, PostEvent, PreEvent, WaitEvent } from '../channel/schema';
-import { type HooksTimed, carriesSighting, hooksFields, hooksTimedOf, noteSighting } from '../../rules/hookEvidence';
+import { type HooksTimed, carriesSighting, hooksFields, hooksTimedOf, noteSighting, waitLookOf } from '../../rules/hookEvidence';
 import { isBetterFire } from '../../rules/fireTime';
 import { type CallFacts, type Observation, type WaitFact, type WrittenObservation, callVerdict, compareObservations, compareWaits, heldNow, verdictKey } from './callFacts';
 import type { SessionFacts } from './sessionFacts';
@@ -20,7 +20,7 @@ import { callEvent, retellVerdict } from './snapshots';
  * `result` once it is written and its result read, `joined` when a fire time gives a written call
  * its lag, `revised` when a look of its hooks turns out to have found the record before the engine
  * read it (callVerdict), `post` at its first post hook, `hooks` once its settings hooks' figure is
- * final (tellHooks). The hook's evidence (pre and post sightings, the landing) joins the call here;
+ * final (tellHooks). The hook's evidence (pre and post sightings, its waits' looks, the landing) joins the call here;
  * its lag and shape are counted in the session's facts (./sessionFacts.ts).
  * SessionState routes an input here only when the call is not buried (./tombstones.ts).
  */
@@ -83,8 +83,14 @@ export class CallStates {
     this.retell(c, observedAt, out);
   }
 
-  /** Merges the wait into the call's waits (one per reporting source); returns the canonical one. */
-  ingestWait(ev: WaitEvent, fact: WaitFact): WaitFact {
+  /**
+   * Merges the wait into the call's waits (one per reporting source); returns the canonical one. What
+   * its looks prove joins the call's sightings, every wait of every source, as every reader of the
+   * channel folds them (a `seen` wait found the record at PreToolUse: src/rules/hookEvidence.ts), and
+   * a written call's verdict is said again when that changes it (`revised`: the wait found the record
+   * before the engine's read).
+   */
+  ingestWait(ev: WaitEvent, fact: WaitFact, observedAt: number, out: EngineEvent[]): WaitFact {
     const c = this.call(ev.tool_use_id);
     c.toolName ??= ev.tool_name;
     c.agentId ??= ev.agent_id;
@@ -92,6 +98,10 @@ export class CallStates {
     const known = waits.get(fact.source);
     const canonical = known && compareWaits(known, fact) <= 0 ? known : fact;
     waits.set(fact.source, canonical);
+    if (waitLookOf(ev) !== undefined) {
+      noteSighting((c.seen ??= {}), ev);
+      this.retell(c, observedAt, out);
+    }
     return canonical;
   }
 

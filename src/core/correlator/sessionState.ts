@@ -99,11 +99,14 @@ export class SessionState {
     const fact: WaitFact = { at: ev.at, outcome: ev.outcome, polls: ev.polls, waitedMs: ev.waited_ms, bytesOnDisk: ev.bytes_on_disk, source: ev.source ?? '' };
     const key = `${ev.tool_use_id}\u0000${fact.source}`;
     const isNew = !this.facts.waits.has(key);
-    if (this.tombstones.has(ev.tool_use_id)) {
-      // A buried call's wait is counted (and said) once, as it came.
-      if (!isNew) return;
-      this.facts.waits.set(key, fact.outcome);
-    } else this.facts.waits.set(key, this.calls.ingestWait(ev, fact).outcome);
+    // What the wait's looks prove may say the call's verdict again: after the wait, which is why.
+    const retold: EngineEvent[] = [];
+    const tomb = this.tombstones.get(ev.tool_use_id);
+    if (tomb) {
+      // A buried call's wait is counted (and said) once, as it came; its looks count as a live call's.
+      if (isNew) this.facts.waits.set(key, fact.outcome);
+      this.tombstones.ingestWait(tomb, ev, observedAt, retold);
+    } else this.facts.waits.set(key, this.calls.ingestWait(ev, fact, observedAt, retold).outcome);
     if (isNew) {
       out.push(
         callEvent(this.sessionId, ev, {
@@ -118,6 +121,7 @@ export class SessionState {
         }),
       );
     }
+    for (const e of retold) out.push(e);
   }
 
   ingestPost(ev: PostEvent, observedAt: number, out: EngineEvent[]): void {

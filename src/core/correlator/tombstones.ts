@@ -1,7 +1,7 @@
 import type { EngineEvent } from '../engineEvents';
-import type { LandedEvent, PostEvent, PreEvent } from '../channel/schema';
+import type { LandedEvent, PostEvent, PreEvent, WaitEvent } from '../channel/schema';
 import type { ChannelTransport } from '../../rules/channelConstants';
-import { carriesSighting, noteSighting } from '../../rules/hookEvidence';
+import { carriesSighting, noteSighting, waitLookOf } from '../../rules/hookEvidence';
 import { isBetterFire } from '../../rules/fireTime';
 import type { CallFacts, VerdictFacts } from './callFacts';
 import type { SessionFacts } from './sessionFacts';
@@ -24,8 +24,9 @@ export interface Tombstone extends VerdictFacts {
 /**
  * A session's buried calls: the finished calls pruned from memory (SessionState's prune), each
  * remembered by id so that a late event of a call that is gone is not taken for a new call. Its
- * record or result read again (a replaced file) and its waits are ignored; a late `pre` still
- * joins it (its lag); late sightings of its hooks still count, and are said as a live call's are.
+ * record or result read again (a replaced file) is ignored, and a wait is counted once; a late `pre`
+ * still joins it (its lag); late sightings of its hooks (its waits' looks too) still count, and are
+ * said as a live call's are.
  * Bounded: past `rememberedCalls` the one buried first is forgotten.
  */
 export class Tombstones {
@@ -73,6 +74,13 @@ export class Tombstones {
 
   ingestPost(tomb: Tombstone, ev: PostEvent, observedAt: number, out: EngineEvent[]): void {
     if (!carriesSighting(ev)) return;
+    noteSighting((tomb.seen ??= {}), ev);
+    this.retell(ev.tool_use_id, tomb, ev.transcript_path, observedAt, out);
+  }
+
+  /** A late wait: what its looks prove counts, as a live call's (its outcome is counted by the session, once). */
+  ingestWait(tomb: Tombstone, ev: WaitEvent, observedAt: number, out: EngineEvent[]): void {
+    if (waitLookOf(ev) === undefined) return;
     noteSighting((tomb.seen ??= {}), ev);
     this.retell(ev.tool_use_id, tomb, ev.transcript_path, observedAt, out);
   }

@@ -10,8 +10,8 @@ import { Correlator } from '../correlator';
 import { WorkspaceMatcher, isActiveSession, projectsDirOf } from '../discovery';
 import { CHANNEL_FILE_SUFFIX } from '../../rules/channelConstants';
 import { channelDirOf, spoolDirOf } from '../../rules/channelPaths';
-import { DEFAULT_CHANNEL_MAX_AGE_MS } from '../channel/prune';
-import { type SpoolFolding, type SpoolFoldResult, foldSpool, parseSpoolName } from '../channel/spool';
+import { DEFAULT_CHANNEL_MAX_AGE_MS } from '../../rules/channelConstants';
+import { type SpoolFolding, type SpoolFoldResult, foldSpool, parseSpoolName } from '../../rules/spool';
 import { ChannelFiles } from './channelFiles';
 import { TranscriptFiles } from './transcriptFiles';
 import { ProjectsConfinement } from './projectsConfinement';
@@ -39,7 +39,7 @@ export interface EngineOptions {
   removeFile?: (path: string) => Promise<void>;
   /**
    * The writes that fold the mod's spool into the channel (claim, append,
-   * remove: src/platform/spoolFolding.ts). Without it the spool is left alone
+   * remove: src/rules/spoolFolding.ts). Without it the spool is left alone
    * (whoever folds it, another window or `watch`, appends its events to the
    * channel, which this engine then reads).
    */
@@ -271,7 +271,7 @@ export class TranscriptLagEngine {
   }
 
   /**
-   * Drains the mod's spool into the channel files (./channel/spool.ts): a
+   * Drains the mod's spool into the channel files (src/rules/spool.ts): a
    * fold, the channel files it appended to read at once, and another fold
    * while the last one left files for its budget or a change came in. One
    * drain at a time: a call during one asks it for one more fold and returns.

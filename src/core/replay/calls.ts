@@ -90,6 +90,11 @@ export interface ReplayCall {
   /** The first record holding the call's result, after its record. */
   result?: LinePlace;
   context: CallContext;
+  /**
+   * The call's message is the file's first assistant message: in interactive sessions its write races
+   * the session's first flush (docs/COMPATIBILITY.md), so it is measured apart (./landingModel.ts).
+   */
+  opening: boolean;
 }
 
 /**
@@ -115,6 +120,8 @@ export class CallsOfLines {
   private readonly ofMessage = new Map<string, IndexedLine[]>();
   private readonly pending: PendingRecords;
   private readonly ctx: CallContext = {};
+  /** The file's first assistant message, by message.id (its first record's place, when it has none). */
+  private opening: string | number | undefined;
   /** Messages that made a call after some of their records were let go: their records before the first kept are to be read again (addEarlier). */
   readonly missing = new Set<string>();
 
@@ -141,6 +148,7 @@ export class CallsOfLines {
     ctx.cwd = facts.cwd ?? ctx.cwd;
     ctx.permissionMode = facts.permissionMode ?? ctx.permissionMode;
     if (facts.type === 'user') ctx.promptId = facts.promptId ?? ctx.promptId;
+    if (this.opening === undefined && facts.type === 'assistant') this.opening = facts.messageId ?? place.start;
     let kept: IndexedLine | undefined;
     let made = false;
     for (const use of facts.toolUses) {
@@ -156,6 +164,7 @@ export class CallsOfLines {
         record: kept,
         message: [],
         context: { ...ctx, promptId: facts.promptId ?? ctx.promptId },
+        opening: this.opening === (facts.messageId ?? place.start),
       };
       this.found.push(call);
       this.awaiting.set(use.id, call);

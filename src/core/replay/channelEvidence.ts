@@ -6,7 +6,7 @@
  */
 import type { ChannelLine } from '../channel/reader';
 import type { ChannelEvent } from '../channel/schema';
-import { readSpool, spoolOfChannelFile } from '../channel/spool';
+import { readSpool, spoolOfChannelFile } from '../../rules/spool';
 import { isBetterFire, type FireReport } from '../../rules/fireTime';
 import { noteSighting, verdictFromHook, type CallSightings } from '../../rules/hookEvidence';
 import type { Clock } from '../../rules/clock';
@@ -32,6 +32,8 @@ interface FoldState {
   fires: Map<string, FireReport>;
   /** What the looks of each call's own hooks saw, folded as every reader of the channel folds them. */
   sightings: Map<string, CallSightings>;
+  /** When each call's settings hooks settled, by the mod's clock (its `hooks` event). */
+  hooksSettled: Map<string, number>;
   /** When the on-disk sighting kept for each call was made. */
   lookedAt: Map<string, number>;
 }
@@ -45,10 +47,11 @@ function fold(into: ChannelEvidence, seen: FoldState, event: ChannelEvent): void
   }
   let call = into.calls.get(event.tool_use_id);
   if (call === undefined) into.calls.set(event.tool_use_id, (call = {}));
-  if (event.event === 'pre' || event.event === 'post' || event.event === 'landed' || event.event === 'hooks') {
+  if (event.event === 'pre' || event.event === 'post' || event.event === 'landed' || event.event === 'hooks' || event.event === 'wait') {
     let looks = seen.sightings.get(event.tool_use_id);
     if (looks === undefined) seen.sightings.set(event.tool_use_id, (looks = {}));
     noteSighting(looks, event);
+    if (event.event === 'hooks') seen.hooksSettled.set(event.tool_use_id, Math.min(event.at, seen.hooksSettled.get(event.tool_use_id) ?? Infinity));
   }
   if (event.event === 'pre') {
     const report: FireReport = { at: event.at, transport: event.transport ?? 'command' };
@@ -69,7 +72,7 @@ export async function readChannelEvidence(channelPath: string, sessionId: string
   // The reader validates with zod, large to load: required only when a channel is given.
   const { createChannelScanner, parseChannelLine } = require('../channel/reader') as typeof import('../channel/reader');
   const evidence: ChannelEvidence = { calls: new Map(), births: new Map(), events: 0 };
-  const seen: FoldState = { fires: new Map(), lookedAt: new Map(), sightings: new Map() };
+  const seen: FoldState = { fires: new Map(), lookedAt: new Map(), sightings: new Map(), hooksSettled: new Map() };
   const take = (scan: ChannelLine) => {
     if (scan.kind !== 'event' || (sessionId !== undefined && scan.event.session_id !== sessionId)) return;
     evidence.events += 1;
@@ -99,7 +102,10 @@ function withLandings(evidence: ChannelEvidence, seen: FoldState): ChannelEviden
     const sightings = seen.sightings.get(id);
     if (sightings === undefined) continue;
     const held = verdictFromHook(sightings, call.firedAt).held;
-    if (held !== undefined) call.landed = { minMs: held.min_ms, maxMs: held.max_ms };
+    // Found while the call's PreToolUse hooks ran: by one of them, or by the mod before they settled (its clock, both times).
+    const settled = seen.hooksSettled.get(id);
+    const duringHooks = sightings.pre?.record_on_disk === true || (sightings.landed !== undefined && settled !== undefined && sightings.landed.at < settled);
+    if (held !== undefined) call.landed = { minMs: held.min_ms, maxMs: held.max_ms, ...(duringHooks ? { duringHooks: true } : {}) };
   }
   return evidence;
 }

@@ -12,11 +12,12 @@ import landings from './landings.json';
 import { versionParts, type ReplayCall } from './calls';
 
 /**
- * Where a call sits in the assistant message that makes it: its first tool call with no text before
- * it, its first after text, a later call of the same message, or a subagent's call (in its own file).
+ * Where a call sits: in the session's first assistant message (`opening`: interactive sessions race its
+ * write against their first flush), else in its message: its first tool call with no text before it,
+ * its first after text, a later call of the same message; or a subagent's call (in its own file).
  */
-export type CallPlace = 'first' | 'first-after-text' | 'later' | 'subagent';
-export const CALL_PLACES: readonly CallPlace[] = ['first', 'first-after-text', 'later', 'subagent'];
+export type CallPlace = 'opening' | 'first' | 'first-after-text' | 'later' | 'subagent';
+export const CALL_PLACES: readonly CallPlace[] = ['opening', 'first', 'first-after-text', 'later', 'subagent'];
 
 export type SessionMode = 'interactive' | 'print';
 
@@ -67,6 +68,13 @@ export interface LandingModel {
   onDiskAtFire: number;
   notWhileHooksRun: number;
   landed: LandingDelays | null;
+  /**
+   * The ways the build and mode were seen to land in any place (merged rows): a way never seen in
+   * this place but seen in another is possible here too, as the least likely. Rare landings (a first
+   * call's record written while its hooks ran, in 1 of 10–20 sessions) are missed by a few sessions
+   * of one place, and a replay that leaves them out would give a decision the real hook never made.
+   */
+  anyPlace?: LandingModel;
 }
 
 /** The mode of a session from its records' `entrypoint`. */
@@ -77,8 +85,9 @@ export function modeOf(entrypoint: string | undefined): SessionMode | undefined 
 }
 
 /** The call's place in its message (./calls.ts gives the message's records before its result, in file order). */
-export function placeOf(call: Pick<ReplayCall, 'toolUseId' | 'agentId' | 'record' | 'message'>): CallPlace {
+export function placeOf(call: Pick<ReplayCall, 'toolUseId' | 'agentId' | 'record' | 'message' | 'opening'>): CallPlace {
   if (call.agentId !== undefined) return 'subagent';
+  if (call.opening) return 'opening';
   // Claude Code writes one record per block; a record that holds several tool_use blocks is read alike.
   if (call.record.toolUses.findIndex((u) => u.id === call.toolUseId) > 0) return 'later';
   let text = call.record.hasText;
@@ -143,5 +152,6 @@ export function landingModelFor(table: LandingTable, version: string | undefined
     rows = rows.filter((r) => chosen.has(r.version));
   }
   const ofPlace = rows.filter((r) => r.place === place && r.calls > 0);
-  return merge(ofPlace.length > 0 ? ofPlace : rows);
+  if (ofPlace.length === 0) return merge(rows);
+  return { ...merge(ofPlace), anyPlace: merge(rows) };
 }

@@ -11,11 +11,13 @@
  * fire, at the earliest and latest measured landing while the hooks run, and not while they run.
  * Their decisions differ for a hook that depends on when it reads: `timing_dependent`.
  *
- * From the session's own evidence first (`basis: "channel"`): a `pre` event's `bytes_on_disk` (the
- * size of the file when our hook looked, a partial last line included; taken only when it agrees with
- * the file); the mod's `record` events (a record born after the fire cannot have been on disk at it);
- * the looks of the call's own hooks, which bound when the record landed (src/rules/hookEvidence.ts:
- * at most until the first find, at least until a proven miss; a miss of the mod's proves nothing).
+ * From the session's own evidence first (`basis: "channel"`): a `pre` event's `bytes_on_disk` that
+ * lacks the record (the size of the file when our hook looked, a partial last line included; taken
+ * only when it agrees with the file: the record was not there at the fire either); the mod's `record`
+ * events (a record born after the fire cannot have been on disk at it); the looks of the call's own
+ * hooks, which bound when the record landed (src/rules/hookEvidence.ts: at most until the first
+ * find, plus the hooks' start skew, since they count from the fire the channel knows; at least until
+ * a proven miss; a miss of the mod's proves nothing).
  * Else the field suite's measure for the session's build, mode and the call's place in its message
  * (`basis: "model"`, ./landingModel.ts, docs/COMPATIBILITY.md).
  */
@@ -31,8 +33,11 @@ export interface CallEvidence {
   onDisk?: { bytes: number; recordOnDisk?: boolean; recordPath?: string };
   /** When the call fired: the mod's `pre`, else the earliest (src/rules/fireTime.ts). */
   firedAt?: number;
-  /** When the record landed, from the fire, as the looks of the call's own hooks bound it. */
-  landed?: { minMs: number; maxMs: number | null };
+  /**
+   * When the record landed, from the fire, as the looks of the call's own hooks bound it;
+   * `duringHooks`: a PreToolUse hook of the call found it, so it was not held until they ended.
+   */
+  landed?: { minMs: number; maxMs: number | null; duringHooks?: boolean };
 }
 
 /** One way the record may land: ms after the hook's start; 0: on disk when it fired; null: not while it runs. */
@@ -96,31 +101,56 @@ function modelTimings(
   const ways: Array<{ count: number; timings: RecordAt[]; likely: RecordAt }> = [];
   if (model.onDiskAtFire > 0 && !evidence.notAtFire) ways.push({ count: model.onDiskAtFire, timings: [0], likely: 0 });
   const d = model.landed;
+  // A hook under Claude Code starts later than it does when replayed (measured: `hook_start_skew_ms`,
+  // the latest start of a hook after the first of its fire), so its read may come after a landing
+  // that here comes after it: the earliest landing of a range is run that much earlier.
+  const floor = evidence.notAtFire ? 1 : 0;
+  const earliest = (lo: number) => Math.max(floor, lo - skewMs);
   if (d !== null && d.calls > 0) {
-    // A hook under Claude Code starts later than it does when replayed (measured: `hook_start_skew_ms`,
-    // the latest start of a hook after the first of its fire): its read may come after an early landing.
-    let lo = Math.max(0, d.min_ms - skewMs);
+    let lo = d.min_ms;
     let hi = d.max_ms;
     const proven = evidence.landed;
     if (proven !== undefined) {
       narrowed = true;
-      const pHi = proven.maxMs ?? Infinity;
+      // The looks' times count from the fire the channel knows (the mod's, else our hook's own start,
+      // itself up to the skew after the fire): a find bounds the landing only that much later.
+      const pHi = proven.maxMs === null ? Infinity : proven.maxMs + skewMs;
       // The looks' bounds on this very call, where they overlap the measure; else theirs alone.
       if (proven.minMs <= hi && pHi >= lo) {
         lo = Math.max(lo, proven.minMs);
         hi = Math.min(hi, pHi);
-      } else if (proven.maxMs !== null) {
+      } else {
         lo = proven.minMs;
-        hi = proven.maxMs;
+        hi = pHi;
       }
     }
-    if (evidence.notAtFire) lo = Math.max(lo, 1);
-    const mid = Math.min(hi, Math.max(lo, d.p50_ms));
-    ways.push({ count: d.calls, timings: [lo, mid, hi], likely: mid });
+    if (hi === Infinity) {
+      // Missed later than any landing measured, and never found: from the miss on, or not while the hook runs.
+      ways.push({ count: d.calls, timings: [earliest(lo), null], likely: null });
+    } else {
+      const mid = Math.min(hi, Math.max(lo, d.p50_ms));
+      ways.push({ count: d.calls, timings: [earliest(lo), mid, hi], likely: mid });
+    }
+  } else if (evidence.landed?.duringHooks === true && evidence.landed.maxMs !== null) {
+    // Never measured landing while the hooks ran, but this call's own PreToolUse hook found it: its bounds.
+    narrowed = true;
+    const lo = earliest(evidence.landed.minMs);
+    ways.push({ count: 1, timings: [lo, evidence.landed.maxMs + skewMs], likely: lo });
   }
-  if (model.notWhileHooksRun > 0) ways.push({ count: model.notWhileHooksRun, timings: [null], likely: null });
+  // A PreToolUse hook of the call found its record: it did not wait for the hooks to end.
+  if (model.notWhileHooksRun > 0 && evidence.landed?.duringHooks !== true) ways.push({ count: model.notWhileHooksRun, timings: [null], likely: null });
   // Nothing measured applies: unknown, so both ends: there at the fire, and never while the hook runs.
   if (ways.length === 0) return { timings: evidence.notAtFire ? [null] : [0, null], likely: null, narrowed };
+  // Ways the build and mode were seen to land elsewhere: possible here too, never the likely one.
+  const pool = model.anyPlace;
+  if (pool !== undefined) {
+    if (model.onDiskAtFire === 0 && pool.onDiskAtFire > 0 && !evidence.notAtFire) ways.push({ count: 0, timings: [0], likely: 0 });
+    if (model.landed === null && pool.landed !== null && pool.landed.calls > 0 && !ways.some((w) => w.count > 0 && w.timings.some((t) => t !== null && t > 0))) {
+      const lo = earliest(pool.landed.min_ms);
+      ways.push({ count: 0, timings: [lo, Math.max(lo, pool.landed.max_ms)], likely: lo });
+    }
+    if (model.notWhileHooksRun === 0 && pool.notWhileHooksRun > 0 && evidence.landed?.duringHooks !== true) ways.push({ count: 0, timings: [null], likely: null });
+  }
   const likely = ways.reduce((a, b) => (b.count > a.count ? b : a)).likely;
   const timings = [...new Set(ways.flatMap((w) => w.timings))].sort(orderTimings);
   return { timings, likely, narrowed };
@@ -139,10 +169,12 @@ export function liveTimelineOf(
 ): LiveTimeline {
   const landedBytes = landedEnd(call);
   const model = landingModelFor(table, call.context.version, modeOf(call.context.entrypoint), placeOf(call));
-  const onDisk = evidence?.onDisk !== undefined && onDiskAgrees(call, evidence.onDisk, fileSize) ? evidence.onDisk : undefined;
-  if (onDisk !== undefined && onDisk.bytes >= call.record.end) {
-    return { bytes: onDisk.bytes, landedBytes: onDisk.bytes, basis: 'channel', timings: [0], likely: 0, model: model.from };
-  }
+  // What our hook saw when it looked: not at the fire but at its own look, which under load comes
+  // hundreds of ms later (field: 300 ms). Without the record, it was not there at the fire either, and
+  // the bytes before are at most what the hook was handed; with it, the record landed by the look: a
+  // bound the looks' fold already gives (evidence.landed), not a copy at the fire.
+  const agreed = evidence?.onDisk !== undefined && onDiskAgrees(call, evidence.onDisk, fileSize) ? evidence.onDisk : undefined;
+  const onDisk = agreed !== undefined && agreed.bytes < call.record.end ? agreed : undefined;
   let bytes = onDisk?.bytes ?? batchStart(call);
   let basis: LiveBasis = onDisk !== undefined ? 'channel' : 'model';
   if (evidence?.firedAt !== undefined && births.size > 0) {
@@ -153,11 +185,12 @@ export function liveTimelineOf(
       basis = 'channel';
     }
   }
-  // A look at the fire that missed it, or the record born after the fire: it was not on disk then.
+  // A look at the fire that missed it, a proven miss after the fire, or the record born after the
+  // fire: it was not on disk then.
   const bornAt = call.record.uuid === undefined ? undefined : births.get(call.record.uuid);
   const bornAfter = evidence?.firedAt !== undefined && bornAt !== undefined && bornAt > evidence.firedAt;
   if (bornAfter) basis = 'channel';
-  const notAtFire = onDisk !== undefined || bornAfter;
+  const notAtFire = onDisk !== undefined || bornAfter || (evidence?.landed?.minMs ?? 0) > 0;
   const { timings, likely, narrowed } = modelTimings(model, table.hook_start_skew_ms, { landed: evidence?.landed, notAtFire });
   if (narrowed) basis = 'channel';
   return { bytes, landedBytes, basis, timings, likely, model: model.from };

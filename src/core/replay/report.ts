@@ -74,15 +74,13 @@ export class ReplayTally {
   calls = 0;
   differs = 0;
   timingDependent = 0;
-  /** Reports that differ or depend on timing (what --check fails on). */
-  flagged = 0;
   errors = 0;
   timeouts = 0;
   /** Some report's live copy lacked its call's record. */
   private anyLacked = false;
-  /** Every report decided differently lacked its record live, and did not depend on timing. */
+  /** Every report decided differently lacked its record live. */
   private differingLackedRecord = true;
-  /** The landing times (ms, past the fire) of the runs of the reports that depend on timing. */
+  /** The landing times (ms after the hook started) of the runs of the reports that depend on timing. */
   private landsMin = Infinity;
   private landsMax = -Infinity;
 
@@ -91,14 +89,13 @@ export class ReplayTally {
     this.calls += 1;
     if (report.differs) this.differs += 1;
     if (report.timing_dependent) this.timingDependent += 1;
-    if (report.differs || report.timing_dependent) this.flagged += 1;
     if (either('error')) this.errors += 1;
     if (either('timeout')) this.timeouts += 1;
     if (liveLacksRecord) this.anyLacked = true;
-    if (report.differs && !(liveLacksRecord && !report.timing_dependent)) this.differingLackedRecord = false;
+    if (report.differs && !liveLacksRecord) this.differingLackedRecord = false;
     if (report.timing_dependent) {
       for (const t of report.live_timings) {
-        if (t.record_at_ms === null || t.record_at_ms <= 0) continue;
+        if (t.record_at_ms === null || t.record_at_ms === 0) continue;
         this.landsMin = Math.min(this.landsMin, t.record_at_ms);
         this.landsMax = Math.max(this.landsMax, t.record_at_ms);
       }
@@ -130,7 +127,7 @@ export class ReplayTally {
       parts.push(`decided differently on ${this.differs} of ${n} ${unit}: ${hook} ${depends} on what the transcript holds when it runs`);
     }
     if (this.timingDependent > 0) {
-      const when = this.landsMin <= this.landsMax ? ` (here ${this.landsMin}–${this.landsMax} ms after the fire, or not while it runs)` : '';
+      const when = this.landsMin <= this.landsMax ? ` (here ${this.landsMin}–${this.landsMax} ms after it started, or not while it runs)` : '';
       parts.push(`on ${this.timingDependent} of them it depends on timing: it decides otherwise when it reads before its call lands${when}`);
     }
     if (this.timeouts > 0) parts.push(`${this.timeouts} of them timed out`);

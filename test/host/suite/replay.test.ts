@@ -36,8 +36,9 @@ function recordLine(transcript: string, id: string): number {
 }
 
 /**
- * A reviewing hook: Bash calls must be in the transcript it is handed (3 looks, 30 ms apart), else
- * it says no (JSON deny, or with `block` exit 2); other tools pass at once.
+ * A reviewing hook: Read calls must be in the transcript it is handed (3 looks, 30 ms apart), else
+ * it says no (JSON deny, or with `block` exit 2); other tools pass at once. The fixture's Read is
+ * the first call of its message, which interactive 2.1.332 holds while its hooks run.
  */
 function pollHook(): string {
   const file = path.join(scratchRoot(), 'replay-poll-hook.js');
@@ -47,7 +48,7 @@ function pollHook(): string {
 let input = '';
 process.stdin.on('data', (d) => (input += d)).on('end', async () => {
   const h = JSON.parse(input);
-  if (h.tool_name !== 'Bash') process.exit(0);
+  if (h.tool_name !== 'Read') process.exit(0);
   for (let i = 0; i < 3; i++) {
     let t = '';
     try { t = fs.readFileSync(h.transcript_path, 'utf8'); } catch {}
@@ -127,42 +128,42 @@ describe('replay hook on session', function () {
     const view = api.replayView()!;
     assert.deepEqual(view.data, data);
     await eventually(api, 'the table in a webview tab', () => replayTabs().length === 1);
-    // Replayed Read then Bash; Bash, held while its hook ran, was decided differently: it comes first.
-    assert.deepEqual(callOrder(view.html), [`${BASH} differs`, `${READ} same`]);
-    const [bash, read] = data.rows;
+    // Replayed Read then Bash; Read, held while its hook ran, was decided differently: it comes first.
+    assert.deepEqual(callOrder(view.html), [`${READ} differs`, `${BASH} same`]);
+    const [read, bash] = data.rows;
     assert.deepEqual(
-      [bash!.tool_use_id, bash!.tool, bash!.basis, bash!.live.decision, bash!.live.reason, bash!.complete.decision, bash!.differs],
-      [BASH, 'Bash', 'model', 'deny', '<b>my call</b> is not in the transcript', 'allow', true],
+      [read!.tool_use_id, read!.tool, read!.basis, read!.live.decision, read!.live.reason, read!.complete.decision, read!.differs, read!.timings],
+      [READ, 'Read', 'model', 'deny', '<b>my call</b> is not in the transcript', 'allow', true, ''],
     );
-    assert.deepEqual([read!.tool_use_id, read!.live.decision, read!.complete.decision, read!.differs], [READ, 'allow', 'allow', false]);
-    assert.deepEqual([bash!.line, read!.line], [recordLine(transcript, BASH), recordLine(transcript, READ)]);
+    assert.deepEqual([bash!.tool_use_id, bash!.live.decision, bash!.complete.decision, bash!.differs], [BASH, 'allow', 'allow', false]);
+    assert.deepEqual([read!.line, bash!.line], [recordLine(transcript, READ), recordLine(transcript, BASH)]);
     // Drawn as text, not markup; the verdict says what the CLI says.
     assert.ok(view.html.includes('&lt;b&gt;my call&lt;/b&gt; is not in the transcript') && !view.html.includes('<b>'));
     assert.match(data.verdict, /^Decided differently on 1 of 2 calls: your hook depends on its call being in the transcript, which it is not while it runs\.$/);
 
-    // The click: the Bash row's link, run as VS Code runs a command link of the page.
+    // The click: the Read row's link, run as VS Code runs a command link of the page.
     const [link] = rowLinks(view.html);
     assert.equal(link!.command, COMMANDS.openCall);
     await vscode.commands.executeCommand(link!.command, ...link!.args);
     const at = await eventually(api, 'the transcript at the call', () => activeLine()?.path === transcript && activeLine());
-    assert.equal(at.line, recordLine(transcript, BASH));
-    assert.deepEqual([api.lastReveal()?.tool_use_id, api.lastReveal()?.line], [BASH, recordLine(transcript, BASH)]);
+    assert.equal(at.line, recordLine(transcript, READ));
+    assert.deepEqual([api.lastReveal()?.tool_use_id, api.lastReveal()?.line], [READ, recordLine(transcript, READ)]);
   });
 
   it("all configured hooks: the session's project settings, each on the calls its matcher takes", async () => {
     const api = await extensionApi();
     const settings = path.join(workspaceFolder(), '.claude', 'settings.json');
     fs.mkdirSync(path.dirname(settings), { recursive: true });
-    fs.writeFileSync(settings, JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `${pollHook()} block` }] }] } }));
+    fs.writeFileSync(settings, JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'Read', hooks: [{ type: 'command', command: `${pollHook()} block` }] }] } }));
     try {
       const data = await vscode.commands.executeCommand<ReplayTableData>(COMMANDS.replayHook, { session_id: FIXTURE_SESSION, configured: 'all' });
       assert.equal(data?.state, 'done', JSON.stringify(data?.notes));
       assert.deepEqual(
         data.rows.map((r) => [r.tool_use_id, r.live.decision, r.live.reason, r.complete.decision, r.hook]),
-        [[BASH, 'block', '<b>my call</b> is not in the transcript', 'allow', `${pollHook()} block`]],
+        [[READ, 'block', '<b>my call</b> is not in the transcript', 'allow', `${pollHook()} block`]],
       );
       assert.ok(data.notes.includes('1 call(s) matched no hook'), JSON.stringify(data.notes));
-      assert.deepEqual(callOrder(api.replayView()!.html), [`${BASH} differs`]);
+      assert.deepEqual(callOrder(api.replayView()!.html), [`${READ} differs`]);
     } finally {
       fs.rmSync(path.dirname(settings), { recursive: true, force: true });
     }
@@ -170,21 +171,23 @@ describe('replay hook on session', function () {
 
   it("the session's channel file, when there is one, says what the hook saw (basis channel)", async () => {
     const api = await extensionApi();
-    // Our hook's pre event for the Bash call saw the file up to the end of the call's record: it was on disk.
+    // Our hook's pre event for the Read call, at its start, found the record: it was on disk while the hooks ran.
     const text = fs.readFileSync(transcript, 'utf8');
-    const seen = Buffer.byteLength(text.split('\n').slice(0, recordLine(transcript, BASH)).join('\n') + '\n');
+    const seen = Buffer.byteLength(text.split('\n').slice(0, recordLine(transcript, READ)).join('\n') + '\n');
     const channel = path.join(api.claudeDir(), 'transcript-lag', `${FIXTURE_SESSION}.jsonl`);
     fs.mkdirSync(path.dirname(channel), { recursive: true });
     const at = Date.parse('2026-11-30T08:05:40.000Z');
-    const pre = { v: 1, event: 'pre', at, session_id: FIXTURE_SESSION, transcript_path: transcript, tool_use_id: BASH, tool_name: 'Bash', bytes_on_disk: seen, record_on_disk: true, result_on_disk: false, checked_at: at, mode: 'announce', source: 'transcript-lag-hook' };
+    const pre = { v: 1, event: 'pre', at, session_id: FIXTURE_SESSION, transcript_path: transcript, tool_use_id: READ, tool_name: 'Read', bytes_on_disk: seen, record_on_disk: true, result_on_disk: false, checked_at: at, mode: 'announce', source: 'transcript-lag-hook' };
     fs.writeFileSync(channel, `${JSON.stringify(pre)}\n`);
     try {
       const data = await vscode.commands.executeCommand<ReplayTableData>(COMMANDS.replayHook, { session_id: FIXTURE_SESSION, command: pollHook() });
       assert.equal(data?.state, 'done', JSON.stringify(data?.notes));
-      const bash = data.rows.find((r) => r.tool_use_id === BASH)!;
-      // Its hook found its call live, as the channel says it could: nothing differs, and the Read call still follows the model.
-      assert.deepEqual([bash.basis, bash.live.decision, bash.complete.decision, bash.differs], ['channel', 'allow', 'allow', false]);
-      assert.equal(data.rows.find((r) => r.tool_use_id === READ)!.basis, 'model');
+      const read = data.rows.find((r) => r.tool_use_id === READ)!;
+      // Not held until the hooks ended, as the channel proves: the record there at the fire (its hook finds it: the
+      // likely run), or landing by the find (plus the hooks' start skew), after this hook has given up.
+      assert.deepEqual([read.basis, read.live.decision, read.complete.decision], ['channel', 'allow', 'allow']);
+      assert.match(read.timings, /^from the start: allow · \d+ ms: deny$/);
+      assert.equal(data.rows.find((r) => r.tool_use_id === BASH)!.basis, 'model');
     } finally {
       fs.rmSync(channel, { force: true });
     }

@@ -378,6 +378,26 @@ describe('install-statusline / uninstall-statusline (settings.json statusLine)',
     assert.equal(fs.readFileSync(script, 'utf8'), fs.readFileSync(dist, 'utf8'));
   });
 
+  it('CLI: a bin/ that is a symlink is not written through: exit 1, the reason said, the folder it names gets nothing, settings.json as it was', async function () {
+    if (process.platform === 'win32') this.skip();
+    this.timeout(30_000);
+    const dist = path.join(repoRoot, 'dist', 'cli-statusline.js');
+    if (!fs.existsSync(dist)) {
+      await esbuild.build({ entryPoints: [path.join(repoRoot, 'src/cli/statusline.ts')], outfile: dist, bundle: true, platform: 'node', format: 'cjs', target: 'node18', mainFields: ['module', 'main'], logLevel: 'silent' });
+    }
+    const t = tempClaude();
+    const elsewhere = path.join(t.root, 'elsewhere');
+    fs.mkdirSync(elsewhere, { mode: 0o700 });
+    fs.symlinkSync(elsewhere, path.join(t.channelDir, 'bin'));
+    const settings = '{ "model": "x" }\n';
+    fs.writeFileSync(path.join(t.claudeDir, 'settings.json'), settings);
+    const io = cliIo(t.root);
+    assert.equal(await runInstall(['--claude-dir', t.claudeDir], io), 1);
+    assert.match(io.err.join(''), /bin is a symbolic link: Claude Code would run what is copied there, so nothing was/);
+    assert.deepEqual(fs.readdirSync(elsewhere), []);
+    assert.equal(fs.readFileSync(path.join(t.claudeDir, 'settings.json'), 'utf8'), settings);
+  });
+
   it('CLI: says "yours: kept" only for a line it runs: one with comments is run, one without a command is only saved', async function () {
     this.timeout(30_000);
     assert.ok(fs.existsSync(path.join(repoRoot, 'dist', 'cli-statusline.js')), 'npm run build makes dist/cli-statusline.js');

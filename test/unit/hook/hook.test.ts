@@ -192,6 +192,8 @@ describe('hook process: events', function () {
     assert.equal(wait.max_polls, 50);
     assert.equal(wait.poll_ms, 100);
     assert.equal(wait.tool_use_id, toolUseId);
+    // Its find's time: on disk by then, after the hook fired, and the wait reported after it.
+    assert.ok(wait.checked_at !== undefined && pre.at <= wait.checked_at && wait.checked_at <= wait.at, JSON.stringify([pre.at, wait.checked_at, wait.at]));
   });
 
   it('probe: a call whose record is not on disk ends behind after exactly --polls polls', async () => {
@@ -202,9 +204,12 @@ describe('hook process: events', function () {
       stdin: hookInput({ transcript_path: transcript, tool_use_id: 'toolu_notwrittenyet' }),
       args: ['--probe', '--polls', '4', '--poll-ms', '20'],
     });
-    const wait = events(path.join(claudeDir, 'transcript-lag', `${SID}.jsonl`))[1];
-    assert.ok(wait && wait.event === 'wait');
+    const [pre, wait] = events(path.join(claudeDir, 'transcript-lag', `${SID}.jsonl`));
+    assert.ok(wait && wait.event === 'wait' && pre?.event === 'pre');
     assert.equal(wait.outcome, 'behind');
+    // Its last look read the whole file without the record: absent when that look began, which is
+    // after the pre hook's own look and before the wait was reported.
+    assert.ok(wait.checked_at !== undefined && pre.checked_at !== undefined && pre.checked_at <= wait.checked_at && wait.checked_at <= wait.at, JSON.stringify([pre.checked_at, wait.checked_at, wait.at]));
     assert.equal(wait.polls, 4);
     assert.equal(wait.max_polls, 4);
     assert.equal(wait.poll_ms, 20);

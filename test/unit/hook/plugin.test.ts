@@ -1,10 +1,14 @@
 import * as assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { settingsRunOurHook } from '../../../src/hook/pluginGuard';
 import { hookInput, tempHome } from '../helpers/hookProcess';
+import { ModHarness, SESSION as MOD_SESSION } from '../mod/modHarness';
+import { nodeFileAccess } from '../../../src/rules/nodeFileAccess';
+import { foldSpool } from '../../../src/rules/spool';
+import { nodeSpoolFolding } from '../../../src/rules/spoolFolding';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 const pluginRoot = path.join(repoRoot, 'plugin');
@@ -129,7 +133,11 @@ describe('the plugin at session start: the message tool at <claude dir>/transcri
       assert.equal(fs.statSync(toolOf(claudeDir)).mode & 0o777, 0o600);
       assert.equal(fs.statSync(binOf(claudeDir)).mode & 0o777, 0o700);
     }
-    assert.deepEqual(fs.readdirSync(binOf(claudeDir)), ['transcript-lag-message.js'], 'no temp file left');
+    // The completing wrapper beside it, the same way (issue 39): a settings hook put behind it needs the plugin alone.
+    assert.deepEqual(fs.readdirSync(binOf(claudeDir)).sort(), ['transcript-lag-complete.js', 'transcript-lag-message.js'], 'no temp file left');
+    assert.ok(fs.readFileSync(path.join(binOf(claudeDir), 'transcript-lag-complete.js')).equals(fs.readFileSync(path.join(pluginRoot, 'bin', 'transcript-lag-complete.js'))));
+    const wrapped = spawnSync(process.execPath, [path.join(binOf(claudeDir), 'transcript-lag-complete.js'), '--', process.execPath, '-e', 'process.stdout.write(require("fs").readFileSync(0)); process.exit(2)'], { input: 'in', encoding: 'utf8' });
+    assert.deepEqual([wrapped.status, wrapped.stdout], [2, 'in']);
     const r = spawnSync(process.execPath, [toolOf(claudeDir), '--json'], { input: hookInput({ tool_use_id: 'toolu_A' }), encoding: 'utf8' });
     assert.equal(r.status, 0);
     const answer = JSON.parse(r.stdout);
@@ -160,7 +168,7 @@ describe('the plugin at session start: the message tool at <claude dir>/transcri
     } finally {
       fs.closeSync(old);
     }
-    assert.deepEqual(fs.readdirSync(binOf(claudeDir)), ['transcript-lag-message.js']);
+    assert.deepEqual(fs.readdirSync(binOf(claudeDir)).sort(), ['transcript-lag-complete.js', 'transcript-lag-message.js']);
   });
 
   it('a symlink where the tool goes is replaced by the file; what it named is not touched', function () {
@@ -174,6 +182,60 @@ describe('the plugin at session start: the message tool at <claude dir>/transcri
     assert.ok(!fs.lstatSync(toolOf(claudeDir)).isSymbolicLink());
     assert.ok(fs.readFileSync(toolOf(claudeDir)).equals(fs.readFileSync(committed)));
     assert.equal(fs.readFileSync(elsewhere, 'utf8'), 'keep me');
+  });
+
+  it('a symlink as bin/ is not written through: the tool is not copied, the folder it names gets nothing', function () {
+    if (process.platform === 'win32') this.skip();
+    const { home, claudeDir, env } = tempHome();
+    const elsewhere = path.join(home, 'elsewhere');
+    fs.mkdirSync(elsewhere, { mode: 0o700 });
+    fs.mkdirSync(path.dirname(binOf(claudeDir)), { recursive: true });
+    fs.symlinkSync(elsewhere, binOf(claudeDir));
+    assert.equal(runPluginHook('SessionStart', env, startInput()), 0);
+    assert.deepEqual(fs.readdirSync(elsewhere), []);
+    assert.ok(fs.lstatSync(binOf(claudeDir)).isSymbolicLink(), 'the link is the user\'s: left as it is');
+  });
+
+  it('a bin/ of the user\'s that others may write loses those write bits before the tool goes in', function () {
+    if (process.platform === 'win32') this.skip();
+    const { claudeDir, env } = tempHome();
+    fs.mkdirSync(binOf(claudeDir), { recursive: true });
+    fs.chmodSync(binOf(claudeDir), 0o777);
+    assert.equal(runPluginHook('SessionStart', env, startInput()), 0);
+    assert.equal(fs.statSync(binOf(claudeDir)).mode & 0o777, 0o755);
+    assert.ok(fs.readFileSync(toolOf(claudeDir)).equals(fs.readFileSync(committed)));
+  });
+
+  it("another user's bin/ gets nothing (root alone can make one)", function () {
+    if (process.platform === 'win32' || process.getuid?.() !== 0) this.skip();
+    const { claudeDir, env } = tempHome();
+    fs.mkdirSync(binOf(claudeDir), { recursive: true });
+    fs.chownSync(binOf(claudeDir), 65534, 65534);
+    assert.equal(runPluginHook('SessionStart', env, startInput()), 0);
+    assert.deepEqual(fs.readdirSync(binOf(claudeDir)), []);
+  });
+
+  it('a copy with the plugin\'s bytes that others may write is replaced by one of ours', function () {
+    if (process.platform === 'win32') this.skip();
+    const { claudeDir, env } = tempHome();
+    fs.mkdirSync(binOf(claudeDir), { recursive: true, mode: 0o700 });
+    fs.copyFileSync(committed, toolOf(claudeDir));
+    fs.chmodSync(toolOf(claudeDir), 0o666);
+    assert.equal(runPluginHook('SessionStart', env, startInput()), 0);
+    assert.equal(fs.statSync(toolOf(claudeDir)).mode & 0o777, 0o600);
+    assert.ok(fs.readFileSync(toolOf(claudeDir)).equals(fs.readFileSync(committed)));
+  });
+
+  it('a temp file a cut-short copy left (its process gone) is removed; a copy in progress and files not ours stay', function () {
+    const { claudeDir, env } = tempHome();
+    fs.mkdirSync(binOf(claudeDir), { recursive: true, mode: 0o700 });
+    // A pid no process has now: the SessionStart watchdog ended a copy that ran as it.
+    const gone = Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);
+    const leftover = `transcript-lag-message.js.${gone}.0a1b2c3d.tmp`;
+    const inProgress = `transcript-lag-message.js.${process.pid}.0a1b2c3d.tmp`;
+    for (const name of [leftover, inProgress, 'notes.txt']) fs.writeFileSync(path.join(binOf(claudeDir), name), 'x');
+    assert.equal(runPluginHook('SessionStart', env, startInput()), 0);
+    assert.deepEqual(fs.readdirSync(binOf(claudeDir)).sort(), [inProgress, 'notes.txt', 'transcript-lag-complete.js', 'transcript-lag-message.js'].sort());
   });
 
   it('where it cannot write (a file where bin/ should be), or with no Node: exit 0, silent, nothing copied', function () {
@@ -191,6 +253,112 @@ describe('the plugin at session start: the message tool at <claude dir>/transcri
     const { claudeDir, env } = tempHome();
     runPluginHook('PreToolUse', env, hookInput({ hook_event_name: 'PreToolUse', tool_use_id: 'toolu_A' }));
     assert.ok(!fs.existsSync(toolOf(claudeDir)));
+  });
+});
+
+describe('the plugin at session start: the mod\'s spool of finished sessions folded, with no watch and no window (issue 40 §6)', function () {
+  this.timeout(30_000);
+  let h: ModHarness | undefined;
+  afterEach(() => {
+    h?.dispose();
+    h = undefined;
+  });
+  const OTHER = '7f0e1d2c-3b4a-4596-8877-665544332211';
+  const startOf = (sessionId: string) => JSON.stringify({ session_id: sessionId, transcript_path: '/nowhere/x.jsonl', hook_event_name: 'SessionStart', source: 'startup' });
+  const spoolOf = (claudeDir: string) => path.join(claudeDir, 'transcript-lag', 'spool');
+  const spoolNames = (claudeDir: string) => (fs.existsSync(spoolOf(claudeDir)) ? fs.readdirSync(spoolOf(claudeDir)).sort() : []);
+  const channelOf = (claudeDir: string, sessionId: string): unknown[] => {
+    const file = path.join(claudeDir, 'transcript-lag', `${sessionId}.jsonl`);
+    return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+  };
+
+  it('the mod\'s files of a session it ran are left while it runs, and folded into its channel file, in order, at the first start after it ended', async function () {
+    if (process.platform === 'win32') this.skip(); // the harness's session.end removes the liveness file with rm
+    h = new ModHarness();
+    const env = { ...tempHome().env, CLAUDE_CONFIG_DIR: h.claudeDir };
+    await h.start();
+    for (const id of ['toolu_A', 'toolu_B']) {
+      const call = await h.call(id);
+      h.appendRecord(id);
+      await call.finish();
+    }
+    await h.settle();
+    const spooled = h.spooled();
+    assert.ok(spooled.length >= 4, `the mod spooled ${spooled.length} events`);
+    // Another session starts while this one runs: its files are its own, left where they are.
+    assert.equal(runPluginHook('SessionStart', env, startOf(OTHER)), 0);
+    assert.equal(spoolNames(h.claudeDir).length, spooled.length);
+    assert.deepEqual(channelOf(h.claudeDir, MOD_SESSION), []);
+    // It ends (its liveness file goes): the next start folds them, as watch would have.
+    await h.emit('session.end', {});
+    await h.settle();
+    assert.equal(runPluginHook('SessionStart', env, startOf(OTHER)), 0);
+    assert.deepEqual(spoolNames(h.claudeDir), []);
+    assert.deepEqual(channelOf(h.claudeDir, MOD_SESSION), spooled);
+  });
+
+  it('a session whose liveness file went stale (Claude Code killed) is folded; one fresh and the session starting are not', function () {
+    const { claudeDir, env } = tempHome();
+    const spool = spoolOf(claudeDir);
+    const live = path.join(claudeDir, 'transcript-lag', 'mod');
+    fs.mkdirSync(spool, { recursive: true });
+    fs.mkdirSync(live, { recursive: true });
+    const ids = { killed: 'aaaaaaaa-0000-4000-8000-000000000001', running: 'aaaaaaaa-0000-4000-8000-000000000002', starting: 'aaaaaaaa-0000-4000-8000-000000000003', ended: 'aaaaaaaa-0000-4000-8000-000000000004' };
+    const now = Date.now();
+    for (const [i, id] of Object.values(ids).entries()) {
+      for (let seq = 1; seq <= 3; seq++) {
+        const ev = { v: 1, event: 'record', at: now - 60_000 + i * 10 + seq, session_id: id, transcript_path: `/c/projects/-w/${id}.jsonl`, uuid: `${i}-${seq}`, record_type: 'user', source: 'transcript-lag-mod' };
+        fs.writeFileSync(path.join(spool, `${id}.0a1b2c3d.${String(seq).padStart(8, '0')}.json`), JSON.stringify(ev));
+      }
+    }
+    const alive = (id: string, at: number) => fs.writeFileSync(path.join(live, `${id}.live.json`), JSON.stringify({ v: 1, session_id: id, at, every_ms: 5000, keep_held_messages: true }));
+    alive(ids.killed, now - 60_000);
+    alive(ids.running, now);
+    assert.equal(runPluginHook('SessionStart', env, startOf(ids.starting)), 0);
+    for (const id of [ids.killed, ids.ended]) assert.equal(channelOf(claudeDir, id).length, 3, id);
+    for (const id of [ids.running, ids.starting]) assert.deepEqual(channelOf(claudeDir, id), [], id);
+    assert.deepEqual(
+      spoolNames(claudeDir).map((n) => n.split('.')[0]),
+      [ids.running, ids.running, ids.running, ids.starting, ids.starting, ids.starting],
+    );
+  });
+
+  it('three starts at once beside a watch folding the same spool: each event appended once, none lost', async function () {
+    const { claudeDir, env } = tempHome();
+    const spool = spoolOf(claudeDir);
+    fs.mkdirSync(spool, { recursive: true });
+    const sessions = Array.from({ length: 6 }, (_, i) => `bbbbbbbb-0000-4000-8000-00000000000${i}`);
+    const at = Date.now() - 60_000;
+    for (const id of sessions) {
+      for (let seq = 1; seq <= 60; seq++) {
+        const ev = { v: 1, event: 'record', at: at + seq, session_id: id, transcript_path: `/c/projects/-w/${id}.jsonl`, uuid: `${id}-${seq}`, record_type: 'user', source: 'transcript-lag-mod' };
+        fs.writeFileSync(path.join(spool, `${id}.0a1b2c3d.${String(seq).padStart(8, '0')}.json`), JSON.stringify(ev));
+      }
+    }
+    // The hook as the plugin runs it, without sh: three sessions starting at once.
+    const start = () =>
+      new Promise<number | null>((resolve) => {
+        const child = spawn(process.execPath, [path.join(pluginRoot, 'bin', 'hook.js'), '--plugin', '--install-message-tool'], { env: { ...env, CLAUDE_PLUGIN_ROOT: pluginRoot }, stdio: ['pipe', 'ignore', 'ignore'] });
+        child.stdin.end(startOf(OTHER));
+        child.on('close', resolve);
+      });
+    let starting = true;
+    const watch = async () => {
+      const spoolDir = spool;
+      const channelDir = path.dirname(spool);
+      while (starting) await foldSpool({ files: nodeFileAccess, clock: { now: () => Date.now() }, spoolDir, channelDir, ops: nodeSpoolFolding, maxAgeMs: 7 * 86_400_000, maxFiles: 40 });
+    };
+    const watching = watch();
+    assert.deepEqual(await Promise.all([start(), start(), start()]), [0, 0, 0]);
+    starting = false;
+    await watching;
+    // Each start reads at most 200 files: what is left goes at the next ones.
+    for (let i = 0; i < 3 && spoolNames(claudeDir).length > 0; i++) assert.equal(runPluginHook('SessionStart', env, startOf(OTHER)), 0);
+    assert.deepEqual(spoolNames(claudeDir), []);
+    for (const id of sessions) {
+      const uuids = (channelOf(claudeDir, id) as { uuid: string }[]).map((e) => e.uuid).sort();
+      assert.deepEqual(uuids, Array.from({ length: 60 }, (_, k) => `${id}-${k + 1}`).sort(), id);
+    }
   });
 });
 

@@ -193,6 +193,31 @@ describe('install-hook / uninstall-hook', function () {
     assert.deepEqual(fs.readdirSync(claudeDir), ['projects']);
   });
 
+  it('a bin/ that is a symlink is not written through: refused, the folder it names gets nothing, settings.json as it was', async function () {
+    if (process.platform === 'win32') this.skip();
+    const { home, claudeDir } = tempHome();
+    const elsewhere = path.join(home, 'elsewhere');
+    fs.mkdirSync(elsewhere, { mode: 0o700 });
+    fs.mkdirSync(path.join(claudeDir, 'transcript-lag'), { recursive: true });
+    fs.symlinkSync(elsewhere, path.join(claudeDir, 'transcript-lag', 'bin'));
+    const settings = '{ "model": "x" }\n';
+    fs.writeFileSync(path.join(claudeDir, 'settings.json'), settings);
+    await assert.rejects(installHook({ claudeDir, hookSourcePath: hookSource, nodePath: process.execPath, probe: false }), /is a symbolic link: Claude Code would run what is copied there, so nothing was/);
+    assert.deepEqual(fs.readdirSync(elsewhere), []);
+    assert.equal(fs.readFileSync(path.join(claudeDir, 'settings.json'), 'utf8'), settings);
+  });
+
+  it('a bin/ others may write loses those write bits before the hook is copied into it', async function () {
+    if (process.platform === 'win32') this.skip();
+    const { claudeDir } = tempHome();
+    const bin = path.join(claudeDir, 'transcript-lag', 'bin');
+    fs.mkdirSync(bin, { recursive: true });
+    fs.chmodSync(bin, 0o777);
+    const r = await installHook({ claudeDir, hookSourcePath: hookSource, nodePath: process.execPath, probe: false });
+    assert.equal(fs.statSync(bin).mode & 0o777, 0o755);
+    assert.equal(fs.readFileSync(r.hookPath, 'utf8'), fs.readFileSync(hookSource, 'utf8'));
+  });
+
   it('CLI: install, re-install with --probe (replaced, not duplicated), uninstall keeps the rest', async () => {
     const { home, claudeDir } = tempHome();
     const settingsPath = path.join(claudeDir, 'settings.json');

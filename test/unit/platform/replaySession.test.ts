@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { replaySession, ReplayError, type ReplayedCall, type ReplayRequest } from '../../../src/platform/replaySession';
+import { projectHooksRefusal, replaySession, ReplayError, type ReplayedCall, type ReplayRequest } from '../../../src/platform/replaySession';
 import { nodeFileAccess } from '../../../src/platform/nodeFileAccess';
 import { fixturesDir } from '../helpers/fixtures';
 
@@ -109,5 +109,20 @@ describe('replaySession: the replay both the CLI and VS Code run', function () {
     stop.abort();
     const { calls, result } = await heard(request({}), stop.signal);
     assert.deepEqual([calls.length, result.interrupted], [0, true]);
+  });
+});
+
+describe("replaySession: a project's hooks, only from a folder the user may trust", () => {
+  it('VS Code: only within the workspace\'s folders (its trusted ones); the CLI: any folder the user owns alone', () => {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tl-replay-within-')));
+    const inside = path.join(root, 'ws', 'proj');
+    const outside = path.join(root, 'elsewhere');
+    for (const d of [inside, outside]) fs.mkdirSync(path.join(d, '.claude'), { recursive: true, mode: 0o755 });
+    assert.equal(projectHooksRefusal(inside, [path.join(root, 'ws')]), undefined);
+    assert.match(projectHooksRefusal(outside, [path.join(root, 'ws')]) ?? '', /is not in a folder of this workspace/);
+    assert.equal(projectHooksRefusal(outside), undefined);
+    // A folder named beside the workspace that only starts with its name is not in it.
+    fs.mkdirSync(path.join(root, 'ws-other'), { mode: 0o755 });
+    assert.match(projectHooksRefusal(path.join(root, 'ws-other'), [path.join(root, 'ws')]) ?? '', /is not in a folder/);
   });
 });

@@ -16,23 +16,24 @@ const full: Record<string, Record<string, unknown>> = {
   post: { ...base, ...onDisk, event: 'post', hooks_ms: 2004, hooks_decision: 'deny' },
   hooks: { ...base, event: 'hooks', transport: 'mod', hooks_ms: 2004, hooks_decision: 'allow' },
   landed: { ...base, event: 'landed', with_result: true, record_path: onDisk.record_path, watched_from: 'pre', missed_at: T + 400, fired_at: T },
+  wait: { ...base, event: 'wait', outcome: 'seen', polls: 3, waited_ms: 225, bytes_on_disk: 100, checked_at: T + 300, line: 22, max_polls: 10, poll_ms: 100, error: 'x' },
 };
 const long = (n: number) => 'x'.repeat(n);
 /** Values to try in every field: of each type, at the schema's edges. */
-const VALUES: unknown[] = [null, true, false, 0, -1, 1.5, 1, T, '', 'x', long(200), long(201), long(4096), long(4097), 'command', 'http', 'mod', 'other', 'pre', 'post', 'announce', 'probe', 'allow', 'ask', 'deny', 86_400_000, 86_400_001, [], {}];
+const VALUES: unknown[] = [null, true, false, 0, -1, 1.5, 1, T, '', 'x', long(200), long(201), long(4096), long(4097), 'command', 'http', 'mod', 'other', 'pre', 'post', 'announce', 'probe', 'allow', 'ask', 'deny', 'seen', 'behind', 'error', long(500), long(501), 86_400_000, 86_400_001, [], {}];
 
 function agree(obj: Record<string, unknown>, what: string): void {
   const line = JSON.stringify(obj);
   const engine = parseChannelLine(line);
   const ours = lenientCallEvent(line);
-  const engineTakes = engine.kind === 'event' && (engine.event.event === 'pre' || engine.event.event === 'post' || engine.event.event === 'hooks' || engine.event.event === 'landed');
+  const engineTakes = engine.kind === 'event' && engine.event.event !== 'record';
   assert.equal(ours !== undefined, engineTakes, `${what}: the status line ${ours ? 'takes' : 'drops'} it, the engine ${engineTakes ? 'takes' : 'drops'} it (${engine.kind === 'invalid' ? engine.reason : engine.kind})`);
   if (!ours || engine.kind !== 'event') return;
   for (const [k, v] of Object.entries(ours)) assert.deepEqual(v, (engine.event as Record<string, unknown>)[k], `${what}: ${k}`);
 }
 
 describe('channel line head: the status line takes the call events the engine takes', () => {
-  it('every field of pre, post, hooks and landed, removed or set to any of a range of values', () => {
+  it('every field of pre, post, hooks, wait and landed, removed or set to any of a range of values', () => {
     let tried = 0;
     for (const [event, obj] of Object.entries(full)) {
       agree(obj, event);
@@ -55,6 +56,7 @@ describe('channel line head: the status line takes the call events the engine ta
       [pre, true],
       [JSON.stringify({ ...full.pre, v: 2 }), false],
       [JSON.stringify({ ...full.pre, event: 'wait' }), false],
+      [JSON.stringify({ ...full.pre, event: 'record' }), false],
       [JSON.stringify({ ...full.pre, event: 'held' }), false],
       ['', false],
       ['   ', false],

@@ -134,3 +134,58 @@ describe('hook evidence: one fold of a call\'s events, one held rule', () => {
     assert.equal(isHeld({ recordOnDisk: false }), false, 'no hook fired: nothing is held back');
   });
 });
+
+describe("hook evidence: a PreToolUse hook's wait (our probe's, or a reviewing hook's)", () => {
+  const fold = (...evs: Parameters<typeof noteSighting>[1][]) => {
+    const seen: CallSightings = {};
+    for (const e of evs) noteSighting(seen, e);
+    return seen;
+  };
+  const seenWait = (at: number, checked_at?: number) => ({ event: 'wait' as const, at, outcome: 'seen' as const, ...(checked_at !== undefined ? { checked_at } : {}) });
+  const behindWait = (at: number, checked_at?: number, agent_id?: string) => ({ event: 'wait' as const, at, outcome: 'behind' as const, ...(checked_at !== undefined ? { checked_at } : {}), ...(agent_id !== undefined ? { agent_id } : {}) });
+  /** The fire the reader measures from (the call's best report). */
+  const FIRE = 1000;
+
+  it('seen: on disk before the tool ran, so before its result; held at most until the find (its look, else the wait\'s end, which follows it)', () => {
+    // The demo's print-mode recording: fired at …806, the wait reported at …152 with no look time: ≤ 346 ms.
+    assert.deepEqual(verdictOf(fold(seenWait(1346)), FIRE), { shape: 'before_result', held: { min_ms: 0, max_ms: 346 } });
+    assert.deepEqual(verdictOf(fold(seenWait(1346, 1340)), FIRE), { shape: 'before_result', held: { min_ms: 0, max_ms: 340 } });
+    assert.equal(recordFoundAt(fold(seenWait(1346, 1340))), 1340);
+    assert.equal(hookSawRecord(fold(seenWait(1346))), true);
+    // From the fire the reader measures from (the mod's, earlier than the hook's pre).
+    assert.deepEqual(verdictOf(fold(seenWait(1346)), 900).held, { min_ms: 0, max_ms: 446 });
+    // Without a fire nothing anchors the hold; the shape stands.
+    assert.deepEqual(verdictOf(fold(seenWait(1346))), { shape: 'before_result' });
+    // The pre hook's own report is the fire when the reader knows no other.
+    assert.deepEqual(verdictOf(fold({ event: 'pre', at: 1000, checked_at: 1005, record_on_disk: false, result_on_disk: false }, seenWait(1346))).held, { min_ms: 5, max_ms: 346 });
+  });
+
+  it('behind: its last whole look missed the record, a lower bound and never a shape; unbounded above until something finds it', () => {
+    assert.deepEqual(verdictOf(fold(behindWait(2010, 1930)), FIRE), { held: { min_ms: 930, max_ms: null } });
+    // Found later (the post hook saw it without its result): between the two looks, and the post proves the shape.
+    assert.deepEqual(verdictOf(fold(behindWait(2010, 1930), { event: 'post', at: 2500, checked_at: 2505, record_on_disk: true, result_on_disk: false }), FIRE), {
+      shape: 'before_result',
+      held: { min_ms: 930, max_ms: 1505 },
+    });
+    // Behind with a post that missed both and no landing: still no shape.
+    assert.equal(verdictOf(fold(behindWait(2010, 1930), { event: 'post', at: 2500, checked_at: 2505, record_on_disk: false, result_on_disk: false }), FIRE).shape, undefined);
+    assert.equal(hookSawRecord(fold(behindWait(2010, 1930))), false);
+  });
+
+  it('a behind wait proves nothing without its look\'s time (older hooks), for a subagent\'s call (its record lands in a file the wait does not read), nor an error', () => {
+    assert.deepEqual(verdictOf(fold(behindWait(2010)), FIRE), {});
+    assert.deepEqual(verdictOf(fold(behindWait(2010, 1930, 'agent-1')), FIRE), {});
+    assert.deepEqual(verdictOf(fold({ event: 'wait', at: 2010, outcome: 'error', checked_at: 1930 }), FIRE), {});
+  });
+
+  it('several waits fold to the same sightings in any order: the earliest find, the latest miss; a miss after the find is no bound', () => {
+    const evs = [behindWait(1500, 1200), seenWait(1800, 1700), seenWait(1650, 1600), behindWait(1900, 1750), behindWait(1400, 1300)];
+    const folds = [evs, [...evs].reverse(), [evs[3]!, evs[0]!, evs[4]!, evs[1]!, evs[2]!]].map((order) => fold(...order));
+    for (const f of folds) assert.deepEqual(f, folds[0]);
+    assert.deepEqual([folds[0]!.waitFoundAt, folds[0]!.waitMissedAt], [1600, 1750]);
+    // The miss at 1750 contradicts the find at 1600 (another source, another clock): no wait's miss
+    // bounds the hold then, and 0 is still true.
+    assert.deepEqual(verdictOf(folds[0]!, FIRE).held, { min_ms: 0, max_ms: 600 });
+    assert.deepEqual(verdictOf(fold(behindWait(1500, 1200), behindWait(1400, 1300), seenWait(1650, 1600)), FIRE).held, { min_ms: 300, max_ms: 600 });
+  });
+});

@@ -52,6 +52,26 @@ describe('modContract: what the mod and its readers agree on', () => {
     assert.equal(found?.complete, true);
   });
 
+  it('gives the message\'s blocks up to the call, in order, with the rows\' uuids and the chain within the message', () => {
+    const withUuid = (r: ConversationRow, uuid: string): ConversationRow => ({ ...r, uuid });
+    const rows = [
+      withUuid(row('user', 'go'), 'u0'),
+      withUuid(row('assistant', 'Plan.'), 'u1'),
+      withUuid(row('assistant', ''), 'u2'), // a block with no text (thinking): no block of its own, still a link of the chain
+      withUuid(row('assistant', '', ['toolu_a']), 'u3'),
+      row('assistant', '', ['toolu_b']), // its uuid not given: none written, and none guessed for what follows it
+      withUuid(row('assistant', '', ['toolu_c']), 'u5'),
+    ];
+    assert.deepEqual(heldMessageOf(rows, 'toolu_c')?.blocks, [
+      { type: 'text', text: 'Plan.', uuid: 'u1' },
+      { type: 'tool_use', id: 'toolu_a', name: 'Bash', input: { command: 'toolu_a' }, uuid: 'u3', parent_uuid: 'u2' },
+      { type: 'tool_use', id: 'toolu_b', name: 'Bash', input: { command: 'toolu_b' }, parent_uuid: 'u3' },
+      { type: 'tool_use', id: 'toolu_c', name: 'Bash', input: { command: 'toolu_c' }, uuid: 'u5' },
+    ]);
+    // The first call of the pair: the blocks end with it.
+    assert.deepEqual(heldMessageOf(rows, 'toolu_a')?.blocks.map((b) => b.type === 'text' ? b.text : b.id), ['Plan.', 'toolu_a']);
+  });
+
   it('stops at a tool result: the previous message is not this one', () => {
     const rows = [row('assistant', 'old text', ['toolu_old']), row('user', ''), row('assistant', '', ['toolu_new'])];
     assert.deepEqual(heldMessageOf(rows, 'toolu_new')?.text_blocks, []);

@@ -5,7 +5,7 @@ import type { EngineEvent, RevisedEvent } from '../../../../src/core/engineEvent
 import { LagSampleStore } from '../../../../src/presentation/lagSamples';
 import { type CallSightings, noteSighting, verdictFromHook } from '../../../../src/rules/hookEvidence';
 import { buildReport } from '../../../../src/presentation/reportModel';
-import { SESSION, TRANSCRIPT, pre, tailRead, toolResult, toolUse } from '../../helpers/correlatorInputs';
+import { SESSION, TRANSCRIPT, pre, tailRead, toolResult, toolUse, wait } from '../../helpers/correlatorInputs';
 
 // One number per call (issue 32): the record's first sighting decides a call's lag and shape. The
 // engine's read, when nothing saw the record earlier: an exact figure. When a look of the call's own
@@ -187,5 +187,47 @@ describe('Correlator: the record\'s first sighting decides the lag (a late read 
     const end = JSON.parse([...found][0]);
     assert.deepEqual([end.lag_ms, end.lag_bounds], [null, { min_ms: 405, max_ms: 500 }]);
     assert.deepEqual([end.fromEvents.lag_ms, end.fromEvents.min, end.fromEvents.max], [null, 405, 500]);
+  });
+
+  it("a probe's seen wait is a look that found the record at PreToolUse: read before its find, the read's lag; read after, the wait's bound and `revised`, after the wait that says why", () => {
+    // The engine read the record at 1288, before the wait's find (reported at 1346, no look time): the lag stands.
+    const first = new Correlator();
+    first.ingestHook(pre('A', 1000, { mode: 'probe', source: 'transcript-lag-hook' }), 1001);
+    assert.equal(only(read(first, 1288, 1, [toolUse('A')]), 'written')[0].lag_ms, 288);
+    const quiet = first.ingestHook(wait('A', 1346, 'seen', { polls: 3, waited_ms: 225 }), 1347);
+    assert.deepEqual(quiet.map((e) => e.event).filter((e) => e !== 'session'), ['wait']);
+    assert.deepEqual([callOf(first).lag_ms, callOf(first).lag_bounds], [288, undefined]);
+
+    // A busy window read it at 1900, after the find: the read came late.
+    const late = new Correlator();
+    const store = new LagSampleStore();
+    const feed = (events: EngineEvent[]) => events.forEach((e) => store.add(e));
+    feed(late.ingestHook(pre('A', 1000, { mode: 'probe', source: 'transcript-lag-hook' }), 1001));
+    feed(read(late, 1900, 1, [toolUse('A'), toolResult('A')]));
+    const events = late.ingestHook(wait('A', 1346, 'seen', { polls: 3, waited_ms: 225 }), 1950);
+    feed(events);
+    assert.deepEqual(events.map((e) => e.event).filter((e) => e !== 'session'), ['wait', 'revised']);
+    const [r] = only(events, 'revised') as RevisedEvent[];
+    // One write brought both, but the wait had found the record alone before the tool ran: before its result.
+    assert.deepEqual([r.lag_bounds, r.shape], [{ min_ms: 0, max_ms: 346 }, 'before_result']);
+    assert.deepEqual([callOf(late).lag_ms, callOf(late).lag_bounds, callOf(late).shape], [null, { min_ms: 0, max_ms: 346 }, 'before_result']);
+    const report = buildReport(late.snapshot(SESSION)!, store.samples(SESSION), 2000);
+    assert.deepEqual([report.rows[0].lag, report.rows[0].shape], ['≤ 346 ms', 'before result']);
+  });
+
+  it("a buried call's late wait is taken as a live call's: its find before the read revises it, counted once", () => {
+    const c = new Correlator({ recentCalls: 1 });
+    c.ingestHook(pre('A', 1000, { mode: 'probe', source: 'transcript-lag-hook' }), 1001);
+    read(c, 2500, 1, [toolUse('A'), toolResult('A')]);
+    for (let i = 0; i < 5; i++) read(c, 3000 + i, 3 + i * 2, [toolUse(`X${i}`), toolResult(`X${i}`)]);
+    assert.ok(!c.snapshot(SESSION)!.recent.some((x) => x.tool_use_id === 'A'), 'A is buried');
+    assert.equal(c.snapshot(SESSION)!.stats.lag_max_ms, 1500);
+    const events = c.ingestHook(wait('A', 1400, 'seen', { polls: 4, waited_ms: 300, checked_at: 1390 }), 5000);
+    assert.deepEqual(events.map((e) => e.event).filter((e) => e !== 'session'), ['wait', 'revised']);
+    assert.deepEqual((only(events, 'revised')[0] as RevisedEvent).lag_bounds, { min_ms: 0, max_ms: 390 });
+    // Said again: counted once, and said no more.
+    assert.deepEqual(c.ingestHook(wait('A', 1400, 'seen', { polls: 4, waited_ms: 300, checked_at: 1390 }), 5001).filter((e) => e.event !== 'session'), []);
+    const stats = c.snapshot(SESSION)!.stats;
+    assert.deepEqual([stats.waits_seen, stats.lag_max_ms, stats.shape_before_result], [1, null, 1]);
   });
 });

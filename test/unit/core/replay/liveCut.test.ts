@@ -59,26 +59,31 @@ const table: LandingTable = {
   measured: { at: '2026-12-07T00:00:00Z', how: 'test' },
   hook_start_skew_ms: 100,
   rows: [
-    row('2.1.280', 'interactive', 'first-after-text', { landed: [380, 400, 420] }),
+    row('2.1.280', 'interactive', 'opening', { landed: [380, 400, 420] }),
     row('2.1.280', 'interactive', 'later', { landed: [390, 410] }),
-    row('2.1.332', 'interactive', 'first-after-text', { after: 5 }),
+    row('2.1.332', 'interactive', 'opening', { after: 5 }),
     row('2.1.332', 'interactive', 'later', { atFire: 2, after: 3, landed: [2029] }),
-    row('2.1.332', 'print', 'first-after-text', { landed: [220, 250, 300, 400] }),
+    row('2.1.332', 'print', 'opening', { landed: [220, 250, 300, 400] }),
   ],
 };
 
 describe('replay: how the transcript moved while a hook ran', () => {
-  it('interactive 2.1.332: the first call, not while its hooks run; the later one, each way it was seen (at the fire, while, after)', async () => {
+  it('interactive 2.1.332: the session\'s first message, not while its hooks run; a later call of a message, each way it was seen (at the fire, while, after)', async () => {
     const { calls } = await callsIn(interactive);
-    assert.deepEqual(calls.map((c) => [c.toolUseId, c.toolName, placeOf(c)]), [['toolu_field001r', 'Read', 'first-after-text'], ['toolu_field001b', 'Bash', 'later']]);
+    assert.deepEqual(calls.map((c) => [c.toolUseId, c.toolName, placeOf(c)]), [['toolu_field001r', 'Read', 'opening'], ['toolu_field001b', 'Bash', 'opening']]);
     const size = fs.statSync(interactive).size;
     const read = liveTimelineOf(byId(calls, 'toolu_field001r'), undefined, none, size, table);
     // The batch that brings the message starts at the tools-used line written with it (line 23), not at its first record.
     assert.equal(batchStart(byId(calls, 'toolu_field001r')), lineAt(interactive, 23).start);
-    assert.deepEqual(read, { bytes: lineAt(interactive, 23).start, landedBytes: lineAt(interactive, 26).end, basis: 'model', timings: [null], likely: null, model: ['2.1.332 interactive first-after-text'] });
-    const bash = liveTimelineOf(byId(calls, 'toolu_field001b'), undefined, none, size, table);
-    assert.deepEqual(bash.timings, [0, 1929, 2029, null]);
-    assert.equal(bash.likely, null, 'the most seen: after the hooks');
+    // Held in every measured first message; a later call's landings (at the fire, while the hooks ran) are possible too, never likely.
+    assert.deepEqual(read, { bytes: lineAt(interactive, 23).start, landedBytes: lineAt(interactive, 26).end, basis: 'model', timings: [0, 1929, 2029, null], likely: null, model: ['2.1.332 interactive opening'] });
+    // Without them measured anywhere for the build and mode: held only.
+    const heldOnly = { ...table, rows: table.rows.filter((r) => r.place !== 'later') };
+    assert.deepEqual(liveTimelineOf(byId(calls, 'toolu_field001r'), undefined, none, size, heldOnly).timings, [null]);
+    // The same call as a later call of a message that is not the session's first.
+    const later = liveTimelineOf({ ...byId(calls, 'toolu_field001b'), opening: false }, undefined, none, size, table);
+    assert.deepEqual(later.timings, [0, 1929, 2029, null]);
+    assert.equal(later.likely, null, 'the most seen: after the hooks');
     for (const [id, recordLine] of [['toolu_field001r', 25], ['toolu_field001b', 26]] as const) {
       const call = byId(calls, id);
       assert.deepEqual(call.message.map((l) => l.start), [24, 25, 26].map((n) => lineAt(interactive, n).start));
@@ -93,7 +98,7 @@ describe('replay: how the transcript moved while a hook ran', () => {
   it('print mode: the message lands while the hook runs, at the measured earliest (less the hooks\' start skew), median and latest', async () => {
     const { calls } = await callsIn(print);
     const t = liveTimelineOf(calls[0]!, undefined, none, fs.statSync(print).size, table);
-    assert.deepEqual(t, { bytes: lineAt(print, 20).start, landedBytes: lineAt(print, 22).end, basis: 'model', timings: [120, 300, 400], likely: 300, model: ['2.1.332 print first-after-text'] });
+    assert.deepEqual(t, { bytes: lineAt(print, 20).start, landedBytes: lineAt(print, 22).end, basis: 'model', timings: [120, 300, 400], likely: 300, model: ['2.1.332 print opening'] });
     assert.ok(t.landedBytes <= calls[0]!.result!.start, 'not its result');
   });
 
@@ -108,12 +113,23 @@ describe('replay: how the transcript moved while a hook ran', () => {
     };
     assert.deepEqual(await timingsAt('2.1.280'), [280, 400, 420]);
     // Between 2.1.280 and 2.1.332: either may be its behaviour.
-    assert.deepEqual(await timingsAt('2.1.300'), [280, 400, 420, null]);
-    assert.deepEqual(await timingsAt('2.1.400'), [null]);
+    assert.deepEqual(await timingsAt('2.1.300'), [0, 280, 400, 420, null]);
+    assert.deepEqual(await timingsAt('2.1.400'), [0, 1929, 2029, null]);
     assert.deepEqual(await timingsAt('2.1.100'), [280, 400, 420]);
-    assert.deepEqual(await timingsAt(null), [280, 400, 420, null]);
+    assert.deepEqual(await timingsAt(null), [0, 280, 400, 420, null]);
     // Nothing measured for the mode at all: unknown, so both ends.
     assert.deepEqual(liveTimelineOf((await callsIn(print)).calls[0]!, undefined, none, fs.statSync(print).size, { ...table, rows: [] }).timings, [0, null]);
+  });
+
+  it('the place of a call: the session\'s first message, else first in its message (after text or not), later, a subagent\'s', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-replay-place-'));
+    const file = path.join(dir, 's.jsonl');
+    const a = (id: string, block: object) => JSON.stringify({ type: 'assistant', uuid: `u-${JSON.stringify(block).length}-${id}`, message: { id, content: [block] } });
+    const use = (id: string) => ({ type: 'tool_use', id, name: 'Bash', input: {} });
+    fs.writeFileSync(file, [a('m1', use('t1')), a('m2', use('t2')), a('m3', { type: 'text', text: 'why' }), a('m3', use('t3')), a('m3', use('t4'))].join('\n') + '\n');
+    const { calls } = await callsIn(file);
+    assert.deepEqual(calls.map((c) => [c.toolUseId, placeOf(c)]), [['t1', 'opening'], ['t2', 'first'], ['t3', 'first-after-text'], ['t4', 'later']]);
+    assert.equal(placeOf((await indexTranscript(file, nodeFileAccess, clock, { agentId: 'a1' })).calls[1]!), 'subagent');
   });
 
   it("a fork's copies of its parent's calls are not its calls", async () => {
@@ -131,10 +147,11 @@ describe('replay: how the transcript moved while a hook ran', () => {
     assert.ok(!saw({ bytes: at20, recordOnDisk: false }).timings.includes(0));
     // A partial line is what a hook saw too.
     assert.equal(saw({ bytes: at20 + 100 }).bytes, at20 + 100);
-    // The record on disk at the fire: one run, handed it.
-    const end = completeCut(call);
-    assert.deepEqual(saw({ bytes: end, recordOnDisk: true }), { bytes: end, landedBytes: end, basis: 'channel', timings: [0], likely: 0, model: ['2.1.332 print first-after-text'] });
     const model = liveTimelineOf(call, undefined, none, size, table);
+    // The record there when our hook looked: not a copy at the fire (its look came after it), the model's cut;
+    // when it landed is the looks' bound, which the channel's fold gives (below).
+    const end = completeCut(call);
+    assert.deepEqual(saw({ bytes: end, recordOnDisk: true }), model);
     // Of another copy of the file: it says the record was there, and these bytes do not hold it; or past the end.
     assert.deepEqual(saw({ bytes: at20, recordOnDisk: true }), model);
     assert.deepEqual(saw({ bytes: size + 1 }), model);
@@ -147,7 +164,7 @@ describe('replay: how the transcript moved while a hook ran', () => {
     // The index keeps what it needs of the lines with births as it reads them: indexed with the births the timeline is given.
     const callWith = async (births: ReadonlyMap<string, number>) => (await callsIn(print, births)).calls[0]!;
     // A table in which print records were seen on disk at the fire too.
-    const seenAtFire = { ...table, rows: [row('2.1.332', 'print', 'first-after-text', { atFire: 1, landed: [220, 400] })] };
+    const seenAtFire = { ...table, rows: [row('2.1.332', 'print', 'opening', { atFire: 1, landed: [220, 400] })] };
     assert.deepEqual(liveTimelineOf(await callWith(none), undefined, none, size, seenAtFire).timings, [0, 120, 400]);
     // The text record (line 21) born before the fire, the call's record after it.
     const births = new Map([[uuidAt(print, 21), 900], [uuidAt(print, 22), 1001]]);
@@ -176,8 +193,12 @@ describe('replay: how the transcript moved while a hook ran', () => {
     assert.equal(evidence.events, 2, 'both lines were read');
     assert.deepEqual(evidence.calls.get(call.toolUseId), { firedAt: 1000, landed: { minMs: 0, maxMs: 260 } });
     const t = liveTimelineOf(call, evidence.calls.get(call.toolUseId), evidence.births, fs.statSync(print).size, table);
-    // The measure said 120–400 ms; this call's record was found 260 ms after its fire.
-    assert.deepEqual([t.timings, t.basis], [[120, 260], 'channel']);
+    // The measure said 120–400 ms; this call's record was found 260 ms after the mod's fire, which may
+    // come up to the hooks' start skew (100 ms here) before a hook's start: 120–360 ms.
+    assert.deepEqual([t.timings, t.basis], [[120, 300, 360], 'channel']);
+    // A find after the measured range: this call's own bounds, the earliest less the hooks' start skew.
+    const late = liveTimelineOf(call, { firedAt: 1000, landed: { minMs: 900, maxMs: 950 } }, none, fs.statSync(print).size, table);
+    assert.deepEqual(late.timings, [800, 900, 1050]);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -196,5 +217,29 @@ describe('replay: how the transcript moved while a hook ran', () => {
     assert.equal(mainCutForSubagentCall(mainIndex, call), lineAt(main, 3).start);
     assert.equal(mainIndex.firstCreatedAfter(Date.parse('2026-12-03T10:00:06.000Z')), undefined, 'none later: the whole file');
     assert.throws(() => mainIndex.firstCreatedAfter(0), /not asked/);
+  });
+});
+
+describe('replay: a PreToolUse hook of the call that found its record', () => {
+  it('proves it was not held until the hooks ended: no run without it, and the find bounds it', async () => {
+    const { calls } = await callsIn(interactive);
+    const size = fs.statSync(interactive).size;
+    // Read: in interactive 2.1.332's first message, measured held while its hooks run (the test table above).
+    const read = calls.find((c) => c.toolUseId === 'toolu_field001r')!;
+    const heldOnly = { ...table, rows: table.rows.filter((r) => r.place !== 'later') };
+    assert.deepEqual(liveTimelineOf(read, undefined, none, size, heldOnly).timings, [null]);
+    const found = liveTimelineOf(read, { firedAt: 1000, landed: { minMs: 0, maxMs: 40, duringHooks: true } }, none, size, heldOnly);
+    assert.deepEqual([found.timings, found.basis], [[0, 140], 'channel']);
+    // A find after the hooks (a post hook's, the mod's after they settled) proves no such thing.
+    assert.deepEqual(liveTimelineOf(read, { firedAt: 1000, landed: { minMs: 0, maxMs: 2500 } }, none, size, heldOnly).timings, [null]);
+  });
+});
+
+describe('replay: evidence outside what was measured', () => {
+  it('a miss later than any measured landing, never found: runs from the miss on, and not while the hook runs; no run with the record at the fire', async () => {
+    const { calls } = await callsIn(print);
+    const t = liveTimelineOf(calls[0]!, { firedAt: 1000, landed: { minMs: 1500, maxMs: null } }, none, fs.statSync(print).size, table);
+    // From the miss on (less the hooks' start skew: a hook under Claude Code may read that much later).
+    assert.deepEqual([t.timings, t.likely, t.basis], [[1400, null], null, 'channel']);
   });
 });

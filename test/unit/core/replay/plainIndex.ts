@@ -195,6 +195,7 @@ export interface PlainCall {
   message: IndexedLine[];
   result?: IndexedLine;
   context: CallContext;
+  opening: boolean;
 }
 
 /**
@@ -207,7 +208,10 @@ export function callsOf(index: TranscriptIndex, agentId?: string): PlainCall[] {
   const byMessage = new Map<string, IndexedLine[]>();
   const results = new Map<string, IndexedLine[]>();
   const ctx: CallContext = {};
+  // The first assistant message of the file, by message.id (its first record's, when it has none).
+  let openingMessage: string | IndexedLine | undefined;
   for (const line of index.lines) {
+    if (openingMessage === undefined && line.type === 'assistant') openingMessage = line.messageId ?? line;
     if (line.messageId !== undefined) {
       const list = byMessage.get(line.messageId);
       if (list) list.push(line);
@@ -239,6 +243,7 @@ export function callsOf(index: TranscriptIndex, agentId?: string): PlainCall[] {
         record: line,
         message: [],
         context: { ...ctx, promptId: line.promptId ?? ctx.promptId },
+        opening: openingMessage === (line.messageId ?? line),
       });
     }
   }
@@ -286,6 +291,7 @@ export function mainCutForSubagentCall(main: TranscriptIndex, at: number | undef
 /** The call's place in its message (./calls.ts gives the message's records before its result, in file order). */
 export function placeOf(call: PlainCall): CallPlace {
   if (call.agentId !== undefined) return 'subagent';
+  if (call.opening) return 'opening';
   // Claude Code writes one record per block; a record that holds several tool_use blocks is read alike.
   if (call.record.toolUses.findIndex((u) => u.id === call.toolUseId) > 0) return 'later';
   let text = call.record.textBlocks > 0;

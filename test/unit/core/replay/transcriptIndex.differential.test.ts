@@ -31,6 +31,7 @@ function callOf(c: ReplayCall) {
     message: c.message.map(line),
     result: c.result === undefined ? undefined : { start: c.result.start, end: c.result.end, line: c.result.line },
     context: c.context,
+    opening: c.opening,
     batchStart: batchStart(c),
     place: placeOf(c),
   };
@@ -43,7 +44,7 @@ function asReplayCall(c: plain.PlainCall, births: ReadonlyMap<string, number>): 
   const file = { path: c.file.path, end: c.file.end, firstBornAfter: (at: number) => plain.firstBornAfter(c.file, births, at)?.start } as unknown as TranscriptIndex;
   const record = line(c.record);
   const message = c.message.map((l) => (l === c.record ? record : line(l)));
-  return { toolUseId: c.toolUseId, toolName: c.toolName, ...(c.agentId !== undefined ? { agentId: c.agentId } : {}), file, record, message, ...(c.result !== undefined ? { result: c.result } : {}), context: c.context };
+  return { toolUseId: c.toolUseId, toolName: c.toolName, ...(c.agentId !== undefined ? { agentId: c.agentId } : {}), file, record, message, ...(c.result !== undefined ? { result: c.result } : {}), context: c.context, opening: c.opening };
 }
 
 interface Questions {
@@ -147,6 +148,8 @@ describe('replay: the index keeps what the calls need, and says what the plain i
     fs.writeFileSync(
       file,
       [
+        // Not the session's first message (that one's place is its own).
+        rec({ type: 'assistant', uuid: 'o', message: { id: 'm0', content: [{ type: 'text', text: 'hello' }] } }),
         rec({ type: 'assistant', uuid: 'a', message: { id: 'm1', content: [{ type: 'text', text: '' }, { type: 'text', text: 'why' }] }, toolUseResult: pad }),
         ...Array.from({ length: 5 }, (_, i) => rec({ type: 'assistant', uuid: `b${i}`, message: { id: `other${i}`, content: [{ type: 'text', text: 'x' }] } })),
         rec({ type: 'tools-used', tools: ['Bash'] }),

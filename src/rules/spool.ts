@@ -1,8 +1,9 @@
-import * as path from 'node:path';
-import type { Clock } from '../../rules/clock';
-import { type FileAccess, NotASmallFileError, readSmallFileAndIdentity } from '../fileAccess';
-import { CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID, SPOOL_DIR_NAME } from '../../rules/channelConstants';
-import { spoolFileName } from '../../rules/modContract';
+// Named imports, not `import * as`: esbuild would copy every export of the module at each start (the hook's SessionStart folds too).
+import { basename, dirname, join } from 'node:path';
+import type { Clock } from './clock';
+import { type FileAccess, NotASmallFileError, readSmallFileAndIdentity } from './fileAccess';
+import { CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID, SPOOL_DIR_NAME } from './channelConstants';
+import { spoolFileName } from './modContract';
 
 /**
  * The mod's spool (issue 23): when no receiver answers, the in-process mod
@@ -47,11 +48,11 @@ export function parseSpoolName(name: string): SpoolName | undefined {
 
 /** The spool folder beside a channel file and the session the file is of; undefined for a file not named as a session's. */
 export function spoolOfChannelFile(channelPath: string): { spoolDir: string; sessionId: string } | undefined {
-  const name = path.basename(channelPath);
+  const name = basename(channelPath);
   if (!name.endsWith(CHANNEL_FILE_SUFFIX)) return undefined;
   const sessionId = name.slice(0, -CHANNEL_FILE_SUFFIX.length);
   if (!SAFE_SESSION_ID.test(sessionId)) return undefined;
-  return { spoolDir: path.join(path.dirname(channelPath), SPOOL_DIR_NAME), sessionId };
+  return { spoolDir: join(dirname(channelPath), SPOOL_DIR_NAME), sessionId };
 }
 
 /** Whether the spool holds a file of the session (an event nobody has folded into its channel file yet). */
@@ -98,6 +99,11 @@ export interface SpoolReadOptions {
   skipSessions?: ReadonlySet<string>;
   /** Sessions of which only the first file is read (a refused session tried again: one file says whether its channel file takes appends now). */
   probeSessions?: ReadonlySet<string>;
+  /**
+   * Whether a session's files are read at all, asked once per session listed (the plugin's SessionStart
+   * reads only the sessions the mod no longer runs: src/hook/spoolAtStart.ts). Undefined: every session.
+   */
+  readSession?: (sessionId: string) => boolean;
 }
 
 export interface SpoolRead {
@@ -261,6 +267,14 @@ async function planSpoolRead(opts: SpoolReadOptions): Promise<SpoolPlan> {
   /** Each `<session>.<instance>` listed: its files, or null when they are not read (another session, one skipped). */
   const instances = new Map<string, InstanceFiles | null>();
   const claims: string[] = [];
+  /** readSession's answer per session: asked once, however many instances a session has. */
+  const asked = new Map<string, boolean>();
+  const readable = (sessionId: string): boolean => {
+    if (opts.readSession === undefined) return true;
+    let yes = asked.get(sessionId);
+    if (yes === undefined) asked.set(sessionId, (yes = opts.readSession(sessionId)));
+    return yes;
+  };
   const take = (name: string): void => {
     // test, not exec: no match array for each name.
     if (!SPOOL_NAME.test(name)) {
@@ -272,7 +286,7 @@ async function planSpoolRead(opts: SpoolReadOptions): Promise<SpoolPlan> {
     let files = instances.get(key);
     if (files === undefined) {
       const n = parseSpoolName(name);
-      const read = n !== undefined && (opts.sessionId === undefined || n.sessionId === opts.sessionId) && !opts.skipSessions?.has(n.sessionId);
+      const read = n !== undefined && (opts.sessionId === undefined || n.sessionId === opts.sessionId) && !opts.skipSessions?.has(n.sessionId) && readable(n.sessionId);
       files = read ? { sessionId: n.sessionId, instance: n.instance, seqs: [], others: [] } : null;
       instances.set(key, files);
       if (files) {
@@ -327,7 +341,7 @@ async function planSpoolRead(opts: SpoolReadOptions): Promise<SpoolPlan> {
  * so an instance's order holds); across instances by `at` (ties: instance,
  * then seq). At most `maxFiles` files are read, shared fairly among the
  * sessions (and a session's share among its instances), so one session's
- * backlog never holds up another's events. `skipSessions` are not read at all.
+ * backlog never holds up another's events. `skipSessions`, and those `readSession` says no to, are not read at all.
  */
 export async function readSpool(opts: SpoolReadOptions, maxAgeMs: number): Promise<SpoolRead> {
   const { files, spoolDir } = opts;
@@ -336,7 +350,7 @@ export async function readSpool(opts: SpoolReadOptions, maxAgeMs: number): Promi
   const { runs, cut, claims, more } = await planSpoolRead(opts);
   out.more = more;
   for (const name of claims) {
-    const p = path.join(spoolDir, name);
+    const p = join(spoolDir, name);
     const claimed = claimedAt(name);
     const a = claimed === undefined ? await files.stat(p).then((st) => (st ? now - st.mtimeMs : undefined), () => undefined) : now - claimed;
     if (a !== undefined && a > SPOOL_STALE_CLAIM_MS) out.garbage.push(p);
@@ -347,9 +361,9 @@ export async function readSpool(opts: SpoolReadOptions, maxAgeMs: number): Promi
   const last = new Map<string, string>();
   const loaded = await mapAtMost([...picks.keys()], SPOOL_IO_AT_ONCE, (i) => {
     const n = spoolNameOf(owners[i], picks[i]);
-    return load(files, path.join(spoolDir, n.name), n, last);
+    return load(files, join(spoolDir, n.name), n, last);
   });
-  const pathOf = (run: SpoolRun, k: number): string => path.join(spoolDir, spoolNameOf(run.files, run.chosen[k]).name);
+  const pathOf = (run: SpoolRun, k: number): string => join(spoolDir, spoolNameOf(run.files, run.chosen[k]).name);
   let at = 0;
   const heads: { entries: SpoolEntry[]; cut: boolean; sessionId: string }[] = [];
   for (const [r, run] of runs.entries()) {
@@ -404,7 +418,7 @@ function mergeByAt(runs: { entries: SpoolEntry[]; cut: boolean; sessionId: strin
   }
 }
 
-/** What folding needs beyond reading: the writes, injected (src/platform/spoolFolding.ts). */
+/** What folding needs beyond reading: the writes, injected (./spoolFolding.ts on the real file system). */
 export interface SpoolFolding {
   /**
    * Claims a spool file by renaming it to a name of its own that says when

@@ -3,11 +3,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { NotASmallFileError, readSmallFile } from '../../../src/core/fileAccess';
-import { nodeFileAccess } from '../../../src/platform/nodeFileAccess';
+import { NotASmallFileError, readSmallFile, type FileAccess } from '../../../src/rules/fileAccess';
+import { nodeFileAccess as asyncAccess, nodeFileAccessSync } from '../../../src/rules/nodeFileAccess';
 import { BoundedFileAccess } from '../../../src/core/boundedFileAccess';
 
-describe('nodeFileAccess: the real file system', () => {
+// The two answer alike: through the thread pool (the engine), and through the synchronous calls (the plugin's SessionStart fold).
+for (const [accessName, nodeFileAccess] of [['nodeFileAccess', asyncAccess], ['nodeFileAccessSync', nodeFileAccessSync]] as [string, FileAccess][]) describe(`${accessName}: the real file system`, () => {
   let tmp: string;
   beforeEach(() => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-files-'));
@@ -100,3 +101,4 @@ describe('nodeFileAccess: the real file system', () => {
     await assert.rejects(readSmallFile(growing, file, 100), { reason: 'too large' });
   });
 });
+

@@ -147,6 +147,8 @@ describe('replay: the index keeps what the calls need, and says what the plain i
     fs.writeFileSync(
       file,
       [
+        // Not the session's first message (that one's place is its own).
+        rec({ type: 'assistant', uuid: 'o', message: { id: 'm0', content: [{ type: 'text', text: 'hello' }] } }),
         rec({ type: 'assistant', uuid: 'a', message: { id: 'm1', content: [{ type: 'text', text: '' }, { type: 'text', text: 'why' }] }, toolUseResult: pad }),
         ...Array.from({ length: 5 }, (_, i) => rec({ type: 'assistant', uuid: `b${i}`, message: { id: `other${i}`, content: [{ type: 'text', text: 'x' }] } })),
         rec({ type: 'tools-used', tools: ['Bash'] }),

@@ -10,7 +10,6 @@ import { copiedFrom } from '../../../../src/core/records';
 import { FileTail } from '../../../../src/core/tail';
 import type { LineScanner } from '../../../../src/core/tailTypes';
 import type { CallContext } from '../../../../src/core/replay/calls';
-import type { CallPlace } from '../../../../src/core/replay/landingModel';
 
 /** Lines longer than this are not parsed (the longest seen in real transcripts is ~64 MB). */
 export const MAX_FACTS_LINE_BYTES = 64 * 1024 * 1024;
@@ -286,19 +285,4 @@ export function mainCutForSubagentCall(main: TranscriptIndex, at: number | undef
   if (at === undefined) return main.end;
   for (const line of main.lines) if (line.timestampMs !== undefined && line.timestampMs > at) return line.start;
   return main.end;
-}
-
-/** The call's place in its message (./calls.ts gives the message's records before its result, in file order). */
-export function placeOf(call: PlainCall): CallPlace {
-  if (call.agentId !== undefined) return 'subagent';
-  if (call.opening) return 'opening';
-  // Claude Code writes one record per block; a record that holds several tool_use blocks is read alike.
-  if (call.record.toolUses.findIndex((u) => u.id === call.toolUseId) > 0) return 'later';
-  let text = call.record.textBlocks > 0;
-  for (const line of call.message) {
-    if (line.start >= call.record.start) break;
-    if (line.toolUses.length > 0) return 'later';
-    if (line.textBlocks > 0) text = true;
-  }
-  return text ? 'first-after-text' : 'first';
 }

@@ -5,14 +5,16 @@
  *
  * Options: --json (one JSON object on stdout), --quick (small counts, for
  * checking the harness), --size 1G|200M|<bytes> (cold-index transcript),
- * --rounds N, --only latency,cold,hook,statusline,extension,burst,ready,transports, --profile (where
- * analyze spends its time, from node --cpu-prof on an unminified CLI bundle),
+ * --rounds N, --only latency,cold,hook,statusline,extension,burst,ready,transports,replay-memory, --profile (where
+ * analyze spends its time, from node --cpu-prof on an unminified CLI bundle), --before-dist DIR (replay-memory:
+ * another build's dist/ run beside this one),
  * --save FILE (the JSON report to a file as well as the table).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { coldIndex } from './coldIndex';
 import { hookCost } from './hook';
+import { replayMemory } from './replayMemory';
 import { statuslineCost } from './statusline';
 import { transportCost } from './transports';
 import type { BenchContext } from './lib/context';
@@ -47,6 +49,7 @@ const sections: Record<string, { title: string; load: () => Section }> = {
   burst: { title: 'burst', load: bundled('burst', 'burst') },
   ready: { title: 'ready', load: bundled('ready', 'readyWithHistory') },
   transports: { title: 'transports', load: () => transportCost },
+  'replay-memory': { title: 'replay memory', load: () => replayMemory },
 };
 
 export function parseSize(text: string): number {
@@ -66,6 +69,7 @@ interface Options {
   size?: number;
   rounds?: number;
   only?: string[];
+  beforeDist?: string;
 }
 
 export function parseArgs(argv: string[]): Options {
@@ -79,6 +83,7 @@ export function parseArgs(argv: string[]): Options {
     else if (a === '--size') opts.size = parseSize(argv[++i] ?? '');
     else if (a === '--rounds') opts.rounds = Math.max(1, Number(argv[++i]) || 1);
     else if (a === '--only') opts.only = (argv[++i] ?? '').split(',').filter(Boolean);
+    else if (a === '--before-dist') opts.beforeDist = argv[++i];
     else if (a === '--no-build') continue; // handled by run.mjs
     else throw new Error(`unknown option ${a}`);
   }
@@ -95,6 +100,7 @@ async function main(): Promise<void> {
     profile: opts.profile,
     sizeBytes: opts.size ?? (opts.quick ? 64 * 2 ** 20 : 2 ** 30),
     rounds: opts.rounds ?? (opts.quick ? 1 : 3),
+    ...(opts.beforeDist !== undefined ? { beforeDist: opts.beforeDist } : {}),
     log: (m) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${m}\n`),
   };
   const started = new Date();

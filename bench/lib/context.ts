@@ -11,6 +11,8 @@ export interface BenchContext {
   rounds: number;
   /** Also profile one analyze run (node --cpu-prof) and report where its time goes. */
   profile: boolean;
+  /** Another build's dist/ (`--before-dist`), run beside this one where a section says so (replay-memory). */
+  beforeDist?: string;
   /** Progress to stderr, so stdout stays the table (or the JSON). */
   log(message: string): void;
 }

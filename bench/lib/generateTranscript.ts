@@ -21,7 +21,7 @@ import {
 
 const MiB = 1024 * 1024;
 /** Stands in for a huge string while a record is serialized; replaced by streamed filler. */
-const MARKER = '@@BENCH_FILL@@';
+export const MARKER = '@@BENCH_FILL@@';
 
 export interface GenerateOptions {
   path: string;
@@ -55,13 +55,14 @@ export function fillerText(rand: Random, bytes: number): string {
   return out.slice(0, bytes);
 }
 
-function base64Filler(rand: Random, bytes: number): string {
+export function base64Filler(rand: Random, bytes: number): string {
   const raw = Buffer.alloc(Math.ceil((bytes * 3) / 4));
   for (let i = 0; i < raw.length; i++) raw[i] = Math.floor(rand() * 256);
   return raw.toString('base64').slice(0, bytes);
 }
 
-class Sink {
+/** Buffers records and writes them in 4 MiB pieces; a huge line's filler is streamed, never held whole. */
+export class Sink {
   private parts: Buffer[] = [];
   private pending = 0;
   bytes = 0;

@@ -18,7 +18,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { resolveClaudeDir } from '../core/discovery';
 import { CLAUDE_CODE_HOOK_TIMEOUT_S } from '../core/replay/hookTimeout';
-import { summaryOf, verdictOf, type CallReport, type LiveRunReport } from '../core/replay/report';
+import { ReplayTally, type CallReport, type LiveRunReport } from '../core/replay/report';
 import { hookLabel } from '../core/replay/settingsHooks';
 import { replaySession, ReplayError, type NoteTopic } from '../platform/replaySession';
 import { jsonEscapingUnprintable, printable } from '../rules/printable';
@@ -198,7 +198,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     return 1;
   }
   const several = sessions.length > 1;
-  const all: CallReport[] = [];
+  // Every session's reports folded as they are printed: none is kept, its hook's outputs with it.
+  const all = new ReplayTally();
   let skipped = 0;
   let failed = false;
   let ran = 0;
@@ -225,7 +226,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
           planned: ({ byMatcher }) => {
             if (!a.json) io.stdout(header(byMatcher));
           },
-          replayed: async ({ report }) => {
+          replayed: async ({ report, liveLacksRecord }) => {
+            all.add(report, liveLacksRecord);
             const line = several ? { transcript: session, ...report } : report;
             io.stdout(a.json ? `${jsonEscapingUnprintable(JSON.stringify(line))}\n` : renderRow(report, report.hook !== undefined));
             await io.stdoutDrained?.();
@@ -240,11 +242,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
       continue;
     }
     ran += 1;
-    all.push(...result.reports);
     skipped += result.skipped;
-    if (!a.json) io.stdout(`\n${printable(verdictOf(result.reports, result.lacked, result.byMatcher))}\n`);
+    if (!a.json) io.stdout(`\n${printable(result.tally.verdict(result.byMatcher))}\n`);
   }
-  if (a.json && ran > 0) io.stdout(`${JSON.stringify({ ...summaryOf(all, skipped), ...(several ? { sessions: sessions.length } : {}) })}\n`);
+  if (a.json && ran > 0) io.stdout(`${JSON.stringify({ ...all.summary(skipped), ...(several ? { sessions: sessions.length } : {}) })}\n`);
   if (stop.signal.aborted) {
     note('interrupted');
     return 130;
@@ -252,7 +253,7 @@ export async function run(args: string[], io: CliIo): Promise<number> {
   if (failed) return 1;
   if (a.check) {
     // A check that ran nothing, or runs that decided nothing, proves nothing: it fails, saying why.
-    const s = summaryOf(all, skipped);
+    const s = all.summary(skipped);
     const why = [
       s.differs > 0 ? `${s.differs} of ${s.calls} ${s.calls === 1 ? 'call' : 'calls'} decided differently live, or depending on timing` : '',
       s.calls === 0 ? 'no call was replayed' : '',

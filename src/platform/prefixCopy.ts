@@ -9,6 +9,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 const CHUNK = 1024 * 1024;
+/** The buffer copies are made through (PrefixCopy.setLength), made at the first. */
+let chunkBuffer: Buffer | undefined;
 const OPEN_SOURCE = fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0) | (fs.constants.O_NOCTTY ?? 0);
 
 /** The source, opened once: a regular file, read by offset. */
@@ -28,14 +30,19 @@ export class SourceFile {
 
   /** Bytes [start, end) of the source. */
   read(start: number, end: number): Buffer {
-    const buf = Buffer.allocUnsafe(end - start);
+    return this.readInto(Buffer.allocUnsafe(end - start), start, end);
+  }
+
+  /** Bytes [start, end) of the source into the head of `buf` (at least that long); that part of it. */
+  readInto(buf: Buffer, start: number, end: number): Buffer {
+    const length = end - start;
     let got = 0;
-    while (got < buf.length) {
-      const n = fs.readSync(this.fd, buf, got, buf.length - got, start + got);
+    while (got < length) {
+      const n = fs.readSync(this.fd, buf, got, length - got, start + got);
       if (n <= 0) throw new Error(`${this.path}: ended at ${start + got} bytes, ${end} expected (truncated while replayed?)`);
       got += n;
     }
-    return buf;
+    return buf.subarray(0, length);
   }
 
   close(): void {
@@ -72,9 +79,12 @@ export class PrefixCopy {
       if (length < from) fs.ftruncateSync(fd, length);
       else {
         if (from === 0) fs.ftruncateSync(fd, 0);
+        // One buffer for every chunk of every copy: a buffer a chunk is garbage V8 counts only as external memory,
+        // which grew replay's RSS by tens of MB while a session's copies grew (BENCHMARKS.md, "Replay memory").
+        const buffer = (chunkBuffer ??= Buffer.allocUnsafeSlow(CHUNK));
         for (let at = from; at < length; at += CHUNK) {
           const end = Math.min(length, at + CHUNK);
-          const bytes = this.source.read(at, end);
+          const bytes = this.source.readInto(buffer, at, end);
           let done = 0;
           while (done < bytes.length) done += fs.writeSync(fd, bytes, done, bytes.length - done, at + done);
         }

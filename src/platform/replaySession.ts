@@ -21,15 +21,15 @@ import type { Clock } from '../rules/clock';
 import { projectSlug } from '../core/discovery';
 import type { FileAccess } from '../core/fileAccess';
 import { heldMessagePath, MOD_CALLS_LISTED, modCallsPath } from '../rules/modContract';
-import { callsOf, type ReplayCall } from '../core/replay/calls';
+import type { ReplayCall } from '../core/replay/calls';
 import type { ChannelEvidence } from '../core/replay/channelEvidence';
 import { answerOf } from '../core/replay/decision';
 import { callDetailOf, detailLinesOf, heldMessageFor, preToolUseInput, type CallDetail } from '../core/replay/hookInput';
 import { completeCut, liveTimelineOf, mainCutForSubagentCall, type LiveTimeline, type RecordAt } from '../core/replay/liveCut';
 import { matcherMatches } from '../core/replay/matcher';
-import { verdictOfRuns, type CallReport, type LiveRunReport, type RunReport } from '../core/replay/report';
+import { ReplayTally, verdictOfRuns, type CallReport, type LiveRunReport, type RunReport } from '../core/replay/report';
 import { addSettingsHooks, hooksFor, type ReplayHook, type SettingsHooks } from '../core/replay/settingsHooks';
-import { indexTranscript, MAX_FACTS_LINE_BYTES, type TranscriptIndex } from '../core/replay/transcriptIndex';
+import { firstSessionId, indexTranscript, MAX_FACTS_LINE_BYTES, type TranscriptIndex } from '../core/replay/transcriptIndex';
 import { runCommandHook } from './commandHookRun';
 import { undoAtExit } from './exitCleanup';
 import { PrefixCopy, SourceFile } from './prefixCopy';
@@ -92,7 +92,7 @@ export interface ReplayListener {
   planned?(plan: { calls: number; byMatcher: boolean }): void;
   /** A call's hooks are about to run (`index` among the planned calls). */
   calling?(index: number, call: ReplayCall): void;
-  /** One call replayed with one hook. Awaited before the next run. */
+  /** One call replayed with one hook. Awaited before the next run. The replay keeps nothing of it but its tally (ReplayResult.tally): keep what you show. */
   replayed(call: ReplayedCall): void | Promise<void>;
 }
 
@@ -105,14 +105,16 @@ export interface ReplayedCall {
 }
 
 export interface ReplayResult {
-  reports: CallReport[];
-  /** Per report, whether its live copy lacked the call's record (verdictOf). */
-  lacked: boolean[];
+  /**
+   * The reports folded (the summary, the verdict): each went to the listener as it was made, and is
+   * not kept, its outputs with it.
+   */
+  tally: ReplayTally;
   /** Calls that could not be replayed (each said in a note). */
   skipped: number;
   /** Settings hooks were replayed, each on the calls its matcher takes. */
   byMatcher: boolean;
-  /** `stop` aborted it: the reports are those made before. */
+  /** `stop` aborted it: the tally is of the reports made before. */
   interrupted: boolean;
 }
 
@@ -450,17 +452,22 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
   let tmp: string | undefined;
   let forgetTmp = () => {};
   try {
-    let session: Session;
+    // Missing, not a regular file, replaced while read (TranscriptReadError), unreadable.
+    const sessionError = (err: unknown) => new ReplayError(err instanceof Error ? err.message : String(err), 'session');
+    let source: SourceFile;
+    let sessionId: string;
     try {
-      session = await openSession(req, opened, note);
+      source = new SourceFile(req.transcript);
+      opened.push(source);
+      sessionId = await sessionIdOf(req);
     } catch (err) {
-      // Missing, not a regular file, replaced while read (TranscriptReadError), unreadable.
-      throw new ReplayError(err instanceof Error ? err.message : String(err), 'session');
+      throw sessionError(err);
     }
     let evidence: ChannelEvidence | undefined;
     // The session's evidence where the plugin and our hooks leave it, beside the transcript's Claude dir
-    // (its channel file, and the mod's spool, unfolded); or the channel file named, which must exist.
-    const channel = req.channel ?? channelBeside(req.transcript, session.sessionId);
+    // (its channel file, and the mod's spool, unfolded); or the channel file named, which must exist. Read
+    // before the transcripts are indexed: the births it holds are what the index keeps of their lines.
+    const channel = req.channel ?? channelBeside(req.transcript, sessionId);
     if (req.channel !== undefined) {
       const st = await req.files.stat(req.channel);
       if (st === undefined) throw new ReplayError(`${req.channel}: no such file`, 'channel');
@@ -469,11 +476,18 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
       // The channel reader (zod) only when there is a channel: the CLI takes it from dist/engine.js.
       const { readChannelEvidence } = require('../core/replay/channelEvidence') as typeof import('../core/replay/channelEvidence');
       try {
-        evidence = await readChannelEvidence(channel, session.sessionId, req.files, req.clock);
+        evidence = await readChannelEvidence(channel, sessionId, req.files, req.clock);
       } catch (err) {
         throw new ReplayError(err instanceof Error ? err.message : String(err), 'channel');
       }
-      if (evidence.events === 0 && req.channel !== undefined) note(`no event of session ${session.sessionId}: every call's live run follows the model`, 'channel');
+      if (evidence.events === 0 && req.channel !== undefined) note(`no event of session ${sessionId}: every call's live run follows the model`, 'channel');
+    }
+    const births = evidence?.births ?? new Map<string, number>();
+    let session: Session;
+    try {
+      session = await openSession(req, source, sessionId, births, opened, note);
+    } catch (err) {
+      throw sessionError(err);
     }
     const { hooks, byMatcher } = hooksToReplay(req.hooks, session, note);
     const calls = orderedCalls(session).filter((c) => req.tool === undefined || matcherMatches(req.tool, c.toolName));
@@ -492,7 +506,7 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
       if (messageTool === undefined) note(`the message tool (${MESSAGE_TOOL_FILE_NAME}) is not beside this replay: a hook that asks it gets no answer`);
     }
     const replayer = new Replayer(tmp, session, req.env, stop, messageTool);
-    const result: ReplayResult = { reports: [], lacked: [], skipped: 0, byMatcher, interrupted: false };
+    const result: ReplayResult = { tally: new ReplayTally(), skipped: 0, byMatcher, interrupted: false };
     let unmatched = 0;
     const cwdNoted = new Set<string>();
     listener.planned?.({ calls: calls.length, byMatcher });
@@ -523,7 +537,7 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
         call,
         file,
         detail,
-        live: liveTimelineOf(call, evidence?.calls.get(call.toolUseId), evidence?.births ?? new Map(), file.source.size),
+        live: liveTimelineOf(call, evidence?.calls.get(call.toolUseId), births, file.source.size),
         ...(call.agentId !== undefined ? { mainCut: mainCutForSubagentCall(session.index, call) } : {}),
         cwd,
         recordedCwd: recordedCwd ?? cwd,
@@ -560,8 +574,7 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
         };
         // The likely run never had the record: it was not in the transcript while the hook ran.
         const liveLacksRecord = live.record_at_ms === null && live.transcript_bytes < call.record.end;
-        result.reports.push(report);
-        result.lacked.push(liveLacksRecord);
+        result.tally.add(report, liveLacksRecord);
         await listener.replayed({ report, liveLacksRecord, record: { path: file.index.path, line: call.record.line } });
       }
     }
@@ -591,26 +604,35 @@ async function hasEvidence(channel: string, files: FileAccess): Promise<boolean>
   return (await files.stat(path.join(path.dirname(channel), SPOOL_DIR_NAME))) !== undefined;
 }
 
-/** Indexes the session's transcript and its subagents', and opens each for copying. */
-async function openSession(req: ReplayRequest, opened: SourceFile[], note: (text: string) => void): Promise<Session> {
+/** The session's id: the first its records name (read from the transcript's first lines), else the file's name if it may be one. */
+async function sessionIdOf(req: ReplayRequest): Promise<string> {
+  const recorded = await firstSessionId(req.transcript, req.files, req.clock, (id) => SAFE_SESSION_ID.test(id));
+  const named = path.basename(req.transcript, '.jsonl');
+  return recorded ?? (SAFE_SESSION_ID.test(named) ? named : 'replay-session');
+}
+
+/**
+ * Indexes the session's transcript and its subagents', and opens each for copying: the subagents'
+ * first, so the session's own is read once, answering where each subagent call's cut of it lies as
+ * its lines go by (mainCutForSubagentCall).
+ */
+async function openSession(req: ReplayRequest, source: SourceFile, sessionId: string, births: ReadonlyMap<string, number>, opened: SourceFile[], note: (text: string) => void): Promise<Session> {
   const file = req.transcript;
-  const source = new SourceFile(file);
-  opened.push(source);
-  const index = await indexTranscript(file, req.files, req.clock);
   const agents = new Map<string, { index: TranscriptIndex; source: SourceFile }>();
+  const subagentTimes: number[] = [];
   for (const sub of subagentFiles(file)) {
     try {
       const subSource = new SourceFile(sub.path);
       opened.push(subSource);
-      agents.set(sub.agentId, { index: await indexTranscript(sub.path, req.files, req.clock), source: subSource });
+      const index = await indexTranscript(sub.path, req.files, req.clock, { agentId: sub.agentId, births });
+      agents.set(sub.agentId, { index, source: subSource });
+      for (const call of index.calls) if (call.record.timestampMs !== undefined) subagentTimes.push(call.record.timestampMs);
     } catch (err) {
       note(`${err instanceof Error ? err.message : String(err)}: its calls are not replayed`);
     }
   }
-  const recorded = index.lines.find((l) => l.sessionId !== undefined && SAFE_SESSION_ID.test(l.sessionId))?.sessionId;
-  const named = path.basename(file, '.jsonl');
-  const sessionId = recorded ?? (SAFE_SESSION_ID.test(named) ? named : 'replay-session');
-  const projectDir = index.lines.find((l) => l.cwd !== undefined)?.cwd;
+  const index = await indexTranscript(file, req.files, req.clock, { births, createdAfter: subagentTimes });
+  const projectDir = index.firstCwd;
   const parent = path.dirname(file);
   const projectFolder = path.basename(path.dirname(parent)) === 'projects' ? path.basename(parent) : projectSlug(projectDir ?? req.fallbackCwd);
   return { index, source, agents, sessionId, projectDir, projectFolder };
@@ -626,7 +648,7 @@ function orderedCalls(session: Session): ReplayCall[] {
       keyed.push({ call, at: last, order: keyed.length });
     }
   };
-  add(callsOf(session.index));
-  for (const [agentId, sub] of session.agents) add(callsOf(sub.index, agentId));
+  add(session.index.calls);
+  for (const sub of session.agents.values()) add(sub.index.calls);
   return keyed.sort((x, y) => x.at - y.at || x.order - y.order).map((k) => k.call);
 }

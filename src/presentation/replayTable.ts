@@ -8,7 +8,7 @@
 import type { Decision } from '../core/replay/decision';
 import { hookLabel } from '../core/replay/hookLabel';
 import type { LiveBasis } from '../core/replay/liveCut';
-import { verdictOf, type CallReport, type RunReport } from '../core/replay/report';
+import { ReplayTally, type CallReport, type RunReport } from '../core/replay/report';
 import type { RevealTarget } from './callChoice';
 import { COMMANDS } from './commandIds';
 import { formatDuration } from './format';
@@ -100,26 +100,62 @@ function baseName(p: string): string {
   return p.slice(Math.max(p.lastIndexOf('/'), p.lastIndexOf('\\')) + 1);
 }
 
-/** The rows: calls decided differently first, each group in the order replayed. */
+/** One call's row. */
+function replayRow(sessionId: string, mainTranscript: string, { report: r, record }: ReplayRowInput): ReplayRow {
+  const tool = oneLine(r.tool_name, 100) || 'tool call';
+  return {
+    tool_use_id: oneLine(r.tool_use_id, 200),
+    tool: r.agent_id === undefined ? tool : `${tool} (agent)`,
+    line: record.line,
+    file: record.path === mainTranscript ? '' : oneLine(baseName(record.path), 200),
+    basis: r.basis,
+    live: runCell(r.live),
+    complete: runCell(r.complete),
+    ms: `${formatDuration(r.live.ms)} / ${formatDuration(r.complete.ms)}`,
+    differs: r.differs,
+    timings: r.timing_dependent ? r.live_timings.map((t) => `${t.record_at_ms === null ? 'not while it ran' : t.record_at_ms === 0 ? 'from the start' : `${t.record_at_ms} ms`}: ${t.decision}`).join(' · ') : '',
+    hook: r.hook === undefined ? '' : oneLine(hookLabel(r.hook), TEXT_CHARS),
+    target: { session_id: sessionId, tool_use_id: r.tool_use_id, transcript_path: record.path, line: Math.max(1, record.line), held: false },
+  };
+}
+
+/**
+ * The calls replayed so far, as the table shows them: their rows, the calls decided differently first,
+ * each group in the order replayed, at most REPLAY_MAX_ROWS; the counts and the verdict of all of them
+ * (ReplayTally). A call's report is not kept, nor its hook's outputs (up to 256 KiB a run): its row's
+ * cells are cut to what they show.
+ */
+export class ReplayedCalls {
+  readonly tally = new ReplayTally();
+  private readonly differing: ReplayRow[] = [];
+  private readonly same: ReplayRow[] = [];
+
+  constructor(
+    private readonly sessionId: string,
+    private readonly mainTranscript: string,
+  ) {}
+
+  /** One call replayed; `liveLacksRecord`: its live copy lacked the call's record. */
+  add(call: ReplayRowInput, liveLacksRecord: boolean): void {
+    this.tally.add(call.report, liveLacksRecord);
+    const differs = call.report.differs;
+    // A row that would not be drawn is not made: the differing ones first, then the others while there is room.
+    if (differs ? this.differing.length >= REPLAY_MAX_ROWS : this.differing.length + this.same.length >= REPLAY_MAX_ROWS) return;
+    (differs ? this.differing : this.same).push(replayRow(this.sessionId, this.mainTranscript, call));
+    if (this.differing.length + this.same.length > REPLAY_MAX_ROWS) this.same.pop();
+  }
+
+  /** The rows to draw: differing first, at most REPLAY_MAX_ROWS. */
+  rows(): ReplayRow[] {
+    return [...this.differing, ...this.same];
+  }
+}
+
+/** The rows of these calls: calls decided differently first, each group in the order replayed. */
 export function replayRows(sessionId: string, mainTranscript: string, calls: readonly ReplayRowInput[]): ReplayRow[] {
-  const rows = calls.map(({ report: r, record }): ReplayRow => {
-    const tool = oneLine(r.tool_name, 100) || 'tool call';
-    return {
-      tool_use_id: oneLine(r.tool_use_id, 200),
-      tool: r.agent_id === undefined ? tool : `${tool} (agent)`,
-      line: record.line,
-      file: record.path === mainTranscript ? '' : oneLine(baseName(record.path), 200),
-      basis: r.basis,
-      live: runCell(r.live),
-      complete: runCell(r.complete),
-      ms: `${formatDuration(r.live.ms)} / ${formatDuration(r.complete.ms)}`,
-      differs: r.differs,
-      timings: r.timing_dependent ? r.live_timings.map((t) => `${t.record_at_ms === null ? 'not while it ran' : t.record_at_ms === 0 ? 'from the start' : `${t.record_at_ms} ms`}: ${t.decision}`).join(' · ') : '',
-      hook: r.hook === undefined ? '' : oneLine(hookLabel(r.hook), TEXT_CHARS),
-      target: { session_id: sessionId, tool_use_id: r.tool_use_id, transcript_path: record.path, line: Math.max(1, record.line), held: false },
-    };
-  });
-  return [...rows.filter((r) => r.differs), ...rows.filter((r) => !r.differs)].slice(0, REPLAY_MAX_ROWS);
+  const replayed = new ReplayedCalls(sessionId, mainTranscript);
+  for (const call of calls) replayed.add(call, false);
+  return replayed.rows();
 }
 
 /** Where a replay stands, as the command gathers it. */
@@ -133,15 +169,15 @@ export interface ReplayProgress {
   notes: readonly string[];
   /** Configured hooks, each on the calls its matcher takes (the verdict speaks of hook runs). */
   byMatcher: boolean;
-  /** In the order replayed; `liveLacksRecord`: the live copy lacked the call's record. */
-  calls: ReadonlyArray<ReplayRowInput & { liveLacksRecord: boolean }>;
+  /** The calls replayed so far, as the table shows them. */
+  replayed: ReplayedCalls;
 }
 
 /** The table's data: rows (differing first), counts, and the verdict once the replay has ended. */
 export function replayTable(p: ReplayProgress): ReplayTableData {
-  const reports = p.calls.map((c) => c.report);
+  const tally = p.replayed.tally;
   const ended = p.state === 'done' || p.state === 'cancelled';
-  const verdict = ended ? verdictOf(reports, p.calls.map((c) => c.liveLacksRecord), p.byMatcher) : '';
+  const verdict = ended ? tally.verdict(p.byMatcher) : '';
   return {
     session_id: p.session_id,
     session: p.session,
@@ -151,9 +187,9 @@ export function replayTable(p: ReplayProgress): ReplayTableData {
     progress: p.progress,
     verdict: p.state === 'cancelled' ? `Cancelled. So far: ${verdict}` : verdict.charAt(0).toUpperCase() + verdict.slice(1),
     notes: [...p.notes],
-    calls: reports.length,
-    differs: reports.filter((r) => r.differs).length,
-    rows: replayRows(p.session_id, p.transcript_path, p.calls),
+    calls: tally.calls,
+    differs: tally.differs,
+    rows: p.replayed.rows(),
   };
 }
 

@@ -8,7 +8,7 @@ import type { SessionSnapshot } from '../core/snapshot';
 import type * as ReplayModule from '../platform/replaySession';
 import { createCoalescer } from '../presentation/coalesce';
 import { hookPickItems, type HookPickItem } from '../presentation/replayHookPick';
-import { oneLine, replayTable, type ReplayProgress, type ReplayTableData } from '../presentation/replayTable';
+import { oneLine, ReplayedCalls, replayTable, type ReplayProgress, type ReplayTableData } from '../presentation/replayTable';
 import { printable } from '../rules/printable';
 import { sessionName, sessionPickItems } from '../presentation/sessionLabel';
 import { errorText } from './errorText';
@@ -180,7 +180,7 @@ export class ReplayHookCommand implements vscode.Disposable {
     const { deps } = this;
     const stop = new AbortController();
     this.running = stop;
-    const progress: ReplayProgress & { notes: string[]; calls: Array<ReplayProgress['calls'][number]> } = {
+    const progress: ReplayProgress & { notes: string[] } = {
       session_id: s.session_id,
       session: sessionName(s, deps.sessions(), deps.now()),
       transcript_path: s.transcript_path,
@@ -189,7 +189,7 @@ export class ReplayHookCommand implements vscode.Disposable {
       progress: '',
       notes: [],
       byMatcher: !('command' in hooks.choice),
-      calls: [],
+      replayed: new ReplayedCalls(s.session_id, s.transcript_path),
     };
     const render = createCoalescer(() => deps.panel.update(replayTable(progress)), RENDER_INTERVAL_MS, deps.clock);
     deps.panel.show(replayTable(progress));
@@ -230,7 +230,7 @@ export class ReplayHookCommand implements vscode.Disposable {
                 render.request();
               },
               replayed: (call) => {
-                progress.calls.push(call);
+                progress.replayed.add(call, call.liveLacksRecord);
                 render.request();
               },
             },

@@ -90,11 +90,11 @@ export function placeOf(call: Pick<ReplayCall, 'toolUseId' | 'agentId' | 'record
   if (call.opening) return 'opening';
   // Claude Code writes one record per block; a record that holds several tool_use blocks is read alike.
   if (call.record.toolUses.findIndex((u) => u.id === call.toolUseId) > 0) return 'later';
-  let text = call.record.textBlocks > 0;
+  let text = call.record.hasText;
   for (const line of call.message) {
     if (line.start >= call.record.start) break;
     if (line.toolUses.length > 0) return 'later';
-    if (line.textBlocks > 0) text = true;
+    if (line.hasText) text = true;
   }
   return text ? 'first-after-text' : 'first';
 }

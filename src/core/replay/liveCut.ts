@@ -23,7 +23,7 @@
  */
 import type { ReplayCall } from './calls';
 import { LANDING_TABLE, landingModelFor, modeOf, placeOf, type LandingModel, type LandingTable } from './landingModel';
-import type { IndexedLine, TranscriptIndex } from './transcriptIndex';
+import type { TranscriptIndex } from './transcriptIndex';
 
 export type LiveBasis = 'channel' | 'model';
 
@@ -70,22 +70,12 @@ export function landedEnd(call: ReplayCall): number {
 }
 
 /**
- * Lines Claude Code writes in the same batch as the message after them (`tools-used`, when a tool is
- * first used): measured (test/field/recordings), on disk only with the message.
+ * Where the batch that brings the call's message starts: its first record, and the lines written with
+ * it before it (`tools-used`, when a tool is first used: measured, test/field/recordings; on disk only
+ * with the message; the index finds them, ./transcriptIndex.ts BatchStarts).
  */
-const WRITTEN_WITH_THE_MESSAGE = new Set(['tools-used']);
-
-/** Where the batch that brings the call's message starts: its first record, and the lines written with it before it. */
 export function batchStart(call: ReplayCall): number {
-  const first = call.message[0] ?? call.record;
-  const lines = call.file.lines;
-  let i = lines.indexOf(first);
-  let start = first.start;
-  while (i > 0 && WRITTEN_WITH_THE_MESSAGE.has(lines[i - 1]!.type ?? '') && lines[i - 1]!.end === start) {
-    i -= 1;
-    start = lines[i]!.start;
-  }
-  return start;
+  return (call.message[0] ?? call.record).batchStart;
 }
 
 /** Whether a `pre` event's sighting is of this file as it is: else it is of another copy, and not used. */
@@ -94,15 +84,6 @@ function onDiskAgrees(call: ReplayCall, onDisk: NonNullable<CallEvidence['onDisk
   // A subagent's call is looked for in the subagent's own file, which the event names; the session's in transcript_path.
   if (call.agentId === undefined ? onDisk.recordPath !== undefined : !onDisk.recordPath?.replace(/\\/g, '/').endsWith(`/agent-${call.agentId}.jsonl`)) return false;
   return onDisk.recordOnDisk === undefined || onDisk.recordOnDisk === onDisk.bytes >= call.record.end;
-}
-
-/** The first line of the file born after `firedAt`, by the mod's `record` events. */
-function firstBornAfter(file: TranscriptIndex, births: ReadonlyMap<string, number>, firedAt: number): IndexedLine | undefined {
-  for (const line of file.lines) {
-    const born = line.uuid === undefined ? undefined : births.get(line.uuid);
-    if (born !== undefined && born > firedAt) return line;
-  }
-  return undefined;
 }
 
 const orderTimings = (a: RecordAt, b: RecordAt) => (a === null ? (b === null ? 0 : 1) : b === null ? -1 : a - b);
@@ -197,9 +178,10 @@ export function liveTimelineOf(
   let bytes = onDisk?.bytes ?? batchStart(call);
   let basis: LiveBasis = onDisk !== undefined ? 'channel' : 'model';
   if (evidence?.firedAt !== undefined && births.size > 0) {
-    const born = firstBornAfter(call.file, births, evidence.firedAt);
-    if (born !== undefined && born.start < bytes) {
-      bytes = born.start;
+    // The first line of the file born after the fire, by the mod's `record` events (the index answers from the same births).
+    const born = call.file.firstBornAfter(evidence.firedAt);
+    if (born !== undefined && born < bytes) {
+      bytes = born;
       basis = 'channel';
     }
   }
@@ -222,6 +204,6 @@ export function liveTimelineOf(
 export function mainCutForSubagentCall(main: TranscriptIndex, call: ReplayCall): number {
   const at = call.record.timestampMs;
   if (at === undefined) return main.end;
-  for (const line of main.lines) if (line.timestampMs !== undefined && line.timestampMs > at) return line.start;
-  return main.end;
+  // Asked of the index as it read the session's file (IndexOptions.createdAfter: the subagents' calls' times).
+  return main.firstCreatedAfter(at) ?? main.end;
 }

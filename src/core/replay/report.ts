@@ -64,59 +64,94 @@ export interface ReplaySummary {
   skipped: number;
 }
 
+/**
+ * What the summary and the sentence for the hook's author are made of, folded a report at a time: the
+ * reports themselves need not be kept (each run's output is up to 256 KiB, and a session may hold
+ * thousands of calls). `liveLacksRecord`: whether the report's live copy lacked the call's record.
+ */
+export class ReplayTally {
+  /** Reports added (with --settings, a call once per hook that matched it). */
+  calls = 0;
+  differs = 0;
+  timingDependent = 0;
+  errors = 0;
+  timeouts = 0;
+  /** Some report's live copy lacked its call's record. */
+  private anyLacked = false;
+  /** Every report decided differently lacked its record live. */
+  private differingLackedRecord = true;
+  /** The landing times (ms after the hook started) of the runs of the reports that depend on timing. */
+  private landsMin = Infinity;
+  private landsMax = -Infinity;
+
+  add(report: CallReport, liveLacksRecord: boolean): void {
+    const either = (d: Decision) => report.live_timings.some((t) => t.decision === d) || report.complete.decision === d;
+    this.calls += 1;
+    if (report.differs) this.differs += 1;
+    if (report.timing_dependent) this.timingDependent += 1;
+    if (either('error')) this.errors += 1;
+    if (either('timeout')) this.timeouts += 1;
+    if (liveLacksRecord) this.anyLacked = true;
+    if (report.differs && !liveLacksRecord) this.differingLackedRecord = false;
+    if (report.timing_dependent) {
+      for (const t of report.live_timings) {
+        if (t.record_at_ms === null || t.record_at_ms === 0) continue;
+        this.landsMin = Math.min(this.landsMin, t.record_at_ms);
+        this.landsMax = Math.max(this.landsMax, t.record_at_ms);
+      }
+    }
+  }
+
+  summary(skipped: number): ReplaySummary {
+    return { event: 'summary', calls: this.calls, differs: this.differs, timing_dependent: this.timingDependent, errors: this.errors, timeouts: this.timeouts, skipped };
+  }
+
+  /** The sentence for the hook's author. `severalHooks`: the settings' hooks were replayed (each report one hook on one call). */
+  verdict(severalHooks = false): string {
+    const n = this.calls;
+    const unit = severalHooks ? (n === 1 ? 'hook run' : 'hook runs') : n === 1 ? 'call' : 'calls';
+    const all = n === 1 ? `the one ${unit}` : `all ${n} ${unit}`;
+    const [hook, does, depends, its] = severalHooks ? ['your hooks', 'do', 'depend', 'their'] : ['your hook', 'does', 'depends', 'its'];
+    if (n === 0) return `no ${severalHooks ? 'hook runs' : 'calls'} to replay.`;
+    const parts: string[] = [];
+    if (this.differs === 0) {
+      parts.push(
+        this.anyLacked
+          ? `decided the same on ${all}, live and complete: ${hook} ${does} not depend on ${its} call being in the transcript`
+          : `decided the same on ${all}, live and complete (each call's record was in the transcript it saw live)`,
+      );
+    } else if (this.differingLackedRecord) {
+      // Every call decided differently lacked its record live: the record is what the hook depends on.
+      parts.push(`decided differently on ${this.differs} of ${n} ${unit}: ${hook} ${depends} on ${its} call being in the transcript, which it is not while it runs`);
+    } else {
+      parts.push(`decided differently on ${this.differs} of ${n} ${unit}: ${hook} ${depends} on what the transcript holds when it runs`);
+    }
+    if (this.timingDependent > 0) {
+      const when = this.landsMin <= this.landsMax ? ` (here ${this.landsMin}–${this.landsMax} ms after it started, or not while it runs)` : '';
+      parts.push(`on ${this.timingDependent} of them it depends on timing: it decides otherwise when it reads before its call lands${when}`);
+    }
+    if (this.timeouts > 0) parts.push(`${this.timeouts} of them timed out`);
+    if (this.errors > 0) parts.push(`${this.errors} of them ended in an error (an exit other than 0 or 2: Claude Code goes on)`);
+    return `${parts.join('; ')}.`;
+  }
+}
+
+function tallyOf(reports: readonly CallReport[], liveLacksRecord: readonly boolean[] = []): ReplayTally {
+  const tally = new ReplayTally();
+  reports.forEach((r, i) => tally.add(r, liveLacksRecord[i] ?? false));
+  return tally;
+}
+
+/** The summary line of reports (ReplayTally.summary). */
 export function summaryOf(reports: readonly CallReport[], skipped: number): ReplaySummary {
-  const either = (r: CallReport, d: Decision) => r.live_timings.some((t) => t.decision === d) || r.complete.decision === d;
-  return {
-    event: 'summary',
-    calls: reports.length,
-    differs: reports.filter((r) => r.differs).length,
-    timing_dependent: reports.filter((r) => r.timing_dependent).length,
-    errors: reports.filter((r) => either(r, 'error')).length,
-    timeouts: reports.filter((r) => either(r, 'timeout')).length,
-    skipped,
-  };
+  return tallyOf(reports).summary(skipped);
 }
 
 /**
- * The sentence for the hook's author. `liveLacksRecord`: per report, whether the live copy lacked the
- * call's record: when every call decided differently lacked it, the record is what the hook depends
- * on. `severalHooks`: the settings' hooks were replayed (each line one hook on one call).
+ * The sentence for the hook's author (ReplayTally.verdict). `liveLacksRecord`: per report, whether the
+ * live copy lacked the call's record: when every call decided differently lacked it, the record is
+ * what the hook depends on. `severalHooks`: the settings' hooks were replayed (each line one hook on one call).
  */
 export function verdictOf(reports: readonly CallReport[], liveLacksRecord: readonly boolean[], severalHooks = false): string {
-  const n = reports.length;
-  const unit = severalHooks ? (n === 1 ? 'hook run' : 'hook runs') : n === 1 ? 'call' : 'calls';
-  const all = n === 1 ? `the one ${unit}` : `all ${n} ${unit}`;
-  const [hook, does, depends, its] = severalHooks ? ['your hooks', 'do', 'depend', 'their'] : ['your hook', 'does', 'depends', 'its'];
-  if (n === 0) return `no ${severalHooks ? 'hook runs' : 'calls'} to replay.`;
-  const differing = reports.map((r, i) => (r.differs ? i : -1)).filter((i) => i >= 0);
-  const parts: string[] = [];
-  if (differing.length === 0) {
-    parts.push(
-      liveLacksRecord.some((lacked) => lacked)
-        ? `decided the same on ${all}, live and complete: ${hook} ${does} not depend on ${its} call being in the transcript`
-        : `decided the same on ${all}, live and complete (each call's record was in the transcript it saw live)`,
-    );
-  } else if (differing.every((i) => liveLacksRecord[i])) {
-    parts.push(`decided differently on ${differing.length} of ${n} ${unit}: ${hook} ${depends} on ${its} call being in the transcript, which it is not while it runs`);
-  } else {
-    parts.push(`decided differently on ${differing.length} of ${n} ${unit}: ${hook} ${depends} on what the transcript holds when it runs`);
-  }
-  const dependent = reports.filter((r) => r.timing_dependent);
-  if (dependent.length > 0) {
-    let first = Infinity;
-    let last = -Infinity;
-    for (const r of dependent) {
-      for (const t of r.live_timings) {
-        if (t.record_at_ms === null || t.record_at_ms === 0) continue;
-        first = Math.min(first, t.record_at_ms);
-        last = Math.max(last, t.record_at_ms);
-      }
-    }
-    const when = first <= last ? ` (here ${first}–${last} ms after it started, or not while it runs)` : '';
-    parts.push(`on ${dependent.length} of them it depends on timing: it decides otherwise when it reads before its call lands${when}`);
-  }
-  const s = summaryOf(reports, 0);
-  if (s.timeouts > 0) parts.push(`${s.timeouts} of them timed out`);
-  if (s.errors > 0) parts.push(`${s.errors} of them ended in an error (an exit other than 0 or 2: Claude Code goes on)`);
-  return `${parts.join('; ')}.`;
+  return tallyOf(reports, liveLacksRecord).verdict(severalHooks);
 }

@@ -53,6 +53,10 @@ export const FIELD_TABLE = [
   { key: 'aiTitle', in: 'root', as: 'string', cap: TEXT_CAP },
   { key: 'customTitle', in: 'root', as: 'string', cap: TEXT_CAP },
   { key: 'lastPrompt', in: 'root', as: 'string', cap: TEXT_CAP },
+  // What a replayed hook's input and the mod's held message say of the session (src/core/replay/): its mode, permission mode, prompt.
+  { key: 'entrypoint', in: 'root', as: 'string', cap: ID_CAP },
+  { key: 'permissionMode', in: 'root', as: 'string', cap: ID_CAP },
+  { key: 'promptId', in: 'root', as: 'string', cap: ID_CAP },
   { key: 'message', in: 'root', as: 'message' },
   { key: 'id', in: 'message', as: 'string', cap: ID_CAP },
   { key: 'stop_reason', in: 'message', as: 'string|null', cap: ID_CAP },

@@ -1,4 +1,4 @@
-import { METADATA_TYPES, NO_PER_CALL, type PerCallFields, type PerCallValue, type ScannedRecord, type ToolUseRef } from '../records';
+import { METADATA_TYPES, NO_PER_CALL, type MalformedLine, type PerCallFields, type PerCallValue, type ScannedRecord, type ToolUseRef } from '../records';
 import { FIELDS, type CodedLine, type FIELD_TABLE } from './fieldTable';
 
 export { ID_CAP, TEXT_CAP } from './fieldTable';
@@ -26,7 +26,9 @@ export { ID_CAP, TEXT_CAP } from './fieldTable';
  *   is told no prompt is wanted, and the call context of a record without tool
  *   uses (keepsCallContext): the records, not the fields, are what must agree.
  *   analyze's capture may also leave out `uuid` (LineReducer.keepsIds), which
- *   only the live engine reads.
+ *   only the live engine reads, and the fields only replay reads (its call
+ *   context: `entrypoint`, `permissionMode`, `promptId`; `hasText`), which it
+ *   takes from this scanner's two paths (src/core/replay/transcriptIndex.ts).
  */
 /** Tool use / result refs kept per line; real records carry one. */
 export const REFS_CAP = 1000;
@@ -53,6 +55,8 @@ export interface CapturedFields extends RootFields {
   hasToolResultBlock: boolean;
   /** `text` of the first text block. */
   firstText?: string;
+  /** A text block's `text` is a non-empty string (what a reviewing hook reads as a call's reason, src/core/replay/). */
+  hasText: boolean;
   /** The per-call lines' values (NO_PER_CALL: none, or a record without tool uses, where a path may leave them out). */
   perCall: PerCallFields;
 }
@@ -93,6 +97,7 @@ const EMPTY_FIELDS: CapturedFields = {
   toolResults: NO_TOOL_RESULTS,
   hasToolResultBlock: false,
   firstText: undefined,
+  hasText: false,
   perCall: NO_PER_CALL,
 };
 
@@ -122,8 +127,9 @@ export function addBlockOf(f: CapturedFields, block: Record<string, unknown>): v
       if (f.toolResults === NO_TOOL_RESULTS) f.toolResults = [id];
       else f.toolResults.push(id);
     }
-  } else if (type === 'text' && f.firstText === undefined) {
-    f.firstText = str(block.text, BLOCK_CAP.text!);
+  } else if (type === 'text') {
+    if (f.firstText === undefined) f.firstText = str(block.text, BLOCK_CAP.text!);
+    if (typeof block.text === 'string' && block.text !== '') f.hasText = true;
   }
 }
 
@@ -167,6 +173,11 @@ export function fieldsFromParsed(root: Record<string, unknown>): CapturedFields 
   }
   if (keepsCallContext(f.toolUses)) f.perCall = perCallOf(root, message);
   return f;
+}
+
+/** A scan path's answer for a line that is no JSON object, told from the fields of one that is. */
+export function isMalformed(v: CapturedFields | MalformedLine): v is MalformedLine {
+  return (v as Partial<MalformedLine>).kind === 'malformed';
 }
 
 /** The per-call lines' values of a parsed record (`message`: its message object). */

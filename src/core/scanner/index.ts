@@ -1,6 +1,6 @@
-import type { ScanResult } from '../records';
+import type { MalformedLine, ScannedRecord, ScanResult } from '../records';
 import type { LineScanner } from '../tailTypes';
-import { buildRecord, fieldsFromParsed } from './fields';
+import { buildRecord, fieldsFromParsed, isMalformed, type CapturedFields } from './fields';
 import { StreamingRecordParser } from './streamingParser';
 import type { ScannerKernel } from './scannerKernel';
 
@@ -29,7 +29,11 @@ export type RecordLineScanner = LineScanner<ScanResult> & Required<Pick<LineScan
 
 const EMPTY = Buffer.alloc(0);
 
-export class RecordScanner implements RecordLineScanner {
+/**
+ * The scanner's two paths, up to a line's kept fields (./fields.ts); what the fields make is the subclass's: a record
+ * (RecordScanner: the live engine's, analyze's) or replay's facts of a line (src/core/replay/transcriptIndex.ts).
+ */
+export abstract class FieldScanner<T> implements LineScanner<T | MalformedLine> {
   protected readonly threshold: number;
   private buf: Buffer;
   private len = 0;
@@ -48,6 +52,9 @@ export class RecordScanner implements RecordLineScanner {
     // (finishLine), and a process follows thousands of files whose scanners never need it.
     this.buf = EMPTY;
   }
+
+  /** What a line's fields make (`prompts`: whether its prompt is wanted, see buildRecord). */
+  protected abstract fromFields(fields: CapturedFields, prompts: boolean): T;
 
   push(chunk: Buffer): void {
     if (chunk.length === 0) return;
@@ -74,17 +81,19 @@ export class RecordScanner implements RecordLineScanner {
     this.len = total;
   }
 
-  finish(): ScanResult {
+  finish(): T | MalformedLine {
     if (this.streamingActive) {
       this.streamingActive = false;
-      return this.streaming!.finish(this.promptsWanted());
+      const prompts = this.promptsWanted();
+      const fields = this.streaming!.finishFields();
+      return isMalformed(fields) ? fields : this.fromFields(fields, prompts);
     }
     const len = this.len;
     this.len = 0;
     return this.scanBuffered(this.buf, 0, len, this.promptsWanted());
   }
 
-  finishLine(chunk: Buffer, start: number, end: number): ScanResult {
+  finishLine(chunk: Buffer, start: number, end: number): T | MalformedLine {
     // Most lines lie whole in one read buffer: scanned from there, not copied into this.buf first.
     if (this.idle && end - start <= this.threshold) return this.scanBuffered(chunk, start, end, this.promptsWanted());
     if (end > start) this.push(chunk.subarray(start, end));
@@ -96,17 +105,25 @@ export class RecordScanner implements RecordLineScanner {
     return this.len === 0 && !this.streamingActive;
   }
 
-  /** A whole line of at most `threshold` bytes, [start, end) of `source`, read at once (nothing kept of `source`). */
-  protected scanBuffered(source: Buffer, start: number, end: number, prompts: boolean): ScanResult {
+  /** A whole line of at most `threshold` bytes, [start, end) of `source`, read at once by JSON.parse (nothing kept of `source`). */
+  protected scanBuffered(source: Buffer, start: number, end: number, prompts: boolean): T | MalformedLine {
     const line = source.subarray(start, end);
-    return parseBuffered(line, () => this.streamReason(line), prompts);
+    let value: unknown;
+    try {
+      value = JSON.parse(line.toString('utf8'));
+    } catch {
+      return this.streamReason(line, prompts);
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return { kind: 'malformed', reason: 'not an object' };
+    return this.fromFields(fieldsFromParsed(value as Record<string, unknown>), prompts);
   }
 
   /** Rare: let the tokenizer say why a line is no JSON ("empty", "truncated", "not JSON"), so both paths give one reason. */
-  private streamReason(line: Buffer): ScanResult {
+  private streamReason(line: Buffer, prompts: boolean): T | MalformedLine {
     const parser = (this.streaming ??= new StreamingRecordParser({ kernel: this.kernel }));
     parser.push(line);
-    return parser.finish();
+    const fields = parser.finishFields();
+    return isMalformed(fields) ? fields : this.fromFields(fields, prompts);
   }
 
   reset(): void {
@@ -116,16 +133,10 @@ export class RecordScanner implements RecordLineScanner {
   }
 }
 
-/** The JSON.parse path on a whole line; `notJson` gives the result for a line JSON.parse rejects; `prompts`: see buildRecord. */
-function parseBuffered(line: Buffer, notJson: () => ScanResult, prompts: boolean): ScanResult {
-  let value: unknown;
-  try {
-    value = JSON.parse(line.toString('utf8'));
-  } catch {
-    return notJson();
+export class RecordScanner extends FieldScanner<ScannedRecord> implements RecordLineScanner {
+  protected fromFields(fields: CapturedFields, prompts: boolean): ScannedRecord {
+    return buildRecord(fields, prompts);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return { kind: 'malformed', reason: 'not an object' };
-  return buildRecord(fieldsFromParsed(value as Record<string, unknown>), prompts);
 }
 
 export function createRecordScanner(opts: RecordScannerOptions = {}): RecordLineScanner {

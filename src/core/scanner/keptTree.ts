@@ -126,5 +126,5 @@ export class KeptTree {
 
 /** What content blocks have given so far, as one count: each block that gives anything raises it. */
 function blockYield(f: CapturedFields): number {
-  return f.toolUses.length + f.toolResults.length + Number(f.hasToolResultBlock) + Number(f.firstText !== undefined);
+  return f.toolUses.length + f.toolResults.length + Number(f.hasToolResultBlock) + Number(f.firstText !== undefined) + Number(f.hasText);
 }

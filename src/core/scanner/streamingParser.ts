@@ -1,7 +1,7 @@
-import type { ScanResult } from '../records';
+import type { MalformedLine, ScanResult } from '../records';
 import { BitStack } from './bitStack';
 import { C_SKIP, KeptTree, MAX_STRING_CAP, SL_KEY, SL_NONE, SL_TOP } from './keptTree';
-import { buildRecord, KEY_CAP, NUMBER_TEXT_CAP } from './fields';
+import { buildRecord, isMalformed, KEY_CAP, NUMBER_TEXT_CAP, type CapturedFields } from './fields';
 import { StringCapture } from './stringCapture';
 import { JsInteriorSkipper, WasmInteriorSkipper, type InteriorSkipper } from './interiorSkipper';
 import type { ScannerKernel } from './scannerKernel';
@@ -119,10 +119,16 @@ export class StreamingRecordParser {
 
   /** The line ended: its result (`prompts`: see buildRecord); then reset for the next line. */
   finish(prompts = true): ScanResult {
-    let result: ScanResult;
+    const fields = this.finishFields();
+    return isMalformed(fields) ? fields : buildRecord(fields, prompts);
+  }
+
+  /** The line ended: its kept fields, as fieldsFromParsed reads them (or why it is no object); then reset for the next line. */
+  finishFields(): CapturedFields | MalformedLine {
+    let result: CapturedFields | MalformedLine;
     if (this.state === NUM && this.stack.depth === 0 && NUM_TERMINAL[this.numState]) this.state = END;
     if (this.state === END) {
-      result = this.topIsObject ? buildRecord(this.sink.fields(), prompts) : { kind: 'malformed', reason: 'not an object' };
+      result = this.topIsObject ? this.sink.fields() : { kind: 'malformed', reason: 'not an object' };
     } else if (this.state === ERROR) {
       result = { kind: 'malformed', reason: 'not JSON' };
     } else if (!this.sawAny) {

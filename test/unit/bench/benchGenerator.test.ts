@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
+import { generateEmptyObjects, generateReplaySession } from '../../../bench/lib/generateReplaySession';
 import { cutEscaped, generateTranscript } from '../../../bench/lib/generateTranscript';
 import { fixturesDir } from '../helpers/fixtures';
 
@@ -65,6 +66,33 @@ describe('bench transcript generator', () => {
       assert.deepEqual(Object.keys(g), Object.keys(r));
       assert.deepEqual(Object.keys(g.message as object), Object.keys(r.message as object));
     }
+  });
+
+  it("replay memory's session: valid JSONL of mostly ordinary lines, its calls spread through it with their results, the counts it reports", () => {
+    const size = 4 * 1024 * 1024;
+    const gen = generateReplaySession({ path: path.join(dir, 'replay.jsonl'), sizeBytes: size, calls: 60, seed: 5 });
+    const text = fs.readFileSync(gen.path);
+    assert.equal(gen.bytes, text.length);
+    assert.ok(gen.bytes >= size && gen.bytes < size * 1.1, `size ${gen.bytes}`);
+    const lines = text.toString('utf8').split('\n').slice(0, -1);
+    assert.equal(lines.length, gen.lines);
+    const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    const at = (pick: (b: Block & { tool_use_id?: string }) => string | undefined) =>
+      records.flatMap((r, i) => blocks(r).flatMap((b) => (pick(b) === undefined ? [] : [{ id: pick(b)!, i }])));
+    const uses = at((b) => (b.type === 'tool_use' ? b.id : undefined));
+    const results = at((b) => (b.type === 'tool_result' ? b.tool_use_id : undefined));
+    assert.equal(uses.length, gen.calls);
+    assert.equal(gen.calls, 60);
+    assert.equal(new Set(uses.map((u) => u.id)).size, uses.length);
+    // Every call has its result after it; the calls reach the file's last fifth.
+    for (const u of uses) assert.ok(results.some((r) => r.id === u.id && r.i > u.i), u.id);
+    assert.ok(uses.at(-1)!.i > lines.length * 0.8, 'spread through the file');
+    // Most lines are no call's: a call's record or result is under a tenth of them.
+    assert.ok((uses.length + results.length) / lines.length < 0.1);
+    assert.ok(records.some((r) => r.type === 'tools-used'));
+    assert.equal(gen.longLines, 0, 'lines of 1 MiB only past 128 MiB');
+    const empty = generateEmptyObjects(path.join(dir, 'empty.jsonl'), 100_001);
+    assert.equal(fs.readFileSync(empty.path, 'utf8'), '{}\n'.repeat(100_001));
   });
 
   it('cuts escaped JSON text only where it still parses as a string', () => {

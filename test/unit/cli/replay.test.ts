@@ -4,7 +4,6 @@ import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 import { main } from '../../../src/cli/main';
 import { SAFE_SESSION_ID } from '../../../src/rules/channelConstants';
@@ -13,6 +12,7 @@ import type { CallReport, ReplaySummary } from '../../../src/core/replay/report'
 import { buildHookCommand } from '../../../src/core/settings/hookCommand';
 import { capturingIo } from '../helpers/capturingIo';
 import { fixturesDir } from '../helpers/fixtures';
+import { materialize } from '../helpers/recordings';
 
 // `transcript-lag replay` end to end, in process, over real temp files: the hooks are real
 // processes (node scripts and sh), run as Claude Code runs them.
@@ -152,39 +152,6 @@ async function replay(args: string[], env: NodeJS.ProcessEnv = {}, cwd = repoRoo
   const lines = args.includes('--json') ? c.out().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) : [];
   const summary = lines.find((l) => l.event === 'summary') as ReplaySummary | undefined;
   return { code, out: c.out(), err: c.err(), calls: lines.filter((l) => l.event === undefined) as unknown as CallReport[], summary };
-}
-
-interface Materialized {
-  meta: { scenario: string; mode: string; session_id: string; calls: Array<{ tool_use_id: string; tool_name: string; wait: string }> };
-  transcript: string;
-  channel: string;
-  workspace: string;
-}
-
-/** A field recording written out whole (no timing) into a Claude dir of its own, paths filled in (scripts/lib/replay.mjs). */
-async function materialize(file: string): Promise<Materialized> {
-  const { loadRecording, replayText } = (await import(pathToFileURL(path.join(repoRoot, 'scripts/lib/replay.mjs')).href)) as {
-    loadRecording: (f: string) => { meta: Materialized['meta']; rows: Array<{ kind: string; line: number; text: string }> };
-    replayText: (row: unknown, o: { claudeDir: string; workspace: string; home: string; shiftMs: number }) => string;
-  };
-  const { slug } = (await import(pathToFileURL(path.join(repoRoot, 'scripts/lib/recordings.mjs')).href)) as { slug: (p: string) => string };
-  const root = tempDir('tl-replay-rec-');
-  const claudeDir = path.join(root, 'home', '.claude');
-  const workspace = path.join(root, 'work');
-  fs.mkdirSync(workspace, { recursive: true });
-  const { meta, rows } = loadRecording(file);
-  const transcript = path.join(claudeDir, 'projects', slug(workspace), `${meta.session_id}.jsonl`);
-  const channel = path.join(claudeDir, 'transcript-lag', `${meta.session_id}.jsonl`);
-  for (const [kind, target] of [['transcript', transcript], ['channel', channel]] as const) {
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    const text = rows
-      .filter((r) => r.kind === kind)
-      .sort((x, y) => x.line - y.line)
-      .map((r) => `${replayText(r, { claudeDir, workspace, home: path.join(root, 'home'), shiftMs: 0 })}\n`)
-      .join('');
-    fs.writeFileSync(target, text);
-  }
-  return { meta, transcript, channel, workspace };
 }
 
 /** The text blocks of the message carrying `id`, up to its block, read from the transcript here (not by replay's code). */

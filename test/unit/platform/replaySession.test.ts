@@ -67,7 +67,9 @@ describe('replaySession: the replay both the CLI and VS Code run', function () {
       assert.equal(c.record.line, lineOf(interactiveFixture, c.report.tool_use_id));
       assert.equal(c.liveLacksRecord, true);
     }
-    assert.deepEqual([result.reports.length, result.lacked, result.byMatcher, result.interrupted, result.skipped], [2, [true, true], false, false, 0]);
+    assert.deepEqual([result.tally.calls, result.byMatcher, result.interrupted, result.skipped], [2, false, false, 0]);
+    // The reports are folded as they go, not kept: the sentence is the one of both calls, each lacking its record live and blocked either way.
+    assert.equal(result.tally.verdict(), 'decided the same on all 2 calls, live and complete: your hook does not depend on its call being in the transcript.');
   });
 
   it("a subagent's call: its record in the subagent's own transcript, at its line there", async () => {

@@ -4,7 +4,7 @@ import type { Decision } from '../../../src/core/replay/decision';
 import type { CallReport } from '../../../src/core/replay/report';
 import { COMMANDS } from '../../../src/presentation/commandIds';
 import { hookPickItems } from '../../../src/presentation/replayHookPick';
-import { escapeHtml, replayPageHtml, replayRows, replayTable, type ReplayProgress, type ReplayTableData } from '../../../src/presentation/replayTable';
+import { escapeHtml, REPLAY_MAX_ROWS, ReplayedCalls, replayPageHtml, replayRows, replayTable, type ReplayProgress, type ReplayRowInput, type ReplayTableData } from '../../../src/presentation/replayTable';
 
 const MAIN = '/c/projects/-w/s1.jsonl';
 
@@ -14,11 +14,15 @@ function report(id: string, live: Decision, complete: Decision, over: Partial<Ca
   return { tool_use_id: id, tool_name: 'Bash', basis: 'model', live: likely, live_timings: [likely], complete: run(complete, reasons[1], 1500), timing_dependent: false, differs: live !== complete, ...over };
 }
 
-function progress(calls: ReplayProgress['calls'], over: Partial<ReplayProgress> = {}): ReplayProgress {
-  return { session_id: 's1', session: 'Fix the build · 14:05', transcript_path: MAIN, hooks: 'sh review.sh', state: 'done', progress: '', notes: [], byMatcher: false, calls, ...over };
+type Replayed = ReplayRowInput & { liveLacksRecord: boolean };
+
+function progress(calls: readonly Replayed[], over: Partial<ReplayProgress> = {}): ReplayProgress {
+  const replayed = new ReplayedCalls('s1', over.transcript_path ?? MAIN);
+  for (const c of calls) replayed.add(c, c.liveLacksRecord);
+  return { session_id: 's1', session: 'Fix the build · 14:05', transcript_path: MAIN, hooks: 'sh review.sh', state: 'done', progress: '', notes: [], byMatcher: false, replayed, ...over };
 }
 
-const call = (r: CallReport, line: number, path = MAIN) => ({ report: r, record: { path, line }, liveLacksRecord: true });
+const call = (r: CallReport, line: number, path = MAIN): Replayed => ({ report: r, record: { path, line }, liveLacksRecord: true });
 
 /** Tags the page may hold: anything else came from a text that was not escaped. */
 const TAGS = new Set(['!DOCTYPE', 'html', 'head', 'meta', 'link', 'title', 'body', 'main', 'h1', 'h2', 'p', 'dl', 'div', 'dt', 'dd', 'ul', 'li', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'a', 'span']);
@@ -55,6 +59,18 @@ describe('presentation: the replay table', () => {
     assert.equal(d.verdict, 'Decided differently on 2 of 4 calls: your hook depends on its call being in the transcript, which it is not while it runs.');
     // The page lists them in that order too.
     assert.deepEqual([...page(d).matchAll(/data-call="([^"]*)"/g)].map((m) => m[1]), ['toolu_2', 'toolu_4', 'toolu_1', 'toolu_3']);
+  });
+
+  it('keeps the rows it draws, not every call: at most REPLAY_MAX_ROWS, a differing call made late still among them; counts and verdict of all', () => {
+    const n = REPLAY_MAX_ROWS + 10;
+    const calls = Array.from({ length: n }, (_, i) => call(report(`toolu_${i}`, i % 500 === 499 || i >= n - 3 ? 'deny' : 'allow', 'allow'), i + 1));
+    const d = replayTable(progress(calls));
+    const differing = calls.filter((c) => c.report.differs).map((c) => c.report.tool_use_id);
+    assert.equal(d.rows.length, REPLAY_MAX_ROWS);
+    assert.deepEqual(d.rows.slice(0, differing.length).map((r) => r.tool_use_id), differing, 'the differing calls first, the last three included');
+    assert.deepEqual(d.rows.slice(differing.length).map((r) => r.tool_use_id), calls.filter((c) => !c.report.differs).slice(0, REPLAY_MAX_ROWS - differing.length).map((c) => c.report.tool_use_id));
+    assert.deepEqual([d.calls, d.differs], [n, differing.length]);
+    assert.equal(d.verdict, `Decided differently on ${differing.length} of ${n} calls: your hook depends on its call being in the transcript, which it is not while it runs.`);
   });
 
   it('gives each row its columns: tool, line (and a subagent file), basis, both decisions with reasons, ms; a click opens the record line', () => {

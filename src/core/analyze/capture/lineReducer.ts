@@ -324,6 +324,8 @@ export class LineReducer {
     f.toolResults = toolResults;
     f.hasToolResultBlock = hasToolResultBlock;
     f.firstText = readsContent && firstText >= 0 ? stringAt(memory, base, w, firstText, CAP_BLOCK_TEXT) : undefined;
+    // Read by replay alone, which scans with the record scanner (fields.ts); so are entrypoint, permissionMode and promptId, never set here.
+    f.hasText = false;
     f.perCall = calls && PER_CALL.length > 0 ? this.perCallOf(memory, base) : NO_PER_CALL;
     return f;
   }

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { callsOf, type ReplayCall } from '../../../../src/core/replay/calls';
+import type { ReplayCall } from '../../../../src/core/replay/calls';
 import { batchStart, completeCut, landedEnd, liveTimelineOf, mainCutForSubagentCall, type CallEvidence } from '../../../../src/core/replay/liveCut';
 import { placeOf, type LandingRow, type LandingTable } from '../../../../src/core/replay/landingModel';
 import { indexTranscript, type TranscriptIndex } from '../../../../src/core/replay/transcriptIndex';
@@ -27,9 +27,14 @@ function lineAt(file: string, n: number): { start: number; end: number } {
   }
 }
 
-async function callsIn(file: string): Promise<{ index: TranscriptIndex; calls: ReplayCall[] }> {
-  const index = await indexTranscript(file, nodeFileAccess, clock);
-  return { index, calls: callsOf(index) };
+async function callsIn(file: string, births?: ReadonlyMap<string, number>): Promise<{ index: TranscriptIndex; calls: ReplayCall[] }> {
+  const index = await indexTranscript(file, nodeFileAccess, clock, { births });
+  return { index, calls: index.calls };
+}
+
+/** The uuid of a file's line, 1-based. */
+function uuidAt(file: string, n: number): string {
+  return (JSON.parse(fs.readFileSync(file, 'utf8').split('\n')[n - 1]!) as { uuid: string }).uuid;
 }
 
 const byId = (calls: ReplayCall[], id: string) => calls.find((c) => c.toolUseId === id)!;
@@ -122,9 +127,9 @@ describe('replay: how the transcript moved while a hook ran', () => {
     const a = (id: string, block: object) => JSON.stringify({ type: 'assistant', uuid: `u-${JSON.stringify(block).length}-${id}`, message: { id, content: [block] } });
     const use = (id: string) => ({ type: 'tool_use', id, name: 'Bash', input: {} });
     fs.writeFileSync(file, [a('m1', use('t1')), a('m2', use('t2')), a('m3', { type: 'text', text: 'why' }), a('m3', use('t3')), a('m3', use('t4'))].join('\n') + '\n');
-    const calls = callsOf(await indexTranscript(file, nodeFileAccess, clock));
+    const { calls } = await callsIn(file);
     assert.deepEqual(calls.map((c) => [c.toolUseId, placeOf(c)]), [['t1', 'opening'], ['t2', 'first'], ['t3', 'first-after-text'], ['t4', 'later']]);
-    assert.equal(placeOf(callsOf(await indexTranscript(file, nodeFileAccess, clock), 'a1')[1]!), 'subagent');
+    assert.equal(placeOf((await indexTranscript(file, nodeFileAccess, clock, { agentId: 'a1' })).calls[1]!), 'subagent');
   });
 
   it("a fork's copies of its parent's calls are not its calls", async () => {
@@ -155,22 +160,22 @@ describe('replay: how the transcript moved while a hook ran', () => {
   });
 
   it('births: a record born after the fire was not on disk at it, nor what was born after it', async () => {
-    const { index, calls } = await callsIn(print);
-    const call = calls[0]!;
     const size = fs.statSync(print).size;
-    const uuidOf = (n: number) => index.lines.find((l) => l.start === lineAt(print, n).start)!.uuid!;
+    // The index keeps what it needs of the lines with births as it reads them: indexed with the births the timeline is given.
+    const callWith = async (births: ReadonlyMap<string, number>) => (await callsIn(print, births)).calls[0]!;
     // A table in which print records were seen on disk at the fire too.
     const seenAtFire = { ...table, rows: [row('2.1.332', 'print', 'opening', { atFire: 1, landed: [220, 400] })] };
-    assert.deepEqual(liveTimelineOf(call, undefined, none, size, seenAtFire).timings, [0, 120, 400]);
+    assert.deepEqual(liveTimelineOf(await callWith(none), undefined, none, size, seenAtFire).timings, [0, 120, 400]);
     // The text record (line 21) born before the fire, the call's record after it.
-    const births = new Map([[uuidOf(21), 900], [uuidOf(22), 1001]]);
-    const t = liveTimelineOf(call, { firedAt: 1000 }, births, size, seenAtFire);
+    const births = new Map([[uuidAt(print, 21), 900], [uuidAt(print, 22), 1001]]);
+    const t = liveTimelineOf(await callWith(births), { firedAt: 1000 }, births, size, seenAtFire);
     assert.deepEqual([t.bytes, t.basis, t.timings], [lineAt(print, 20).start, 'channel', [120, 400]]);
     // A line born after the fire keeps the copy at the fire before it.
-    const early = liveTimelineOf(call, { firedAt: 800 }, new Map([[uuidOf(13), 801]]), size, seenAtFire);
+    const bornEarly = new Map([[uuidAt(print, 13), 801]]);
+    const early = liveTimelineOf(await callWith(bornEarly), { firedAt: 800 }, bornEarly, size, seenAtFire);
     assert.deepEqual([early.bytes, early.basis], [lineAt(print, 13).start, 'channel']);
     // Births that change nothing leave the model's cut, and its basis.
-    const later = liveTimelineOf(call, { firedAt: 2000 }, births, size, seenAtFire);
+    const later = liveTimelineOf(await callWith(births), { firedAt: 2000 }, births, size, seenAtFire);
     assert.deepEqual([later.bytes, later.basis, later.timings], [lineAt(print, 20).start, 'model', [0, 120, 400]]);
   });
 
@@ -204,18 +209,20 @@ describe('replay: how the transcript moved while a hook ran', () => {
     const rec = (ts: string, extra: object) => `${JSON.stringify({ type: 'user', timestamp: ts, message: { role: 'user', content: 'x' }, ...extra })}\n`;
     fs.writeFileSync(main, rec('2026-12-03T10:00:00.000Z', {}) + rec('2026-12-03T10:00:02.000Z', {}) + rec('2026-12-03T10:00:05.000Z', {}));
     fs.writeFileSync(sub, `${JSON.stringify({ type: 'assistant', timestamp: '2026-12-03T10:00:03.000Z', message: { id: 'm', content: [{ type: 'tool_use', id: 'toolu_s', name: 'Read', input: {} }] } })}\n`);
-    const mainIndex = await indexTranscript(main, nodeFileAccess, clock);
-    const call = callsOf(await indexTranscript(sub, nodeFileAccess, clock), 'a1')[0]!;
+    const call = (await indexTranscript(sub, nodeFileAccess, clock, { agentId: 'a1' })).calls[0]!;
     assert.equal(call.agentId, 'a1');
     assert.equal(placeOf(call), 'subagent');
+    // The session's file is read knowing the times asked of it.
+    const mainIndex = await indexTranscript(main, nodeFileAccess, clock, { createdAfter: [call.record.timestampMs!, Date.parse('2026-12-03T10:00:06.000Z')] });
     assert.equal(mainCutForSubagentCall(mainIndex, call), lineAt(main, 3).start);
+    assert.equal(mainIndex.firstCreatedAfter(Date.parse('2026-12-03T10:00:06.000Z')), undefined, 'none later: the whole file');
+    assert.throws(() => mainIndex.firstCreatedAfter(0), /not asked/);
   });
 });
 
 describe('replay: a PreToolUse hook of the call that found its record', () => {
   it('proves it was not held until the hooks ended: no run without it, and the find bounds it', async () => {
-    const index = await indexTranscript(interactive, nodeFileAccess, clock);
-    const calls = callsOf(index);
+    const { calls } = await callsIn(interactive);
     const size = fs.statSync(interactive).size;
     // Read: in interactive 2.1.332's first message, measured held while its hooks run (the test table above).
     const read = calls.find((c) => c.toolUseId === 'toolu_field001r')!;
@@ -230,7 +237,7 @@ describe('replay: a PreToolUse hook of the call that found its record', () => {
 
 describe('replay: evidence outside what was measured', () => {
   it('a miss later than any measured landing, never found: runs from the miss on, and not while the hook runs; no run with the record at the fire', async () => {
-    const calls = callsOf(await indexTranscript(print, nodeFileAccess, clock));
+    const { calls } = await callsIn(print);
     const t = liveTimelineOf(calls[0]!, { firedAt: 1000, landed: { minMs: 1500, maxMs: null } }, none, fs.statSync(print).size, table);
     // From the miss on (less the hooks' start skew: a hook under Claude Code may read that much later).
     assert.deepEqual([t.timings, t.likely, t.basis], [[1400, null], null, 'channel']);

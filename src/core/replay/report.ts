@@ -127,7 +127,8 @@ export class ReplayTally {
       parts.push(`decided differently on ${this.differs} of ${n} ${unit}: ${hook} ${depends} on what the transcript holds when it runs`);
     }
     if (this.timingDependent > 0) {
-      const when = this.landsMin <= this.landsMax ? ` (here ${this.landsMin}–${this.landsMax} ms after it started, or not while it runs)` : '';
+      const range = this.landsMin === this.landsMax ? `${this.landsMin}` : `${this.landsMin}–${this.landsMax}`;
+      const when = this.landsMin <= this.landsMax ? ` (here ${range} ms after it started, or not while it runs)` : '';
       parts.push(`on ${this.timingDependent} of them it depends on timing: it decides otherwise when it reads before its call lands${when}`);
     }
     if (this.timeouts > 0) parts.push(`${this.timeouts} of them timed out`);

@@ -32,10 +32,10 @@ describe("replay's landing model: the measured table, and the page that shows it
     assert.ok(LANDING_TABLE.hook_start_skew_ms >= 0);
   });
 
-  it('what the field measured, as the model gives it: interactive 2.1.332 holds a first call while its hooks run; 2.1.280 and print do not', () => {
-    for (const place of ['first', 'first-after-text'] as const) {
+  it('what the field measured, as the model gives it: interactive 2.1.332 holds a first call while its hooks run (most of the time); 2.1.280 and print do not', () => {
+    for (const place of ['opening', 'first', 'first-after-text'] as const) {
       const held = landingModelFor(LANDING_TABLE, '2.1.332', 'interactive', place);
-      assert.ok(held.notWhileHooksRun > 0 && held.landed === null && held.onDiskAtFire === 0, JSON.stringify(held));
+      assert.ok(held.notWhileHooksRun > held.onDiskAtFire + (held.landed?.calls ?? 0), JSON.stringify(held));
     }
     for (const [version, mode] of [['2.1.280', 'interactive'], ['2.1.332', 'print']] as const) {
       const m = landingModelFor(LANDING_TABLE, version, mode, 'first');

@@ -23,7 +23,7 @@ describe('replay: what it says of the whole run', () => {
     assert.deepEqual([timed[0]!.differs, timed[0]!.timing_dependent, timed[1]!.timing_dependent], [true, true, false]);
     assert.equal(
       verdictOf(timed, [true, true]),
-      'decided differently on 1 of 2 calls: your hook depends on its call being in the transcript, which it is not while it runs; on 1 of them it depends on timing: it decides otherwise when it reads before its call lands (here 220–220 ms after it started, or not while it runs).',
+      'decided differently on 1 of 2 calls: your hook depends on its call being in the transcript, which it is not while it runs; on 1 of them it depends on timing: it decides otherwise when it reads before its call lands (here 220 ms after it started, or not while it runs).',
     );
   });
 

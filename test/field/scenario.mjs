@@ -324,7 +324,8 @@ export function truthHookCommand(file, log) {
 function addTruthHooks(sb, truthLog) {
   const settings = JSON.parse(fs.readFileSync(sb.settingsFile, 'utf8'));
   const hooks = TRUTH_HOOKS.map((f) => ({ type: 'command', command: truthHookCommand(f, truthLog), timeout: 30 }));
-  settings.hooks.PreToolUse.push({ matcher: '*', hooks });
+  // Bash and Read, the calls they look for: an Agent call they blocked would start no subagent.
+  settings.hooks.PreToolUse.push({ matcher: 'Bash|Read', hooks });
   fs.writeFileSync(sb.settingsFile, JSON.stringify(settings, null, 2));
 }
 

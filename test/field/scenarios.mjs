@@ -130,4 +130,6 @@ export const scenarios = [
       { name: `${mode}-truth-${shape}-plugin`, mode, ...announce, ...stream, install: 'plugin-dir', mod: true, truth: true, script, ...(shape === 'burst' ? { blockGapMs: 20 } : {}) },
     ]),
   ),
+  // A subagent's call: the hooks are handed the session's transcript_path, not the subagent's own file.
+  ...['interactive', 'print'].map((mode) => ({ name: `${mode}-truth-subagent`, mode, ...announce, ...stream, install: 'none', truth: true, script: MOD_SUBAGENT, subScript: SUBAGENT_STEPS })),
 ];

@@ -4,7 +4,7 @@ import * as v8 from 'node:v8';
 import { AnalyzeInputError, analyzeTranscript, type AnalyzedCall, type TranscriptAnalysis } from '../core/analyze';
 import { jsonPieces } from '../core/analyze/jsonPieces';
 import { jsonEscapingUnprintable, printable } from '../rules/printable';
-import { boundsText } from '../rules/durationText';
+import { boundsText, formatDuration } from '../rules/durationText';
 import type { CliIo } from './io';
 
 const usage = `Usage: transcript-lag analyze FILE [--json] [--channel FILE]
@@ -110,6 +110,7 @@ export function renderTable(a: TranscriptAnalysis): string {
     // A record's lag is born -> on disk; a file holds no time of its writes, so offline it is unknown, never guessed.
     const births = a.channel.events.record;
     row('record lags', `unknown offline: no write times in a file (watch --json and the report measure them live)${births > 0 ? `; ${births} record births from the mod` : ''}`);
+    if (a.channel.events.hook_run > 0) row('hook runs', hookRunsText(a.calls, a.channel.events.hook_run));
   }
   if (a.changes.length > 0) row('changed', a.changes.map((ch) => ch.kind).join(', ') + ' during the analysis');
   if (a.malformed_lines.length > 0) {
@@ -131,6 +132,22 @@ export function renderTable(a: TranscriptAnalysis): string {
     if (a.waits) out.push('held: hook fired -> record on disk, bounded by what the hook saw at PreToolUse and PostToolUse and what its waits found.');
   }
   return out.join('\n') + '\n';
+}
+
+/** `5 reported: review.py 2 runs, 4.0s · lint.sh 3 runs, 600 ms`: each wrapped hook's runs of this file's calls, most time first. */
+function hookRunsText(calls: readonly AnalyzedCall[], reported: number): string {
+  const byHook = new Map<string, { runs: number; ms: number }>();
+  for (const r of calls.flatMap((c) => c.hook_runs ?? [])) {
+    const h = byHook.get(r.hook) ?? { runs: 0, ms: 0 };
+    h.runs += 1;
+    h.ms += r.ms;
+    byHook.set(r.hook, h);
+  }
+  const each = [...byHook]
+    .sort((a, b) => b[1].ms - a[1].ms || a[0].localeCompare(b[0]))
+    .map(([hook, h]) => `${hook} ${plural(h.runs, 'run', 'runs')}, ${formatDuration(h.ms)}`)
+    .join(' · ');
+  return `${reported} reported${each ? `: ${each}` : ' (none of a call in this file)'}`;
 }
 
 function callRow(call: AnalyzedCall, withWaits: boolean): string[] {

@@ -6,8 +6,12 @@
  * while Claude Code has not written it yet (docs/BACKGROUND.md).
  *
  * Never worse than without it: wherever the copy cannot be made, CMD runs on the input unchanged.
- * CMD's stdout, stderr and exit code are its own (inherited, passed on); signals sent to us are sent
- * to CMD's process group, so a timeout's kill ends CMD and its children; the copy is removed after.
+ * CMD's stdout, stderr and exit code are its own (stderr inherited; stdout passed on byte for byte,
+ * its head kept to read the decision; the exit code passed on); signals sent to us are sent to CMD's
+ * process group, so a timeout's kill ends CMD and its children; the copy is removed after.
+ * Once CMD has exited, its run is appended to the session's channel as a `hook_run` event (its
+ * label, time, decision, exit code: docs/CHANNEL.md), so the views give each hook's share of a hold.
+ * A write that fails changes nothing CMD's caller sees.
  * `TRANSCRIPT_LAG_COMPLETE` in CMD's environment: 1 when the transcript CMD is given holds the call's
  * record (the copy, or the transcript itself once it landed), else 0.
  *
@@ -20,7 +24,9 @@ import { closeSync, constants, copyFileSync, fstatSync, lstatSync, mkdirSync, mk
 import { constants as osConstants } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { readBounded } from '../rules/boundedRead';
-import { CHANNEL_DIR_NAME, SAFE_SESSION_ID } from '../rules/channelConstants';
+import { CHANNEL_DIR_NAME, CHANNEL_SCHEMA_VERSION, COMPLETE_SOURCE, MAX_HOOKS_MS, MAX_ID_LENGTH, MAX_PATH_LENGTH, SAFE_SESSION_ID } from '../rules/channelConstants';
+import { appendChannelLine } from '../rules/channelWriter';
+import { HOOK_STDOUT_HEAD_BYTES, hookLabel, hookRunDecision } from '../rules/hookRun';
 import { readHeldMessageFile } from '../rules/heldMessageFile';
 import { heldRecordLines } from '../rules/heldRecords';
 import { claudeDirOfTranscript, recordFileOf, sessionIdOfTranscript } from '../rules/modContract';
@@ -36,7 +42,20 @@ const STDIN_WAIT_MS = 2000;
 /** How far back the copy's last newline is looked for: a partial last line (Claude Code mid-write) longer than this leaves the copy unmade. */
 const PARTIAL_LINE_MAX_BYTES = 4 * 1024 * 1024;
 
-const FIELDS: ReadonlySet<string> = new Set(['session_id', 'transcript_path', 'tool_use_id', 'agent_id', 'cwd']);
+/** After CMD has exited, how long its stdout may stay open (a child of its own holding it) before we stop passing it on. */
+const STDOUT_AFTER_EXIT_MS = 1000;
+
+const FIELDS: ReadonlySet<string> = new Set(['session_id', 'transcript_path', 'tool_use_id', 'agent_id', 'cwd', 'tool_name']);
+
+/** The call the input is about, where its `hook_run` event goes: known when the input names a session's transcript under `<claude dir>/projects/`. */
+export interface HookCall {
+  claudeDir: string;
+  sessionId: string;
+  transcriptPath: string;
+  toolUseId: string;
+  toolName?: string;
+  agentId?: string;
+}
 
 /** What CMD is given: the input (changed or not), whether its transcript holds the call, and why not. */
 export interface Completion {
@@ -46,6 +65,8 @@ export interface Completion {
   dir?: string;
   /** Why the input is unchanged, or what was done. */
   reason: string;
+  /** The call, for the `hook_run` event; absent when the input names none we may write for. */
+  call?: HookCall;
 }
 
 const unchanged = (input: Buffer, complete: boolean, reason: string): Completion => ({ input, complete, reason });
@@ -167,14 +188,14 @@ function withValue(input: Buffer, span: [number, number], value: string): Buffer
 export function completeInput(input: Buffer, now: number): Completion {
   const spans = new Map<string, [number, number]>();
   const fields = topLevelFields(input, FIELDS, false, spans);
+  if (fields === undefined) return unchanged(input, false, "stdin is not a hook's JSON object");
   const str = (k: string) => {
-    const v = fields?.get(k);
+    const v = fields.get(k);
     return typeof v === 'string' ? v : undefined;
   };
   const transcript = str('transcript_path');
   const toolUseId = str('tool_use_id');
   const span = spans.get('transcript_path');
-  if (fields === undefined) return unchanged(input, false, "stdin is not a hook's JSON object");
   if (!transcript || !toolUseId || span === undefined) return unchanged(input, false, 'no transcript_path or tool_use_id in input');
   const sessionId = str('session_id') || sessionIdOfTranscript(transcript);
   const claudeDir = claudeDirOfTranscript(transcript);
@@ -182,7 +203,29 @@ export function completeInput(input: Buffer, now: number): Completion {
   if (!sessionId || !SAFE_SESSION_ID.test(sessionId) || claudeDir === undefined || basename(transcript) !== `${sessionId}.jsonl`) {
     return unchanged(input, false, 'the transcript path is not <claude dir>/projects/<slug>/<session_id>.jsonl');
   }
-  const recordPath = recordFileOf(transcript, sessionId, agentId);
+  const toolName = str('tool_name');
+  const call: HookCall | undefined =
+    toolUseId.length <= MAX_ID_LENGTH && transcript.length <= MAX_PATH_LENGTH && (agentId === undefined || agentId.length <= MAX_ID_LENGTH)
+      ? {
+          claudeDir,
+          sessionId,
+          transcriptPath: transcript,
+          toolUseId,
+          ...(toolName !== undefined && toolName.length <= MAX_ID_LENGTH ? { toolName } : {}),
+          ...(agentId !== undefined ? { agentId } : {}),
+        }
+      : undefined;
+  return { ...completeCall(input, str, span, { claudeDir, sessionId, transcript, toolUseId, agentId }, now), ...(call !== undefined ? { call } : {}) };
+}
+
+/** completeInput's work once the input names a session's call: the copy, or why not. */
+function completeCall(
+  input: Buffer,
+  str: (k: string) => string | undefined,
+  span: [number, number],
+  { claudeDir, sessionId, transcript, toolUseId, agentId }: { claudeDir: string; sessionId: string; transcript: string; toolUseId: string; agentId: string | undefined },
+  now: number,
+): Completion {  const recordPath = recordFileOf(transcript, sessionId, agentId);
   if (recordPath === undefined) return unchanged(input, false, 'the agent_id cannot name a subagent transcript');
   // Cheap first: most calls are not held, or their record is there already.
   const onDisk = checkOnDisk(recordPath, toolUseId);
@@ -256,7 +299,8 @@ transcript_path names a private copy of the transcript that ends with that messa
 Claude Code will write them (each marked "transcriptLag":"held"); else CMD gets the input unchanged.
 CMD's stdout, stderr and exit code are passed on; signals reach CMD's process group; the copy is
 removed after. CMD's environment has TRANSCRIPT_LAG_COMPLETE=1 when its transcript holds the call's
-record, else 0. The plugin keeps this tool at <claude dir>/transcript-lag/bin/transcript-lag-complete.js.
+record, else 0. After CMD exits, its run (a short label, ms, decision, exit code) is appended to
+the session's channel as a hook_run event, for the views' share of each hook. The plugin keeps this tool at <claude dir>/transcript-lag/bin/transcript-lag-complete.js.
 `;
 
 interface StdinRead {
@@ -294,12 +338,75 @@ function readInput(): Promise<StdinRead> {
 
 const FORWARDED: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT'];
 
+/** How CMD's run ended, and what of it the `hook_run` event says. */
+export interface CommandRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  error?: string;
+  /** Spawn to exit, on the wall clock (ms, fractional). */
+  ms: number;
+  /** When CMD exited (ms since epoch). */
+  exitedAt: number;
+  /** The head of CMD's stdout (HOOK_STDOUT_HEAD_BYTES at most), for its decision. */
+  stdoutHead: Buffer;
+  /** CMD wrote more than the head. */
+  stdoutCut: boolean;
+}
+
+/**
+ * CMD's stdout passed on to ours as it comes, byte for byte, at CMD's pace (it is paused while ours
+ * is full), keeping a bounded head. Where ours is gone (the reader closed it), CMD's pipe is closed
+ * too, so CMD meets the same EPIPE it would have met without us.
+ */
+function passStdout(from: NodeJS.ReadableStream & { destroy(): void }): { head: () => Buffer; cut: () => boolean; ended: Promise<void> } {
+  const head: Buffer[] = [];
+  let kept = 0;
+  let cut = false;
+  const out = process.stdout;
+  let broken = false;
+  const onOutError = () => {
+    broken = true;
+    from.destroy();
+  };
+  out.on('error', onOutError);
+  from.on('data', (chunk: Buffer) => {
+    if (kept < HOOK_STDOUT_HEAD_BYTES) {
+      const part = chunk.length <= HOOK_STDOUT_HEAD_BYTES - kept ? chunk : chunk.subarray(0, HOOK_STDOUT_HEAD_BYTES - kept);
+      head.push(part);
+      kept += part.length;
+      if (part.length < chunk.length) cut = true;
+    } else cut = true;
+    if (broken) return;
+    if (!out.write(chunk)) {
+      from.pause();
+      out.once('drain', () => from.resume());
+    }
+  });
+  const ended = new Promise<void>((resolve) => {
+    from.once('end', resolve);
+    from.once('close', resolve);
+    from.once('error', resolve);
+  });
+  return { head: () => Buffer.concat(head, kept), cut: () => cut, ended };
+}
+
+/** Resolves once what was written to our stdout has left the process (a pipe may be async), or it broke. */
+function stdoutFlushed(): Promise<void> {
+  const out = process.stdout;
+  if (out.writableLength === 0 || out.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    out.write('', () => resolve());
+    out.once('error', () => resolve());
+  });
+}
+
 /**
  * Runs CMD as the leader of its own process group (so a signal to us reaches its children too),
- * its stdout and stderr ours, the input on its stdin. Resolves when CMD has exited, with its code
- * or signal; the copy removed.
+ * stderr ours, stdout passed on (passStdout), the input on its stdin. Resolves when CMD has exited
+ * and its stdout ended (at most STDOUT_AFTER_EXIT_MS after the exit: a child of CMD's may hold it)
+ * and reached ours, with its code or signal; the copy removed.
  */
-export function runCommand(command: string, args: readonly string[], c: Completion, rest: NodeJS.ReadableStream | undefined): Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: string }> {
+export function runCommand(command: string, args: readonly string[], c: Completion, rest: NodeJS.ReadableStream | undefined): Promise<CommandRun> {
   return new Promise((resolve) => {
     const cleanup = () => {
       if (c.dir !== undefined) {
@@ -310,11 +417,13 @@ export function runCommand(command: string, args: readonly string[], c: Completi
         }
       }
     };
+    const started = process.hrtime.bigint();
     const child = spawn(command, [...args], {
-      stdio: ['pipe', 'inherit', 'inherit'],
+      stdio: ['pipe', 'pipe', 'inherit'],
       detached: process.platform !== 'win32',
       env: { ...process.env, TRANSCRIPT_LAG_COMPLETE: c.complete ? '1' : '0' },
     });
+    const stdout = passStdout(child.stdout!);
     const handlers = FORWARDED.map((sig) => {
       const h = () => {
         try {
@@ -326,19 +435,70 @@ export function runCommand(command: string, args: readonly string[], c: Completi
       process.on(sig, h);
       return [sig, h] as const;
     });
-    const settle = (r: { code: number | null; signal: NodeJS.Signals | null; error?: string }) => {
-      for (const [sig, h] of handlers) process.off(sig, h);
+    let settled = false;
+    const settle = async (r: { code: number | null; signal: NodeJS.Signals | null; error?: string }) => {
+      if (settled) return;
+      settled = true;
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const exitedAt = Date.now();
       cleanup();
-      resolve(r);
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([stdout.ended, new Promise<void>((done) => (timer = setTimeout(done, STDOUT_AFTER_EXIT_MS)))]);
+      clearTimeout(timer);
+      child.stdout?.destroy();
+      await stdoutFlushed();
+      for (const [sig, h] of handlers) process.off(sig, h);
+      resolve({ ...r, ms, exitedAt, stdoutHead: stdout.head(), stdoutCut: stdout.cut() });
     };
-    child.once('error', (err: NodeJS.ErrnoException) => settle({ code: err.code === 'ENOENT' ? 127 : 126, signal: null, error: `${command}: ${err.message}` }));
-    child.once('exit', (code, signal) => settle({ code, signal }));
+    child.once('error', (err: NodeJS.ErrnoException) => void settle({ code: err.code === 'ENOENT' ? 127 : 126, signal: null, error: `${command}: ${err.message}` }));
+    child.once('exit', (code, signal) => void settle({ code, signal }));
     // CMD need not read its stdin: a closed pipe is its business, not an error of ours.
     child.stdin?.on('error', () => undefined);
     child.stdin?.write(c.input);
     if (rest !== undefined) rest.pipe(child.stdin!);
     else child.stdin?.end();
   });
+}
+
+/**
+ * The `hook_run` event of CMD's run (docs/CHANNEL.md). `at`: when CMD exited; `ms`: its run, whole
+ * ms; `decision` as Claude Code reads CMD's exit and stdout, absent when its JSON answer was too
+ * long to read; `exit_code` null when a signal ended it (then `signal`).
+ */
+export function hookRunEvent(call: HookCall, label: string, r: CommandRun, completed: boolean) {
+  const decision = hookRunDecision(r.code, r.signal, r.stdoutHead.toString('utf8'), r.stdoutCut);
+  return {
+    v: CHANNEL_SCHEMA_VERSION,
+    event: 'hook_run' as const,
+    at: Math.round(r.exitedAt),
+    session_id: call.sessionId,
+    transcript_path: call.transcriptPath,
+    ...(call.agentId !== undefined ? { agent_id: call.agentId } : {}),
+    source: COMPLETE_SOURCE,
+    tool_use_id: call.toolUseId,
+    ...(call.toolName !== undefined ? { tool_name: call.toolName } : {}),
+    hook: label,
+    ms: Math.min(MAX_HOOKS_MS, Math.max(0, Math.round(r.ms))),
+    ...(decision !== undefined ? { decision } : {}),
+    exit_code: r.signal !== null ? null : r.code,
+    ...(r.signal !== null ? { signal: r.signal } : {}),
+    completed,
+  };
+}
+
+/**
+ * Appends CMD's `hook_run` to the session's channel file, as the hook appends its events
+ * (src/rules/channelWriter.ts: one write, O_APPEND, never through a symlink, only to a file of ours).
+ * Only under a Claude dir whose projects/ folder is there: the input's path is not taken on trust
+ * to make folders elsewhere. Never throws; false when nothing was written.
+ */
+export function writeHookRun(call: HookCall, event: object): boolean {
+  try {
+    if (!realFolder(join(call.claudeDir, 'projects'))) return false;
+    return appendChannelLine(join(call.claudeDir, CHANNEL_DIR_NAME), call.sessionId, event);
+  } catch {
+    return false;
+  }
 }
 
 /** The whole run: CMD's exit, or its signal raised on ourselves so our parent sees what it would have. */
@@ -353,6 +513,7 @@ export async function completeMain(argv: readonly string[]): Promise<number> {
     process.stderr.write(`transcript-lag complete: no command given\n\n${usage}`);
     return 2;
   }
+  const verbose = process.env.TRANSCRIPT_LAG_COMPLETE_VERBOSE === '1';
   const read = await readInput();
   let c: Completion;
   try {
@@ -360,9 +521,18 @@ export async function completeMain(argv: readonly string[]): Promise<number> {
   } catch {
     c = unchanged(read.bytes, false, 'internal error');
   }
-  if (process.env.TRANSCRIPT_LAG_COMPLETE_VERBOSE === '1') process.stderr.write(`transcript-lag complete: ${c.reason}\n`);
+  if (verbose) process.stderr.write(`transcript-lag complete: ${c.reason}\n`);
   const r = await runCommand(args.command, args.args, c, read.ended ? undefined : process.stdin);
   if (r.error !== undefined) process.stderr.write(`transcript-lag complete: ${r.error}\n`);
+  if (c.call !== undefined) {
+    let written = false;
+    try {
+      written = writeHookRun(c.call, hookRunEvent(c.call, hookLabel(args.command, args.args), r, c.complete));
+    } catch {
+      // the run's report is ours; CMD's answer is not touched by it
+    }
+    if (verbose && !written) process.stderr.write('transcript-lag complete: the hook_run event could not be written to the channel\n');
+  }
   if (r.signal !== null) {
     // Dying of the same signal: default action restored, raised on ourselves.
     process.removeAllListeners(r.signal);

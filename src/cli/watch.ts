@@ -10,6 +10,7 @@ import { HookReceiverService, receiverStatusText } from '../platform/hookReceive
 import { isLoopbackHost, nonLoopbackMetricsWarning, parseMetricsAddress, type MetricsAddress } from '../platform/metricsAddress';
 import type { MetricsServer } from '../platform/metricsServer';
 import { boundsText, formatDuration, formatLag, hooksText, shortId } from '../presentation/format';
+import { hookRunText } from '../presentation/hookRuns';
 import type { CallShape } from '../core/snapshot';
 import type { HeldBounds } from '../rules/hookEvidence';
 import type { HooksDecision } from '../rules/channelConstants';
@@ -134,6 +135,8 @@ function readableText(e: EngineEvent): string {
       return `${head}  ${call}  PostToolUse`;
     case 'hooks':
       return `${head}  ${call}  settings hooks settled${watchHooks(e)}`;
+    case 'hook_run':
+      return `${head}  ${call}  ${hookRunText(e)}`;
     case 'partial':
       return `${head}  line ${e.line} is partial on disk: ${e.bytes} bytes, no newline yet`;
     case 'tail':

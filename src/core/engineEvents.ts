@@ -1,4 +1,4 @@
-import type { ChannelTransport, HooksDecision } from '../rules/channelConstants';
+import type { ChannelTransport, HookRunDecision, HooksDecision } from '../rules/channelConstants';
 import type { TailChangeKind } from './tailTypes';
 import type { PerCallFields } from './records';
 import type { CallShape } from './snapshot';
@@ -125,6 +125,20 @@ export interface HooksEvent extends CallEventBase {
   hooks_decision?: HooksDecision;
 }
 
+/**
+ * One wrapped PreToolUse hook of the call ran (`transcript-lag complete`'s `hook_run` channel event):
+ * once per run read, its fields as the channel gives them. `at` = when the hook exited.
+ */
+export interface HookRunEvent extends CallEventBase {
+  event: 'hook_run';
+  hook: string;
+  ms: number;
+  decision?: HookRunDecision;
+  exit_code: number | null;
+  signal?: string;
+  completed: boolean;
+}
+
 /** PostToolUse fired. */
 export interface PostToolUseEvent extends CallEventBase {
   event: 'post';
@@ -218,6 +232,7 @@ export type EngineEvent =
   | WaitOutcomeEvent
   | PostToolUseEvent
   | HooksEvent
+  | HookRunEvent
   | TailChangeEvent
   | PartialEvent
   | RecordWrittenEvent
@@ -233,6 +248,7 @@ const engineEventNames: Record<EngineEvent['event'], true> = {
   wait: true,
   post: true,
   hooks: true,
+  hook_run: true,
   tail: true,
   partial: true,
   record: true,

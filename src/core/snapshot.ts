@@ -1,4 +1,5 @@
 import type { ChannelTransport } from '../rules/channelConstants';
+import type { HookRun } from '../rules/hookRun';
 import type { HooksTimed } from '../rules/hookEvidence';
 import type { SessionStats } from './engineEvents';
 import type { RecordLagRow } from './correlator/recordLags';
@@ -9,6 +10,12 @@ export type { RecordLagRow } from './correlator/recordLags';
 export type CallShape = 'before_result' | 'with_result' | 'unknown';
 
 /** Where one call stands, as views show it. Built by the correlator from events only. */
+/**
+ * One wrapped PreToolUse hook's run for the call, as `transcript-lag complete` reported it (its
+ * `hook_run` channel event): each hook's own share of the call's hold.
+ */
+export type HookRunSnapshot = HookRun;
+
 export interface CallSnapshot {
   tool_use_id: string;
   tool_name?: string;
@@ -67,6 +74,8 @@ export interface CallSnapshot {
    * on; the `hooks` event says the same figure once the other report is in.
    */
   hooks?: HooksTimed;
+  /** Its wrapped hooks' runs, as `transcript-lag complete` reported them, by start; at most MAX_HOOK_RUNS_PER_CALL. */
+  hook_runs?: HookRunSnapshot[];
 }
 
 /**

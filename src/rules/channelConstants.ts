@@ -84,3 +84,16 @@ export const MESSAGE_TOOL_FILE_NAME = 'transcript-lag-message.js';
  * PreToolUse hook's command to name.
  */
 export const COMPLETE_TOOL_FILE_NAME = 'transcript-lag-complete.js';
+
+/** `source` of the `hook_run` events the completing wrapper (`transcript-lag complete`) writes. */
+export const COMPLETE_SOURCE = 'transcript-lag-complete';
+
+/**
+ * How a wrapped PreToolUse hook's run decided, as Claude Code reads its exit and stdout
+ * (src/rules/hookDecision.ts): `block` exit 2; `allow`, `deny`, `ask` exit 0 (JSON or none); `error`
+ * any other exit or a signal. The `hook_run` event's `decision` (docs/CHANNEL.md).
+ */
+export const HOOK_RUN_DECISIONS = ['allow', 'deny', 'ask', 'block', 'error'] as const;
+export type HookRunDecision = (typeof HOOK_RUN_DECISIONS)[number];
+/** A `hook_run`'s `hook` label is at most this long (src/rules/hookRun.ts cuts it). */
+export const MAX_HOOK_LABEL_LENGTH = 64;

@@ -4,6 +4,7 @@ import type { Clock } from '../../rules/clock';
 import { type CallSightings, noteSighting } from '../../rules/hookEvidence';
 import type { FileAccess } from '../fileAccess';
 import { type FireReport, isBetterFire } from '../../rules/fireTime';
+import { hookRunOf, withHookRun } from '../../rules/hookRun';
 import { FileTail } from '../tail';
 import type { AnalyzedCall, ChannelSummary, WaitSummary } from './types';
 
@@ -25,7 +26,7 @@ export async function joinChannel(
   const scanner = createChannelScanner();
   const tail = new FileTail<ChannelLine>({ path: channelPath, files, clock, scanner });
   const waits: WaitSummary = { seen: 0, behind: 0, error: 0, unmatched: 0 };
-  const channel: ChannelSummary = { file: channelPath, lines: 0, events: { pre: 0, post: 0, hooks: 0, wait: 0, landed: 0, record: 0 }, spooled: 0, skipped: {} };
+  const channel: ChannelSummary = { file: channelPath, lines: 0, events: { pre: 0, post: 0, hooks: 0, hook_run: 0, wait: 0, landed: 0, record: 0 }, spooled: 0, skipped: {} };
   const sightings = new Map<string, CallSightings>();
   /** The report each call's `hook_fired_at` came from: the mod's wins (../channel/fireTime.ts). */
   const fires = new Map<string, FireReport>();
@@ -51,6 +52,10 @@ export async function joinChannel(
       if (!seen) sightings.set(call.tool_use_id, (seen = {}));
       // Folded as the engine and the status line fold them: the earliest look of each, the landing that proves most.
       noteSighting(seen, event);
+    } else if (event.event === 'hook_run') {
+      // Each wrapped hook's run, as the wrapper reported it: kept on the call (bounded, as the engine keeps them).
+      if (!call) return;
+      call.hook_runs = withHookRun(call.hook_runs ?? [], hookRunOf(event)) ?? call.hook_runs ?? [];
     } else if (event.event === 'wait') {
       waits[event.outcome] += 1;
       if (!call) {

@@ -1,6 +1,7 @@
 import type { HooksDecision } from '../../rules/channelConstants';
 import type { TailChange } from '../tailTypes';
 import type { PerCallFields } from '../records';
+import type { HookRunSnapshot } from '../snapshot';
 
 /** The JSON contract of `transcript-lag analyze FILE --json`: snake_case like the rest of the CLI's JSON; lines 1-based, newline-terminated only. */
 
@@ -57,6 +58,8 @@ export interface AnalyzedCall {
   /** With --channel and the mod: how long the call's settings PreToolUse hooks ran (its `hooks` event), and their decision when they made one. */
   hooks_ms?: number;
   hooks_decision?: HooksDecision;
+  /** With --channel and hooks behind `transcript-lag complete`: each wrapped hook's run (its `hook_run` event), by start, at most MAX_HOOK_RUNS_PER_CALL (src/rules/hookRun.ts). */
+  hook_runs?: HookRunSnapshot[];
 }
 
 export interface TrailerRun {
@@ -85,7 +88,7 @@ export interface ChannelSummary {
   file: string;
   lines: number;
   /** `record`: rows whose birth the mod reported (no write times offline, so no record lags here). */
-  events: { pre: number; post: number; hooks: number; wait: number; landed: number; record: number };
+  events: { pre: number; post: number; hooks: number; hook_run: number; wait: number; landed: number; record: number };
   /** Events read from the mod's spool (`<channel dir>/spool/`, not folded into the file yet), counted in `events` too. */
   spooled: number;
   /** Lines that were not a valid event, by kind (malformed, invalid, unknown-version, …). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CHANNEL_SCHEMA_VERSION, CHANNEL_TRANSPORTS, HOOKS_DECISIONS, MAX_HOOKS_MS } from '../../rules/channelConstants';
+import { CHANNEL_SCHEMA_VERSION, CHANNEL_TRANSPORTS, HOOK_RUN_DECISIONS, HOOKS_DECISIONS, MAX_HOOK_LABEL_LENGTH, MAX_HOOKS_MS } from '../../rules/channelConstants';
 
 /**
  * The hook channel: one JSONL file per session under `<claude dir>/transcript-lag/`.
@@ -93,6 +93,28 @@ export const hooksEventSchema = z.object({
   ...hooksTimed,
 });
 
+/**
+ * One PreToolUse command hook's run, as the completing wrapper (`transcript-lag complete`) in front of
+ * it saw it (issue 39 §4): each wrapped hook of a call reports its own, so the views give each hook's
+ * share of a hold. `at`: when the hook exited.
+ */
+export const hookRunEventSchema = z.object({
+  ...base,
+  event: z.literal('hook_run'),
+  /** A short label of the hook's command: its program's or script's file name, never its arguments (src/rules/hookRun.ts). */
+  hook: z.string().min(1).max(MAX_HOOK_LABEL_LENGTH),
+  /** Its run, spawn to exit, in whole ms on the wall clock. */
+  ms: z.number().int().nonnegative().max(MAX_HOOKS_MS),
+  /** As Claude Code reads its exit and stdout: `block` (exit 2), `allow`/`deny`/`ask` (exit 0), `error` (another exit, a signal); absent when its answer was too long to read. */
+  decision: z.enum(HOOK_RUN_DECISIONS).optional(),
+  /** Its exit code; null when a signal ended it. */
+  exit_code: z.number().int().nullable(),
+  /** The signal that ended it. */
+  signal: z.string().max(32).optional(),
+  /** The transcript it was given held the call's record (the wrapper's copy, or the transcript once it landed). */
+  completed: z.boolean(),
+});
+
 export const waitEventSchema = z.object({
   ...base,
   event: z.literal('wait'),
@@ -151,11 +173,12 @@ export const recordEventSchema = z.object({
   tool_use_ids: z.array(z.string().min(1).max(200)).max(1000).optional(),
 });
 
-export const channelEventSchema = z.discriminatedUnion('event', [preEventSchema, postEventSchema, hooksEventSchema, waitEventSchema, landedEventSchema, recordEventSchema]);
+export const channelEventSchema = z.discriminatedUnion('event', [preEventSchema, postEventSchema, hooksEventSchema, hookRunEventSchema, waitEventSchema, landedEventSchema, recordEventSchema]);
 
 export type PreEvent = z.infer<typeof preEventSchema>;
 export type PostEvent = z.infer<typeof postEventSchema>;
 export type HooksEvent = z.infer<typeof hooksEventSchema>;
+export type HookRunEvent = z.infer<typeof hookRunEventSchema>;
 export type WaitEvent = z.infer<typeof waitEventSchema>;
 export type LandedEvent = z.infer<typeof landedEventSchema>;
 export type RecordEvent = z.infer<typeof recordEventSchema>;

@@ -1,7 +1,7 @@
 import type { CallSightings, HeldBounds } from '../../rules/hookEvidence';
 import { isHeld, recordFoundAt, verdictFromHook } from '../../rules/hookEvidence';
 import type { ChannelTransport } from '../../rules/channelConstants';
-import type { CallShape } from '../snapshot';
+import type { CallShape, HookRunSnapshot } from '../snapshot';
 import type { PerCallFields } from '../records';
 
 /**
@@ -84,6 +84,8 @@ export interface CallFacts {
   hooksReported?: { hooks?: number; post?: number };
   /** The hooks figure its events last said (hooksKey), once said: `written` carries only that one. */
   hooksTold?: string;
+  /** Its wrapped hooks' runs (`hook_run` events), by start, at most MAX_HOOK_RUNS_PER_CALL: made by the first. */
+  hookRuns?: HookRunSnapshot[];
 }
 
 /** A call's lag and shape as every view gives them: one number per call, or one bound. */

@@ -1,6 +1,7 @@
 import type { EngineEvent } from '../engineEvents';
 import { NO_PER_CALL } from '../records';
-import type { HooksEvent, LandedEvent, PostEvent, PreEvent, WaitEvent } from '../channel/schema';
+import type { HookRunEvent, HooksEvent, LandedEvent, PostEvent, PreEvent, WaitEvent } from '../channel/schema';
+import { hookRunOf, withHookRun } from '../../rules/hookRun';
 import { type HooksTimed, carriesSighting, hooksFields, hooksTimedOf, noteSighting, waitLookOf } from '../../rules/hookEvidence';
 import { isBetterFire } from '../../rules/fireTime';
 import { type CallFacts, type Observation, type WaitFact, type WrittenObservation, callVerdict, compareObservations, compareWaits, heldNow, verdictKey } from './callFacts';
@@ -127,6 +128,22 @@ export class CallStates {
     c.agentId ??= ev.agent_id;
     noteSighting((c.seen ??= {}), ev);
     this.noteHooksReport(c, 'hooks', ev.at, ev.transcript_path, out);
+  }
+
+  /**
+   * One wrapped hook's run (`transcript-lag complete`'s `hook_run`): kept on the call, by start, and
+   * said once as `hook_run`. The same run read again (same hook, exit and time) is not a second run;
+   * past MAX_HOOK_RUNS_PER_CALL a call's further runs are said but not kept.
+   */
+  ingestHookRun(ev: HookRunEvent, out: EngineEvent[]): void {
+    const c = this.call(ev.tool_use_id);
+    c.toolName ??= ev.tool_name;
+    c.agentId ??= ev.agent_id;
+    const run = hookRunOf(ev);
+    const runs = c.hookRuns ?? [];
+    if (runs.some((r) => r.hook === run.hook && r.at === run.at && r.ms === run.ms && r.exit_code === run.exit_code)) return;
+    c.hookRuns = withHookRun(runs, run) ?? runs;
+    out.push(callEvent(this.sessionId, ev, { event: 'hook_run' as const, ...run }));
   }
 
   private noteHooksReport(c: CallFacts, kind: 'hooks' | 'post', at: number, hookPath: string, out: EngineEvent[]): void {

@@ -62,6 +62,7 @@ export class Correlator {
     else if (ev.event === 'wait') s.ingestWait(ev, observedAt, out);
     else if (ev.event === 'landed') s.ingestLanded(ev, observedAt, out);
     else if (ev.event === 'hooks') s.ingestHooks(ev, observedAt, out);
+    else if (ev.event === 'hook_run') s.ingestHookRun(ev, observedAt, out);
     else if (ev.event === 'record') s.ingestRecordBirth(ev, observedAt);
     else s.ingestPost(ev, observedAt, out);
     s.pruneIfOverfull(out);

@@ -2,7 +2,7 @@ import type { EngineEvent, SessionStats } from '../engineEvents';
 import { type ScanResult, copiedFrom } from '../records';
 import type { SessionSnapshot } from '../snapshot';
 import type { TailRead } from '../tailTypes';
-import type { HooksEvent, LandedEvent, PostEvent, PreEvent, RecordEvent, WaitEvent } from '../channel/schema';
+import type { HookRunEvent, HooksEvent, LandedEvent, PostEvent, PreEvent, RecordEvent, WaitEvent } from '../channel/schema';
 import { type CallFacts, type Observation, type WaitFact, type WrittenObservation, parseTimestamp } from './callFacts';
 import { CallStates } from './callStates';
 import { SessionFacts } from './sessionFacts';
@@ -135,6 +135,12 @@ export class SessionState {
   ingestHooks(ev: HooksEvent, observedAt: number, out: EngineEvent[]): void {
     this.touch(observedAt);
     if (!this.tombstones.has(ev.tool_use_id)) this.calls.ingestHooks(ev, out);
+  }
+
+  /** A wrapped hook's run. A buried call's are not kept: its row is long gone. */
+  ingestHookRun(ev: HookRunEvent, observedAt: number, out: EngineEvent[]): void {
+    this.touch(observedAt);
+    if (!this.tombstones.has(ev.tool_use_id)) this.calls.ingestHookRun(ev, out);
   }
 
   /** The mod saw a row born (`session.append`): kept until the row's line is read. */

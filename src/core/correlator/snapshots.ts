@@ -55,6 +55,7 @@ export function callSnapshot(sessionId: string, c: CallFacts, held: HeldPlace = 
   if (wait) snap.wait = { outcome: wait.outcome, polls: wait.polls, waited_ms: wait.waitedMs, ...(wait.source ? { source: wait.source } : {}) };
   if (c.postAt !== undefined) snap.post_at = c.postAt;
   if (c.seen?.hooks !== undefined) snap.hooks = c.seen.hooks;
+  if (c.hookRuns !== undefined) snap.hook_runs = c.hookRuns.slice();
   return snap;
 }
 

@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { analyzeTranscript, AnalyzeInputError, type TranscriptAnalysis } from '../../../../src/core/analyze';
+import { renderTable } from '../../../../src/cli/analyze';
 import { nodeFileAccess } from '../../../../src/platform/nodeFileAccess';
 import { FIELDS } from '../../../../src/core/scanner/fieldTable';
 import { fixturesDir } from '../../helpers/fixtures';
@@ -332,7 +333,7 @@ describe('analyze: --channel join', () => {
     );
     const a: TranscriptAnalysis = await analyze(transcript, { channelPath: channel });
     assert.deepEqual(a.waits, { seen: 1, behind: 2, error: 0, unmatched: 1 });
-    assert.deepEqual(a.channel!.events, { pre: 2, post: 0, hooks: 0, wait: 3, landed: 0, record: 0 });
+    assert.deepEqual(a.channel!.events, { pre: 2, post: 0, hooks: 0, hook_run: 0, wait: 3, landed: 0, record: 0 });
     assert.equal(a.channel!.lines, 8);
     assert.equal(Object.values(a.channel!.skipped).reduce((x, y) => x + y, 0), 3);
     const [c1, c2] = a.calls;
@@ -357,7 +358,7 @@ describe('analyze: --channel join', () => {
     );
     const a = await analyze(transcript, { channelPath: channel });
     assert.deepEqual(a.calls.map((c) => c.hook_fired_at), [1040, 2000]);
-    assert.deepEqual(a.channel!.events, { pre: 4, post: 0, hooks: 0, wait: 0, landed: 0, record: 1 });
+    assert.deepEqual(a.channel!.events, { pre: 4, post: 0, hooks: 0, hook_run: 0, wait: 0, landed: 0, record: 1 });
   });
 
   it("a call's held bound is measured from its best fire (the mod's), as the engine and the status line measure it", async () => {
@@ -401,6 +402,33 @@ describe('analyze: --channel join', () => {
     assert.equal(a.channel!.events.hooks, 1);
   });
 
+  it("each wrapped hook's run (hook_run) joins its call, by start, and is counted; a run of no call in the file is counted only", async () => {
+    const transcript = write('s1.jsonl', [toolUse('toolu_1'), toolUse('toolu_2'), ''].join('\n'));
+    const wrapper = { ...base, source: 'transcript-lag-complete' };
+    const run = (id: string, hook: string, at: number, ms: number, decision: string, exitCode: number) =>
+      j({ ...wrapper, event: 'hook_run', tool_use_id: id, tool_name: 'Bash', at, hook, ms, decision, exit_code: exitCode, completed: true });
+    const channel = write(
+      'channel.jsonl',
+      [
+        j({ ...base, event: 'pre', tool_use_id: 'toolu_1', at: 1000 }),
+        // Exits in this order; review.py started first (at 1010).
+        run('toolu_1', 'lint.sh', 1300, 250, 'allow', 0),
+        run('toolu_1', 'review.py', 3010, 2000, 'block', 2),
+        run('toolu_gone', 'lint.sh', 9000, 10, 'allow', 0),
+        j({ ...wrapper, event: 'hook_run', tool_use_id: 'toolu_2', at: 5, hook: 'x', ms: -1, exit_code: 0, completed: true }), // fails the schema
+        '',
+      ].join('\n'),
+    );
+    const a = await analyze(transcript, { channelPath: channel });
+    assert.equal(a.channel!.events.hook_run, 3);
+    assert.deepEqual(a.calls[0]!.hook_runs, [
+      { hook: 'review.py', at: 3010, ms: 2000, decision: 'block', exit_code: 2, completed: true },
+      { hook: 'lint.sh', at: 1300, ms: 250, decision: 'allow', exit_code: 0, completed: true },
+    ]);
+    assert.equal(a.calls[1]!.hook_runs, undefined);
+    assert.match(renderTable(a), /\nhook runs {3}3 reported: review\.py 1 run, 2\.0s · lint\.sh 1 run, 250 ms\n/);
+  });
+
   it("reads the mod's spool beside the channel file where it lies: unfolded events count, one also folded counts once, nothing is changed", async () => {
     const transcript = write('s1.jsonl', [toolUse('toolu_1'), toolUse('toolu_2'), ''].join('\n'));
     const channelDir = path.join(tmp, 'tl');
@@ -418,7 +446,7 @@ describe('analyze: --channel join', () => {
     const before = fs.readdirSync(spoolDir).sort();
     const a = await analyze(transcript, { channelPath: channel });
     assert.deepEqual(a.calls.map((c) => c.hook_fired_at), [900, 1950]);
-    assert.deepEqual(a.channel!.events, { pre: 4, post: 0, hooks: 0, wait: 0, landed: 0, record: 1 });
+    assert.deepEqual(a.channel!.events, { pre: 4, post: 0, hooks: 0, hook_run: 0, wait: 0, landed: 0, record: 1 });
     assert.equal(a.channel!.spooled, 2);
     assert.deepEqual(fs.readdirSync(spoolDir).sort(), before);
   });

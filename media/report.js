@@ -168,6 +168,36 @@
     return s;
   }
 
+  /** One row per wrapped hook's run (transcript-lag complete's hook_run events): each hook's share of a hold. */
+  function hookRuns(rows) {
+    const s = section(`Hook runs (${rows.length})`);
+    if (rows.length === 0) {
+      s.appendChild(el('p', 'muted', 'No hook run reported: hooks put behind transcript-lag complete (wrap-hooks) report each run.'));
+      return s;
+    }
+    const t = el('table');
+    const head = el('tr');
+    for (const h of ['Tool', 'Line', 'Hook', 'Started', 'Ran', 'Share of hold', 'Decision', 'Transcript']) head.appendChild(el('th', undefined, h));
+    t.appendChild(el('thead')).appendChild(head);
+    const body = el('tbody');
+    for (const r of rows) {
+      const tr = el('tr', r.line === 'held' ? 'held' : undefined);
+      tr.title = r.tool_use_id;
+      tr.appendChild(el('td', undefined, r.tool));
+      tr.appendChild(el('td', 'num', r.line));
+      tr.appendChild(el('td', 'mono', r.hook));
+      tr.appendChild(el('td', 'mono', r.started_at));
+      tr.appendChild(el('td', 'num', r.ran));
+      tr.appendChild(el('td', 'num', r.share));
+      tr.appendChild(el('td', r.stopped ? 'behind' : undefined, r.decision));
+      tr.appendChild(el('td', undefined, r.transcript));
+      body.appendChild(tr);
+    }
+    t.appendChild(body);
+    s.appendChild(t);
+    return s;
+  }
+
   function render(data) {
     const frag = document.createDocumentFragment();
     frag.appendChild(el('h1', undefined, data.title));
@@ -177,6 +207,7 @@
     frag.appendChild(timeline(data.batches));
     frag.appendChild(recordLags(data.record_lags ?? []));
     frag.appendChild(table(data.rows));
+    frag.appendChild(hookRuns(data.hook_runs ?? []));
     frag.appendChild(el('p', 'muted', `Updated ${data.generated_at}`));
     root.replaceChildren(frag);
   }

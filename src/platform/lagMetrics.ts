@@ -52,6 +52,31 @@ export class VersionLabels {
   }
 }
 
+/** The label of every wrapped hook past the first MAX_HOOK_LABELS seen. */
+export const OTHER_HOOK = 'other';
+
+/** Distinct wrapped hooks kept as labels: a machine runs a handful of PreToolUse hooks. */
+export const MAX_HOOK_LABELS = 20;
+
+/**
+ * Wrapped hooks' labels (`hook_run`'s `hook`: a program's or script's file name, src/rules/hookRun.ts)
+ * as a label, bounded: the first MAX_HOOK_LABELS distinct ones keep their name, and any later one is
+ * `other`, for the life of the process. A label that names `other` itself is kept apart as `other_`.
+ */
+export class HookLabels {
+  private readonly kept = new Set<string>();
+
+  constructor(private readonly max = MAX_HOOK_LABELS) {}
+
+  of(hook: string): string {
+    const name = hook === OTHER_HOOK ? `${OTHER_HOOK}_` : hook;
+    if (this.kept.has(name)) return name;
+    if (this.kept.size >= this.max) return OTHER_HOOK;
+    this.kept.add(name);
+    return name;
+  }
+}
+
 /** Hold buckets in seconds: from a prompt write (~0.1 s) to a slow reviewing hook's timeout (60 s). */
 export const HELD_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 30, 60];
 
@@ -64,6 +89,8 @@ export class LagMetrics {
   readonly registry = new Registry();
   private readonly held: Histogram<'tool' | 'shape' | 'transport'>;
   private readonly hooks: Histogram<'tool' | 'decision'>;
+  private readonly hookRuns: Histogram<'hook' | 'decision'>;
+  private readonly hookLabels = new HookLabels();
   private readonly calls: Counter<'shape' | 'claude_version'>;
   private readonly waits: Counter<'outcome' | 'claude_version'>;
   private readonly revised: Counter<'tool'>;
@@ -89,6 +116,13 @@ export class LagMetrics {
       name: 'transcript_lag_hooks_seconds',
       help: "How long a call's settings PreToolUse hooks ran, as the mod timed them (their share of the hold), by their decision (allow, ask, deny, none). Only calls the mod reported.",
       labelNames: ['tool', 'decision'],
+      buckets: HELD_BUCKETS,
+      registers,
+    });
+    this.hookRuns = new Histogram({
+      name: 'transcript_lag_hook_seconds',
+      help: `How long each wrapped PreToolUse hook ran (transcript-lag complete's hook_run), by hook (its program's or script's file name: the first ${MAX_HOOK_LABELS} seen, then other) and decision (allow, deny, ask, block, error, none). Each hook's own share of a hold.`,
+      labelNames: ['hook', 'decision'],
       buckets: HELD_BUCKETS,
       registers,
     });
@@ -165,6 +199,9 @@ export class LagMetrics {
       this.hooksObserved.add(e.tool_use_id);
       if (this.hooksObserved.size > 10_000) this.hooksObserved.delete(this.hooksObserved.values().next().value as string);
       this.hooks.observe({ tool: metricToolName(e.tool_name), decision: e.hooks_decision ?? 'none' }, e.hooks_ms / 1000);
+    } else if (e.event === 'hook_run') {
+      // The engine says each run once (a run read twice is one run).
+      this.hookRuns.observe({ hook: this.hookLabels.of(e.hook), decision: e.decision ?? 'none' }, e.ms / 1000);
     } else if (e.event === 'wait') {
       this.waits.inc({ outcome: e.outcome, claude_version: this.versions.of(e.claude_version) });
     }

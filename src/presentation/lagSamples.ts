@@ -1,6 +1,7 @@
 import type { EngineEvent } from '../core/engineEvents';
 import type { HooksDecision } from '../rules/channelConstants';
-import { type CallSnapshot, type SessionSnapshot, shownAsHeld } from '../core/snapshot';
+import { type CallSnapshot, type HookRunSnapshot, type SessionSnapshot, shownAsHeld } from '../core/snapshot';
+import { hookRunOf, withHookRun } from '../rules/hookRun';
 import type { WriteShape } from './format';
 import type { CallShape } from '../core/snapshot';
 
@@ -37,6 +38,11 @@ export interface LagSample {
   /** Its settings PreToolUse hooks' time and decision, as the mod timed them; null without the mod. */
   hooks_ms: number | null;
   hooks_decision: HooksDecision | null;
+  /**
+   * Its wrapped hooks' runs (`transcript-lag complete`'s hook_run), by start, for the report's row per
+   * hook; [] without them. Not an export column (SAMPLE_FIELDS): a list, not a cell.
+   */
+  hook_runs: readonly HookRunSnapshot[];
 }
 
 export const SAMPLE_FIELDS: readonly (keyof LagSample)[] = [
@@ -51,7 +57,7 @@ function blank(e: { session_id: string; tool_use_id: string; transcript_path: st
     session_id: e.session_id, tool_use_id: e.tool_use_id, tool_name: null, agent_id: null,
     transcript_path: e.transcript_path, generation: null, line: null, record_at: null, fired_at: null,
     observed_at: null, lag_ms: null, lag_min_ms: null, lag_max_ms: null, shape: null, result_line: null, wait_outcome: null, wait_polls: null, wait_ms: null,
-    hooks_ms: null, hooks_decision: null,
+    hooks_ms: null, hooks_decision: null, hook_runs: [],
   };
 }
 
@@ -75,6 +81,7 @@ function fromCall(c: CallSnapshot): Partial<LagSample> {
     wait_ms: c.wait?.waited_ms ?? null,
     hooks_ms: c.hooks?.ms ?? null,
     hooks_decision: c.hooks?.decision ?? null,
+    hook_runs: c.hook_runs ?? [],
   };
 }
 
@@ -137,6 +144,10 @@ export class LagSampleStore {
       case 'hooks':
         s.hooks_ms = e.hooks_ms;
         s.hooks_decision = e.hooks_decision ?? null;
+        break;
+      case 'hook_run':
+        // A new list each change: samples() hands out shallow copies.
+        s.hook_runs = withHookRun(s.hook_runs, hookRunOf(e)) ?? s.hook_runs;
         break;
       case 'joined':
         s.fired_at = e.fired_at;

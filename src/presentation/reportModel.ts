@@ -1,7 +1,8 @@
 import type { SessionStats } from '../core/engineEvents';
-import type { RecordLagRow, SessionSnapshot } from '../core/snapshot';
+import type { HookRunSnapshot, RecordLagRow, SessionSnapshot } from '../core/snapshot';
 import { boundsText, callShapeText, formatDuration, formatStat, plural } from './format';
 import { lagHistogram, type HistogramBin } from './histogram';
+import { hookRunDecisionText } from './hookRuns';
 import { sampleTime, type LagSample } from './lagSamples';
 import { printable } from '../rules/printable';
 import { sessionTitle, toolLabel } from './sessionLabel';
@@ -26,6 +27,25 @@ export interface ReportRow {
   /** The call's settings PreToolUse hooks, as the mod timed them, and their share of its hold: `2.0s (95%)`, `denied · 2.0s`; '' without the mod. */
   hooks: string;
   held: boolean;
+}
+
+/** One wrapped hook's run (`transcript-lag complete`'s hook_run): a row per hook, beside its call's row. */
+export interface ReportHookRunRow {
+  tool_use_id: string;
+  tool: string;
+  /** The call's record line, or `held`. */
+  line: string;
+  hook: string;
+  /** When it started (UTC time of day). */
+  started_at: string;
+  ran: string;
+  /** Its share of the call's measured hold, when it ran within it (`40%`); '' else. */
+  share: string;
+  decision: string;
+  /** Whether the transcript it was given held its call: `complete`, `without its call`. */
+  transcript: string;
+  /** It blocked, denied or failed: the row is marked. */
+  stopped: boolean;
 }
 
 export interface ReportBatch {
@@ -58,6 +78,8 @@ export interface ReportData {
   batches: ReportBatch[];
   /** Records read live, by type (the engine's record events); empty before any. */
   record_lags: ReportRecordLagRow[];
+  /** Each wrapped hook's run, newest call first, a call's hooks by start; empty without `transcript-lag complete`. */
+  hook_runs: ReportHookRunRow[];
 }
 
 /** Clock time of day with milliseconds, in UTC so rows compare across machines. */
@@ -137,6 +159,50 @@ function recordLagRow(r: RecordLagRow): ReportRecordLagRow {
 }
 
 /** The summary line of record lags: how many, and the worst type's p95 and max. */
+/**
+ * A hook's share of its call's hold: its run against the call's measured lag, when it ran within the
+ * hold (no longer than it, and over by the time the record landed: a record released before its
+ * hooks end makes their time no share of it); '' else.
+ */
+function hookRunShare(s: LagSample, run: HookRunSnapshot): string {
+  if (s.lag_ms === null || s.lag_ms <= 0 || run.ms > s.lag_ms) return '';
+  if (s.fired_at !== null && run.at > s.fired_at + s.lag_ms) return '';
+  return `${Math.round((run.ms / s.lag_ms) * 100)}%`;
+}
+
+function hookRunRows(s: LagSample): ReportHookRunRow[] {
+  return s.hook_runs.map((run) => ({
+    tool_use_id: s.tool_use_id,
+    tool: toolLabel(s.tool_name ?? undefined),
+    line: s.line === null ? 'held' : String(s.line),
+    hook: printable(run.hook),
+    started_at: timeOfDay(run.at - run.ms),
+    ran: formatDuration(run.ms),
+    share: hookRunShare(s, run),
+    decision: hookRunDecisionText(run),
+    transcript: run.completed ? 'complete' : 'without its call',
+    stopped: run.decision === 'block' || run.decision === 'deny' || run.decision === 'error',
+  }));
+}
+
+/** Each hook's runs over the session: `review.sh 12 runs, 14.2s · lint.py 12 runs, 1.1s`, most time first. */
+function hookRunsSummary(samples: readonly LagSample[]): string {
+  const byHook = new Map<string, { runs: number; ms: number }>();
+  for (const s of samples) {
+    for (const r of s.hook_runs) {
+      const h = byHook.get(r.hook) ?? { runs: 0, ms: 0 };
+      h.runs += 1;
+      h.ms += r.ms;
+      byHook.set(r.hook, h);
+    }
+  }
+  if (byHook.size === 0) return 'none reported (hooks behind transcript-lag complete report each run)';
+  return [...byHook]
+    .sort((a, b) => b[1].ms - a[1].ms || a[0].localeCompare(b[0]))
+    .map(([hook, h]) => `${printable(hook)} ${plural(h.runs, 'run')}, ${formatDuration(h.ms)}`)
+    .join(' · ');
+}
+
 function recordLagSummary(rows: readonly RecordLagRow[]): string {
   if (rows.length === 0) return 'none read live yet';
   const count = rows.reduce((n, r) => n + r.count, 0);
@@ -150,7 +216,8 @@ export function buildReport(session: SessionSnapshot, samples: readonly LagSampl
   const st = session.stats;
   const lags = samples.flatMap((s) => (s.lag_ms === null ? [] : [s.lag_ms]));
   // Newest first; held calls (no disk time yet) sort by when their hook fired.
-  const rows = [...samples].sort((a, b) => sampleTime(b) - sampleTime(a)).slice(0, REPORT_MAX_ROWS).map((s) => reportRow(s, session.transcript_path));
+  const ordered = [...samples].sort((a, b) => sampleTime(b) - sampleTime(a));
+  const rows = ordered.slice(0, REPORT_MAX_ROWS).map((s) => reportRow(s, session.transcript_path));
   return {
     session_id: session.session_id,
     title: name,
@@ -164,6 +231,7 @@ export function buildReport(session: SessionSnapshot, samples: readonly LagSampl
       { label: 'Lag p50 / p95 / max', value: `${formatStat(st.lag_p50_ms)} / ${formatStat(st.lag_p95_ms)} / ${formatStat(st.lag_max_ms)}` },
       { label: 'Record lags (born → on disk)', value: recordLagSummary(session.record_lags ?? []) },
       { label: "Your hooks' share of the holds", value: hooksShareSummary(samples) },
+      { label: 'Each wrapped hook', value: hookRunsSummary(samples) },
       { label: 'Shapes', value: `${st.shape_before_result} before result · ${st.shape_with_result} with result · ${st.shape_unknown} unknown` },
       { label: 'Malformed lines', value: String(st.malformed_lines) },
     ],
@@ -171,5 +239,6 @@ export function buildReport(session: SessionSnapshot, samples: readonly LagSampl
     rows,
     batches: session.batches.map((b) => ({ ...b })),
     record_lags: (session.record_lags ?? []).map(recordLagRow),
+    hook_runs: ordered.flatMap(hookRunRows).slice(0, REPORT_MAX_ROWS),
   };
 }

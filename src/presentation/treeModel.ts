@@ -1,6 +1,7 @@
 import { shownAsHeld, type CallSnapshot, type SessionSnapshot } from '../core/snapshot';
 import { callTranscriptPath, focusCall, heldLineOf, revealTargetFor, type RevealTarget } from './callChoice';
 import { callLagText, callShapeText, formatDuration, hooksText } from './format';
+import { hookRunLines } from './hookRuns';
 import { printable } from '../rules/printable';
 import { sessionName, sessionNames, sessionsNewestFirst, sessionTitle, startLabel, toolLabel } from './sessionLabel';
 
@@ -104,6 +105,7 @@ function heldNode(session: SessionSnapshot, call: CallSnapshot, now: number): Tr
     call.tool_use_id,
     `held for ${formatDuration(age)}; ${heldWhere(session, call)}`,
     hooksLine(call),
+    ...hookRunLines(call),
     waitLine(call),
     hookModeNote(call),
     transportNote(call),
@@ -143,6 +145,7 @@ function writtenNode(session: SessionSnapshot, call: CallSnapshot): TreeNodeView
     `record at line ${call.line ?? '?'}`,
     ...recordLines(call),
     hooksLine(call),
+    ...hookRunLines(call),
     call.copied_from !== undefined ? `Copied by --fork-session from session ${call.copied_from}: its lag and shape are that session's.` : undefined,
     waitLine(call),
     hookModeNote(call),

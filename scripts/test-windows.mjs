@@ -87,6 +87,7 @@ export const NOT_UNDER_WINE = [
   ['replay --settings: ', 'the same: the settings hooks it replays run with sh -c'],
   ['replay --check, ', 'the same: the hooks it replays run with sh -c'],
   ['transcript-lag complete: a PreToolUse hook sees its held call in the transcript', 'complete runs its CMD in a POSIX process group (signals forwarded to it); its tests run CMD with sh and make symlinks and FIFOs, which Wine lacks. Windows support of the wrapper is not built yet'],
+  ['transcript-lag complete: each wrapped hook reports its own run (hook_run)', 'the same wrapper: its hooks are sh scripts, one killed by a signal, one a symlink is planted for; Wine has no sh (Git Bash). Windows support of the wrapper is not built yet'],
   ['a wrapped command runs its hook through the wrapper', 'runs the wrapped settings command with sh -c; Wine has no sh (Git Bash)'],
   ['FileTail: properties delivers every complete line once per generation', 'its faults rename and delete files the tail holds open, which Wine 8 refuses (EPERM), as above'],
 ];

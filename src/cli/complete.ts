@@ -27,6 +27,7 @@ import { readBounded } from '../rules/boundedRead';
 import { CHANNEL_DIR_NAME, CHANNEL_SCHEMA_VERSION, COMPLETE_SOURCE, MAX_HOOKS_MS, MAX_ID_LENGTH, MAX_PATH_LENGTH, SAFE_SESSION_ID } from '../rules/channelConstants';
 import { appendChannelLine } from '../rules/channelWriter';
 import { HOOK_STDOUT_HEAD_BYTES, hookLabel, hookRunDecision } from '../rules/hookRun';
+import { lazyWriteDeadline, writeAllTo } from '../rules/writeAll';
 import { readHeldMessageFile } from '../rules/heldMessageFile';
 import { heldRecordLines } from '../rules/heldRecords';
 import { claudeDirOfTranscript, recordFileOf, sessionIdOfTranscript } from '../rules/modContract';
@@ -354,21 +355,18 @@ export interface CommandRun {
 }
 
 /**
- * CMD's stdout passed on to ours as it comes, byte for byte, at CMD's pace (it is paused while ours
- * is full), keeping a bounded head. Where ours is gone (the reader closed it), CMD's pipe is closed
- * too, so CMD meets the same EPIPE it would have met without us.
+ * CMD's stdout passed on to ours (fd 1) as it comes, byte for byte, keeping a bounded head. Written
+ * with a synchronous write, not through process.stdout: making that stream costs a Node start a good
+ * part of its time again (a net socket for a pipe), and a full pipe then holds CMD's pipe full too,
+ * as CMD's own write would have waited. Where ours is gone (the reader closed it: EPIPE) or takes
+ * nothing for WRITE_WAIT_MS (a pipe made non-blocking: src/rules/writeAll.ts), CMD's pipe is closed
+ * too, so CMD meets the EPIPE it would have met without us.
  */
 function passStdout(from: NodeJS.ReadableStream & { destroy(): void }): { head: () => Buffer; cut: () => boolean; ended: Promise<void> } {
   const head: Buffer[] = [];
   let kept = 0;
   let cut = false;
-  const out = process.stdout;
   let broken = false;
-  const onOutError = () => {
-    broken = true;
-    from.destroy();
-  };
-  out.on('error', onOutError);
   from.on('data', (chunk: Buffer) => {
     if (kept < HOOK_STDOUT_HEAD_BYTES) {
       const part = chunk.length <= HOOK_STDOUT_HEAD_BYTES - kept ? chunk : chunk.subarray(0, HOOK_STDOUT_HEAD_BYTES - kept);
@@ -377,9 +375,9 @@ function passStdout(from: NodeJS.ReadableStream & { destroy(): void }): { head: 
       if (part.length < chunk.length) cut = true;
     } else cut = true;
     if (broken) return;
-    if (!out.write(chunk)) {
-      from.pause();
-      out.once('drain', () => from.resume());
+    if (writeAllTo(1, chunk, lazyWriteDeadline(process.env)) !== 'written') {
+      broken = true;
+      from.destroy();
     }
   });
   const ended = new Promise<void>((resolve) => {
@@ -390,21 +388,11 @@ function passStdout(from: NodeJS.ReadableStream & { destroy(): void }): { head: 
   return { head: () => Buffer.concat(head, kept), cut: () => cut, ended };
 }
 
-/** Resolves once what was written to our stdout has left the process (a pipe may be async), or it broke. */
-function stdoutFlushed(): Promise<void> {
-  const out = process.stdout;
-  if (out.writableLength === 0 || out.destroyed) return Promise.resolve();
-  return new Promise((resolve) => {
-    out.write('', () => resolve());
-    out.once('error', () => resolve());
-  });
-}
-
 /**
  * Runs CMD as the leader of its own process group (so a signal to us reaches its children too),
  * stderr ours, stdout passed on (passStdout), the input on its stdin. Resolves when CMD has exited
- * and its stdout ended (at most STDOUT_AFTER_EXIT_MS after the exit: a child of CMD's may hold it)
- * and reached ours, with its code or signal; the copy removed.
+ * and its stdout ended (at most STDOUT_AFTER_EXIT_MS after the exit: a child of CMD's may hold it),
+ * all of it written to ours, with its code or signal; the copy removed.
  */
 export function runCommand(command: string, args: readonly string[], c: Completion, rest: NodeJS.ReadableStream | undefined): Promise<CommandRun> {
   return new Promise((resolve) => {
@@ -446,7 +434,6 @@ export function runCommand(command: string, args: readonly string[], c: Completi
       await Promise.race([stdout.ended, new Promise<void>((done) => (timer = setTimeout(done, STDOUT_AFTER_EXIT_MS)))]);
       clearTimeout(timer);
       child.stdout?.destroy();
-      await stdoutFlushed();
       for (const [sig, h] of handlers) process.off(sig, h);
       resolve({ ...r, ms, exitedAt, stdoutHead: stdout.head(), stdoutCut: stdout.cut() });
     };

@@ -91,7 +91,14 @@ export function hookLabel(program: string, args: readonly string[]): string {
 
 function labelOfWords(words: readonly string[], depth: number): string {
   let i = 0;
-  while (i < words.length && (ASSIGNMENT.test(words[i]) || PREFIX_WORDS.has(words[i]) || (words[i].startsWith('-') && i > 0 && PREFIX_WORDS.has(words[i - 1])))) i++;
+  // `/usr/bin/env TOKEN=… node h.js`, `exec ./h.sh`: the words before the program, and their options.
+  let prefix = false;
+  while (i < words.length) {
+    const w = words[i];
+    if (ASSIGNMENT.test(w) || PREFIX_WORDS.has(baseName(w))) prefix = PREFIX_WORDS.has(baseName(w)) || prefix;
+    else if (!(prefix && w.startsWith('-'))) break;
+    i++;
+  }
   const program = words[i];
   if (program === undefined || program === '') return '';
   const name = baseName(program);

@@ -34,6 +34,8 @@ describe('hook runs (src/rules/hookRun.ts)', () => {
       const label = hookLabel('sh', ['-c', 'API_KEY=sk-live-123 OTHER="a b" ./hooks/guard.sh --password hunter2']);
       assert.equal(label, 'guard.sh');
       assert.equal(hookLabel('env', ['TOKEN=xyz', 'node', 'h.js']), 'h.js');
+      assert.equal(hookLabel('/usr/bin/env', ['-i', 'TOKEN=xyz', 'python3', 'review.py']), 'review.py');
+      assert.equal(hookLabel('sh', ['-c', 'exec /usr/bin/env TOKEN=x ./guard.sh']), 'guard.sh');
     });
 
     it('control characters stripped, bounded, never empty', () => {

@@ -20,14 +20,14 @@
  * and writes nothing on stdout: stdout is CMD's.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, constants, copyFileSync, fstatSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, truncateSync, writeSync } from 'node:fs';
+import { closeSync, constants, copyFileSync, fstatSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, rmSync, truncateSync, write, writeSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { readBounded } from '../rules/boundedRead';
 import { CHANNEL_DIR_NAME, CHANNEL_SCHEMA_VERSION, COMPLETE_SOURCE, MAX_HOOKS_MS, MAX_ID_LENGTH, MAX_PATH_LENGTH, SAFE_SESSION_ID } from '../rules/channelConstants';
 import { appendChannelLine } from '../rules/channelWriter';
 import { HOOK_STDOUT_HEAD_BYTES, hookLabel, hookRunDecision } from '../rules/hookRun';
-import { lazyWriteDeadline, writeAllTo } from '../rules/writeAll';
+import { lazyWriteDeadline } from '../rules/writeAll';
 import { readHeldMessageFile } from '../rules/heldMessageFile';
 import { heldRecordLines } from '../rules/heldRecords';
 import { claudeDirOfTranscript, recordFileOf, sessionIdOfTranscript } from '../rules/modContract';
@@ -43,7 +43,7 @@ const STDIN_WAIT_MS = 2000;
 /** How far back the copy's last newline is looked for: a partial last line (Claude Code mid-write) longer than this leaves the copy unmade. */
 const PARTIAL_LINE_MAX_BYTES = 4 * 1024 * 1024;
 
-/** After CMD has exited, how long its stdout may stay open (a child of its own holding it) before we stop passing it on. */
+/** After CMD has exited, how long its stdout may stay open with nothing coming (a child of its own holding it) before we stop passing it on. */
 const STDOUT_AFTER_EXIT_MS = 1000;
 
 const FIELDS: ReadonlySet<string> = new Set(['session_id', 'transcript_path', 'tool_use_id', 'agent_id', 'cwd', 'tool_name']);
@@ -356,17 +356,54 @@ export interface CommandRun {
 
 /**
  * CMD's stdout passed on to ours (fd 1) as it comes, byte for byte, keeping a bounded head. Written
- * with a synchronous write, not through process.stdout: making that stream costs a Node start a good
- * part of its time again (a net socket for a pipe), and a full pipe then holds CMD's pipe full too,
- * as CMD's own write would have waited. Where ours is gone (the reader closed it: EPIPE) or takes
- * nothing for WRITE_WAIT_MS (a pipe made non-blocking: src/rules/writeAll.ts), CMD's pipe is closed
- * too, so CMD meets the EPIPE it would have met without us.
+ * with `fs.write`, not through process.stdout (making that stream cost a start tens of ms at load: a
+ * net socket for a pipe) and not with a synchronous write (a reader that stops reading would block our
+ * event loop, and a signal to forward to CMD would wait behind it). CMD's pipe is paused while a chunk
+ * is written, so a full pipe of ours holds CMD's write as it would have without us. Where ours is gone
+ * (the reader closed it: EPIPE), or a pipe made non-blocking takes nothing for WRITE_WAIT_MS
+ * (src/rules/writeAll.ts), CMD's pipe is closed too, so CMD meets the EPIPE it would have met.
  */
-function passStdout(from: NodeJS.ReadableStream & { destroy(): void }): { head: () => Buffer; cut: () => boolean; ended: Promise<void> } {
+interface PassedStdout {
+  head: () => Buffer;
+  cut: () => boolean;
+  /** CMD's pipe closed, and the last chunk written to ours. */
+  ended: Promise<void>;
+  /** When a chunk last came or was last written (Date.now()); Infinity while one is being written. */
+  lastActive: () => number;
+}
+
+function passStdout(from: NodeJS.ReadableStream & { destroy(): void }): PassedStdout {
   const head: Buffer[] = [];
   let kept = 0;
   let cut = false;
   let broken = false;
+  let writing: Promise<void> = Promise.resolve();
+  let pending = false;
+  let active = Date.now();
+  const give = (chunk: Buffer): Promise<void> =>
+    new Promise((done) => {
+      const deadline = lazyWriteDeadline(process.env);
+      let pause = 1;
+      const from_ = (off: number) =>
+        write(1, chunk, off, chunk.length - off, null, (err, n) => {
+          if (err) {
+            const code = err.code;
+            if ((code === 'EAGAIN' || code === 'EWOULDBLOCK') && deadline() > performance.now()) {
+              setTimeout(() => from_(off), pause);
+              pause = Math.min(pause * 2, 16);
+              return;
+            }
+            broken = true;
+            from.destroy();
+            done();
+            return;
+          }
+          pause = 1;
+          if (off + n < chunk.length) from_(off + n);
+          else done();
+        });
+      from_(0);
+    });
   from.on('data', (chunk: Buffer) => {
     if (kept < HOOK_STDOUT_HEAD_BYTES) {
       const part = chunk.length <= HOOK_STDOUT_HEAD_BYTES - kept ? chunk : chunk.subarray(0, HOOK_STDOUT_HEAD_BYTES - kept);
@@ -375,24 +412,28 @@ function passStdout(from: NodeJS.ReadableStream & { destroy(): void }): { head: 
       if (part.length < chunk.length) cut = true;
     } else cut = true;
     if (broken) return;
-    if (writeAllTo(1, chunk, lazyWriteDeadline(process.env)) !== 'written') {
-      broken = true;
-      from.destroy();
-    }
+    from.pause();
+    pending = true;
+    writing = give(chunk).then(() => {
+      pending = false;
+      active = Date.now();
+      if (!broken) from.resume();
+    });
   });
-  const ended = new Promise<void>((resolve) => {
+  const closed = new Promise<void>((resolve) => {
     from.once('end', resolve);
     from.once('close', resolve);
     from.once('error', resolve);
   });
-  return { head: () => Buffer.concat(head, kept), cut: () => cut, ended };
+  const ended = closed.then(() => writing);
+  return { head: () => Buffer.concat(head, kept), cut: () => cut, ended, lastActive: () => (pending ? Infinity : active) };
 }
 
 /**
  * Runs CMD as the leader of its own process group (so a signal to us reaches its children too),
  * stderr ours, stdout passed on (passStdout), the input on its stdin. Resolves when CMD has exited
- * and its stdout ended (at most STDOUT_AFTER_EXIT_MS after the exit: a child of CMD's may hold it),
- * all of it written to ours, with its code or signal; the copy removed.
+ * and its stdout ended, all of it written to ours (or nothing came for STDOUT_AFTER_EXIT_MS: a
+ * child of CMD's may hold it), with its code or signal; the copy removed.
  */
 export function runCommand(command: string, args: readonly string[], c: Completion, rest: NodeJS.ReadableStream | undefined): Promise<CommandRun> {
   return new Promise((resolve) => {
@@ -430,9 +471,17 @@ export function runCommand(command: string, args: readonly string[], c: Completi
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const exitedAt = Date.now();
       cleanup();
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([stdout.ended, new Promise<void>((done) => (timer = setTimeout(done, STDOUT_AFTER_EXIT_MS)))]);
-      clearTimeout(timer);
+      // Until CMD's pipe closes and all of it is ours, or nothing has come nor been written for
+      // STDOUT_AFTER_EXIT_MS: a reader that is slow but reads gets all of it.
+      let ended = false;
+      void stdout.ended.then(() => (ended = true));
+      while (!ended) {
+        const idle = Date.now() - Math.max(exitedAt, stdout.lastActive());
+        if (idle >= STDOUT_AFTER_EXIT_MS) break;
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([stdout.ended, new Promise<void>((done) => (timer = setTimeout(done, Math.min(STDOUT_AFTER_EXIT_MS, Math.max(1, STDOUT_AFTER_EXIT_MS - idle)))))]);
+        clearTimeout(timer);
+      }
       child.stdout?.destroy();
       for (const [sig, h] of handlers) process.off(sig, h);
       resolve({ ...r, ms, exitedAt, stdoutHead: stdout.head(), stdoutCut: stdout.cut() });

@@ -48,15 +48,6 @@ function sleep(ms: number): void {
  * doubling to 16 ms, and tries again until the deadline.
  */
 export function writeAll(fd: number, text: string | Uint8Array, deadline: number | (() => number)): boolean {
-  return writeAllTo(fd, text, deadline) !== 'failed';
-}
-
-/**
- * writeAll, saying which of its two successes it was: `written` whole, or `gone` (EPIPE: the reader
- * closed its end, and nothing more need be written), else `failed`. For a caller that passes a
- * stream on and must stop, and tell its writer, once the reader has gone (`complete`: CMD's stdout).
- */
-export function writeAllTo(fd: number, text: string | Uint8Array, deadline: number | (() => number)): 'written' | 'gone' | 'failed' {
   const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
   let off = 0;
   let pause = 1;
@@ -66,13 +57,13 @@ export function writeAllTo(fd: number, text: string | Uint8Array, deadline: numb
       pause = 1;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EPIPE') return 'gone';
+      if (code === 'EPIPE') return true;
       if (typeof deadline === 'function') deadline = deadline();
       const left = deadline - performance.now();
-      if ((code !== 'EAGAIN' && code !== 'EWOULDBLOCK') || left <= 0) return 'failed';
+      if ((code !== 'EAGAIN' && code !== 'EWOULDBLOCK') || left <= 0) return false;
       sleep(Math.min(pause, left));
       pause = Math.min(pause * 2, 16);
     }
   }
-  return 'written';
+  return true;
 }

@@ -144,6 +144,28 @@ describe('transcript-lag complete: each wrapped hook reports its own run (hook_r
     assert.equal(e.exit_code, 0);
   });
 
+  it("a reader that starts reading late still gets all of the hook's stdout, byte for byte", async () => {
+    const t = tempClaude();
+    // What the pipes hold between the hook and the reader (64 KiB each, and a chunk in the wrapper): the hook exits at once.
+    const bytes = randomBytes(150 * 1024);
+    const data = path.join(scripts, 'mb.bin');
+    fs.writeFileSync(data, bytes);
+    const hook = script('mb.sh', `#!/bin/sh\ncat >/dev/null\ncat '${data}'\n`);
+    // The reader: a shell pipeline's `cat` that starts 2.5 s late, longer than the wrapper's 1 s after the
+    // hook's exit; a kernel pipe between them, so nothing reads ahead for it.
+    const r = await new Promise<{ code: number | null; stdout: Buffer }>((resolve, reject) => {
+      const child = spawn('sh', ['-c', `'${node}' '${bundle}' -- '${hook}' | (sleep 2.5; cat)`], { stdio: ['pipe', 'pipe', 'inherit'] });
+      const out: Buffer[] = [];
+      child.stdout.on('data', (c: Buffer) => out.push(c));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout: Buffer.concat(out) }));
+      child.stdin.end(t.input);
+    });
+    assert.equal(r.code, 0);
+    assert.ok(r.stdout.equals(bytes), `stdout ${r.stdout.length} bytes, wanted ${bytes.length}`);
+    assert.deepEqual(t.events().map((e) => [e.hook, 'decision' in e]), [['mb.sh', false]]);
+  });
+
   it("wrap-hooks' form, sh -c '<command>': labelled by the user's command; what its words carry never written", async () => {
     const t = tempClaude();
     script('guard.sh', '#!/bin/sh\ncat >/dev/null\nexit 0\n');

@@ -169,6 +169,7 @@ async function storeHeldMessage($, s, call) {
     if (found === void 0 || found.complete || rows.length < last) break;
   }
   if (found === void 0 || !await privately) return;
+  const version = await claudeCodeVersionOf($, s);
   const message = {
     v: HELD_MESSAGE_VERSION,
     tool_use_id: call.id,
@@ -177,11 +178,23 @@ async function storeHeldMessage($, s, call) {
     at: call.at,
     text_blocks: found.text_blocks,
     tool_use: found.tool_use,
-    blocks: found.blocks
+    blocks: found.blocks,
+    ...version !== void 0 ? { version } : {}
   };
   await $.fs.write(file, JSON.stringify(message));
   call.heldFile = file;
   if (!s.held.has(call.id)) dropHeldMessage($, call);
+}
+function claudeCodeVersionOf($, s) {
+  s.claudeCodeVersion ??= (async () => {
+    try {
+      const v = typeof $.session.version === "function" ? (await $.session.version())?.version : void 0;
+      return typeof v === "string" && /^[0-9A-Za-z.+-]{1,64}$/.test(v) ? v : void 0;
+    } catch {
+      return void 0;
+    }
+  })();
+  return s.claudeCodeVersion;
 }
 function dropHeldMessageNow($, call) {
   const file = call.heldFile;

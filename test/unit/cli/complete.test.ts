@@ -171,6 +171,20 @@ describe('transcript-lag complete: a PreToolUse hook sees its held call in the t
     }
   });
 
+  it("the build's version on each record where the held message carries it (the mod asked $.session.version())", () => {
+    const t = tempClaude();
+    t.hold({ version: '2.1.332' });
+    const c = completeInput(Buffer.from(t.inputText()), Date.now());
+    try {
+      assert.equal(c.complete, true, c.reason);
+      const copy = JSON.parse(c.input.toString()).transcript_path as string;
+      const recs = fs.readFileSync(copy, 'utf8').split('\n').filter(Boolean).slice(1).map((l) => JSON.parse(l));
+      assert.deepEqual(recs.map((x) => x.version), ['2.1.332', '2.1.332']);
+    } finally {
+      fs.rmSync(c.dir!, { recursive: true, force: true });
+    }
+  });
+
   it('a partial last line (Claude Code mid-write) is cut from the copy, so the records start a line', () => {
     const t = tempClaude();
     t.hold();

@@ -11,7 +11,7 @@ import { tmuxAvailable } from './drivers.mjs';
 import { missingPieces, repoRoot } from './projectCli.mjs';
 import { runScenario } from './scenario.mjs';
 import { scenarios } from './scenarios.mjs';
-import { checkScenario, classifyCall, truthCounts } from './assertions.mjs';
+import { checkScenario, classifyCall, completeCounts, truthCounts } from './assertions.mjs';
 import { prometheusBin } from './prometheus.mjs';
 import { writeRecording } from '../../scripts/lib/recordings.mjs';
 import { findCommand, isMissingTool, missingTool } from '../../scripts/lib/missingTool.mjs';
@@ -87,6 +87,10 @@ export async function runSuite(opts, out = (s) => process.stdout.write(s)) {
       const { counts } = truthCounts(result);
       const each = Object.entries(counts).map(([hook, c]) => `${hook} ${c.agreed}/${c.calls}${c.differs_real ? ` (differs ${c.differs_said}, really ${c.differs_real})` : ''}`);
       out(`       replay gave the real decision: ${each.join(', ')}\n`);
+    }
+    if (result.def.complete && result.truth) {
+      const { counts: c } = completeCounts(result);
+      out(`       behind complete: ${c.found}/${c.calls} hook runs found their call, ${c.completed} given held records (${c.records} compared with the landed ones)\n`);
     }
     for (const f of result.failures) out(`     ✗ ${f}\n`);
     if (result.failures.length) {

@@ -188,7 +188,7 @@ async function storeHeldMessage($, s, call) {
 function claudeCodeVersionOf($, s) {
   s.claudeCodeVersion ??= (async () => {
     try {
-      const v = typeof $.session.version === "function" ? (await $.session.version())?.version : void 0;
+      const v = (await $.session.version())?.version;
       return typeof v === "string" && /^[0-9A-Za-z.+-]{1,64}$/.test(v) ? v : void 0;
     } catch {
       return void 0;

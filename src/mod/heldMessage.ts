@@ -77,11 +77,12 @@ export async function storeHeldMessage($: ModApi, s: ModState, call: HeldCall): 
   if (!s.held.has(call.id)) dropHeldMessage($, call);
 }
 
-/** The build's version, asked once a loaded mod; undefined where the build has no `$.session.version()`. */
+/** The build's version, asked once a loaded mod; undefined where the build does not answer `$.session.version()`. */
 function claudeCodeVersionOf($: ModApi, s: ModState): Promise<string | undefined> {
   s.claudeCodeVersion ??= (async () => {
     try {
-      const v = typeof $.session.version === 'function' ? (await $.session.version())?.version : undefined;
+      // Called, never looked at: the engine refuses a mod that reads a `$` call as a value (2.1.332's validator).
+      const v = (await $.session.version())?.version;
       return typeof v === 'string' && /^[0-9A-Za-z.+-]{1,64}$/.test(v) ? v : undefined;
     } catch {
       return undefined;

@@ -139,9 +139,10 @@ export const scenarios = [
   // the records the wrapper wrote must equal those Claude Code wrote later; replay must say differs: false.
   ...['interactive', 'print'].flatMap((mode) =>
     [
-      ['messages', MOD_MESSAGES],
+      // Each message ends 2.5 s after its last block (print mode writes a record when its message ends): held while the hooks run.
+      ['messages', MOD_MESSAGES, { finishDelayMs: 2500 }],
       ['burst', TRUTH_BURST, { blockGapMs: 20 }],
-      ['subagent', MOD_SUBAGENT, { subScript: SUBAGENT_STEPS }],
+      ['subagent', MOD_SUBAGENT, { subScript: SUBAGENT_STEPS, finishDelayMs: 2500 }],
     ].map(([shape, script, more]) => ({ name: `${mode}-complete-${shape}`, mode, ...announce, ...stream, install: 'plugin-dir', pluginClone: true, mod: true, complete: true, script, ...more })),
   ),
 ];

@@ -27,7 +27,7 @@ export interface ModHarnessOptions {
   /** The Claude dir as Claude Code would name it: a POSIX path under the temp root by default; a Windows path (`C:\…`) is kept under the temp root too. */
   claudeDir?: string;
   options?: Record<string, unknown>;
-  /** What `$.session.version()` answers; absent: the build has no such call (before 2.1.332). */
+  /** What `$.session.version()` answers; absent: the build has no such call and it throws. */
   version?: string;
 }
 
@@ -212,7 +212,8 @@ export class ModHarness {
       session: {
         info: () => h.track(Promise.resolve({ transcriptPath: h.transcript })),
         messages: ({ last }) => h.track(Promise.resolve(last === undefined ? h.rows : h.rows.slice(-last))),
-        ...(h.version !== undefined ? { version: () => h.track(Promise.resolve({ version: h.version, base: h.version })) } : {}),
+        // A build without the call: the engine's proxy throws (TypeError: not a function).
+        version: () => (h.version !== undefined ? h.track(Promise.resolve({ version: h.version, base: h.version })) : h.track(Promise.reject(new TypeError('$.session.version is not a function')))),
       },
       fs: {
         read,

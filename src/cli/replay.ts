@@ -25,7 +25,7 @@ import { jsonEscapingUnprintable, printable } from '../rules/printable';
 import type { CliIo } from './io';
 
 export const usage = `Usage: transcript-lag replay SESSION.jsonl|FOLDER... (--hook CMD | --settings) [--channel CHANNEL.jsonl]
-                            [--tool NAME] [--timeout S] [--no-mod] [--json] [--check]
+                            [--tool NAME] [--timeout S] [--mod | --no-mod] [--json] [--check]
 
 Runs a PreToolUse hook on every tool call of a recorded session (a subagent's calls from its own
 transcript too) as Claude Code runs it: "live", handed the transcript as it moved while the hook ran
@@ -42,6 +42,9 @@ from each other, on when it reads.
   --tool NAME       only calls of this tool (a matcher as in settings: Bash, Edit|Write, mcp__.*)
   --timeout S       seconds before a hook is killed with its process group (default ${CLAUDE_CODE_HOOK_TIMEOUT_S}, as Claude
                     Code's); with --settings a hook's own timeout wins
+  --mod             as with the transcript-lag plugin's mod (Claude Code 2.1.287+): each live run
+                    has the call's held message, so \`transcript-lag message\` and \`complete\` answer;
+                    by default as the session ran: with it unless its evidence shows it did not run
   --no-mod          as without the transcript-lag plugin: no held message, no message tool
   --json            one JSON object a line per call, then a summary line
   --check           for CI: exit 1 when any call differs or depends on timing, or when
@@ -60,7 +63,7 @@ interface ReplayArgs {
   channel?: string;
   tool?: string;
   timeoutMs: number;
-  mod: boolean;
+  mod: boolean | undefined;
   json: boolean;
   check: boolean;
 }
@@ -77,6 +80,7 @@ function parseReplayArgs(args: string[], cwd: string): ReplayArgs | 'help' | str
         channel: { type: 'string' },
         tool: { type: 'string' },
         timeout: { type: 'string' },
+        mod: { type: 'boolean', default: false },
         'no-mod': { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
         check: { type: 'boolean', default: false },
@@ -91,6 +95,7 @@ function parseReplayArgs(args: string[], cwd: string): ReplayArgs | 'help' | str
   if (parsed.positionals.length === 0) return 'expected a SESSION.jsonl or a folder of them';
   if ((v.hook === undefined) === !v.settings) return 'give either --hook CMD or --settings';
   if (v.hook !== undefined && v.hook.trim() === '') return '--hook needs a command';
+  if (v.mod === true && v['no-mod'] === true) return 'give --mod or --no-mod, not both';
   if (v.channel !== undefined && parsed.positionals.length > 1) return '--channel names one session\'s channel: give one SESSION.jsonl with it';
   let timeoutMs = CLAUDE_CODE_HOOK_TIMEOUT_S * 1000;
   if (v.timeout !== undefined) {
@@ -105,7 +110,7 @@ function parseReplayArgs(args: string[], cwd: string): ReplayArgs | 'help' | str
     ...(v.channel !== undefined ? { channel: path.resolve(cwd, v.channel) } : {}),
     ...(v.tool !== undefined ? { tool: v.tool } : {}),
     timeoutMs,
-    mod: v['no-mod'] !== true,
+    mod: v.mod === true ? true : v['no-mod'] === true ? false : undefined,
     json: v.json === true,
     check: v.check === true,
   };

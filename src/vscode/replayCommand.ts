@@ -206,7 +206,8 @@ export class ReplayHookCommand implements vscode.Disposable {
               transcript: s.transcript_path,
               hooks: hooks.choice,
               timeoutMs: DEFAULT_TIMEOUT_MS,
-              mod: true,
+              // As the session ran: with the mod unless its evidence shows it did not run.
+              mod: undefined,
               env: hookEnv(),
               fallbackCwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir(),
               files: deps.files,

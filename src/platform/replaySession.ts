@@ -16,7 +16,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CHANNEL_DIR_NAME, CHANNEL_FILE_SUFFIX, HOOK_BIN_DIR_NAME, MESSAGE_TOOL_FILE_NAME, SAFE_SESSION_ID, SPOOL_DIR_NAME } from '../rules/channelConstants';
+import { CHANNEL_DIR_NAME, CHANNEL_FILE_SUFFIX, COMPLETE_TOOL_FILE_NAME, HOOK_BIN_DIR_NAME, MESSAGE_TOOL_FILE_NAME, SAFE_SESSION_ID, SPOOL_DIR_NAME } from '../rules/channelConstants';
 import type { Clock } from '../rules/clock';
 import { projectSlug } from '../core/discovery';
 import type { FileAccess } from '../core/fileAccess';
@@ -264,7 +264,16 @@ export function settingsHooksOf(claudeDir: string, projectDir: string | undefine
  * Undefined when neither is there.
  */
 export function messageToolSource(): string | undefined {
-  for (const candidate of [path.join(__dirname, 'cli-message.js'), path.resolve(__dirname, '..', '..', 'plugin', HOOK_BIN_DIR_NAME, MESSAGE_TOOL_FILE_NAME)]) {
+  return toolSource('cli-message.js', MESSAGE_TOOL_FILE_NAME);
+}
+
+/** `transcript-lag complete` as one file: dist/cli-complete.js beside the CLI, or the plugin's committed copy. */
+export function completeToolSource(): string | undefined {
+  return toolSource('cli-complete.js', COMPLETE_TOOL_FILE_NAME);
+}
+
+function toolSource(distName: string, pluginName: string): string | undefined {
+  for (const candidate of [path.join(__dirname, distName), path.resolve(__dirname, '..', '..', 'plugin', HOOK_BIN_DIR_NAME, pluginName)]) {
     if (fs.existsSync(candidate)) return candidate;
   }
   return undefined;
@@ -296,6 +305,10 @@ class RunTree {
       const bin = path.join(this.claudeDir, CHANNEL_DIR_NAME, HOOK_BIN_DIR_NAME);
       fs.mkdirSync(bin, { recursive: true, mode: 0o700 });
       fs.copyFileSync(messageTool, path.join(bin, MESSAGE_TOOL_FILE_NAME));
+      // And the complete wrapper beside it, as the plugin's SessionStart keeps both: a hook named through
+      // CLAUDE_CONFIG_DIR finds it (one named by the user's own path reads the held message of the copy's Claude dir either way).
+      const complete = completeToolSource();
+      if (complete !== undefined) fs.copyFileSync(complete, path.join(bin, COMPLETE_TOOL_FILE_NAME));
     }
   }
 

@@ -286,6 +286,24 @@ describe('replay: as the session ran, by its evidence', function () {
   });
 });
 
+describe('replay: a hook behind complete', function () {
+  this.timeout(120_000);
+
+  it('named through CLAUDE_CONFIG_DIR, as the plugin keeps it: the wrapper is there, and a hook that differs bare sees its call on every call', async () => {
+    const bare = `${node} ${JSON.stringify(pollHook)} block`;
+    const wrapped = `node "$CLAUDE_CONFIG_DIR/transcript-lag/bin/transcript-lag-complete.js" -- ${bare}`;
+    const plain = await replay([interactiveFixture, '--hook', bare, '--json']);
+    const behind = await replay([interactiveFixture, '--hook', wrapped, '--json']);
+    assert.equal(behind.code, 0, behind.err);
+    assert.ok(plain.calls.some((c) => c.differs), 'the fixture holds a call the bare hook misses live');
+    assert.equal(behind.calls.length, plain.calls.length);
+    for (const c of behind.calls) {
+      assert.deepEqual([c.tool_use_id, c.differs, c.complete.decision], [c.tool_use_id, false, 'allow'], c.live.stderr);
+      assert.ok(c.live_timings.every((t) => t.decision === 'allow'));
+    }
+  });
+});
+
 describe('replay: a hook past its timeout', function () {
   this.timeout(60_000);
 

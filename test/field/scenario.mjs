@@ -334,9 +334,10 @@ export function truthHookCommand(file, log) {
  */
 function truthHooksOf(def, sb) {
   if (def.complete) {
-    const wrapper = path.join(sb.claudeDir, 'transcript-lag', 'bin', 'transcript-lag-complete.js');
+    // Word for word the README's line: `~` is the session's HOME (sb.home; its .claude is sb.claudeDir).
+    if (path.join(sb.home, '.claude') !== sb.claudeDir) throw new Error('the sandbox Claude dir is not ~/.claude');
     const names = def.subScript ? ['heldSeen.py'] : ['once.sh', 'heldSeen.py'];
-    return names.map((name) => ({ name, command: (log) => `node ${JSON.stringify(wrapper)} -- ${truthHookCommand(name, log)}` }));
+    return names.map((name) => ({ name, command: (log) => `node ~/.claude/transcript-lag/bin/transcript-lag-complete.js -- ${truthHookCommand(name, log)}` }));
   }
   return def.truth ? TRUTH_HOOKS.map((name) => ({ name, command: (log) => truthHookCommand(name, log) })) : undefined;
 }

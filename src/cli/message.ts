@@ -101,7 +101,7 @@ export function readTranscriptMessage(recordPath: string, toolUseId: string, win
   let record: Buffer | undefined;
   for (const line of linesHolding(lines, toolUseIdNeedle(toolUseId))) {
     // The last one wins: a fork's file starts with copies of its parent's records.
-    if (lineKindOf(line.toString('utf8'), toolUseId) === 'record') record = line;
+    if (lineKindOf(line, toolUseId) === 'record') record = line;
   }
   if (record === undefined) {
     return { reason: read.start === 0 ? REASON_NOT_YET : `${REASON_NOT_YET}; only the transcript's last ${windowBytes >> 20} MiB were searched` };

@@ -24,7 +24,8 @@ import { type LenientCallEvent, lenientCallEvent } from '../rules/channelLineHea
 import { type CallSightings, type HeldBounds, type HooksTimed, hookSawRecord, isHeld, noteSighting, verdictFromHook } from '../rules/hookEvidence';
 import { completeLines, readBounded } from '../rules/boundedRead';
 import { resolveChannelDir } from '../rules/channelWriter';
-import { lineKind, linesHolding, ON_DISK_WINDOW_BYTES, recordFileOf, toolUseIdNeedle } from '../rules/onDiskCheck';
+import { linesHolding, ON_DISK_WINDOW_BYTES, recordFileOf, toolUseIdNeedle } from '../rules/onDiskCheck';
+import { lineKindOf } from '../rules/recordLine';
 import { readStdin as readStdinBytes } from '../rules/stdin';
 import { lazyWriteDeadline, writeAll } from '../rules/writeAll';
 import { terminalStatusText, type TerminalStatus } from '../presentation/terminalStatus';
@@ -107,7 +108,7 @@ function readRecordFileTail(path: string, windowBytes: number): RecordFileTail |
 
 /** Whether the call's tool_use record is among the lines: true, false, or undefined when the window cannot tell. */
 export function recordIn(tail: RecordFileTail, toolUseId: string): boolean | undefined {
-  for (const line of linesHolding(tail.lines, toolUseIdNeedle(toolUseId))) if (lineKind(line, toolUseId) === 'record') return true;
+  for (const line of linesHolding(tail.lines, toolUseIdNeedle(toolUseId))) if (lineKindOf(line, toolUseId) === 'record') return true;
   return tail.whole ? false : undefined;
 }
 

@@ -1,4 +1,4 @@
-import { type LineKind, lineKindOf } from './recordLine';
+import { lineKindOf } from './recordLine';
 import { completeLines, readBounded } from './boundedRead';
 
 /**
@@ -22,8 +22,6 @@ export interface OnDiskCheck {
 export const ON_DISK_WINDOW_BYTES = 4 * 1024 * 1024;
 const NEWLINE = 0x0a;
 
-export type { LineKind };
-
 /** The id as its bytes appear inside a JSON string. */
 export function toolUseIdNeedle(id: string): Buffer {
   return Buffer.from(JSON.stringify(id).slice(1, -1), 'utf8');
@@ -41,11 +39,6 @@ export function* linesHolding(lines: Buffer, needle: Buffer): Generator<Buffer> 
   }
 }
 
-/** What a line holding the id's bytes is, for the call `id` (the rule: src/rules/recordLine.ts). */
-export function lineKind(line: Buffer, id: string, partial = false): LineKind {
-  return lineKindOf(line.toString('utf8'), id, partial);
-}
-
 /**
  * Looks for the call's record and result among the last `windowBytes` of the
  * file's complete lines. A partial last line is not on disk yet (no reader
@@ -60,7 +53,7 @@ export function checkOnDisk(path: string, toolUseId: string, windowBytes = ON_DI
   let record = false;
   let result = false;
   for (const line of linesHolding(complete, toolUseIdNeedle(toolUseId))) {
-    const kind = lineKind(line, toolUseId);
+    const kind = lineKindOf(line, toolUseId);
     if (kind === 'record') record = true;
     else if (kind === 'result') result = true;
     if (record && result) break;

@@ -150,7 +150,7 @@ describe('transcript-lag complete: a PreToolUse hook sees its held call in the t
     for (const rec of held) for (const k of ['timestamp', 'version', 'requestId']) assert.equal(rec[k], undefined, k);
     for (const rec of held) for (const k of ['id', 'model']) assert.equal(rec.message[k], undefined, k);
     // The rules layer's reader takes the last one for the call's record.
-    assert.equal(lineKindOf(JSON.stringify(held[2]), ID), 'record');
+    assert.equal(lineKindOf(Buffer.from(JSON.stringify(held[2])), ID), 'record');
     // The transcript itself untouched; the copy gone.
     assert.equal(fs.readFileSync(t.transcript, 'utf8'), before);
     assert.deepEqual(fs.readdirSync(t.completeDir), []);

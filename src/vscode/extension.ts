@@ -58,10 +58,16 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
       log,
       files: nodeFileAccess,
       clock,
-      // removeFile lets the engine prune week-old channel files; spool folds the mod's spooled events into the channel.
+      // removeFile lets the engine prune week-old channel files; spool folds the mod's spooled events into the channel;
+      // measured keeps the lags it measures in the channel, so a reload or a new window reads them back.
       createEngine: async (opts) => {
         const engineModule = loadEngineModule();
-        return new engineModule.TranscriptLagEngine({ ...opts, removeFile: (p) => fsp.rm(p, { force: true }), spool: engineModule.nodeSpoolFolding });
+        return new engineModule.TranscriptLagEngine({
+          ...opts,
+          removeFile: (p) => fsp.rm(p, { force: true }),
+          spool: engineModule.nodeSpoolFolding,
+          measured: engineModule.nodeMeasuredKeeping,
+        });
       },
       createChangeSource: async (onReady) => loadEngineModule().chokidarChangeSource({ onReady }),
       claudeDirOfSetting: (setting) => claudeDirOfSetting(setting),

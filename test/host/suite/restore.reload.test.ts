@@ -17,6 +17,8 @@ interface Kept {
   toolUseId: string;
   /** The call's row as the window said it while it watched the record land. */
   description: string;
+  /** Its row in the report then: lag, shape, hook fired, on disk. */
+  reportRow: string[];
   replay: ReplayTableData;
 }
 
@@ -64,6 +66,10 @@ if (!afterReload()) {
 
       await vscode.commands.executeCommand(COMMANDS.showReport, s.sessionId);
       await eventually(api, 'the report keeping its session for a reload', () => api.reportKept() === s.sessionId);
+      const reportRow = await eventually(api, "the call's lag in the report", () => {
+        const r = api.reportData()?.rows.find((x) => x.tool_use_id === id);
+        return r && r.lag_ms !== null && [r.lag, r.shape, r.fired_at, r.on_disk];
+      });
 
       const replay = await vscode.commands.executeCommand<ReplayTableData>(COMMANDS.replayHook, { session_id: s.sessionId, command: 'cat >/dev/null' });
       assert.equal(replay.state, 'done');
@@ -71,7 +77,7 @@ if (!afterReload()) {
       await eventually(api, 'the replay tab keeping its table for a reload', () => api.replayView()?.kept && api.replayView()?.data.state === 'done');
       assert.equal(tabsOf(REPORT_VIEW_TYPE).length, 1);
       assert.equal(tabsOf(REPLAY_VIEW_TYPE).length, 1);
-      requestReload({ claudeDir: dir, sessionId: s.sessionId, toolUseId: id, description: row.description, replay: api.replayView()!.data } satisfies Kept);
+      requestReload({ claudeDir: dir, sessionId: s.sessionId, toolUseId: id, description: row.description, reportRow, replay: api.replayView()!.data } satisfies Kept);
     });
   });
 } else {
@@ -99,7 +105,9 @@ if (!afterReload()) {
       if (!tab.isActive) await vscode.commands.executeCommand(`workbench.action.openEditorAtIndex${tab.group.tabs.indexOf(tab) + 1}`);
       const data = await eventually(api, 'the restored report drawn', () => api.reportData()?.session_id === kept.sessionId && api.reportData());
       assert.equal(tabsOf(REPORT_VIEW_TYPE).length, 1);
-      assert.ok(JSON.stringify(data).includes(kept.toolUseId), 'its per-call table holds the call');
+      const r = data.rows.find((x) => x.tool_use_id === kept.toolUseId);
+      assert.ok(r, 'its per-call table holds the call');
+      assert.deepEqual([r.lag, r.shape, r.fired_at, r.on_disk], kept.reportRow, 'with the lag, shape and times measured before the reload');
     });
 
     it('the replay tab is restored with what that replay said', async () => {

@@ -2,8 +2,9 @@
  * What Replay Hook on Session… shows (src/vscode/replayCommand.ts, replayPanel.ts): the per-call table
  * of a replay (src/platform/replaySession.ts), the calls decided differently first, and the page it is
  * drawn in. The page is HTML made here, every text escaped (a tool name, a reason or a command line is
- * someone else's input), under a policy that allows no script at all: a click on a call is a command
- * link (`command:` URI, the one command the panel allows), not page code.
+ * someone else's input), under a policy that allows no script but the panel's own by nonce, which
+ * draws nothing (it keeps the table for a reload): a click on a call is a command link (`command:` URI,
+ * the one command the panel allows), not page code.
  */
 import type { Decision } from '../core/replay/decision';
 import { hookLabel } from '../core/replay/hookLabel';
@@ -257,9 +258,12 @@ export function replayBodyHtml(d: ReplayTableData): string {
 }
 
 /** The whole page: our stylesheets only, no script (`cspSource`: the webview's, for the stylesheets' URIs). */
-export function replayPageHtml(d: ReplayTableData, page: { cspSource: string; stylesheets: readonly string[] }): string {
-  const csp = ["default-src 'none'", `style-src ${page.cspSource}`, `img-src ${page.cspSource}`].join('; ');
+export function replayPageHtml(d: ReplayTableData, page: { cspSource: string; stylesheets: readonly string[]; script?: { src: string; nonce: string } }): string {
+  // `script`: the one script the panel may run, by nonce (media/replayState.js: it keeps the table in the tab's state for a reload); it draws nothing.
+  const scriptSrc = page.script ? [`script-src 'nonce-${page.script.nonce}'`] : [];
+  const csp = ["default-src 'none'", `style-src ${page.cspSource}`, `img-src ${page.cspSource}`, ...scriptSrc].join('; ');
   const links = page.stylesheets.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join('\n');
+  const script = page.script ? `\n<script nonce="${escapeHtml(page.script.nonce)}" src="${escapeHtml(page.script.src)}"></script>` : '';
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -272,7 +276,7 @@ ${links}
 <body>
 <main id="replay">
 ${replayBodyHtml(d)}
-</main>
+</main>${script}
 </body>
 </html>`;
 }

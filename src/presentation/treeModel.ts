@@ -3,6 +3,7 @@ import { callTranscriptPath, focusCall, heldLineOf, revealTargetFor, type Reveal
 import { callLagText, callShapeText, formatDuration, hooksText } from './format';
 import { printable } from '../rules/printable';
 import { sessionName, sessionNames, sessionsNewestFirst, sessionTitle, startLabel, toolLabel } from './sessionLabel';
+import { readBackNote } from './readBack';
 
 /**
  * The tree as plain data: src/vscode/heldCallsTree.ts maps each node to a
@@ -147,6 +148,7 @@ function writtenNode(session: SessionSnapshot, call: CallSnapshot): TreeNodeView
     waitLine(call),
     hookModeNote(call),
     transportNote(call),
+    readBackNote(call),
   ];
   return {
     id: callNodeId(session.session_id, call.tool_use_id),

@@ -16,6 +16,9 @@ export const HOOK_SOURCE = 'transcript-lag-hook';
 /** `source` of events the in-process mod (src/mod/, plugin/hooks/) writes. */
 export const MOD_SOURCE = 'transcript-lag-mod';
 
+/** `source` of the `measured` events an engine (a window, `watch`) writes: what its own live read of a record measured. */
+export const ENGINE_SOURCE = 'transcript-lag-engine';
+
 /** How a call's report reached the channel: a command hook process, an http hook, or the in-process mod. */
 export const CHANNEL_TRANSPORTS = ['command', 'http', 'mod'] as const;
 export type ChannelTransport = (typeof CHANNEL_TRANSPORTS)[number];

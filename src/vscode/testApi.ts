@@ -43,6 +43,8 @@ export interface TranscriptLagApi {
   samples(): LagSample[];
   /** The data last posted to the report webview; undefined when it was never shown. */
   reportData(): ReportData | undefined;
+  /** The session the report's page last said it keeps in its tab's state (for a reload); undefined before it said. */
+  reportKept(): string | undefined;
   /** Replay Hook on Session…'s table: its data and the page last drawn from it; undefined before the first replay. */
   replayView(): ReplayView | undefined;
   /** Stops the running replay as its notification's Cancel does; false when none runs. */

@@ -1,8 +1,8 @@
 import { shownAsHeld, type CallSnapshot, type SessionSnapshot } from '../core/snapshot';
 import { callTranscriptPath, focusCall, heldLineOf, revealTargetFor, type RevealTarget } from './callChoice';
-import { callLagText, callShapeText, formatDuration, hooksText } from './format';
+import { callLagText, callShapeText, formatDuration, formatStat, hooksText } from './format';
 import { printable } from '../rules/printable';
-import { sessionName, sessionNames, sessionsNewestFirst, sessionTitle, startLabel, toolLabel } from './sessionLabel';
+import { sessionName, sessionNames, sessionsNewestFirst, startLabel, toolLabel } from './sessionLabel';
 
 /**
  * The tree as plain data: src/vscode/heldCallsTree.ts maps each node to a
@@ -13,7 +13,20 @@ import { sessionName, sessionNames, sessionsNewestFirst, sessionTitle, startLabe
 export interface TreeNodeView {
   id: string;
   kind: 'session' | 'held' | 'written';
+  /**
+   * What a hook author scans for first, so a sidebar at its default width (about 300 px) keeps it:
+   * a session's state and figures, a call's tool. The description follows and is cut first; the
+   * tooltip holds every figure either may lose.
+   */
   label: string;
+  /** A session's name, as the pickers and the report give it (its description, which may be cut); '' for a call. */
+  name: string;
+  /**
+   * Every figure of the row, uncut, as its tooltip's first line says them: a call's with its wait's
+   * outcome (`seen · held ≤ 121 ms · before result`), a session's with its waits and lag. A terminal,
+   * which has the room, shows these (src/presentation/liveScreen.ts).
+   */
+  figures: string;
   description: string;
   tooltip: string;
   /** A codicon id. */
@@ -100,8 +113,10 @@ function heldNode(session: SessionSnapshot, call: CallSnapshot, now: number): Tr
   const hooks = hooksText(call.hooks);
   parts.push(...(hooks !== undefined ? [hooks] : []), hookStateText(call));
   if (call.agent_id) parts.push('subagent');
+  const figures = printable(parts.join(' · '));
   const tooltip = [
     call.tool_use_id,
+    `${toolLabel(call.tool_name)}: ${figures}`,
     `held for ${formatDuration(age)}; ${heldWhere(session, call)}`,
     hooksLine(call),
     waitLine(call),
@@ -112,6 +127,8 @@ function heldNode(session: SessionSnapshot, call: CallSnapshot, now: number): Tr
     id: callNodeId(session.session_id, call.tool_use_id),
     kind: 'held',
     label: toolLabel(call.tool_name),
+    name: '',
+    figures,
     description: printable(parts.join(' · ')),
     tooltip: tooltip.filter((l): l is string => l !== undefined).map(printable).join('\n'),
     icon: call.wait?.outcome === 'behind' ? 'error' : 'watch',
@@ -123,14 +140,24 @@ function heldNode(session: SessionSnapshot, call: CallSnapshot, now: number): Tr
   };
 }
 
+/** What the row's shape means, in words; a fork's copy has none of this session's. */
+function shapeLine(call: CallSnapshot): string | undefined {
+  if (call.copied_from !== undefined) return undefined;
+  if (call.shape === 'before_result') return 'Shape: before result: its record was on disk before its result (a hook could have seen it, given time).';
+  if (call.shape === 'with_result') return 'Shape: with result: its record and its result came in one write (no hook could have seen it).';
+  return 'Shape: unknown: nothing read proves whether its record came before its result.';
+}
+
 /** The record's per-call fields (the field table's `perCall` lines), one `key: value` line each, in the table's order. */
 function recordLines(call: CallSnapshot): string[] {
   return Object.entries(call.record ?? {}).map(([key, value]) => `${key}: ${String(value)}`);
 }
 
 function writtenNode(session: SessionSnapshot, call: CallSnapshot): TreeNodeView {
-  // The outcome first: a narrow sidebar cuts the end of a description, never its start.
-  const parts: string[] = call.wait ? [call.wait.outcome] : [];
+  // The outcome first: a narrow sidebar cuts the end of a description, never its start. A wait that
+  // found its record (`seen`) is what the bound after it says (`held ≤ 121 ms`), and its words would
+  // push the shape out of a default-width sidebar: the tooltip says it; `behind` stays in the row.
+  const parts: string[] = call.wait?.outcome === 'behind' ? ['behind'] : [];
   // A fork's copy of its parent's call happened in the parent: it has no lag or shape of this session.
   if (call.copied_from !== undefined) parts.push(`copied from ${call.copied_from.slice(0, 8)}`);
   else {
@@ -138,8 +165,11 @@ function writtenNode(session: SessionSnapshot, call: CallSnapshot): TreeNodeView
     parts.push(callLagText(call), ...(hooks !== undefined ? [hooks] : []), callShapeText(call.shape));
   }
   if (call.agent_id) parts.push('subagent');
+  const figures = printable([...(call.wait?.outcome === 'seen' ? ['seen'] : []), ...parts].join(' · '));
   const tooltip = [
     call.tool_use_id,
+    `${toolLabel(call.tool_name)}: ${figures}`,
+    shapeLine(call),
     `record at line ${call.line ?? '?'}`,
     ...recordLines(call),
     hooksLine(call),
@@ -152,6 +182,8 @@ function writtenNode(session: SessionSnapshot, call: CallSnapshot): TreeNodeView
     id: callNodeId(session.session_id, call.tool_use_id),
     kind: 'written',
     label: toolLabel(call.tool_name),
+    name: '',
+    figures,
     description: printable(parts.join(' · ')),
     tooltip: tooltip.filter((l): l is string => l !== undefined).map(printable).join('\n'),
     icon: call.wait?.outcome === 'behind' ? 'warning' : 'check',
@@ -188,10 +220,25 @@ export function callsInOrder(session: SessionSnapshot): CallSnapshot[] {
   );
 }
 
-function sessionTooltip(session: SessionSnapshot, now: number): string {
+/** A session's waits in words: how many of its hooks' waits found their record, how many ended behind. */
+function waitsText(st: SessionSnapshot['stats']): string {
+  return `waits ${st.waits_seen} seen / ${st.waits_behind} behind`;
+}
+
+/** A session's figures whole: held, its waits, its lag. */
+function sessionFigures(session: SessionSnapshot): string {
+  const st = session.stats;
+  const lag = st.lag_p50_ms === null ? 'lag: none measured' : `lag p50 ${formatDuration(st.lag_p50_ms)} · p95 ${formatStat(st.lag_p95_ms)}`;
+  return `${session.held.length > 0 ? `${session.held.length} held` : 'in sync: no call held'} · ${waitsText(st)} · ${lag}`;
+}
+
+function sessionTooltip(session: SessionSnapshot, name: string, now: number): string {
+  const st = session.stats;
   const start = startLabel(session.started_at, now);
   return [
-    sessionTitle(session),
+    name,
+    sessionFigures(session),
+    `shapes: ${st.shape_before_result} before result · ${st.shape_with_result} with result · ${st.shape_unknown} unknown`,
     start === undefined ? 'started: unknown' : `started ${start}`,
     session.cwd,
     session.git_branch === undefined ? undefined : `branch ${session.git_branch}`,
@@ -204,18 +251,26 @@ function sessionTooltip(session: SessionSnapshot, now: number): string {
     .join('\n');
 }
 
+/**
+ * A session's row leads with its state and figures (`2 held · 3 behind · p50 7.1s`), its name after
+ * them: at the sidebar's default width a name of a few words already filled the row and cut the
+ * figures. Waits that found their record are good news and in the tooltip; those that ended behind
+ * are said in the row.
+ */
 export function sessionNode(session: SessionSnapshot, now: number, name = sessionName(session, [session], now)): TreeNodeView {
   const st = session.stats;
-  const desc = [session.held.length > 0 ? `${session.held.length} held` : 'in sync'];
-  if (st.waits_seen + st.waits_behind > 0) desc.push(`waits ${st.waits_seen} seen / ${st.waits_behind} behind`);
-  if (st.lag_p50_ms !== null) desc.push(`p50 ${formatDuration(st.lag_p50_ms)}`);
+  const label = [session.held.length > 0 ? `${session.held.length} held` : 'in sync'];
+  if (st.waits_behind > 0) label.push(`${st.waits_behind} behind`);
+  if (st.lag_p50_ms !== null) label.push(`p50 ${formatDuration(st.lag_p50_ms)}`);
   const children = callsInOrder(session).map((c) => (shownAsHeld(c) ? heldNode(session, c, now) : writtenNode(session, c)));
   return {
     id: sessionNodeId(session.session_id),
     kind: 'session',
-    label: name,
-    description: desc.join(' · '),
-    tooltip: sessionTooltip(session, now),
+    label: label.join(' · '),
+    name,
+    figures: sessionFigures(session),
+    description: name,
+    tooltip: sessionTooltip(session, name, now),
     icon: session.held.length > 0 ? 'watch' : 'comment-discussion',
     contextValue: 'session',
     session_id: session.session_id,

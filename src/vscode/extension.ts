@@ -188,6 +188,7 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
     statusBarTooltip: () => statusBar.state()?.tooltip,
     statusView: () => statusBar.state(),
     treeItems: () => tree.nodes(),
+    renderedTreeItems: () => tree.renderedItems(),
     badge: () => tree.badge(),
     badgeTooltip: () => tree.badgeTooltip(),
     statusBarAccessibilityLabel: () => statusBar.accessibilityLabel(),

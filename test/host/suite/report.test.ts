@@ -32,7 +32,7 @@ describe('session report', () => {
     assert.match(tab.label, /Report me|Transcript Lag/);
     const data = await eventually(api, 'report data', () => api.reportData());
     // The name the tree gives the session: its title and start time.
-    assert.equal(data.title, api.treeItems().find((n) => n.session_id === s.sessionId)?.label);
+    assert.equal(data.title, api.treeItems().find((n) => n.session_id === s.sessionId)?.name);
     assert.match(data.title, /^Report me · \d\d:\d\d$/);
     const json = JSON.stringify(data);
     assert.ok(json.includes('toolu_rep_1') && json.includes('toolu_rep_2'), 'both calls in the per-call table');

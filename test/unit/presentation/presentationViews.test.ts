@@ -70,16 +70,16 @@ describe('presentation: sessions a person can tell apart', () => {
     const fresh = session({ session_id: 'new', title: undefined, first_prompt: 'go', started_at: at(11, 0), cwd: '/a' });
     const unknown = session({ session_id: 'unk', title: 'Other', started_at: undefined });
     const tree = treeModel([old, unknown, fresh], NOW);
-    assert.deepEqual(tree.map((n) => [n.session_id, n.label]), [
+    assert.deepEqual(tree.map((n) => [n.session_id, n.name]), [
       ['new', 'go · 11:00'],
       ['old', 'go · 09:00'],
       ['unk', 'Other'],
     ]);
     assert.match(tree[0].tooltip, /started 11:00/);
     assert.match(tree[0].tooltip, /session new/);
-    assert.equal(buildReport(fresh, [], NOW, tree[0].label).title, 'go · 11:00');
+    assert.equal(buildReport(fresh, [], NOW, tree[0].name).title, 'go · 11:00');
     const picks = sessionPickItems([old, unknown, fresh], NOW);
-    assert.deepEqual(picks.map((p) => p.label), tree.map((n) => n.label));
+    assert.deepEqual(picks.map((p) => p.label), tree.map((n) => n.name));
     assert.match(picks[0].detail, /\/a · new/);
   });
 

@@ -197,6 +197,18 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
     reportData: () => report.lastData(),
     replayView: () => replayPanel.lastView(),
     cancelReplay: () => replayHook.cancel(),
+    hookPicker: () => {
+      const picker = replayHook.openPicker();
+      return (
+        picker && {
+          items: () => picker.items.map((i) => i.label),
+          placeholder: () => picker.placeholder ?? '',
+          type: (text: string) => {
+            picker.value = text;
+          },
+        }
+      );
+    },
     refresh: async () => {
       await host.tick();
       render();

@@ -47,6 +47,11 @@ export interface TranscriptLagApi {
   reportData(): ReportData | undefined;
   /** Replay Hook on Session…'s table: its data and the page last drawn from it; undefined before the first replay. */
   replayView(): ReplayView | undefined;
+  /**
+   * Replay Hook on Session…'s hook picker while it is open: the labels it lists now, and its box's text,
+   * which `type` sets as typing there does (the workbench then filters and reports the change back).
+   */
+  hookPicker(): { items(): string[]; placeholder(): string; type(text: string): void } | undefined;
   /** Stops the running replay as its notification's Cancel does; false when none runs. */
   cancelReplay(): boolean;
   /** Polls the engine once and re-renders every view at once (no coalescing delay). */

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { Decision } from '../../../src/core/replay/decision';
 import { liveTimingsText, NEXT_STEP, type CallReport } from '../../../src/core/replay/report';
 import { COMMANDS } from '../../../src/presentation/commandIds';
-import { hookPickItems } from '../../../src/presentation/replayHookPick';
+import { hookPickItems, hookPickPlaceholder } from '../../../src/presentation/replayHookPick';
 import { escapeHtml, REPLAY_MAX_ROWS, ReplayedCalls, replayPageHtml, replayRows, replayTable, type ReplayProgress, type ReplayRowInput, type ReplayTableData } from '../../../src/presentation/replayTable';
 
 const MAIN = '/c/projects/-w/s1.jsonl';
@@ -210,5 +210,18 @@ describe('presentation: the replay hook picker', () => {
       ],
     );
     assert.deepEqual(hookPickItems({ hooks: [], disabled: false }).map((i) => i.kind), ['type']);
+  });
+
+  it('makes a command typed in its box an item that runs it: first, unless the text finds a configured hook', () => {
+    const none = { hooks: [], disabled: false };
+    assert.match(hookPickPlaceholder(0), /type the command your hook runs, then Enter/);
+    const typed = hookPickItems(none, 'sh ~/.claude/hooks/review.sh');
+    assert.deepEqual(typed.map((i) => [i.kind, i.label]), [['typed', 'Run: sh ~/.claude/hooks/review.sh'], ['type', 'Type a command…']]);
+    assert.equal(typed[0]!.kind === 'typed' && typed[0]!.command, 'sh ~/.claude/hooks/review.sh');
+    assert.deepEqual(hookPickItems(none, '   ').map((i) => i.kind), ['type'], 'blanks run nothing');
+    // Typed to find a configured hook: that hook stays ahead of running the text itself.
+    const configured = { hooks: [{ command: 'sh review.sh', matcher: 'Bash', source: 'project' as const }], disabled: false };
+    assert.deepEqual(hookPickItems(configured, 'REVIEW').map((i) => i.kind), ['type', 'one', 'typed', 'all']);
+    assert.deepEqual(hookPickItems(configured, 'node other.js').map((i) => i.kind), ['typed', 'type', 'one', 'all']);
   });
 });

@@ -203,10 +203,18 @@ function targetOfSession(session: SessionSnapshot): RevealTarget | undefined {
 /**
  * When a call began: its hook fired, else its record's own timestamp (a call
  * read from history was observed only when the window opened), else when its
- * record was seen. None of these changes as the call's hold clears.
+ * record was seen. None of these changes as the call's hold clears. Null and
+ * absent alike (the report's samples say null).
  */
-function firstSeen(call: CallSnapshot): number {
+type Began = { tool_use_id: string; fired_at?: number | null; record_at?: number | null; observed_at?: number | null };
+
+function firstSeen(call: Began): number {
   return call.fired_at ?? call.record_at ?? call.observed_at ?? 0;
+}
+
+/** Newest first by when each call began, then by id: the tree's order, which the report's table keeps too. */
+export function newestCallFirst(a: Began, b: Began): number {
+  return firstSeen(b) - firstSeen(a) || (a.tool_use_id < b.tool_use_id ? -1 : a.tool_use_id > b.tool_use_id ? 1 : 0);
 }
 
 /**
@@ -215,9 +223,7 @@ function firstSeen(call: CallSnapshot): number {
  * clears, so the rows under the pointer do not move as holds clear.
  */
 export function callsInOrder(session: SessionSnapshot): CallSnapshot[] {
-  return [...session.held, ...session.recent].sort(
-    (a, b) => firstSeen(b) - firstSeen(a) || (a.tool_use_id < b.tool_use_id ? -1 : a.tool_use_id > b.tool_use_id ? 1 : 0),
-  );
+  return [...session.held, ...session.recent].sort(newestCallFirst);
 }
 
 /** A session's waits in words: how many of its hooks' waits found their record, how many ended behind. */

@@ -140,6 +140,16 @@ function heldNode(session: SessionSnapshot, call: CallSnapshot, now: number): Tr
   };
 }
 
+/**
+ * A written row's figures as the row says them: where neither lag nor shape is known, once
+ * (`behind · lag, shape unknown`), which a default-width sidebar keeps whole; the tooltip says each.
+ */
+function rowText(parts: readonly string[]): string {
+  const lag = parts.indexOf('lag unknown');
+  if (lag >= 0 && parts[lag + 1] === 'shape unknown') return [...parts.slice(0, lag), 'lag, shape unknown', ...parts.slice(lag + 2)].join(' · ');
+  return parts.join(' · ');
+}
+
 /** What the row's shape means, in words; a fork's copy has none of this session's. */
 function shapeLine(call: CallSnapshot): string | undefined {
   if (call.copied_from !== undefined) return undefined;
@@ -184,7 +194,7 @@ function writtenNode(session: SessionSnapshot, call: CallSnapshot): TreeNodeView
     label: toolLabel(call.tool_name),
     name: '',
     figures,
-    description: printable(parts.join(' · ')),
+    description: printable(rowText(parts)),
     tooltip: tooltip.filter((l): l is string => l !== undefined).map(printable).join('\n'),
     icon: call.wait?.outcome === 'behind' ? 'warning' : 'check',
     contextValue: 'writtenCall',

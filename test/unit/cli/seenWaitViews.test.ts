@@ -215,7 +215,8 @@ describe("after the fact, a probe's wait says the same in every view (the field 
           // A behind wait proves no shape, and (these older hooks say not when they last looked) no bound.
           assert.ok(f.outcomes.length > 0 && f.outcomes.every((o) => o === 'behind'), where);
           assert.deepEqual([call.lag_ms, call.lag_bounds, call.shape], [null, undefined, 'unknown'], `${where}: the engine`);
-          assert.equal(node.description, 'behind · lag unknown · shape unknown', `${where}: the tree`);
+          assert.equal(node.description, 'behind · lag, shape unknown', `${where}: the tree`);
+          assert.equal(node.tooltip.split('\n')[1], `${node.label}: behind · lag unknown · shape unknown`, `${where}: the tree's tooltip`);
           assert.deepEqual([row.lag, row.shape], ['lag unknown', 'shape unknown'], `${where}: the report`);
           assert.equal(analyzed.held_ms, undefined, `${where}: analyze`);
           assert.notEqual(analyzed.shape_evidence, 'hook_on_disk', `${where}: analyze's shape is not the wait's`);

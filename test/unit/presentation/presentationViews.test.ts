@@ -197,7 +197,7 @@ describe('presentation: never a label the evidence does not prove', () => {
     assert.equal(callLagText({ fired_at: NOW, lag_ms: 2900 }), 'lag 2.9s');
     assert.equal(callLagText({ lag_ms: null }), 'no hook');
     const [row] = treeModel([session({ recent: [writtenCall('w', 3, NOW, { lag_ms: null })] })], NOW)[0].children;
-    assert.equal(row.description, 'lag unknown · shape unknown');
+    assert.equal(row.description, 'lag, shape unknown');
   });
 
   it('takes a shape from the evidence only, never from with_result alone', () => {
@@ -206,7 +206,7 @@ describe('presentation: never a label the evidence does not prove', () => {
     assert.equal(callShapeText('unknown'), 'shape unknown');
     assert.equal(callShapeText(undefined), 'shape unknown');
     const history = writtenCall('w', 3, NOW, { lag_ms: null, with_result: false, shape: 'unknown' });
-    assert.equal(treeModel([session({ recent: [history] })], NOW)[0].children[0].description, 'lag unknown · shape unknown');
+    assert.equal(treeModel([session({ recent: [history] })], NOW)[0].children[0].description, 'lag, shape unknown');
   });
 
   it('reports a joined call without a lag as "lag unknown" and its unproven shape as "shape unknown"', () => {

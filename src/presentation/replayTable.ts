@@ -29,6 +29,8 @@ export interface ReplayRunCell {
   reason_full: string;
   /** How the hook's process ended: `exit 2`; `killed` when it did not exit by itself (a timeout, a signal) or never started. */
   exit: string;
+  /** How long it ran. */
+  took: string;
 }
 
 export interface ReplayRow {
@@ -108,6 +110,7 @@ function runCell(run: RunReport): ReplayRunCell {
     reason: oneLine(reason, REASON_CHARS),
     reason_full: oneLine(reason, REASON_TITLE_CHARS),
     exit: run.exit_code === null ? 'killed' : `exit ${run.exit_code}`,
+    took: formatDuration(run.ms),
   };
 }
 
@@ -226,7 +229,7 @@ const DECISION_CLASS: Record<Decision, string> = { allow: 'allow', ask: 'ask', d
 
 function runHtml(run: ReplayRunCell): string {
   const reason = run.reason === '' ? '' : ` <span class="reason"${run.reason_full !== run.reason ? ` title="${escapeHtml(run.reason_full)}"` : ''}>${escapeHtml(run.reason)}</span>`;
-  return `<td class="run"><span class="decision ${DECISION_CLASS[run.decision] ?? 'error'}">${escapeHtml(run.decision)}</span> <span class="exit">${escapeHtml(run.exit)}</span>${reason}</td>`;
+  return `<td class="run"><span class="decision ${DECISION_CLASS[run.decision] ?? 'error'}">${escapeHtml(run.decision)}</span> <span class="exit">${escapeHtml(`${run.exit} · ${run.took}`)}</span>${reason}</td>`;
 }
 
 /** What a row's basis means, for its hover and the legend. */
@@ -250,7 +253,6 @@ function rowHtml(r: ReplayRow, withHook: boolean): string {
     timing,
     `<td><abbr title="${escapeHtml(BASIS_TEXT[r.basis])}">${escapeHtml(r.basis)}</abbr></td>`,
     `<td class="num">${escapeHtml(r.bytes)}</td>`,
-    `<td class="num">${escapeHtml(r.ms)}</td>`,
     ...(withHook ? [`<td class="mono">${escapeHtml(r.hook)}</td>`] : []),
   ];
   return `<tr class="${r.differs ? 'differs' : 'same'}" data-call="${escapeHtml(r.tool_use_id)}">${cells.join('')}</tr>`;
@@ -290,13 +292,13 @@ export function replayBodyHtml(d: ReplayTableData): string {
     return out.join('\n');
   }
   const withHook = d.rows.some((r) => r.hook !== '');
-  const heads = ['Tool', 'Line', 'Differs', 'Live', 'Complete', 'Timing', 'Basis', 'Bytes (live / complete)', 'Time (live / complete)', ...(withHook ? ['Hook'] : [])];
+  const heads = ['Tool', 'Line', 'Differs', 'Live', 'Complete', 'Timing', 'Basis', 'Bytes live / complete', ...(withHook ? ['Hook'] : [])];
   out.push('<table>', `<thead><tr>${heads.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead>`, '<tbody>');
   for (const r of d.rows) out.push(rowHtml(r, withHook));
   out.push('</tbody>', '</table>');
   out.push(
     '<dl class="legend muted">',
-    `<dt>Live</dt><dd>the hook handed the transcript as it stood when it fired, its call's record appended while it runs when it landed (its decision at the likeliest landing; the exit code of its process beside it).</dd>`,
+    `<dt>Live</dt><dd>the hook handed the transcript as it stood when it fired, its call's record appended while it runs when it landed (its decision at the likeliest landing; beside it how its process ended and how long it ran).</dd>`,
     `<dt>Complete</dt><dd>the hook handed a transcript that holds its call's own record, as if Claude Code wrote first.</dd>`,
     `<dt>Differs</dt><dd>a live run decided otherwise than the complete one: the hook depends on its call being in the transcript.</dd>`,
     `<dt>Timing</dt><dd>the live runs, one at each time the record may land: from the start (on disk when the hook fired), N ms after the hook started, or not while it ran; "depends on timing" when they did not all decide alike.</dd>`,

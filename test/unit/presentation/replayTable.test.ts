@@ -157,6 +157,8 @@ describe('presentation: the replay table', () => {
     // A block with no stderr still says how the hook ended; a run cut at its timeout says it was killed.
     assert.deepEqual([t!.live.decision, t!.live.reason, t!.live.exit, t!.complete.exit], ['block', '', 'exit 2', 'exit 0']);
     assert.deepEqual([k!.live.exit, k!.complete.exit], ['killed', 'killed']);
+    // Beside each decision: how the run ended and how long it took.
+    assert.match(page(d), new RegExp('data-call="toolu_t">.*<span class="decision deny">block</span> <span class="exit">exit 2 · 5 ms</span>.*<span class="decision allow">allow</span> <span class="exit">exit 0 · 7 ms</span>'));
     assert.equal(t!.bytes, '900 / 1200');
     // The landing-time words are the CLI's (one function says them for both).
     assert.equal(t!.timings, liveTimingsText(timed.live_timings));
@@ -166,7 +168,7 @@ describe('presentation: the replay table', () => {
     // The command on a line of its own; the next step with its code as code.
     assert.match(html, /<pre class="command"><code>sh review\.sh<\/code><\/pre>/);
     assert.match(html, /<p class="next-step">Next: .*<code>transcript-lag message<\/code>.*<code>complete<\/code>.*<code>node ~\/\.claude\/transcript-lag\/bin\/transcript-lag-complete\.js -- &lt;your hook&gt;<\/code>/);
-    assert.deepEqual([...html.matchAll(/<th>([^<]*)<\/th>/g)].map((m) => m[1]), ['Tool', 'Line', 'Differs', 'Live', 'Complete', 'Timing', 'Basis', 'Bytes (live / complete)', 'Time (live / complete)']);
+    assert.deepEqual([...html.matchAll(/<th>([^<]*)<\/th>/g)].map((m) => m[1]), ['Tool', 'Line', 'Differs', 'Live', 'Complete', 'Timing', 'Basis', 'Bytes live / complete']);
     const rowOf = (id: string) => new RegExp(`<tr[^>]*data-call="${id}">(.*?)</tr>`).exec(html)![1]!;
     assert.match(rowOf('toolu_t'), /<span class="flag">differs<\/span>/);
     assert.match(rowOf('toolu_t'), /<span class="flag">depends on timing<\/span> <span class="reason">record landed: from the start allow · 99 ms allow · not while it ran block<\/span>/);

@@ -129,7 +129,7 @@ function heldNode(session: SessionSnapshot, call: CallSnapshot, now: number): Tr
     label: toolLabel(call.tool_name),
     name: '',
     figures,
-    description: printable(parts.join(' · ')),
+    description: figures,
     tooltip: tooltip.filter((l): l is string => l !== undefined).map(printable).join('\n'),
     icon: call.wait?.outcome === 'behind' ? 'error' : 'watch',
     contextValue: 'heldCall',

@@ -118,10 +118,52 @@ async function shoot(root, theme) {
     const cut = fits.rows.filter((r) => r.cut);
     say(`${theme}: title ${JSON.stringify(title.text)}${title.cut ? ' (cut)' : ''}; ${fits.rows.length} rows, ${cut.length} cut`);
     for (const r of cut) say(`  cut: ${r.label} | ${r.description} (${r.needs_px} px in ${r.has_px})`);
+    await replayShot(page, root, theme);
   } finally {
     await browser.close();
     await server.stop();
   }
+}
+
+/**
+ * Replay Hook on Session… as a user runs it: the Command Palette, the first session, a command typed
+ * into the hook picker and Enter; then the table, once it says Done.
+ */
+async function replayShot(page, root, theme) {
+  const hook = path.join(root, 'review-hook.js');
+  // A reviewing hook that wants its call in the transcript it is handed: it says no when the call is not there.
+  fs.writeFileSync(
+    hook,
+    `let input = '';
+process.stdin.on('data', (d) => (input += d)).on('end', () => {
+  const h = JSON.parse(input);
+  const t = require('fs').readFileSync(h.transcript_path, 'utf8');
+  if (t.includes(JSON.stringify(h.tool_use_id))) process.exit(0);
+  process.stderr.write('my call is not in the transcript');
+  process.exit(2);
+});
+`,
+  );
+  await page.keyboard.press('F1');
+  await page.keyboard.type('Transcript Lag: Replay Hook on Session');
+  await page.waitForTimeout(500);
+  await page.keyboard.press('Enter');
+  // The session picker (several sessions): the demo's session whose calls were held while their hooks ran.
+  await page.waitForTimeout(1000);
+  await page.keyboard.type('two parallel calls');
+  await page.waitForTimeout(500);
+  await page.keyboard.press('Enter');
+  await page.waitForTimeout(1000);
+  await page.keyboard.type(`node ${hook}`);
+  await page.waitForTimeout(500);
+  await page.screenshot({ path: path.join(out, `picker-${theme}.png`) });
+  await page.keyboard.press('Enter');
+  const frame = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+  await frame.locator('#state[data-state="done"]').waitFor({ timeout: 120_000 });
+  await page.mouse.move(1300, 880);
+  await page.waitForTimeout(800);
+  await page.screenshot({ path: path.join(out, `replay-${theme}.png`) });
+  say(`${theme}: replay table shot`);
 }
 
 main().catch((err) => {

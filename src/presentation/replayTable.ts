@@ -44,8 +44,6 @@ export interface ReplayRow {
   basis: LiveBasis;
   live: ReplayRunCell;
   complete: ReplayRunCell;
-  /** How long each run took: `live / complete`. */
-  ms: string;
   /** Bytes of the transcript each was handed: `live / complete` (the live copy's at the fire). */
   bytes: string;
   differs: boolean;
@@ -129,7 +127,6 @@ function replayRow(sessionId: string, mainTranscript: string, { report: r, recor
     basis: r.basis,
     live: runCell(r.live),
     complete: runCell(r.complete),
-    ms: `${formatDuration(r.live.ms)} / ${formatDuration(r.complete.ms)}`,
     bytes: `${r.live.transcript_bytes} / ${r.complete.transcript_bytes}`,
     differs: r.differs,
     timing_dependent: r.timing_dependent,

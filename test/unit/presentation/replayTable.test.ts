@@ -73,7 +73,7 @@ describe('presentation: the replay table', () => {
     assert.equal(d.verdict, `Decided differently on ${differing.length} of ${n} calls: your hook depends on its call being in the transcript, which it is not while it runs.`);
   });
 
-  it('gives each row its columns: tool, line (and a subagent file), basis, both decisions with reasons, ms; a click opens the record line', () => {
+  it('gives each row its columns: tool, line (and a subagent file), basis, both decisions with reasons and times; a click opens the record line', () => {
     const sub = '/c/projects/-w/s1/subagents/agent-a1.jsonl';
     const d = replayTable(
       progress([
@@ -82,7 +82,7 @@ describe('presentation: the replay table', () => {
       ]),
     );
     const [m, s] = d.rows;
-    assert.deepEqual([m!.tool, m!.line, m!.file, m!.basis, m!.live.decision, m!.live.reason, m!.complete.decision, m!.complete.reason, m!.ms], ['Bash', 7, '', 'model', 'deny', 'my call is not in the transcript', 'allow', '', '12 ms / 1.5s']);
+    assert.deepEqual([m!.tool, m!.line, m!.file, m!.basis, m!.live.decision, m!.live.reason, m!.complete.decision, m!.complete.reason, m!.live.took, m!.complete.took], ['Bash', 7, '', 'model', 'deny', 'my call is not in the transcript', 'allow', '', '12 ms', '1.5s']);
     assert.deepEqual([s!.tool, s!.line, s!.file, s!.basis], ['Read (agent)', 3, 'agent-a1.jsonl', 'channel']);
     assert.deepEqual(m!.target, { session_id: 's1', tool_use_id: 'toolu_m', transcript_path: MAIN, line: 7, held: false });
     assert.deepEqual(s!.target, { session_id: 's1', tool_use_id: 'toolu_s', transcript_path: sub, line: 3, held: false });

@@ -36,14 +36,17 @@ describe('held-calls tree', () => {
     });
     assert.equal(node.kind, 'session');
     // The row leads with its state; its name (title and start time, local hh:mm of its first call's record) after it.
-    // Its one written call's lag is the session's p50.
-    assert.match(node.label, /^2 held · p50 \d[\d.]*( ms|s)$/);
+    // Its one written call's lag is the session's p50 when the engine's read measured it (a busy machine may
+    // leave only a bound, and no p50 then): the row says what the tooltip says.
+    const p50 = /^2 held(?: · p50 (\S+(?: ms|s)))?$/.exec(node.label);
+    assert.ok(p50, node.label);
     assert.match(node.name, /^Refactor the tail · \d\d:\d\d$/);
     assert.equal(node.description, node.name);
     // The tooltip holds what a narrow sidebar cuts: the name, the held count, the waits and the lag.
     const [name, figures] = node.tooltip.split('\n');
     assert.equal(name, node.name);
-    assert.match(figures, /^2 held · waits 0 seen \/ 0 behind · lag p50 \S+( ms|s) · p95 \S+( ms|s)$/);
+    if (p50[1] === undefined) assert.equal(figures, '2 held · waits 0 seen / 0 behind · lag: none measured');
+    else assert.match(figures, new RegExp(`^2 held · waits 0 seen / 0 behind · lag p50 ${p50[1]} · p95 \\S+( ms|s)$`));
     assert.deepEqual(
       node.children.map((c) => [c.kind, c.label, c.tool_use_id]),
       [
@@ -70,16 +73,16 @@ describe('held-calls tree', () => {
     const [sessionRow, h2, h1, done] = rows;
     const node = api.treeItems().find((n) => n.session_id === session.sessionId)!;
     assert.deepEqual([sessionRow.label, sessionRow.description], [node.label, node.name]);
-    assert.match(sessionRow.label, /^2 held · p50 /);
-    assert.match(sessionRow.tooltip, /^Refactor the tail · \d\d:\d\d\n2 held · waits 0 seen \/ 0 behind · lag p50 .*\nshapes: \d+ before result · \d+ with result · \d+ unknown\n/);
+    assert.match(sessionRow.label, /^2 held( · p50 |$)/);
+    assert.match(sessionRow.tooltip, /^Refactor the tail · \d\d:\d\d\n2 held · waits 0 seen \/ 0 behind · lag[ :].*\nshapes: \d+ before result · \d+ with result · \d+ unknown\n/);
     assert.deepEqual([h2.label, h1.label, done.label], ['Grep', 'Bash', 'Read']);
     // A held row's hover: its figures whole, then where its record will land.
     assert.match(h2.tooltip, /^toolu_tree_h2\nGrep: held \d.* · hook fired\nheld for .*; its record will land after line \d+/);
     // A written row's hover: lag and shape, and what the shape means.
     const [, figures, shape] = done.tooltip.split('\n');
     assert.equal(figures, `Read: ${done.description}`);
-    assert.match(figures, /^Read: lag \d.* · (with result|before result)$/);
-    assert.match(shape, /^Shape: (with result|before result): /);
+    assert.match(figures, /^Read: (lag \d|held [≤≥\d]).* · (with result|before result|shape unknown)$/);
+    assert.match(shape, /^Shape: (with result|before result|unknown): /);
   });
 
   it('moves a call from held to written when its record lands and lowers the badge', async () => {

@@ -34,6 +34,8 @@
       const div = el('div');
       div.appendChild(el('dt', undefined, item.label));
       div.appendChild(el('dd', undefined, item.value));
+      // Words a figure needs (why it is missing) in small type under it, not in the figure's large bold.
+      if (item.note) div.appendChild(el('dd', 'note', item.note));
       dl.appendChild(div);
     }
     return dl;

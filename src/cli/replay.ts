@@ -18,7 +18,7 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { resolveClaudeDir } from '../core/discovery';
 import { CLAUDE_CODE_HOOK_TIMEOUT_S } from '../core/replay/hookTimeout';
-import { ReplayTally, type CallReport, type LiveRunReport } from '../core/replay/report';
+import { liveTimingsText, ReplayTally, type CallReport } from '../core/replay/report';
 import { hookLabel } from '../core/replay/settingsHooks';
 import { replaySession, ReplayError, type NoteTopic } from '../platform/replaySession';
 import { jsonEscapingUnprintable, printable } from '../rules/printable';
@@ -152,8 +152,6 @@ function sessionFiles(p: string): string[] {
   return out;
 }
 
-const timingText = (t: LiveRunReport) => `${t.record_at_ms === null ? 'not while it ran' : t.record_at_ms === 0 ? 'from the start' : `${t.record_at_ms} ms`} ${t.decision}`;
-
 function renderRow(r: CallReport, withHook: boolean): string {
   const cell = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s.padEnd(n));
   const bytes = `${r.live.transcript_bytes}/${r.complete.transcript_bytes}`;
@@ -168,7 +166,7 @@ function renderRow(r: CallReport, withHook: boolean): string {
   ].join(' ');
   const lines = [withHook && r.hook ? `${row}  ${printable(hookLabel(r.hook))}` : row.trimEnd()];
   // Where the hook decided otherwise on some landing times: each, in words.
-  if (r.timing_dependent) lines.push(`    record landed: ${r.live_timings.map(timingText).join(' · ')}`);
+  if (r.timing_dependent) lines.push(`    record landed: ${liveTimingsText(r.live_timings)}`);
   if (r.differs) {
     for (const [name, run] of [['live', r.live], ['complete', r.complete]] as const) {
       if (run.reason !== null) lines.push(`    ${name}: ${cell(printable(run.reason), 110).trimEnd()}`);
@@ -248,7 +246,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     }
     ran += 1;
     skipped += result.skipped;
-    if (!a.json) io.stdout(`\n${printable(result.tally.verdict(result.byMatcher))}\n`);
+    if (!a.json) {
+      const next = result.tally.nextStep();
+      io.stdout(`\n${printable(result.tally.verdict(result.byMatcher))}\n${next === '' ? '' : `${next}\n`}`);
+    }
   }
   if (a.json && ran > 0) io.stdout(`${JSON.stringify({ ...all.summary(skipped), ...(several ? { sessions: sessions.length } : {}) })}\n`);
   if (stop.signal.aborted) {

@@ -21,9 +21,9 @@ export const RELOADED_WHILE_RUNNING = 'The window reloaded while this replay ran
 export function restoredReplay(state: unknown): ReplayTableData | undefined {
   if (!isObject(state)) return undefined;
   const s = state;
-  if (!texts(s, ['session_id', 'session', 'transcript_path', 'hooks', 'progress', 'verdict'])) return undefined;
+  if (!texts(s, ['session_id', 'session', 'transcript_path', 'hooks', 'progress', 'verdict', 'next_step'])) return undefined;
   if (typeof s.state !== 'string' || !STATES.includes(s.state as ReplayState)) return undefined;
-  if (!count(s.calls) || !count(s.differs)) return undefined;
+  if (!count(s.calls) || !count(s.differs) || !count(s.timing_dependent)) return undefined;
   if (!Array.isArray(s.notes) || s.notes.length > MAX_NOTES || !s.notes.every(isText)) return undefined;
   if (!Array.isArray(s.rows) || s.rows.length > REPLAY_MAX_ROWS) return undefined;
   const rows: ReplayRow[] = [];
@@ -40,9 +40,11 @@ export function restoredReplay(state: unknown): ReplayTableData | undefined {
     state: s.state as ReplayState,
     progress: s.progress as string,
     verdict: s.verdict as string,
+    next_step: s.next_step as string,
     notes: [...(s.notes as string[])],
     calls: s.calls as number,
     differs: s.differs as number,
+    timing_dependent: s.timing_dependent as number,
     rows,
   };
   if (data.state !== 'running') return data;
@@ -51,8 +53,8 @@ export function restoredReplay(state: unknown): ReplayTableData | undefined {
 
 function restoredRow(r: unknown): ReplayRow | undefined {
   if (!isObject(r)) return undefined;
-  if (!texts(r, ['tool_use_id', 'tool', 'file', 'ms', 'timings', 'hook'])) return undefined;
-  if (!line(r.line) || (r.basis !== 'channel' && r.basis !== 'model') || typeof r.differs !== 'boolean') return undefined;
+  if (!texts(r, ['tool_use_id', 'tool', 'file', 'bytes', 'timings', 'hook'])) return undefined;
+  if (!line(r.line) || (r.basis !== 'channel' && r.basis !== 'model') || typeof r.differs !== 'boolean' || typeof r.timing_dependent !== 'boolean') return undefined;
   const live = runCell(r.live);
   const complete = runCell(r.complete);
   const target = revealTarget(r.target);
@@ -65,8 +67,9 @@ function restoredRow(r: unknown): ReplayRow | undefined {
     basis: r.basis,
     live,
     complete,
-    ms: r.ms as string,
+    bytes: r.bytes as string,
     differs: r.differs,
+    timing_dependent: r.timing_dependent,
     timings: r.timings as string,
     hook: r.hook as string,
     target,
@@ -74,8 +77,8 @@ function restoredRow(r: unknown): ReplayRow | undefined {
 }
 
 function runCell(c: unknown): ReplayRunCell | undefined {
-  if (!isObject(c) || !texts(c, ['reason', 'reason_full']) || typeof c.decision !== 'string' || !DECISIONS.includes(c.decision)) return undefined;
-  return { decision: c.decision as ReplayRunCell['decision'], reason: c.reason as string, reason_full: c.reason_full as string };
+  if (!isObject(c) || !texts(c, ['reason', 'reason_full', 'exit', 'took']) || typeof c.decision !== 'string' || !DECISIONS.includes(c.decision)) return undefined;
+  return { decision: c.decision as ReplayRunCell['decision'], reason: c.reason as string, reason_full: c.reason_full as string, exit: c.exit as string, took: c.took as string };
 }
 
 function revealTarget(t: unknown): RevealTarget | undefined {

@@ -196,6 +196,7 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
     statusBarTooltip: () => statusBar.state()?.tooltip,
     statusView: () => statusBar.state(),
     treeItems: () => tree.nodes(),
+    renderedTreeItems: () => tree.renderedItems(),
     badge: () => tree.badge(),
     badgeTooltip: () => tree.badgeTooltip(),
     statusBarAccessibilityLabel: () => statusBar.accessibilityLabel(),
@@ -205,6 +206,18 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
     reportKept: () => report.keptSessionId(),
     replayView: () => replayPanel.lastView(),
     cancelReplay: () => replayHook.cancel(),
+    hookPicker: () => {
+      const picker = replayHook.openPicker();
+      return (
+        picker && {
+          items: () => picker.items.map((i) => i.label),
+          placeholder: () => picker.placeholder ?? '',
+          type: (text: string) => {
+            picker.value = text;
+          },
+        }
+      );
+    },
     refresh: async () => {
       await host.tick();
       render();

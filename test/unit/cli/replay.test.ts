@@ -8,7 +8,7 @@ import * as esbuild from 'esbuild';
 import { main } from '../../../src/cli/main';
 import { SAFE_SESSION_ID } from '../../../src/rules/channelConstants';
 import { recordFileOf } from '../../../src/rules/modContract';
-import type { CallReport, ReplaySummary } from '../../../src/core/replay/report';
+import { NEXT_STEP, type CallReport, type ReplaySummary } from '../../../src/core/replay/report';
 import { buildHookCommand } from '../../../src/core/settings/hookCommand';
 import { capturingIo } from '../helpers/capturingIo';
 import { fixturesDir } from '../helpers/fixtures';
@@ -215,6 +215,8 @@ describe('replay: a hook that polls the transcript for its own call', function (
     assert.match(rows[0]!, /model\s+\d+\/\d+\s+deny\s+allow\s+differs$/);
     assert.match(r.out, /    live: my call is not in the transcript\n/);
     assert.match(r.out, /\ndecided differently on 1 of 1 call: your hook depends on its call being in the transcript, which it is not while it runs[;.]/);
+    // Then the way past it, in the words VS Code's table uses (one sentence for both).
+    assert.ok(r.out.endsWith(`.\n${NEXT_STEP}\n`), r.out);
     // Its working directory is another machine's: said once, and the hooks run here.
     assert.equal(r.err.match(/is not a folder here/g)?.length, 1, r.err);
   });

@@ -165,10 +165,9 @@ function recordLines(call: CallSnapshot): string[] {
 }
 
 function writtenNode(session: SessionSnapshot, call: CallSnapshot): TreeNodeView {
-  // The outcome first: a narrow sidebar cuts the end of a description, never its start. A wait that
-  // found its record (`seen`) is what the bound after it says (`held ≤ 121 ms`), and its words would
-  // push the shape out of a default-width sidebar: the tooltip says it; `behind` stays in the row.
-  const parts: string[] = call.wait?.outcome === 'behind' ? ['behind'] : [];
+  // The outcome first: a narrow sidebar cuts the end of a description, never its start. The wait's
+  // outcome leads, `seen` as `behind`: the same words as `watch` and `analyze` (issue 43).
+  const parts: string[] = call.wait?.outcome !== undefined ? [call.wait.outcome] : [];
   // A fork's copy of its parent's call happened in the parent: it has no lag or shape of this session.
   if (call.copied_from !== undefined) parts.push(`copied from ${call.copied_from.slice(0, 8)}`);
   else {
@@ -176,7 +175,7 @@ function writtenNode(session: SessionSnapshot, call: CallSnapshot): TreeNodeView
     parts.push(callLagText(call), ...(hooks !== undefined ? [hooks] : []), callShapeText(call.shape));
   }
   if (call.agent_id) parts.push('subagent');
-  const figures = printable([...(call.wait?.outcome === 'seen' ? ['seen'] : []), ...parts].join(' · '));
+  const figures = printable(parts.join(' · '));
   const tooltip = [
     call.tool_use_id,
     `${toolLabel(call.tool_name)}: ${figures}`,

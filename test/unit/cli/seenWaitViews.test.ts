@@ -162,7 +162,7 @@ describe("after the fact, a probe's wait says the same in every view (the field 
     await fx.remove();
   });
 
-  it('every call a seen wait found: `held ≤ <the find> · before result` in the tree (`seen` in its tooltip), the report, analyze and the status line; watch counts it before its result', async () => {
+  it('every call a seen wait found: `seen · held ≤ <the find> · before result` in the tree (its row and its tooltip), the report, analyze and the status line; watch counts it before its result', async () => {
     const recordings = await loadRecordings(fx);
     assert.ok(recordings.length >= 3, 'the field recordings are there');
     let seenCalls = 0;
@@ -202,8 +202,7 @@ describe("after the fact, a probe's wait says the same in every view (the field 
           // The recorder's own looks (10 ms apart) saw the record land within that bound.
           assert.ok(truth.held_ms - 10 <= bound.max_ms, `${where}: the recorder saw it held ${truth.held_ms} ms, beyond ${bound.max_ms}`);
           assert.deepEqual([call.lag_ms, call.lag_bounds, call.shape], [null, bound, 'before_result'], `${where}: the engine`);
-          // The row leaves `seen` to its tooltip (a default-width sidebar cut the shape); the tooltip says it whole.
-          assert.equal(node.description, `held ${boundsText(bound)} · before result`, `${where}: the tree`);
+          assert.equal(node.description, `seen · held ${boundsText(bound)} · before result`, `${where}: the tree`);
           assert.equal(node.tooltip.split('\n')[1], `${node.label}: seen · held ${boundsText(bound)} · before result`, `${where}: the tree's tooltip`);
           assert.deepEqual([row.lag, row.shape], [boundsText(bound), 'before result'], `${where}: the report`);
           assert.match(row.wait, /^seen /, `${where}: the report's wait`);
@@ -246,8 +245,8 @@ describe("after the fact, a probe's wait says the same in every view (the field 
     const snap = await coldSnapshot(fx, sid, now);
     const described = treeModel([snap], now)[0]!.children.map((n) => [n.tool_use_id, n.description, n.tooltip.split('\n')[1]]);
     assert.deepEqual(described.sort(), [
-      ['toolu_field001b', 'held ≤ 346 ms · before result', 'Bash: seen · held ≤ 346 ms · before result'],
-      ['toolu_field002b', 'held ≤ 497 ms · before result', 'Bash: seen · held ≤ 497 ms · before result'],
+      ['toolu_field001b', 'seen · held ≤ 346 ms · before result', 'Bash: seen · held ≤ 346 ms · before result'],
+      ['toolu_field002b', 'seen · held ≤ 497 ms · before result', 'Bash: seen · held ≤ 497 ms · before result'],
     ]);
   });
 

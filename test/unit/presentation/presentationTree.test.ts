@@ -104,7 +104,7 @@ describe('presentation: tree', () => {
       ],
     });
     const rows = Object.fromEntries(treeModel([s], NOW)[0].children.map((c) => [c.tool_use_id, c]));
-    assert.equal(rows.w1!.description, 'held ≤ 121 ms · before result');
+    assert.equal(rows.w1!.description, 'seen · held ≤ 121 ms · before result');
     assert.deepEqual(rows.w1!.tooltip.split('\n').slice(0, 3), ['w1', 'Bash: seen · held ≤ 121 ms · before result', 'Shape: before result: its record was on disk before its result (a hook could have seen it, given time).']);
     assert.equal(rows.w2!.description, 'behind · lag, shape unknown');
     assert.deepEqual(rows.w2!.tooltip.split('\n').slice(1, 3), ['Read: behind · lag unknown · shape unknown', 'Shape: unknown: nothing read proves whether its record came before its result.']);

@@ -71,6 +71,8 @@ export const MAX_PATH_LENGTH = 4096;
 /** Probe defaults: like a reviewing hook, 50 polls 100 ms apart. */
 export const DEFAULT_PROBE_POLLS = 50;
 export const DEFAULT_PROBE_POLL_MS = 100;
+/** The largest --timeout-ms the hook takes (src/hook/main.ts parseHookArgs), a day; install-hook refuses a longer probe wait. */
+export const MAX_HOOK_TIMEOUT_MS = 86_400_000;
 
 /** File name of install-statusline's stable copy of the statusline bundle; also the marker of our statusLine entry. */
 export const STATUSLINE_FILE_NAME = 'transcript-lag-statusline.js';

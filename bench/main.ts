@@ -5,7 +5,7 @@
  *
  * Options: --json (one JSON object on stdout), --quick (small counts, for
  * checking the harness), --size 1G|200M|<bytes> (cold-index transcript),
- * --rounds N, --only latency,cold,hook,statusline,extension,burst,ready,transports,replay-memory, --profile (where
+ * --rounds N, --only latency,cold,hook,statusline,extension,burst,ready,transports,replay-memory,complete, --profile (where
  * analyze spends its time, from node --cpu-prof on an unminified CLI bundle), --before-dist DIR (replay-memory:
  * another build's dist/ run beside this one),
  * --save FILE (the JSON report to a file as well as the table).
@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import { coldIndex } from './coldIndex';
 import { hookCost } from './hook';
 import { replayMemory } from './replayMemory';
+import { completeCost } from './complete';
 import { statuslineCost } from './statusline';
 import { transportCost } from './transports';
 import type { BenchContext } from './lib/context';
@@ -50,6 +51,7 @@ const sections: Record<string, { title: string; load: () => Section }> = {
   ready: { title: 'ready', load: bundled('ready', 'readyWithHistory') },
   transports: { title: 'transports', load: () => transportCost },
   'replay-memory': { title: 'replay memory', load: () => replayMemory },
+  complete: { title: 'transcript-lag complete', load: () => completeCost },
 };
 
 export function parseSize(text: string): number {

@@ -34,6 +34,8 @@
       const div = el('div');
       div.appendChild(el('dt', undefined, item.label));
       div.appendChild(el('dd', undefined, item.value));
+      // Words a figure needs (why it is missing) in small type under it, not in the figure's large bold.
+      if (item.note) div.appendChild(el('dd', 'note', item.note));
       dl.appendChild(div);
     }
     return dl;
@@ -214,8 +216,13 @@
 
   window.addEventListener('message', (ev) => {
     const m = ev.data;
-    if (m && m.type === 'report') render(m.data);
-    else if (m && m.type === 'gone') root.replaceChildren(el('p', 'muted', 'This session is no longer active.'));
+    // The tab's state is which session it reports: after a reload VS Code hands it back and the
+    // extension draws the report again from the engine (src/vscode/report.ts restore).
+    if (m && m.type === 'report') {
+      vscode.setState({ session_id: m.data.session_id });
+      vscode.postMessage({ type: 'kept', session_id: m.data.session_id });
+      render(m.data);
+    } else if (m && m.type === 'gone') root.replaceChildren(el('p', 'muted', 'This session is no longer active.'));
   });
   vscode.postMessage({ type: 'ready' });
 })();

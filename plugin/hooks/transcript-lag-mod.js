@@ -169,6 +169,7 @@ async function storeHeldMessage($, s, call) {
     if (found === void 0 || found.complete || rows.length < last) break;
   }
   if (found === void 0 || !await privately) return;
+  const version = await claudeCodeVersionOf($, s);
   const message = {
     v: HELD_MESSAGE_VERSION,
     tool_use_id: call.id,
@@ -177,11 +178,23 @@ async function storeHeldMessage($, s, call) {
     at: call.at,
     text_blocks: found.text_blocks,
     tool_use: found.tool_use,
-    blocks: found.blocks
+    blocks: found.blocks,
+    ...version !== void 0 ? { version } : {}
   };
   await $.fs.write(file, JSON.stringify(message));
   call.heldFile = file;
   if (!s.held.has(call.id)) dropHeldMessage($, call);
+}
+function claudeCodeVersionOf($, s) {
+  s.claudeCodeVersion ??= (async () => {
+    try {
+      const v = (await $.session.version())?.version;
+      return typeof v === "string" && /^[0-9A-Za-z.+-]{1,64}$/.test(v) ? v : void 0;
+    } catch {
+      return void 0;
+    }
+  })();
+  return s.claudeCodeVersion;
 }
 function dropHeldMessageNow($, call) {
   const file = call.heldFile;
@@ -485,32 +498,288 @@ var LineHeads = class {
 };
 
 // src/rules/recordLine.ts
-var PARSE_LINE_CHARS = 1024 * 1024;
-function callsOfLine(line, partial = false) {
+var HEAD_BYTES = 1024 * 1024;
+function ownerOf(f) {
+  return f.type ?? f.role;
+}
+function callsOfLine(line, complete = true) {
   const out = { records: [], results: [] };
-  if (!line.includes('"tool_use"') && !line.includes('"tool_result"')) return out;
-  if (partial || line.length > PARSE_LINE_CHARS) {
-    const isUser = line.includes('"role":"user"');
-    const isAssistant = line.includes('"role":"assistant"');
-    for (const m of line.matchAll(/"tool_use_id":("(?:[^"\\]|\\.){1,400}")/g)) if (isUser) out.results.push(JSON.parse(m[1]));
-    for (const m of line.matchAll(/"type":"tool_use","id":("(?:[^"\\]|\\.){1,400}")/g)) if (isAssistant) out.records.push(JSON.parse(m[1]));
-    return out;
-  }
-  let rec;
-  try {
-    rec = JSON.parse(line);
-  } catch {
-    return out;
-  }
-  const content = rec?.message?.content;
-  if (!Array.isArray(content)) return out;
-  for (const b of content) {
-    if (!b || typeof b !== "object") continue;
-    if (rec.type === "assistant" && b.type === "tool_use" && typeof b.id === "string") out.records.push(b.id);
-    if (rec.type === "user" && b.type === "tool_result" && typeof b.tool_use_id === "string") out.results.push(b.tool_use_id);
+  const f = lineFactsOf(line, complete);
+  if (!counts(f, line.length, complete)) return out;
+  const owner = ownerOf(f);
+  for (const b of f.blocks) {
+    if (owner === "assistant" && b.type === "tool_use" && b.id !== void 0) out.records.push(b.id);
+    if (owner === "user" && b.type === "tool_result" && b.tool_use_id !== void 0) out.results.push(b.tool_use_id);
   }
   return out;
 }
+function counts(f, length, complete) {
+  if (f.broken) return false;
+  return !complete || length > HEAD_BYTES || f.whole;
+}
+function lineFactsOf(line, complete = true) {
+  const s = new LineHeadScanner();
+  s.feed(line);
+  return s.end(complete);
+}
+var QUOTE = 34;
+var BACKSLASH = 92;
+var MAX_KEPT_BYTES = 512;
+var decoder = new TextDecoder();
+function isSpace(c) {
+  return c === 32 || c === 10 || c === 13 || c === 9;
+}
+var LineHeadScanner = class {
+  facts = { blocks: [], whole: false, broken: false };
+  stack = [];
+  expect = 0 /* Value */;
+  fed = 0;
+  // Inside a string: what it is for, whether the next byte is escaped, what was kept of it.
+  str;
+  escaped = false;
+  kept = [];
+  keptOver = false;
+  keptEscapes = false;
+  // Inside a literal (number, true, false, null): skipped to its end.
+  literal = false;
+  /** Bytes read so far (at most HEAD_BYTES). */
+  get bytesRead() {
+    return this.fed;
+  }
+  reset() {
+    this.facts = { blocks: [], whole: false, broken: false };
+    this.stack = [];
+    this.expect = 0 /* Value */;
+    this.fed = 0;
+    this.str = void 0;
+    this.escaped = false;
+    this.literal = false;
+    this.kept = [];
+  }
+  feed(bytes, from = 0, to = bytes.length) {
+    if (this.facts.broken || this.expect === 5 /* Done */) {
+      this.fed = Math.min(HEAD_BYTES, this.fed + (to - from));
+      if (this.expect === 5 /* Done */) this.trailing(bytes, from, Math.min(to, from + HEAD_BYTES));
+      return;
+    }
+    const end = Math.min(to, from + (HEAD_BYTES - this.fed));
+    if (end <= from) return;
+    this.fed += end - from;
+    let i = from;
+    while (i < end && !this.facts.broken) {
+      if (this.str !== void 0) {
+        i = this.inString(bytes, i, end);
+        continue;
+      }
+      const c = bytes[i];
+      if (this.literal) {
+        if (c === 44 || c === 125 || c === 93 || isSpace(c)) {
+          this.literal = false;
+          this.expect = this.stack.length === 0 ? 5 /* Done */ : 4 /* CommaOrEnd */;
+          continue;
+        }
+        i++;
+        continue;
+      }
+      i++;
+      if (isSpace(c)) continue;
+      this.token(c);
+      if (this.expect === 5 /* Done */) {
+        this.facts.whole = true;
+        this.trailing(bytes, i, end);
+        return;
+      }
+    }
+  }
+  /** The facts once the line's bytes are in; `complete`: its end was reached (its newline read). */
+  end(complete = true) {
+    const f = this.facts;
+    if (!complete || this.expect !== 5 /* Done */) f.whole = false;
+    return { ...f, blocks: f.blocks.map((b) => ({ ...b })) };
+  }
+  /** After the top-level value only white space may follow, or the line is no JSON. */
+  trailing(bytes, from, to) {
+    for (let i = from; i < to; i++) {
+      if (!isSpace(bytes[i])) {
+        this.facts.broken = true;
+        this.facts.whole = false;
+        return;
+      }
+    }
+  }
+  top() {
+    return this.stack[this.stack.length - 1];
+  }
+  /** Where a value about to start sits. */
+  valueAt() {
+    const f = this.top();
+    if (f === void 0) return 1 /* Top */;
+    if (f.object) {
+      if (f.at === 1 /* Top */ && f.key === "message") return 2 /* Message */;
+      if (f.at === 2 /* Message */ && f.key === "content") return 3 /* Content */;
+      return 0 /* Other */;
+    }
+    return f.at === 3 /* Content */ ? 4 /* Block */ : 0 /* Other */;
+  }
+  /** Whether a string value about to start is one the facts keep. */
+  keepsValue() {
+    const f = this.top();
+    if (f === void 0 || !f.object) return false;
+    if (f.at === 1 /* Top */) return f.key === "type";
+    if (f.at === 2 /* Message */) return f.key === "role";
+    if (f.at === 4 /* Block */) return f.key === "type" || f.key === "id" || f.key === "tool_use_id";
+    return false;
+  }
+  token(c) {
+    switch (this.expect) {
+      case 0 /* Value */:
+        return this.startValue(c);
+      case 1 /* KeyOrEnd */:
+        if (c === 125) return this.close(true);
+        if (c === QUOTE) return this.startString(0 /* Key */);
+        return this.broken();
+      case 2 /* Key */:
+        if (c === QUOTE) return this.startString(0 /* Key */);
+        return this.broken();
+      case 3 /* Colon */:
+        if (c === 58) {
+          this.expect = 0 /* Value */;
+          return;
+        }
+        return this.broken();
+      case 4 /* CommaOrEnd */: {
+        const f = this.top();
+        if (c === 44) {
+          this.expect = f.object ? 2 /* Key */ : 0 /* Value */;
+          return;
+        }
+        if (c === 125 && f.object || c === 93 && !f.object) return this.close(f.object);
+        return this.broken();
+      }
+      default:
+        return this.broken();
+    }
+  }
+  startValue(c) {
+    const at = this.valueAt();
+    if (this.stack.length === 0 && c !== 123) return this.broken();
+    if (c === 123 || c === 91) {
+      const object = c === 123;
+      if (at === 2 /* Message */ && object) {
+        this.facts.role = void 0;
+        this.facts.blocks = [];
+      } else if (at === 3 /* Content */ && !object) this.facts.blocks = [];
+      else if (at === 4 /* Block */ && object) this.facts.blocks.push({});
+      else if (at === 2 /* Message */ || at === 3 /* Content */) {
+        if (at === 2 /* Message */) this.facts.role = void 0;
+        this.facts.blocks = [];
+        this.stack.push({ at: 0 /* Other */, object });
+        this.expect = object ? 1 /* KeyOrEnd */ : 0 /* Value */;
+        return;
+      }
+      this.stack.push({ at: at === 4 /* Block */ && !object ? 0 /* Other */ : at, object });
+      this.expect = object ? 1 /* KeyOrEnd */ : 0 /* Value */;
+      return;
+    }
+    if (c === 93) {
+      const f = this.top();
+      if (f !== void 0 && !f.object) return this.close(false);
+      return this.broken();
+    }
+    if (at === 2 /* Message */) this.facts.role = void 0;
+    if (at === 2 /* Message */ || at === 3 /* Content */) this.facts.blocks = [];
+    if (c === QUOTE) return this.startString(this.keepsValue() ? 1 /* Kept */ : 2 /* Skipped */);
+    this.literal = true;
+  }
+  close(object) {
+    const f = this.stack.pop();
+    if (f === void 0 || f.object !== object) return this.broken();
+    this.expect = this.stack.length === 0 ? 5 /* Done */ : 4 /* CommaOrEnd */;
+  }
+  broken() {
+    this.facts.broken = true;
+  }
+  startString(kind) {
+    this.str = kind;
+    this.escaped = false;
+    this.kept = [];
+    this.keptOver = false;
+    this.keptEscapes = false;
+  }
+  /** Reads a string's bytes from `i`: to its closing quote (then handles it) or to `end`. Returns where it stopped. */
+  inString(bytes, i, end) {
+    if (this.escaped) {
+      this.keep(bytes, i, i + 1);
+      this.escaped = false;
+      i += 1;
+      if (i >= end) return i;
+    }
+    let from = i;
+    for (; ; ) {
+      const q = bytes.indexOf(QUOTE, from);
+      const stop = q === -1 || q >= end ? end : q;
+      let run = 0;
+      for (let k = stop - 1; k >= i && bytes[k] === BACKSLASH; k--) run++;
+      if (stop === end) {
+        this.keep(bytes, i, end);
+        if (run % 2 === 1) this.escaped = true;
+        return end;
+      }
+      if (run % 2 === 1) {
+        from = stop + 1;
+        continue;
+      }
+      this.keep(bytes, i, stop);
+      this.endString();
+      return stop + 1;
+    }
+  }
+  keep(bytes, from, to) {
+    if (this.str === 2 /* Skipped */ || this.keptOver) return;
+    if (this.kept.length + (to - from) > MAX_KEPT_BYTES) {
+      this.keptOver = true;
+      this.kept = [];
+      return;
+    }
+    for (let k = from; k < to; k++) {
+      if (bytes[k] === BACKSLASH) this.keptEscapes = true;
+      this.kept.push(bytes[k]);
+    }
+  }
+  /** The text of the string kept, JSON escapes decoded; undefined when too long or not JSON. */
+  keptText() {
+    if (this.keptOver) return void 0;
+    const raw = decoder.decode(Uint8Array.from(this.kept));
+    if (!this.keptEscapes) return raw;
+    try {
+      return JSON.parse(`"${raw}"`);
+    } catch {
+      return void 0;
+    }
+  }
+  endString() {
+    const kind = this.str;
+    this.str = void 0;
+    if (kind === 0 /* Key */) {
+      const f = this.top();
+      const name = this.keptText();
+      f.key = name !== void 0 && name.length <= 16 ? name : void 0;
+      this.expect = 3 /* Colon */;
+      return;
+    }
+    if (kind === 1 /* Kept */) {
+      const value = this.keptText();
+      const f = this.top();
+      if (f.at === 1 /* Top */) this.facts.type = value;
+      else if (f.at === 2 /* Message */) this.facts.role = value;
+      else if (f.at === 4 /* Block */) {
+        const b = this.facts.blocks[this.facts.blocks.length - 1];
+        if (b !== void 0 && (f.key === "type" || f.key === "id" || f.key === "tool_use_id")) b[f.key] = value;
+      }
+    }
+    this.expect = this.stack.length === 0 ? 5 /* Done */ : 4 /* CommaOrEnd */;
+  }
+};
 
 // src/rules/channelEvent.ts
 function channelEventHead(event, at, sessionId, transcriptPath) {
@@ -650,17 +919,14 @@ async function look($, s) {
       }
       if (cursor.look(size).restarted !== void 0) bytes = await readFrom($, file, cursor.offset);
     }
-    const lines = [];
+    const lookNo = ++s.looks;
     if (bytes.length > 0) {
       cursor.look(cursor.offset + bytes.length);
-      const utf8 = new TextDecoder();
-      cursor.takeLines(bytes, (line, cut) => lines.push({ text: utf8.decode(line), cut }));
-    }
-    const lookNo = ++s.looks;
-    for (const { text, cut } of lines) {
-      const { records, results } = callsOfLine(text, cut);
-      for (const id of records) remember(s.recordsSeen, id, lookNo);
-      for (const id of results) remember(s.resultsSeen, id, lookNo);
+      cursor.takeLines(bytes, (line, cut) => {
+        const { records, results } = callsOfLine(line, !cut);
+        for (const id of records) remember(s.recordsSeen, id, lookNo);
+        for (const id of results) remember(s.resultsSeen, id, lookNo);
+      });
     }
     const seenAt = now();
     for (const call of calls) {
@@ -709,7 +975,7 @@ async function cursorAt($, s, file) {
   } catch {
   }
   const from = Math.max(0, size - FIRST_LOOK_BACK);
-  s.cursors.set(file, new LineCursor({ from, maxLineBytes: PARSE_LINE_CHARS, readLimit: READ_LIMIT }));
+  s.cursors.set(file, new LineCursor({ from, maxLineBytes: HEAD_BYTES, readLimit: READ_LIMIT }));
   if (s.cursors.size > MAX_CURSORS) s.cursors.delete(s.cursors.keys().next().value);
 }
 

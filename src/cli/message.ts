@@ -18,9 +18,8 @@
 import { fstatSync } from 'node:fs';
 import { claudeDirOfTranscript, recordFileOf, sessionIdOfTranscript } from '../rules/modContract';
 import { HELD_FILE_MAX_BYTES, readHeldMessageFile } from '../rules/heldMessageFile';
-import { lineKindOf } from '../rules/recordLine';
-import { completeLines, readBounded } from '../rules/boundedRead';
-import { linesHolding, toolUseIdNeedle } from '../rules/onDiskCheck';
+import { readBounded } from '../rules/boundedRead';
+import { callInWindow, linesHolding, readWindow, toolUseIdNeedle } from '../rules/onDiskCheck';
 import { modReportsCall, readModLiveness } from '../rules/modFiles';
 import { parseHookInput, readStdin, type HookInput, type StdinBytes } from '../rules/stdin';
 import { writeAll, writeDeadline } from '../rules/writeAll';
@@ -95,16 +94,12 @@ function parseRecord(line: Buffer): AssistantRecord | undefined {
  * complete lines are read: a partial last line is not on disk yet.
  */
 export function readTranscriptMessage(recordPath: string, toolUseId: string, windowBytes = TRANSCRIPT_WINDOW_BYTES): TranscriptLook {
-  const read = readBounded(recordPath, windowBytes, 'end');
-  if (read === undefined) return { reason: `the transcript cannot be read (missing or not a regular file) and there is no held message` };
-  const { lines } = completeLines(read);
-  let record: Buffer | undefined;
-  for (const line of linesHolding(lines, toolUseIdNeedle(toolUseId))) {
-    // The last one wins: a fork's file starts with copies of its parent's records.
-    if (lineKindOf(line.toString('utf8'), toolUseId) === 'record') record = line;
-  }
+  const w = readWindow(recordPath, windowBytes);
+  if (w === undefined) return { reason: `the transcript cannot be read (missing or not a regular file) and there is no held message` };
+  const { lines } = w;
+  const { record } = callInWindow(w, toolUseId);
   if (record === undefined) {
-    return { reason: read.start === 0 ? REASON_NOT_YET : `${REASON_NOT_YET}; only the transcript's last ${windowBytes >> 20} MiB were searched` };
+    return { reason: w.whole ? REASON_NOT_YET : `${REASON_NOT_YET}; only the transcript's last ${windowBytes >> 20} MiB were searched` };
   }
   const messageId = parseRecord(record)?.message?.id;
   if (typeof messageId !== 'string' || messageId === '') return { reason: 'the call\'s record is on disk but has no message.id' };

@@ -18,14 +18,14 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { resolveClaudeDir } from '../core/discovery';
 import { CLAUDE_CODE_HOOK_TIMEOUT_S } from '../core/replay/hookTimeout';
-import { ReplayTally, type CallReport, type LiveRunReport } from '../core/replay/report';
+import { liveTimingsText, ReplayTally, type CallReport } from '../core/replay/report';
 import { hookLabel } from '../core/replay/settingsHooks';
 import { replaySession, ReplayError, type NoteTopic } from '../platform/replaySession';
 import { jsonEscapingUnprintable, printable } from '../rules/printable';
 import type { CliIo } from './io';
 
 export const usage = `Usage: transcript-lag replay SESSION.jsonl|FOLDER... (--hook CMD | --settings) [--channel CHANNEL.jsonl]
-                            [--tool NAME] [--timeout S] [--no-mod] [--json] [--check]
+                            [--tool NAME] [--timeout S] [--mod | --no-mod] [--json] [--check]
 
 Runs a PreToolUse hook on every tool call of a recorded session (a subagent's calls from its own
 transcript too) as Claude Code runs it: "live", handed the transcript as it moved while the hook ran
@@ -42,6 +42,9 @@ from each other, on when it reads.
   --tool NAME       only calls of this tool (a matcher as in settings: Bash, Edit|Write, mcp__.*)
   --timeout S       seconds before a hook is killed with its process group (default ${CLAUDE_CODE_HOOK_TIMEOUT_S}, as Claude
                     Code's); with --settings a hook's own timeout wins
+  --mod             as with the transcript-lag plugin's mod (Claude Code 2.1.287+): each live run
+                    has the call's held message, so \`transcript-lag message\` and \`complete\` answer;
+                    by default as the session ran: with it unless its evidence shows it did not run
   --no-mod          as without the transcript-lag plugin: no held message, no message tool
   --json            one JSON object a line per call, then a summary line
   --check           for CI: exit 1 when any call differs or depends on timing, or when
@@ -60,7 +63,7 @@ interface ReplayArgs {
   channel?: string;
   tool?: string;
   timeoutMs: number;
-  mod: boolean;
+  mod: boolean | undefined;
   json: boolean;
   check: boolean;
 }
@@ -77,6 +80,7 @@ function parseReplayArgs(args: string[], cwd: string): ReplayArgs | 'help' | str
         channel: { type: 'string' },
         tool: { type: 'string' },
         timeout: { type: 'string' },
+        mod: { type: 'boolean', default: false },
         'no-mod': { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
         check: { type: 'boolean', default: false },
@@ -91,6 +95,7 @@ function parseReplayArgs(args: string[], cwd: string): ReplayArgs | 'help' | str
   if (parsed.positionals.length === 0) return 'expected a SESSION.jsonl or a folder of them';
   if ((v.hook === undefined) === !v.settings) return 'give either --hook CMD or --settings';
   if (v.hook !== undefined && v.hook.trim() === '') return '--hook needs a command';
+  if (v.mod === true && v['no-mod'] === true) return 'give --mod or --no-mod, not both';
   if (v.channel !== undefined && parsed.positionals.length > 1) return '--channel names one session\'s channel: give one SESSION.jsonl with it';
   let timeoutMs = CLAUDE_CODE_HOOK_TIMEOUT_S * 1000;
   if (v.timeout !== undefined) {
@@ -105,7 +110,7 @@ function parseReplayArgs(args: string[], cwd: string): ReplayArgs | 'help' | str
     ...(v.channel !== undefined ? { channel: path.resolve(cwd, v.channel) } : {}),
     ...(v.tool !== undefined ? { tool: v.tool } : {}),
     timeoutMs,
-    mod: v['no-mod'] !== true,
+    mod: v.mod === true ? true : v['no-mod'] === true ? false : undefined,
     json: v.json === true,
     check: v.check === true,
   };
@@ -147,8 +152,6 @@ function sessionFiles(p: string): string[] {
   return out;
 }
 
-const timingText = (t: LiveRunReport) => `${t.record_at_ms === null ? 'not while it ran' : t.record_at_ms === 0 ? 'from the start' : `${t.record_at_ms} ms`} ${t.decision}`;
-
 function renderRow(r: CallReport, withHook: boolean): string {
   const cell = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s.padEnd(n));
   const bytes = `${r.live.transcript_bytes}/${r.complete.transcript_bytes}`;
@@ -163,7 +166,7 @@ function renderRow(r: CallReport, withHook: boolean): string {
   ].join(' ');
   const lines = [withHook && r.hook ? `${row}  ${printable(hookLabel(r.hook))}` : row.trimEnd()];
   // Where the hook decided otherwise on some landing times: each, in words.
-  if (r.timing_dependent) lines.push(`    record landed: ${r.live_timings.map(timingText).join(' · ')}`);
+  if (r.timing_dependent) lines.push(`    record landed: ${liveTimingsText(r.live_timings)}`);
   if (r.differs) {
     for (const [name, run] of [['live', r.live], ['complete', r.complete]] as const) {
       if (run.reason !== null) lines.push(`    ${name}: ${cell(printable(run.reason), 110).trimEnd()}`);
@@ -243,7 +246,10 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     }
     ran += 1;
     skipped += result.skipped;
-    if (!a.json) io.stdout(`\n${printable(result.tally.verdict(result.byMatcher))}\n`);
+    if (!a.json) {
+      const next = result.tally.nextStep();
+      io.stdout(`\n${printable(result.tally.verdict(result.byMatcher))}\n${next === '' ? '' : `${next}\n`}`);
+    }
   }
   if (a.json && ran > 0) io.stdout(`${JSON.stringify({ ...all.summary(skipped), ...(several ? { sessions: sessions.length } : {}) })}\n`);
   if (stop.signal.aborted) {

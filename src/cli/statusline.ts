@@ -22,9 +22,9 @@ import { CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID } from '../rules/channelConstants'
 import { type FireReport, isBetterFire } from '../rules/fireTime';
 import { type LenientCallEvent, lenientCallEvent } from '../rules/channelLineHead';
 import { type CallSightings, type HeldBounds, type HooksTimed, hookSawRecord, isHeld, noteSighting, verdictFromHook } from '../rules/hookEvidence';
-import { completeLines, readBounded } from '../rules/boundedRead';
+import { readBounded } from '../rules/boundedRead';
 import { resolveChannelDir } from '../rules/channelWriter';
-import { lineKind, linesHolding, ON_DISK_WINDOW_BYTES, recordFileOf, toolUseIdNeedle } from '../rules/onDiskCheck';
+import { callInWindow, ON_DISK_WINDOW_BYTES, readWindow, recordFileOf, type TranscriptWindow } from '../rules/onDiskCheck';
 import { readStdin as readStdinBytes } from '../rules/stdin';
 import { lazyWriteDeadline, writeAll } from '../rules/writeAll';
 import { terminalStatusText, type TerminalStatus } from '../presentation/terminalStatus';
@@ -93,22 +93,9 @@ export function callsOf(channelText: string): CallEvents[] {
   return [...calls.values()];
 }
 
-/** The complete lines among a file's last `windowBytes`, read once for every call looked up in it. */
-interface RecordFileTail {
-  lines: Buffer;
-  /** The window holds the whole file: a record not found is not on disk. */
-  whole: boolean;
-}
-
-function readRecordFileTail(path: string, windowBytes: number): RecordFileTail | undefined {
-  const read = readBounded(path, windowBytes, 'end');
-  return read && { lines: completeLines(read).lines, whole: read.start === 0 };
-}
-
-/** Whether the call's tool_use record is among the lines: true, false, or undefined when the window cannot tell. */
-export function recordIn(tail: RecordFileTail, toolUseId: string): boolean | undefined {
-  for (const line of linesHolding(tail.lines, toolUseIdNeedle(toolUseId))) if (lineKind(line, toolUseId) === 'record') return true;
-  return tail.whole ? false : undefined;
+/** Whether the call's tool_use record is in the window: true, false, or undefined when the window cannot tell. */
+export function recordIn(w: TranscriptWindow, toolUseId: string): boolean | undefined {
+  return callInWindow(w, toolUseId).record !== undefined ? true : w.whole ? false : undefined;
 }
 
 /** One call as the status line sees it: the engine's facts, from the channel and a bounded transcript lookup. */
@@ -135,7 +122,7 @@ export function sessionCalls(channelDir: string, sessionId: string, transcriptPa
   const text = readTail(join(channelDir, sessionId + CHANNEL_FILE_SUFFIX), CHANNEL_TAIL_BYTES);
   if (text === undefined) return undefined;
   let checked = 0;
-  const tails = new Map<string, RecordFileTail | undefined>();
+  const tails = new Map<string, TranscriptWindow | undefined>();
   const out: StatuslineCall[] = [];
   // Newest first: held calls are among the newest, and the budget of lookups goes to them.
   for (const call of callsOf(text).sort((a, b) => b.pre.at - a.pre.at)) {
@@ -145,7 +132,7 @@ export function sessionCalls(channelDir: string, sessionId: string, transcriptPa
       checked++;
       const recordPath = recordFileOf(transcriptPath, sessionId, call.agentId);
       if (recordPath !== undefined) {
-        if (!tails.has(recordPath)) tails.set(recordPath, readRecordFileTail(recordPath, ON_DISK_WINDOW_BYTES));
+        if (!tails.has(recordPath)) tails.set(recordPath, readWindow(recordPath, ON_DISK_WINDOW_BYTES));
         const tail = tails.get(recordPath);
         // A record the window cannot find is unknown, not held; only a window holding the whole file proves it absent.
         if (tail !== undefined) recordOnDisk = recordIn(tail, call.id);

@@ -6,6 +6,7 @@ import { resolveClaudeDir } from '../core/discovery';
 import { TranscriptLagEngine, type EngineReady } from '../core/engine';
 import { chokidarChangeSource } from '../platform/chokidarChangeSource';
 import { nodeSpoolFolding } from '../rules/spoolFolding';
+import { nodeMeasuredKeeping } from '../platform/measuredKeeping';
 import { HookReceiverService, receiverStatusText } from '../platform/hookReceiverService';
 import { isLoopbackHost, nonLoopbackMetricsWarning, parseMetricsAddress, type MetricsAddress } from '../platform/metricsAddress';
 import type { MetricsServer } from '../platform/metricsServer';
@@ -203,6 +204,8 @@ export async function run(args: string[], io: CliIo): Promise<number> {
     removeFile: (p) => fsp.unlink(p),
     // The mod's spooled events (no receiver was up when it reported) are folded into the channel.
     spool: nodeSpoolFolding,
+    // What it measures is kept in the channel: a window opened later (or watch again) reads it back.
+    measured: nodeMeasuredKeeping,
   });
   const print = parsed.json ? jsonLine : readableLine;
   // `ready` is the first line: events of sessions indexed while it waits for the watcher come after it.

@@ -49,6 +49,12 @@ export interface CallSnapshot {
    * when nothing proves it: views must say "shape unknown", never guess.
    */
   shape?: CallShape;
+  /**
+   * The lag and shape are a live read an engine made earlier (a window before a reload, `watch`) and
+   * kept in the channel (its `measured` event), read back, not a read of this engine's: the
+   * measurement stands, its time is that engine's. Absent otherwise.
+   */
+  read_back?: true;
   /** The call's hook mode, when a `pre` event said it: probe waits lengthen the hold. */
   hook_mode?: 'announce' | 'probe';
   /**

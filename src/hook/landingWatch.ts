@@ -1,7 +1,8 @@
 // Named imports, not `import * as`: esbuild would copy every export of the module at each start.
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { LineCursor } from '../rules/lineCursor';
-import { lineKind, toolUseIdNeedle } from '../rules/onDiskCheck';
+import { toolUseIdNeedle } from '../rules/onDiskCheck';
+import { lineKindOf } from '../rules/recordLine';
 
 /**
  * Watches, after PostToolUse, for a call whose record was not on disk yet:
@@ -51,7 +52,7 @@ export async function watchLanding(path: string, toolUseId: string, opts: Landin
     const onLine = (bytes: Uint8Array, cut: boolean) => {
       const line = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
       if (!line.includes(needle)) return;
-      const kind = lineKind(line, toolUseId, cut);
+      const kind = lineKindOf(line, toolUseId, !cut);
       if (kind === 'record') record = true;
       else if (kind === 'result') result = true;
     };

@@ -11,7 +11,7 @@
 // Named imports, not `import * as`: esbuild would copy every export of the module at each start.
 import { join } from 'node:path';
 import { DEFAULT_PROBE_POLLS, DEFAULT_PROBE_POLL_MS, HOOK_SOURCE } from '../rules/channelConstants';
-import { MAX_HOOK_TIMEOUT_MS } from '../core/settings/hookCommand';
+import { MAX_HOOK_TIMEOUT_MS } from '../rules/channelConstants';
 import { reportCall } from './callReport';
 import { appendChannelLine, resolveChannelDir } from '../rules/channelWriter';
 import { LANDING_ARG, runLandingWatch, startLandingWatch } from './landingProcess';

@@ -1,7 +1,7 @@
 // Named imports, not `import * as`: esbuild would copy every export of the module at each start.
 import { join, resolve } from 'node:path';
 import { HOOK_FILE_NAME, HOOK_LAUNCHER_FILE_NAME } from '../rules/channelConstants';
-import { HTTP_SECRET_HEADER, isOurHttpHook } from '../core/settings/httpHookEntry';
+import { HTTP_SECRET_HEADER, isOurHttpHook } from '../rules/ourHttpHook';
 import { readBounded } from '../rules/boundedRead';
 
 /** A settings.json larger than this is not read: the plugin's hook then reports as usual. */

@@ -49,6 +49,8 @@ export interface ModApi {
   session: {
     info(): Promise<{ transcriptPath: string; promptId?: string }>;
     messages(args: { agentId?: string; last?: number }): Promise<unknown[] | { deny: string }>;
+    /** The build, as the transcript's records carry it in `version` (2.1.332; an older build may throw: caught). */
+    version(): Promise<{ version?: unknown }>;
   };
   fs: {
     read(path: string): Promise<string>;

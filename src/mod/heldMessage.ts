@@ -59,6 +59,7 @@ export async function storeHeldMessage($: ModApi, s: ModState, call: HeldCall): 
   }
   // If it cannot be made private, no file (docs/HELD-MESSAGE.md).
   if (found === undefined || !(await privately)) return;
+  const version = await claudeCodeVersionOf($, s);
   const message: HeldMessage = {
     v: HELD_MESSAGE_VERSION,
     tool_use_id: call.id,
@@ -68,11 +69,26 @@ export async function storeHeldMessage($: ModApi, s: ModState, call: HeldCall): 
     text_blocks: found.text_blocks,
     tool_use: found.tool_use,
     blocks: found.blocks,
+    ...(version !== undefined ? { version } : {}),
   };
   await $.fs.write(file, JSON.stringify(message));
   call.heldFile = file;
   // Its record landed (or the session ended) while this was written: it must not stay.
   if (!s.held.has(call.id)) dropHeldMessage($, call);
+}
+
+/** The build's version, asked once a loaded mod; undefined where the build does not answer `$.session.version()`. */
+function claudeCodeVersionOf($: ModApi, s: ModState): Promise<string | undefined> {
+  s.claudeCodeVersion ??= (async () => {
+    try {
+      // Called, never looked at: the engine refuses a mod that reads a `$` call as a value (2.1.332's validator).
+      const v = (await $.session.version())?.version;
+      return typeof v === 'string' && /^[0-9A-Za-z.+-]{1,64}$/.test(v) ? v : undefined;
+    } catch {
+      return undefined;
+    }
+  })();
+  return s.claudeCodeVersion;
 }
 
 /**

@@ -6,7 +6,7 @@
 import { HELD_MESSAGE_TTL_MS } from '../rules/modContract';
 import { verdictFromHook, type HeldBounds } from '../rules/hookEvidence';
 import { LineCursor } from '../rules/lineCursor';
-import { callsOfLine, PARSE_LINE_CHARS } from '../rules/recordLine';
+import { callsOfLine, HEAD_BYTES } from '../rules/recordLine';
 import type { ModApi } from './api';
 import { dropHeldMessage } from './heldMessage';
 import { modEvent, report } from './report';
@@ -85,18 +85,15 @@ async function look($: ModApi, s: ModState): Promise<void> {
       // Smaller than read: truncated or replaced; read again from its start, now.
       if (cursor.look(size).restarted !== undefined) bytes = await readFrom($, file, cursor.offset);
     }
-    const lines: Array<{ text: string; cut: boolean }> = [];
+    const lookNo = ++s.looks;
     if (bytes.length > 0) {
       cursor.look(cursor.offset + bytes.length);
-      // Bytes, not text: the cursor carries a line cut inside a UTF-8 character whole to the next look.
-      const utf8 = new TextDecoder();
-      cursor.takeLines(bytes, (line, cut) => lines.push({ text: utf8.decode(line), cut }));
-    }
-    const lookNo = ++s.looks;
-    for (const { text, cut } of lines) {
-      const { records, results } = callsOfLine(text, cut);
-      for (const id of records) remember(s.recordsSeen, id, lookNo);
-      for (const id of results) remember(s.resultsSeen, id, lookNo);
+      // Each line read as it comes (a view of the chunk: used at once, not kept), by the rules' one reading.
+      cursor.takeLines(bytes, (line, cut) => {
+        const { records, results } = callsOfLine(line, !cut);
+        for (const id of records) remember(s.recordsSeen, id, lookNo);
+        for (const id of results) remember(s.resultsSeen, id, lookNo);
+      });
     }
     const seenAt = now();
     for (const call of calls) {
@@ -159,7 +156,7 @@ export async function cursorAt($: ModApi, s: ModState, file: string): Promise<vo
     // not there yet: everything it will hold is new
   }
   const from = Math.max(0, size - FIRST_LOOK_BACK);
-  // A line longer than PARSE_LINE_CHARS is judged by its first keys: only its head is kept.
-  s.cursors.set(file, new LineCursor({ from, maxLineBytes: PARSE_LINE_CHARS, readLimit: READ_LIMIT }));
+  // A line longer than HEAD_BYTES is judged by its head (src/rules/recordLine.ts): only that much is kept.
+  s.cursors.set(file, new LineCursor({ from, maxLineBytes: HEAD_BYTES, readLimit: READ_LIMIT }));
   if (s.cursors.size > MAX_CURSORS) s.cursors.delete(s.cursors.keys().next().value as string);
 }

@@ -74,6 +74,8 @@ export interface ModState {
   /** Rewrites the session's liveness file every MOD_LIVE_EVERY_MS while the session lives (modContract.ts); its writes one at a time. */
   alive?: { cancel(): void };
   aliveWrites: Promise<void>;
+  /** The Claude Code build, asked once (`$.session.version()`), for the held messages' records. */
+  claudeCodeVersion?: Promise<string | undefined>;
 }
 
 export function newState(options: Readonly<Record<string, unknown>>): ModState {

@@ -16,7 +16,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CHANNEL_DIR_NAME, CHANNEL_FILE_SUFFIX, HOOK_BIN_DIR_NAME, MESSAGE_TOOL_FILE_NAME, SAFE_SESSION_ID, SPOOL_DIR_NAME } from '../rules/channelConstants';
+import { CHANNEL_DIR_NAME, CHANNEL_FILE_SUFFIX, COMPLETE_TOOL_FILE_NAME, HOOK_BIN_DIR_NAME, MESSAGE_TOOL_FILE_NAME, SAFE_SESSION_ID, SPOOL_DIR_NAME } from '../rules/channelConstants';
 import type { Clock } from '../rules/clock';
 import { projectSlug } from '../core/discovery';
 import type { FileAccess } from '../core/fileAccess';
@@ -69,9 +69,10 @@ export interface ReplayRequest {
   /**
    * As with the transcript-lag plugin: the mod's held message and call list in the live run, and in
    * both runs the message tool where the plugin keeps it (`<claude dir>/transcript-lag/bin/`), the path
-   * the README's reviewing hooks build from `CLAUDE_CONFIG_DIR`.
+   * the README's reviewing hooks build from `CLAUDE_CONFIG_DIR`. Undefined: as the session ran, by
+   * its evidence (modRanIn): without where it shows the mod did not run, else with.
    */
-  mod: boolean;
+  mod: boolean | undefined;
   /** The message tool's file (one bundle, `transcript-lag message` on its own); default: messageToolSource(). */
   messageTool?: string;
   /** The hooks' environment; CLAUDE_PROJECT_DIR and CLAUDE_CONFIG_DIR are set over it. */
@@ -263,7 +264,16 @@ export function settingsHooksOf(claudeDir: string, projectDir: string | undefine
  * Undefined when neither is there.
  */
 export function messageToolSource(): string | undefined {
-  for (const candidate of [path.join(__dirname, 'cli-message.js'), path.resolve(__dirname, '..', '..', 'plugin', HOOK_BIN_DIR_NAME, MESSAGE_TOOL_FILE_NAME)]) {
+  return toolSource('cli-message.js', MESSAGE_TOOL_FILE_NAME);
+}
+
+/** `transcript-lag complete` as one file: dist/cli-complete.js beside the CLI, or the plugin's committed copy. */
+export function completeToolSource(): string | undefined {
+  return toolSource('cli-complete.js', COMPLETE_TOOL_FILE_NAME);
+}
+
+function toolSource(distName: string, pluginName: string): string | undefined {
+  for (const candidate of [path.join(__dirname, distName), path.resolve(__dirname, '..', '..', 'plugin', HOOK_BIN_DIR_NAME, pluginName)]) {
     if (fs.existsSync(candidate)) return candidate;
   }
   return undefined;
@@ -295,6 +305,10 @@ class RunTree {
       const bin = path.join(this.claudeDir, CHANNEL_DIR_NAME, HOOK_BIN_DIR_NAME);
       fs.mkdirSync(bin, { recursive: true, mode: 0o700 });
       fs.copyFileSync(messageTool, path.join(bin, MESSAGE_TOOL_FILE_NAME));
+      // And the complete wrapper beside it, as the plugin's SessionStart keeps both: a hook named through
+      // CLAUDE_CONFIG_DIR finds it (one named by the user's own path reads the held message of the copy's Claude dir either way).
+      const complete = completeToolSource();
+      if (complete !== undefined) fs.copyFileSync(complete, path.join(bin, COMPLETE_TOOL_FILE_NAME));
     }
   }
 
@@ -464,6 +478,7 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
       throw sessionError(err);
     }
     let evidence: ChannelEvidence | undefined;
+    let modRan: boolean | undefined;
     // The session's evidence where the plugin and our hooks leave it, beside the transcript's Claude dir
     // (its channel file, and the mod's spool, unfolded); or the channel file named, which must exist. Read
     // before the transcripts are indexed: the births it holds are what the index keeps of their lines.
@@ -474,15 +489,22 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
     }
     if (channel !== undefined && (req.channel !== undefined || (await hasEvidence(channel, req.files)))) {
       // The channel reader (zod) only when there is a channel: the CLI takes it from dist/engine.js.
-      const { readChannelEvidence } = require('../core/replay/channelEvidence') as typeof import('../core/replay/channelEvidence');
+      const { readChannelEvidence, modRanIn } = require('../core/replay/channelEvidence') as typeof import('../core/replay/channelEvidence');
       try {
         evidence = await readChannelEvidence(channel, sessionId, req.files, req.clock);
+        modRan = modRanIn(evidence);
       } catch (err) {
         throw new ReplayError(err instanceof Error ? err.message : String(err), 'channel');
       }
       if (evidence.events === 0 && req.channel !== undefined) note(`no event of session ${sessionId}: every call's live run follows the model`, 'channel');
     }
     const births = evidence?.births ?? new Map<string, number>();
+    // As the session ran: where its evidence shows the mod did not run, no live run gets a held message
+    // (a hook that needs one failed there); where it cannot say, as with the plugin unless --no-mod.
+    const liveMod = req.mod ?? modRan !== false;
+    if (req.mod === undefined && !liveMod) {
+      note("the session's evidence shows the transcript-lag mod did not run in it (its calls were reported by the command hook alone): live runs get no held message, as in that session (--mod: as if it had)", 'channel');
+    }
     let session: Session;
     try {
       session = await openSession(req, source, sessionId, births, opened, note);
@@ -501,7 +523,7 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
     forgetTmp = undoAtExit(() => fs.rmSync(made, { recursive: true, force: true }));
     // Without the plugin (--no-mod) there is no message tool either: the hook gets what it gets then, in both runs.
     let messageTool: string | undefined;
-    if (req.mod) {
+    if (req.mod !== false) {
       messageTool = req.messageTool ?? messageToolSource();
       if (messageTool === undefined) note(`the message tool (${MESSAGE_TOOL_FILE_NAME}) is not beside this replay: a hook that asks it gets no answer`);
     }
@@ -550,7 +572,7 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
         try {
           for (const recordAt of plan.live.timings) {
             if (stop.aborted) break;
-            timings.push(await replayer.runLive(plan, hook, timeoutMs, recordAt, req.mod));
+            timings.push(await replayer.runLive(plan, hook, timeoutMs, recordAt, liveMod));
           }
         } catch (err) {
           if (!(err instanceof CallNotReplayed)) throw err;

@@ -83,7 +83,7 @@ export function liveScreen(sessions: readonly SessionSnapshot[], now: number, op
       return {
         session_id: node.session_id,
         glyph: glyph(node.icon),
-        name: printable(node.label),
+        name: printable(node.name),
         summary: sessionSummary(session),
         calls: node.children.map((child): LiveCallRow => {
           const call = calls.find((c) => c.tool_use_id === child.tool_use_id);
@@ -91,7 +91,7 @@ export function liveScreen(sessions: readonly SessionSnapshot[], now: number, op
           const ageSeconds = held && call?.fired_at !== undefined ? Math.floor(Math.max(0, now - call.fired_at) / 1000) : 0;
           const heldLine = held && call ? heldLineOf(session, call) : undefined;
           const where = held ? (heldLine === undefined ? 'its transcript not found yet' : `after line ${heldLine}`) : child.target ? `line ${child.target.line}` : '';
-          const description = printable(child.description);
+          const description = printable(child.figures);
           return {
             key: child.id,
             kind: held ? 'held' : 'landed',

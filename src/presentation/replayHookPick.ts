@@ -8,6 +8,7 @@ import type { ReplayHook } from '../core/replay/settingsHooks';
 import { oneLine } from './replayTable';
 
 export type HookPickItem =
+  | { kind: 'typed'; command: string; label: string; detail: string }
   | { kind: 'type'; label: string; detail: string }
   | { kind: 'one'; index: number; label: string; description: string }
   | { kind: 'all'; label: string; description: string; detail?: string };
@@ -20,10 +21,28 @@ export function hookDescription(hook: ReplayHook): string {
   return [SOURCE_TEXT[hook.source], matcher, ...(hook.timeoutSec !== undefined ? [`timeout ${hook.timeoutSec}s`] : [])].join(' · ');
 }
 
-/** "Type a command…", each configured hook, then "All configured hooks" when there is any. */
-export function hookPickItems(configured: { hooks: readonly ReplayHook[]; disabled: boolean }): HookPickItem[] {
+/** What the picker says above its items: with no hook configured, that what is typed there runs. */
+export function hookPickPlaceholder(configuredHooks: number): string {
+  return configuredHooks === 0
+    ? 'No PreToolUse command hook in the settings: type the command your hook runs, then Enter'
+    : 'Type a command to run it, or pick a hook of the settings';
+}
+
+/**
+ * "Type a command…", each configured hook, then "All configured hooks" when there is any. With `typed`
+ * (what the picker's box holds), an item that runs it: the picker filters its items by what is typed, so
+ * without it a command typed there matched none of them and Enter did nothing. It comes first, so Enter
+ * runs it, unless the text is part of a configured hook's command (typed to find that hook): then after them.
+ */
+export function hookPickItems(configured: { hooks: readonly ReplayHook[]; disabled: boolean }, typed = ''): HookPickItem[] {
   const items: HookPickItem[] = [{ kind: 'type', label: 'Type a command…', detail: 'A command line, run with sh -c, the PreToolUse JSON on stdin' }];
   configured.hooks.forEach((hook, index) => items.push({ kind: 'one', index, label: oneLine(hookLabel(hook), 200), description: hookDescription(hook) }));
+  if (typed.trim() !== '') {
+    const run: HookPickItem = { kind: 'typed', command: typed, label: `Run: ${oneLine(typed, 200)}`, detail: 'with sh -c, the PreToolUse JSON on stdin, as Claude Code runs a command hook' };
+    const findsAHook = configured.hooks.some((h) => hookLabel(h).toLowerCase().includes(typed.trim().toLowerCase()));
+    if (findsAHook) items.push(run);
+    else items.unshift(run);
+  }
   if (configured.hooks.length > 0) {
     items.push({
       kind: 'all',

@@ -2,13 +2,14 @@
  * What Replay Hook on Session… shows (src/vscode/replayCommand.ts, replayPanel.ts): the per-call table
  * of a replay (src/platform/replaySession.ts), the calls decided differently first, and the page it is
  * drawn in. The page is HTML made here, every text escaped (a tool name, a reason or a command line is
- * someone else's input), under a policy that allows no script at all: a click on a call is a command
- * link (`command:` URI, the one command the panel allows), not page code.
+ * someone else's input), under a policy that allows no script but the panel's own by nonce, which
+ * draws nothing (it keeps the table for a reload): a click on a call is a command link (`command:` URI,
+ * the one command the panel allows), not page code.
  */
 import type { Decision } from '../core/replay/decision';
 import { hookLabel } from '../core/replay/hookLabel';
 import type { LiveBasis } from '../core/replay/liveCut';
-import { ReplayTally, type CallReport, type RunReport } from '../core/replay/report';
+import { liveTimingsText, ReplayTally, type CallReport, type RunReport } from '../core/replay/report';
 import type { RevealTarget } from './callChoice';
 import { COMMANDS } from './commandIds';
 import { formatDuration } from './format';
@@ -27,6 +28,10 @@ export interface ReplayRunCell {
   reason: string;
   /** The reason less bounded, for the hover. */
   reason_full: string;
+  /** How the hook's process ended: `exit 2`; `killed` when it did not exit by itself (a timeout, a signal) or never started. */
+  exit: string;
+  /** How long it ran. */
+  took: string;
 }
 
 export interface ReplayRow {
@@ -40,12 +45,14 @@ export interface ReplayRow {
   basis: LiveBasis;
   live: ReplayRunCell;
   complete: ReplayRunCell;
-  /** How long each run took: `live / complete`. */
-  ms: string;
+  /** Bytes of the transcript each was handed: `live / complete` (the live copy's at the fire). */
+  bytes: string;
   differs: boolean;
+  /** The live runs did not all decide alike: the hook's decision depends on when its call's record lands. */
+  timing_dependent: boolean;
   /**
-   * When the live runs decided otherwise by when the record landed: each, in words
-   * (`from the start: allow · 220 ms: block · not while it ran: block`); else ''.
+   * The live runs, each as when the record landed and what the hook decided then, in the CLI's words
+   * (`from the start allow · 220 ms block · not while it ran block`).
    */
   timings: string;
   /** With configured hooks: which one ran; else ''. */
@@ -68,11 +75,15 @@ export interface ReplayTableData {
   progress: string;
   /** The sentence for the hook's author (src/core/replay/report.ts verdictOf), once done or cancelled. */
   verdict: string;
+  /** What to do about it (ReplayTally.nextStep, the CLI's words); '' when nothing was decided differently. */
+  next_step: string;
   /** What the replay said along the way (files not read, hooks left out). */
   notes: string[];
   /** Calls replayed (a call once per hook with configured hooks), and of them those decided differently. */
   calls: number;
   differs: number;
+  /** Of them, those whose live decisions depend on when the record lands. */
+  timing_dependent: number;
   /** Differing first; at most REPLAY_MAX_ROWS. */
   rows: ReplayRow[];
 }
@@ -93,7 +104,13 @@ export function oneLine(text: string, max: number): string {
 
 function runCell(run: RunReport): ReplayRunCell {
   const reason = run.reason ?? '';
-  return { decision: run.decision, reason: oneLine(reason, REASON_CHARS), reason_full: oneLine(reason, REASON_TITLE_CHARS) };
+  return {
+    decision: run.decision,
+    reason: oneLine(reason, REASON_CHARS),
+    reason_full: oneLine(reason, REASON_TITLE_CHARS),
+    exit: run.exit_code === null ? 'killed' : `exit ${run.exit_code}`,
+    took: formatDuration(run.ms),
+  };
 }
 
 function baseName(p: string): string {
@@ -111,9 +128,10 @@ function replayRow(sessionId: string, mainTranscript: string, { report: r, recor
     basis: r.basis,
     live: runCell(r.live),
     complete: runCell(r.complete),
-    ms: `${formatDuration(r.live.ms)} / ${formatDuration(r.complete.ms)}`,
+    bytes: `${r.live.transcript_bytes} / ${r.complete.transcript_bytes}`,
     differs: r.differs,
-    timings: r.timing_dependent ? r.live_timings.map((t) => `${t.record_at_ms === null ? 'not while it ran' : t.record_at_ms === 0 ? 'from the start' : `${t.record_at_ms} ms`}: ${t.decision}`).join(' · ') : '',
+    timing_dependent: r.timing_dependent,
+    timings: liveTimingsText(r.live_timings),
     hook: r.hook === undefined ? '' : oneLine(hookLabel(r.hook), TEXT_CHARS),
     target: { session_id: sessionId, tool_use_id: r.tool_use_id, transcript_path: record.path, line: Math.max(1, record.line), held: false },
   };
@@ -186,9 +204,11 @@ export function replayTable(p: ReplayProgress): ReplayTableData {
     state: p.state,
     progress: p.progress,
     verdict: p.state === 'cancelled' ? `Cancelled. So far: ${verdict}` : verdict.charAt(0).toUpperCase() + verdict.slice(1),
+    next_step: ended ? tally.nextStep() : '',
     notes: [...p.notes],
     calls: tally.calls,
     differs: tally.differs,
+    timing_dependent: tally.timingDependent,
     rows: p.replayed.rows(),
   };
 }
@@ -207,40 +227,62 @@ const DECISION_CLASS: Record<Decision, string> = { allow: 'allow', ask: 'ask', d
 
 function runHtml(run: ReplayRunCell): string {
   const reason = run.reason === '' ? '' : ` <span class="reason"${run.reason_full !== run.reason ? ` title="${escapeHtml(run.reason_full)}"` : ''}>${escapeHtml(run.reason)}</span>`;
-  return `<td class="run"><span class="decision ${DECISION_CLASS[run.decision] ?? 'error'}">${escapeHtml(run.decision)}</span>${reason}</td>`;
+  return `<td class="run"><span class="decision ${DECISION_CLASS[run.decision] ?? 'error'}">${escapeHtml(run.decision)}</span> <span class="exit">${escapeHtml(`${run.exit} · ${run.took}`)}</span>${reason}</td>`;
 }
+
+/** What a row's basis means, for its hover and the legend. */
+const BASIS_TEXT: Record<LiveBasis, string> = {
+  channel: "channel: when the hook fired and what was on disk then, from this session's own channel file",
+  model: "model: this session's channel file does not say, so when the record lands is the field suite's measure for its Claude Code version, mode and the call's place in its message (docs/COMPATIBILITY.md)",
+};
 
 function rowHtml(r: ReplayRow, withHook: boolean): string {
   const href = escapeHtml(openCallUri(r.target));
   const title = escapeHtml(`${r.tool_use_id}: open at line ${r.line}${r.file ? ` of ${r.file}` : ''}`);
+  const timing = r.timing_dependent
+    ? `<td class="timing depends"><span class="flag">depends on timing</span> <span class="reason">record landed: ${escapeHtml(r.timings)}</span></td>`
+    : `<td class="timing"><span class="muted" title="${escapeHtml(`record landed: ${r.timings}`)}">same at each landing time</span></td>`;
   const cells = [
     `<td><a href="${href}" title="${title}">${escapeHtml(r.tool)}</a></td>`,
     `<td class="num"><a href="${href}" title="${title}">${r.line}</a>${r.file ? ` <span class="muted">${escapeHtml(r.file)}</span>` : ''}</td>`,
-    `<td>${escapeHtml(r.basis)}</td>`,
-    r.timings === '' ? runHtml(r.live) : runHtml(r.live).replace(/<\/td>$/, ` <span class="reason">depends on timing: the record landed ${escapeHtml(r.timings)}</span></td>`),
+    `<td class="differs-cell">${r.differs ? '<span class="flag">differs</span>' : '<span class="muted">same</span>'}</td>`,
+    runHtml(r.live),
     runHtml(r.complete),
-    `<td class="num">${escapeHtml(r.ms)}</td>`,
+    timing,
+    `<td><abbr title="${escapeHtml(BASIS_TEXT[r.basis])}">${escapeHtml(r.basis)}</abbr></td>`,
+    `<td class="num">${escapeHtml(r.bytes)}</td>`,
     ...(withHook ? [`<td class="mono">${escapeHtml(r.hook)}</td>`] : []),
   ];
   return `<tr class="${r.differs ? 'differs' : 'same'}" data-call="${escapeHtml(r.tool_use_id)}">${cells.join('')}</tr>`;
 }
 
+/** A sentence whose `backquoted` parts are code: each part escaped, the code in <code>. */
+function withCode(text: string): string {
+  return text
+    .split('`')
+    .map((part, i) => (i % 2 === 1 ? `<code>${escapeHtml(part)}</code>` : escapeHtml(part)))
+    .join('');
+}
+
 const STATE_TEXT: Record<ReplayState, string> = { running: 'Running', done: 'Done', cancelled: 'Cancelled', failed: 'Could not run' };
 
-/** The page's body: heading, what ran, the verdict, notes, and the table. */
+/** The page's body: heading, what ran, the verdict and the next step, notes, the table and what its columns mean. */
 export function replayBodyHtml(d: ReplayTableData): string {
   const out: string[] = [];
   out.push(`<h1>${escapeHtml(oneLine(`Replay: ${d.session}`, TEXT_CHARS))}</h1>`);
   out.push(`<p class="muted mono">${escapeHtml(oneLine(d.transcript_path, TEXT_CHARS * 4))}</p>`);
+  // The command on a line of its own, the page's width: in a summary cell it wrapped into a narrow column.
+  out.push(`<pre class="command"><code>${escapeHtml(oneLine(d.hooks, TEXT_CHARS * 4))}</code></pre>`);
   const state = d.state === 'running' && d.progress ? `${STATE_TEXT.running}: ${d.progress}` : STATE_TEXT[d.state];
   out.push(
     '<dl class="summary">',
-    `<div><dt>Hook</dt><dd class="mono">${escapeHtml(oneLine(d.hooks, TEXT_CHARS))}</dd></div>`,
     `<div><dt>State</dt><dd id="state" data-state="${d.state}">${escapeHtml(state)}</dd></div>`,
-    `<div><dt>Decided differently</dt><dd>${d.differs} of ${d.calls}</dd></div>`,
+    `<div><dt>Decided differently live</dt><dd>${d.differs} of ${d.calls}</dd></div>`,
+    `<div><dt>Depends on timing</dt><dd>${d.timing_dependent} of ${d.calls}</dd></div>`,
     '</dl>',
   );
   if (d.verdict) out.push(`<p class="verdict">${escapeHtml(oneLine(d.verdict, TEXT_CHARS * 2))}</p>`);
+  if (d.next_step) out.push(`<p class="next-step">${withCode(oneLine(d.next_step, TEXT_CHARS * 2))}</p>`);
   if (d.notes.length > 0) out.push(`<ul class="notes">${d.notes.map((n) => `<li class="muted">${escapeHtml(oneLine(n, TEXT_CHARS * 2))}</li>`).join('')}</ul>`);
   out.push(`<h2>${escapeHtml(d.rows.length < d.calls ? `Calls (${d.rows.length} of ${d.calls} shown, those decided differently first)` : `Calls (${d.calls})`)}</h2>`);
   if (d.rows.length === 0) {
@@ -248,18 +290,31 @@ export function replayBodyHtml(d: ReplayTableData): string {
     return out.join('\n');
   }
   const withHook = d.rows.some((r) => r.hook !== '');
-  const heads = ['Tool', 'Line', 'Basis', 'Live', 'Complete', 'Time (live / complete)', ...(withHook ? ['Hook'] : [])];
+  const heads = ['Tool', 'Line', 'Differs', 'Live', 'Complete', 'Timing', 'Basis', 'Bytes live / complete', ...(withHook ? ['Hook'] : [])];
   out.push('<table>', `<thead><tr>${heads.map((h) => `<th>${escapeHtml(h)}</th>`).join('')}</tr></thead>`, '<tbody>');
   for (const r of d.rows) out.push(rowHtml(r, withHook));
   out.push('</tbody>', '</table>');
-  out.push('<p class="muted">Live: the transcript as it stood when the hook fired. Complete: with the call\'s own record. Click a call to open its record.</p>');
+  out.push(
+    '<dl class="legend muted">',
+    `<dt>Live</dt><dd>the hook handed the transcript as it stood when it fired, its call's record appended while it runs when it landed (its decision at the likeliest landing; beside it how its process ended and how long it ran).</dd>`,
+    `<dt>Complete</dt><dd>the hook handed a transcript that holds its call's own record, as if Claude Code wrote first.</dd>`,
+    `<dt>Differs</dt><dd>a live run decided otherwise than the complete one: the hook depends on its call being in the transcript.</dd>`,
+    `<dt>Timing</dt><dd>the live runs, one at each time the record may land: from the start (on disk when the hook fired), N ms after the hook started, or not while it ran; "depends on timing" when they did not all decide alike.</dd>`,
+    `<dt>Basis</dt><dd>where those times come from: ${escapeHtml(BASIS_TEXT.channel)}; ${escapeHtml(BASIS_TEXT.model)}.</dd>`,
+    `<dt>Bytes</dt><dd>of the transcript each run was handed (live: at the fire).</dd>`,
+    '</dl>',
+    '<p class="muted">Click a call to open its record.</p>',
+  );
   return out.join('\n');
 }
 
 /** The whole page: our stylesheets only, no script (`cspSource`: the webview's, for the stylesheets' URIs). */
-export function replayPageHtml(d: ReplayTableData, page: { cspSource: string; stylesheets: readonly string[] }): string {
-  const csp = ["default-src 'none'", `style-src ${page.cspSource}`, `img-src ${page.cspSource}`].join('; ');
+export function replayPageHtml(d: ReplayTableData, page: { cspSource: string; stylesheets: readonly string[]; script?: { src: string; nonce: string } }): string {
+  // `script`: the one script the panel may run, by nonce (media/replayState.js: it keeps the table in the tab's state for a reload); it draws nothing.
+  const scriptSrc = page.script ? [`script-src 'nonce-${page.script.nonce}'`] : [];
+  const csp = ["default-src 'none'", `style-src ${page.cspSource}`, `img-src ${page.cspSource}`, ...scriptSrc].join('; ');
   const links = page.stylesheets.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join('\n');
+  const script = page.script ? `\n<script nonce="${escapeHtml(page.script.nonce)}" src="${escapeHtml(page.script.src)}"></script>` : '';
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -272,7 +327,7 @@ ${links}
 <body>
 <main id="replay">
 ${replayBodyHtml(d)}
-</main>
+</main>${script}
 </body>
 </html>`;
 }

@@ -3,7 +3,8 @@ import type { HookRunSnapshot, RecordLagRow, SessionSnapshot } from '../core/sna
 import { boundsText, callShapeText, formatDuration, formatStat, plural } from './format';
 import { lagHistogram, type HistogramBin } from './histogram';
 import { hookRunDecisionText } from './hookRuns';
-import { sampleTime, type LagSample } from './lagSamples';
+import type { LagSample } from './lagSamples';
+import { newestCallFirst } from './treeModel';
 import { printable } from '../rules/printable';
 import { sessionTitle, toolLabel } from './sessionLabel';
 
@@ -24,7 +25,7 @@ export interface ReportRow {
   lag_ms: number | null;
   shape: string;
   wait: string;
-  /** The call's settings PreToolUse hooks, as the mod timed them, and their share of its hold: `2.0s (95%)`, `denied · 2.0s`; '' without the mod. */
+  /** The call's settings PreToolUse hooks, as the mod timed them, and their share of its hold: `2.0s (95%)`, `denied · 2.0s`; a dash without the mod. */
   hooks: string;
   held: boolean;
 }
@@ -70,9 +71,11 @@ export interface ReportData {
   session_id: string;
   title: string;
   transcript_path: string;
+  /** When the report was made, `HH:MM:SS UTC`: on the clock the table's times are on. */
   generated_at: string;
   stats: SessionStats;
-  summary: { label: string; value: string }[];
+  /** Each card: its figure, and a `note` in small type where the figure needs words (why it is missing). */
+  summary: { label: string; value: string; note?: string }[];
   histogram: HistogramBin[];
   rows: ReportRow[];
   batches: ReportBatch[];
@@ -82,10 +85,13 @@ export interface ReportData {
   hook_runs: ReportHookRunRow[];
 }
 
-/** Clock time of day with milliseconds, in UTC so rows compare across machines. */
+/** Clock time of day with milliseconds, in UTC so rows compare across machines; a dash when there is none. */
 export function timeOfDay(ms: number | null): string {
-  return ms === null ? '' : new Date(ms).toISOString().slice(11, 23);
+  return ms === null ? NONE : new Date(ms).toISOString().slice(11, 23);
 }
+
+/** A cell with nothing to say: a dash, not a blank a reader may take for a value not drawn. */
+export const NONE = '—';
 
 /** Rows shown in the table at most; the export has them all. */
 export const REPORT_MAX_ROWS = 2000;
@@ -102,7 +108,7 @@ function reportLag(s: LagSample): string {
 }
 
 function reportRow(s: LagSample, mainPath: string): ReportRow {
-  const wait = s.wait_outcome === null ? '' : `${s.wait_outcome} (${s.wait_polls ?? 0} polls, ${formatDuration(s.wait_ms ?? 0)})`;
+  const wait = s.wait_outcome === null ? NONE : `${s.wait_outcome} (${s.wait_polls ?? 0} polls, ${formatDuration(s.wait_ms ?? 0)})`;
   return {
     tool_use_id: s.tool_use_id,
     tool: toolLabel(s.tool_name ?? undefined),
@@ -111,9 +117,9 @@ function reportRow(s: LagSample, mainPath: string): ReportRow {
     record_at: timeOfDay(s.record_at),
     fired_at: timeOfDay(s.fired_at),
     on_disk: timeOfDay(s.observed_at),
-    lag: s.line === null ? '' : reportLag(s),
+    lag: s.line === null ? NONE : reportLag(s),
     lag_ms: s.lag_ms,
-    shape: s.line === null ? '' : callShapeText(s.shape ?? undefined),
+    shape: s.line === null ? NONE : callShapeText(s.shape ?? undefined),
     wait,
     hooks: hooksCell(s),
     held: s.line === null,
@@ -131,7 +137,7 @@ function hooksWithinHold(s: LagSample): boolean {
 
 /** A call's hooks cell: their time, their share of its measured lag when they ran within it, and a decision other than allow. */
 function hooksCell(s: LagSample): string {
-  if (s.hooks_ms === null) return '';
+  if (s.hooks_ms === null) return NONE;
   const share = hooksWithinHold(s) ? ` (${Math.round(((s.hooks_ms as number) / (s.lag_ms as number)) * 100)}%)` : '';
   const decided = s.hooks_decision === 'deny' ? 'denied · ' : s.hooks_decision === 'ask' ? 'asked · ' : '';
   return `${decided}${formatDuration(s.hooks_ms)}${share}`;
@@ -141,15 +147,16 @@ function hooksCell(s: LagSample): string {
  * The hooks' share of the holds, over the calls the mod timed whose lag was measured and whose hooks
  * ran within the hold (hooksWithinHold): their hooks' time against their holds'.
  */
-function hooksShareSummary(samples: readonly LagSample[]): string {
+function hooksShareSummary(samples: readonly LagSample[]): { value: string; note?: string } {
   const timed = samples.filter((s) => s.hooks_ms !== null);
-  if (timed.length === 0) return 'not timed (the plugin\'s mod times them, Claude Code 2.1.287+)';
+  // The figure alone in the card's large type; why, in its small note (a whole sentence in large bold read as a heading).
+  if (timed.length === 0) return { value: 'not timed', note: "the plugin's mod times them, on Claude Code 2.1.287+" };
   const measured = timed.filter(hooksWithinHold);
   const hooks = measured.reduce((n, s) => n + (s.hooks_ms as number), 0);
   const held = measured.reduce((n, s) => n + (s.lag_ms as number), 0);
   const denied = timed.filter((s) => s.hooks_decision === 'deny').length;
   const share = held > 0 ? `${formatDuration(hooks)} of ${formatDuration(held)} held (${Math.round((hooks / held) * 100)}%) over ${plural(measured.length, 'call')}` : `${plural(timed.length, 'call')} timed, none within a measured hold`;
-  return denied > 0 ? `${share} · ${denied} denied` : share;
+  return { value: denied > 0 ? `${share} · ${denied} denied` : share };
 }
 
 function recordLagRow(r: RecordLagRow): ReportRecordLagRow {
@@ -215,14 +222,14 @@ function recordLagSummary(rows: readonly RecordLagRow[]): string {
 export function buildReport(session: SessionSnapshot, samples: readonly LagSample[], now: number, name = sessionTitle(session)): ReportData {
   const st = session.stats;
   const lags = samples.flatMap((s) => (s.lag_ms === null ? [] : [s.lag_ms]));
-  // Newest first; held calls (no disk time yet) sort by when their hook fired.
-  const ordered = [...samples].sort((a, b) => sampleTime(b) - sampleTime(a));
+  // The tree's order: newest first by when each call began, so a call is where the view has it.
+  const ordered = [...samples].sort(newestCallFirst);
   const rows = ordered.slice(0, REPORT_MAX_ROWS).map((s) => reportRow(s, session.transcript_path));
   return {
     session_id: session.session_id,
     title: name,
     transcript_path: session.transcript_path,
-    generated_at: new Date(now).toISOString(),
+    generated_at: `${new Date(now).toISOString().slice(11, 19)} UTC`,
     stats: st,
     summary: [
       { label: 'Waits seen / behind', value: `${st.waits_seen} / ${st.waits_behind}` },
@@ -230,7 +237,7 @@ export function buildReport(session: SessionSnapshot, samples: readonly LagSampl
       { label: 'Calls written', value: String(st.calls_written) },
       { label: 'Lag p50 / p95 / max', value: `${formatStat(st.lag_p50_ms)} / ${formatStat(st.lag_p95_ms)} / ${formatStat(st.lag_max_ms)}` },
       { label: 'Record lags (born → on disk)', value: recordLagSummary(session.record_lags ?? []) },
-      { label: "Your hooks' share of the holds", value: hooksShareSummary(samples) },
+      { label: "Your hooks' share of the holds", ...hooksShareSummary(samples) },
       { label: 'Each wrapped hook', value: hookRunsSummary(samples) },
       { label: 'Shapes', value: `${st.shape_before_result} before result · ${st.shape_with_result} with result · ${st.shape_unknown} unknown` },
       { label: 'Malformed lines', value: String(st.malformed_lines) },

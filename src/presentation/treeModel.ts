@@ -1,9 +1,10 @@
 import { shownAsHeld, type CallSnapshot, type SessionSnapshot } from '../core/snapshot';
 import { callTranscriptPath, focusCall, heldLineOf, revealTargetFor, type RevealTarget } from './callChoice';
-import { callLagText, callShapeText, formatDuration, hooksText } from './format';
+import { callLagText, callShapeText, formatDuration, formatStat, hooksText } from './format';
 import { hookRunLines } from './hookRuns';
 import { printable } from '../rules/printable';
-import { sessionName, sessionNames, sessionsNewestFirst, sessionTitle, startLabel, toolLabel } from './sessionLabel';
+import { sessionName, sessionNames, sessionsNewestFirst, startLabel, toolLabel } from './sessionLabel';
+import { readBackNote } from './readBack';
 
 /**
  * The tree as plain data: src/vscode/heldCallsTree.ts maps each node to a
@@ -14,7 +15,20 @@ import { sessionName, sessionNames, sessionsNewestFirst, sessionTitle, startLabe
 export interface TreeNodeView {
   id: string;
   kind: 'session' | 'held' | 'written';
+  /**
+   * What a hook author scans for first, so a sidebar at its default width (about 300 px) keeps it:
+   * a session's state and figures, a call's tool. The description follows and is cut first; the
+   * tooltip holds every figure either may lose.
+   */
   label: string;
+  /** A session's name, as the pickers and the report give it (its description, which may be cut); '' for a call. */
+  name: string;
+  /**
+   * Every figure of the row, uncut, as its tooltip's first line says them: a call's with its wait's
+   * outcome (`seen · held ≤ 121 ms · before result`), a session's with its waits and lag. A terminal,
+   * which has the room, shows these (src/presentation/liveScreen.ts).
+   */
+  figures: string;
   description: string;
   tooltip: string;
   /** A codicon id. */
@@ -101,8 +115,10 @@ function heldNode(session: SessionSnapshot, call: CallSnapshot, now: number): Tr
   const hooks = hooksText(call.hooks);
   parts.push(...(hooks !== undefined ? [hooks] : []), hookStateText(call));
   if (call.agent_id) parts.push('subagent');
+  const figures = printable(parts.join(' · '));
   const tooltip = [
     call.tool_use_id,
+    `${toolLabel(call.tool_name)}: ${figures}`,
     `held for ${formatDuration(age)}; ${heldWhere(session, call)}`,
     hooksLine(call),
     ...hookRunLines(call),
@@ -114,7 +130,9 @@ function heldNode(session: SessionSnapshot, call: CallSnapshot, now: number): Tr
     id: callNodeId(session.session_id, call.tool_use_id),
     kind: 'held',
     label: toolLabel(call.tool_name),
-    description: printable(parts.join(' · ')),
+    name: '',
+    figures,
+    description: figures,
     tooltip: tooltip.filter((l): l is string => l !== undefined).map(printable).join('\n'),
     icon: call.wait?.outcome === 'behind' ? 'error' : 'watch',
     contextValue: 'heldCall',
@@ -125,14 +143,33 @@ function heldNode(session: SessionSnapshot, call: CallSnapshot, now: number): Tr
   };
 }
 
+/**
+ * A written row's figures as the row says them: where neither lag nor shape is known, once
+ * (`behind · lag, shape unknown`), which a default-width sidebar keeps whole; the tooltip says each.
+ */
+function rowText(parts: readonly string[]): string {
+  const lag = parts.indexOf('lag unknown');
+  if (lag >= 0 && parts[lag + 1] === 'shape unknown') return [...parts.slice(0, lag), 'lag, shape unknown', ...parts.slice(lag + 2)].join(' · ');
+  return parts.join(' · ');
+}
+
+/** What the row's shape means, in words; a fork's copy has none of this session's. */
+function shapeLine(call: CallSnapshot): string | undefined {
+  if (call.copied_from !== undefined) return undefined;
+  if (call.shape === 'before_result') return 'Shape: before result: its record was on disk before its result (a hook could have seen it, given time).';
+  if (call.shape === 'with_result') return 'Shape: with result: its record and its result came in one write (no hook could have seen it).';
+  return 'Shape: unknown: nothing read proves whether its record came before its result.';
+}
+
 /** The record's per-call fields (the field table's `perCall` lines), one `key: value` line each, in the table's order. */
 function recordLines(call: CallSnapshot): string[] {
   return Object.entries(call.record ?? {}).map(([key, value]) => `${key}: ${String(value)}`);
 }
 
 function writtenNode(session: SessionSnapshot, call: CallSnapshot): TreeNodeView {
-  // The outcome first: a narrow sidebar cuts the end of a description, never its start.
-  const parts: string[] = call.wait ? [call.wait.outcome] : [];
+  // The outcome first: a narrow sidebar cuts the end of a description, never its start. The wait's
+  // outcome leads, `seen` as `behind`: the same words as `watch` and `analyze` (issue 43).
+  const parts: string[] = call.wait?.outcome !== undefined ? [call.wait.outcome] : [];
   // A fork's copy of its parent's call happened in the parent: it has no lag or shape of this session.
   if (call.copied_from !== undefined) parts.push(`copied from ${call.copied_from.slice(0, 8)}`);
   else {
@@ -140,8 +177,11 @@ function writtenNode(session: SessionSnapshot, call: CallSnapshot): TreeNodeView
     parts.push(callLagText(call), ...(hooks !== undefined ? [hooks] : []), callShapeText(call.shape));
   }
   if (call.agent_id) parts.push('subagent');
+  const figures = printable(parts.join(' · '));
   const tooltip = [
     call.tool_use_id,
+    `${toolLabel(call.tool_name)}: ${figures}`,
+    shapeLine(call),
     `record at line ${call.line ?? '?'}`,
     ...recordLines(call),
     hooksLine(call),
@@ -150,12 +190,15 @@ function writtenNode(session: SessionSnapshot, call: CallSnapshot): TreeNodeView
     waitLine(call),
     hookModeNote(call),
     transportNote(call),
+    readBackNote(call),
   ];
   return {
     id: callNodeId(session.session_id, call.tool_use_id),
     kind: 'written',
     label: toolLabel(call.tool_name),
-    description: printable(parts.join(' · ')),
+    name: '',
+    figures,
+    description: printable(rowText(parts)),
     tooltip: tooltip.filter((l): l is string => l !== undefined).map(printable).join('\n'),
     icon: call.wait?.outcome === 'behind' ? 'warning' : 'check',
     contextValue: 'writtenCall',
@@ -174,10 +217,18 @@ function targetOfSession(session: SessionSnapshot): RevealTarget | undefined {
 /**
  * When a call began: its hook fired, else its record's own timestamp (a call
  * read from history was observed only when the window opened), else when its
- * record was seen. None of these changes as the call's hold clears.
+ * record was seen. None of these changes as the call's hold clears. Null and
+ * absent alike (the report's samples say null).
  */
-function firstSeen(call: CallSnapshot): number {
+type Began = { tool_use_id: string; fired_at?: number | null; record_at?: number | null; observed_at?: number | null };
+
+function firstSeen(call: Began): number {
   return call.fired_at ?? call.record_at ?? call.observed_at ?? 0;
+}
+
+/** Newest first by when each call began, then by id: the tree's order, which the report's table keeps too. */
+export function newestCallFirst(a: Began, b: Began): number {
+  return firstSeen(b) - firstSeen(a) || (a.tool_use_id < b.tool_use_id ? -1 : a.tool_use_id > b.tool_use_id ? 1 : 0);
 }
 
 /**
@@ -186,15 +237,28 @@ function firstSeen(call: CallSnapshot): number {
  * clears, so the rows under the pointer do not move as holds clear.
  */
 export function callsInOrder(session: SessionSnapshot): CallSnapshot[] {
-  return [...session.held, ...session.recent].sort(
-    (a, b) => firstSeen(b) - firstSeen(a) || (a.tool_use_id < b.tool_use_id ? -1 : a.tool_use_id > b.tool_use_id ? 1 : 0),
-  );
+  return [...session.held, ...session.recent].sort(newestCallFirst);
 }
 
-function sessionTooltip(session: SessionSnapshot, now: number): string {
+/** A session's waits in words: how many of its hooks' waits found their record, how many ended behind. */
+function waitsText(st: SessionSnapshot['stats']): string {
+  return `waits ${st.waits_seen} seen / ${st.waits_behind} behind`;
+}
+
+/** A session's figures whole: held, its waits, its lag. */
+function sessionFigures(session: SessionSnapshot): string {
+  const st = session.stats;
+  const lag = st.lag_p50_ms === null ? 'lag: none measured' : `lag p50 ${formatDuration(st.lag_p50_ms)} · p95 ${formatStat(st.lag_p95_ms)}`;
+  return `${session.held.length > 0 ? `${session.held.length} held` : 'in sync: no call held'} · ${waitsText(st)} · ${lag}`;
+}
+
+function sessionTooltip(session: SessionSnapshot, name: string, now: number): string {
+  const st = session.stats;
   const start = startLabel(session.started_at, now);
   return [
-    sessionTitle(session),
+    name,
+    sessionFigures(session),
+    `shapes: ${st.shape_before_result} before result · ${st.shape_with_result} with result · ${st.shape_unknown} unknown`,
     start === undefined ? 'started: unknown' : `started ${start}`,
     session.cwd,
     session.git_branch === undefined ? undefined : `branch ${session.git_branch}`,
@@ -207,18 +271,26 @@ function sessionTooltip(session: SessionSnapshot, now: number): string {
     .join('\n');
 }
 
+/**
+ * A session's row leads with its state and figures (`2 held · 3 behind · p50 7.1s`), its name after
+ * them: at the sidebar's default width a name of a few words already filled the row and cut the
+ * figures. Waits that found their record are good news and in the tooltip; those that ended behind
+ * are said in the row.
+ */
 export function sessionNode(session: SessionSnapshot, now: number, name = sessionName(session, [session], now)): TreeNodeView {
   const st = session.stats;
-  const desc = [session.held.length > 0 ? `${session.held.length} held` : 'in sync'];
-  if (st.waits_seen + st.waits_behind > 0) desc.push(`waits ${st.waits_seen} seen / ${st.waits_behind} behind`);
-  if (st.lag_p50_ms !== null) desc.push(`p50 ${formatDuration(st.lag_p50_ms)}`);
+  const label = [session.held.length > 0 ? `${session.held.length} held` : 'in sync'];
+  if (st.waits_behind > 0) label.push(`${st.waits_behind} behind`);
+  if (st.lag_p50_ms !== null) label.push(`p50 ${formatDuration(st.lag_p50_ms)}`);
   const children = callsInOrder(session).map((c) => (shownAsHeld(c) ? heldNode(session, c, now) : writtenNode(session, c)));
   return {
     id: sessionNodeId(session.session_id),
     kind: 'session',
-    label: name,
-    description: desc.join(' · '),
-    tooltip: sessionTooltip(session, now),
+    label: label.join(' · '),
+    name,
+    figures: sessionFigures(session),
+    description: name,
+    tooltip: sessionTooltip(session, name, now),
     icon: session.held.length > 0 ? 'watch' : 'comment-discussion',
     contextValue: 'session',
     session_id: session.session_id,

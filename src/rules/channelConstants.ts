@@ -16,6 +16,9 @@ export const HOOK_SOURCE = 'transcript-lag-hook';
 /** `source` of events the in-process mod (src/mod/, plugin/hooks/) writes. */
 export const MOD_SOURCE = 'transcript-lag-mod';
 
+/** `source` of the `measured` events an engine (a window, `watch`) writes: what its own live read of a record measured. */
+export const ENGINE_SOURCE = 'transcript-lag-engine';
+
 /** How a call's report reached the channel: a command hook process, an http hook, or the in-process mod. */
 export const CHANNEL_TRANSPORTS = ['command', 'http', 'mod'] as const;
 export type ChannelTransport = (typeof CHANNEL_TRANSPORTS)[number];
@@ -68,6 +71,8 @@ export const MAX_PATH_LENGTH = 4096;
 /** Probe defaults: like a reviewing hook, 50 polls 100 ms apart. */
 export const DEFAULT_PROBE_POLLS = 50;
 export const DEFAULT_PROBE_POLL_MS = 100;
+/** The largest --timeout-ms the hook takes (src/hook/main.ts parseHookArgs), a day; install-hook refuses a longer probe wait. */
+export const MAX_HOOK_TIMEOUT_MS = 86_400_000;
 
 /** File name of install-statusline's stable copy of the statusline bundle; also the marker of our statusLine entry. */
 export const STATUSLINE_FILE_NAME = 'transcript-lag-statusline.js';

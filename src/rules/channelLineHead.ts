@@ -7,7 +7,7 @@ import { CHANNEL_SCHEMA_VERSION, CHANNEL_TRANSPORTS, HOOKS_DECISIONS, type Hooks
  * the later event of two lines a killed write glued together. So both take the same lines.
  */
 
-export const KNOWN_EVENTS: ReadonlySet<string> = new Set(['pre', 'post', 'hooks', 'hook_run', 'wait', 'landed', 'record']);
+export const KNOWN_EVENTS: ReadonlySet<string> = new Set(['pre', 'post', 'hooks', 'hook_run', 'wait', 'landed', 'record', 'measured']);
 /** Every line our hook writes starts so; a line that also holds it later is two lines glued by a killed write. */
 const EVENT_START = '{"v":';
 

@@ -4,8 +4,9 @@
  * before Claude Code has written it. Written as Claude Code writes them: one `assistant` record per
  * content block (the text blocks, then the tool_use blocks up to and including the call's), each a
  * line of compact JSON, marked `"transcriptLag":"held"`. A field the held message does not know is
- * left out, never made up: `message.id`, `model`, `version`, `timestamp` are not in it (the mod is
- * not given them), `uuid` and `parentUuid` only where the mod's rows gave them.
+ * left out, never made up: `message.id`, `model`, `timestamp` are not in it (the mod is not given
+ * them), `version` only where the build told the mod, `uuid` and `parentUuid` only where the mod's
+ * rows gave them.
  */
 import type { HeldBlock, HeldMessage } from './modContract';
 
@@ -54,6 +55,7 @@ export function heldRecordLines(held: HeldMessage, ctx: RecordContext): string {
       isSidechain: ctx.agentId !== undefined,
       ...(ctx.cwd !== undefined ? { cwd: ctx.cwd } : {}),
       sessionId: ctx.sessionId,
+      ...(typeof held.version === 'string' ? { version: held.version } : {}),
       ...(ctx.agentId !== undefined ? { agentId: ctx.agentId } : {}),
       message: { role: 'assistant', content: [block] },
       type: 'assistant',

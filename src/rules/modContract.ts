@@ -52,6 +52,11 @@ export interface HeldMessage {
    * them. What `transcript-lag complete` writes the held records from.
    */
   blocks?: HeldBlock[];
+  /**
+   * Added within v1: the Claude Code build holding the message, as `$.session.version()` gives it
+   * (the `version` its records will carry); absent where the build does not say.
+   */
+  version?: string;
 }
 
 /** One content block of a held message, with its row's ids where known (absent, never guessed). */

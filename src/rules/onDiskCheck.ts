@@ -1,4 +1,4 @@
-import { type LineKind, lineKindOf } from './recordLine';
+import { lineKindOf } from './recordLine';
 import { completeLines, readBounded } from './boundedRead';
 
 /**
@@ -22,8 +22,6 @@ export interface OnDiskCheck {
 export const ON_DISK_WINDOW_BYTES = 4 * 1024 * 1024;
 const NEWLINE = 0x0a;
 
-export type { LineKind };
-
 /** The id as its bytes appear inside a JSON string. */
 export function toolUseIdNeedle(id: string): Buffer {
   return Buffer.from(JSON.stringify(id).slice(1, -1), 'utf8');
@@ -41,37 +39,56 @@ export function* linesHolding(lines: Buffer, needle: Buffer): Generator<Buffer> 
   }
 }
 
-/** What a line holding the id's bytes is, for the call `id` (the rule: src/rules/recordLine.ts). */
-export function lineKind(line: Buffer, id: string, partial = false): LineKind {
-  return lineKindOf(line.toString('utf8'), id, partial);
+/** A file's last complete lines, read once: where the call's record and result are looked for. */
+export interface TranscriptWindow {
+  lines: Buffer;
+  /** Where the file's complete lines ended (a partial last line is not on disk yet: no reader takes it). */
+  completeBytes: number;
+  size: number;
+  /** The window holds the whole file: what is not in it is not on disk. */
+  whole: boolean;
+}
+
+/** The last `windowBytes` of a file's complete lines; undefined when it is missing, not a regular file or unreadable. */
+export function readWindow(path: string, windowBytes = ON_DISK_WINDOW_BYTES): TranscriptWindow | undefined {
+  const read = readBounded(path, windowBytes, 'end');
+  if (!read) return undefined;
+  const { lines, end } = completeLines(read);
+  return { lines, completeBytes: end, size: read.size, whole: read.start === 0 };
+}
+
+/**
+ * The call's lines in a window, by the one reading of a line (./recordLine.ts): its record (the last
+ * one: a fork's file starts with copies of its parent's records) and whether its result is there.
+ * The one lookup of the hook, the status line, `message` and `complete`.
+ */
+export function callInWindow(w: TranscriptWindow, toolUseId: string): { record?: Buffer; result: boolean } {
+  let record: Buffer | undefined;
+  let result = false;
+  for (const line of linesHolding(w.lines, toolUseIdNeedle(toolUseId))) {
+    const kind = lineKindOf(line, toolUseId);
+    if (kind === 'record') record = line;
+    else if (kind === 'result') result = true;
+  }
+  return { ...(record !== undefined ? { record } : {}), result };
 }
 
 /**
  * Looks for the call's record and result among the last `windowBytes` of the
- * file's complete lines. A partial last line is not on disk yet (no reader
- * takes it). Never throws: a file that is missing, not a regular file or
+ * file's complete lines. Never throws: a file that is missing, not a regular file or
  * unreadable gives undefined (no evidence, which readers take as "unknown").
  */
 export function checkOnDisk(path: string, toolUseId: string, windowBytes = ON_DISK_WINDOW_BYTES): OnDiskCheck | undefined {
-  const read = readBounded(path, windowBytes, 'end');
-  if (!read) return undefined;
-  const { start, size } = read;
-  const { lines: complete, end } = completeLines(read);
-  let record = false;
-  let result = false;
-  for (const line of linesHolding(complete, toolUseIdNeedle(toolUseId))) {
-    const kind = lineKind(line, toolUseId);
-    if (kind === 'record') record = true;
-    else if (kind === 'result') result = true;
-    if (record && result) break;
-  }
+  const w = readWindow(path, windowBytes);
+  if (!w) return undefined;
+  const found = callInWindow(w, toolUseId);
+  const record = found.record !== undefined;
   // The whole file was searched: absence is proof. Otherwise a record older than the window is
   // possible, so only its presence says something; a result always follows its record, so a
   // record found means a missing result is not older than the window either.
-  const whole = start === 0;
-  const check: OnDiskCheck = { complete_bytes: end, bytes_on_disk: size };
-  if (record || whole) check.record_on_disk = record;
-  if (result || record || whole) check.result_on_disk = result;
+  const check: OnDiskCheck = { complete_bytes: w.completeBytes, bytes_on_disk: w.size };
+  if (record || w.whole) check.record_on_disk = record;
+  if (found.result || record || w.whole) check.result_on_disk = found.result;
   return check;
 }
 

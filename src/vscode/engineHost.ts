@@ -60,6 +60,8 @@ export interface EngineHostDeps {
  */
 export class EngineHost {
   private engine: TranscriptLagEngine | undefined;
+  /** The engine whose history found at start is indexed (historyIndexed). */
+  private indexedEngine: TranscriptLagEngine | undefined;
   private engineSubscription: { dispose(): unknown } | undefined;
   private tickTimer: unknown;
   private dirPollTimer: unknown;
@@ -78,6 +80,16 @@ export class EngineHost {
 
   current(): TranscriptLagEngine | undefined {
     return this.engine;
+  }
+
+  /**
+   * Whether every session there is to show is known: the engine has indexed the history it found at
+   * start, or there is no Claude dir to follow. A report restored after a reload waits for it before
+   * it says its session is gone.
+   */
+  historyIndexed(): boolean {
+    if (this.engine) return this.indexedEngine === this.engine;
+    return this.waitingFor !== undefined;
   }
 
   currentClaudeDir(): string {
@@ -172,6 +184,7 @@ export class EngineHost {
     engine.indexed().then(
       () => {
         if (this.engine !== engine) return;
+        this.indexedEngine = engine;
         this.deps.log.info(`History indexed (${mib} MiB)`);
         this.deps.onChanged();
       },

@@ -13,5 +13,6 @@ export * from '../platform/statusLineInstaller';
 export * from '../core/channel/reader';
 export * from '../platform/hookReceiverService';
 export * from '../rules/spoolFolding';
+export * from '../platform/measuredKeeping';
 // Replay Hook on Session… (src/vscode/replayCommand.ts): the CLI's replay, loaded with the engine.
 export * from '../platform/replaySession';

@@ -15,6 +15,7 @@ import { createLog, logEvent } from './log';
 import { SessionReport } from './report';
 import { ReplayHookCommand } from './replayCommand';
 import { ReplayPanel } from './replayPanel';
+import { registerPanelRestore } from './panelRestore';
 import { Revealer } from './reveal';
 import { onSettingsChanged, readSettings, claudeDirOfSetting, workspaceFolderPaths } from './settings';
 import { HttpHookReceiver } from './httpHookReceiver';
@@ -58,10 +59,16 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
       log,
       files: nodeFileAccess,
       clock,
-      // removeFile lets the engine prune week-old channel files; spool folds the mod's spooled events into the channel.
+      // removeFile lets the engine prune week-old channel files; spool folds the mod's spooled events into the channel;
+      // measured keeps the lags it measures in the channel, so a reload or a new window reads them back.
       createEngine: async (opts) => {
         const engineModule = loadEngineModule();
-        return new engineModule.TranscriptLagEngine({ ...opts, removeFile: (p) => fsp.rm(p, { force: true }), spool: engineModule.nodeSpoolFolding });
+        return new engineModule.TranscriptLagEngine({
+          ...opts,
+          removeFile: (p) => fsp.rm(p, { force: true }),
+          spool: engineModule.nodeSpoolFolding,
+          measured: engineModule.nodeMeasuredKeeping,
+        });
       },
       createChangeSource: async (onReady) => loadEngineModule().chokidarChangeSource({ onReady }),
       claudeDirOfSetting: (setting) => claudeDirOfSetting(setting),
@@ -95,7 +102,7 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
   const revealer = new Revealer(session, now, log);
   const report = new SessionReport(context.extensionUri, session, (id) => samples.samples(id), now, async (s, line, transcriptPath) => {
     await revealer.reveal({ session_id: s.session_id, tool_use_id: '', transcript_path: transcriptPath, line, held: false });
-  }, sessions);
+  }, sessions, () => host.historyIndexed());
 
   // Replay Hook on Session…: the CLI's replay, loaded with the engine's bundle when it runs.
   const replayPanel = new ReplayPanel(context.extensionUri);
@@ -140,6 +147,7 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
     report,
     replayPanel,
     replayHook,
+    ...registerPanelRestore(report, replayPanel),
     vscode.commands.registerCommand(COMMANDS.replayHook, (arg?: unknown) => replayHook.run(arg)),
     { dispose: () => views.dispose() },
     { dispose: () => reportUpdates.dispose() },
@@ -188,14 +196,28 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
     statusBarTooltip: () => statusBar.state()?.tooltip,
     statusView: () => statusBar.state(),
     treeItems: () => tree.nodes(),
+    renderedTreeItems: () => tree.renderedItems(),
     badge: () => tree.badge(),
     badgeTooltip: () => tree.badgeTooltip(),
     statusBarAccessibilityLabel: () => statusBar.accessibilityLabel(),
     lastReveal: () => revealer.lastReveal(),
     samples: () => samples.samples(),
     reportData: () => report.lastData(),
+    reportKept: () => report.keptSessionId(),
     replayView: () => replayPanel.lastView(),
     cancelReplay: () => replayHook.cancel(),
+    hookPicker: () => {
+      const picker = replayHook.openPicker();
+      return (
+        picker && {
+          items: () => picker.items.map((i) => i.label),
+          placeholder: () => picker.placeholder ?? '',
+          type: (text: string) => {
+            picker.value = text;
+          },
+        }
+      );
+    },
     refresh: async () => {
       await host.tick();
       render();

@@ -78,6 +78,14 @@ export class HeldCallsTree implements vscode.TreeDataProvider<TreeNodeView>, vsc
     return treeModel(this.sessions(), this.now());
   }
 
+  /** For the test API: each row as VS Code is handed it (getTreeItem), sessions then their calls, top to bottom. */
+  renderedItems(): { id: string; label: string; description: string; tooltip: string }[] {
+    return this.nodes().flatMap((session) => [session, ...session.children]).map((node) => {
+      const item = this.getTreeItem(node);
+      return { id: String(item.id), label: String(item.label), description: String(item.description), tooltip: String(item.tooltip) };
+    });
+  }
+
   badge(): number | undefined {
     return this.view.badge?.value;
   }

@@ -7,7 +7,8 @@ import { CLAUDE_CODE_HOOK_TIMEOUT_S } from '../core/replay/hookTimeout';
 import type { SessionSnapshot } from '../core/snapshot';
 import type * as ReplayModule from '../platform/replaySession';
 import { createCoalescer } from '../presentation/coalesce';
-import { hookPickItems, type HookPickItem } from '../presentation/replayHookPick';
+import { hookPickItems, hookPickPlaceholder, type HookPickItem } from '../presentation/replayHookPick';
+import type { ReplayHook } from '../core/replay/settingsHooks';
 import { oneLine, ReplayedCalls, replayTable, type ReplayProgress, type ReplayTableData } from '../presentation/replayTable';
 import { printable } from '../rules/printable';
 import { sessionName, sessionPickItems } from '../presentation/sessionLabel';
@@ -81,6 +82,8 @@ export class ReplayHookCommand implements vscode.Disposable {
   private running: AbortController | undefined;
   /** The last command typed, offered again. */
   private lastCommand = '';
+  /** The hook picker while it is shown. */
+  private picker: vscode.QuickPick<vscode.QuickPickItem & { item: HookPickItem }> | undefined;
   private readonly panelClosed: vscode.Disposable;
 
   constructor(private readonly deps: ReplayCommandDeps) {
@@ -147,22 +150,14 @@ export class ReplayHookCommand implements vscode.Disposable {
     };
     if (a.configured === 'all') return all;
     if (typeof a.configured === 'number') return one(a.configured);
-    // `kind` is the QuickPickItem's own field (separators): the pick's kind goes along as `item`.
-    const items = hookPickItems(configured).map((item) => ({
-      label: item.label,
-      ...('description' in item ? { description: item.description } : {}),
-      ...('detail' in item && item.detail !== undefined ? { detail: item.detail } : {}),
-      item,
-    }));
-    const pick = await vscode.window.showQuickPick(items, {
-      title: 'Transcript Lag: replay which PreToolUse hook?',
-      placeHolder: configured.hooks.length === 0 ? 'No PreToolUse command hook in the settings: type one' : 'A command, or a hook of the settings',
-      matchOnDescription: true,
-    });
-    if (!pick) return undefined;
-    const item: HookPickItem = pick.item;
+    const item = await this.pickHook(configured);
+    if (!item) return undefined;
     if (item.kind === 'all') return all;
     if (item.kind === 'one') return one(item.index);
+    if (item.kind === 'typed') {
+      this.lastCommand = item.command;
+      return { choice: { command: item.command }, label: item.command };
+    }
     const command = await vscode.window.showInputBox({
       title: 'Transcript Lag: replay a hook command',
       prompt: 'Run with sh -c, the PreToolUse JSON on stdin, as Claude Code runs a command hook',
@@ -174,6 +169,53 @@ export class ReplayHookCommand implements vscode.Disposable {
     if (command === undefined || command.trim() === '') return undefined;
     this.lastCommand = command;
     return { choice: { command }, label: command };
+  }
+
+  /**
+   * The hook picker: a command typed into its box is an item of its own, first, so Enter runs it (the
+   * box filters the other items by what is typed: a command matched none of them); "Type a command…"
+   * asks for one in an input box; a configured hook, or all of them.
+   */
+  private pickHook(configured: { hooks: readonly ReplayHook[]; disabled: boolean }): Promise<HookPickItem | undefined> {
+    type Item = vscode.QuickPickItem & { item: HookPickItem };
+    const picker = vscode.window.createQuickPick<Item>();
+    picker.title = 'Transcript Lag: replay which PreToolUse hook?';
+    picker.placeholder = hookPickPlaceholder(configured.hooks.length);
+    picker.matchOnDescription = true;
+    picker.ignoreFocusOut = true;
+    // `kind` is the QuickPickItem's own field (separators): the pick's kind goes along as `item`.
+    const show = (typed: string) => {
+      picker.items = hookPickItems(configured, typed).map((item) => ({
+        label: item.label,
+        ...('description' in item ? { description: item.description } : {}),
+        ...('detail' in item && item.detail !== undefined ? { detail: item.detail } : {}),
+        // The typed command's item is not filtered away by the text that made it.
+        ...(item.kind === 'typed' ? { alwaysShow: true } : {}),
+        item,
+      }));
+    };
+    show('');
+    this.picker = picker;
+    return new Promise((resolve) => {
+      let chosen: HookPickItem | undefined;
+      picker.onDidChangeValue(show);
+      picker.onDidAccept(() => {
+        // Enter on a box whose text matched nothing still runs what was typed.
+        chosen = picker.selectedItems[0]?.item ?? picker.activeItems[0]?.item ?? (picker.value.trim() !== '' ? hookPickItems(configured, picker.value)[0] : undefined);
+        picker.hide();
+      });
+      picker.onDidHide(() => {
+        if (this.picker === picker) this.picker = undefined;
+        picker.dispose();
+        resolve(chosen);
+      });
+      picker.show();
+    });
+  }
+
+  /** The hook picker while it is open (for the test API); undefined otherwise. */
+  openPicker(): vscode.QuickPick<vscode.QuickPickItem> | undefined {
+    return this.picker;
   }
 
   private async replay(replay: typeof ReplayModule, s: SessionSnapshot, hooks: ChosenHooks): Promise<ReplayTableData> {
@@ -206,7 +248,8 @@ export class ReplayHookCommand implements vscode.Disposable {
               transcript: s.transcript_path,
               hooks: hooks.choice,
               timeoutMs: DEFAULT_TIMEOUT_MS,
-              mod: true,
+              // As the session ran: with the mod unless its evidence shows it did not run.
+              mod: undefined,
               env: hookEnv(),
               fallbackCwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir(),
               files: deps.files,

@@ -7,7 +7,7 @@ import { buildReport, type ReportData } from '../presentation/reportModel';
 import { sessionName } from '../presentation/sessionLabel';
 
 /** Messages from media/report.js. */
-type FromWebview = { type: 'ready' } | { type: 'openLine'; line: number; tool_use_id?: string };
+type FromWebview = { type: 'ready' } | { type: 'openLine'; line: number; tool_use_id?: string } | { type: 'kept'; session_id: string };
 
 /**
  * The session report: a webview with local assets only (media/report.js,
@@ -19,6 +19,8 @@ export class SessionReport implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private sessionId: string | undefined;
   private lastPosted: ReportData | undefined;
+  /** The session the page last said it keeps in its tab's state. */
+  private kept: string | undefined;
 
   constructor(
     private readonly extensionUri: vscode.Uri,
@@ -28,6 +30,8 @@ export class SessionReport implements vscode.Disposable {
     /** Opens `transcriptPath` (the row's own file: a subagent call's is the subagent's transcript) at `line`. */
     private readonly openLine: (session: SessionSnapshot, line: number, transcriptPath: string) => Promise<void>,
     private readonly sessions: () => SessionSnapshot[],
+    /** Whether the engine has indexed the history it found at start: until then a session not shown may be one still to come. */
+    private readonly historyIndexed: () => boolean = () => true,
   ) {}
 
   show(sessionId: string): void {
@@ -39,15 +43,36 @@ export class SessionReport implements vscode.Disposable {
       this.post();
       return;
     }
-    const media = vscode.Uri.joinPath(this.extensionUri, 'media');
     const panel = vscode.window.createWebviewPanel(REPORT_VIEW_TYPE, title, vscode.ViewColumn.Active, {
       enableScripts: true,
-      localResourceRoots: [media],
+      localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'media')],
     });
+    this.adopt(panel);
+  }
+
+  /**
+   * A report tab VS Code brings back after a reload (src/vscode/panelRestore.ts): its state names the
+   * session it reported (media/report.js keeps it), and the report is drawn again from the engine, as
+   * the tree is. One report at a time: a second tab restored is closed.
+   */
+  restore(panel: vscode.WebviewPanel, state: unknown): void {
+    const sessionId = restoredSessionId(state);
+    if (this.panel || sessionId === undefined) {
+      panel.dispose();
+      return;
+    }
+    this.sessionId = sessionId;
+    panel.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'media')] };
+    this.adopt(panel);
+  }
+
+  private adopt(panel: vscode.WebviewPanel): void {
+    const media = vscode.Uri.joinPath(this.extensionUri, 'media');
     panel.webview.html = this.html(panel.webview, media);
     panel.webview.onDidReceiveMessage((m: FromWebview) => this.receive(m));
     // A hidden webview loses its page; it asks again with 'ready' when shown.
     panel.onDidDispose(() => {
+      if (this.panel !== panel) return;
       this.panel = undefined;
       this.lastPosted = undefined;
     });
@@ -61,6 +86,11 @@ export class SessionReport implements vscode.Disposable {
 
   isOpen(): boolean {
     return this.panel !== undefined;
+  }
+
+  /** For the test API: the session the page last said it keeps in its tab's state (what a reload restores). */
+  keptSessionId(): string | undefined {
+    return this.panel ? this.kept : undefined;
   }
 
   /** For the test API: the data last posted to the page. */
@@ -80,6 +110,7 @@ export class SessionReport implements vscode.Disposable {
 
   private receive(m: FromWebview): void {
     if (m.type === 'ready') this.post();
+    else if (m.type === 'kept' && typeof m.session_id === 'string') this.kept = m.session_id;
     else if (m.type === 'openLine' && this.sessionId && Number.isInteger(m.line) && m.line > 0) {
       const s = this.session(this.sessionId);
       if (!s) return;
@@ -92,7 +123,8 @@ export class SessionReport implements vscode.Disposable {
     if (!this.panel || !this.sessionId) return;
     const s = this.session(this.sessionId);
     if (!s) {
-      void this.panel.webview.postMessage({ type: 'gone', session_id: this.sessionId });
+      // Right after a reload the engine may not have indexed the session yet: the page keeps saying it is loading.
+      if (this.historyIndexed()) void this.panel.webview.postMessage({ type: 'gone', session_id: this.sessionId });
       return;
     }
     const name = this.nameOf(s);
@@ -132,4 +164,11 @@ export class SessionReport implements vscode.Disposable {
   dispose(): void {
     this.panel?.dispose();
   }
+}
+
+/** The session id a restored report tab's state names (what media/report.js keeps); undefined for anything else. */
+export function restoredSessionId(state: unknown): string | undefined {
+  if (typeof state !== 'object' || state === null) return undefined;
+  const id = (state as { session_id?: unknown }).session_id;
+  return typeof id === 'string' && id.length > 0 && id.length <= 200 ? id : undefined;
 }

@@ -31,6 +31,8 @@ export interface TranscriptLagApi {
   statusView(): StatusView | undefined;
   /** The tree as data: sessions with their held and written calls (same ids and texts as the view). */
   treeItems(): TreeNodeView[];
+  /** Each row of the tree as handed to VS Code (label, description, hover text), sessions then their calls. */
+  renderedTreeItems(): { id: string; label: string; description: string; tooltip: string }[];
   /** The view badge value (calls held); undefined when no badge. */
   badge(): number | undefined;
   /** The badge's hover text as set on the view; undefined when no badge. */
@@ -43,8 +45,15 @@ export interface TranscriptLagApi {
   samples(): LagSample[];
   /** The data last posted to the report webview; undefined when it was never shown. */
   reportData(): ReportData | undefined;
+  /** The session the report's page last said it keeps in its tab's state (for a reload); undefined before it said. */
+  reportKept(): string | undefined;
   /** Replay Hook on Session…'s table: its data and the page last drawn from it; undefined before the first replay. */
   replayView(): ReplayView | undefined;
+  /**
+   * Replay Hook on Session…'s hook picker while it is open: the labels it lists now, and its box's text,
+   * which `type` sets as typing there does (the workbench then filters and reports the change back).
+   */
+  hookPicker(): { items(): string[]; placeholder(): string; type(text: string): void } | undefined;
   /** Stops the running replay as its notification's Cancel does; false when none runs. */
   cancelReplay(): boolean;
   /** Polls the engine once and re-renders every view at once (no coalescing delay). */

@@ -188,6 +188,7 @@ async function main() {
         badge = await wb.activityBadge('Transcript Lag');
       }
       await wb.screenshot('e2e-3-view-lists-call');
+      await wb.docsScreenshot('held-call');
       if (badge !== '1') throw new Error(`activity bar badge ${JSON.stringify(badge)}, expected "1"`);
       const label = await wb.activityLabel('Transcript Lag');
       if (!/1 call held/.test(label ?? '')) throw new Error(`activity bar entry says ${JSON.stringify(label)} with badge 1`);
@@ -230,6 +231,7 @@ async function main() {
         if (line !== recordLine) await page.waitForTimeout(100);
       }
       await wb.screenshot('e2e-5-opened-at-record-line');
+      await wb.docsScreenshot('written');
       if (line !== recordLine) throw new Error(`cursor on Ln ${line}, expected the record's line ${recordLine}`);
       return `Ln ${line}`;
     });

@@ -114,6 +114,26 @@ export class Workbench {
     throw new Error(`the tree never ${what} within ${timeoutMs} ms; it shows ${JSON.stringify(rows)}`);
   }
 
+  /**
+   * The README's and docs/VIEWS.md's pictures (docs/images/, copied from here by hand): the window at
+   * 1000×222, where the side bar keeps VS Code's default width beside a short editor and the status
+   * bar, then the run's own size again.
+   */
+  async docsScreenshot(name) {
+    const size = this.page.viewportSize();
+    await this.page.setViewportSize({ width: 1000, height: 222 });
+    try {
+      // The title bar's empty stretch between the search box and the layout buttons: over no control, no text.
+      await this.page.mouse.move(790, 16);
+      await this.page.waitForTimeout(800);
+      fs.mkdirSync(this.artifactsDir, { recursive: true });
+      await this.page.screenshot({ path: path.join(this.artifactsDir, `docs-${name}.png`) });
+    } finally {
+      if (size) await this.page.setViewportSize(size);
+      await this.page.waitForTimeout(300);
+    }
+  }
+
   async screenshot(name) {
     fs.mkdirSync(this.artifactsDir, { recursive: true });
     // Off every control: a hover shown earlier is not redrawn while the pointer stays, and would show what was true then.

@@ -93,8 +93,9 @@ export function checkScenario(result, { strictProfile }) {
     // The hook lab's check (def.truth): its hooks block calls, and a blocked call runs no PostToolUse
     // (and, without the mod, was seen to lose our hook's pre too), so our reports are not held to one pre
     // and post a call here; with
-    // `install: 'none'` nothing of ours runs at all. Those scenarios check replay against reality.
-    if (def.truth) continue;
+    // `install: 'none'` nothing of ours runs at all. Those scenarios check replay against reality; the
+    // complete scenarios (def.complete) check what the wrapped hooks saw.
+    if (def.truth || def.complete) continue;
     // analyze reads one file: a subagent's calls are in the subagent's own, which it is not given here.
     if (!c.subagent) checkAnalyzedShape(c, analyzed.get(c.id), channel, fail, where);
     if (def.watch === false) {
@@ -153,7 +154,7 @@ export function checkScenario(result, { strictProfile }) {
   // the plugin, or both: the plugin's hook stands aside where install-hook's entries report), and by
   // the mod where it loads (Claude Code 2.1.287+ with the plugin): the command hooks stand aside for it.
   const modReports = modLoads(result.version) && def.hook !== 'probe' && (!!def.mod || !!def.install?.startsWith('plugin'));
-  for (const c of def.truth ? [] : calls) {
+  for (const c of def.truth || def.complete ? [] : calls) {
     // A fork's own calls are hooked in the fork's session, so they are in its channel file.
     const channel = c.session ? result.fork?.channelLines ?? [] : result.recording.channel;
     for (const ev of ['pre', 'post']) {
@@ -165,7 +166,7 @@ export function checkScenario(result, { strictProfile }) {
     }
   }
   // Before 2.1.287 no mod loads: the plugin's command hooks report alone (checked above).
-  if (def.mod && modLoads(result.version) && !def.truth) checkMod(result, fail);
+  if (def.mod && modLoads(result.version) && !def.truth && !def.complete) checkMod(result, fail);
   if (def.timeSlowHook && modLoads(result.version)) checkHooksTimed(result, fail);
   if (def.statusline) checkStatusLine(result, fail);
   if (result.messageTool) checkMessageTool(result, fail);
@@ -185,7 +186,87 @@ export function checkScenario(result, { strictProfile }) {
   }
   if (def.metrics) checkMetrics(result, fail);
   if (def.truth) checkTruth(result, fail);
+  if (def.complete) checkComplete(result, fail);
   return failures;
+}
+
+/** A block as both sides write it: what a hook reads of it. */
+const blockOf = (rec) => {
+  const b = rec?.message?.content?.[0] ?? {};
+  return b.type === 'text' ? { type: 'text', text: b.text } : { type: b.type, id: b.id, name: b.name, input: b.input };
+};
+
+/**
+ * `transcript-lag complete` in the field (issue 39 §5): every Bash and Read call's once-reading hooks,
+ * unchanged behind the wrapper, found their own call (so allowed it); each held record the wrapper wrote
+ * equals, block by block, the record Claude Code later wrote (type, id, name, input, text; uuid,
+ * parentUuid, sessionId, cwd, version where it wrote them), the held ones of a call are its message's
+ * records up to the call's in order (one message.id among the landed), nothing of it twice in the copy;
+ * replay of each wrapped hook says `differs: false` on every call and its real decision is among replay's.
+ */
+export function completeCounts(result) {
+  const misses = [];
+  const counts = { calls: 0, found: 0, completed: 0, records: 0 };
+  const truth = result.truth;
+  if (!truth) return { counts, misses: ['no truth result (the session left no transcript?)'] };
+  const landed = truth.records.filter((r) => r.rec?.type === 'assistant' && r.rec.transcriptLag === undefined);
+  const hooked = new Set(result.calls.filter((c) => c.tool === 'Bash' || c.tool === 'Read').map((c) => c.id));
+  for (const id of hooked) {
+    const seen = truth.seen.filter((s) => s.id === id);
+    const names = new Set(seen.map((s) => s.hook));
+    for (const hook of Object.keys(truth.replays)) if (!names.has(hook)) misses.push(`${id}: ${hook} did not run (or log)`);
+  }
+  for (const s of truth.seen) {
+    counts.calls += 1;
+    if (s.found) counts.found += 1;
+    else misses.push(`${s.hook} ${s.id}: did not find its call (TRANSCRIPT_LAG_COMPLETE=${s.complete}, ${s.bytes} bytes read ${s.read_at - s.start} ms after its start)`);
+    if (s.hook !== 'heldSeen.py') continue;
+    if (s.records_with_id !== 1 && s.found) misses.push(`${s.id}: ${s.records_with_id} lines hold the call in the transcript its hook read`);
+    if (s.held.length === 0) continue;
+    counts.completed += 1;
+    if (s.twice?.length) misses.push(`${s.id}: records the copy holds twice (on disk and held): ${s.twice.join(', ')}`);
+    if (s.complete !== '1') misses.push(`${s.id}: held records given, but TRANSCRIPT_LAG_COMPLETE=${s.complete}`);
+    if (s.transcript_path === truth.transcript) misses.push(`${s.id}: held records in Claude Code's own transcript`);
+    // The call's message as it landed: its records up to and including the call's, in file order.
+    const own = landed.find((r) => r.rec.message?.content?.some((b) => b.type === 'tool_use' && b.id === s.id));
+    if (!own) {
+      misses.push(`${s.id}: its record never landed to compare with`);
+      continue;
+    }
+    const mid = own.rec.message.id;
+    const message = landed.filter((r) => r.file === own.file && r.rec.message?.id === mid);
+    const upTo = message.slice(0, message.indexOf(own) + 1);
+    // Those already on disk at its fire are in the copy as Claude Code wrote them; the held ones are the rest.
+    const tail = upTo.slice(upTo.length - s.held.length);
+    if (s.held.length > upTo.length) misses.push(`${s.id}: ${s.held.length} held records, its message has ${upTo.length} up to the call`);
+    const same = JSON.stringify(s.held.map(blockOf)) === JSON.stringify(tail.map((r) => blockOf(r.rec)));
+    if (!same) misses.push(`${s.id}: held blocks ${JSON.stringify(s.held.map(blockOf))}, landed ${JSON.stringify(tail.map((r) => blockOf(r.rec)))}`);
+    s.held.forEach((h, i) => {
+      const l = tail[i]?.rec;
+      if (!l) return;
+      counts.records += 1;
+      if (h.transcriptLag !== 'held') misses.push(`${s.id}: a held record without its mark`);
+      if (h.message?.id !== undefined) misses.push(`${s.id}: a held record with a message.id (${h.message.id}): the mod is not given it`);
+      for (const k of ['uuid', 'parentUuid', 'sessionId', 'cwd', 'version', 'type', 'isSidechain', 'agentId']) {
+        if (h[k] !== undefined && h[k] !== l[k]) misses.push(`${s.id}: held ${k} ${JSON.stringify(h[k])}, landed ${JSON.stringify(l[k])}`);
+      }
+      if (h.message?.role !== l.message?.role) misses.push(`${s.id}: held role ${h.message?.role}, landed ${l.message?.role}`);
+    });
+  }
+  for (const [hook, replay] of Object.entries(truth.replays)) {
+    if (replay.error) misses.push(`${hook}: replay failed: ${replay.error}`);
+    for (const line of replay.lines.filter((l) => l.tool_use_id && hooked.has(l.tool_use_id))) {
+      if (line.differs !== false) misses.push(`${hook} ${line.tool_use_id}: replay says differs: ${line.differs} (live ${(line.live_timings ?? [line.live]).map((t) => t.decision).join('/')}, complete ${line.complete?.decision})`);
+    }
+  }
+  return { counts, misses };
+}
+
+function checkComplete(result, fail) {
+  const { counts, misses } = completeCounts(result);
+  if (counts.calls === 0) fail('no wrapped hook logged a call');
+  for (const m of misses) fail(`complete: ${m}`);
+  checkTruth(result, fail);
 }
 
 /**

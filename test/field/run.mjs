@@ -5,13 +5,15 @@
 //
 //   node test/field/run.mjs [--cli-version V] [--only a,b] [--json FILE] [--record] [--invariants-only] [--keep]
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { ensureClaude, ClaudeInstallError, DEFAULT_CLAUDE_VERSION } from './claudeInstall.mjs';
 import { tmuxAvailable } from './drivers.mjs';
 import { missingPieces, repoRoot } from './projectCli.mjs';
 import { runScenario } from './scenario.mjs';
 import { scenarios } from './scenarios.mjs';
-import { checkScenario, classifyCall, truthCounts } from './assertions.mjs';
+import { checkScenario, classifyCall, completeCounts, modLoads, truthCounts } from './assertions.mjs';
 import { prometheusBin } from './prometheus.mjs';
 import { writeRecording } from '../../scripts/lib/recordings.mjs';
 import { findCommand, isMissingTool, missingTool } from '../../scripts/lib/missingTool.mjs';
@@ -74,6 +76,14 @@ export async function runSuite(opts, out = (s) => process.stdout.write(s)) {
   if (missing.length) throw new Error(`field test needs ${missing.join(', ')}: run \`npm run build\` first`);
   out(`field: Claude Code ${opts.version} (${claudeBin}), ${chosen.length} scenarios\n`);
   const results = [];
+  // Where the plugin's mod loads, the build's own validator must take the plugin: a mod it refuses runs not
+  // at all, and every mod scenario would fail for a reason this line names at once.
+  if (modLoads(opts.version) && chosen.some((s) => s.install?.includes('plugin'))) {
+    const v = validatePlugin(claudeBin);
+    out(`${v.failures.length ? 'FAIL' : 'ok  '} ${v.scenario}\n`);
+    for (const f of v.failures) out(`     ✗ ${f}\n`);
+    results.push(v);
+  }
   for (const def of chosen) {
     const result = await runScenario(def, { claudeBin, version: opts.version, keep: opts.keep });
     result.failures = checkScenario(result, { strictProfile: opts.strict });
@@ -88,6 +98,10 @@ export async function runSuite(opts, out = (s) => process.stdout.write(s)) {
       const each = Object.entries(counts).map(([hook, c]) => `${hook} ${c.agreed}/${c.calls}${c.differs_real ? ` (differs ${c.differs_said}, really ${c.differs_real})` : ''}`);
       out(`       replay gave the real decision: ${each.join(', ')}\n`);
     }
+    if (result.def.complete && result.truth) {
+      const { counts: c } = completeCounts(result);
+      out(`       behind complete: ${c.found}/${c.calls} hook runs found their call, ${c.completed} given held records (${c.records} compared with the landed ones)\n`);
+    }
     for (const f of result.failures) out(`     ✗ ${f}\n`);
     if (result.failures.length) {
       out(`       api: ${result.apiRequests.map((r) => `${r.t}ms ${r.kind ?? r.path}`).join(', ')}\n`);
@@ -99,6 +113,21 @@ export async function runSuite(opts, out = (s) => process.stdout.write(s)) {
     }
   }
   return { results, durationMs: Date.now() - started };
+}
+
+/** `claude plugin validate plugin/`, in a HOME of its own: the result as a scenario's, failed when it fails. */
+function validatePlugin(claudeBin) {
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-validate-'));
+  try {
+    const r = spawnSync(claudeBin, ['plugin', 'validate', path.join(repoRoot, 'plugin')], { env: { PATH: process.env.PATH, HOME: home }, encoding: 'utf8', timeout: 120_000 });
+    const lines = `${r.stdout ?? ''}${r.stderr ?? ''}`.split('\n');
+    // Each error block: "✘ Found N error(s):", then its "❯ …" lines.
+    const errors = lines.flatMap((l, i) => (/✘ Found/.test(l) ? lines.slice(i + 1).filter((x, j, a) => /❯/.test(x) && !a.slice(0, j).some((y) => /^\S/.test(y) && !/❯/.test(y) && y.trim())) : [])).map((l) => l.trim());
+    const failures = r.status === 0 ? [] : [`claude plugin validate exited ${r.status ?? r.signal}`, ...errors.slice(0, 10)];
+    return { scenario: 'claude plugin validate plugin/', def: { name: 'claude plugin validate plugin/' }, calls: [], failures, durationMs: 0 };
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
+  }
 }
 
 async function main() {

@@ -63,7 +63,10 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
   // `truth`: the hook lab's field check (issue 38): three hooks that read the transcript for their own
   // call (once at once in sh, once after Python's start, polling for 1.5 s), each logging what it saw.
   const truthLog = path.join(sb.root, 'truth.log');
-  if (def.truth) addTruthHooks(sb, truthLog);
+  // `complete` (issue 39 §5): the same once-reading hooks, unchanged, each behind the wrapper the plugin's
+  // SessionStart copied into the Claude dir, as the README's one-line change writes them.
+  const truthHooks = truthHooksOf(def, sb);
+  if (truthHooks) addTruthHooks(sb, truthLog, truthHooks);
   const api = await startStandInApi({
     script: def.script,
     subScript: def.subScript,
@@ -172,7 +175,10 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
     }
   }
   // The hook lab's check: each truth hook replayed on the finished session, as a user would run it.
-  const truth = def.truth && transcript && fs.existsSync(transcript) ? { ...truthResult({ sb, transcript, truthLog, transcriptLines }), places: Object.fromEntries(placesOf(def)) } : undefined;
+  const truth =
+    truthHooks && transcript && fs.existsSync(transcript)
+      ? { ...truthResult({ sb, transcript, truthLog, transcriptLines, truthHooks, keepRecords: !!def.complete }), places: Object.fromEntries(placesOf(def)) }
+      : undefined;
   const result = {
     scenario: def.name,
     version,
@@ -321,9 +327,24 @@ export function truthHookCommand(file, log) {
   return `${runner} ${JSON.stringify(path.join(repoRoot, 'test', 'field', 'truthHooks', file))} ${JSON.stringify(log)}`;
 }
 
-function addTruthHooks(sb, truthLog) {
+/**
+ * The truth hooks a scenario runs, each `{ name, command(log) }`: the hook lab's three as they are, or
+ * (`complete`) its once-readers behind `node <claude dir>/transcript-lag/bin/transcript-lag-complete.js --`.
+ * heldSeen.py knows a subagent's file; once.sh reads the transcript it is given, so not in the subagent's.
+ */
+function truthHooksOf(def, sb) {
+  if (def.complete) {
+    // Word for word the README's line: `~` is the session's HOME (sb.home; its .claude is sb.claudeDir).
+    if (path.join(sb.home, '.claude') !== sb.claudeDir) throw new Error('the sandbox Claude dir is not ~/.claude');
+    const names = def.subScript ? ['heldSeen.py'] : ['once.sh', 'heldSeen.py'];
+    return names.map((name) => ({ name, command: (log) => `node ~/.claude/transcript-lag/bin/transcript-lag-complete.js -- ${truthHookCommand(name, log)}` }));
+  }
+  return def.truth ? TRUTH_HOOKS.map((name) => ({ name, command: (log) => truthHookCommand(name, log) })) : undefined;
+}
+
+function addTruthHooks(sb, truthLog, truthHooks) {
   const settings = JSON.parse(fs.readFileSync(sb.settingsFile, 'utf8'));
-  const hooks = TRUTH_HOOKS.map((f) => ({ type: 'command', command: truthHookCommand(f, truthLog), timeout: 30 }));
+  const hooks = truthHooks.map((h) => ({ type: 'command', command: h.command(truthLog), timeout: 30 }));
   // Bash and Read, the calls they look for: an Agent call they blocked would start no subagent.
   settings.hooks.PreToolUse.push({ matcher: 'Bash|Read', hooks });
   fs.writeFileSync(sb.settingsFile, JSON.stringify(settings, null, 2));
@@ -334,15 +355,15 @@ function addTruthHooks(sb, truthLog) {
  * finished session says (the transcript's own Claude dir: the session's evidence found there, as
  * with a user's), for assertions.mjs's checkTruth.
  */
-function truthResult({ sb, transcript, truthLog, transcriptLines }) {
+function truthResult({ sb, transcript, truthLog, transcriptLines, truthHooks, keepRecords }) {
   const seen = readJsonl(truthLog);
   const replays = {};
-  for (const hook of TRUTH_HOOKS) {
+  for (const { name: hook, command } of truthHooks) {
     const log = path.join(sb.root, `replay-${hook}.log`);
     let out = '';
     let error;
     try {
-      out = execFileSync(process.execPath, [CLI_JS, 'replay', transcript, '--json', '--hook', truthHookCommand(hook, log)], {
+      out = execFileSync(process.execPath, [CLI_JS, 'replay', transcript, '--json', '--hook', command(log)], {
         cwd: sb.work,
         env: { ...process.env, HOME: sb.home },
         encoding: 'utf8',
@@ -358,7 +379,13 @@ function truthResult({ sb, transcript, truthLog, transcriptLines }) {
   }
   // When each line reached disk (the recorder's clock is Date.now(), the hooks' too).
   const landed = transcriptLines.map((l) => ({ t: l.t, line: l.line, text: l.text.slice(0, 400) }));
-  return { seen, replays, landed };
+  // The records as they landed, whole, main and subagents' (the complete check compares the held ones with them).
+  if (!keepRecords) return { seen, replays, landed };
+  const records = [];
+  const subagents = transcript.replace(/\.jsonl$/, '/subagents');
+  const files = [transcript, ...(fs.existsSync(subagents) ? fs.readdirSync(subagents).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(subagents, f)) : [])];
+  for (const file of files) for (const rec of readJsonl(file)) records.push({ file, rec });
+  return { seen, replays, landed, records, transcript };
 }
 
 /**

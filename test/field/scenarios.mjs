@@ -132,4 +132,17 @@ export const scenarios = [
   ),
   // A subagent's call: the hooks are handed the session's transcript_path, not the subagent's own file.
   ...['interactive', 'print'].map((mode) => ({ name: `${mode}-truth-subagent`, mode, ...announce, ...stream, install: 'none', truth: true, script: MOD_SUBAGENT, subScript: SUBAGENT_STEPS })),
+  // `transcript-lag complete` (issue 39 §5): the plugin alone, from a clone of the committed HEAD (nothing
+  // built); once-reading hooks (test/field/truthHooks/) unchanged behind the wrapper its SessionStart copied,
+  // `node ~/.claude/transcript-lag/bin/transcript-lag-complete.js -- …`. Each must find its own call on every
+  // call (text in pieces, two calls in one message, a message with no text, a burst of four, a subagent's);
+  // the records the wrapper wrote must equal those Claude Code wrote later; replay must say differs: false.
+  ...['interactive', 'print'].flatMap((mode) =>
+    [
+      // Each message ends 2.5 s after its last block (print mode writes a record when its message ends): held while the hooks run.
+      ['messages', MOD_MESSAGES, { finishDelayMs: 2500 }],
+      ['burst', TRUTH_BURST, { blockGapMs: 20 }],
+      ['subagent', MOD_SUBAGENT, { subScript: SUBAGENT_STEPS, finishDelayMs: 2500 }],
+    ].map(([shape, script, more]) => ({ name: `${mode}-complete-${shape}`, mode, ...announce, ...stream, install: 'plugin-dir', pluginClone: true, mod: true, complete: true, script, ...more })),
+  ),
 ];

@@ -26,7 +26,7 @@ export async function joinChannel(
   const scanner = createChannelScanner();
   const tail = new FileTail<ChannelLine>({ path: channelPath, files, clock, scanner });
   const waits: WaitSummary = { seen: 0, behind: 0, error: 0, unmatched: 0 };
-  const channel: ChannelSummary = { file: channelPath, lines: 0, events: { pre: 0, post: 0, hooks: 0, hook_run: 0, wait: 0, landed: 0, record: 0 }, spooled: 0, skipped: {} };
+  const channel: ChannelSummary = { file: channelPath, lines: 0, events: { pre: 0, post: 0, hooks: 0, hook_run: 0, wait: 0, landed: 0, record: 0, measured: 0 }, spooled: 0, skipped: {} };
   const sightings = new Map<string, CallSightings>();
   /** The report each call's `hook_fired_at` came from: the mod's wins (../channel/fireTime.ts). */
   const fires = new Map<string, FireReport>();
@@ -37,7 +37,8 @@ export async function joinChannel(
     }
     const event = scan.event;
     channel.events[event.event] += 1;
-    if (event.event === 'record') return;
+    // An engine's kept read (`measured`) is counted, not used: analyze says what the transcript and the hooks' looks prove.
+    if (event.event === 'record' || event.event === 'measured') return;
     const call = callOf(event.tool_use_id);
     if (event.event === 'pre' || event.event === 'post' || event.event === 'hooks' || event.event === 'landed') {
       if (!call) return;

@@ -88,7 +88,7 @@ export interface ChannelSummary {
   file: string;
   lines: number;
   /** `record`: rows whose birth the mod reported (no write times offline, so no record lags here). */
-  events: { pre: number; post: number; hooks: number; hook_run: number; wait: number; landed: number; record: number };
+  events: { pre: number; post: number; hooks: number; hook_run: number; wait: number; landed: number; record: number; measured: number };
   /** Events read from the mod's spool (`<channel dir>/spool/`, not folded into the file yet), counted in `events` too. */
   spooled: number;
   /** Lines that were not a valid event, by kind (malformed, invalid, unknown-version, …). */

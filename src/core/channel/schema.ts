@@ -173,7 +173,34 @@ export const recordEventSchema = z.object({
   tool_use_ids: z.array(z.string().min(1).max(200)).max(1000).optional(),
 });
 
-export const channelEventSchema = z.discriminatedUnion('event', [preEventSchema, postEventSchema, hooksEventSchema, hookRunEventSchema, waitEventSchema, landedEventSchema, recordEventSchema]);
+/**
+ * What an engine (a window, `watch`) measured of a call by its own live read: the read that first
+ * found the call's record (`at`: when), and whether it brought the result too (`shape`). Written by
+ * the engine, once per call, so that a reload or a later window, which finds the record already on
+ * disk, gives the call the lag and shape that were measured instead of none (docs/CHANNEL.md, "What
+ * an engine measured"). Trusted only for the record it names: the same file (`record_path`, else
+ * `transcript_path`), the same line ending at the same byte; another record there drops it.
+ */
+export const measuredEventSchema = z.object({
+  ...base,
+  event: z.literal('measured'),
+  /** The call's fire time the lag was measured from (its best report then), on the clock of `at`; absent when no report gave one yet. */
+  fired_at: z.number().int().nonnegative().optional(),
+  /** Which report gave `fired_at` (see `transport` above). */
+  transport: transport.optional(),
+  /** `at - fired_at`, never below 0, when `fired_at` is known. */
+  lag_ms: z.number().int().nonnegative().optional(),
+  /** The read that found the record brought its result too (`with_result`), or not (`before_result`). */
+  shape: z.enum(['before_result', 'with_result']),
+  /** 1-based line of the record in its file. */
+  line: z.number().int().positive(),
+  /** Byte offset just past the record's line (its newline included). */
+  byte_end: z.number().int().positive(),
+  /** The file holding the record, when it is not `transcript_path` (a subagent's own transcript). */
+  record_path: z.string().min(1).max(4096).optional(),
+});
+
+export const channelEventSchema = z.discriminatedUnion('event', [preEventSchema, postEventSchema, hooksEventSchema, hookRunEventSchema, waitEventSchema, landedEventSchema, recordEventSchema, measuredEventSchema]);
 
 export type PreEvent = z.infer<typeof preEventSchema>;
 export type PostEvent = z.infer<typeof postEventSchema>;
@@ -182,6 +209,7 @@ export type HookRunEvent = z.infer<typeof hookRunEventSchema>;
 export type WaitEvent = z.infer<typeof waitEventSchema>;
 export type LandedEvent = z.infer<typeof landedEventSchema>;
 export type RecordEvent = z.infer<typeof recordEventSchema>;
+export type MeasuredEvent = z.infer<typeof measuredEventSchema>;
 /** The events about one call (every event but `record`). */
 export type CallChannelEvent = Exclude<ChannelEvent, RecordEvent>;
 export type { ChannelTransport } from '../../rules/channelConstants';

@@ -25,6 +25,8 @@ export interface Observation {
 }
 
 export interface WrittenObservation extends Observation {
+  /** Byte offset just past the record's line: with `path` and `line`, which record a kept measurement is of (./measured.ts). */
+  byteEnd: number;
   recordAt: number | null;
   withResult: boolean;
   messageId?: string;
@@ -84,8 +86,34 @@ export interface CallFacts {
   hooksReported?: { hooks?: number; post?: number };
   /** The hooks figure its events last said (hooksKey), once said: `written` carries only that one. */
   hooksTold?: string;
+  /** The `measured` events of the channel for the call (an engine's live reads of its record, kept there): ./measured.ts. */
+  measured?: MeasuredFact[];
+  /** Of those, the earliest that is of the record as read now (./measured.ts `resolveMeasured`); what callVerdict takes. */
+  measuredRead?: MeasuredRead;
   /** Its wrapped hooks' runs (`hook_run` events), by start, at most MAX_HOOK_RUNS_PER_CALL: made by the first. */
   hookRuns?: HookRunSnapshot[];
+  /** This engine has handed its own read of the call's record to be kept in the channel (or found it kept already). */
+  measuredKept?: true;
+}
+
+/** A `measured` event of the channel: an engine's live read that first found the call's record. */
+export interface MeasuredFact {
+  /** When that read found the record. */
+  at: number;
+  withResult: boolean;
+  firedAt?: number;
+  /** Which record it was: its file, its line, the byte just past it. */
+  path: string;
+  line: number;
+  byteEnd: number;
+}
+
+/** A kept measurement of the record as read now: a live read, made earlier by an engine, read back from the channel. */
+export interface MeasuredRead {
+  at: number;
+  withResult: boolean;
+  /** The fire time it was measured from; the call's own best fire, when known, is taken first (the same, unless a better report came after). */
+  firedAt?: number;
 }
 
 /** A call's lag and shape as every view gives them: one number per call, or one bound. */
@@ -102,6 +130,11 @@ export interface CallVerdict {
   held?: HeldBounds;
   /** Told by the first sighting of the record: whether it brought the result too. `unknown` when nothing proves it. */
   shape: CallShape;
+  /**
+   * The sighting that decided is a live read an engine made earlier and kept in the channel (a window
+   * before a reload, `watch`), read back, not one this engine made (./measured.ts).
+   */
+  readBack?: true;
 }
 
 /** What a verdict is made of: a call's facts, or what a buried call's tombstone kept of them. */
@@ -109,6 +142,8 @@ export interface VerdictFacts {
   firedAt?: number;
   written?: { observedAt: number; historical: boolean; withResult: boolean };
   seen?: CallSightings;
+  /** A kept live read of the record (./measured.ts): the record's first sighting when it is earlier than this engine's own, or this engine read it as history. */
+  measuredRead?: MeasuredRead;
 }
 
 /**
@@ -121,16 +156,25 @@ export function callVerdict(call: VerdictFacts): CallVerdict | undefined {
   const w = call.written;
   if (!w) return undefined;
   const seen = call.seen ?? NOTHING_SEEN;
-  const found = w.historical ? undefined : recordFoundAt(seen);
-  if (!w.historical && (found === undefined || w.observedAt <= found)) {
-    return { lag: call.firedAt === undefined ? null : Math.max(0, w.observedAt - call.firedAt), shape: w.withResult ? 'with_result' : 'before_result' };
+  // The live read that first found the record: this engine's, or one kept in the channel when that
+  // came first (a window before a reload read it live; this one found it as history).
+  const kept = call.measuredRead;
+  const own = w.historical ? undefined : { at: w.observedAt, withResult: w.withResult };
+  const read = kept !== undefined && (own === undefined || kept.at < own.at) ? kept : own;
+  const readBack = read !== undefined && read === kept ? ({ readBack: true } as const) : {};
+  const firedAt = call.firedAt ?? (read === kept ? kept?.firedAt : undefined);
+  const found = read === undefined ? undefined : recordFoundAt(seen);
+  if (read !== undefined && (found === undefined || read.at <= found)) {
+    return { lag: firedAt === undefined ? null : Math.max(0, read.at - firedAt), shape: read.withResult ? 'with_result' : 'before_result', ...readBack };
   }
   // History, or read late: what the looks prove, as the status line and the mod's row say it. A late
   // read that brought the record without its result still proves that shape; one that brought both
   // proves nothing once a look had found the record earlier.
-  const verdict = verdictFromHook(seen, call.firedAt);
-  const shape = verdict.shape ?? (w.historical || w.withResult ? 'unknown' : 'before_result');
-  return verdict.held ? { lag: null, held: verdict.held, shape } : { lag: null, shape };
+  const verdict = verdictFromHook(seen, firedAt);
+  const shape = verdict.shape ?? (read === undefined || read.withResult ? 'unknown' : 'before_result');
+  // Read back only when the kept read is what says the shape.
+  const shapeReadBack = verdict.shape === undefined && shape !== 'unknown' ? readBack : {};
+  return verdict.held ? { lag: null, held: verdict.held, shape, ...shapeReadBack } : { lag: null, shape, ...shapeReadBack };
 }
 
 const NOTHING_SEEN: CallSightings = {};

@@ -1,6 +1,6 @@
 import type { EngineEvent } from '../engineEvents';
 import { NO_PER_CALL } from '../records';
-import type { HookRunEvent, HooksEvent, LandedEvent, PostEvent, PreEvent, WaitEvent } from '../channel/schema';
+import type { HookRunEvent, HooksEvent, LandedEvent, MeasuredEvent, PostEvent, PreEvent, WaitEvent } from '../channel/schema';
 import { hookRunOf, withHookRun } from '../../rules/hookRun';
 import { type HooksTimed, carriesSighting, hooksFields, hooksTimedOf, noteSighting, waitLookOf } from '../../rules/hookEvidence';
 import { isBetterFire } from '../../rules/fireTime';
@@ -8,6 +8,12 @@ import { type CallFacts, type Observation, type WaitFact, type WrittenObservatio
 import type { SessionFacts } from './sessionFacts';
 import type { SessionLimits } from './sessionState';
 import { callEvent, retellVerdict } from './snapshots';
+import { measuredToKeep, noteMeasured, resolveMeasured } from './measured';
+
+/** Where the engine's own live reads to keep in the channel go (./measured.ts): the engine appends them. */
+export interface MeasuredOutbox {
+  push(ev: MeasuredEvent): void;
+}
 
 /**
  * A session's calls kept in full, and how each input moves one on:
@@ -34,6 +40,7 @@ export class CallStates {
     private readonly sessionId: string,
     private readonly facts: SessionFacts,
     private limits: SessionLimits,
+    private readonly outbox?: MeasuredOutbox,
   ) {}
 
   setLimits(limits: SessionLimits): void {
@@ -190,6 +197,20 @@ export class CallStates {
     this.retell(c, observedAt, out);
   }
 
+  /**
+   * An engine's live read of the call's record, kept in the channel (./measured.ts): the record's
+   * first sighting when it is earlier than this engine's own read, or this engine read it as history
+   * (a reload); said again (`joined`) when that changes the call's lag.
+   */
+  ingestMeasured(ev: MeasuredEvent, observedAt: number, out: EngineEvent[]): void {
+    const c = this.call(ev.tool_use_id);
+    c.toolName ??= ev.tool_name;
+    c.agentId ??= ev.agent_id;
+    noteMeasured(c, ev);
+    resolveMeasured(c);
+    this.retell(c, observedAt, out);
+  }
+
   /** The call's record was read (`origin`: the session a fork copied it from). Held → written. */
   ingestToolUse(id: string, name: string, agentId: string | undefined, obs: WrittenObservation, origin: string | undefined, out: EngineEvent[], partialDwellMs = 0): void {
     const c = this.call(id);
@@ -199,6 +220,7 @@ export class CallStates {
     const first = !c.written;
     if (!first && compareObservations(obs, c.written as WrittenObservation) >= 0) return;
     c.written = obs;
+    resolveMeasured(c);
     if (first) this.facts.writtenCount++;
     const verdict = callVerdict(c) as NonNullable<ReturnType<typeof callVerdict>>;
     this.facts.countVerdict(id, verdict);
@@ -231,8 +253,16 @@ export class CallStates {
         ...(partialDwellMs > 0 ? { partial_dwell_ms: partialDwellMs } : {}),
       }),
     );
+    this.keepMeasured(c);
     // A result that arrived before its record (only in odd orders) is reported once the call is written.
     if (c.result) this.emitResult(c, out);
+  }
+
+  /** This engine's live read of the call's record, to be kept in the channel when it is one to keep (./measured.ts). */
+  private keepMeasured(c: CallFacts): void {
+    if (!this.outbox) return;
+    const ev = measuredToKeep(this.sessionId, this.facts.transcriptPath, c);
+    if (ev) this.outbox.push(ev);
   }
 
   /** The call's result was read. Written → result (a result read first waits for its record). */
@@ -256,6 +286,8 @@ export class CallStates {
   private retell(c: CallFacts, observedAt: number, out: EngineEvent[]): void {
     if (!c.written) return;
     c.told = retellVerdict(this.sessionId, { tool_use_id: c.id, tool_name: c.toolName, transcript_path: c.written.path, agent_id: c.agentId }, c, observedAt, this.facts, out);
+    // A hook's report that came after the record (its pre late): the read is one to keep now.
+    this.keepMeasured(c);
   }
 
   private callEvent<const F extends object>(c: CallFacts, path: string, fields: F) {

@@ -1,4 +1,4 @@
-import type { ChannelEvent } from '../channel/schema';
+import type { ChannelEvent, MeasuredEvent } from '../channel/schema';
 import type { EngineEvent } from '../engineEvents';
 import type { SessionSnapshot } from '../snapshot';
 import { SessionState, type SessionLimits, type TranscriptInput } from './sessionState';
@@ -16,6 +16,8 @@ export interface CorrelatorOptions {
   maxHeldCalls?: number;
   /** Write batches kept per session for the timeline. Default 200. */
   batchesKept?: number;
+  /** Collect this engine's live reads of records to keep in the channel (takeMeasured): only for an engine that appends them. */
+  keepMeasured?: boolean;
 }
 
 /**
@@ -26,11 +28,25 @@ export interface CorrelatorOptions {
  * along the way describe what was new at each step (`joined` when a hook event
  * arrives after its record, `held` only before `written`).
  */
+/** The engine's reads to keep waiting for the engine to append them: bounded, should nobody take them. */
+const MAX_MEASURED_WAITING = 10_000;
+
 export class Correlator {
   private readonly sessionsById = new Map<string, SessionState>();
   private limits: SessionLimits;
+  /** This engine's live reads of records, to be kept in the channel (./measured.ts), until takeMeasured(). */
+  private measuredWaiting: MeasuredEvent[] = [];
+  private readonly outbox = {
+    push: (ev: MeasuredEvent) => {
+      if (this.measuredWaiting.length >= MAX_MEASURED_WAITING) this.measuredWaiting.shift();
+      this.measuredWaiting.push(ev);
+    },
+  };
+
+  private readonly keepMeasured: boolean;
 
   constructor(opts: CorrelatorOptions = {}) {
+    this.keepMeasured = opts.keepMeasured === true;
     this.limits = {
       recentCalls: opts.recentCalls ?? 20,
       rememberedCalls: opts.rememberedCalls ?? 5_000,
@@ -48,7 +64,7 @@ export class Correlator {
   private session(id: string): SessionState {
     let s = this.sessionsById.get(id);
     if (!s) {
-      s = new SessionState(id, this.limits);
+      s = new SessionState(id, this.limits, this.keepMeasured ? this.outbox : undefined);
       this.sessionsById.set(id, s);
     }
     return s;
@@ -64,6 +80,7 @@ export class Correlator {
     else if (ev.event === 'hooks') s.ingestHooks(ev, observedAt, out);
     else if (ev.event === 'hook_run') s.ingestHookRun(ev, observedAt, out);
     else if (ev.event === 'record') s.ingestRecordBirth(ev, observedAt);
+    else if (ev.event === 'measured') s.ingestMeasured(ev, observedAt, out);
     else s.ingestPost(ev, observedAt, out);
     s.pruneIfOverfull(out);
     return this.withSessionEvent(s, observedAt, out);
@@ -83,6 +100,14 @@ export class Correlator {
     const ev = s.sessionEventIfChanged(at);
     if (ev) out.push(ev);
     return out;
+  }
+
+  /** This engine's live reads to keep in the channel since the last call (./measured.ts), oldest first. */
+  takeMeasured(): MeasuredEvent[] {
+    if (this.measuredWaiting.length === 0) return [];
+    const taken = this.measuredWaiting;
+    this.measuredWaiting = [];
+    return taken;
   }
 
   has(sessionId: string): boolean {

@@ -2,9 +2,9 @@ import type { EngineEvent, SessionStats } from '../engineEvents';
 import { type ScanResult, copiedFrom } from '../records';
 import type { SessionSnapshot } from '../snapshot';
 import type { TailRead } from '../tailTypes';
-import type { HookRunEvent, HooksEvent, LandedEvent, PostEvent, PreEvent, RecordEvent, WaitEvent } from '../channel/schema';
+import type { HookRunEvent, HooksEvent, LandedEvent, MeasuredEvent, PostEvent, PreEvent, RecordEvent, WaitEvent } from '../channel/schema';
 import { type CallFacts, type Observation, type WaitFact, type WrittenObservation, parseTimestamp } from './callFacts';
-import { CallStates } from './callStates';
+import { CallStates, type MeasuredOutbox } from './callStates';
 import { SessionFacts } from './sessionFacts';
 import { callEvent, callSnapshot, heldEventOf, sortedRecent } from './snapshots';
 import { Tombstones } from './tombstones';
@@ -57,13 +57,14 @@ export class SessionState {
   constructor(
     readonly sessionId: string,
     private limits: SessionLimits,
+    outbox?: MeasuredOutbox,
   ) {
     // Counters keyed by call hold as many calls as memory and the tombstones do (a late sighting of a
     // buried call may move its counts: one the counters had forgotten would count twice). They forget
     // the call counted first, so a call left unfinished while thousands more are buried can still fall
     // out first; rare, and bounded either way.
     this.facts = new SessionFacts(limits.rememberedCalls + limits.maxLiveCalls, limits.batchesKept);
-    this.calls = new CallStates(sessionId, this.facts, limits);
+    this.calls = new CallStates(sessionId, this.facts, limits, outbox);
     this.tombstones = new Tombstones(sessionId, this.facts);
   }
 
@@ -157,6 +158,12 @@ export class SessionState {
     else this.calls.ingestLanded(ev, observedAt, out);
   }
 
+  /** An engine's live read of a call's record, kept in the channel (./measured.ts). A buried call's verdict was final when it was buried. */
+  ingestMeasured(ev: MeasuredEvent, observedAt: number, out: EngineEvent[]): void {
+    this.touch(observedAt);
+    if (!this.tombstones.has(ev.tool_use_id)) this.calls.ingestMeasured(ev, observedAt, out);
+  }
+
   ingestTranscript(input: TranscriptInput, out: EngineEvent[]): void {
     const { read, transcriptPath: path } = input;
     const historical = input.historical === true;
@@ -193,6 +200,7 @@ export class SessionState {
         const written: WrittenObservation = {
           ...obs,
           ...(origin !== undefined ? { historical: true } : {}),
+          byteEnd: l.byteEnd,
           recordAt: parseTimestamp(rec.timestamp),
           withResult: resultsInBatch.has(tu.id),
           ...(rec.messageId !== undefined ? { messageId: rec.messageId } : {}),

@@ -43,6 +43,11 @@ export function callSnapshot(sessionId: string, c: CallFacts, held: HeldPlace = 
     if (verdict) {
       snap.shape = verdict.shape;
       if (verdict.held && verdict.lag === null) snap.lag_bounds = verdict.held;
+      if (verdict.readBack) {
+        snap.read_back = true;
+        // On disk when the kept read found it: the history read that found it again here is no landing.
+        if (c.measuredRead !== undefined) snap.observed_at = c.measuredRead.at;
+      }
     }
     snap.with_result = snap.shape === 'with_result';
   }

@@ -56,6 +56,7 @@ export class Tombstones {
       transport: c.transport,
       written: w ? { observedAt: w.observedAt, historical: w.historical, withResult: w.withResult } : undefined,
       seen: c.seen,
+      ...(c.measuredRead !== undefined ? { measuredRead: c.measuredRead } : {}),
       told: c.told,
     });
     while (this.byId.size > kept) this.byId.delete(this.byId.keys().next().value as string);

@@ -48,6 +48,20 @@ export interface EngineOptions {
   maxBytesPerRead?: number;
   /** Files kept open at once (default 256): a followed file idle past it is closed and opened again when read. */
   maxOpenFiles?: number;
+  /**
+   * Keeps what this engine measured in the session's channel file: each call's first live read of
+   * its record, as a `measured` event (src/core/correlator/measured.ts), appended as the hook appends
+   * (src/rules/channelWriter.ts). A later engine (a reload, a new window, `watch` again) reads them
+   * back with the channel's history and gives those calls the lag and shape measured, where it could
+   * measure none. Without it nothing is written and nothing measured outlives the engine.
+   */
+  measured?: MeasuredKeeping;
+}
+
+/** The write that keeps an engine's measurements (src/rules/channelWriter.ts `appendChannelLines` on the real file system). */
+export interface MeasuredKeeping {
+  /** Appends the events, one line each, to `<channelDir>/<session_id>.jsonl` with one write; false when refused (nothing written). */
+  append(channelDir: string, sessionId: string, events: readonly object[]): Promise<boolean>;
 }
 
 /**
@@ -119,7 +133,7 @@ export class TranscriptLagEngine {
 
   constructor(opts: EngineOptions) {
     this.opts = opts;
-    this.correlator = new Correlator({ recentCalls: opts.recentCalls ?? 20 });
+    this.correlator = new Correlator({ recentCalls: opts.recentCalls ?? 20, keepMeasured: opts.measured !== undefined });
     this.stopped = new Promise<void>((resolve) => (this.stop = resolve));
     this.build();
   }
@@ -235,6 +249,7 @@ export class TranscriptLagEngine {
       } else if (this.channels.owns(changed)) await this.channels.readPath(changed);
       else await this.transcripts.readPath(changed);
       await this.settleVisibility();
+      await this.keepMeasured();
     } catch {
       // Best effort: the next tick reads whatever this missed.
     }
@@ -266,6 +281,7 @@ export class TranscriptLagEngine {
     await this.channels.readAll();
     await this.transcripts.readAll(() => this.stopping);
     await this.settleVisibility();
+    await this.keepMeasured();
     this.evict(now);
     await this.pruneChannels(now);
   }
@@ -339,6 +355,25 @@ export class TranscriptLagEngine {
     for (const id of done?.refused ?? []) this.appendRefused.add(id);
     if (this.appendRefused.size > 10_000) this.appendRefused.clear(); // bounded: forgetting one costs a retry, not an event
     return done;
+  }
+
+  /**
+   * Appends this engine's live reads of records (taken from the correlator, so each once) to their
+   * sessions' channel files, one write per session. Best effort: a file refused (not ours) or a failed
+   * write loses only what a later engine could have read back; this one already shows it.
+   */
+  private async keepMeasured(): Promise<void> {
+    const taken = this.correlator.takeMeasured();
+    const keeping = this.opts.measured;
+    if (!keeping || taken.length === 0) return;
+    const bySession = new Map<string, object[]>();
+    for (const ev of taken) {
+      let list = bySession.get(ev.session_id);
+      if (!list) bySession.set(ev.session_id, (list = []));
+      list.push(ev);
+    }
+    const dir = channelDirOf(this.opts.claudeDir);
+    for (const [sessionId, events] of bySession) await keeping.append(dir, sessionId, events).catch(() => false);
   }
 
   private serialized(fn: () => Promise<void>): Promise<void> {
@@ -508,7 +543,7 @@ export class TranscriptLagEngine {
     await this.serialized(async () => {
       const wasStarted = this.started;
       await this.closeAll();
-      this.correlator = new Correlator({ recentCalls: this.opts.recentCalls ?? 20 });
+      this.correlator = new Correlator({ recentCalls: this.opts.recentCalls ?? 20, keepMeasured: this.opts.measured !== undefined });
       this.visible.clear();
       this.undecided.clear();
       this.build();

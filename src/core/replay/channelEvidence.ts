@@ -8,6 +8,7 @@ import type { ChannelLine } from '../channel/reader';
 import type { ChannelEvent } from '../channel/schema';
 import { readSpool, spoolOfChannelFile } from '../../rules/spool';
 import { isBetterFire, type FireReport } from '../../rules/fireTime';
+import { MOD_SOURCE } from '../../rules/channelConstants';
 import { noteSighting, verdictFromHook, type CallSightings } from '../../rules/hookEvidence';
 import type { Clock } from '../../rules/clock';
 import type { FileAccess } from '../fileAccess';
@@ -25,6 +26,19 @@ export interface ChannelEvidence {
   births: Map<string, number>;
   /** Events of the session read (from the file and the spool). */
   events: number;
+  /** Of those, the mod's (`source` transcript-lag-mod): none among many says it did not run in the session. */
+  modEvents: number;
+}
+
+/**
+ * Whether the plugin's mod ran in the session, as its evidence says: it reports every call it sees, so
+ * calls reported by our command hooks and none by the mod mean it did not (a build before 2.1.287, no
+ * plugin, or a mod the build refused). Undefined where the evidence cannot say (none read, no call).
+ */
+export function modRanIn(evidence: ChannelEvidence | undefined): boolean | undefined {
+  if (evidence === undefined) return undefined;
+  if (evidence.modEvents > 0) return true;
+  return evidence.calls.size > 0 ? false : undefined;
 }
 
 interface FoldState {
@@ -71,11 +85,12 @@ function fold(into: ChannelEvidence, seen: FoldState, event: ChannelEvent): void
 export async function readChannelEvidence(channelPath: string, sessionId: string | undefined, files: FileAccess, clock: Clock): Promise<ChannelEvidence> {
   // The reader validates with zod, large to load: required only when a channel is given.
   const { createChannelScanner, parseChannelLine } = require('../channel/reader') as typeof import('../channel/reader');
-  const evidence: ChannelEvidence = { calls: new Map(), births: new Map(), events: 0 };
+  const evidence: ChannelEvidence = { calls: new Map(), births: new Map(), events: 0, modEvents: 0 };
   const seen: FoldState = { fires: new Map(), lookedAt: new Map(), sightings: new Map(), hooksSettled: new Map() };
   const take = (scan: ChannelLine) => {
     if (scan.kind !== 'event' || (sessionId !== undefined && scan.event.session_id !== sessionId)) return;
     evidence.events += 1;
+    if (scan.event.source === MOD_SOURCE) evidence.modEvents += 1;
     fold(evidence, seen, scan.event);
   };
   const spool = spoolOfChannelFile(channelPath);

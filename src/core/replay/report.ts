@@ -48,6 +48,26 @@ export function verdictOfRuns(timings: readonly LiveRunReport[], complete: RunRe
   return { timing_dependent: decisions.size > 1, differs: timings.some((t) => t.decision !== complete.decision) };
 }
 
+/** When a live run's copy got the call's record, in words: the CLI's table and VS Code's say it alike. */
+export function landingText(recordAt: RecordAt): string {
+  return recordAt === null ? 'not while it ran' : recordAt === 0 ? 'from the start' : `${recordAt} ms`;
+}
+
+/** A call's live runs, each as when its record landed and what the hook decided then: `from the start allow · 99 ms allow · not while it ran deny`. */
+export function liveTimingsText(timings: readonly LiveRunReport[]): string {
+  return timings.map((t) => `${landingText(t.record_at_ms)} ${t.decision}`).join(' · ');
+}
+
+/**
+ * The way past a live decision unlike the complete one, for a hook that reads the transcript for its call:
+ * the held message (`transcript-lag message`) or the `complete` wrapper, which hands the hook a transcript
+ * that holds its call. One sentence, said after the verdict by the CLI and VS Code's table.
+ */
+export const NEXT_STEP =
+  'Next: a hook that reads the transcript for its call can ask `transcript-lag message` for the held message (docs/HELD-MESSAGE.md), ' +
+  'or run behind the `complete` wrapper, which hands it a transcript that holds its call: ' +
+  '`node ~/.claude/transcript-lag/bin/transcript-lag-complete.js -- <your hook>` (in VS Code: Transcript Lag: Wrap PreToolUse Hooks).';
+
 export interface ReplaySummary {
   event: 'summary';
   /** Lines before it: calls replayed (with --settings, a call once per hook that matched it). */
@@ -104,6 +124,11 @@ export class ReplayTally {
 
   summary(skipped: number): ReplaySummary {
     return { event: 'summary', calls: this.calls, differs: this.differs, timing_dependent: this.timingDependent, errors: this.errors, timeouts: this.timeouts, skipped };
+  }
+
+  /** What to do about the verdict: NEXT_STEP when a live run decided otherwise than the complete one, else ''. */
+  nextStep(): string {
+    return this.differs > 0 ? NEXT_STEP : '';
   }
 
   /** The sentence for the hook's author. `severalHooks`: the settings' hooks were replayed (each report one hook on one call). */

@@ -1,5 +1,5 @@
 import { CMD_LITERAL_PUNCTUATION, cmdTakesAsIs } from '../../rules/cmdArgument';
-import { DEFAULT_PROBE_POLLS, DEFAULT_PROBE_POLL_MS } from '../../rules/channelConstants';
+import { DEFAULT_PROBE_POLLS, DEFAULT_PROBE_POLL_MS, MAX_HOOK_TIMEOUT_MS } from '../../rules/channelConstants';
 
 // The command line install-hook writes into settings.json, in two dialects:
 //  - POSIX: Claude Code runs it through bash (your $SHELL: bash, zsh or sh). Every path is
@@ -36,8 +36,6 @@ export function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The largest --timeout-ms the hook takes (src/hook/main.ts parseHookArgs). */
-export const MAX_HOOK_TIMEOUT_MS = 86_400_000;
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

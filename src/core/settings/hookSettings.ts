@@ -10,7 +10,7 @@ import {
 } from 'jsonc-parser';
 import { HOOK_FILE_NAME, HOOK_LAUNCHER_FILE_NAME } from '../../rules/channelConstants';
 import { BARE_IN_EVERY_SHELL, POSIX_ENV_PROGRAM } from './hookCommand';
-import { HTTP_SECRET_HEADER, isOurHttpHook } from './httpHookEntry';
+import { HTTP_SECRET_HEADER, isOurHttpHook } from '../../rules/ourHttpHook';
 import { addProperty, appendToArray, removeChild, replaceValue } from './jsonEdits';
 
 export { HTTP_SECRET_HEADER, isOurHttpHook };

@@ -6,6 +6,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Mocha from 'mocha';
+import * as vscode from 'vscode';
+import { afterReload, isReloadFile, markAfterReload, reloadRequested, summaryBeforeReload } from './reloadPhase';
 
 interface HostTestSummary {
   passes: number;
@@ -27,16 +29,31 @@ export function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 30_000, reporter: 'dot' });
   const grep = process.env.TRANSCRIPT_LAG_HOST_GREP;
   if (grep) mocha.grep(grep);
-  for (const file of fs.readdirSync(__dirname).filter((f) => f.endsWith('.test.js')).sort()) {
-    mocha.addFile(path.join(__dirname, file));
-  }
+  // The files with a part after a window reload run last (./reloadPhase.ts): what the others do
+  // (closing tabs, switching the Claude dir) must not undo what they leave open for the reload.
+  // After the reload, only they run again.
+  const reloaded = afterReload();
+  const files = fs
+    .readdirSync(__dirname)
+    .filter((f) => f.endsWith('.test.js'))
+    .sort((a, b) => Number(isReloadFile(a)) - Number(isReloadFile(b)) || (a < b ? -1 : a > b ? 1 : 0));
+  for (const file of reloaded ? files.filter(isReloadFile) : files) mocha.addFile(path.join(__dirname, file));
   const log = progressLog();
-  const summary: HostTestSummary = { passes: 0, failures: 0, pending: 0, failed: [] };
+  const summary: HostTestSummary = reloaded ? summaryBeforeReload<HostTestSummary>() : { passes: 0, failures: 0, pending: 0, failed: [] };
+  if (reloaded) log('(the window reloaded)');
   return new Promise((resolve, reject) => {
-    const runner = mocha.run((failures) => {
+    const runner = mocha.run(() => {
+      if (!reloaded && reloadRequested()) {
+        // This extension host ends with the reload; the next one runs the parts after it and settles the run.
+        markAfterReload(summary);
+        log('(reloading the window)');
+        void vscode.commands.executeCommand('workbench.action.reloadWindow');
+        setTimeout(() => reject(new Error('the window did not reload within 60 s')), 60_000);
+        return;
+      }
       const out = process.env.TRANSCRIPT_LAG_HOST_RESULTS;
       if (out) fs.writeFileSync(out, JSON.stringify(summary, null, 2));
-      if (failures > 0) reject(new Error(`${failures} host test(s) failed`));
+      if (summary.failures > 0) reject(new Error(`${summary.failures} host test(s) failed`));
       else resolve();
     });
     runner.on('suite', (suite) => {

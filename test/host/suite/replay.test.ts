@@ -135,8 +135,19 @@ describe('replay hook on session', function () {
       [read!.tool_use_id, read!.tool, read!.basis, read!.live.decision, read!.live.reason, read!.complete.decision, read!.differs],
       [READ, 'Read', 'model', 'deny', '<b>my call</b> is not in the transcript', 'allow', true],
     );
-    // Where the measure allows a landing while the hooks run too (landings.json), the row says when it landed in each run.
-    assert.ok(read!.timings === '' || read!.timings.endsWith('not while it ran: deny'), read!.timings);
+    // Each live run, when the record landed and what the hook decided, in the CLI's words; where the measure allows a
+    // landing while the hooks run too (landings.json), the runs differ and the row says it depends on timing.
+    assert.ok(read!.timings.endsWith('not while it ran deny'), read!.timings);
+    assert.equal(read!.timing_dependent, read!.timings.includes(' allow'), read!.timings);
+    // How each run ended, and what it was handed: the live copy at the fire is shorter than the complete one.
+    assert.deepEqual([read!.live.exit, read!.complete.exit], ['exit 0', 'exit 0']);
+    const [liveBytes, completeBytes] = read!.bytes.split(' / ').map(Number);
+    assert.ok(liveBytes! < completeBytes!, read!.bytes);
+    // The page says it in words: differs, the next step (the message tool, the complete wrapper), the command on its own line.
+    assert.match(view.html, new RegExp(`data-call="${READ}"><td>.*<span class="flag">differs</span>`));
+    assert.match(view.html, /<p class="next-step">Next: .*<code>transcript-lag message<\/code>.*<code>node ~\/\.claude\/transcript-lag\/bin\/transcript-lag-complete\.js -- &lt;your hook&gt;<\/code>/);
+    assert.ok(view.html.includes(`<pre class="command"><code>${pollHook().replace(/&/g, '&amp;').replace(/"/g, '&quot;')}</code></pre>`));
+    assert.match(view.html, /<dt>Basis<\/dt><dd>where those times come from: channel: .*; model: /);
     assert.deepEqual([bash!.tool_use_id, bash!.live.decision, bash!.complete.decision, bash!.differs], [BASH, 'allow', 'allow', false]);
     assert.deepEqual([read!.line, bash!.line], [recordLine(transcript, READ), recordLine(transcript, BASH)]);
     // Drawn as text, not markup; the verdict says what the CLI says.
@@ -150,6 +161,24 @@ describe('replay hook on session', function () {
     const at = await eventually(api, 'the transcript at the call', () => activeLine()?.path === transcript && activeLine());
     assert.equal(at.line, recordLine(transcript, READ));
     assert.deepEqual([api.lastReveal()?.tool_use_id, api.lastReveal()?.line], [READ, recordLine(transcript, READ)]);
+  });
+
+  it('the hook picker runs a command typed into its box: with no hook configured, Enter replays what was typed', async () => {
+    const api = await extensionApi();
+    const replaying = vscode.commands.executeCommand<ReplayTableData>(COMMANDS.replayHook, { session_id: FIXTURE_SESSION });
+    const picker = await eventually(api, 'the hook picker', () => api.hookPicker());
+    assert.match(picker.placeholder(), /^No PreToolUse command hook in the settings: type the command your hook runs, then Enter$/);
+    assert.deepEqual(picker.items(), ['Type a command…']);
+    const command = pollHook();
+    picker.type(command);
+    // The workbench reports the text back; the picker makes it an item, first, that its own text cannot filter away.
+    await eventually(api, 'the typed command listed to run', () => api.hookPicker()?.items()[0] === `Run: ${command}`);
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    const data = await replaying;
+    assert.equal(data?.state, 'done', JSON.stringify(data?.notes));
+    assert.equal(data.hooks, command);
+    assert.deepEqual(data.rows.map((r) => [r.tool_use_id, r.live.decision, r.complete.decision]), [[READ, 'deny', 'allow'], [BASH, 'allow', 'allow']]);
+    assert.equal(api.hookPicker(), undefined, 'the picker is gone');
   });
 
   it("all configured hooks: the session's project settings, each on the calls its matcher takes", async () => {

@@ -35,10 +35,16 @@ describe('session report', () => {
     assert.match(tab.label, /Report me|Transcript Lag/);
     const data = await eventually(api, 'report data', () => api.reportData());
     // The name the tree gives the session: its title and start time.
-    assert.equal(data.title, api.treeItems().find((n) => n.session_id === s.sessionId)?.label);
+    assert.equal(data.title, api.treeItems().find((n) => n.session_id === s.sessionId)?.name);
     assert.match(data.title, /^Report me · \d\d:\d\d$/);
     const json = JSON.stringify(data);
     assert.ok(json.includes('toolu_rep_1') && json.includes('toolu_rep_2'), 'both calls in the per-call table');
+    // The calls in the tree's order; the time it was made as HH:MM:SS, as the table's times; a dash where nothing timed the hooks.
+    const tree = api.treeItems().find((n) => n.session_id === s.sessionId)!;
+    assert.deepEqual(data.rows.map((r) => r.tool_use_id), tree.children.map((c) => c.tool_use_id));
+    assert.deepEqual(data.rows.map((r) => r.tool_use_id), ['toolu_rep_2', 'toolu_rep_1']);
+    assert.match(data.generated_at, /^\d\d:\d\d:\d\d UTC$/);
+    assert.deepEqual(data.rows.map((r) => r.hooks), ['—', '—']);
   });
 
   it("a wrapped hook's run (transcript-lag complete) reaches the call's tooltip and a row of the report", async () => {

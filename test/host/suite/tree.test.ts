@@ -35,9 +35,18 @@ describe('held-calls tree', () => {
       return n && n.children.filter((c) => c.kind === 'held').length === 2 && n.children.some((c) => c.kind === 'written') && n;
     });
     assert.equal(node.kind, 'session');
-    // Named by its title and start time (local hh:mm of its first call's record).
-    assert.match(node.label, /^Refactor the tail · \d\d:\d\d$/);
-    assert.match(node.description, /^2 held/);
+    // The row leads with its state; its name (title and start time, local hh:mm of its first call's record) after it.
+    // Its one written call's lag is the session's p50 when the engine's read measured it (a busy machine may
+    // leave only a bound, and no p50 then): the row says what the tooltip says.
+    const p50 = /^2 held(?: · p50 (\S+(?: ms|s)))?$/.exec(node.label);
+    assert.ok(p50, node.label);
+    assert.match(node.name, /^Refactor the tail · \d\d:\d\d$/);
+    assert.equal(node.description, node.name);
+    // The tooltip holds what a narrow sidebar cuts: the name, the held count, the waits and the lag.
+    const [name, figures] = node.tooltip.split('\n');
+    assert.equal(name, node.name);
+    if (p50[1] === undefined) assert.equal(figures, '2 held · waits 0 seen / 0 behind · lag: none measured');
+    else assert.match(figures, new RegExp(`^2 held · waits 0 seen / 0 behind · lag p50 ${p50[1]} · p95 \\S+( ms|s)$`));
     assert.deepEqual(
       node.children.map((c) => [c.kind, c.label, c.tool_use_id]),
       [
@@ -52,6 +61,28 @@ describe('held-calls tree', () => {
     assert.match(node.children[2].description, /with result|before result/);
     assert.equal(api.badge(), 2);
     assert.equal(api.badgeTooltip(), '2 calls held back from the transcript');
+  });
+
+  it("hands VS Code rows that lead with what a hook author scans for, and hovers that hold every figure the row may cut", async () => {
+    const api = await extensionApi();
+    const rows = await eventually(api, 'the session and its calls rendered', () => {
+      const all = api.renderedTreeItems();
+      const at = all.findIndex((r) => r.id === `session/${session.sessionId}`);
+      return at >= 0 && all.slice(at, at + 4);
+    });
+    const [sessionRow, h2, h1, done] = rows;
+    const node = api.treeItems().find((n) => n.session_id === session.sessionId)!;
+    assert.deepEqual([sessionRow.label, sessionRow.description], [node.label, node.name]);
+    assert.match(sessionRow.label, /^2 held( · p50 |$)/);
+    assert.match(sessionRow.tooltip, /^Refactor the tail · \d\d:\d\d\n2 held · waits 0 seen \/ 0 behind · lag[ :].*\nshapes: \d+ before result · \d+ with result · \d+ unknown\n/);
+    assert.deepEqual([h2.label, h1.label, done.label], ['Grep', 'Bash', 'Read']);
+    // A held row's hover: its figures whole, then where its record will land.
+    assert.match(h2.tooltip, /^toolu_tree_h2\nGrep: held \d.* · hook fired\nheld for .*; its record will land after line \d+/);
+    // A written row's hover: lag and shape, and what the shape means.
+    const [, figures, shape] = done.tooltip.split('\n');
+    assert.equal(figures, `Read: ${done.description}`);
+    assert.match(figures, /^Read: (lag \d|held [≤≥\d]).* · (with result|before result|shape unknown)$/);
+    assert.match(shape, /^Shape: (with result|before result|unknown): /);
   });
 
   it('moves a call from held to written when its record lands and lowers the badge', async () => {
@@ -87,11 +118,11 @@ describe('held-calls tree', () => {
       const items = api.treeItems();
       const x = items.find((n) => n.session_id === a.sessionId);
       const y = items.find((n) => n.session_id === b.sessionId);
-      return x && y && /\d\d:\d\d/.test(x.label) && /\d\d:\d\d/.test(y.label) && [x, y];
+      return x && y && /\d\d:\d\d/.test(x.name) && /\d\d:\d\d/.test(y.name) && [x, y];
     });
-    assert.match(na.label, /^go · /);
-    assert.match(nb.label, /^go · /);
-    assert.notEqual(na.label, nb.label);
+    assert.match(na.name, /^go · /);
+    assert.match(nb.name, /^go · /);
+    assert.notEqual(na.name, nb.name);
   });
 
   it('names two same-prompt sessions in one folder by their git branches', async () => {
@@ -106,10 +137,10 @@ describe('held-calls tree', () => {
       const items = api.treeItems();
       const x = items.find((n) => n.session_id === a.sessionId);
       const y = items.find((n) => n.session_id === b.sessionId);
-      return x && y && x.label.endsWith(' · main') && y.label.endsWith(' · fix/flaky') && [x, y];
+      return x && y && x.name.endsWith(' · main') && y.name.endsWith(' · fix/flaky') && [x, y];
     });
-    assert.match(na.label, /^fix the flaky test · \d\d:\d\d · main$/);
-    assert.match(nb.label, /^fix the flaky test · \d\d:\d\d · fix\/flaky$/);
+    assert.match(na.name, /^fix the flaky test · \d\d:\d\d · main$/);
+    assert.match(nb.name, /^fix the flaky test · \d\d:\d\d · fix\/flaky$/);
     assert.match(na.tooltip, /branch main/);
     assert.match(nb.tooltip, /branch fix\/flaky/);
   });

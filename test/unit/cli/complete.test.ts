@@ -150,7 +150,7 @@ describe('transcript-lag complete: a PreToolUse hook sees its held call in the t
     for (const rec of held) for (const k of ['timestamp', 'version', 'requestId']) assert.equal(rec[k], undefined, k);
     for (const rec of held) for (const k of ['id', 'model']) assert.equal(rec.message[k], undefined, k);
     // The rules layer's reader takes the last one for the call's record.
-    assert.equal(lineKindOf(JSON.stringify(held[2]), ID), 'record');
+    assert.equal(lineKindOf(Buffer.from(JSON.stringify(held[2])), ID), 'record');
     // The transcript itself untouched; the copy gone.
     assert.equal(fs.readFileSync(t.transcript, 'utf8'), before);
     assert.deepEqual(fs.readdirSync(t.completeDir), []);
@@ -166,6 +166,20 @@ describe('transcript-lag complete: a PreToolUse hook sees its held call in the t
       const recs = fs.readFileSync(copy, 'utf8').split('\n').filter(Boolean).slice(1).map((l) => JSON.parse(l));
       assert.deepEqual(recs.map((x) => x.message.content[0].type), ['text', 'text', 'tool_use']);
       assert.ok(recs.every((x) => x.uuid === undefined && x.parentUuid === undefined));
+    } finally {
+      fs.rmSync(c.dir!, { recursive: true, force: true });
+    }
+  });
+
+  it("the build's version on each record where the held message carries it (the mod asked $.session.version())", () => {
+    const t = tempClaude();
+    t.hold({ version: '2.1.332' });
+    const c = completeInput(Buffer.from(t.inputText()), Date.now());
+    try {
+      assert.equal(c.complete, true, c.reason);
+      const copy = JSON.parse(c.input.toString()).transcript_path as string;
+      const recs = fs.readFileSync(copy, 'utf8').split('\n').filter(Boolean).slice(1).map((l) => JSON.parse(l));
+      assert.deepEqual(recs.map((x) => x.version), ['2.1.332', '2.1.332']);
     } finally {
       fs.rmSync(c.dir!, { recursive: true, force: true });
     }

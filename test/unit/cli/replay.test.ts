@@ -8,7 +8,7 @@ import * as esbuild from 'esbuild';
 import { main } from '../../../src/cli/main';
 import { SAFE_SESSION_ID } from '../../../src/rules/channelConstants';
 import { recordFileOf } from '../../../src/rules/modContract';
-import type { CallReport, ReplaySummary } from '../../../src/core/replay/report';
+import { NEXT_STEP, type CallReport, type ReplaySummary } from '../../../src/core/replay/report';
 import { buildHookCommand } from '../../../src/core/settings/hookCommand';
 import { capturingIo } from '../helpers/capturingIo';
 import { fixturesDir } from '../helpers/fixtures';
@@ -215,6 +215,8 @@ describe('replay: a hook that polls the transcript for its own call', function (
     assert.match(rows[0]!, /model\s+\d+\/\d+\s+deny\s+allow\s+differs$/);
     assert.match(r.out, /    live: my call is not in the transcript\n/);
     assert.match(r.out, /\ndecided differently on 1 of 1 call: your hook depends on its call being in the transcript, which it is not while it runs[;.]/);
+    // Then the way past it, in the words VS Code's table uses (one sentence for both).
+    assert.ok(r.out.endsWith(`.\n${NEXT_STEP}\n`), r.out);
     // Its working directory is another machine's: said once, and the hooks run here.
     assert.equal(r.err.match(/is not a folder here/g)?.length, 1, r.err);
   });
@@ -230,11 +232,11 @@ describe('replay: transcript-lag message in the hook sees the held message live'
 
   const sources = [...recordings.map((f) => path.join(recordingsDir, f)), interactiveFixture];
   for (const source of sources) {
-    it(`${path.basename(source)}: source "mod" with the call's text blocks live, "transcript" complete; --no-mod: nothing live where the record was not there`, async () => {
+    it(`${path.basename(source)}: --mod: source "mod" with the call's text blocks live, "transcript" complete; --no-mod: nothing live where the record was not there`, async () => {
       const transcript = source.startsWith(recordingsDir) ? (await materialize(source)).transcript : source;
 
       const hook = `${node} ${JSON.stringify(messageBundle)} --json`;
-      const withMod = await replay([transcript, '--hook', hook, '--json']);
+      const withMod = await replay([transcript, '--hook', hook, '--json', '--mod']);
       const noMod = await replay([transcript, '--hook', hook, '--json', '--no-mod']);
       assert.equal(withMod.code, 0, withMod.err);
       assert.ok(withMod.calls.length >= 2);
@@ -261,6 +263,47 @@ describe('replay: transcript-lag message in the hook sees the held message live'
       }
     });
   }
+});
+
+describe('replay: as the session ran, by its evidence', function () {
+  this.timeout(120_000);
+
+  it("a session whose channel holds the command hook's reports alone ran without the mod: no held message live, and the note says so; one without evidence, with it", async () => {
+    const rec = await materialize(path.join(recordingsDir, 'interactive-parallel-probe-slow.jsonl'));
+    const hook = `${node} ${JSON.stringify(messageBundle)} --json`;
+    const asRan = await replay([rec.transcript, '--hook', hook, '--json']);
+    assert.equal(asRan.code, 0, asRan.err);
+    assert.match(asRan.err, /the transcript-lag mod did not run in it/);
+    assert.ok(asRan.calls.length >= 2);
+    for (const c of asRan.calls) for (const t of c.live_timings) assert.notEqual((JSON.parse(t.stdout) as { source: string | null }).source, 'mod');
+    // The first call was held while its hooks ran: a hook that needs its message got none live, as in that session.
+    assert.ok(asRan.calls.some((c) => c.live_timings.some((t) => (JSON.parse(t.stdout) as { source: string | null }).source === null)));
+    // The same transcript with no evidence beside it: as with the plugin.
+    fs.rmSync(path.dirname(rec.channel), { recursive: true, force: true });
+    const unknown = await replay([rec.transcript, '--hook', hook, '--json']);
+    assert.doesNotMatch(unknown.err, /did not run/);
+    assert.ok(unknown.calls.every((c) => c.live_timings.every((t) => (JSON.parse(t.stdout) as { source: string | null }).source !== null)));
+    // Both flags at once are refused.
+    assert.equal((await replay([rec.transcript, '--hook', hook, '--mod', '--no-mod'])).code, 2);
+  });
+});
+
+describe('replay: a hook behind complete', function () {
+  this.timeout(120_000);
+
+  it('named through CLAUDE_CONFIG_DIR, as the plugin keeps it: the wrapper is there, and a hook that differs bare sees its call on every call', async () => {
+    const bare = `${node} ${JSON.stringify(pollHook)} block`;
+    const wrapped = `node "$CLAUDE_CONFIG_DIR/transcript-lag/bin/transcript-lag-complete.js" -- ${bare}`;
+    const plain = await replay([interactiveFixture, '--hook', bare, '--json']);
+    const behind = await replay([interactiveFixture, '--hook', wrapped, '--json']);
+    assert.equal(behind.code, 0, behind.err);
+    assert.ok(plain.calls.some((c) => c.differs), 'the fixture holds a call the bare hook misses live');
+    assert.equal(behind.calls.length, plain.calls.length);
+    for (const c of behind.calls) {
+      assert.deepEqual([c.tool_use_id, c.differs, c.complete.decision], [c.tool_use_id, false, 'allow'], c.live.stderr);
+      assert.ok(c.live_timings.every((t) => t.decision === 'allow'));
+    }
+  });
 });
 
 describe('replay: a hook past its timeout', function () {
@@ -338,7 +381,8 @@ describe('replay: what the hook is given', function () {
     const rec = await materialize(path.join(recordingsDir, 'interactive-parallel-probe-slow.jsonl'));
     const dumps = tempDir('tl-replay-dumps-');
     const before = sha(rec.transcript);
-    const r = await replay([rec.transcript, '--hook', `${node} ${JSON.stringify(dumpHook)}`, '--json'], { DUMP_DIR: dumps });
+    // --mod: this session ran without the mod (its channel holds the command hook's reports alone).
+    const r = await replay([rec.transcript, '--hook', `${node} ${JSON.stringify(dumpHook)}`, '--json', '--mod'], { DUMP_DIR: dumps });
     assert.equal(r.code, 0, r.err);
     const source = fs.readFileSync(rec.transcript);
     const records = fs.readFileSync(rec.transcript, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);

@@ -162,7 +162,7 @@ describe("after the fact, a probe's wait says the same in every view (the field 
     await fx.remove();
   });
 
-  it('every call a seen wait found: `seen · held ≤ <the find> · before result` in the tree, the report, analyze and the status line; watch counts it before its result', async () => {
+  it('every call a seen wait found: `seen · held ≤ <the find> · before result` in the tree (its row and its tooltip), the report, analyze and the status line; watch counts it before its result', async () => {
     const recordings = await loadRecordings(fx);
     assert.ok(recordings.length >= 3, 'the field recordings are there');
     let seenCalls = 0;
@@ -203,6 +203,7 @@ describe("after the fact, a probe's wait says the same in every view (the field 
           assert.ok(truth.held_ms - 10 <= bound.max_ms, `${where}: the recorder saw it held ${truth.held_ms} ms, beyond ${bound.max_ms}`);
           assert.deepEqual([call.lag_ms, call.lag_bounds, call.shape], [null, bound, 'before_result'], `${where}: the engine`);
           assert.equal(node.description, `seen · held ${boundsText(bound)} · before result`, `${where}: the tree`);
+          assert.equal(node.tooltip.split('\n')[1], `${node.label}: seen · held ${boundsText(bound)} · before result`, `${where}: the tree's tooltip`);
           assert.deepEqual([row.lag, row.shape], [boundsText(bound), 'before result'], `${where}: the report`);
           assert.match(row.wait, /^seen /, `${where}: the report's wait`);
           assert.deepEqual([analyzed.shape, analyzed.held_ms, analyzed.hook_fired_at], ['before_result', bound, f.firedAt], `${where}: analyze`);
@@ -213,7 +214,8 @@ describe("after the fact, a probe's wait says the same in every view (the field 
           // A behind wait proves no shape, and (these older hooks say not when they last looked) no bound.
           assert.ok(f.outcomes.length > 0 && f.outcomes.every((o) => o === 'behind'), where);
           assert.deepEqual([call.lag_ms, call.lag_bounds, call.shape], [null, undefined, 'unknown'], `${where}: the engine`);
-          assert.equal(node.description, 'behind · lag unknown · shape unknown', `${where}: the tree`);
+          assert.equal(node.description, 'behind · lag, shape unknown', `${where}: the tree`);
+          assert.equal(node.tooltip.split('\n')[1], `${node.label}: behind · lag unknown · shape unknown`, `${where}: the tree's tooltip`);
           assert.deepEqual([row.lag, row.shape], ['lag unknown', 'shape unknown'], `${where}: the report`);
           assert.equal(analyzed.held_ms, undefined, `${where}: analyze`);
           assert.notEqual(analyzed.shape_evidence, 'hook_on_disk', `${where}: analyze's shape is not the wait's`);
@@ -241,10 +243,10 @@ describe("after the fact, a probe's wait says the same in every view (the field 
     await fsp.writeFile(fx.channelPath(sid), print.channel.map((l) => `${l}\n`).join(''));
     const now = print.meta.t0_epoch_ms + 60_000;
     const snap = await coldSnapshot(fx, sid, now);
-    const described = treeModel([snap], now)[0]!.children.map((n) => [n.tool_use_id, n.description]);
+    const described = treeModel([snap], now)[0]!.children.map((n) => [n.tool_use_id, n.description, n.tooltip.split('\n')[1]]);
     assert.deepEqual(described.sort(), [
-      ['toolu_field001b', 'seen · held ≤ 346 ms · before result'],
-      ['toolu_field002b', 'seen · held ≤ 497 ms · before result'],
+      ['toolu_field001b', 'seen · held ≤ 346 ms · before result', 'Bash: seen · held ≤ 346 ms · before result'],
+      ['toolu_field002b', 'seen · held ≤ 497 ms · before result', 'Bash: seen · held ≤ 497 ms · before result'],
     ]);
   });
 

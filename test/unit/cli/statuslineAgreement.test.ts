@@ -123,7 +123,7 @@ function fixtureScenario(fx: ClaudeDirFixture, dir: string, sessionId: string): 
     .filter(Boolean)
     .map((l) => JSON.parse(l) as ChannelEventLine);
   const channel = events.map((e) => JSON.stringify({ ...e, transcript_path: transcriptPath }));
-  const lineOf = (id: string, kind: 'record' | 'result') => lines.findIndex((l) => lineKindOf(l, id) === kind);
+  const lineOf = (id: string, kind: 'record' | 'result') => lines.findIndex((l) => lineKindOf(Buffer.from(l), id) === kind);
   const states: State[] = [];
   const last = Math.max(...events.map((e) => e.at));
   events.forEach((e, j) => {

@@ -8,6 +8,7 @@ import { runInstall } from '../../../src/cli/installHook';
 import type { CliIo } from '../../../src/cli/io';
 import { jsonLine, readableLine, run } from '../../../src/cli/watch';
 import type { EngineEvent } from '../../../src/core/engineEvents';
+import { TranscriptLagEngine } from '../../../src/core/engine';
 import type { FileAccess } from '../../../src/core/fileAccess';
 import { nodeFileAccess } from '../../../src/platform/nodeFileAccess';
 import { ClaudeDirFixture, preLine, toolResultRecord, toolUseRecord, userPrompt } from '../helpers/engineFixture';
@@ -93,6 +94,38 @@ describe('watch CLI', () => {
     assert.ok(typeof written?.lag_ms === 'number' && written.lag_ms >= 0);
     // The field table's per-call fields, under `record`.
     assert.deepEqual(written?.record, { requestedModel: 'claude-opus-5-5' });
+  });
+
+  it('keeps what it measured in the channel: an engine started later (watch again, a window), finding the record on disk, reads the lag back', async () => {
+    const t = fx.transcriptPath(S);
+    await fx.append(t, [userPrompt(S, fx.workspace)]);
+    const c = capturingIo(fx.workspace);
+    const done = run(['--json', '--claude-dir', fx.claudeDir, '--poll-ms', '20'], c.io);
+    running = { stop: c.stop, done };
+    await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'session'));
+    await fx.append(fx.channelPath(S), [preLine(S, t, 'toolu_kept', Date.now())]);
+    await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'held'));
+    await fx.append(t, [toolUseRecord(S, fx.workspace, 'toolu_kept')]);
+    await c.until((lines) => lines.some((l) => JSON.parse(l).event === 'written'));
+    const written = c.out.map((l) => JSON.parse(l) as Record<string, unknown>).find((o) => o.event === 'written')!;
+    // Kept at the end of the poll that read it: wait for the line, bounded by the test's timeout.
+    const kept = () => fs.readFileSync(fx.channelPath(S), 'utf8').split('\n').filter((l) => l.includes('"event":"measured"'));
+    while (kept().length === 0) await new Promise((r) => setTimeout(r, 20));
+    c.stop();
+    assert.equal(await done, 0);
+    const line = JSON.parse(kept()[0]!) as Record<string, unknown>;
+    assert.deepEqual([line.tool_use_id, line.lag_ms, line.shape, line.at], ['toolu_kept', written.lag_ms, 'before_result', written.at]);
+
+    // Read back with the history (as watch started again would: history has no events, so its snapshot says it).
+    const again = new TranscriptLagEngine({ claudeDir: fx.claudeDir, workspaceFolders: [fx.workspace], scope: 'workspace', files: nodeFileAccess, clock: { now: () => Date.now() } });
+    try {
+      await again.start();
+      await again.indexed();
+      const call = again.session(S)!.recent.find((x) => x.tool_use_id === 'toolu_kept')!;
+      assert.deepEqual([call.lag_ms, call.shape, call.read_back], [written.lag_ms, 'before_result', true]);
+    } finally {
+      await again.dispose();
+    }
   });
 
   it("--json: the mod's spooled events are folded: its call says transport mod, and each live record is a record event born when the mod said", async () => {

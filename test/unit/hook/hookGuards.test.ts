@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { appendChannelLine, isOwnChannelFile } from '../../../src/rules/channelWriter';
 import { parseHookArgs, watchdogDelayMs } from '../../../src/hook/main';
-import { MAX_HOOK_TIMEOUT_MS } from '../../../src/core/settings/hookCommand';
+import { MAX_HOOK_TIMEOUT_MS } from '../../../src/rules/channelConstants';
 import { hookInput, runHook, tempHome } from '../helpers/hookProcess';
 
 /** Node fires a setTimeout longer than this at once (with a warning). */

@@ -27,6 +27,8 @@ export interface ModHarnessOptions {
   /** The Claude dir as Claude Code would name it: a POSIX path under the temp root by default; a Windows path (`C:\…`) is kept under the temp root too. */
   claudeDir?: string;
   options?: Record<string, unknown>;
+  /** What `$.session.version()` answers; absent: the build has no such call and it throws. */
+  version?: string;
 }
 
 export class ModHarness {
@@ -50,6 +52,7 @@ export class ModHarness {
   readonly staleSizes = new Map<string, number>();
   /** `$.session.messages()`'s rows: the conversation so far. */
   rows: ConversationRow[] = [];
+  readonly version: string | undefined;
   private readonly hooks: { event: string; component?: string; hook: Hook }[] = [];
   private readonly timers: Timer[] = [];
   private readonly pending = new Set<Promise<unknown>>();
@@ -66,6 +69,7 @@ export class ModHarness {
     fs.writeFileSync(this.real(this.transcript), '');
     const startedAt = this.realNow();
     Date.now = () => startedAt + this.offset;
+    this.version = opts.version;
     this.$ = this.fake();
     const on = ((event: string, matcherOrHook: { component: string } | Hook, maybeHook?: Hook) => {
       if (typeof matcherOrHook === 'function') this.hooks.push({ event, hook: matcherOrHook });
@@ -208,6 +212,8 @@ export class ModHarness {
       session: {
         info: () => h.track(Promise.resolve({ transcriptPath: h.transcript })),
         messages: ({ last }) => h.track(Promise.resolve(last === undefined ? h.rows : h.rows.slice(-last))),
+        // A build without the call: the engine's proxy throws (TypeError: not a function).
+        version: () => (h.version !== undefined ? h.track(Promise.resolve({ version: h.version, base: h.version })) : h.track(Promise.reject(new TypeError('$.session.version is not a function')))),
       },
       fs: {
         read,

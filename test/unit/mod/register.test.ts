@@ -30,6 +30,20 @@ describe('mod (src/mod/register.ts)', () => {
     assert.deepEqual(h.runs.at(-1), ['rm', '-f', h.heldFile('toolu_01A')]);
   });
 
+  it("the held message carries the build's version where $.session.version() gives it, for the records complete writes; none where the build has no such call", async function () {
+    if (process.platform === 'win32') this.skip(); // modes: POSIX
+    for (const version of ['2.1.332', undefined]) {
+      h?.dispose();
+      h = new ModHarness({ version });
+      await h.start();
+      h.rows = messageRows('toolu_01V', 'Plan.');
+      await h.call('toolu_01V');
+      const held = JSON.parse(fs.readFileSync(h.heldFile('toolu_01V'), 'utf8'));
+      assert.equal(held.version, version);
+      assert.equal('version' in held, version !== undefined);
+    }
+  });
+
   it('posts to the receiver http.json names, and spools what it refuses', async () => {
     h = new ModHarness();
     fs.mkdirSync(h.claudePath('transcript-lag'), { recursive: true });

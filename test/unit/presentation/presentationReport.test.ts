@@ -7,6 +7,7 @@ import { csvHeader, samplesToCsv, samplesToJson } from '../../../src/presentatio
 import { LAG_BIN_EDGES_MS, lagHistogram } from '../../../src/presentation/histogram';
 import { LagSampleStore } from '../../../src/presentation/lagSamples';
 import { buildReport } from '../../../src/presentation/reportModel';
+import { treeModel } from '../../../src/presentation/treeModel';
 import { ManualClock } from '../helpers/manualClock';
 import { heldCall, session, writtenCall } from '../helpers/presentationSnapshots';
 
@@ -145,6 +146,27 @@ describe('presentation: report model', () => {
     assert.equal(r.histogram.reduce((n, b) => n + b.count, 0), 1);
     assert.equal(r.batches.length, 1);
     assert.ok(r.summary.some((x) => x.label === 'Waits seen / behind'));
+  });
+
+  it("keeps the tree's order (newest first by when each call began, not when its record landed), says none with a dash, and its time as HH:MM:SS", () => {
+    const store = new LagSampleStore();
+    // a began first and was held long; b began later and landed first: the tree lists b above a, and so does the report.
+    store.add(written('a', 3, T + 5000, { fired_at: T, lag_ms: 5000 }));
+    store.add(written('b', 4, T + 1200, { fired_at: T + 1000, lag_ms: 200 }));
+    const calls = [writtenCall('a', 3, T + 5000, { fired_at: T }), writtenCall('b', 4, T + 1200, { fired_at: T + 1000 })];
+    const r = buildReport(session({ recent: calls }), store.samples('s1'), Date.parse('2026-12-07T14:05:07.123Z'));
+    assert.deepEqual(r.rows.map((row) => row.tool_use_id), ['b', 'a']);
+    assert.deepEqual(treeModel([session({ recent: calls })], T + 6000)[0]!.children.map((c) => c.tool_use_id), ['b', 'a']);
+    // Nothing timed its hooks, no wait ended: a dash says none, where a blank read as a cell not drawn.
+    assert.deepEqual([r.rows[0]!.hooks, r.rows[0]!.wait], ['—', '—']);
+    const held = buildReport(session(), (() => {
+      const st = new LagSampleStore();
+      st.add({ ...base, event: 'held', tool_use_id: 'h', tool_name: 'Write', at: T });
+      return st.samples('s1');
+    })(), T);
+    assert.deepEqual([held.rows[0]!.record_at, held.rows[0]!.on_disk, held.rows[0]!.lag, held.rows[0]!.shape], ['—', '—', '—', '—']);
+    // On the clock of the table's times (UTC), as HH:MM:SS, not a raw ISO timestamp.
+    assert.equal(r.generated_at, '14:05:07 UTC');
   });
 
   it('shows record lags by type beside the call lags, saying how each birth was known; none before any', () => {

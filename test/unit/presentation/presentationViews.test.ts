@@ -70,16 +70,16 @@ describe('presentation: sessions a person can tell apart', () => {
     const fresh = session({ session_id: 'new', title: undefined, first_prompt: 'go', started_at: at(11, 0), cwd: '/a' });
     const unknown = session({ session_id: 'unk', title: 'Other', started_at: undefined });
     const tree = treeModel([old, unknown, fresh], NOW);
-    assert.deepEqual(tree.map((n) => [n.session_id, n.label]), [
+    assert.deepEqual(tree.map((n) => [n.session_id, n.name]), [
       ['new', 'go · 11:00'],
       ['old', 'go · 09:00'],
       ['unk', 'Other'],
     ]);
     assert.match(tree[0].tooltip, /started 11:00/);
     assert.match(tree[0].tooltip, /session new/);
-    assert.equal(buildReport(fresh, [], NOW, tree[0].label).title, 'go · 11:00');
+    assert.equal(buildReport(fresh, [], NOW, tree[0].name).title, 'go · 11:00');
     const picks = sessionPickItems([old, unknown, fresh], NOW);
-    assert.deepEqual(picks.map((p) => p.label), tree.map((n) => n.label));
+    assert.deepEqual(picks.map((p) => p.label), tree.map((n) => n.name));
     assert.match(picks[0].detail, /\/a · new/);
   });
 
@@ -197,7 +197,7 @@ describe('presentation: never a label the evidence does not prove', () => {
     assert.equal(callLagText({ fired_at: NOW, lag_ms: 2900 }), 'lag 2.9s');
     assert.equal(callLagText({ lag_ms: null }), 'no hook');
     const [row] = treeModel([session({ recent: [writtenCall('w', 3, NOW, { lag_ms: null })] })], NOW)[0].children;
-    assert.equal(row.description, 'lag unknown · shape unknown');
+    assert.equal(row.description, 'lag, shape unknown');
   });
 
   it('takes a shape from the evidence only, never from with_result alone', () => {
@@ -206,7 +206,7 @@ describe('presentation: never a label the evidence does not prove', () => {
     assert.equal(callShapeText('unknown'), 'shape unknown');
     assert.equal(callShapeText(undefined), 'shape unknown');
     const history = writtenCall('w', 3, NOW, { lag_ms: null, with_result: false, shape: 'unknown' });
-    assert.equal(treeModel([session({ recent: [history] })], NOW)[0].children[0].description, 'lag unknown · shape unknown');
+    assert.equal(treeModel([session({ recent: [history] })], NOW)[0].children[0].description, 'lag, shape unknown');
   });
 
   it('reports a joined call without a lag as "lag unknown" and its unproven shape as "shape unknown"', () => {

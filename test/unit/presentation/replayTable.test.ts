@@ -1,9 +1,9 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import type { Decision } from '../../../src/core/replay/decision';
-import type { CallReport } from '../../../src/core/replay/report';
+import { liveTimingsText, NEXT_STEP, type CallReport } from '../../../src/core/replay/report';
 import { COMMANDS } from '../../../src/presentation/commandIds';
-import { hookPickItems } from '../../../src/presentation/replayHookPick';
+import { hookPickItems, hookPickPlaceholder } from '../../../src/presentation/replayHookPick';
 import { escapeHtml, REPLAY_MAX_ROWS, ReplayedCalls, replayPageHtml, replayRows, replayTable, type ReplayProgress, type ReplayRowInput, type ReplayTableData } from '../../../src/presentation/replayTable';
 
 const MAIN = '/c/projects/-w/s1.jsonl';
@@ -25,7 +25,7 @@ function progress(calls: readonly Replayed[], over: Partial<ReplayProgress> = {}
 const call = (r: CallReport, line: number, path = MAIN): Replayed => ({ report: r, record: { path, line }, liveLacksRecord: true });
 
 /** Tags the page may hold: anything else came from a text that was not escaped. */
-const TAGS = new Set(['!DOCTYPE', 'html', 'head', 'meta', 'link', 'title', 'body', 'main', 'h1', 'h2', 'p', 'dl', 'div', 'dt', 'dd', 'ul', 'li', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'a', 'span']);
+const TAGS = new Set(['!DOCTYPE', 'html', 'head', 'meta', 'link', 'title', 'body', 'main', 'h1', 'h2', 'p', 'pre', 'code', 'abbr', 'dl', 'div', 'dt', 'dd', 'ul', 'li', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'a', 'span']);
 
 function tagsOf(html: string): string[] {
   return [...html.matchAll(/<\/?([!A-Za-z][A-Za-z0-9]*)/g)].map((m) => m[1]!);
@@ -73,7 +73,7 @@ describe('presentation: the replay table', () => {
     assert.equal(d.verdict, `Decided differently on ${differing.length} of ${n} calls: your hook depends on its call being in the transcript, which it is not while it runs.`);
   });
 
-  it('gives each row its columns: tool, line (and a subagent file), basis, both decisions with reasons, ms; a click opens the record line', () => {
+  it('gives each row its columns: tool, line (and a subagent file), basis, both decisions with reasons and times; a click opens the record line', () => {
     const sub = '/c/projects/-w/s1/subagents/agent-a1.jsonl';
     const d = replayTable(
       progress([
@@ -82,7 +82,7 @@ describe('presentation: the replay table', () => {
       ]),
     );
     const [m, s] = d.rows;
-    assert.deepEqual([m!.tool, m!.line, m!.file, m!.basis, m!.live.decision, m!.live.reason, m!.complete.decision, m!.complete.reason, m!.ms], ['Bash', 7, '', 'model', 'deny', 'my call is not in the transcript', 'allow', '', '12 ms / 1.5s']);
+    assert.deepEqual([m!.tool, m!.line, m!.file, m!.basis, m!.live.decision, m!.live.reason, m!.complete.decision, m!.complete.reason, m!.live.took, m!.complete.took], ['Bash', 7, '', 'model', 'deny', 'my call is not in the transcript', 'allow', '', '12 ms', '1.5s']);
     assert.deepEqual([s!.tool, s!.line, s!.file, s!.basis], ['Read (agent)', 3, 'agent-a1.jsonl', 'channel']);
     assert.deepEqual(m!.target, { session_id: 's1', tool_use_id: 'toolu_m', transcript_path: MAIN, line: 7, held: false });
     assert.deepEqual(s!.target, { session_id: 's1', tool_use_id: 'toolu_s', transcript_path: sub, line: 3, held: false });
@@ -134,6 +134,52 @@ describe('presentation: the replay table', () => {
     assert.equal(row!.live.reason_full.length, 2000);
   });
 
+  it("says what to do next in the CLI's words, explains basis and timing, and gives each row differs, exit codes, bytes and its live runs", () => {
+    const lands = (at: number | null, decision: Decision) => ({ decision, reason: null, exit_code: decision === 'block' ? 2 : 0, ms: 5, stdout: '', stderr: '', transcript_bytes: 900, record_at_ms: at });
+    const timed = report('toolu_t', 'block', 'allow', {
+      live_timings: [lands(0, 'allow'), lands(99, 'allow'), lands(null, 'block')],
+      live: lands(null, 'block'),
+      complete: { decision: 'allow', reason: null, exit_code: 0, ms: 7, stdout: '', stderr: '', transcript_bytes: 1200 },
+      timing_dependent: true,
+      basis: 'channel',
+    });
+    const killed = report('toolu_k', 'timeout', 'timeout');
+    killed.live.exit_code = null;
+    killed.complete.exit_code = null;
+    const d = replayTable(progress([call(timed, 5), call(killed, 9)]));
+    const [t, k] = d.rows;
+    // The next step names the message tool and the complete wrapper, once the replay has ended; the CLI prints the same sentence.
+    assert.equal(d.next_step, NEXT_STEP);
+    assert.match(d.next_step, /`transcript-lag message`.*`complete` wrapper.*transcript-lag-complete\.js -- <your hook>.*Wrap PreToolUse Hooks/);
+    assert.equal(replayTable(progress([call(timed, 5)], { state: 'running' })).next_step, '');
+    assert.equal(replayTable(progress([call(report('toolu_s', 'allow', 'allow'), 2)])).next_step, '', 'nothing to do when every call was decided alike');
+    assert.deepEqual([d.differs, d.timing_dependent, d.calls], [1, 1, 2]);
+    // A block with no stderr still says how the hook ended; a run cut at its timeout says it was killed.
+    assert.deepEqual([t!.live.decision, t!.live.reason, t!.live.exit, t!.complete.exit], ['block', '', 'exit 2', 'exit 0']);
+    assert.deepEqual([k!.live.exit, k!.complete.exit], ['killed', 'killed']);
+    // Beside each decision: how the run ended and how long it took.
+    assert.match(page(d), new RegExp('data-call="toolu_t">.*<span class="decision deny">block</span> <span class="exit">exit 2 · 5 ms</span>.*<span class="decision allow">allow</span> <span class="exit">exit 0 · 7 ms</span>'));
+    assert.equal(t!.bytes, '900 / 1200');
+    // The landing-time words are the CLI's (one function says them for both).
+    assert.equal(t!.timings, liveTimingsText(timed.live_timings));
+    assert.equal(t!.timings, 'from the start allow · 99 ms allow · not while it ran block');
+    assert.equal(t!.timing_dependent, true);
+    const html = page(d);
+    // The command on a line of its own; the next step with its code as code.
+    assert.match(html, /<pre class="command"><code>sh review\.sh<\/code><\/pre>/);
+    assert.match(html, /<p class="next-step">Next: .*<code>transcript-lag message<\/code>.*<code>complete<\/code>.*<code>node ~\/\.claude\/transcript-lag\/bin\/transcript-lag-complete\.js -- &lt;your hook&gt;<\/code>/);
+    assert.deepEqual([...html.matchAll(/<th>([^<]*)<\/th>/g)].map((m) => m[1]), ['Tool', 'Line', 'Differs', 'Live', 'Complete', 'Timing', 'Basis', 'Bytes live / complete']);
+    const rowOf = (id: string) => new RegExp(`<tr[^>]*data-call="${id}">(.*?)</tr>`).exec(html)![1]!;
+    assert.match(rowOf('toolu_t'), /<span class="flag">differs<\/span>/);
+    assert.match(rowOf('toolu_t'), /<span class="flag">depends on timing<\/span> <span class="reason">record landed: from the start allow · 99 ms allow · not while it ran block<\/span>/);
+    assert.match(rowOf('toolu_t'), /<abbr title="channel: when the hook fired and what was on disk then[^"]*">channel<\/abbr>/);
+    assert.match(rowOf('toolu_k'), /<span class="muted">same<\/span>/);
+    assert.match(rowOf('toolu_k'), /same at each landing time/);
+    // What basis and timing mean, under the table.
+    assert.match(html, /<dt>Basis<\/dt><dd>where those times come from: channel: .*; model: .*field suite&#39;s measure/);
+    assert.match(html, /<dt>Timing<\/dt><dd>the live runs, one at each time the record may land/);
+  });
+
   it('says where the replay stands: running with its progress, cancelled with what it found so far, failed', () => {
     const running = replayTable(progress([], { state: 'running', progress: 'call 1 of 2' }));
     assert.equal(running.verdict, '');
@@ -166,5 +212,18 @@ describe('presentation: the replay hook picker', () => {
       ],
     );
     assert.deepEqual(hookPickItems({ hooks: [], disabled: false }).map((i) => i.kind), ['type']);
+  });
+
+  it('makes a command typed in its box an item that runs it: first, unless the text finds a configured hook', () => {
+    const none = { hooks: [], disabled: false };
+    assert.match(hookPickPlaceholder(0), /type the command your hook runs, then Enter/);
+    const typed = hookPickItems(none, 'sh ~/.claude/hooks/review.sh');
+    assert.deepEqual(typed.map((i) => [i.kind, i.label]), [['typed', 'Run: sh ~/.claude/hooks/review.sh'], ['type', 'Type a command…']]);
+    assert.equal(typed[0]!.kind === 'typed' && typed[0]!.command, 'sh ~/.claude/hooks/review.sh');
+    assert.deepEqual(hookPickItems(none, '   ').map((i) => i.kind), ['type'], 'blanks run nothing');
+    // Typed to find a configured hook: that hook stays ahead of running the text itself.
+    const configured = { hooks: [{ command: 'sh review.sh', matcher: 'Bash', source: 'project' as const }], disabled: false };
+    assert.deepEqual(hookPickItems(configured, 'REVIEW').map((i) => i.kind), ['type', 'one', 'typed', 'all']);
+    assert.deepEqual(hookPickItems(configured, 'node other.js').map((i) => i.kind), ['typed', 'type', 'one', 'all']);
   });
 });

@@ -11,7 +11,6 @@ import {
   spoolFileName,
   type ConversationRow,
 } from '../../../src/rules/modContract';
-import { callsOfLine, lineKindOf } from '../../../src/rules/recordLine';
 
 const row = (role: 'user' | 'assistant', text: string, ids: string[] = []): ConversationRow => ({
   role,
@@ -91,25 +90,6 @@ describe('modContract: what the mod and its readers agree on', () => {
   });
 });
 
-describe('recordLine: the one rule for "the call\'s record is on disk"', () => {
-  const record = JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_a', name: 'Bash', input: {} }] } });
-  const result = JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_a', content: 'ok' }] } });
-  const quoting = JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: '"id":"toolu_a"' }] } });
-
-  it('tells the record, its result and a line that only quotes the id apart', () => {
-    assert.equal(lineKindOf(record, 'toolu_a'), 'record');
-    assert.equal(lineKindOf(result, 'toolu_a'), 'result');
-    assert.equal(lineKindOf(quoting, 'toolu_a'), 'other');
-    assert.equal(lineKindOf(record, 'toolu_b'), 'other');
-    assert.equal(lineKindOf(record.slice(0, -2), 'toolu_a'), 'other');
-  });
-
-  it('judges a partial line by the compact keys Claude Code writes', () => {
-    assert.equal(lineKindOf(record.slice(0, 120), 'toolu_a', true), 'record');
-    assert.equal(lineKindOf(result.slice(0, 110), 'toolu_a', true), 'result');
-  });
-});
-
 describe('the mod\'s list of the calls it reports', () => {
   it('names a call only when the list holds it; anything else is no list', () => {
     assert.equal(modCallsPath('/h/.claude', 's1'), '/h/.claude/transcript-lag/mod/s1.json');
@@ -119,21 +99,5 @@ describe('the mod\'s list of the calls it reports', () => {
     assert.equal(modListNames('{"v":1,"calls":["toolu_a"', 'toolu_a'), false);
     assert.equal(modListNames(undefined, 'toolu_a'), false);
     assert.equal(modListNames('{"calls":"toolu_a"}', 'toolu_a'), false);
-  });
-});
-
-describe('recordLine: every call a line records or answers', () => {
-  it('one parse gives the records of an assistant line and the results of a user line, long lines by their keys', () => {
-    const rec = JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'x' }, { type: 'tool_use', id: 'toolu_a', name: 'Bash', input: {} }, { type: 'tool_use', id: 'toolu_b', name: 'Read', input: {} }] } });
-    const res = JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_a', content: 'y'.repeat(2 * 1024 * 1024) }] } });
-    const quoting = JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: '{"type":"tool_use","id":"toolu_z"}' }] } });
-    assert.deepEqual(callsOfLine(rec), { records: ['toolu_a', 'toolu_b'], results: [] });
-    assert.deepEqual(callsOfLine(res), { records: [], results: ['toolu_a'] });
-    assert.deepEqual(callsOfLine(quoting), { records: [], results: [] });
-    assert.deepEqual(callsOfLine('{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_c"'), { records: [], results: [] });
-    // Only a long line's head (the mod keeps no more of it): judged by the keys near its start.
-    const head = JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_d', name: 'Write', input: { content: 'z'.repeat(100) } }] } }).slice(0, 120);
-    assert.deepEqual(callsOfLine(head, true), { records: ['toolu_d'], results: [] });
-    assert.deepEqual(callsOfLine(res.slice(0, 200), true), { records: [], results: ['toolu_a'] });
   });
 });

@@ -24,3 +24,14 @@ describe('the rules layer (src/rules/)', () => {
     });
   }
 });
+
+// docs/ARCHITECTURE.md: the hook is standalone, its rules the same ones the engine uses, nothing else.
+describe('the hook (src/hook/)', () => {
+  const hook = path.resolve(__dirname, '../../../src/hook');
+  for (const name of readdirSync(hook).filter((n) => n.endsWith('.ts'))) {
+    it(`${name} imports only node: built-ins, src/hook/ and src/rules/`, () => {
+      const bad = importsOf(readFileSync(path.join(hook, name), 'utf8')).filter((s) => !s.startsWith('node:') && !/^\.\/[A-Za-z0-9_]+$/.test(s) && !/^\.\.\/rules\/[A-Za-z0-9_]+$/.test(s));
+      assert.deepEqual(bad, [], `${name} imports ${bad.join(', ')}`);
+    });
+  }
+});

@@ -112,6 +112,34 @@ describe('vscode: engine host', () => {
     await host.stop();
   });
 
+  it('says the history is indexed only once the running engine indexed it, or when there is no Claude dir to follow', async () => {
+    const clock = new ManualClock(1_000_000);
+    const waiting = makeHost(settings({ claudeDir: path.join(fx.root, 'not-yet') }), clock);
+    assert.equal(waiting.historyIndexed(), false, 'not started: sessions may still come');
+    await waiting.start();
+    assert.equal(waiting.historyIndexed(), true, 'no Claude dir: no session will come');
+    await waiting.stop();
+
+    await fx.append(fx.transcriptPath('s-hist'), [userPrompt('s-hist', fx.workspace)]);
+    const host = makeHost(settings(), clock);
+    await host.start();
+    await engines[0]!.indexed();
+    await host.tick();
+    assert.equal(host.historyIndexed(), true);
+    // A new Claude dir: a new engine, whose history is not indexed until it says so.
+    const other = await ClaudeDirFixture.create();
+    try {
+      await host.applySettings(settings({ claudeDir: other.claudeDir }));
+      assert.notEqual(host.current(), engines[0]);
+      await engines[1]!.indexed();
+      await host.tick();
+      assert.equal(host.historyIndexed(), true);
+    } finally {
+      await host.stop();
+      await other.remove();
+    }
+  });
+
   it('logs a warning when the limit on open files stops the engine reading', async () => {
     const t = fx.transcriptPath('s');
     await fx.append(t, [userPrompt('s', fx.workspace)]);

@@ -333,7 +333,7 @@ describe('analyze: --channel join', () => {
     );
     const a: TranscriptAnalysis = await analyze(transcript, { channelPath: channel });
     assert.deepEqual(a.waits, { seen: 1, behind: 2, error: 0, unmatched: 1 });
-    assert.deepEqual(a.channel!.events, { pre: 2, post: 0, hooks: 0, hook_run: 0, wait: 3, landed: 0, record: 0 });
+    assert.deepEqual(a.channel!.events, { pre: 2, post: 0, hooks: 0, hook_run: 0, wait: 3, landed: 0, record: 0, measured: 0 });
     assert.equal(a.channel!.lines, 8);
     assert.equal(Object.values(a.channel!.skipped).reduce((x, y) => x + y, 0), 3);
     const [c1, c2] = a.calls;
@@ -358,7 +358,7 @@ describe('analyze: --channel join', () => {
     );
     const a = await analyze(transcript, { channelPath: channel });
     assert.deepEqual(a.calls.map((c) => c.hook_fired_at), [1040, 2000]);
-    assert.deepEqual(a.channel!.events, { pre: 4, post: 0, hooks: 0, hook_run: 0, wait: 0, landed: 0, record: 1 });
+    assert.deepEqual(a.channel!.events, { pre: 4, post: 0, hooks: 0, hook_run: 0, wait: 0, landed: 0, record: 1, measured: 0 });
   });
 
   it("a call's held bound is measured from its best fire (the mod's), as the engine and the status line measure it", async () => {
@@ -446,7 +446,7 @@ describe('analyze: --channel join', () => {
     const before = fs.readdirSync(spoolDir).sort();
     const a = await analyze(transcript, { channelPath: channel });
     assert.deepEqual(a.calls.map((c) => c.hook_fired_at), [900, 1950]);
-    assert.deepEqual(a.channel!.events, { pre: 4, post: 0, hooks: 0, hook_run: 0, wait: 0, landed: 0, record: 1 });
+    assert.deepEqual(a.channel!.events, { pre: 4, post: 0, hooks: 0, hook_run: 0, wait: 0, landed: 0, record: 1, measured: 0 });
     assert.equal(a.channel!.spooled, 2);
     assert.deepEqual(fs.readdirSync(spoolDir).sort(), before);
   });

@@ -1,6 +1,6 @@
 // Which http hook entry of settings.json is ours: shared by the settings edits
-// (./hookSettings.ts) and the plugin's hook (src/hook/pluginGuard.ts), which
-// imports nothing but `node:` modules and pure constants, so no imports here.
+// (src/core/settings/hookSettings.ts) and the plugin's hook (src/hook/pluginGuard.ts): the rules layer's, so
+// the hook imports the rule the settings edits use; no imports here.
 
 /** The header our http entries carry the secret in (src/platform/hookReceiver.ts reads it). */
 export const HTTP_SECRET_HEADER = 'X-Transcript-Lag-Secret';

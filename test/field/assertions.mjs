@@ -206,7 +206,7 @@ const blockOf = (rec) => {
  */
 export function completeCounts(result) {
   const misses = [];
-  const counts = { calls: 0, found: 0, completed: 0, records: 0 };
+  const counts = { calls: 0, found: 0, completed: 0, records: 0, hookRuns: 0 };
   const truth = result.truth;
   if (!truth) return { counts, misses: ['no truth result (the session left no transcript?)'] };
   const landed = truth.records.filter((r) => r.rec?.type === 'assistant' && r.rec.transcriptLag === undefined);
@@ -253,6 +253,22 @@ export function completeCounts(result) {
       if (h.message?.role !== l.message?.role) misses.push(`${s.id}: held role ${h.message?.role}, landed ${l.message?.role}`);
     });
   }
+  // Each wrapped hook's own run (issue 39 §4): one hook_run event in the session's channel, labelled by its
+  // script, deciding as the hook did, saying whether its transcript held the call.
+  const runs = (result.recording?.channel ?? []).map((l) => JSON.parse(l.text)).filter((e) => e.event === 'hook_run');
+  for (const s of truth.seen) {
+    const mine = runs.filter((e) => e.tool_use_id === s.id && e.hook === s.hook);
+    if (mine.length !== 1) {
+      misses.push(`${s.hook} ${s.id}: ${mine.length} hook_run events in the channel (of ${runs.length}: ${[...new Set(runs.map((e) => e.hook))].join(', ')})`);
+      continue;
+    }
+    const [e] = mine;
+    const decision = s.found ? 'allow' : 'block';
+    if (e.decision !== decision || e.exit_code !== (s.found ? 0 : 2)) misses.push(`${s.hook} ${s.id}: hook_run says ${e.decision} (exit ${e.exit_code}), the hook ${decision}`);
+    if (s.complete !== undefined && e.completed !== (s.complete === '1')) misses.push(`${s.hook} ${s.id}: hook_run completed=${e.completed}, the hook was given TRANSCRIPT_LAG_COMPLETE=${s.complete}`);
+    if (!(e.ms >= s.read_at - s.start)) misses.push(`${s.hook} ${s.id}: hook_run ${e.ms} ms, shorter than the hook's own ${s.read_at - s.start} ms`);
+  }
+  counts.hookRuns = runs.length;
   for (const [hook, replay] of Object.entries(truth.replays)) {
     if (replay.error) misses.push(`${hook}: replay failed: ${replay.error}`);
     for (const line of replay.lines.filter((l) => l.tool_use_id && hooked.has(l.tool_use_id))) {

@@ -100,7 +100,7 @@ export async function runSuite(opts, out = (s) => process.stdout.write(s)) {
     }
     if (result.def.complete && result.truth) {
       const { counts: c } = completeCounts(result);
-      out(`       behind complete: ${c.found}/${c.calls} hook runs found their call, ${c.completed} given held records (${c.records} compared with the landed ones)\n`);
+      out(`       behind complete: ${c.found}/${c.calls} hook runs found their call, ${c.completed} given held records (${c.records} compared with the landed ones), ${c.hookRuns} hook_run events\n`);
     }
     for (const f of result.failures) out(`     ✗ ${f}\n`);
     if (result.failures.length) {

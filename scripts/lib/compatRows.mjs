@@ -128,7 +128,14 @@ export const DECISIONS = {
  */
 export function behaviourTable(rows) {
   const latest = latestRows(rows);
-  const versions = latest.map((r) => ({ version: r.version, at: r.at.slice(0, 10), ...decisions(r), print_p50_ms: r.print?.p50_ms ?? null }));
+  // With each version what its holds rests on: a message's first calls held, of those measured (one session).
+  const versions = latest.map((r) => ({
+    version: r.version,
+    at: r.at.slice(0, 10),
+    ...decisions(r),
+    first_calls_held: r.interactive?.first ? [r.interactive.first.held, r.interactive.first.calls] : null,
+    print_p50_ms: r.print?.p50_ms ?? null,
+  }));
   const rules = {};
   const changes = [];
   for (const key of Object.keys(DECISIONS)) {

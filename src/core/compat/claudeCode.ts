@@ -19,6 +19,8 @@ export interface MeasuredVersion {
   classic: boolean | null;
   held_text: boolean | null;
   exec: boolean | null;
+  /** Interactive: a message's first calls held while their hooks ran, of those measured: [held, calls]. */
+  first_calls_held: [number, number] | null;
   print_p50_ms: number | null;
 }
 
@@ -71,7 +73,7 @@ const SAYS: Record<Decision, [string, string]> = {
 
 /**
  * The sentence the views and `analyze` show for a session's version: "2.1.283 holds a message's records
- * while its PreToolUse hooks run (measured)", or, for a version with no row, what the rule around it says
+ * while its PreToolUse hooks run (measured: 2 of 3 first calls of a message held)", or, for a version with no row, what the rule around it says
  * and from what ("2.1.301 … (as 2.1.281+, measured: not this version)"); undefined when nothing is known.
  */
 export function versionSentence(version: string | undefined, what: Decision, t: BehaviourTable = CLAUDE_CODE): string | undefined {
@@ -79,7 +81,12 @@ export function versionSentence(version: string | undefined, what: Decision, t: 
   if (k === undefined || version === undefined) return undefined;
   const v = versionParts(version)!.join('.');
   const says = SAYS[what][k.value ? 0 : 1];
-  if (k.how === 'measured') return `${v} ${says} (measured)`;
+  if (k.how === 'measured') {
+    // What the measure rests on, where it is a count (one session of each version, docs/COMPATIBILITY.md).
+    const row = t.versions.find((r) => r.version === v);
+    const counted = what === 'holds' && row?.first_calls_held ? `: ${row.first_calls_held[0]} of ${row.first_calls_held[1]} first calls of a message held` : '';
+    return `${v} ${says} (measured${counted})`;
+  }
   const rule = t.rules[what];
   return `${v} ${says} (as ${k.value ? `${rule.since}+` : `${rule.last_without} and before`}; this version not measured)`;
 }

@@ -77,7 +77,8 @@ describe('what each Claude Code release does: the results file, the table the co
     assert.deepEqual(knownOf('2.1.301', 'mods', t), { value: true, how: 'rule' });
     assert.deepEqual(knownOf('2.1.200', 'holds', t), { value: false, how: 'rule' });
     assert.deepEqual(knownOf('2.1.283', 'holds', t), { value: true, how: 'measured' });
-    assert.equal(versionSentence('2.1.283', 'holds', t), "2.1.283 holds a message's records while its PreToolUse hooks run (measured)");
+    assert.equal(versionSentence('2.1.283', 'holds', t), "2.1.283 holds a message's records while its PreToolUse hooks run (measured: 3 of 3 first calls of a message held)");
+    assert.equal(versionSentence('2.1.290', 'mods', t), "2.1.290 loads the plugin's mod (measured)");
     assert.equal(versionSentence('2.1.301', 'holds', t), "2.1.301 holds a message's records while its PreToolUse hooks run (as 2.1.283+; this version not measured)");
     assert.equal(versionSentence(undefined, 'holds', t), undefined);
   });

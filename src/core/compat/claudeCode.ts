@@ -27,9 +27,12 @@ export interface MeasuredVersion {
 export interface BehaviourTable {
   v: 1;
   versions: MeasuredVersion[];
-  /** Per decision: the oldest version from which every measured one says yes, and the newest before it that said no. */
+  /** Per decision: the version from which it says yes (the split the fewest measured versions disagree with), and the newest before it that said no. */
   rules: Record<Decision, { since: string | null; last_without: string | null }>;
+  /** Each rule's split: from the newest measured without to the first with. */
   changes: Array<{ what: Decision; from: string; to: string; now: boolean }>;
+  /** Measured versions on the other side of their rule's split (one session each), kept in `versions` as measured. */
+  exceptions: Array<{ what: Decision; version: string; value: boolean }>;
 }
 
 export const CLAUDE_CODE = table as BehaviourTable;
@@ -67,7 +70,7 @@ const SAYS: Record<Decision, [string, string]> = {
   holds: ["holds a message's records while its PreToolUse hooks run", "writes a message's records without waiting for its PreToolUse hooks"],
   mods: ["loads the plugin's mod", "does not load the plugin's mod"],
   classic: ['gives the mod classic.PreToolUse', 'gives the mod no classic.PreToolUse'],
-  held_text: ["holds each call's message as the transcript will", "holds a call's message other than the transcript will"],
+  held_text: ["has the mod hand a reviewing hook each call's held message, as the transcript will hold it", "had no held message from the mod reach a reviewing hook, or not as the transcript holds it"],
   exec: ['runs a command hook in exec form', 'does not run a command hook in exec form'],
 };
 

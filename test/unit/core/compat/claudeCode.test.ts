@@ -54,7 +54,7 @@ describe('what each Claude Code release does: the results file, the table the co
     assert.equal(doc.slice(begin, end + DOC_END.length), compatSection(rows()));
   });
 
-  it('the rules: since is the oldest version from which every measured one says yes; a change between neighbours is called out', async () => {
+  it('the rules: since is the split the fewest measured versions disagree with; the change is called out, a version against it kept as an exception', async () => {
     const { behaviourTable } = await lib();
     const t = behaviourTable([
       row('2.1.280', { holds: [2, 3], mods: false, exec: true }),
@@ -72,6 +72,21 @@ describe('what each Claude Code release does: the results file, the table the co
       t.changes.map((c) => `${c.what} ${c.from}→${c.to} ${c.now}`),
       ['holds 2.1.280→2.1.283 true', 'mods 2.1.283→2.1.290 true'],
     );
+    // A version measured once against its neighbours is an exception to the rule, not a change back and forth.
+    const noisy = behaviourTable([
+      row('2.1.280', { holds: [0, 3] }),
+      row('2.1.281', { holds: [3, 3] }),
+      row('2.1.283', { holds: [2, 3] }),
+      row('2.1.285', { holds: [0, 3] }),
+      row('2.1.290', { holds: [3, 3] }),
+    ]);
+    assert.deepEqual(noisy.rules.holds, { since: '2.1.281', last_without: '2.1.280' });
+    assert.deepEqual(noisy.exceptions, [{ what: 'holds', version: '2.1.285', value: false }]);
+    assert.deepEqual(noisy.changes.map((c) => `${c.what} ${c.from}→${c.to}`), ['holds 2.1.280→2.1.281']);
+    // The views say what that version's one session showed, with its count.
+    assert.equal(versionSentence('2.1.285', 'holds', noisy), "2.1.285 writes a message's records without waiting for its PreToolUse hooks (measured: 0 of 3 first calls of a message held)");
+    // A tie keeps the later split: no version is said to do what none after it was seen to.
+    assert.deepEqual(behaviourTable([row('2.1.280', { holds: [0, 3] }), row('2.1.281', { holds: [1, 3] }), row('2.1.282', { holds: [0, 3] })]).rules.holds, { since: null, last_without: '2.1.282' });
     // A version between two measured ones that differ is not known; past the rule's edges it is, and says how.
     assert.equal(knownOf('2.1.285', 'mods', t), undefined);
     assert.deepEqual(knownOf('2.1.301', 'mods', t), { value: true, how: 'rule' });

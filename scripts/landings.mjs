@@ -7,15 +7,13 @@
 // docs/COMPATIBILITY.md. `--from-json` takes `node test/field/run.mjs --json` outputs instead of
 // running; `--runs 0` only writes the table again; `--fresh` forgets what earlier runs measured.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { landingTable, measuredLandings, withLandingsSection } from './lib/landings.mjs';
+import { measuredLandings, writeLandingModel } from './lib/landings.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TABLE = path.join(repoRoot, 'src', 'core', 'replay', 'landings.json');
 const MEASURED = path.join(repoRoot, 'test', 'field', 'landings', 'measured.jsonl');
-const DOC = path.join(repoRoot, 'docs', 'COMPATIBILITY.md');
 
 function parseArgs(argv) {
   const o = { versions: ['2.1.280', '2.1.281', '2.1.332'], runs: 1, fromJson: undefined, fresh: false };
@@ -39,7 +37,7 @@ if (opts.fromJson) {
 } else if (opts.runs > 0) {
   const { runSuite } = await import('../test/field/run.mjs');
   const { scenarios } = await import('../test/field/scenarios.mjs');
-  const only = scenarios.filter((s) => s.truth).map((s) => s.name);
+  const only = scenarios.filter((s) => s.truth && !s.compat).map((s) => s.name);
   for (const version of opts.versions) {
     for (let run = 0; run < opts.runs; run++) {
       // The scenarios' own checks may fail (what replay's model does not know yet): the landings are measured all the same.
@@ -47,14 +45,5 @@ if (opts.fromJson) {
     }
   }
 }
-const measured = fs.existsSync(MEASURED) ? fs.readFileSync(MEASURED, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
-const sessions = new Set(measured.map((m) => `${m.at} ${m.scenario}`)).size;
-const versions = [...new Set(measured.map((m) => m.version))].sort().join(', ');
-const how =
-  `the field suite's truth scenarios (interactive and print; single, multi, parallel, burst; without and with the plugin), ` +
-  `${sessions} sessions on Claude Code ${versions}, ${measured.length} calls (test/field/landings/measured.jsonl), against its stand-in API on 127.0.0.1 ` +
-  `(each message ends 300 ms after its last block), ${os.cpus().length} cores; three PreToolUse hooks per call (test/field/truthHooks/).`;
-const table = landingTable(measured, how);
-fs.writeFileSync(TABLE, `${JSON.stringify(table, null, 2)}\n`);
-fs.writeFileSync(DOC, withLandingsSection(fs.readFileSync(DOC, 'utf8'), table));
+const { measured, sessions, versions } = writeLandingModel(repoRoot);
 process.stdout.write(`landings: ${measured.length} calls of ${sessions} sessions (${versions}) → ${path.relative(repoRoot, TABLE)}, docs/COMPATIBILITY.md\n`);

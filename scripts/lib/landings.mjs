@@ -2,6 +2,9 @@
 // `*-truth-*`): the rows of src/core/replay/landings.json (replay's model, src/core/replay/landingModel.ts)
 // and the table docs/COMPATIBILITY.md shows of them. One module for both, so a unit test can hold the
 // doc to the file (test/unit/core/replay/landingModel.test.ts).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 /**
  * The recorder polls the transcript every 10 ms (5 with the mod), so it sees a landing up to that much
@@ -142,4 +145,24 @@ export function withLandingsSection(doc, table) {
   const end = doc.indexOf(DOC_END);
   if (begin >= 0 && end > begin) return doc.slice(0, begin) + section + doc.slice(end + DOC_END.length);
   return `${doc.trimEnd()}\n\n${section}\n`;
+}
+
+/**
+ * Replay's model from every measured call (test/field/landings/measured.jsonl: `npm run landings` and
+ * `npm run compat` both add to it): src/core/replay/landings.json and its table in docs/COMPATIBILITY.md.
+ */
+export function writeLandingModel(repoRoot) {
+  const file = path.join(repoRoot, 'test', 'field', 'landings', 'measured.jsonl');
+  const measured = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+  const sessions = new Set(measured.map((m) => `${m.at} ${m.scenario}`)).size;
+  const versions = [...new Set(measured.map((m) => m.version))].sort((a, b) => versionKey(a).localeCompare(versionKey(b))).join(', ');
+  const how =
+    `the field suite's truth scenarios (interactive and print; single, multi, parallel, burst; without and with the plugin) and the compat runner's (\`npm run compat\`), ` +
+    `${sessions} sessions on Claude Code ${versions}, ${measured.length} calls (test/field/landings/measured.jsonl), against its stand-in API on 127.0.0.1 ` +
+    `(each message ends 300 ms after its last block), ${os.cpus().length} cores; three PreToolUse hooks per call (test/field/truthHooks/).`;
+  const table = landingTable(measured, how);
+  fs.writeFileSync(path.join(repoRoot, 'src', 'core', 'replay', 'landings.json'), `${JSON.stringify(table, null, 2)}\n`);
+  const doc = path.join(repoRoot, 'docs', 'COMPATIBILITY.md');
+  fs.writeFileSync(doc, withLandingsSection(fs.readFileSync(doc, 'utf8'), table));
+  return { measured, sessions, versions };
 }

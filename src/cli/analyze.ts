@@ -6,6 +6,7 @@ import { jsonPieces } from '../core/analyze/jsonPieces';
 import { jsonEscapingUnprintable, printable } from '../rules/printable';
 import { boundsText, formatDuration } from '../rules/durationText';
 import type { CliIo } from './io';
+import { claudeCodeSentences } from '../core/compat/claudeCode';
 
 const usage = `Usage: transcript-lag analyze FILE [--json] [--channel FILE]
 
@@ -89,6 +90,9 @@ export function renderTable(a: TranscriptAnalysis): string {
   row('lines', `${a.lines} (${a.malformed} malformed)${a.partial_tail_bytes > 0 ? `, plus ${a.partial_tail_bytes} bytes of an unfinished line` : ''}, ${a.bytes} bytes`);
   row('session', a.session_ids.length > 1 ? `${a.session_id} (+${a.session_ids.length - 1} more)` : a.session_id ?? '-');
   if (a.title !== null) row('title', a.title);
+  // What the compat runner measured of the session's version, where it decides what a hook sees (src/core/compat/).
+  const known = claudeCodeSentences(a.claude_code_version);
+  if (known.length > 0) row('claude code', known.join('; '));
   if (a.first_prompt !== null) row('prompt', JSON.stringify(oneLine(a.first_prompt, 80)));
   row('calls', `${c.calls}: ${c.before_result} before_result, ${c.with_result} with_result, ${c.unknown_shape} shape unknown, ${c.no_result} without result`);
   if (c.copied_calls > 0) row('forked', `${plural(c.copied_calls, 'call', 'calls')} copied from ${a.copied_from.join(', ')}: its history, not counted above`);

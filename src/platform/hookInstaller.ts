@@ -1,7 +1,8 @@
 import { promises as fsp } from 'node:fs';
 import * as path from 'node:path';
 import { channelDirOf, installedHookPathOf } from '../rules/channelPaths';
-import { buildHookExec, buildShellForm, cmdExeOf, hookLauncherText, hookTimeoutSeconds, launcherExec, launcherRefusal, shellFormOf, supportsExecForm, type HookCommandSpec } from '../core/settings/hookCommand';
+import { buildHookExec, buildShellForm, cmdExeOf, hookLauncherText, hookTimeoutSeconds, launcherExec, launcherRefusal, shellFormOf, type HookCommandSpec } from '../core/settings/hookCommand';
+import { supportsExecForm } from '../core/compat/claudeCode';
 import { COMPLETE_TOOL_FILE_NAME, HOOK_BIN_DIR_NAME, HOOK_LAUNCHER_FILE_NAME } from '../rules/channelConstants';
 import { unwrapPreToolUseHooks, wrapPreToolUseHooks, type WrapResult } from '../core/settings/wrapHooks';
 import { nodeOnPathIs } from './nodeOnPath';
@@ -34,7 +35,7 @@ export interface InstallHookOptions {
   port?: number;
   /**
    * `exec`: the entry names the runtime and its arguments, run with no shell (Claude Code 2.1.139+,
-   * see EXEC_FORM_SINCE); falls back to the shell form when the runtime needs an environment
+   * see EXEC_FORM_SINCE in src/core/compat/claudeCode.ts: measured); falls back to the shell form when the runtime needs an environment
    * (nodeEnv). `auto`: exec when `claude --version` on the PATH of `env` says a version that has
    * it. Default `shell`: a command line for bash (Git Bash on Windows).
    */

@@ -1,3 +1,4 @@
+import { claudeCodeSentences } from '../core/compat/claudeCode';
 import type { CallSnapshot, SessionSnapshot } from '../core/snapshot';
 import { heldLineOf, oldestHeld } from './callChoice';
 import { COMMANDS } from './commandIds';
@@ -178,6 +179,9 @@ function sessionTooltip(s: SessionSnapshot, name: string): string {
       `Held: ${s.held.length} — oldest ${escapeMarkdown(toolLabel(h.tool_name))}, ${heldLineText(s, h)}`,
     );
     if (h.hook_mode === 'probe') lines.push('', "Probe mode: the hook waits for the record before it returns, so the probe's own wait lengthens the hold.");
+    // Why it may be held: what was measured of the session's version (docs/COMPATIBILITY.md, npm run compat).
+    const known = claudeCodeSentences(s.claude_version);
+    if (known.length > 0) lines.push('', ...known.map((l) => `Claude Code ${escapeMarkdown(l)}  `));
   } else if (s.recent[0]) {
     const c = s.recent[0];
     lines.push(`Last call: ${escapeMarkdown(toolLabel(c.tool_name))} at line ${c.line ?? '?'}, ${callLagText(c)}`);

@@ -1,3 +1,4 @@
+import { claudeCodeSentences } from '../core/compat/claudeCode';
 import { shownAsHeld, type CallSnapshot, type SessionSnapshot } from '../core/snapshot';
 import { callTranscriptPath, focusCall, heldLineOf, revealTargetFor, type RevealTarget } from './callChoice';
 import { callLagText, callShapeText, formatDuration, formatStat, hooksText } from './format';
@@ -265,6 +266,8 @@ function sessionTooltip(session: SessionSnapshot, name: string, now: number): st
     `session ${session.session_id}`,
     session.transcript_path,
     `${session.last_line} lines on disk`,
+    // What the compat runner measured of this version (docs/COMPATIBILITY.md): whether its records wait for the hooks, whether the mod loads.
+    ...claudeCodeSentences(session.claude_version).map((l) => `Claude Code ${l}`),
   ]
     .filter((l): l is string => l !== undefined && l.length > 0)
     .map(printable)

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// Runs the field suite (test/field) over several Claude Code versions and writes the compatibility
-// table into docs/COMPATIBILITY.md. Every number in that file comes from this run.
+// The compatibility runner, two ways:
 //
-//   node test/field/compat.mjs [--versions 2.1.280,2.1.283,2.1.332] [--only a,b] [--repeat N]
+//   npm run compat -- --versions A..B|A,B|newest [--step N] [--scenarios a,b] [--again] [--check]
+//     one row per version from the compat scenarios, resumable (./compatRows.mjs); the default.
+//   node test/field/compat.mjs --full [--versions 2.1.280,2.1.283,2.1.332] [--only a,b] [--repeat N]
 //                                 [--out docs/COMPATIBILITY.md] [--json FILE]
-//   node test/field/compat.mjs --from-json FILE [--out …]   (the doc again from a run saved with --json)
+//     the whole field suite over a few versions: docs/COMPATIBILITY.md's tables above its findings.
+//   node test/field/compat.mjs --full --from-json FILE [--out …]   (those tables again from a run saved with --json)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -245,7 +247,9 @@ const OS_SECTION = [
 ];
 
 async function main() {
-  const opts = parseArgs(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  if (!argv.includes('--full')) return (await import('./compatRows.mjs')).main(argv);
+  const opts = parseArgs(argv.filter((a) => a !== '--full'));
   if (opts.fromJson) {
     const saved = JSON.parse(fs.readFileSync(opts.fromJson, 'utf8'));
     fs.writeFileSync(opts.out, render(saved.runs, { ...saved, notes: existingNotes(opts.out), repeat: saved.repeat ?? 1, only: saved.only }));

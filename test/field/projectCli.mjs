@@ -32,8 +32,10 @@ function cli(args, { allowFail = false, env = process.env } = {}) {
   }
 }
 
-export function installHook({ claudeDir, probe, polls, pollMs, httpPort }) {
+export function installHook({ claudeDir, probe, polls, pollMs, httpPort, form }) {
   const args = ['install-hook', '--claude-dir', claudeDir];
+  // `form`: exec or shell, whatever `claude --version` on PATH says (the compat runner asks whether a version runs the exec form).
+  if (form) args.push('--form', form);
   if (probe) args.push('--probe', '--polls', String(polls), '--poll-ms', String(pollMs));
   // http hooks to the receiver `watch` serves on that port.
   if (httpPort !== undefined) args.push('--http', '--port', String(httpPort));

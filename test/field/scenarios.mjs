@@ -64,6 +64,17 @@ export const TRUTH_BURST = (work) => [
   [bash('toolu_field001b', 'echo warm-up')],
   [bash('toolu_field002b', 'echo a'), read('toolu_field002r', `${work}/notes.txt`), bash('toolu_field003b', 'echo b'), bash('toolu_field004b', 'echo c')],
 ];
+/**
+ * The compat runner's session (`npm run compat`): text then a call; two calls after text; a message with
+ * no text; two calls with no text. Each place replay's model tells apart (first, first after text, later),
+ * more than once, in one session per mode, so one version's run stays short.
+ */
+export const COMPAT_MESSAGES = (work) => [
+  Object.assign([bash('toolu_field001b', 'echo first')], { texts: ['Plan for step 1, line one.\nLine two — with “quotes” and ünïcödé.'] }),
+  Object.assign([read('toolu_field002r', `${work}/notes.txt`), bash('toolu_field002b', 'echo second')], { texts: ['Two calls in one message.'] }),
+  Object.assign([bash('toolu_field003b', 'echo third')], { texts: [] }),
+  Object.assign([bash('toolu_field004b', 'echo fourth'), read('toolu_field004r', `${work}/notes.txt`)], { texts: [] }),
+];
 const TRUTH_SCRIPTS = { single: SINGLE, multi: TRUTH_MULTI, parallel: PARALLEL, burst: TRUTH_BURST };
 
 const probe = { hook: 'probe', polls: 10, pollMs: 100 };
@@ -145,4 +156,10 @@ export const scenarios = [
       ['subagent', MOD_SUBAGENT, { subScript: SUBAGENT_STEPS, finishDelayMs: 2500 }],
     ].map(([shape, script, more]) => ({ name: `${mode}-complete-${shape}`, mode, ...announce, ...stream, install: 'plugin-dir', pluginClone: true, mod: true, complete: true, script, ...more })),
   ),
+  // The compat runner's set (`npm run compat`, test/field/compat.mjs; not in the default suite): the truth
+  // hooks (their landings feed replay's model), the plugin for the session (the mod where it loads: its
+  // `classic.PreToolUse` timing, the held message a reviewing hook reads), interactive and print; and the
+  // hook installed in exec form (`install-hook --form exec`), whether the version runs it.
+  ...['interactive', 'print'].map((mode) => ({ name: `${mode}-compat`, compat: true, mode, ...announce, ...stream, install: 'plugin-dir', mod: true, reviewer: true, truth: true, truthReplay: false, script: COMPAT_MESSAGES })),
+  { name: 'print-compat-exec', compat: true, mode: 'print', ...announce, ...stream, form: 'exec', watch: false, script: SINGLE },
 ];

@@ -17,6 +17,8 @@ export class TranscriptSummary {
   /** The session id last added: the lines of a session repeat it, and most skip the Set. */
   private lastSessionId: string | undefined;
   private title: string | undefined;
+  /** The Claude Code version of the last call's record (`version`): what is known of its behaviour goes with it (src/core/compat/). */
+  private version: string | undefined;
   private firstUserPrompt: string | undefined;
   private firstLastPrompt: string | undefined;
   private readonly calls: AnalyzedCall[] = [];
@@ -71,6 +73,7 @@ export class TranscriptSummary {
     }
     // Indexed loops: most lines share one frozen empty array, which for-of would iterate through an iterator object each.
     const uses = scan.toolUses;
+    if (uses.length > 0 && scan.version !== undefined) this.version = scan.version;
     if (uses.length > 0 && scan.requestSessionId !== undefined) {
       const origin = copiedFrom(scan);
       if (origin !== undefined) this.addCopies(scan, origin);
@@ -172,6 +175,7 @@ export class TranscriptSummary {
       session_ids: sessionIds,
       copied_from: this.copiedFrom,
       title: this.title ?? null,
+      claude_code_version: this.version ?? null,
       first_prompt: this.firstUserPrompt ?? this.firstLastPrompt ?? null,
       counts: {
         calls: this.calls.length,

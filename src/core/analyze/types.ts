@@ -111,6 +111,8 @@ export interface TranscriptAnalysis {
   session_ids: string[];
   /** The sessions a fork copied its calls from (their `requestSessionId`), in file order; empty for no fork. */
   copied_from: string[];
+  /** The Claude Code version that wrote the last call's record (`version`), when a call record says it. */
+  claude_code_version: string | null;
   title: string | null;
   first_prompt: string | null;
   counts: {

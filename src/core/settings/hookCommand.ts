@@ -147,24 +147,6 @@ export function buildHookCommand(spec: HookCommandSpec): string {
   return buildShellForm(spec).command;
 }
 
-/**
- * The first Claude Code that runs a command hook in exec form, `{"command": <exe>, "args": [...]}`,
- * spawning the program with no shell. Found by reading the binaries' schema text ("Argument list for
- * exec form"): absent from 2.1.120, 2.1.137 and 2.1.138, present in 2.1.139 and in every later
- * version checked (2.1.140, 2.1.160, 2.1.200, 2.1.240, 2.1.283, 2.1.310, 2.1.332). An older Claude
- * Code has no `args`, so the exec form is written only for a version known to have it.
- */
-export const EXEC_FORM_SINCE = [2, 1, 139] as const;
-
-/** Whether a `claude --version` answer (`2.1.332 (Claude Code)`) names a version with the exec form. */
-export function supportsExecForm(versionText: string | undefined): boolean {
-  const m = /^\s*(\d+)\.(\d+)\.(\d+)/.exec(versionText ?? '');
-  if (!m) return false;
-  const v = [Number(m[1]), Number(m[2]), Number(m[3])];
-  for (let i = 0; i < 3; i++) if (v[i] !== EXEC_FORM_SINCE[i]) return v[i] > EXEC_FORM_SINCE[i];
-  return true;
-}
-
 /** The exec form of our entry: no shell parses it, so no quoting, and it runs alike under Git Bash, PowerShell or none. */
 export interface HookExec {
   command: string;

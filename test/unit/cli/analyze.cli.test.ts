@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { analyzeTranscript } from '../../../src/core/analyze';
 import { renderTable, run } from '../../../src/cli/analyze';
+import { claudeCodeSentences } from '../../../src/core/compat/claudeCode';
 import { nodeFileAccess } from '../../../src/platform/nodeFileAccess';
 import { fixturesDir } from '../helpers/fixtures';
 import { capturingIo } from '../helpers/capturingIo';
@@ -37,6 +38,16 @@ describe('CLI: transcript-lag analyze', () => {
     for (const call of a.calls) {
       assert.match(c.out(), new RegExp(`^ *${call.line} +${call.result_line} +${call.shape} .*${call.tool_name} +${call.tool_use_id}$`, 'm'));
     }
+  });
+
+  it("names what the compat runner measured of the session's version (its call records' `version`)", async () => {
+    const c = capturingIo(realDir);
+    assert.equal(await run([path.join(realDir, transcriptName)], c.io), 0);
+    const a = await analyzeTranscript({ path: path.join(realDir, transcriptName), files: nodeFileAccess, clock: c.io.clock });
+    assert.ok(a.claude_code_version !== null, 'the fixture\'s call records say their version');
+    const known = claudeCodeSentences(a.claude_code_version);
+    assert.ok(known.length > 0, `something is known of ${a.claude_code_version} (src/core/compat/claudeCode.json)`);
+    assert.ok(c.out().includes(`claude code ${known.join('; ')}`), c.out());
   });
 
   it('--channel adds waits to the JSON and the table', async () => {

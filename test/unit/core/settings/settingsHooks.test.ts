@@ -1,7 +1,8 @@
 import * as assert from 'node:assert/strict';
 import { parse } from 'jsonc-parser';
 import fc from 'fast-check';
-import { EXEC_FORM_SINCE, buildHookCommand, buildHookExec, hookTimeoutSeconds, shellQuote, supportsExecForm } from '../../../../src/core/settings/hookCommand';
+import { buildHookCommand, buildHookExec, hookTimeoutSeconds, shellQuote } from '../../../../src/core/settings/hookCommand';
+import { EXEC_FORM_SINCE, supportsExecForm } from '../../../../src/core/compat/claudeCode';
 import { SettingsError, installHookEntries, installedHookCommands, uninstallHookEntries } from '../../../../src/core/settings/hookSettings';
 import { execFileSync } from 'node:child_process';
 
@@ -186,7 +187,8 @@ describe('hook command line', () => {
 describe('settings.json hook entries in exec form (no shell: Windows without Git Bash alike)', () => {
   const spec = { nodePath: 'C:\\Program Files\\nodejs\\node.exe', hookPath: 'C:\\Users\\me\\.claude\\transcript-lag\\bin\\transcript-lag-hook.js', channelDir: 'C:\\Users\\me\\.claude\\transcript-lag' };
 
-  it('Claude Code versions: exec form from 2.1.139 on, as `claude --version` prints them', () => {
+  it('Claude Code versions: exec form from the first version measured to run it (npm run compat), as `claude --version` prints them', () => {
+    assert.ok(EXEC_FORM_SINCE !== undefined, 'a measured version runs the exec form');
     assert.equal(supportsExecForm(`${EXEC_FORM_SINCE.join('.')} (Claude Code)`), true);
     assert.equal(supportsExecForm('2.1.332 (Claude Code)'), true);
     assert.equal(supportsExecForm('2.2.0'), true);

@@ -1,0 +1,30 @@
+import * as assert from 'node:assert/strict';
+import { CLAUDE_CODE, claudeCodeSentences } from '../../../src/core/compat/claudeCode';
+import { sessionNode } from '../../../src/presentation/treeModel';
+import { statusTooltip } from '../../../src/presentation/statusView';
+import { heldCall, session } from '../helpers/presentationSnapshots';
+
+describe("views: what was measured of the session's Claude Code version", () => {
+  // A version with a row of its own: the newest measured.
+  const measured = CLAUDE_CODE.versions.at(-1)!.version;
+
+  it("the session's tooltip in the tree names it, from its call records' version", () => {
+    const known = claudeCodeSentences(measured);
+    assert.ok(known.length > 0, measured);
+    const node = sessionNode(session({ claude_version: measured }), 1_000);
+    for (const line of known) assert.ok(node.tooltip.includes(`Claude Code ${line}`), node.tooltip);
+    assert.match(node.tooltip, new RegExp(`Claude Code ${measured.replace(/\./g, '\\.')} .*\\(measured`));
+  });
+
+  it('says nothing of a session whose records name no version', () => {
+    assert.doesNotMatch(sessionNode(session(), 1_000).tooltip, /Claude Code/);
+  });
+
+  it("the status bar's tooltip says it while a call is held (why it may be)", () => {
+    const held = session({ claude_version: measured, held: [heldCall('toolu_1', 500)] });
+    // Markdown: its escapes (`2\.1\.332`, `\(`) render as the characters.
+    const tip = statusTooltip([held], 1_000).replace(/\\/g, '');
+    assert.match(tip, /Claude Code \d+\.\d+\.\d+ .*\(measured/);
+    assert.doesNotMatch(statusTooltip([session({ claude_version: measured })], 1_000), /\(measured/);
+  });
+});

@@ -662,6 +662,7 @@ var LineHeadScanner = class {
   }
   startValue(c) {
     const at = this.valueAt();
+    if (c !== QUOTE && this.keepsValue()) this.setKept(void 0);
     if (this.stack.length === 0 && c !== 123) return this.broken();
     if (c === 123 || c === 91) {
       const object = c === 123;
@@ -690,6 +691,16 @@ var LineHeadScanner = class {
     if (at === 2 /* Message */ || at === 3 /* Content */) this.facts.blocks = [];
     if (c === QUOTE) return this.startString(this.keepsValue() ? 1 /* Kept */ : 2 /* Skipped */);
     this.literal = true;
+  }
+  /** The value of the kept key now being read (top-level type, message.role, a block's type, id or tool_use_id). */
+  setKept(value) {
+    const f = this.top();
+    if (f.at === 1 /* Top */) this.facts.type = value;
+    else if (f.at === 2 /* Message */) this.facts.role = value;
+    else if (f.at === 4 /* Block */) {
+      const b = this.facts.blocks[this.facts.blocks.length - 1];
+      if (b !== void 0 && (f.key === "type" || f.key === "id" || f.key === "tool_use_id")) b[f.key] = value;
+    }
   }
   close(object) {
     const f = this.stack.pop();
@@ -767,16 +778,7 @@ var LineHeadScanner = class {
       this.expect = 3 /* Colon */;
       return;
     }
-    if (kind === 1 /* Kept */) {
-      const value = this.keptText();
-      const f = this.top();
-      if (f.at === 1 /* Top */) this.facts.type = value;
-      else if (f.at === 2 /* Message */) this.facts.role = value;
-      else if (f.at === 4 /* Block */) {
-        const b = this.facts.blocks[this.facts.blocks.length - 1];
-        if (b !== void 0 && (f.key === "type" || f.key === "id" || f.key === "tool_use_id")) b[f.key] = value;
-      }
-    }
+    if (kind === 1 /* Kept */) this.setKept(this.keptText());
     this.expect = this.stack.length === 0 ? 5 /* Done */ : 4 /* CommaOrEnd */;
   }
 };

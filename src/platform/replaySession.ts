@@ -25,6 +25,7 @@ import type { ReplayCall } from '../core/replay/calls';
 import type { ChannelEvidence } from '../core/replay/channelEvidence';
 import { answerOf } from '../core/replay/decision';
 import { callDetailOf, detailLinesOf, heldMessageFor, preToolUseInput, type CallDetail } from '../core/replay/hookInput';
+import { knownOf } from '../core/compat/claudeCode';
 import { completeCut, liveTimelineOf, mainCutForSubagentCall, type LiveTimeline, type RecordAt } from '../core/replay/liveCut';
 import { matcherMatches } from '../core/replay/matcher';
 import { ReplayTally, verdictOfRuns, type CallReport, type LiveRunReport, type RunReport } from '../core/replay/report';
@@ -501,10 +502,29 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
     const births = evidence?.births ?? new Map<string, number>();
     // As the session ran: where its evidence shows the mod did not run, no live run gets a held message
     // (a hook that needs one failed there); where it cannot say, as with the plugin unless --no-mod.
-    const liveMod = req.mod ?? modRan !== false;
-    if (req.mod === undefined && !liveMod) {
-      note("the session's evidence shows the transcript-lag mod did not run in it (its calls were reported by the command hook alone): live runs get no held message, as in that session (--mod: as if it had)", 'channel');
-    }
+    // As the session ran: where its evidence shows the mod did not run, or its build is measured to hand
+    // no held message to a hook (npm run compat: the mod loads from 2.1.286, a held message reached a hook
+    // from 2.1.326), no live run gets one (a hook that needs it failed there); where neither can say, as
+    // with the plugin, and said so. --mod / --no-mod decide instead.
+    const noted = new Set<string>();
+    const noteOnce = (text: string) => {
+      if (!noted.has(text)) note(text, 'channel');
+      noted.add(text);
+    };
+    const liveModFor = (version: string | undefined): boolean => {
+      if (req.mod !== undefined) return req.mod;
+      if (modRan === false) {
+        noteOnce("the session's evidence shows the transcript-lag mod did not run in it (its calls were reported by the command hook alone): live runs get no held message, as in that session (--mod: as if it had)");
+        return false;
+      }
+      const heldText = knownOf(version, 'held_text');
+      if (heldText?.value === false) {
+        noteOnce(`Claude Code ${version} handed no held message to a hook (${heldText.how === 'measured' ? 'measured' : 'by the measured versions around it'}: docs/COMPATIBILITY.md): live runs get none, as in that session (--mod: as if it had)`);
+        return false;
+      }
+      if (modRan === undefined) noteOnce('no evidence of whether the transcript-lag mod ran in this session: live runs get the held message, as with the plugin (--no-mod: as without it)');
+      return true;
+    };
     let session: Session;
     try {
       session = await openSession(req, source, sessionId, births, opened, note);
@@ -572,7 +592,7 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
         try {
           for (const recordAt of plan.live.timings) {
             if (stop.aborted) break;
-            timings.push(await replayer.runLive(plan, hook, timeoutMs, recordAt, liveMod));
+            timings.push(await replayer.runLive(plan, hook, timeoutMs, recordAt, liveModFor(call.context.version)));
           }
         } catch (err) {
           if (!(err instanceof CallNotReplayed)) throw err;

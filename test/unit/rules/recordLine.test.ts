@@ -126,6 +126,14 @@ describe('recordLine (src/rules/recordLine.ts): one reading of a transcript line
     );
   });
 
+  it('a kept key given again with another kind of value: the last one counts, as JSON.parse has it', () => {
+    const twice = '{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_a","id":null}]}}';
+    assert.equal(lineKindOf(bytes(twice), 'toolu_a'), 'other');
+    const typeTwice = '{"type":"assistant","type":3,"message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_a"}]}}';
+    assert.deepEqual(callsOfLine(bytes(typeTwice)), oracle(typeTwice));
+    assert.equal(lineKindOf(bytes(typeTwice), 'toolu_a'), 'result');
+  });
+
   it('tells the record, its result and a line that only quotes the id apart; a line cut short is no record', () => {
     const record = JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_a', name: 'Bash', input: {} }] } });
     const result = JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_a', content: 'ok' }] } });

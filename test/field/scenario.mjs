@@ -260,7 +260,8 @@ async function scrapeResults(prometheus, { hooksTimed }) {
  * The documented queries (the Grafana dashboard's, with its range variables filled in, and the
  * metrics page, docs/METRICS.md), run on the scraped data: each must parse and give a result. Returns the
  * ones that did not, with why. A query of the hooks' time needs the mod's figures (`hooksTimed`):
- * without the mod there is none to give, and it is only checked to parse.
+ * without the mod there is none to give, and it is only checked to parse; so is one of a wrapped hook's
+ * own time (no metrics scenario wraps its hooks: the series is held by test/unit's metrics tests).
  */
 async function documentedQueryFailures(prometheus, { hooksTimed }) {
   const dashboard = JSON.parse(fs.readFileSync(path.join(repoRoot, 'docs', 'grafana-dashboard.json'), 'utf8'));
@@ -278,7 +279,9 @@ async function documentedQueryFailures(prometheus, { hooksTimed }) {
   for (const { where, expr } of queries) {
     try {
       const rows = await prometheus.query(expr);
-      if (rows.length === 0 && (hooksTimed || !expr.includes('transcript_lag_hooks_seconds'))) failures.push(`${where}: ${expr}: no result`);
+      // Each wrapped hook's own time (transcript_lag_hook_seconds) needs hooks behind `complete`, which no metrics scenario has: parsed only.
+      const needsAbsent = (!hooksTimed && expr.includes('transcript_lag_hooks_seconds')) || expr.includes('transcript_lag_hook_seconds');
+      if (rows.length === 0 && !needsAbsent) failures.push(`${where}: ${expr}: no result`);
     } catch (err) {
       failures.push(`${where}: ${String(err.message ?? err)}`);
     }

@@ -120,7 +120,11 @@ function withLandings(evidence: ChannelEvidence, seen: FoldState): ChannelEviden
     // Found while the call's PreToolUse hooks ran: by one of them, or by the mod before they settled (its clock, both times).
     const settled = seen.hooksSettled.get(id);
     const duringHooks = sightings.pre?.record_on_disk === true || (sightings.landed !== undefined && settled !== undefined && sightings.landed.at < settled);
-    if (held !== undefined) call.landed = { minMs: held.min_ms, maxMs: held.max_ms, ...(duringHooks ? { duringHooks: true } : {}) };
+    // Counted from the mod's fire (its `pre`, else its landing's `fired_at`, as verdictFromHook takes them).
+    const fromToolCall = seen.fires.get(id)?.transport === 'mod' || (call.firedAt === undefined && sightings.landed?.watched_from === 'pre' && sightings.landed.fired_at !== undefined);
+    if (held !== undefined) {
+      call.landed = { minMs: held.min_ms, maxMs: held.max_ms, ...(duringHooks ? { duringHooks: true } : {}), ...(fromToolCall ? { fromToolCall: true } : {}) };
+    }
   }
   return evidence;
 }

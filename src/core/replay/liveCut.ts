@@ -37,7 +37,16 @@ export interface CallEvidence {
    * When the record landed, from the fire, as the looks of the call's own hooks bound it;
    * `duringHooks`: a PreToolUse hook of the call found it, so it was not held until they ended.
    */
-  landed?: { minMs: number; maxMs: number | null; duringHooks?: boolean };
+  landed?: {
+    minMs: number;
+    maxMs: number | null;
+    duringHooks?: boolean;
+    /**
+     * The bounds count from the mod's `tool.call`, which runs before any settings hook starts: no hook
+     * of the call started (or read) before it, so a find bounds the landing from a hook's start too.
+     */
+    fromToolCall?: boolean;
+  };
 }
 
 /** One way the record may land: ms after the hook's start; 0: on disk when it fired; null: not while it runs. */
@@ -112,17 +121,17 @@ function modelTimings(
     const proven = evidence.landed;
     if (proven !== undefined) {
       narrowed = true;
-      // The looks' times count from the fire the channel knows (the mod's, else our hook's own start,
-      // itself up to the skew after the fire): a find bounds the landing only that much later.
-      const pHi = proven.maxMs === null ? Infinity : proven.maxMs + skewMs;
-      // The looks' bounds on this very call, where they overlap the measure; else theirs alone.
-      if (proven.minMs <= hi && pHi >= lo) {
-        lo = Math.max(lo, proven.minMs);
-        hi = Math.min(hi, pHi);
-      } else {
-        lo = proven.minMs;
-        hi = pHi;
-      }
+      // The looks' times count from the fire the channel knows: the mod's `tool.call`, before every
+      // hook's start; else our hook's own start, itself up to the skew after the fire, so a find bounds
+      // the landing only that much later.
+      const pHi = proven.maxMs === null ? Infinity : proven.maxMs + (proven.fromToolCall === true ? 0 : skewMs);
+      // The latest the record can have landed is this call's own: a find is a fact, the measure's
+      // largest landing only the largest seen elsewhere (field: a later call of a session's first
+      // message found 2.3 s after its fire where the measure's one such landing was 99 ms; a replay
+      // capped there said "allow" of a hook that blocked). The measure keeps only its floor, where the
+      // call's looks allow it: a landing earlier than any measured is not run.
+      lo = pHi >= lo ? Math.max(lo, proven.minMs) : proven.minMs;
+      hi = pHi;
     }
     if (hi === Infinity) {
       // Missed later than any landing measured, and never found: from the miss on, or not while the hook runs.
@@ -135,7 +144,7 @@ function modelTimings(
     // Never measured landing while the hooks ran, but this call's own PreToolUse hook found it: its bounds.
     narrowed = true;
     const lo = earliest(evidence.landed.minMs);
-    ways.push({ count: 1, timings: [lo, evidence.landed.maxMs + skewMs], likely: lo });
+    ways.push({ count: 1, timings: [lo, evidence.landed.maxMs + (evidence.landed.fromToolCall === true ? 0 : skewMs)], likely: lo });
   }
   // A PreToolUse hook of the call found its record: it did not wait for the hooks to end.
   if (model.notWhileHooksRun > 0 && evidence.landed?.duringHooks !== true) ways.push({ count: model.notWhileHooksRun, timings: [null], likely: null });

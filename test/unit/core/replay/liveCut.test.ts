@@ -191,11 +191,15 @@ describe('replay: how the transcript moved while a hook ran', () => {
     ].map((e) => `${JSON.stringify(e)}\n`).join(''));
     const evidence = await readChannelEvidence(channel, 's', nodeFileAccess, clock);
     assert.equal(evidence.events, 2, 'both lines were read');
-    assert.deepEqual(evidence.calls.get(call.toolUseId), { firedAt: 1000, landed: { minMs: 0, maxMs: 260 } });
+    assert.deepEqual(evidence.calls.get(call.toolUseId), { firedAt: 1000, landed: { minMs: 0, maxMs: 260, fromToolCall: true } });
     const t = liveTimelineOf(call, evidence.calls.get(call.toolUseId), evidence.births, fs.statSync(print).size, table);
-    // The measure said 120–400 ms; this call's record was found 260 ms after the mod's fire, which may
-    // come up to the hooks' start skew (100 ms here) before a hook's start: 120–360 ms.
-    assert.deepEqual([t.timings, t.basis], [[120, 300, 360], 'channel']);
+    // The measure said 220–400 ms; this call's record was found 260 ms after the mod's fire, before
+    // which no hook starts: at most 260 ms into a hook. A hook may start up to the hooks' start skew
+    // (100 ms here) after the fire, so the measured floor comes that much sooner: 120–260 ms.
+    assert.deepEqual([t.timings, t.basis], [[120, 260], 'channel']);
+    // Counted from our command hook's own start instead (no mod), the fire may be the skew earlier: 120–360 ms.
+    const byHook = liveTimelineOf(call, { firedAt: 1000, landed: { minMs: 0, maxMs: 260 } }, none, fs.statSync(print).size, table);
+    assert.deepEqual(byHook.timings, [120, 300, 360]);
     // A find after the measured range: this call's own bounds, the earliest less the hooks' start skew.
     const late = liveTimelineOf(call, { firedAt: 1000, landed: { minMs: 900, maxMs: 950 } }, none, fs.statSync(print).size, table);
     assert.deepEqual(late.timings, [800, 900, 1050]);
@@ -236,6 +240,14 @@ describe('replay: a PreToolUse hook of the call that found its record', () => {
 });
 
 describe('replay: evidence outside what was measured', () => {
+  it("a find later than any measured landing runs the hook up to it: the measure's largest is no bound on this call (field: a once-reader blocked where replay said allow)", async () => {
+    const { calls } = await callsIn(print);
+    // Measured 220–400 ms; the mod found this call's record 2 301 ms after its fire and its last look
+    // (a miss, no proof through $.fs) was 2 172 ms: anywhere up to 2 301 ms into a hook.
+    const t = liveTimelineOf(calls[0]!, { firedAt: 1000, landed: { minMs: 0, maxMs: 2301, duringHooks: true, fromToolCall: true } }, none, fs.statSync(print).size, table);
+    assert.deepEqual([t.timings, t.likely, t.basis], [[120, 300, 2301], 300, 'channel']);
+  });
+
   it('a miss later than any measured landing, never found: runs from the miss on, and not while the hook runs; no run with the record at the fire', async () => {
     const { calls } = await callsIn(print);
     const t = liveTimelineOf(calls[0]!, { firedAt: 1000, landed: { minMs: 1500, maxMs: null } }, none, fs.statSync(print).size, table);

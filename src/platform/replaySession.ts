@@ -500,15 +500,14 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
       if (evidence.events === 0 && req.channel !== undefined) note(`no event of session ${sessionId}: every call's live run follows the model`, 'channel');
     }
     const births = evidence?.births ?? new Map<string, number>();
-    // As the session ran: where its evidence shows the mod did not run, no live run gets a held message
-    // (a hook that needs one failed there); where it cannot say, as with the plugin unless --no-mod.
     // As the session ran: where its evidence shows the mod did not run, or its build is measured to hand
     // no held message to a hook (npm run compat: the mod loads from 2.1.286, a held message reached a hook
     // from 2.1.326), no live run gets one (a hook that needs it failed there); where neither can say, as
     // with the plugin, and said so. --mod / --no-mod decide instead.
     const noted = new Set<string>();
     const noteOnce = (text: string) => {
-      if (!noted.has(text)) note(text, 'channel');
+      // Not a note on --channel (the CLI prefixes those): on what the session's evidence and build say.
+      if (!noted.has(text)) note(text);
       noted.add(text);
     };
     const liveModFor = (version: string | undefined): boolean => {

@@ -274,6 +274,8 @@ describe('replay: as the session ran, by its evidence', function () {
     const asRan = await replay([rec.transcript, '--hook', hook, '--json']);
     assert.equal(asRan.code, 0, asRan.err);
     assert.match(asRan.err, /the transcript-lag mod did not run in it/);
+    // A note on the session, not on a --channel the user gave (none here).
+    assert.doesNotMatch(asRan.err, /--channel: the session's evidence/);
     assert.ok(asRan.calls.length >= 2);
     for (const c of asRan.calls) for (const t of c.live_timings) assert.notEqual((JSON.parse(t.stdout) as { source: string | null }).source, 'mod');
     // The first call was held while its hooks ran: a hook that needs its message got none live, as in that session.

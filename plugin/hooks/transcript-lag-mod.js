@@ -185,15 +185,27 @@ async function storeHeldMessage($, s, call) {
   call.heldFile = file;
   if (!s.held.has(call.id)) dropHeldMessage($, call);
 }
+var VERSION_WAIT_MS = 100;
 function claudeCodeVersionOf($, s) {
-  s.claudeCodeVersion ??= (async () => {
+  s.claudeCodeVersion ??= new Promise((resolve) => {
+    let timer;
+    const done = (v) => {
+      timer?.cancel();
+      resolve(v);
+    };
     try {
-      const v = (await $.session.version())?.version;
-      return typeof v === "string" && /^[0-9A-Za-z.+-]{1,64}$/.test(v) ? v : void 0;
+      timer = $.clock.after(VERSION_WAIT_MS, () => done(void 0));
+      $.session.version().then(
+        (r) => {
+          const v = r?.version;
+          done(typeof v === "string" && /^[0-9A-Za-z.+-]{1,64}$/.test(v) ? v : void 0);
+        },
+        () => done(void 0)
+      );
     } catch {
-      return void 0;
+      done(void 0);
     }
-  })();
+  });
   return s.claudeCodeVersion;
 }
 function dropHeldMessageNow($, call) {

@@ -77,17 +77,35 @@ export async function storeHeldMessage($: ModApi, s: ModState, call: HeldCall): 
   if (!s.held.has(call.id)) dropHeldMessage($, call);
 }
 
-/** The build's version, asked once a loaded mod; undefined where the build does not answer `$.session.version()`. */
+/**
+ * How long a held message waits for the build's version: it must be on disk before the call's hooks
+ * look, and a build whose `$.session.version()` never answered would otherwise hold back every held
+ * message of the session (one wait: the answer, or none, is kept).
+ */
+export const VERSION_WAIT_MS = 100;
+
+/** The build's version, asked once a loaded mod; undefined where the build does not answer `$.session.version()` within VERSION_WAIT_MS. */
 function claudeCodeVersionOf($: ModApi, s: ModState): Promise<string | undefined> {
-  s.claudeCodeVersion ??= (async () => {
+  s.claudeCodeVersion ??= new Promise<string | undefined>((resolve) => {
+    let timer: { cancel(): void } | undefined;
+    const done = (v: string | undefined) => {
+      timer?.cancel();
+      resolve(v);
+    };
     try {
+      timer = $.clock.after(VERSION_WAIT_MS, () => done(undefined));
       // Called, never looked at: the engine refuses a mod that reads a `$` call as a value (2.1.332's validator).
-      const v = (await $.session.version())?.version;
-      return typeof v === 'string' && /^[0-9A-Za-z.+-]{1,64}$/.test(v) ? v : undefined;
+      $.session.version().then(
+        (r) => {
+          const v = r?.version;
+          done(typeof v === 'string' && /^[0-9A-Za-z.+-]{1,64}$/.test(v) ? v : undefined);
+        },
+        () => done(undefined),
+      );
     } catch {
-      return undefined;
+      done(undefined);
     }
-  })();
+  });
   return s.claudeCodeVersion;
 }
 

@@ -29,6 +29,8 @@ export interface ModHarnessOptions {
   options?: Record<string, unknown>;
   /** What `$.session.version()` answers; absent: the build has no such call and it throws. */
   version?: string;
+  /** `$.session.version()` never answers. */
+  versionHangs?: boolean;
 }
 
 export class ModHarness {
@@ -53,6 +55,7 @@ export class ModHarness {
   /** `$.session.messages()`'s rows: the conversation so far. */
   rows: ConversationRow[] = [];
   readonly version: string | undefined;
+  readonly versionHangs: boolean;
   private readonly hooks: { event: string; component?: string; hook: Hook }[] = [];
   private readonly timers: Timer[] = [];
   private readonly pending = new Set<Promise<unknown>>();
@@ -70,6 +73,7 @@ export class ModHarness {
     const startedAt = this.realNow();
     Date.now = () => startedAt + this.offset;
     this.version = opts.version;
+    this.versionHangs = opts.versionHangs ?? false;
     this.$ = this.fake();
     const on = ((event: string, matcherOrHook: { component: string } | Hook, maybeHook?: Hook) => {
       if (typeof matcherOrHook === 'function') this.hooks.push({ event, hook: matcherOrHook });
@@ -213,7 +217,8 @@ export class ModHarness {
         info: () => h.track(Promise.resolve({ transcriptPath: h.transcript })),
         messages: ({ last }) => h.track(Promise.resolve(last === undefined ? h.rows : h.rows.slice(-last))),
         // A build without the call: the engine's proxy throws (TypeError: not a function).
-        version: () => (h.version !== undefined ? h.track(Promise.resolve({ version: h.version, base: h.version })) : h.track(Promise.reject(new TypeError('$.session.version is not a function')))),
+        // `versionHangs`: a build whose call never answers (not tracked: settle does not wait for it).
+        version: () => (h.versionHangs ? new Promise(() => {}) : h.version !== undefined ? h.track(Promise.resolve({ version: h.version, base: h.version })) : h.track(Promise.reject(new TypeError('$.session.version is not a function')))),
       },
       fs: {
         read,

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ModHarness, messageRows } from './modHarness';
+import { VERSION_WAIT_MS } from '../../../src/mod/heldMessage';
 
 // The mod as Claude Code runs it, outside Claude Code (modHarness.ts): its files are real.
 describe('mod (src/mod/register.ts)', () => {
@@ -42,6 +43,25 @@ describe('mod (src/mod/register.ts)', () => {
       assert.equal(held.version, version);
       assert.equal('version' in held, version !== undefined);
     }
+  });
+
+  it("a build whose $.session.version() never answers holds back no held message: written without version after VERSION_WAIT_MS, the next at once", async function () {
+    if (process.platform === 'win32') this.skip(); // modes: POSIX
+    h = new ModHarness({ versionHangs: true });
+    await h.start();
+    h.rows = messageRows('toolu_01H', 'Plan.');
+    let reached = false;
+    const calling = h.call('toolu_01H').then((c) => ((reached = true), c));
+    await h.settle();
+    assert.equal(reached, false, 'waiting for the version');
+    await h.tick(VERSION_WAIT_MS);
+    await calling;
+    const held = JSON.parse(fs.readFileSync(h.heldFile('toolu_01H'), 'utf8'));
+    assert.equal('version' in held, false);
+    // Asked once: the next call's message is not held back again (no tick here).
+    h.rows = messageRows('toolu_01J', 'More.');
+    await h.call('toolu_01J');
+    assert.equal(fs.existsSync(h.heldFile('toolu_01J')), true);
   });
 
   it('posts to the receiver http.json names, and spools what it refuses', async () => {

@@ -352,6 +352,8 @@ export interface CommandRun {
   stdoutHead: Buffer;
   /** CMD wrote more than the head. */
   stdoutCut: boolean;
+  /** A signal that came after CMD's exit, while its stdout was being passed on: we die of it. */
+  stoppedBy?: NodeJS.Signals;
 }
 
 /**
@@ -453,12 +455,21 @@ export function runCommand(command: string, args: readonly string[], c: Completi
       env: { ...process.env, TRANSCRIPT_LAG_COMPLETE: c.complete ? '1' : '0' },
     });
     const stdout = passStdout(child.stdout!);
+    // A signal once CMD has exited (its stdout still being passed on, to a reader that may never read:
+    // the write then waits for good) ends that wait: the one who sent it wants us gone, not later.
+    let stoppedBy: NodeJS.Signals | undefined;
+    let stopPassing!: () => void;
+    const passingStopped = new Promise<void>((r) => (stopPassing = r));
     const handlers = FORWARDED.map((sig) => {
       const h = () => {
         try {
           if (child.pid !== undefined) process.kill(process.platform === 'win32' ? child.pid : -child.pid, sig);
         } catch {
           // gone already
+        }
+        if (settled) {
+          stoppedBy ??= sig;
+          stopPassing();
         }
       };
       process.on(sig, h);
@@ -475,16 +486,17 @@ export function runCommand(command: string, args: readonly string[], c: Completi
       // STDOUT_AFTER_EXIT_MS: a reader that is slow but reads gets all of it.
       let ended = false;
       void stdout.ended.then(() => (ended = true));
+      void passingStopped.then(() => (ended = true));
       while (!ended) {
         const idle = Date.now() - Math.max(exitedAt, stdout.lastActive());
         if (idle >= STDOUT_AFTER_EXIT_MS) break;
         let timer: NodeJS.Timeout | undefined;
-        await Promise.race([stdout.ended, new Promise<void>((done) => (timer = setTimeout(done, Math.min(STDOUT_AFTER_EXIT_MS, Math.max(1, STDOUT_AFTER_EXIT_MS - idle)))))]);
+        await Promise.race([stdout.ended, passingStopped, new Promise<void>((done) => (timer = setTimeout(done, Math.min(STDOUT_AFTER_EXIT_MS, Math.max(1, STDOUT_AFTER_EXIT_MS - idle)))))]);
         clearTimeout(timer);
       }
       child.stdout?.destroy();
       for (const [sig, h] of handlers) process.off(sig, h);
-      resolve({ ...r, ms, exitedAt, stdoutHead: stdout.head(), stdoutCut: stdout.cut() });
+      resolve({ ...r, ms, exitedAt, stdoutHead: stdout.head(), stdoutCut: stdout.cut(), ...(stoppedBy !== undefined ? { stoppedBy } : {}) });
     };
     child.once('error', (err: NodeJS.ErrnoException) => void settle({ code: err.code === 'ENOENT' ? 127 : 126, signal: null, error: `${command}: ${err.message}` }));
     child.once('exit', (code, signal) => void settle({ code, signal }));
@@ -569,15 +581,17 @@ export async function completeMain(argv: readonly string[]): Promise<number> {
     }
     if (verbose && !written) process.stderr.write('transcript-lag complete: the hook_run event could not be written to the channel\n');
   }
-  if (r.signal !== null) {
-    // Dying of the same signal: default action restored, raised on ourselves.
-    process.removeAllListeners(r.signal);
+  // Dying of CMD's signal, or of one sent to us while its stdout was still being passed on (an exit
+  // would wait for a write stuck in Node's thread pool): default action restored, raised on ourselves.
+  const dieOf = r.signal ?? r.stoppedBy;
+  if (dieOf !== undefined) {
+    process.removeAllListeners(dieOf);
     try {
-      process.kill(process.pid, r.signal);
+      process.kill(process.pid, dieOf);
     } catch {
       // fall through to the shell's convention
     }
-    return 128 + (osConstants.signals[r.signal] ?? 0);
+    return 128 + (osConstants.signals[dieOf] ?? 0);
   }
   return r.code ?? 1;
 }

@@ -7,6 +7,7 @@ import * as esbuild from 'esbuild';
 import { completeInput, COMPLETE_DIR_NAME, parseCompleteArgs } from '../../../src/cli/complete';
 import type { HeldMessage } from '../../../src/rules/modContract';
 import { lineKindOf } from '../../../src/rules/recordLine';
+import { until } from '../helpers/until';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 const SESSION = '3e55a9e0-1111-4222-8333-0123456789ab';
@@ -316,12 +317,3 @@ function gone(pid: number): boolean {
   }
 }
 
-/** Waits for `f` to give a value: each look a turn of the event loop apart, given up after many. */
-async function until<T>(f: () => T | undefined | false): Promise<T> {
-  for (let i = 0; i < 2000; i++) {
-    const v = f();
-    if (v !== undefined && v !== false) return v;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-  throw new Error('never happened');
-}

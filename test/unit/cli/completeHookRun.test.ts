@@ -6,6 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as esbuild from 'esbuild';
 import { parseChannelLine } from '../../../src/core/channel/reader';
+import { until } from '../helpers/until';
 
 // Each wrapped hook's own time (issue 39 §4): `transcript-lag complete` appends a `hook_run` event to
 // the session's channel file once CMD has exited, with a label of the command, its time, decision and
@@ -164,6 +165,33 @@ describe('transcript-lag complete: each wrapped hook reports its own run (hook_r
     assert.equal(r.code, 0);
     assert.ok(r.stdout.equals(bytes), `stdout ${r.stdout.length} bytes, wanted ${bytes.length}`);
     assert.deepEqual(t.events().map((e) => [e.hook, 'decision' in e]), [['mb.sh', false]]);
+  });
+
+  it("a reader that never reads: a signal after the hook's exit ends the wait to pass its stdout on, the run reported first", async function () {
+    this.timeout(30_000);
+    const t = tempClaude();
+    const data = path.join(scripts, 'stuck.bin');
+    // As much as the pipes between hold (the wrapper's own 64 KiB, a chunk in the wrapper, the hook's), so the hook exits.
+    fs.writeFileSync(data, randomBytes(150 * 1024));
+    const hook = script('stuck.sh', `#!/bin/sh\ncat >/dev/null\ncat '${data}'\nprintf done > '${data}.exited'\n`);
+    // The wrapper's stdout a kernel pipe (a FIFO) whose reader never reads: past its 64 KiB the write waits for good.
+    const fifo = path.join(scripts, 'never-read');
+    await new Promise<void>((resolve, reject) => spawn('mkfifo', [fifo]).on('exit', (c) => (c === 0 ? resolve() : reject(new Error('mkfifo')))));
+    const reader = fs.openSync(fifo, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    const out = fs.openSync(fifo, 'w');
+    const child = spawn(node, [bundle, '--', hook], { stdio: ['pipe', out, 'ignore'] });
+    fs.closeSync(out);
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    child.stdin!.end(t.input);
+    await until(() => fs.existsSync(`${data}.exited`) || undefined);
+    // The hook has exited; the wrapper waits to pass the rest on (past its 1 s for a reader that reads).
+    await new Promise((r) => setTimeout(r, 1500));
+    child.kill('SIGTERM');
+    const r = await exited;
+    fs.closeSync(reader);
+    // It dies of it (an exit would wait for the stuck write), having reported the hook's run first.
+    assert.equal(r.signal, 'SIGTERM');
+    assert.deepEqual(t.events().map((e) => e.hook), ['stuck.sh']);
   });
 
   it("wrap-hooks' form, sh -c '<command>': labelled by the user's command; what its words carry never written", async () => {

@@ -96,6 +96,17 @@ export class PrefixCopy {
     }
   }
 
+  /** The copy's times were set by us (./firstRead.ts sets its atime back, its mtime to the ms): still intact. */
+  timesSetByUs(): void {
+    if (this.written === undefined) return;
+    try {
+      const st = fs.lstatSync(this.dest);
+      if (st.isFile() && st.ino === this.written.ino && st.size === this.written.size) this.written.mtimeMs = st.mtimeMs;
+    } catch {
+      // gone: made again at the next setLength
+    }
+  }
+
   /** How much of the copy is still what was written, when nothing else changed it; else undefined. */
   private intactLength(): number | undefined {
     if (this.written === undefined) return undefined;

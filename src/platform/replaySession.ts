@@ -33,6 +33,7 @@ import { addSettingsHooks, hooksFor, type ReplayHook, type SettingsHooks } from 
 import { firstSessionId, indexTranscript, MAX_FACTS_LINE_BYTES, type TranscriptIndex } from '../core/replay/transcriptIndex';
 import { runCommandHook } from './commandHookRun';
 import { undoAtExit } from './exitCleanup';
+import { FirstReadWatch, readsShowIn } from './firstRead';
 import { PrefixCopy, SourceFile } from './prefixCopy';
 
 /** A settings file is a few KiB; past this it is not one. */
@@ -288,6 +289,9 @@ function isDirectory(p: string | undefined): p is string {
   }
 }
 
+/** How often a run whose record waits for the hook's first read looks for it (./firstRead.ts). */
+const FIRST_READ_POLL_MS = 2;
+
 /** Where the copies of one run (live or complete) live: a Claude dir of its own. */
 class RunTree {
   readonly claudeDir: string;
@@ -321,6 +325,14 @@ class RunTree {
   pathOf(agentId: string | undefined): string {
     if (agentId === undefined) return this.transcriptPath();
     return path.join(this.claudeDir, 'projects', this.projectFolder, this.sessionId, 'subagents', `agent-${agentId}.jsonl`);
+  }
+
+  /** A watch on the hook's first read of a copy made (./firstRead.ts); the copy kept as intact. */
+  watchFirstRead(agentId: string | undefined): FirstReadWatch {
+    const dest = this.pathOf(agentId);
+    const watch = new FirstReadWatch(dest);
+    this.copies.get(dest)?.timesSetByUs();
+    return watch;
   }
 
   setLength(source: SourceFile, agentId: string | undefined, length: number): void {
@@ -387,9 +399,19 @@ class Replayer {
   /**
    * One run of a hook on a call, handed `tree`'s copy cut at `bytes`; with `mod`, the mod's held
    * message and call list too. `grow`: the copy grows to `bytes` at `atMs` after the hook starts (the
-   * record landing while it runs).
+   * record landing while it runs); with `afterFirstRead`, not before the hook's first read of it
+   * (./firstRead.ts): `waitedForRead` when it had not been read by `atMs`, then when it grew
+   * (`grewAtMs`; null: the hook never read it).
    */
-  async run(plan: CallPlan, hook: ReplayHook, timeoutMs: number, tree: RunTree, bytes: number, mod: boolean, grow?: { atMs: number; bytes: number }): Promise<RunReport> {
+  async run(
+    plan: CallPlan,
+    hook: ReplayHook,
+    timeoutMs: number,
+    tree: RunTree,
+    bytes: number,
+    mod: boolean,
+    grow?: { atMs: number; bytes: number; afterFirstRead?: boolean },
+  ): Promise<RunReport & { waitedForRead?: { grewAtMs: number | null } }> {
     const { call } = plan;
     const session = this.session;
     if (plan.mainCut !== undefined) tree.setLength(session.source, undefined, plan.mainCut);
@@ -405,15 +427,31 @@ class Replayer {
     const env = { ...this.env, CLAUDE_PROJECT_DIR: isDirectory(session.projectDir) ? session.projectDir : plan.cwd, CLAUDE_CONFIG_DIR: tree.claudeDir };
     // Set just before the hook is spawned (runCommandHook spawns at once): its delay counts from the hook's start.
     let growError: unknown;
+    let grewAtMs: number | undefined;
+    const watch = grow?.afterFirstRead === true ? tree.watchFirstRead(call.agentId) : undefined;
+    const started = performance.now();
+    const growNow = () => {
+      try {
+        tree.setLength(plan.file.source, call.agentId, grow!.bytes);
+        grewAtMs = Math.round(performance.now() - started);
+      } catch (err) {
+        growError = err;
+      }
+    };
+    let untilRead: NodeJS.Timeout | undefined;
+    let waited = false;
     const growth =
       grow === undefined
         ? undefined
         : setTimeout(() => {
-            try {
-              tree.setLength(plan.file.source, call.agentId, grow.bytes);
-            } catch (err) {
-              growError = err;
-            }
+            if (watch === undefined || watch.readSince()) return growNow();
+            // Not read yet: the record lands just after the hook's first read, as it would live had the hook read sooner.
+            waited = true;
+            untilRead = setInterval(() => {
+              if (!watch.readSince()) return;
+              clearInterval(untilRead);
+              growNow();
+            }, FIRST_READ_POLL_MS);
           }, grow.atMs);
     const outcome = await runCommandHook(
       {
@@ -427,20 +465,29 @@ class Replayer {
       this.stop,
     );
     clearTimeout(growth);
+    clearInterval(untilRead);
     // The copy could not grow (the session's file truncated meanwhile): the run did not see what it should have.
     if (growError !== undefined) throw new CallNotReplayed(`the live copy could not grow: ${growError instanceof Error ? growError.message : String(growError)}`);
     // The mod removes a call's held message once its record lands.
     if (held !== undefined) fs.rmSync(held, { force: true });
     const answer = answerOf(outcome);
-    return { decision: answer.decision, reason: answer.reason, exit_code: outcome.exitCode, ms: outcome.ms, stdout: outcome.stdout, stderr: outcome.stderr, transcript_bytes: bytes };
+    const report = { decision: answer.decision, reason: answer.reason, exit_code: outcome.exitCode, ms: outcome.ms, stdout: outcome.stdout, stderr: outcome.stderr, transcript_bytes: bytes };
+    return waited ? { ...report, waitedForRead: { grewAtMs: grewAtMs ?? null } } : report;
   }
 
-  /** The live run with the record landing `recordAt` after the hook starts (0: there from the start; null: not while it runs). */
-  async runLive(plan: CallPlan, hook: ReplayHook, timeoutMs: number, recordAt: RecordAt, mod: boolean): Promise<LiveRunReport> {
+  /**
+   * The live run with the record landing `recordAt` after the hook starts (0: there from the start; null:
+   * not while it runs). `afterFirstRead`: not before the hook's first read (the latest landing: a hook
+   * that starts faster live than here reads before it); then `record_at_ms` says when it did land.
+   */
+  async runLive(plan: CallPlan, hook: ReplayHook, timeoutMs: number, recordAt: RecordAt, mod: boolean, afterFirstRead = false): Promise<LiveRunReport> {
     const { bytes, landedBytes } = plan.live;
     const start = recordAt === 0 ? Math.max(bytes, landedBytes) : bytes;
-    const grow = recordAt !== null && recordAt > 0 && landedBytes > start ? { atMs: recordAt, bytes: landedBytes } : undefined;
-    return { record_at_ms: recordAt, ...(await this.run(plan, hook, timeoutMs, this.live, start, mod, grow)) };
+    const grow = recordAt !== null && recordAt > 0 && landedBytes > start ? { atMs: recordAt, bytes: landedBytes, afterFirstRead } : undefined;
+    const { waitedForRead, ...run } = await this.run(plan, hook, timeoutMs, this.live, start, mod, grow);
+    if (waitedForRead === undefined) return { record_at_ms: recordAt, ...run };
+    // It waited for the hook's read (or the hook never read the copy: then it never landed while it ran).
+    return { record_at_ms: waitedForRead.grewAtMs, after_first_read: true, ...run };
   }
 }
 
@@ -547,6 +594,7 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
       if (messageTool === undefined) note(`the message tool (${MESSAGE_TOOL_FILE_NAME}) is not beside this replay: a hook that asks it gets no answer`);
     }
     const replayer = new Replayer(tmp, session, req.env, stop, messageTool);
+    const readsShow = readsShowIn(replayer.live.claudeDir);
     const result: ReplayResult = { tally: new ReplayTally(), skipped: 0, byMatcher, interrupted: false };
     let unmatched = 0;
     const cwdNoted = new Set<string>();
@@ -589,9 +637,11 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
         const timeoutMs = hook.timeoutSec !== undefined ? Math.round(hook.timeoutSec * 1000) : req.timeoutMs;
         const timings: LiveRunReport[] = [];
         try {
+          // The latest landing, where none is "not while it runs", comes after the hook's first read, however late that is here.
+          const latest = plan.live.timings.includes(null) || !readsShow ? undefined : Math.max(...plan.live.timings.map((t) => t ?? 0));
           for (const recordAt of plan.live.timings) {
             if (stop.aborted) break;
-            timings.push(await replayer.runLive(plan, hook, timeoutMs, recordAt, liveModFor(call.context.version)));
+            timings.push(await replayer.runLive(plan, hook, timeoutMs, recordAt, liveModFor(call.context.version), recordAt === latest && recordAt! > 0));
           }
         } catch (err) {
           if (!(err instanceof CallNotReplayed)) throw err;
@@ -601,7 +651,7 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
         }
         if (stop.aborted) break;
         const completeRun = await replayer.run(plan, hook, timeoutMs, replayer.complete, completeCut(call), false);
-        const live = timings.find((t) => t.record_at_ms === plan.live.likely) ?? timings[0]!;
+        const live = timings[plan.live.timings.indexOf(plan.live.likely)] ?? timings[0]!;
         const report: CallReport = {
           tool_use_id: call.toolUseId,
           tool_name: call.toolName,

@@ -20,6 +20,12 @@ export interface RunReport {
 /** One live run: the record appended `record_at_ms` after the hook started (0: there from the start; null: not while it ran). */
 export interface LiveRunReport extends RunReport {
   record_at_ms: RecordAt;
+  /**
+   * The record waited for the hook's first read of its transcript (the latest landing, which a hook
+   * that starts faster live than replayed reads before): `record_at_ms` is when it landed, null when
+   * the hook never read it.
+   */
+  after_first_read?: true;
 }
 
 /** One `--json` line: a call (and, with --settings, one of its hooks). */
@@ -49,13 +55,14 @@ export function verdictOfRuns(timings: readonly LiveRunReport[], complete: RunRe
 }
 
 /** When a live run's copy got the call's record, in words: the CLI's table and VS Code's say it alike. */
-export function landingText(recordAt: RecordAt): string {
-  return recordAt === null ? 'not while it ran' : recordAt === 0 ? 'from the start' : `${recordAt} ms`;
+export function landingText(recordAt: RecordAt, afterFirstRead = false): string {
+  const when = recordAt === null ? 'not while it ran' : recordAt === 0 ? 'from the start' : `${recordAt} ms`;
+  return afterFirstRead && recordAt !== null ? `${when}, after its first read` : when;
 }
 
 /** A call's live runs, each as when its record landed and what the hook decided then: `from the start allow · 99 ms allow · not while it ran deny`. */
 export function liveTimingsText(timings: readonly LiveRunReport[]): string {
-  return timings.map((t) => `${landingText(t.record_at_ms)} ${t.decision}`).join(' · ');
+  return timings.map((t) => `${landingText(t.record_at_ms, t.after_first_read === true)} ${t.decision}`).join(' · ');
 }
 
 /**

@@ -13,6 +13,7 @@ import { buildHookCommand } from '../../../src/core/settings/hookCommand';
 import { capturingIo } from '../helpers/capturingIo';
 import { fixturesDir } from '../helpers/fixtures';
 import { materialize } from '../helpers/recordings';
+import { readsShowIn } from '../../../src/platform/firstRead';
 
 // `transcript-lag replay` end to end, in process, over real temp files: the hooks are real
 // processes (node scripts and sh), run as Claude Code runs them.
@@ -21,6 +22,7 @@ const repoRoot = path.resolve(__dirname, '../../..');
 const recordingsDir = path.join(repoRoot, 'test/field/recordings');
 const recordings = fs.readdirSync(recordingsDir).filter((f) => f.endsWith('.jsonl'));
 const interactiveFixture = path.join(fixturesDir, 'real/interactive-parallel-2000/31fe55b3-cdf5-46f4-87b6-e09ef369569a.jsonl');
+const printFixture = path.join(fixturesDir, 'real/print-single-0/c94aa0db-5ed1-4c10-836d-4ea712608109.jsonl');
 const forkParentFixture = path.join(fixturesDir, 'real/print-fork/b4e672aa-3347-44eb-a27c-535072cbd17a.jsonl');
 const node = JSON.stringify(process.execPath);
 
@@ -204,6 +206,34 @@ describe('replay: a hook that polls the transcript for its own call', function (
       assert.equal(sha(rec.transcript), before, 'the session is left as it was');
     });
   }
+
+  it("a hook that reads once, later here than the latest measured landing: that run's record waits for its read, so a hook that reads sooner live is shown missing its call", async function () {
+    if (!readsShowIn(tempDir('tl-replay-atime-'))) this.skip(); // no access times here: the latest landing stays at its time
+    // Print 2.1.332, no evidence: the model's landings end at 846 ms; this hook reads at 1.2 s, once.
+    const late = script(
+      'late.js',
+      `const fs = require('fs');
+let input = '';
+process.stdin.on('data', (d) => (input += d)).on('end', () => setTimeout(() => {
+  const h = JSON.parse(input);
+  if (fs.readFileSync(h.transcript_path, 'utf8').includes('"id":' + JSON.stringify(h.tool_use_id))) process.exit(0);
+  process.stderr.write('my call is not in the transcript');
+  process.exit(2);
+}, 1200));
+`,
+    );
+    const r = await replay([printFixture, '--hook', `${node} ${JSON.stringify(late)}`, '--json']);
+    assert.equal(r.code, 0, r.err);
+    const [c] = r.calls;
+    const last = c!.live_timings.at(-1)!;
+    assert.equal(last.after_first_read, true, JSON.stringify(c!.live_timings));
+    assert.ok(last.record_at_ms !== null && last.record_at_ms >= 1200, `landed at ${last.record_at_ms} ms, after the read at 1.2 s`);
+    assert.equal(last.decision, 'block');
+    // The earlier landings came before its read: found. Which it is live depends on its speed there.
+    assert.equal(c!.live_timings[0]!.decision, 'allow');
+    assert.deepEqual([c!.timing_dependent, c!.differs], [true, true]);
+    assert.ok(c!.live_timings.slice(0, -1).every((t) => t.after_first_read === undefined), 'only the latest landing waits');
+  });
 
   it('interactive 2.1.332 fixture: the first call of its message is not on disk while its hook runs: deny live, allow complete, and the sentence says why', async () => {
     const r = await replay([interactiveFixture, '--hook', `${node} ${JSON.stringify(pollHook)}`, '--tool', 'Read']);

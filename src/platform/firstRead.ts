@@ -1,0 +1,55 @@
+/**
+ * When a replayed hook first read its transcript copy, told by the copy's access time. A record that
+ * lands while a hook runs decides a once-reading hook by whether it came before or after the hook's
+ * read; a hook replayed on a busier machine than it ran on (or a slower start: a Python hook) reads
+ * later than it did live, so a landing replay puts at the measured latest may still come before its
+ * read, and the hook is said to find its call where live it read sooner and did not (field:
+ * print-truth-parallel, a shell hook that read 328 ms after its start live, after 1 s replayed).
+ * Knowing the read, replay's latest landing waits for it (src/platform/replaySession.ts).
+ *
+ * Access times: Linux's default `relatime` updates a file's atime on a read when it is not newer than
+ * its mtime, so a copy whose atime is set back before the run shows its first read; `noatime`, and
+ * file systems that keep no access time, show none (`readsShowIn` says which, once per replay).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/** How far back the copy's atime is set: any read after moves it past. */
+const SET_BACK_MS = 60_000;
+
+/** Whether a read of a file in `dir` moves its atime (probed on a file of our own, removed after). */
+export function readsShowIn(dir: string): boolean {
+  const probe = path.join(dir, `.first-read-probe-${process.pid}`);
+  try {
+    fs.writeFileSync(probe, 'x', { mode: 0o600 });
+    const watch = new FirstReadWatch(probe);
+    fs.readFileSync(probe);
+    return watch.readSince();
+  } catch {
+    return false;
+  } finally {
+    fs.rmSync(probe, { force: true });
+  }
+}
+
+/** One run's watch on its copy: set up just before the hook starts. */
+export class FirstReadWatch {
+  private readonly setBackTo: number;
+
+  constructor(private readonly file: string) {
+    const st = fs.statSync(file);
+    const back = new Date(st.mtimeMs - SET_BACK_MS);
+    // The mtime kept as it is (to the ms): only the atime is set back.
+    fs.utimesSync(file, back, st.mtime);
+    this.setBackTo = fs.statSync(file).atimeMs;
+  }
+
+  /** The copy was read since the watch began. */
+  readSince(): boolean {
+    try {
+      return fs.statSync(this.file).atimeMs > this.setBackTo;
+    } catch {
+      return false;
+    }
+  }
+}

@@ -13,6 +13,8 @@ import { REPLAY_MAX_ROWS, type ReplayRow, type ReplayRunCell, type ReplayState, 
 /** Longest string taken from the state: the table's own are far shorter (reasons are cut at 2 000). */
 const MAX_TEXT = 10_000;
 const MAX_NOTES = 200;
+/** Year 9999: a start past it is not a time. */
+const MAX_TIME_MS = 253_402_300_800_000;
 const STATES: readonly ReplayState[] = ['running', 'done', 'cancelled', 'failed'];
 const DECISIONS: readonly string[] = ['allow', 'deny', 'ask', 'block', 'error', 'timeout'];
 
@@ -25,6 +27,8 @@ export function restoredReplay(state: unknown): ReplayTableData | undefined {
   if (typeof s.state !== 'string' || !STATES.includes(s.state as ReplayState)) return undefined;
   if (!count(s.calls) || !count(s.differs) || !count(s.timing_dependent)) return undefined;
   if (!Array.isArray(s.notes) || s.notes.length > MAX_NOTES || !s.notes.every(isText)) return undefined;
+  // Absent from a tab kept before it was; else a time, or nothing is restored.
+  if (s.started_at !== undefined && !(typeof s.started_at === 'number' && Number.isInteger(s.started_at) && s.started_at > 0 && s.started_at < MAX_TIME_MS)) return undefined;
   if (!Array.isArray(s.rows) || s.rows.length > REPLAY_MAX_ROWS) return undefined;
   const rows: ReplayRow[] = [];
   for (const r of s.rows) {
@@ -37,6 +41,7 @@ export function restoredReplay(state: unknown): ReplayTableData | undefined {
     session: s.session as string,
     transcript_path: s.transcript_path as string,
     hooks: s.hooks as string,
+    ...(s.started_at !== undefined ? { started_at: s.started_at as number } : {}),
     state: s.state as ReplayState,
     progress: s.progress as string,
     verdict: s.verdict as string,

@@ -70,6 +70,8 @@ export interface ReplayTableData {
   transcript_path: string;
   /** What was replayed: the command line, one configured hook, or all of them. */
   hooks: string;
+  /** When the replay started (ms since epoch): a tab restored after a reload says when it ran. Absent in a tab kept before it was. */
+  started_at?: number;
   state: ReplayState;
   /** `call 3 of 12` while running. */
   progress: string;
@@ -182,6 +184,7 @@ export interface ReplayProgress {
   session: string;
   transcript_path: string;
   hooks: string;
+  started_at: number;
   state: ReplayState;
   progress: string;
   notes: readonly string[];
@@ -201,6 +204,7 @@ export function replayTable(p: ReplayProgress): ReplayTableData {
     session: p.session,
     transcript_path: p.transcript_path,
     hooks: p.hooks,
+    started_at: p.started_at,
     state: p.state,
     progress: p.progress,
     verdict: p.state === 'cancelled' ? `Cancelled. So far: ${verdict}` : verdict.charAt(0).toUpperCase() + verdict.slice(1),
@@ -264,6 +268,13 @@ function withCode(text: string): string {
     .join('');
 }
 
+/** `2026-12-07 09:14` in the extension host's time zone. */
+export function localTimeText(ms: number): string {
+  const d = new Date(ms);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`;
+}
+
 const STATE_TEXT: Record<ReplayState, string> = { running: 'Running', done: 'Done', cancelled: 'Cancelled', failed: 'Could not run' };
 
 /** The page's body: heading, what ran, the verdict and the next step, notes, the table and what its columns mean. */
@@ -277,6 +288,7 @@ export function replayBodyHtml(d: ReplayTableData): string {
   out.push(
     '<dl class="summary">',
     `<div><dt>State</dt><dd id="state" data-state="${d.state}">${escapeHtml(state)}</dd></div>`,
+    ...(d.started_at !== undefined ? [`<div><dt>Started</dt><dd id="started">${escapeHtml(localTimeText(d.started_at))}</dd></div>`] : []),
     `<div><dt>Decided differently live</dt><dd>${d.differs} of ${d.calls}</dd></div>`,
     `<div><dt>Depends on timing</dt><dd>${d.timing_dependent} of ${d.calls}</dd></div>`,
     '</dl>',

@@ -227,6 +227,7 @@ export class ReplayHookCommand implements vscode.Disposable {
       session: sessionName(s, deps.sessions(), deps.now()),
       transcript_path: s.transcript_path,
       hooks: hooks.label,
+      started_at: deps.now(),
       state: 'running',
       progress: '',
       notes: [],

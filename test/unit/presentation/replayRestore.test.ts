@@ -16,7 +16,7 @@ function table(over: Partial<ReplayProgress> = {}) {
   const replayed = new ReplayedCalls('s1', MAIN);
   replayed.add({ report: report('toolu_1', 'block', 'allow'), record: { path: MAIN, line: 7 } }, true);
   replayed.add({ report: report('toolu_2', 'allow', 'allow'), record: { path: MAIN, line: 9 } }, true);
-  return replayTable({ session_id: 's1', session: 'Fix the build · 14:05', transcript_path: MAIN, hooks: 'sh review.sh', state: 'done', progress: '', notes: [], byMatcher: false, replayed, ...over });
+  return replayTable({ session_id: 's1', session: 'Fix the build · 14:05', transcript_path: MAIN, hooks: 'sh review.sh', started_at: Date.UTC(2026, 11, 7, 9, 14), state: 'done', progress: '', notes: [], byMatcher: false, replayed, ...over });
 }
 
 /** What the tab's state holds after a reload: the table as its page kept it, through JSON. */
@@ -29,6 +29,13 @@ describe('presentation: a replay tab restored after a reload', () => {
     assert.deepEqual(back, d);
     const opts = { cspSource: 'vscode-resource:', stylesheets: [] };
     assert.equal(replayPageHtml(back!, opts), replayPageHtml(d, opts));
+    // It says when that replay started, in the host's time zone.
+    const started = new Date(Date.UTC(2026, 11, 7, 9, 14));
+    const hhmm = `${String(started.getHours()).padStart(2, '0')}:${String(started.getMinutes()).padStart(2, '0')}`;
+    assert.match(replayPageHtml(back!, opts), new RegExp(`<dt>Started</dt><dd id="started">2026-12-0[67] ${hhmm}</dd>`));
+    // A tab kept before replays said when: restored, without it.
+    const { started_at: _, ...older } = kept(d) as Record<string, unknown>;
+    assert.doesNotMatch(replayPageHtml(restoredReplay(older)!, opts), /Started/);
   });
 
   it('a replay the reload stopped is said cancelled, with why, never running', () => {
@@ -47,6 +54,8 @@ describe('presentation: a replay tab restored after a reload', () => {
       null,
       'a string',
       { ...d, state: 'exploded' },
+      { ...d, started_at: 'yesterday' },
+      { ...d, started_at: 1e20 },
       { ...d, calls: -1 },
       { ...d, notes: [{}] },
       { ...d, verdict: 'x'.repeat(10_001) },

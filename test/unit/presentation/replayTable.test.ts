@@ -19,7 +19,7 @@ type Replayed = ReplayRowInput & { liveLacksRecord: boolean };
 function progress(calls: readonly Replayed[], over: Partial<ReplayProgress> = {}): ReplayProgress {
   const replayed = new ReplayedCalls('s1', over.transcript_path ?? MAIN);
   for (const c of calls) replayed.add(c, c.liveLacksRecord);
-  return { session_id: 's1', session: 'Fix the build · 14:05', transcript_path: MAIN, hooks: 'sh review.sh', state: 'done', progress: '', notes: [], byMatcher: false, replayed, ...over };
+  return { session_id: 's1', session: 'Fix the build · 14:05', transcript_path: MAIN, hooks: 'sh review.sh', started_at: Date.UTC(2026, 11, 7, 9, 14), state: 'done', progress: '', notes: [], byMatcher: false, replayed, ...over };
 }
 
 const call = (r: CallReport, line: number, path = MAIN): Replayed => ({ report: r, record: { path, line }, liveLacksRecord: true });

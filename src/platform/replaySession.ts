@@ -292,6 +292,11 @@ function isDirectory(p: string | undefined): p is string {
 /** How often a run whose record waits for the hook's first read looks for it (./firstRead.ts). */
 const FIRST_READ_POLL_MS = 2;
 
+/** How long a hook may take to read a copy of `bytes` once it has begun: 50 ms, and 5 ms a MB (200 MB/s). */
+export function readingTimeMs(bytes: number): number {
+  return 50 + Math.ceil((bytes / (1024 * 1024)) * 5);
+}
+
 /** Where the copies of one run (live or complete) live: a Claude dir of its own. */
 class RunTree {
   readonly claudeDir: string;
@@ -450,7 +455,9 @@ class Replayer {
             untilRead = setInterval(() => {
               if (!watch.readSince()) return;
               clearInterval(untilRead);
-              growNow();
+              // After the read, not during it: a reader still going through the file would meet the
+              // record it appended (seen in the field: once.py's read() of a 150 KB copy).
+              untilRead = setTimeout(growNow, readingTimeMs(bytes));
             }, FIRST_READ_POLL_MS);
           }, grow.atMs);
     const outcome = await runCommandHook(

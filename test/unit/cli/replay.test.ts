@@ -227,7 +227,8 @@ process.stdin.on('data', (d) => (input += d)).on('end', () => setTimeout(() => {
     const [c] = r.calls;
     const last = c!.live_timings.at(-1)!;
     assert.equal(last.after_first_read, true, JSON.stringify(c!.live_timings));
-    assert.ok(last.record_at_ms !== null && last.record_at_ms >= 1200, `landed at ${last.record_at_ms} ms, after the read at 1.2 s`);
+    // After its read at 1.2 s and the time to read it: the hook had exited by then (null), or later.
+    assert.ok(last.record_at_ms === null || last.record_at_ms >= 1200, `landed at ${last.record_at_ms} ms, after the read at 1.2 s`);
     assert.equal(last.decision, 'block');
     // The earlier landings came before its read: found. Which it is live depends on its speed there.
     assert.equal(c!.live_timings[0]!.decision, 'allow');

@@ -99,8 +99,8 @@ export function factsOf(f: CapturedFields): LineFacts {
 const OVERSIZE = { kind: 'oversize' } as const;
 type Scanned = CapturedFields | MalformedLine | typeof OVERSIZE;
 
-/** The record scanner, up to a line's kept fields; a line past MAX_FACTS_LINE_BYTES is counted, not scanned. */
-class FactsScanner extends FieldScanner<CapturedFields | typeof OVERSIZE> {
+/** The record scanner, up to a line's kept fields; a line past MAX_FACTS_LINE_BYTES is counted, not scanned. Exported for the record-line rule's test. */
+export class FactsScanner extends FieldScanner<CapturedFields | typeof OVERSIZE> {
   private bytes = 0;
   private over = false;
 

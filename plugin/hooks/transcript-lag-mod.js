@@ -511,17 +511,21 @@ var LineHeads = class {
 
 // src/rules/recordLine.ts
 var HEAD_BYTES = 1024 * 1024;
+var CALL_ID_CAP = 512;
+var MAX_CALLS_A_LINE = 1e3;
 function ownerOf(f) {
   return f.type ?? f.role;
 }
 function callsOfLine(line, complete = true) {
-  const out = { records: [], results: [] };
   const f = lineFactsOf(line, complete);
-  if (!counts(f, line.length, complete)) return out;
+  return counts(f, line.length, complete) ? callsOfFacts(f) : { records: [], results: [] };
+}
+function callsOfFacts(f) {
+  const out = { records: [], results: [] };
   const owner = ownerOf(f);
   for (const b of f.blocks) {
-    if (owner === "assistant" && b.type === "tool_use" && b.id !== void 0) out.records.push(b.id);
-    if (owner === "user" && b.type === "tool_result" && b.tool_use_id !== void 0) out.results.push(b.tool_use_id);
+    if (owner === "assistant" && b.type === "tool_use" && b.id && out.records.length < MAX_CALLS_A_LINE) out.records.push(b.id);
+    if (owner === "user" && b.type === "tool_result" && b.tool_use_id && out.results.length < MAX_CALLS_A_LINE) out.results.push(b.tool_use_id);
   }
   return out;
 }
@@ -536,24 +540,62 @@ function lineFactsOf(line, complete = true) {
 }
 var QUOTE = 34;
 var BACKSLASH = 92;
-var MAX_KEPT_BYTES = 512;
+var MAX_KEPT_BYTES = 6 * CALL_ID_CAP;
+var LONG = "";
 var decoder = new TextDecoder();
 function isSpace(c) {
   return c === 32 || c === 10 || c === 13 || c === 9;
 }
+function isHex(c) {
+  return c >= 48 && c <= 57 || (c | 32) >= 97 && (c | 32) <= 102;
+}
+function isEscaped(c) {
+  return c === QUOTE || c === BACKSLASH || c === 47 || c === 98 || c === 102 || c === 110 || c === 114 || c === 116;
+}
+var N_MINUS = 0;
+var N_ZERO = 1;
+var N_INT = 2;
+var N_DOT = 3;
+var N_FRAC = 4;
+var N_E = 5;
+var N_ESIGN = 6;
+var N_EXP = 7;
+var N_ENDS = [false, true, true, false, true, false, false, true];
+function numberNext(state, c) {
+  const digit = c >= 48 && c <= 57;
+  switch (state) {
+    case N_MINUS:
+      return c === 48 ? N_ZERO : digit ? N_INT : -1;
+    case N_ZERO:
+    case N_INT:
+      if (digit) return state === N_INT ? N_INT : -1;
+      return c === 46 ? N_DOT : (c | 32) === 101 ? N_E : -1;
+    case N_DOT:
+      return digit ? N_FRAC : -1;
+    case N_FRAC:
+      return digit ? N_FRAC : (c | 32) === 101 ? N_E : -1;
+    case N_E:
+      return digit ? N_EXP : c === 43 || c === 45 ? N_ESIGN : -1;
+    default:
+      return digit ? N_EXP : -1;
+  }
+}
+var WORDS = { 116: "true", 102: "false", 110: "null" };
 var LineHeadScanner = class {
   facts = { blocks: [], whole: false, broken: false };
   stack = [];
   expect = 0 /* Value */;
   fed = 0;
-  // Inside a string: what it is for, whether the next byte is escaped, what was kept of it.
+  // Inside a string: what it is for, the escape being read (0 none, 1 after `\`, 2–5 the hex digits of `\u`), what was kept of it.
   str;
-  escaped = false;
+  escape = 0;
   kept = [];
   keptOver = false;
   keptEscapes = false;
-  // Inside a literal (number, true, false, null): skipped to its end.
-  literal = false;
+  // Inside a literal: a word (its letters, how many read) or a number (its state).
+  word;
+  wordAt = 0;
+  number = -1;
   /** Bytes read so far (at most HEAD_BYTES). */
   get bytesRead() {
     return this.fed;
@@ -564,14 +606,15 @@ var LineHeadScanner = class {
     this.expect = 0 /* Value */;
     this.fed = 0;
     this.str = void 0;
-    this.escaped = false;
-    this.literal = false;
+    this.escape = 0;
+    this.word = void 0;
+    this.number = -1;
     this.kept = [];
   }
   feed(bytes, from = 0, to = bytes.length) {
-    if (this.facts.broken || this.expect === 5 /* Done */) {
+    if (this.facts.broken || this.expect === 6 /* Done */) {
       this.fed = Math.min(HEAD_BYTES, this.fed + (to - from));
-      if (this.expect === 5 /* Done */) this.trailing(bytes, from, Math.min(to, from + HEAD_BYTES));
+      if (this.expect === 6 /* Done */) this.trailing(bytes, from, Math.min(to, from + HEAD_BYTES));
       return;
     }
     const end = Math.min(to, from + (HEAD_BYTES - this.fed));
@@ -584,19 +627,34 @@ var LineHeadScanner = class {
         continue;
       }
       const c = bytes[i];
-      if (this.literal) {
-        if (c === 44 || c === 125 || c === 93 || isSpace(c)) {
-          this.literal = false;
-          this.expect = this.stack.length === 0 ? 5 /* Done */ : 4 /* CommaOrEnd */;
+      if (this.word !== void 0) {
+        if (this.wordAt < this.word.length) {
+          if (c !== this.word.charCodeAt(this.wordAt)) return this.broken();
+          this.wordAt++;
+          i++;
           continue;
         }
-        i++;
+        this.word = void 0;
+        if (!this.literalEnds(c)) return;
+        continue;
+      }
+      if (this.number >= 0) {
+        const next = numberNext(this.number, c);
+        if (next >= 0) {
+          this.number = next;
+          i++;
+          continue;
+        }
+        const ended = N_ENDS[this.number];
+        this.number = -1;
+        if (!ended) return this.broken();
+        if (!this.literalEnds(c)) return;
         continue;
       }
       i++;
       if (isSpace(c)) continue;
       this.token(c);
-      if (this.expect === 5 /* Done */) {
+      if (this.expect === 6 /* Done */) {
         this.facts.whole = true;
         this.trailing(bytes, i, end);
         return;
@@ -606,8 +664,17 @@ var LineHeadScanner = class {
   /** The facts once the line's bytes are in; `complete`: its end was reached (its newline read). */
   end(complete = true) {
     const f = this.facts;
-    if (!complete || this.expect !== 5 /* Done */) f.whole = false;
+    if (!complete || this.expect !== 6 /* Done */) f.whole = false;
     return { ...f, blocks: f.blocks.map((b) => ({ ...b })) };
+  }
+  /** A literal (inside a container: the top is an object) ends only where a delimiter follows; false when `c` breaks it. */
+  literalEnds(c) {
+    if (c === 44 || c === 125 || c === 93 || isSpace(c)) {
+      this.expect = 5 /* CommaOrEnd */;
+      return true;
+    }
+    this.broken();
+    return false;
   }
   /** After the top-level value only white space may follow, or the line is no JSON. */
   trailing(bytes, from, to) {
@@ -633,7 +700,7 @@ var LineHeadScanner = class {
     }
     return f.at === 3 /* Content */ ? 4 /* Block */ : 0 /* Other */;
   }
-  /** Whether a string value about to start is one the facts keep. */
+  /** Whether the value of the current key is one the facts keep. */
   keepsValue() {
     const f = this.top();
     if (f === void 0 || !f.object) return false;
@@ -646,23 +713,26 @@ var LineHeadScanner = class {
     switch (this.expect) {
       case 0 /* Value */:
         return this.startValue(c);
-      case 1 /* KeyOrEnd */:
+      case 1 /* ValueOrEnd */:
+        if (c === 93) return this.close(false);
+        return this.startValue(c);
+      case 2 /* KeyOrEnd */:
         if (c === 125) return this.close(true);
         if (c === QUOTE) return this.startString(0 /* Key */);
         return this.broken();
-      case 2 /* Key */:
+      case 3 /* Key */:
         if (c === QUOTE) return this.startString(0 /* Key */);
         return this.broken();
-      case 3 /* Colon */:
+      case 4 /* Colon */:
         if (c === 58) {
           this.expect = 0 /* Value */;
           return;
         }
         return this.broken();
-      case 4 /* CommaOrEnd */: {
+      case 5 /* CommaOrEnd */: {
         const f = this.top();
         if (c === 44) {
-          this.expect = f.object ? 2 /* Key */ : 0 /* Value */;
+          this.expect = f.object ? 3 /* Key */ : 0 /* Value */;
           return;
         }
         if (c === 125 && f.object || c === 93 && !f.object) return this.close(f.object);
@@ -674,35 +744,39 @@ var LineHeadScanner = class {
   }
   startValue(c) {
     const at = this.valueAt();
-    if (c !== QUOTE && this.keepsValue()) this.setKept(void 0);
     if (this.stack.length === 0 && c !== 123) return this.broken();
     if (c === 123 || c === 91) {
       const object = c === 123;
-      if (at === 2 /* Message */ && object) {
-        this.facts.role = void 0;
-        this.facts.blocks = [];
-      } else if (at === 3 /* Content */ && !object) this.facts.blocks = [];
-      else if (at === 4 /* Block */ && object) this.facts.blocks.push({});
-      else if (at === 2 /* Message */ || at === 3 /* Content */) {
-        if (at === 2 /* Message */) this.facts.role = void 0;
-        this.facts.blocks = [];
-        this.stack.push({ at: 0 /* Other */, object });
-        this.expect = object ? 1 /* KeyOrEnd */ : 0 /* Value */;
-        return;
-      }
-      this.stack.push({ at: at === 4 /* Block */ && !object ? 0 /* Other */ : at, object });
-      this.expect = object ? 1 /* KeyOrEnd */ : 0 /* Value */;
+      if (at === 4 /* Block */ && object) this.facts.blocks.push({});
+      const into = at === 2 /* Message */ && !object || at === 3 /* Content */ && object || at === 4 /* Block */ && !object ? 0 /* Other */ : at;
+      this.stack.push({ at: into, object });
+      this.expect = object ? 2 /* KeyOrEnd */ : 1 /* ValueOrEnd */;
       return;
     }
-    if (c === 93) {
-      const f = this.top();
-      if (f !== void 0 && !f.object) return this.close(false);
-      return this.broken();
-    }
-    if (at === 2 /* Message */) this.facts.role = void 0;
-    if (at === 2 /* Message */ || at === 3 /* Content */) this.facts.blocks = [];
     if (c === QUOTE) return this.startString(this.keepsValue() ? 1 /* Kept */ : 2 /* Skipped */);
-    this.literal = true;
+    const word = WORDS[c];
+    if (word !== void 0) {
+      this.word = word;
+      this.wordAt = 1;
+      return;
+    }
+    if (c === 45 || c >= 48 && c <= 57) {
+      this.number = c === 45 ? N_MINUS : c === 48 ? N_ZERO : N_INT;
+      return;
+    }
+    this.broken();
+  }
+  /**
+   * A key was read: what the facts held under it goes (JSON.parse keeps a key's last value), so a head cut
+   * after a key given again knows only what its new value showed, as the engine's tokenizer does.
+   */
+  keyRead() {
+    const f = this.top();
+    if (f.at === 1 /* Top */ && f.key === "message") {
+      this.facts.role = void 0;
+      this.facts.blocks = [];
+    } else if (f.at === 2 /* Message */ && f.key === "content") this.facts.blocks = [];
+    else if (this.keepsValue()) this.setKept(void 0);
   }
   /** The value of the kept key now being read (top-level type, message.role, a block's type, id or tool_use_id). */
   setKept(value) {
@@ -717,45 +791,46 @@ var LineHeadScanner = class {
   close(object) {
     const f = this.stack.pop();
     if (f === void 0 || f.object !== object) return this.broken();
-    this.expect = this.stack.length === 0 ? 5 /* Done */ : 4 /* CommaOrEnd */;
+    this.expect = this.stack.length === 0 ? 6 /* Done */ : 5 /* CommaOrEnd */;
   }
   broken() {
     this.facts.broken = true;
   }
   startString(kind) {
     this.str = kind;
-    this.escaped = false;
+    this.escape = 0;
     this.kept = [];
     this.keptOver = false;
     this.keptEscapes = false;
   }
   /** Reads a string's bytes from `i`: to its closing quote (then handles it) or to `end`. Returns where it stopped. */
   inString(bytes, i, end) {
-    if (this.escaped) {
-      this.keep(bytes, i, i + 1);
-      this.escaped = false;
-      i += 1;
-      if (i >= end) return i;
-    }
-    let from = i;
-    for (; ; ) {
-      const q = bytes.indexOf(QUOTE, from);
-      const stop = q === -1 || q >= end ? end : q;
-      let run = 0;
-      for (let k = stop - 1; k >= i && bytes[k] === BACKSLASH; k--) run++;
-      if (stop === end) {
-        this.keep(bytes, i, end);
-        if (run % 2 === 1) this.escaped = true;
-        return end;
-      }
-      if (run % 2 === 1) {
-        from = stop + 1;
+    const from = i;
+    for (; i < end; i++) {
+      const c = bytes[i];
+      if (this.escape === 0) {
+        if (c === QUOTE) {
+          this.keep(bytes, from, i);
+          this.endString();
+          return i + 1;
+        }
+        if (c === BACKSLASH) this.escape = 1;
+        else if (c < 32) break;
         continue;
       }
-      this.keep(bytes, i, stop);
-      this.endString();
-      return stop + 1;
+      if (this.escape === 1) {
+        if (c === 117) this.escape = 2;
+        else if (isEscaped(c)) this.escape = 0;
+        else break;
+      } else if (isHex(c)) this.escape = this.escape === 5 ? 0 : this.escape + 1;
+      else break;
     }
+    if (i < end) {
+      this.broken();
+      return end;
+    }
+    this.keep(bytes, from, end);
+    return end;
   }
   keep(bytes, from, to) {
     if (this.str === 2 /* Skipped */ || this.keptOver) return;
@@ -769,16 +844,12 @@ var LineHeadScanner = class {
       this.kept.push(bytes[k]);
     }
   }
-  /** The text of the string kept, JSON escapes decoded; undefined when too long or not JSON. */
+  /** The text of the string kept, JSON escapes decoded; undefined when longer than CALL_ID_CAP. */
   keptText() {
     if (this.keptOver) return void 0;
     const raw = decoder.decode(Uint8Array.from(this.kept));
-    if (!this.keptEscapes) return raw;
-    try {
-      return JSON.parse(`"${raw}"`);
-    } catch {
-      return void 0;
-    }
+    const text = this.keptEscapes ? JSON.parse(`"${raw}"`) : raw;
+    return text.length <= CALL_ID_CAP ? text : void 0;
   }
   endString() {
     const kind = this.str;
@@ -787,11 +858,16 @@ var LineHeadScanner = class {
       const f = this.top();
       const name = this.keptText();
       f.key = name !== void 0 && name.length <= 16 ? name : void 0;
-      this.expect = 3 /* Colon */;
+      this.expect = 4 /* Colon */;
+      this.keyRead();
       return;
     }
-    if (kind === 1 /* Kept */) this.setKept(this.keptText());
-    this.expect = this.stack.length === 0 ? 5 /* Done */ : 4 /* CommaOrEnd */;
+    if (kind === 1 /* Kept */) {
+      const f = this.top();
+      const text = this.keptText();
+      this.setKept(text === void 0 && f.key !== "id" && f.key !== "tool_use_id" ? LONG : text);
+    }
+    this.expect = this.stack.length === 0 ? 6 /* Done */ : 5 /* CommaOrEnd */;
   }
 };
 

@@ -72,17 +72,12 @@ export class TranscriptIndex {
 const NO_USES: readonly ToolUseFact[] = Object.freeze([]);
 const NO_RESULTS: readonly string[] = Object.freeze([]);
 
-/** The facts of a line's kept fields, as replay reads them: tool uses and text of assistant records, results of user records. */
+/** The facts of a line's kept fields, as replay reads them: its calls and results as the scanner gives them (by the record-line rule, src/rules/recordLine.ts), the message and text of an assistant's line. */
 export function factsOf(f: CapturedFields): LineFacts {
   const type = f.type;
-  const assistant = type === 'assistant';
-  let toolUses = NO_USES;
-  if (assistant && f.toolUses.length > 0) {
-    // An empty id names no call.
-    toolUses = f.toolUses.filter((u) => u.id !== '');
-    if (toolUses.length === 0) toolUses = NO_USES;
-  }
-  const toolResults = type === 'user' && f.toolResults.length > 0 ? f.toolResults : NO_RESULTS;
+  const assistant = (type ?? f.role) === 'assistant';
+  const toolUses: readonly ToolUseFact[] = f.toolUses.length > 0 ? f.toolUses : NO_USES;
+  const toolResults = f.toolResults.length > 0 ? f.toolResults : NO_RESULTS;
   return {
     type,
     uuid: f.uuid,
@@ -104,8 +99,8 @@ export function factsOf(f: CapturedFields): LineFacts {
 const OVERSIZE = { kind: 'oversize' } as const;
 type Scanned = CapturedFields | MalformedLine | typeof OVERSIZE;
 
-/** The record scanner, up to a line's kept fields; a line past MAX_FACTS_LINE_BYTES is counted, not scanned. */
-class FactsScanner extends FieldScanner<CapturedFields | typeof OVERSIZE> {
+/** The record scanner, up to a line's kept fields; a line past MAX_FACTS_LINE_BYTES is counted, not scanned. Exported for the record-line rule's test. */
+export class FactsScanner extends FieldScanner<CapturedFields | typeof OVERSIZE> {
   private bytes = 0;
   private over = false;
 

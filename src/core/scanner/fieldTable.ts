@@ -20,8 +20,10 @@
  * key.
  */
 
+import { CALL_ID_CAP } from '../../rules/recordLine';
+
 /** Cap of ids, types and names (UTF-16 code units). */
-export const ID_CAP = 512;
+export const ID_CAP = CALL_ID_CAP;
 /** Cap of texts: titles, prompts. */
 export const TEXT_CAP = 200;
 
@@ -60,11 +62,12 @@ export const FIELD_TABLE = [
   { key: 'message', in: 'root', as: 'message' },
   { key: 'id', in: 'message', as: 'string', cap: ID_CAP },
   { key: 'stop_reason', in: 'message', as: 'string|null', cap: ID_CAP },
+  { key: 'role', in: 'message', as: 'string', cap: ID_CAP }, // the line's owner where it has no `type` (src/rules/recordLine.ts)
   { key: 'content', in: 'message', as: 'content', cap: TEXT_CAP },
   { key: 'type', in: 'block', as: 'string', cap: ID_CAP },
-  { key: 'id', in: 'block', as: 'string', cap: ID_CAP },
+  { key: 'id', in: 'block', as: 'string', cap: ID_CAP + 1 }, // one past a call id's cap: a longer id names no call
   { key: 'name', in: 'block', as: 'string', cap: ID_CAP },
-  { key: 'tool_use_id', in: 'block', as: 'string', cap: ID_CAP },
+  { key: 'tool_use_id', in: 'block', as: 'string', cap: ID_CAP + 1 },
   { key: 'text', in: 'block', as: 'string', cap: TEXT_CAP },
   // Per call: the model that made the call (assistant records of Claude Code 2.1.332 carry it).
   { key: 'requestedModel', in: 'root', as: 'string', cap: ID_CAP, perCall: true },

@@ -1,3 +1,4 @@
+import { CALL_ID_CAP, MAX_CALLS_A_LINE } from '../../rules/recordLine';
 import { METADATA_TYPES, NO_PER_CALL, type MalformedLine, type PerCallFields, type PerCallValue, type ScannedRecord, type ToolUseRef } from '../records';
 import { FIELDS, type CodedLine, type FIELD_TABLE } from './fieldTable';
 
@@ -30,8 +31,8 @@ export { ID_CAP, TEXT_CAP } from './fieldTable';
  *   context: `entrypoint`, `permissionMode`, `promptId`; `hasText`), which it
  *   takes from this scanner's two paths (src/core/replay/transcriptIndex.ts).
  */
-/** Tool use / result refs kept per line; real records carry one. */
-export const REFS_CAP = 1000;
+/** Tool use / result refs kept per line (the record-line rule's); real records carry one. */
+export const REFS_CAP = MAX_CALLS_A_LINE;
 /** The longest key of the field table: a longer key never matches. */
 export const KEY_CAP = FIELDS.longestKey;
 /** apiBlockIndex literals longer than this are ignored by the streaming path (no real record has one). */
@@ -46,6 +47,8 @@ export type RootFields = { [L in RootScalarLine as L['key']]?: ValueOf<L['as']> 
 
 export interface CapturedFields extends RootFields {
   messageId?: string;
+  /** `message.role`: whose line it is where it has no `type` (ownCalls). */
+  role?: string;
   stopReason?: string | null;
   /** `message.content` when it is a string (a typed prompt). */
   contentText?: string;
@@ -91,6 +94,7 @@ export const NO_TOOL_RESULTS = Object.freeze([]) as unknown as string[];
 const EMPTY_FIELDS: CapturedFields = {
   ...(Object.fromEntries(ROOT_SCALARS.map((l) => [l.key, undefined])) as RootFields),
   messageId: undefined,
+  role: undefined,
   stopReason: undefined,
   contentText: undefined,
   toolUses: NO_TOOL_USES,
@@ -114,7 +118,7 @@ export function emptyFields(): CapturedFields {
 export function addBlockOf(f: CapturedFields, block: Record<string, unknown>): void {
   const type = block.type;
   if (type === 'tool_use') {
-    const id = str(block.id, BLOCK_CAP.id!);
+    const id = callIdOf(block.id);
     if (id !== undefined && f.toolUses.length < REFS_CAP) {
       const use = { id, name: str(block.name, BLOCK_CAP.name!) ?? '' };
       if (f.toolUses === NO_TOOL_USES) f.toolUses = [use];
@@ -122,7 +126,7 @@ export function addBlockOf(f: CapturedFields, block: Record<string, unknown>): v
     }
   } else if (type === 'tool_result') {
     f.hasToolResultBlock = true;
-    const id = str(block.tool_use_id, BLOCK_CAP.tool_use_id!);
+    const id = callIdOf(block.tool_use_id);
     if (id !== undefined && f.toolResults.length < REFS_CAP) {
       if (f.toolResults === NO_TOOL_RESULTS) f.toolResults = [id];
       else f.toolResults.push(id);
@@ -131,6 +135,22 @@ export function addBlockOf(f: CapturedFields, block: Record<string, unknown>): v
     if (f.firstText === undefined) f.firstText = str(block.text, BLOCK_CAP.text!);
     if (typeof block.text === 'string' && block.text !== '') f.hasText = true;
   }
+}
+
+/** A call's id, by the record-line rule (src/rules/recordLine.ts): a string neither empty nor over CALL_ID_CAP. */
+export function callIdOf(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' && v.length <= CALL_ID_CAP ? v : undefined;
+}
+
+/**
+ * Which calls a line is the record or the result of, by the record-line rule (src/rules/recordLine.ts): tool uses on a
+ * line whose owner (its `type` where a string, else `message.role`) is `assistant`, results on a `user`'s. Run once the
+ * blocks are read, as the owner may come after them (Claude Code writes `type` last).
+ */
+export function ownCalls(f: CapturedFields): void {
+  const owner = f.type ?? f.role;
+  if (owner !== 'assistant') f.toolUses = NO_TOOL_USES;
+  if (owner !== 'user') f.toolResults = NO_TOOL_RESULTS;
 }
 
 /**
@@ -163,6 +183,7 @@ export function fieldsFromParsed(root: Record<string, unknown>): CapturedFields 
   const message = root.message;
   if (!isPlainObject(message)) return f;
   f.messageId = str(message.id, MESSAGE_CAP.id!);
+  f.role = str(message.role, MESSAGE_CAP.role!);
   if (message.stop_reason === null) f.stopReason = null;
   else f.stopReason = str(message.stop_reason, MESSAGE_CAP.stop_reason!);
   const content = message.content;
@@ -171,6 +192,7 @@ export function fieldsFromParsed(root: Record<string, unknown>): CapturedFields 
   } else if (Array.isArray(content)) {
     for (const block of content) if (isPlainObject(block)) addBlockOf(f, block);
   }
+  ownCalls(f);
   if (keepsCallContext(f.toolUses)) f.perCall = perCallOf(root, message);
   return f;
 }

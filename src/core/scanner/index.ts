@@ -1,3 +1,4 @@
+import { HEAD_BYTES } from '../../rules/recordLine';
 import type { MalformedLine, ScannedRecord, ScanResult } from '../records';
 import type { LineScanner } from '../tailTypes';
 import { buildRecord, fieldsFromParsed, isMalformed, type CapturedFields } from './fields';
@@ -39,6 +40,9 @@ export abstract class FieldScanner<T> implements LineScanner<T | MalformedLine> 
   private len = 0;
   private streaming: StreamingRecordParser | undefined;
   private streamingActive = false;
+  /** Bytes of the line streamed so far, and its fields at HEAD_BYTES (the calls of a longer line are its head's). */
+  private streamed = 0;
+  private head: CapturedFields | undefined;
   protected readonly kernel: ScannerKernel | undefined;
   private readonly prompts: (() => boolean) | undefined;
   /** Whether the next line's prompt is wanted (RecordScannerOptions.prompts). */
@@ -47,7 +51,8 @@ export abstract class FieldScanner<T> implements LineScanner<T | MalformedLine> 
   constructor(opts: RecordScannerOptions = {}, defaultThreshold = DEFAULT_STREAM_THRESHOLD) {
     this.kernel = opts.kernel;
     this.prompts = opts.prompts;
-    this.threshold = Math.max(0, Math.floor(opts.streamThreshold ?? defaultThreshold));
+    // At most HEAD_BYTES: a longer line is streamed, so its head can be read as the record-line rule reads it.
+    this.threshold = Math.min(HEAD_BYTES, Math.max(0, Math.floor(opts.streamThreshold ?? defaultThreshold)));
     // Grown when a line first arrives in pieces: most lines are scanned where they were read
     // (finishLine), and a process follows thousands of files whose scanners never need it.
     this.buf = EMPTY;
@@ -58,17 +63,14 @@ export abstract class FieldScanner<T> implements LineScanner<T | MalformedLine> 
 
   push(chunk: Buffer): void {
     if (chunk.length === 0) return;
-    if (this.streamingActive) {
-      this.streaming!.push(chunk);
-      return;
-    }
+    if (this.streamingActive) return this.stream(chunk);
     const total = this.len + chunk.length;
     if (total > this.threshold) {
       this.streaming ??= new StreamingRecordParser({ kernel: this.kernel });
       this.streamingActive = true;
-      if (this.len > 0) this.streaming.push(this.buf.subarray(0, this.len));
+      if (this.len > 0) this.stream(this.buf.subarray(0, this.len));
       this.len = 0;
-      this.streaming.push(chunk);
+      this.stream(chunk);
       return;
     }
     if (total > this.buf.length) {
@@ -81,12 +83,32 @@ export abstract class FieldScanner<T> implements LineScanner<T | MalformedLine> 
     this.len = total;
   }
 
+  /** A streamed line's bytes, its fields taken at HEAD_BYTES on the way. */
+  private stream(chunk: Buffer): void {
+    const parser = this.streaming!;
+    const room = HEAD_BYTES - this.streamed;
+    this.streamed += chunk.length;
+    if (room <= 0 || chunk.length < room) return parser.push(chunk);
+    parser.push(chunk.subarray(0, room));
+    this.head = parser.headFields();
+    if (chunk.length > room) parser.push(chunk.subarray(room));
+  }
+
   finish(): T | MalformedLine {
     if (this.streamingActive) {
       this.streamingActive = false;
       const prompts = this.promptsWanted();
       const fields = this.streaming!.finishFields();
-      return isMalformed(fields) ? fields : this.fromFields(fields, prompts);
+      const head = this.streamed > HEAD_BYTES ? this.head : undefined;
+      this.streamed = 0;
+      this.head = undefined;
+      if (head === undefined) return isMalformed(fields) ? fields : this.fromFields(fields, prompts);
+      // Past HEAD_BYTES a line is the record (or result) of the calls its head names, as every reader of the rule
+      // reads it (src/rules/recordLine.ts), even when what follows is no JSON; the rest is the whole line's.
+      if (isMalformed(fields)) return head.toolUses.length + head.toolResults.length > 0 ? this.fromFields(head, prompts) : fields;
+      fields.toolUses = head.toolUses;
+      fields.toolResults = head.toolResults;
+      return this.fromFields(fields, prompts);
     }
     const len = this.len;
     this.len = 0;
@@ -130,6 +152,8 @@ export abstract class FieldScanner<T> implements LineScanner<T | MalformedLine> 
     this.len = 0;
     if (this.streamingActive) this.streaming!.reset();
     this.streamingActive = false;
+    this.streamed = 0;
+    this.head = undefined;
   }
 }
 

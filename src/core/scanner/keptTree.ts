@@ -34,6 +34,8 @@ export class KeptTree {
   root: Node = {};
   private message: Node = OPAQUE;
   private block: Node = OPAQUE;
+  /** A block of the content array is open (headFields counts it with what it showed). */
+  private blockOpen = false;
   /** The blocks of the open content array that change what fieldsFromParsed reads, and what they give so far. */
   private blocks: Node[] = [];
   private blocksGive: CapturedFields = emptyFields();
@@ -44,11 +46,21 @@ export class KeptTree {
 
   reset(): void {
     this.root = {};
+    this.blockOpen = false;
   }
 
   /** The fields, by fieldsFromParsed. */
   fields(): CapturedFields {
     return fieldsFromParsed(this.root);
+  }
+
+  /** The fields of what was read so far, a block still open counted with what it showed: a line's head, as the record-line rule reads it. */
+  headFields(): CapturedFields {
+    if (!this.blockOpen) return this.fields();
+    this.blocks.push(this.block);
+    const f = this.fields();
+    this.blocks.pop();
+    return f;
   }
 
   /** Context of a container opened in `slot`. */
@@ -57,6 +69,7 @@ export class KeptTree {
     if (slot === SL_ELEM) {
       if (!isObject) return C_SKIP;
       this.block = {};
+      this.blockOpen = true;
       return C_BLOCK;
     }
     if (slot === SL_KEPT + C_ROOT && isObject && this.key === 'message') {
@@ -73,6 +86,7 @@ export class KeptTree {
 
   closeContainer(ctx: number): void {
     if (ctx !== C_BLOCK) return;
+    this.blockOpen = false;
     // A block that adds nothing to what the blocks before it give is dropped: a huge content array costs no memory.
     const before = blockYield(this.blocksGive);
     addBlockOf(this.blocksGive, this.block);

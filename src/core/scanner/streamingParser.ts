@@ -123,6 +123,11 @@ export class StreamingRecordParser {
     return isMalformed(fields) ? fields : buildRecord(fields, prompts);
   }
 
+  /** The kept fields of what was read of the line so far (a head, as the record-line rule reads it); undefined where that is no beginning of a JSON object. */
+  headFields(): CapturedFields | undefined {
+    return this.state === ERROR || !this.topIsObject ? undefined : this.sink.headFields();
+  }
+
   /** The line ended: its kept fields, as fieldsFromParsed reads them (or why it is no object); then reset for the next line. */
   finishFields(): CapturedFields | MalformedLine {
     let result: CapturedFields | MalformedLine;

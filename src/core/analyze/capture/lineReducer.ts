@@ -1,4 +1,4 @@
-import { emptyFields, keepsCallContext, keepsTimestamp, NO_TOOL_RESULTS, NO_TOOL_USES, readsText, REFS_CAP, type CapturedFields } from '../../scanner/fields';
+import { callIdOf, emptyFields, keepsCallContext, ownCalls, keepsTimestamp, NO_TOOL_RESULTS, NO_TOOL_USES, readsText, REFS_CAP, type CapturedFields } from '../../scanner/fields';
 import { FIELDS, type CodedLine, type FieldLevel } from '../../scanner/fieldTable';
 import { NO_PER_CALL, type PerCallFields, type PerCallValue } from '../../records';
 import {
@@ -15,13 +15,13 @@ import { align64, sharedKernel, SCANNER_READ_PAST_END, type ScannerExports, type
 const S_NONE = 0, S_TYPE = 1, S_UUID = 2, S_TIMESTAMP = 3, S_SESSION_ID = 4, S_REQUEST_SESSION_ID = 5, S_VERSION = 6, S_CWD = 7;
 const S_GIT_BRANCH = 8, S_AGENT_ID = 9, S_IS_SIDECHAIN = 10, S_IS_META = 11, S_API_BLOCK_INDEX = 12, S_AI_TITLE = 13, S_CUSTOM_TITLE = 14;
 const S_LAST_PROMPT = 15, S_MESSAGE = 16, S_MESSAGE_ID = 17, S_STOP_REASON = 18, S_CONTENT = 19, S_BLOCK = 20, S_BLOCK_TYPE = 21;
-const S_BLOCK_ID = 22, S_BLOCK_NAME = 23, S_TOOL_USE_ID = 24, S_BLOCK_TEXT = 25, S_PER_CALL = 26;
+const S_BLOCK_ID = 22, S_BLOCK_NAME = 23, S_TOOL_USE_ID = 24, S_BLOCK_TEXT = 25, S_PER_CALL = 26, S_ROLE = 27;
 const NAMED: Array<[FieldLevel, string, number]> = [
   ['root', 'type', S_TYPE], ['root', 'uuid', S_UUID], ['root', 'timestamp', S_TIMESTAMP], ['root', 'sessionId', S_SESSION_ID],
   ['root', 'requestSessionId', S_REQUEST_SESSION_ID], ['root', 'version', S_VERSION], ['root', 'cwd', S_CWD], ['root', 'gitBranch', S_GIT_BRANCH],
   ['root', 'agentId', S_AGENT_ID], ['root', 'isSidechain', S_IS_SIDECHAIN], ['root', 'isMeta', S_IS_META], ['root', 'apiBlockIndex', S_API_BLOCK_INDEX],
   ['root', 'aiTitle', S_AI_TITLE], ['root', 'customTitle', S_CUSTOM_TITLE], ['root', 'lastPrompt', S_LAST_PROMPT], ['root', 'message', S_MESSAGE],
-  ['message', 'id', S_MESSAGE_ID], ['message', 'stop_reason', S_STOP_REASON], ['message', 'content', S_CONTENT],
+  ['message', 'id', S_MESSAGE_ID], ['message', 'role', S_ROLE], ['message', 'stop_reason', S_STOP_REASON], ['message', 'content', S_CONTENT],
   ['block', 'type', S_BLOCK_TYPE], ['block', 'id', S_BLOCK_ID], ['block', 'name', S_BLOCK_NAME], ['block', 'tool_use_id', S_TOOL_USE_ID], ['block', 'text', S_BLOCK_TEXT],
 ];
 const SLOT_OF = new Uint8Array(256);
@@ -36,6 +36,7 @@ const CAP_TYPE = CAP[S_TYPE]!, CAP_UUID = CAP[S_UUID]!, CAP_TIMESTAMP = CAP[S_TI
 const CAP_REQUEST_SESSION_ID = CAP[S_REQUEST_SESSION_ID]!, CAP_VERSION = CAP[S_VERSION]!, CAP_CWD = CAP[S_CWD]!, CAP_GIT_BRANCH = CAP[S_GIT_BRANCH]!;
 const CAP_AGENT_ID = CAP[S_AGENT_ID]!, CAP_AI_TITLE = CAP[S_AI_TITLE]!, CAP_CUSTOM_TITLE = CAP[S_CUSTOM_TITLE]!, CAP_LAST_PROMPT = CAP[S_LAST_PROMPT]!;
 const CAP_MESSAGE_ID = CAP[S_MESSAGE_ID]!, CAP_STOP_REASON = CAP[S_STOP_REASON]!, CAP_CONTENT = CAP[S_CONTENT]!, CAP_BLOCK_TYPE = CAP[S_BLOCK_TYPE]!;
+const CAP_ROLE = CAP[S_ROLE]!;
 const CAP_BLOCK_ID = CAP[S_BLOCK_ID]!, CAP_BLOCK_NAME = CAP[S_BLOCK_NAME]!, CAP_TOOL_USE_ID = CAP[S_TOOL_USE_ID]!, CAP_BLOCK_TEXT = CAP[S_BLOCK_TEXT]!;
 /** The per-call lines, each code's place among them, and the places of those in the message (a new message drops them). */
 const PER_CALL: readonly CodedLine[] = FIELDS.perCall;
@@ -205,6 +206,7 @@ export class LineReducer {
     let customTitle = -1;
     let lastPrompt = -1;
     let messageId = -1;
+    let role = -1;
     let stopReason = -1;
     let content = -1;
     // What the current content's blocks add (addBlockOf's fields); fresh arrays only for lines with refs (most have none).
@@ -237,7 +239,7 @@ export class LineReducer {
         blocksAdded = true;
         const blockTypeText = recent.at(memory, base, w, blockType, CAP_BLOCK_TYPE);
         if (blockTypeText === 'tool_use') {
-          const id = stringAt(memory, base, w, blockId, CAP_BLOCK_ID);
+          const id = callIdOf(stringAt(memory, base, w, blockId, CAP_BLOCK_ID));
           if (id !== undefined && toolUses.length < REFS_CAP) {
             const use = { id, name: recent.at(memory, base, w, blockName, CAP_BLOCK_NAME) ?? '' };
             // A literal of one: the first push into [] would make room for ~16.
@@ -246,7 +248,7 @@ export class LineReducer {
           }
         } else if (blockTypeText === 'tool_result') {
           hasToolResultBlock = true;
-          const id = stringAt(memory, base, w, blockToolUseId, CAP_TOOL_USE_ID);
+          const id = callIdOf(stringAt(memory, base, w, blockToolUseId, CAP_TOOL_USE_ID));
           if (id !== undefined && toolResults.length < REFS_CAP) {
             if (toolResults === NO_TOOL_RESULTS) toolResults = [id];
             else toolResults.push(id);
@@ -264,7 +266,7 @@ export class LineReducer {
         case S_CONTENT:
           // A message (of any type) replaces the one before; so does a content within it.
           if (slot === S_MESSAGE) {
-            messageId = stopReason = content = -1;
+            messageId = role = stopReason = content = -1;
             for (let i = 0; i < PER_CALL_IN_MESSAGE.length; i++) perCallAt[PER_CALL_IN_MESSAGE[i]!] = -1;
           } else {
             content = p;
@@ -293,16 +295,22 @@ export class LineReducer {
         case S_CUSTOM_TITLE: customTitle = p; break;
         case S_LAST_PROMPT: lastPrompt = p; break;
         case S_MESSAGE_ID: messageId = p; break;
+        case S_ROLE: role = p; break;
         case S_STOP_REASON: stopReason = p; break;
         case S_PER_CALL: perCallAt[PER_CALL_AT[field]!] = p; break;
       }
     }
     const typeText = recent.at(memory, base, w, type, CAP_TYPE);
     const readsContent = prompts && readsText(typeText, 'content');
-    const calls = keepsCallContext(toolUses);
     // Every key set, in one order: the one object, reused for each line.
     const f = this.fields;
     f.type = typeText;
+    f.role = typeText === undefined ? recent.at(memory, base, w, role, CAP_ROLE) : undefined;
+    f.toolUses = toolUses;
+    f.toolResults = toolResults;
+    ownCalls(f);
+    toolUses = f.toolUses;
+    const calls = keepsCallContext(toolUses);
     f.uuid = this.keepsIds ? stringAt(memory, base, w, uuid, CAP_UUID) : undefined;
     f.timestamp = keepsTimestamp(toolUses, f.uuid) ? stringAt(memory, base, w, timestamp, CAP_TIMESTAMP) : undefined;
     f.sessionId = recent.at(memory, base, w, sessionId, CAP_SESSION_ID);
@@ -320,8 +328,6 @@ export class LineReducer {
     f.messageId = calls ? recent.at(memory, base, w, messageId, CAP_MESSAGE_ID) : undefined;
     f.stopReason = !calls ? undefined : stopReason >= 0 && typeOf(w, stopReason) === T_NULL ? null : recent.at(memory, base, w, stopReason, CAP_STOP_REASON);
     f.contentText = readsContent ? stringAt(memory, base, w, content, CAP_CONTENT) : undefined;
-    f.toolUses = toolUses;
-    f.toolResults = toolResults;
     f.hasToolResultBlock = hasToolResultBlock;
     f.firstText = readsContent && firstText >= 0 ? stringAt(memory, base, w, firstText, CAP_BLOCK_TEXT) : undefined;
     // Read by replay alone, which scans with the record scanner (fields.ts); so are entrypoint, permissionMode and promptId, never set here.

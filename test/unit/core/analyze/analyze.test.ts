@@ -184,7 +184,7 @@ describe('analyze: synthetic transcripts', () => {
     assert.equal(a.counts.results, 3);
   });
 
-  it('shapes from the file: a trailer between proves before_result, none proves nothing (unknown), one line proves with_result', async () => {
+  it('shapes from the file: a trailer between proves before_result, none proves nothing (unknown), a line with a call and its result counts for one side, by its owner (the record-line rule)', async () => {
     const lines = [
       ...trailer(),
       toolUse('toolu_A'), // written promptly: its batch closes with a trailer
@@ -196,22 +196,23 @@ describe('analyze: synthetic transcripts', () => {
       toolResult('toolu_B'),
       ...trailer(),
       toolUse('toolu_C'),
-      j({ type: 'user', message: { content: [{ type: 'tool_use', id: 'toolu_D', name: 'Edit' }, { type: 'tool_result', tool_use_id: 'toolu_D' }] } }),
+      j({ type: 'assistant', message: { content: [{ type: 'tool_use', id: 'toolu_D', name: 'Edit' }, { type: 'tool_result', tool_use_id: 'toolu_D' }] } }),
     ];
     const a = await analyze(write('shapes.jsonl', lines.join('\n') + '\n'));
     const shape = (id: string) => a.calls.find((c) => c.tool_use_id === id)!.shape;
     assert.equal(shape('toolu_A'), 'before_result');
     assert.equal(shape('toolu_B'), 'unknown');
     assert.equal(shape('toolu_C'), null);
-    assert.equal(shape('toolu_D'), 'with_result');
-    assert.deepEqual(a.calls.map((c) => c.shape_evidence), ['trailer', undefined, undefined, 'same_line']);
+    // An assistant's line: the record of toolu_D, never its result, so no line proves with_result.
+    assert.equal(shape('toolu_D'), null);
+    assert.deepEqual(a.calls.map((c) => c.shape_evidence), ['trailer', undefined, undefined, undefined]);
     assert.deepEqual(a.trailers.map((t) => [t.first_line, t.last_line]), [[1, 4], [6, 9], [15, 18]]);
     assert.deepEqual(a.batches.map((b) => [b.first_line, b.last_line, b.closed_by_trailer]), [[1, 4, true], [5, 9, true], [10, 18, true], [19, 20, false]]);
-    assert.deepEqual([a.counts.with_result, a.counts.before_result, a.counts.unknown_shape, a.counts.no_result], [1, 1, 1, 1]);
+    assert.deepEqual([a.counts.with_result, a.counts.before_result, a.counts.unknown_shape, a.counts.no_result], [0, 1, 1, 2]);
   });
 
   it('a line of several MB in a file read in small slices and chunks gives the same analysis', async () => {
-    const huge = j({ type: 'user', toolUseResult: { stdout: 'y'.repeat(5 * 1024 * 1024) }, message: { content: [{ type: 'tool_result', tool_use_id: 'toolu_h', content: 'x\\n"'.repeat(500_000) }] } });
+    const huge = j({ type: 'user', message: { content: [{ type: 'tool_result', tool_use_id: 'toolu_h', content: 'x\\n"'.repeat(500_000) }] }, toolUseResult: { stdout: 'y'.repeat(5 * 1024 * 1024) } });
     const file = write('huge.jsonl', [toolUse('toolu_h'), ...trailer(), huge, toolUse('toolu_i'), ''].join('\n'));
     const whole = await analyze(file);
     assert.deepEqual(whole.calls.map((c) => [c.line, c.result_line, c.shape]), [[1, 6, 'before_result'], [7, null, null]]);
@@ -272,8 +273,9 @@ describe('analyze: synthetic transcripts', () => {
     }
     const expected = await analyze(asParsed);
     assert.deepEqual(expected.record_types, { user: 4, assistant: 4, 'custom-title': 1, summary: 1, 'last-prompt': 1 });
-    assert.deepEqual(expected.calls.map((c) => c.tool_use_id), ['toolu_a', 'toolu_b', 'toolu_c', 'toolu_d', 'toolu_e']);
-    assert.deepEqual(expected.calls.map((c) => c.record), [{}, {}, {}, {}, { requestedModel: 'claude-opus-5-5' }]);
+    // toolu_b's and toolu_d's lines are a user's and a summary's by their last type: by the record-line rule no call's record.
+    assert.deepEqual(expected.calls.map((c) => c.tool_use_id), ['toolu_a', 'toolu_c', 'toolu_e']);
+    assert.deepEqual(expected.calls.map((c) => c.record), [{}, {}, { requestedModel: 'claude-opus-5-5' }]);
   });
 
   it("per-call fields (the field table's requestedModel) are each call's own record's, under record, on every scan path", async () => {

@@ -77,6 +77,9 @@ export function factsOfLine(text: string): LineFacts | undefined {
   const r = v as Record<string, unknown>;
   const message = r.message && typeof r.message === 'object' ? (r.message as Record<string, unknown>) : undefined;
   const type = str(r.type);
+  // Whose line it is, by the record-line rule (src/rules/recordLine.ts): its type, else its message's role.
+  const owner = typeof r.type === 'string' ? r.type : message !== undefined && !Array.isArray(message) ? str(message.role) : undefined;
+  const callId = (v: unknown) => (typeof v === 'string' && v !== '' && v.length <= 512 ? v : undefined);
   const toolUses: ToolUseFact[] = [];
   const toolResults: string[] = [];
   let textBlocks = 0;
@@ -84,9 +87,9 @@ export function factsOfLine(text: string): LineFacts | undefined {
   if (Array.isArray(content)) {
     for (const b of content as Array<Record<string, unknown> | null>) {
       if (!b || typeof b !== 'object') continue;
-      if (type === 'assistant' && b.type === 'text' && typeof b.text === 'string' && b.text !== '') textBlocks += 1;
-      if (type === 'assistant' && b.type === 'tool_use' && typeof b.id === 'string' && b.id !== '') toolUses.push({ id: b.id, name: str(b.name) ?? '' });
-      if (type === 'user' && b.type === 'tool_result' && typeof b.tool_use_id === 'string') toolResults.push(b.tool_use_id);
+      if (owner === 'assistant' && b.type === 'text' && typeof b.text === 'string' && b.text !== '') textBlocks += 1;
+      if (owner === 'assistant' && b.type === 'tool_use' && callId(b.id) && toolUses.length < 1000) toolUses.push({ id: b.id as string, name: str(b.name) ?? '' });
+      if (owner === 'user' && b.type === 'tool_result' && callId(b.tool_use_id) && toolResults.length < 1000) toolResults.push(b.tool_use_id as string);
     }
   }
   const ts = str(r.timestamp);
@@ -97,7 +100,7 @@ export function factsOfLine(text: string): LineFacts | undefined {
     type,
     uuid: str(r.uuid),
     sessionId,
-    messageId: type === 'assistant' ? str(message?.id) : undefined,
+    messageId: owner === 'assistant' ? str(message?.id) : undefined,
     timestampMs: Number.isFinite(tsMs) ? tsMs : undefined,
     entrypoint: str(r.entrypoint),
     version: str(r.version),

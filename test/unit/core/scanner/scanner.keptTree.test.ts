@@ -7,6 +7,7 @@ describe('record scanner: the kept tree of a huge line', () => {
   it('holds only the content blocks that change what is read: a million-block array costs no memory', () => {
     const tree = new KeptTree();
     assert.equal(tree.openContainer(true, SL_TOP), C_ROOT);
+    tree.storeString(tree.keySlot(C_ROOT, 'type'), 'assistant');
     assert.equal(tree.openContainer(true, tree.keySlot(C_ROOT, 'message')), C_MESSAGE);
     assert.equal(tree.openContainer(false, tree.keySlot(C_MESSAGE, 'content')), C_CONTENT);
     for (let i = 0; i < 1_000_000; i++) {

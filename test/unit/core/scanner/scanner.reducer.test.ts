@@ -251,7 +251,7 @@ describe('record scanner: the wasm line reducer on named cases', () => {
           return t[key as string];
         },
       });
-    fieldsFromParsed(spy('root', { message: spy('message', { content: [{ type: 'tool_use', id: 't' }, { type: 'tool_result' }, { type: 'text' }].map((block) => spy('block', block)) }) }));
+    fieldsFromParsed(spy('root', { type: 'assistant', message: spy('message', { content: [{ type: 'tool_use', id: 't' }, { type: 'tool_result' }, { type: 'text' }].map((block) => spy('block', block)) }) }));
     const members = (keys: Set<string>, nested: Record<string, string>) =>
       [...keys].map((k) => `${JSON.stringify(k)}:${nested[k] ?? '"x"'}`).join(',');
     const block = `{${members(read.block, {})},"input":{"a":1}}`;

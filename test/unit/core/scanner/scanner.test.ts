@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createRecordScanner, scanLine } from '../../../../src/core/scanner';
 import { ID_CAP, TEXT_CAP } from '../../../../src/core/scanner/fields';
+import { HEAD_BYTES } from '../../../../src/rules/recordLine';
 import type { ScanResult, ScannedRecord } from '../../../../src/core/records';
 import { fixturesDir } from '../../helpers/fixtures';
 
@@ -203,7 +204,10 @@ describe('record scanner: named cases', () => {
       it('decodes escapes in keys and values', () => {
         const r = record(scanLine('{"ty\\u0070e":"a\\"b\\\\c\\u00e9\\ud83d\\ude00","message":{"content":[{"type":"tool_use","id":"t\\/1","name":"N"}]}}', opts));
         assert.equal(r.type, 'a"b\\cé😀');
-        assert.deepEqual(r.toolUses, [{ id: 't/1', name: 'N' }]);
+        // Its owner (the type) is no assistant: by the record-line rule its tool_use names no call.
+        assert.deepEqual(r.toolUses, []);
+        const own = record(scanLine('{"ty\\u0070e":"\\u0061ssistant","message":{"content":[{"type":"tool_use","id":"t\\/1","name":"N"}]}}', opts));
+        assert.deepEqual(own.toolUses, [{ id: 't/1', name: 'N' }]);
       });
 
       it('invalid UTF-8 inside a string decodes to U+FFFD and is not malformed; outside a string it is', () => {
@@ -226,8 +230,9 @@ describe('record scanner: named cases', () => {
       rec({
         type: 'user',
         sessionId: 's-big',
-        toolUseResult: { stdout: huge, nested: [[{ deep: huge.slice(0, 1000) }]] },
+        // The message first, as Claude Code writes it: a line past HEAD_BYTES is the result its head names.
         message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_big', content: huge }] },
+        toolUseResult: { stdout: huge, nested: [[{ deep: huge.slice(0, 1000) }]] },
         timestamp: '2026-01-01T00:00:00.000Z',
       }),
     );
@@ -236,8 +241,11 @@ describe('record scanner: named cases', () => {
     assert.deepEqual(r, expected);
     assert.deepEqual(r.toolResults, ['toolu_big']);
     assert.equal(r.sessionId, 's-big');
-    // Cut anywhere inside, the same line is half-written: malformed, never a record.
-    assert.deepEqual(scanInChunks(line.subarray(0, line.length - 3), 1024 * 1024), { kind: 'malformed', reason: 'truncated' });
+    // Cut within its first HEAD_BYTES, the same line is half-written: malformed, never a record.
+    assert.deepEqual(scanInChunks(line.subarray(0, HEAD_BYTES - 3), 64 * 1024), { kind: 'malformed', reason: 'truncated' });
+    // Cut past them, it is the result its head names, as every reader of the record-line rule judges it (src/rules/recordLine.ts).
+    const cut = record(scanInChunks(line.subarray(0, line.length - 3), 1024 * 1024));
+    assert.deepEqual([cut.toolResults, cut.sessionId], [['toolu_big'], 's-big']);
   });
 
   it('reset() drops a partial line on both paths', () => {

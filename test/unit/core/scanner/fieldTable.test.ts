@@ -56,14 +56,14 @@ describe('the field table', () => {
     assert.equal(FIELDS.messageFirst, FIELDS.lines.findIndex((l) => l.in === 'message'));
     assert.equal(FIELDS.blockFirst, FIELDS.lines.findIndex((l) => l.in === 'block'));
     assert.equal(FIELDS.element, FIELD_TABLE.length);
-    assert.deepEqual(FIELDS.perCall.map((l) => l.key), FIELD_TABLE.filter((l) => l.perCall).map((l) => l.key));
+    assert.deepEqual(FIELDS.perCall.map((l) => l.key), (FIELD_TABLE as readonly FieldLine[]).filter((l) => l.perCall).map((l) => l.key));
     assert.equal(FIELDS.longestKey, Math.max(...FIELD_TABLE.map((l) => l.key.length)));
   });
 
   // The table is the only list of per-call keys: each of its lines, whatever it names, must come out of every
   // scan path on a call's record and, from there, on each of analyze's calls; on no record without a call.
   it("keeps each per-call line's key on a call's record, on every scan path, and on each call of analyze", async () => {
-    const perCall = FIELD_TABLE.filter((l) => l.perCall);
+    const perCall = (FIELD_TABLE as readonly FieldLine[]).filter((l) => l.perCall);
     assert.ok(perCall.length > 0, 'the table has per-call lines');
     const valueOf = (l: FieldLine): PerCallValue => (l.as === 'number' ? 7 : l.as === 'boolean' ? true : `v-${l.key}`);
     const expected = Object.fromEntries(perCall.map((l) => [l.key, valueOf(l)]));

@@ -2,7 +2,8 @@
  * One replay of a recorded session: every tool call's PreToolUse hook run twice, as Claude Code runs
  * it, **live** (handed a copy of the transcript as it stood when the hook fired: the channel's
  * evidence, else the field suite's rule for the session's mode and build, src/core/replay/liveCut.ts;
- * with the mod's held message for the call unless `mod` is off) and **complete** (handed a copy that
+ * with the mod's held message for the call as the session had it: none where its evidence shows the mod
+ * did not run or its build handed hooks none, else one; `mod` decides instead) and **complete** (handed a copy that
  * holds everything up to and including the call's record). What `transcript-lag replay` runs
  * (src/cli/replay.ts) and what VS Code's Replay Hook on Session… runs (src/vscode/replayCommand.ts):
  * one orchestration, each caller saying the results its own way.
@@ -500,8 +501,6 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
       if (evidence.events === 0 && req.channel !== undefined) note(`no event of session ${sessionId}: every call's live run follows the model`, 'channel');
     }
     const births = evidence?.births ?? new Map<string, number>();
-    // As the session ran: where its evidence shows the mod did not run, no live run gets a held message
-    // (a hook that needs one failed there); where it cannot say, as with the plugin unless --no-mod.
     // As the session ran: where its evidence shows the mod did not run, or its build is measured to hand
     // no held message to a hook (npm run compat: the mod loads from 2.1.286, a held message reached a hook
     // from 2.1.326), no live run gets one (a hook that needs it failed there); where neither can say, as

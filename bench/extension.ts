@@ -14,7 +14,7 @@ import { makeSite } from './lib/writerPhase';
 
 const SECTION = 'extension';
 /** docs/benchmarks/sections.md, "Extension": why this limit. */
-export const VSIX_LIMIT_BYTES = 416 * 1024;
+export const VSIX_LIMIT_BYTES = 400 * 1024;
 
 interface Activation {
   requireMs?: number;

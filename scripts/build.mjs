@@ -82,9 +82,9 @@ const cliLazyBundles = {
 
 // zod exports every locale of its error messages (`z.locales`), 60 of them, 265 KB of the engine
 // bundle; we read its errors in English only, which zod itself loads (`config(en())`). Its locales'
-// index is handed just that one.
-const zodEnglishOnly = {
-  name: 'zod-english-only',
+// index is handed just that one. And one part of zod we never call is left out (below).
+const zodPartsWeUse = {
+  name: 'zod-parts-we-use',
   setup(build) {
     build.onResolve({ filter: /\/locales\/index\.js$/ }, (args) => {
       if (!/[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)) return undefined;
@@ -93,6 +93,39 @@ const zodEnglishOnly = {
     build.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({
       contents: `export { default as en } from ${JSON.stringify(path.join(path.dirname(args.path), 'en.js'))};\n`,
       resolveDir: path.dirname(args.path),
+    }));
+    // `z.fromJSONSchema` (12 KB, 5 KB of the packed VSIX) builds zod schemas from JSON Schema: we
+    // never do (src/core/channel/jsonSchema.ts goes the other way, in tests and `npm run schema`).
+    build.onResolve({ filter: /\/from-json-schema\.js$/ }, (args) => {
+      if (!/[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)) return undefined;
+      return { path: args.path, namespace: 'zod-from-json-schema' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'zod-from-json-schema' }, () => ({
+      contents: "export function fromJSONSchema() { throw new Error('z.fromJSONSchema is left out of this bundle (scripts/build.mjs)'); }\n",
+    }));
+  },
+};
+
+// prom-client's index requires all of it: default process metrics (and through them
+// @opentelemetry/api), Summary (tdigest, bintrees), the push gateway, the cluster aggregator: 67 KB
+// of dist/metrics.js's 73 KB. We use four of its classes, taken from their own files (14 KB); a name
+// imported from 'prom-client' that is not below fails the build.
+const PROM_CLIENT_PARTS = { Counter: 'counter', Gauge: 'gauge', Histogram: 'histogram', Registry: 'registry' };
+for (const file of ['src/platform/lagMetrics.ts', 'src/platform/metricsServer.ts']) {
+  for (const m of fs.readFileSync(file, 'utf8').matchAll(/import\s*(?:type\s*)?\{([^}]*)\}\s*from\s*'prom-client'/g)) {
+    const names = m[1].split(',').map((n) => n.replace(/^\s*type\s+/, '').trim().split(/\s+as\s+/)[0]).filter(Boolean);
+    const missing = names.filter((n) => !(n in PROM_CLIENT_PARTS));
+    if (missing.length) throw new Error(`${file} imports ${missing.join(', ')} from prom-client: add it to PROM_CLIENT_PARTS in scripts/build.mjs`);
+  }
+}
+const promClientParts = {
+  name: 'prom-client-parts',
+  setup(build) {
+    build.onResolve({ filter: /^prom-client$/ }, (args) => ({ path: args.path, namespace: 'prom-client-parts', pluginData: { resolveDir: args.resolveDir } }));
+    build.onLoad({ filter: /.*/, namespace: 'prom-client-parts' }, (args) => ({
+      contents: Object.entries(PROM_CLIENT_PARTS).map(([name, file]) => `exports.${name} = require('prom-client/lib/${file}');`).join('\n'),
+      resolveDir: args.pluginData.resolveDir,
+      loader: 'js',
     }));
   },
 };
@@ -119,7 +152,7 @@ const builds = [
 ];
 
 if (watch) {
-  for (const b of builds) (await esbuild.context({ ...common, ...b, plugins: [...(b.plugins ?? []), zodEnglishOnly] })).watch();
+  for (const b of builds) (await esbuild.context({ ...common, ...b, plugins: [...(b.plugins ?? []), zodPartsWeUse, promClientParts] })).watch();
 } else {
-  await Promise.all(builds.map((b) => esbuild.build({ ...common, ...b, plugins: [...(b.plugins ?? []), zodEnglishOnly] })));
+  await Promise.all(builds.map((b) => esbuild.build({ ...common, ...b, plugins: [...(b.plugins ?? []), zodPartsWeUse, promClientParts] })));
 }

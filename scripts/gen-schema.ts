@@ -1,5 +1,5 @@
 // Writes schema/channel-event.schema.json from the zod channel schema.
-// Run with `npm run schema` (tsx); test/unit/core/channel/channelJsonSchema.test.ts fails when the file is stale.
+// Run with `npm run schema` (tsx); test/unit/core/channel/jsonSchema.test.ts fails when the file is stale.
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CHANNEL_JSON_SCHEMA_PATH, renderChannelEventJsonSchema } from '../src/core/channel/jsonSchema';

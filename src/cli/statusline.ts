@@ -41,12 +41,12 @@ export const WRAPPED_TIMEOUT_MS = 3000;
 
 interface CallEvents {
   id: string;
-  /** The pre that gives the call's fire time: the mod's when it reported the call, else the earliest (../core/channel/fireTime.ts). */
+  /** The pre that gives the call's fire time: the mod's when it reported the call, else the earliest (../rules/fireTime.ts). */
   pre: LenientCallEvent;
   /** The transcript and subagent the call's first pre named. */
   transcriptPath: string;
   agentId?: string;
-  /** What its own hooks saw on disk, folded as the engine folds it (../core/hookEvidence.ts). */
+  /** What its own hooks saw on disk, folded as the engine folds it (../rules/hookEvidence.ts). */
   seen: CallSightings;
 }
 
@@ -65,7 +65,7 @@ function fireOf(e: LenientCallEvent): FireReport {
 
 /**
  * Each call's fire, first transcript and subagent, and what its hooks saw, in the order their first
- * pre events came. Lines are read as the engine's reader reads them (../core/channel/lineHead.ts):
+ * pre events came. Lines are read as the engine's reader reads them (../rules/channelLineHead.ts):
  * a line the engine drops is dropped here.
  */
 export function callsOf(channelText: string): CallEvents[] {
@@ -104,7 +104,7 @@ export interface StatuslineCall {
   firedAt: number;
   /** True: on disk (a hook saw it, or the lookup found it); false: the lookup proved it absent; undefined: not known. */
   recordOnDisk?: boolean;
-  /** Held by the one rule (../core/hookEvidence.ts `isHeld`). */
+  /** Held by the one rule (../rules/hookEvidence.ts `isHeld`). */
   held: boolean;
   /** Written calls: the hold as their hooks' evidence proves it (`verdictFromHook`), as the views show a call indexed as history. */
   bounds?: HeldBounds;

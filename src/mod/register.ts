@@ -25,7 +25,7 @@
  * `$` is only ever spelled `$.noun.event(...)` and handed to top-level functions,
  * which every file here declares and the bundle (one file, scripts/lib/modBuild.mjs)
  * keeps as written. The API is the one Claude Code writes to
- * `.claude-plugin/types/claude-code/index.d.ts` (checked against 2.1.332).
+ * `types/claude-code/index.d.ts` in a plugin's `.claude-plugin/` folder (checked against 2.1.332).
  */
 import { boundsText, formatDuration } from '../rules/durationText';
 import type { HeldBounds } from '../rules/hookEvidence';

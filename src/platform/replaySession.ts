@@ -2,7 +2,8 @@
  * One replay of a recorded session: every tool call's PreToolUse hook run twice, as Claude Code runs
  * it, **live** (handed a copy of the transcript as it stood when the hook fired: the channel's
  * evidence, else the field suite's rule for the session's mode and build, src/core/replay/liveCut.ts;
- * with the mod's held message for the call unless `mod` is off) and **complete** (handed a copy that
+ * with the mod's held message for the call as the session had it: none where its evidence shows the mod
+ * did not run or its build handed hooks none, else one; `mod` decides instead) and **complete** (handed a copy that
  * holds everything up to and including the call's record). What `transcript-lag replay` runs
  * (src/cli/replay.ts) and what VS Code's Replay Hook on Session… runs (src/vscode/replayCommand.ts):
  * one orchestration, each caller saying the results its own way.

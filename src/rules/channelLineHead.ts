@@ -1,7 +1,7 @@
 import { CHANNEL_SCHEMA_VERSION, CHANNEL_TRANSPORTS, HOOKS_DECISIONS, type HooksDecision, MAX_HOOKS_MS, MAX_ID_LENGTH, MAX_PATH_LENGTH } from './channelConstants';
 
 /**
- * The first, zod-free step of reading a channel line, shared by the engine's reader (./reader.ts,
+ * The first, zod-free step of reading a channel line, shared by the engine's reader (src/core/channel/reader.ts,
  * which then validates the whole event with zod) and the status line (src/cli/statusline.ts, which
  * starts every second and loads no zod): JSON, an object, a version we know, an event we know, and
  * the later event of two lines a killed write glued together. So both take the same lines.

@@ -196,6 +196,7 @@ export function activate(context: vscode.ExtensionContext): TranscriptLagApi {
     statusBarTooltip: () => statusBar.state()?.tooltip,
     statusView: () => statusBar.state(),
     treeItems: () => tree.nodes(),
+    treeVisible: () => tree.visible(),
     renderedTreeItems: () => tree.renderedItems(),
     badge: () => tree.badge(),
     badgeTooltip: () => tree.badgeTooltip(),

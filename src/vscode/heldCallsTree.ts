@@ -86,6 +86,11 @@ export class HeldCallsTree implements vscode.TreeDataProvider<TreeNodeView>, vsc
     });
   }
 
+  /** For the test API: the view is shown. */
+  visible(): boolean {
+    return this.view.visible;
+  }
+
   badge(): number | undefined {
     return this.view.badge?.value;
   }

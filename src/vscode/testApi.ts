@@ -31,6 +31,8 @@ export interface TranscriptLagApi {
   statusView(): StatusView | undefined;
   /** The tree as data: sessions with their held and written calls (same ids and texts as the view). */
   treeItems(): TreeNodeView[];
+  /** Whether the tree's view is shown (VS Code's `TreeView.visible`): hidden, it skips its refreshes. */
+  treeVisible(): boolean;
   /** Each row of the tree as handed to VS Code (label, description, hover text), sessions then their calls. */
   renderedTreeItems(): { id: string; label: string; description: string; tooltip: string }[];
   /** The view badge value (calls held); undefined when no badge. */

@@ -28,7 +28,7 @@ export async function joinChannel(
   const waits: WaitSummary = { seen: 0, behind: 0, error: 0, unmatched: 0 };
   const channel: ChannelSummary = { file: channelPath, lines: 0, events: { pre: 0, post: 0, hooks: 0, hook_run: 0, wait: 0, landed: 0, record: 0, measured: 0 }, spooled: 0, skipped: {} };
   const sightings = new Map<string, CallSightings>();
-  /** The report each call's `hook_fired_at` came from: the mod's wins (../channel/fireTime.ts). */
+  /** The report each call's `hook_fired_at` came from: the mod's wins (../../rules/fireTime.ts). */
   const fires = new Map<string, FireReport>();
   const join = (scan: ChannelLine) => {
     if (scan.kind !== 'event') {
@@ -86,7 +86,7 @@ export async function joinChannel(
       ? []
       : (await readSpool({ files, clock, ...spool, maxFiles: MAX_SPOOLED_READ }, 0)).ready.map((e) => parseChannelLine(JSON.stringify(e.event)));
   const inChannel = new Set<string>();
-  // No channel file yet: the mod spooled and nobody folded (../analyze.ts lets that through).
+  // No channel file yet: the mod spooled and nobody folded (./index.ts lets that through).
   const hasFile = (await files.stat(channelPath)) !== undefined;
   try {
     // Channel files are small (a few hundred bytes per event): one read takes all of it.

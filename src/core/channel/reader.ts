@@ -30,7 +30,7 @@ export interface ChannelScanner extends LineScanner<ChannelLine> {
 
 export const DEFAULT_CHANNEL_MAX_LINE_BYTES = 64 * 1024;
 
-/** The head (./lineHead.ts, shared with the status line), then zod. */
+/** The head (src/rules/channelLineHead.ts, shared with the status line), then zod. */
 function classify(text: string): ChannelLine {
   const head = channelLineHead(text);
   if (head.kind !== 'candidate') return head;

@@ -7,7 +7,7 @@ import { CHANNEL_SCHEMA_VERSION, CHANNEL_TRANSPORTS, HOOK_RUN_DECISIONS, HOOKS_D
  * schema/channel-event.schema.json, generated from this file). Field names are
  * snake_case like Claude Code's hook input.
  */
-// Defined in ./constants (zod-free, so the bundled hook can share it); re-exported here unchanged.
+// Defined in src/rules/channelConstants.ts (zod-free, so the bundled hook can share it); re-exported here unchanged.
 export { CHANNEL_SCHEMA_VERSION };
 
 /** Fields of every event. */

@@ -50,7 +50,7 @@ export interface CallFacts {
   id: string;
   toolName?: string;
   agentId?: string;
-  /** When the call fired: the mod's `at` when the mod reported it, else the earliest `pre` (../channel/fireTime.ts). */
+  /** When the call fired: the mod's `at` when the mod reported it, else the earliest `pre` (../../rules/fireTime.ts). */
   firedAt?: number;
   timeoutMs?: number;
   /** The `mode` of the earliest `pre` event that said one. */

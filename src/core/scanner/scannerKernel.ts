@@ -41,7 +41,7 @@ export interface ScannerKernel {
   placeOf(view: Uint8Array): number;
   /** Which input the memory holds from heapBase on (a marker object of its user); undefined once anyone writes it. */
   loaded: object | undefined;
-  /** The string of each slot of the module's recall() table (./wasm/recall.c): one array, as there is one table. */
+  /** The string of each slot of the module's recall() table (src/core/analyze/capture/wasm/recall.c): one array, as there is one table. */
   readonly recalled: string[];
 }
 

@@ -15,8 +15,32 @@ describe('held-calls tree', () => {
     await useClaudeDir(await extensionApi(), claude);
   });
 
-  it('opens as a view in its own container', async () => {
+  it('opens as a view in its own container, showing a session and its calls', async () => {
+    const api = await extensionApi();
+    // A known session: one call written with its result after its hook fired, one held (hook fired, no record).
+    const s = new FakeSession(claude).title('Open the tree').prompt('open');
+    await sessionFollowed(api, s);
+    await runHook(claude, s.preToolUse('toolu_tree_open_read', 'Read'));
+    s.toolUse('toolu_tree_open_read', 'Read', { file_path: '/x' }).toolResult('toolu_tree_open_read');
+    await runHook(claude, s.preToolUse('toolu_tree_open_held', 'Bash'));
     await vscode.commands.executeCommand(`${TREE_VIEW_ID}.focus`);
+    const rows = await eventually(api, 'the view shown with the session, one call held and one written', () => {
+      const all = api.renderedTreeItems();
+      const at = all.findIndex((r) => r.id === `session/${s.sessionId}`);
+      return api.treeVisible() && at >= 0 && /^held /.test(all[at + 1]?.description ?? '') && /^lag /.test(all[at + 2]?.description ?? '') && all.slice(at, at + 3);
+    });
+    const [sessionRow, held, written] = rows;
+    // The session's row: the held count (and the written call's lag as its p50) first, its name after.
+    assert.match(sessionRow.label, /^1 held(?: · p50 \S+(?: ms|s))?$/);
+    assert.match(sessionRow.description, /^Open the tree · \d\d:\d\d$/);
+    // Its calls, held first: the tool's name, then what the row says of it.
+    assert.deepEqual([held.label, written.label], ['Bash', 'Read']);
+    assert.match(held.description, /^held \d.* · hook fired$/);
+    assert.match(written.description, /^lag \d.* · (with result|before result|shape unknown)$/);
+    assert.equal(api.badge(), 1);
+    // Its record lands: nothing of this session is held for the tests below.
+    s.toolUse('toolu_tree_open_held', 'Bash');
+    await eventually(api, 'nothing held', () => api.badge() === undefined);
   });
 
   it('lists a session with its calls newest first, outcome first, and badges the held count', async () => {

@@ -1,5 +1,13 @@
 import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { analyzeTranscript } from '../../../../src/core/analyze';
+import { createCaptureScanner } from '../../../../src/core/analyze/capture/captureScanner';
+import type { PerCallValue, ScanResult } from '../../../../src/core/records';
+import { scanLine } from '../../../../src/core/scanner';
 import { codesOf, FIELD_TABLE, FIELDS, ID_CAP, type FieldLine } from '../../../../src/core/scanner/fieldTable';
+import { nodeFileAccess } from '../../../../src/platform/nodeFileAccess';
 import { writeKeyTable } from '../../../../src/core/scanner/keyTable';
 import { ownKernel, SCANNER_READ_PAST_END } from '../../../../src/core/scanner/scannerKernel';
 
@@ -48,8 +56,41 @@ describe('the field table', () => {
     assert.equal(FIELDS.messageFirst, FIELDS.lines.findIndex((l) => l.in === 'message'));
     assert.equal(FIELDS.blockFirst, FIELDS.lines.findIndex((l) => l.in === 'block'));
     assert.equal(FIELDS.element, FIELD_TABLE.length);
-    assert.deepEqual(FIELDS.perCall.map((l) => l.key), ['requestedModel']);
-    assert.equal(FIELDS.longestKey, 'requestSessionId'.length);
+    assert.deepEqual(FIELDS.perCall.map((l) => l.key), (FIELD_TABLE as readonly FieldLine[]).filter((l) => l.perCall).map((l) => l.key));
+    assert.equal(FIELDS.longestKey, Math.max(...FIELD_TABLE.map((l) => l.key.length)));
+  });
+
+  // The table is the only list of per-call keys: each of its lines, whatever it names, must come out of every
+  // scan path on a call's record and, from there, on each of analyze's calls; on no record without a call.
+  it("keeps each per-call line's key on a call's record, on every scan path, and on each call of analyze", async () => {
+    const perCall = (FIELD_TABLE as readonly FieldLine[]).filter((l) => l.perCall);
+    assert.ok(perCall.length > 0, 'the table has per-call lines');
+    const valueOf = (l: FieldLine): PerCallValue => (l.as === 'number' ? 7 : l.as === 'boolean' ? true : `v-${l.key}`);
+    const expected = Object.fromEntries(perCall.map((l) => [l.key, valueOf(l)]));
+    const at = (level: 'root' | 'message') => Object.fromEntries(perCall.filter((l) => l.in === level).map((l) => [l.key, valueOf(l)]));
+    const record = (id: string, content: object[]) => JSON.stringify({ type: 'assistant', uuid: `u-${id}`, ...at('root'), message: { id: `m-${id}`, ...at('message'), content } });
+    const call = Buffer.from(record('1', [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: {} }]));
+    const text = Buffer.from(record('2', [{ type: 'text', text: 'no call' }]));
+    const paths: Array<[string, (line: Buffer) => ScanResult]> = [
+      ['JSON.parse', (line) => scanLine(line, { streamThreshold: Number.MAX_SAFE_INTEGER })],
+      ['streaming', (line) => scanLine(line, { streamThreshold: 0 })],
+      ['capture', (line) => scanLine(line, createCaptureScanner({ streamThreshold: Number.MAX_SAFE_INTEGER }))],
+    ];
+    for (const [name, scan] of paths) {
+      const [withCall, without] = [scan(call), scan(text)];
+      assert.ok(withCall.kind === 'record' && without.kind === 'record', name);
+      assert.deepEqual(withCall.perCall, expected, name);
+      assert.equal(without.perCall, undefined, name);
+    }
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-field-table-'));
+    try {
+      const file = path.join(dir, 's.jsonl');
+      fs.writeFileSync(file, `${call}\n${text}\n`);
+      const a = await analyzeTranscript({ path: file, files: nodeFileAccess, clock: { now: () => 1_800_000_000_000 } });
+      assert.deepEqual(a.calls.map((c) => c.record), [expected]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a table the capture could not match or the views could not show, at load', () => {

@@ -11,7 +11,7 @@ import { FIELD_TABLE, FIELDS } from '../../../../src/core/scanner/fieldTable';
 import { fixturesDir } from '../../helpers/fixtures';
 
 /**
- * The wasm capture (src/core/scanner/wasm/capture.c) must change nothing: for
+ * The wasm capture (src/core/analyze/capture/wasm/capture.c) must change nothing: for
  * any line, the scan of the kept values it lists (read into fields without
  * JSON.parse) is the scan of the whole line by JSON.parse, and it tells valid
  * from invalid exactly as JSON.parse does.

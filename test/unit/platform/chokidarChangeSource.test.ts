@@ -3,8 +3,8 @@ import fs from 'node:fs';
 import { promises as fsp } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Disposable } from '../../../../src/core/changeSource';
-import { chokidarChangeSource, isWatchedFile } from '../../../../src/platform/chokidarChangeSource';
+import type { Disposable } from '../../../src/core/changeSource';
+import { chokidarChangeSource, isWatchedFile } from '../../../src/platform/chokidarChangeSource';
 
 describe('engine: chokidar change source', () => {
   let root: string;

@@ -1,39 +1,8 @@
 import { strict as assert } from 'node:assert';
-import { revealTargetFor, statusClickTarget } from '../../../src/presentation/callChoice';
-import { callDecoration } from '../../../src/presentation/decoration';
 import { callNodeId, heldBadge, treeModel } from '../../../src/presentation/treeModel';
 import { heldCall, session, writtenCall } from '../helpers/presentationSnapshots';
 
 const NOW = 1_750_000_000_000;
-
-describe('presentation: line choice', () => {
-  it('opens a held call at the last line on disk, a written call at its record', () => {
-    const s = session({ last_line: 120 });
-    const held = revealTargetFor(s, heldCall('h', NOW - 10));
-    assert.deepEqual([held.line, held.held], [120, true]);
-    const written = revealTargetFor(s, writtenCall('w', 37, NOW));
-    assert.deepEqual([written.line, written.held], [37, false]);
-    assert.equal(written.transcript_path, s.transcript_path);
-  });
-
-  it('opens an empty transcript at its first line', () => {
-    assert.equal(revealTargetFor(session({ last_line: 0 }), heldCall('h', NOW)).line, 1);
-  });
-
-  it('status click goes to the oldest held call of any session, else the newest written call', () => {
-    const a = session({ session_id: 'a', last_line: 10, held: [heldCall('a1', NOW - 100)], recent: [writtenCall('a0', 9, NOW - 50)] });
-    const b = session({ session_id: 'b', last_line: 77, held: [heldCall('b1', NOW - 900)] });
-    assert.deepEqual(
-      [statusClickTarget([a, b])?.session_id, statusClickTarget([a, b])?.line, statusClickTarget([a, b])?.tool_use_id],
-      ['b', 77, 'b1'],
-    );
-    const c = session({ session_id: 'c', recent: [writtenCall('c1', 5, NOW - 400)] });
-    const d = session({ session_id: 'd', recent: [writtenCall('d1', 66, NOW - 20)] });
-    assert.equal(statusClickTarget([c, d])?.tool_use_id, 'd1');
-    assert.equal(statusClickTarget([c, d])?.line, 66);
-    assert.equal(statusClickTarget([session()]), undefined);
-  });
-});
 
 describe('presentation: tree', () => {
   it("says who reported a call in its tooltip: the mod, an http hook or a command hook; nothing without a hook", () => {
@@ -127,26 +96,5 @@ describe('presentation: tree', () => {
     const s2 = session({ session_id: 's2', held: [heldCall('c', NOW)] });
     assert.equal(heldBadge([s1, s2])?.value, 3);
     assert.equal(heldBadge([session()]), undefined);
-  });
-});
-
-describe('presentation: after-line decoration', () => {
-  it('sits on the held line while held, then moves to the record line', () => {
-    const held = session({ last_line: 55, held: [heldCall('t', NOW - 1200, { tool_name: 'Bash' })] });
-    const d1 = callDecoration(held, 't', NOW);
-    assert.deepEqual([d1?.line, d1?.held], [55, true]);
-    assert.match(d1?.text ?? '', /Bash held 1\.2s/);
-    const written = session({ last_line: 58, recent: [writtenCall('t', 57, NOW, { tool_name: 'Bash', lag_ms: 1300, with_result: true, shape: 'with_result' })] });
-    const d2 = callDecoration(written, 't', NOW);
-    assert.deepEqual([d2?.line, d2?.held], [57, false]);
-    assert.match(d2?.text ?? '', /lag 1\.3s · with result/);
-    // with_result alone proves no shape.
-    const unproven = session({ recent: [writtenCall('t', 57, NOW, { lag_ms: 1300, with_result: true })] });
-    assert.match(callDecoration(unproven, 't', NOW)?.text ?? '', /lag 1\.3s · shape unknown/);
-  });
-
-  it('is gone once the call has left the snapshot', () => {
-    assert.equal(callDecoration(session(), 't', NOW), undefined);
-    assert.equal(callDecoration(undefined, 't', NOW), undefined);
   });
 });

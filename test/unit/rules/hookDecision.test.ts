@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { answerOf, type HookOutcome } from '../../../../src/core/replay/decision';
+import { answerOf, type HookOutcome } from '../../../src/rules/hookDecision';
 
 // How Claude Code reads a PreToolUse command hook's answer, one row per case.
 const ok = (stdout: string, stderr = ''): HookOutcome => ({ exitCode: 0, timedOut: false, stdout, stderr });

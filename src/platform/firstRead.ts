@@ -38,9 +38,8 @@ export class FirstReadWatch {
 
   constructor(private readonly file: string) {
     const st = fs.statSync(file);
-    const back = new Date(st.mtimeMs - SET_BACK_MS);
-    // The mtime kept as it is (to the ms): only the atime is set back.
-    fs.utimesSync(file, back, st.mtime);
+    // In seconds, so the mtime is kept as it is (to the µs): only the atime is set back.
+    fs.utimesSync(file, (st.mtimeMs - SET_BACK_MS) / 1000, st.mtimeMs / 1000);
     this.setBackTo = fs.statSync(file).atimeMs;
   }
 

@@ -18,7 +18,7 @@ describe("replay: a hook's first read of its copy, by the copy's access time", (
     fs.writeFileSync(copy, '{"type":"user"}\n');
     const mtime = fs.statSync(copy).mtimeMs;
     const watch = new FirstReadWatch(copy);
-    assert.equal(Math.floor(fs.statSync(copy).mtimeMs), Math.floor(mtime), 'only the atime is set back');
+    assert.ok(Math.abs(fs.statSync(copy).mtimeMs - mtime) < 1, 'only the atime is set back');
     fs.statSync(copy);
     if (process.platform !== 'win32') execFileSync('sh', ['-c', `wc -c < '${copy}' >/dev/null`]);
     fs.appendFileSync(copy, '{"type":"assistant"}\n');

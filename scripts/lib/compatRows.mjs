@@ -7,6 +7,14 @@ import { measuredLandings } from './landings.mjs';
 
 /** The compat runner's scenarios (test/field/scenarios.mjs, `compat: true`). */
 export const COMPAT_SCENARIOS = ['interactive-compat', 'print-compat', 'print-compat-exec'];
+/**
+ * The compat runner's measures that are not field scenarios, each its own session with its own test mod,
+ * run where the mod loads, asked for by name with `--scenarios` like a scenario: `fs-stat` gives the row's
+ * `fs_stat_lags_read` (test/field/measure/fsStat.mjs).
+ */
+export const COMPAT_MEASURES = ['fs-stat'];
+/** The row fields each measure writes: a run of measures alone merges them into the version's row. */
+export const MEASURE_FIELDS = { 'fs-stat': 'fs_stat_lags_read' };
 
 const MOD_SOURCE = 'transcript-lag-mod';
 
@@ -100,7 +108,10 @@ export function latestRows(rows) {
  *   held none of 8, so a majority of three would call a holding version "not" about one run in twenty;
  * - mods: a plugin's hooks module (the mod) loads; classic: it gets `classic.PreToolUse`;
  * - held_text: every call's message read from the mod's held message equals the transcript's text;
- * - exec: the hook installed in exec form ran for every call.
+ * - exec: the hook installed in exec form ran for every call;
+ * - stat_lags: a test mod's `$.fs.stat` of the transcript, asked after its `$.fs.read` had answered, gave
+ *   fewer bytes than the read had, at least once in a print and an interactive session (null where the
+ *   measure did not run: mods do not load, or the row predates it).
  */
 export function decisions(row) {
   const f = row.interactive?.first;
@@ -110,6 +121,7 @@ export function decisions(row) {
     classic: row.classic_pre_tool_use ?? null,
     held_text: row.held_text_equal ? row.held_text_equal.calls > 0 && row.held_text_equal.equal === row.held_text_equal.calls : null,
     exec: row.exec_form_runs ? row.exec_form_runs.calls > 0 && row.exec_form_runs.ran === row.exec_form_runs.calls : null,
+    stat_lags: row.fs_stat_lags_read ? row.fs_stat_lags_read.lags : null,
   };
 }
 
@@ -119,6 +131,7 @@ export const DECISIONS = {
   classic: 'gives the mod `classic.PreToolUse`',
   held_text: "the mod hands a reviewing hook the call's held message, with the text the transcript holds in the end",
   exec: 'runs a command hook in exec form',
+  stat_lags: "gives a mod a transcript's `$.fs.stat` size behind what its `$.fs.read` already read",
 };
 
 /**
@@ -168,6 +181,20 @@ export const DOC_END = '<!-- end of compat -->';
 const yesNo = (b) => (b === null || b === undefined ? '—' : b ? 'yes' : 'no');
 const frac = (c) => (c ? `${c.held}/${c.calls}` : '—');
 
+/** The `stat behind read` and `mod API` cells of a row's `fs_stat_lags_read` ('—' where it was not measured). */
+function statCells(f) {
+  if (f === undefined || f === null) return [f === null ? 'no log' : '—', '—'];
+  const modes = ['print', 'interactive'].filter((m) => f[m] !== undefined);
+  const counts = modes.map((m) => (f[m] ? `${f[m].behind}/${f[m].growths}` : 'no log')).join(' · ');
+  const got = modes.map((m) => f[m]).filter(Boolean);
+  const bytes = Math.max(0, ...got.map((c) => c.max_behind_bytes));
+  const longest = got.map((c) => c.max_after_ms).filter((v) => v !== null);
+  const cell = `${yesNo(f.lags)} (${counts}${bytes ? `; up to ${bytes} bytes` : ''}${longest.length ? `; longest ${Math.max(...longest)} ms` : ''})`;
+  const c = got[0];
+  const api = c ? `${c.session_info ? 'info' : 'no info'}, ${c.read_ranged ? 'ranged read' : 'whole-file read'}` : '—';
+  return [cell, api];
+}
+
 /** The section of docs/COMPATIBILITY.md with one row per version, from the results file's rows. */
 export function compatSection(rows) {
   const latest = latestRows(rows);
@@ -188,10 +215,10 @@ export function compatSection(rows) {
     '- **print landing**: from the first PreToolUse hook starting to the record on disk, print mode, p10 / p50 / p90 (the stand-in ends a message 300 ms after its last block).',
     '- **mod**: the plugin loaded with `--plugin-dir` reported a call from inside Claude Code; **classic**: the mod timed the settings hooks at `classic.PreToolUse`; **held text**: of the calls whose record was not on disk when a reviewing hook asked `transcript-lag message --json`, those answered from the mod\'s held message with the text the transcript holds in the end; the rest were answered from the transcript (the record was there) or not at all (no held message, no record yet). "no" when no call was answered from a held message.',
     '- **exec**: `install-hook --form exec`: the hook ran (reported `pre`) for that many print calls.',
-    '- Not measured yet: whether the mod\'s `$.fs.stat` lags `$.fs.read` (seen on 2.1.332 only, src/mod/looks.ts).',
+    '- **stat behind read**: `fs-stat` (test/field/measure/fsStat.mjs), where the mod loads: a test mod looks at the transcript every 5 ms with `$.fs.read` (what it gained) and, on its own loop, `$.fs.stat`; of the file\'s growths the reads saw, those a stat asked after the read had answered still gave fewer bytes for, print · interactive; then the most bytes and, of all growths, the longest from the read seeing one to a stat giving it (a stat asked before the read answered counts there, so a few ms are the calls\' own time). **mod API**: what that mod found: `$.session.info()` (else the transcript path comes from the classic events) and `$.fs.read` with offset and length (else it reads the whole file).',
     '',
-    '| version | measured | held: first / later / opening | print landing p10 / p50 / p90 | mod | classic | held text | exec | scenarios passed | changed |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| version | measured | held: first / later / opening | print landing p10 / p50 / p90 | mod | classic | held text | exec | stat behind read | mod API | scenarios passed | changed |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of latest) {
     const d = decisions(r);
@@ -208,8 +235,9 @@ export function compatSection(rows) {
     const h = r.held_text_equal;
     const ht = h ? `${h.calls ? `${h.equal}/${h.calls}` : 'none held'}${h.from_transcript ? `; ${h.from_transcript} from the transcript` : ''}${h.unanswered ? `; ${h.unanswered} unanswered` : ''}` : '—';
     const ex = r.exec_form_runs ? `${yesNo(d.exec)} (${r.exec_form_runs.ran}/${r.exec_form_runs.calls})` : '—';
+    const [st, api] = statCells(r.fs_stat_lags_read);
     lines.push(
-      `| ${r.version} | ${r.at.slice(0, 10)} | ${i ? `${frac(i.first)} / ${frac(i.later)} / ${frac(i.opening)}${d.holds ? ' (holds)' : ''}${before}` : '—'} | ${p ? `${p.p10_ms} / ${p.p50_ms} / ${p.p90_ms} ms (${p.calls})` : '—'} | ${yesNo(d.mods)} | ${yesNo(d.classic)} | ${ht} | ${ex} | ${sc.filter((s) => s.passed).length}/${sc.length} | ${changed} |`,
+      `| ${r.version} | ${r.at.slice(0, 10)} | ${i ? `${frac(i.first)} / ${frac(i.later)} / ${frac(i.opening)}${d.holds ? ' (holds)' : ''}${before}` : '—'} | ${p ? `${p.p10_ms} / ${p.p50_ms} / ${p.p90_ms} ms (${p.calls})` : '—'} | ${yesNo(d.mods)} | ${yesNo(d.classic)} | ${ht} | ${ex} | ${st} | ${api} | ${sc.filter((s) => s.passed).length}/${sc.length} | ${changed} |`,
     );
   }
   lines.push('', '### Where behaviour changed', '');
@@ -245,15 +273,25 @@ export function withCompatSection(doc, rows, before) {
 /**
  * What the table says of a version, as src/core/compat/claudeCode.ts knownOf reads it (the field suite's
  * assertions are plain Node and read the same JSON through this; a unit test holds the two alike): its
- * own row when it has one, else the rule's side it falls on, else undefined.
+ * own row when it tells; else the nearest measured version that tells on each side (the rule's answer
+ * for a side with none): `between` or `rule` when they agree, `unknown` (value undefined) when they do
+ * not; undefined when a side has neither.
  */
 export function knownOf(table, version, what) {
   if (!/^\d+\.\d+\.\d+/.test(version ?? '')) return undefined;
   const v = /^\d+\.\d+\.\d+/.exec(version)[0];
-  const row = table.versions.find((r) => r.version === v);
+  const row = table.versions.find((r) => byVersion(r.version, v) === 0);
   if (row && row[what] !== null) return { value: row[what], how: 'measured' };
   const rule = table.rules[what];
-  if (rule.since !== null && byVersion(v, rule.since) >= 0) return { value: true, how: 'rule' };
-  if (rule.last_without !== null && byVersion(v, rule.last_without) <= 0) return { value: false, how: 'rule' };
-  return undefined;
+  const ruleSays = rule.since !== null && byVersion(v, rule.since) >= 0 ? true : rule.last_without !== null && byVersion(v, rule.last_without) <= 0 ? false : undefined;
+  const told = table.versions.filter((r) => r[what] !== null && byVersion(r.version, v) !== 0);
+  const below = told.filter((r) => byVersion(r.version, v) < 0).at(-1);
+  const above = told.find((r) => byVersion(r.version, v) > 0);
+  const lower = below === undefined ? ruleSays : below[what];
+  const upper = above === undefined ? ruleSays : above[what];
+  if (lower === undefined || upper === undefined) return undefined;
+  const sides = { ...(below ? { below: below.version } : {}), ...(above ? { above: above.version } : {}) };
+  if (lower !== upper) return { value: undefined, how: 'unknown', ...sides };
+  if (below && above) return { value: lower, how: 'between', below: below.version, above: above.version };
+  return { value: lower, how: 'rule' };
 }

@@ -35,20 +35,21 @@ export function expectedHooksMs(def) {
 const BEHAVIOUR = JSON.parse(fs.readFileSync(new URL('../../src/core/compat/claudeCode.json', import.meta.url), 'utf8'));
 
 /**
- * Whether the table says yes for a version: its own row, else the side of the rule it falls on; a version
- * between the last measured without and the first with (not measured) is taken as the rule's `since` says.
+ * Whether the table says yes for a version: its own row, else what the measured versions around it agree
+ * on; a version they leave unknown (a measured yes on one side, a no on the other) is taken as the rule's
+ * `since` says.
  */
 function measuredYes(version, what) {
   if (typeof version !== 'string') return false;
   // A version measured once against its neighbours (an exception to the rule) is asserted as the rule says.
   const exception = BEHAVIOUR.exceptions.some((e) => e.what === what && e.version === version);
   const known = exception ? undefined : knownOf(BEHAVIOUR, version, what);
-  if (known) return known.value;
+  if (known?.value !== undefined) return known.value;
   const since = BEHAVIOUR.rules[what].since;
   return since !== null && byVersion(version, since) >= 0;
 }
 
-/** Whether Claude Code loads a plugin's hooks module (a mod): 2.1.287+ as measured. */
+/** Whether Claude Code loads a plugin's hooks module (a mod): 2.1.286+ as measured (npm run compat). */
 export function modLoads(version) {
   return measuredYes(version, 'mods');
 }

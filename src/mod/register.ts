@@ -1,5 +1,5 @@
 /**
- * The transcript-lag mod: run inside Claude Code 2.1.287+ (plugin/hooks/hooks.json
+ * The transcript-lag mod: run inside Claude Code 2.1.286+ as measured (docs/COMPATIBILITY.md; plugin/hooks/hooks.json
  * `"modules"`), bundled to plugin/hooks/transcript-lag-mod.js by scripts/plugin-hook.mjs.
  *
  * - At `tool.call`, before `next` (so before every settings PreToolUse hook), it

@@ -170,7 +170,7 @@ export function checkScenario(result, { strictProfile }) {
   }
   // Every call reported exactly once before and once after, whoever installed the hook (install-hook,
   // the plugin, or both: the plugin's hook stands aside where install-hook's entries report), and by
-  // the mod where it loads (Claude Code 2.1.287+ with the plugin): the command hooks stand aside for it.
+  // the mod where it loads (Claude Code 2.1.286+ with the plugin, as measured): the command hooks stand aside for it.
   const modReports = modLoads(result.version) && def.hook !== 'probe' && (!!def.mod || !!def.install?.startsWith('plugin'));
   for (const c of def.truth || def.complete ? [] : calls) {
     // A fork's own calls are hooked in the fork's session, so they are in its channel file.
@@ -183,7 +183,7 @@ export function checkScenario(result, { strictProfile }) {
       else if (modReports && sources[0] !== MOD_SOURCE) fail(`${c.id}: its ${ev} came from ${sources[0]}, not the mod`);
     }
   }
-  // Before 2.1.287 no mod loads: the plugin's command hooks report alone (checked above).
+  // Before 2.1.286 no mod loads: the plugin's command hooks report alone (checked above).
   if (def.mod && modLoads(result.version) && !def.truth && !def.complete) checkMod(result, fail);
   if (def.timeSlowHook && modLoads(result.version)) checkHooksTimed(result, fail);
   if (def.statusline) checkStatusLine(result, fail);
@@ -507,7 +507,7 @@ function checkStatusLine(result, fail) {
 }
 
 /** examples/'s hooks block with these (stderr, which Claude Code puts in the call's tool_result). */
-const INSTALL_REASON = 'install the transcript-lag plugin (claude plugin install transcript-lag@transcript-lag, Claude Code 2.1.287+)';
+const INSTALL_REASON = 'install the transcript-lag plugin (claude plugin install transcript-lag@transcript-lag; its mod hands a hook the message on Claude Code 2.1.326+)';
 const REVIEW_BLOCKS = /needs a review|Say what this call is for/;
 
 /**

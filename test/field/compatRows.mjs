@@ -28,12 +28,13 @@ import { fileURLToPath } from 'node:url';
 import { runSuite } from './run.mjs';
 import { cacheRoot } from './claudeInstall.mjs';
 import { measuredLandings, writeLandingModel, DOC_BEGIN as LANDINGS_BEGIN } from '../../scripts/lib/landings.mjs';
-import { COMPAT_MEASURES, COMPAT_SCENARIOS, MEASURE_FIELDS, behaviourTable, byVersion, compatRow, decisions, latestRows, withCompatSection } from '../../scripts/lib/compatRows.mjs';
+import { COMPAT_MEASURES, COMPAT_SCENARIOS, MEASURE_FIELDS, behaviourTable, sinceModule, byVersion, compatRow, decisions, latestRows, withCompatSection } from '../../scripts/lib/compatRows.mjs';
 import { measureFsStat } from './measure/fsStat.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const RESULTS = path.join(repoRoot, 'test', 'field', 'compat', 'results.jsonl');
 export const BEHAVIOUR = path.join(repoRoot, 'src', 'core', 'compat', 'claudeCode.json');
+export const SINCE = path.join(repoRoot, 'src', 'rules', 'claudeCodeSince.ts');
 const MEASURED = path.join(repoRoot, 'test', 'field', 'landings', 'measured.jsonl');
 const DOC = path.join(repoRoot, 'docs', 'COMPATIBILITY.md');
 const PACKAGE = '@anthropic-ai/claude-code';
@@ -95,7 +96,9 @@ const MEASURES = { 'fs-stat': async (version) => (await measureFsStat(version)).
 export function writeFromFiles() {
   const rows = readRows();
   fs.mkdirSync(path.dirname(BEHAVIOUR), { recursive: true });
-  fs.writeFileSync(BEHAVIOUR, `${JSON.stringify(behaviourTable(rows), null, 2)}\n`);
+  const table = behaviourTable(rows);
+  fs.writeFileSync(BEHAVIOUR, `${JSON.stringify(table, null, 2)}\n`);
+  fs.writeFileSync(SINCE, sinceModule(table));
   writeLandingModel(repoRoot);
   fs.writeFileSync(DOC, withCompatSection(fs.readFileSync(DOC, 'utf8'), rows, LANDINGS_BEGIN));
   return rows;
@@ -114,7 +117,7 @@ export async function main(argv) {
   const opts = parseArgs(argv);
   if (opts.write) {
     const rows = writeFromFiles();
-    process.stdout.write(`compat: ${rows.length} rows → src/core/compat/claudeCode.json, src/core/replay/landings.json, docs/COMPATIBILITY.md\n`);
+    process.stdout.write(`compat: ${rows.length} rows → src/core/compat/claudeCode.json, src/rules/claudeCodeSince.ts, src/core/replay/landings.json, docs/COMPATIBILITY.md\n`);
     return 0;
   }
   const versions = resolveVersions(opts.versions, opts.step);

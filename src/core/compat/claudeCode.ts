@@ -84,7 +84,7 @@ export function knownOf(version: string | undefined, what: Decision, t: Behaviou
   return { value: lower, how: 'rule' };
 }
 
-/** `2.1.287+`, the versions a rule says yes for (for messages); undefined when the newest measured says no. */
+/** `2.1.286+`, the versions a rule says yes for (for messages); undefined when the newest measured says no. */
 export function sinceText(what: Decision, t: BehaviourTable = CLAUDE_CODE): string | undefined {
   const since = t.rules[what].since;
   return since === null ? undefined : `${since}+`;

@@ -33,7 +33,7 @@ export function measuringMod(log) {
   return `const S = { file: undefined, noInfo: false, ranged: undefined, readLen: 0, reads: [], stats: [], statLen: -1, readLooks: 0, statLooks: 0, stale: [], reading: false, stating: false, dirty: false, errors: 0 };
 
 export function register(on) {
-  // \`$.session.info()\` is not there before 2.1.3xx (2.1.287's API has none): the classic events' transcript_path then.
+  // \`$.session.info()\` is not in every build's API (2.1.287's has none): the classic events' transcript_path then.
   on('session.start', async ($, e, next) => {
     try {
       startLooks($, (await $.session.info()).transcriptPath);

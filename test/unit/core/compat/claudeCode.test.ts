@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CLAUDE_CODE, knownOf, versionSentence, type BehaviourTable } from '../../../../src/core/compat/claudeCode';
+import * as since from '../../../../src/rules/claudeCodeSince';
 
 const repoRoot = path.resolve(__dirname, '../../../..');
 
@@ -11,6 +12,7 @@ interface Lib {
   compatSection: (rows: unknown[]) => string;
   decisions: (row: unknown) => Record<string, boolean | null>;
   knownOf: (t: BehaviourTable, version: string, what: string) => unknown;
+  sinceModule: (t: BehaviourTable) => string;
   DOC_BEGIN: string;
   DOC_END: string;
 }
@@ -43,6 +45,15 @@ describe('what each Claude Code release does: the results file, the table the co
   it('src/core/compat/claudeCode.json is exactly what test/field/compat/results.jsonl gives (npm run compat writes both)', async () => {
     const { behaviourTable } = await lib();
     assert.deepEqual(CLAUDE_CODE, behaviourTable(rows()));
+  });
+
+  it('src/rules/claudeCodeSince.ts, the versions the messages of the hook, mod and message tool name, is generated from the same table', async () => {
+    const { sinceModule } = await lib();
+    assert.equal(fs.readFileSync(path.join(repoRoot, 'src/rules/claudeCodeSince.ts'), 'utf8'), sinceModule(CLAUDE_CODE));
+    assert.equal(since.MOD_LOADS_SINCE, CLAUDE_CODE.rules.mods.since);
+    assert.equal(since.HELD_MESSAGE_SINCE, CLAUDE_CODE.rules.held_text.since);
+    assert.equal(since.claudeCodeSince('2.1.326'), 'Claude Code 2.1.326+');
+    assert.equal(since.claudeCodeSince(null), 'no Claude Code measured yet');
   });
 
   it("docs/COMPATIBILITY.md's table is generated from the same rows", async () => {

@@ -2,7 +2,7 @@
 // The Claude Code plugin (plugin/) runs committed builds: a plugin installed from a git URL is a
 // clone in which nothing is built. This keeps them byte for byte what their sources build to:
 // plugin/bin/hook.js, what `npm run build` writes to dist/hook.js (scripts/lib/hookBuild.mjs),
-// plugin/hooks/transcript-lag-mod.js, the mod Claude Code 2.1.287+ loads in process
+// plugin/hooks/transcript-lag-mod.js, the mod Claude Code 2.1.286+ loads in process (as measured)
 // (scripts/lib/modBuild.mjs, from src/mod/), and plugin/bin/transcript-lag-message.js, the message
 // tool the plugin copies to <claude dir>/transcript-lag/bin/ on session start, what `npm run build`
 // writes to dist/cli-message.js (scripts/lib/messageBuild.mjs, from src/cli/message.ts), and

@@ -163,10 +163,10 @@ async function storeHeldMessage($, s, call) {
   const privately = privateFolder($, call.place);
   let found;
   for (let last = ROWS; last <= 4096; last *= 4) {
-    const rows = await $.session.messages(call.agentId !== void 0 ? { agentId: call.agentId, last } : { last });
+    const { rows, all } = await newestRows($, s, call.agentId, last);
     if (!Array.isArray(rows)) return;
     found = heldMessageOf(rows, call.id);
-    if (found === void 0 || found.complete || rows.length < last) break;
+    if (all || found === void 0 || found.complete || rows.length < last) break;
   }
   if (found === void 0 || !await privately) return;
   const version = await claudeCodeVersionOf($, s);
@@ -184,6 +184,19 @@ async function storeHeldMessage($, s, call) {
   await $.fs.write(file, JSON.stringify(message));
   call.heldFile = file;
   if (!s.held.has(call.id)) dropHeldMessage($, call);
+}
+async function newestRows($, s, agentId, last) {
+  if (s.messagesTakeLast !== false) {
+    try {
+      const rows = await $.session.messages(agentId !== void 0 ? { agentId, last } : { last });
+      s.messagesTakeLast = true;
+      return { rows, all: false };
+    } catch (err) {
+      if (s.messagesTakeLast === true) throw err;
+      s.messagesTakeLast = false;
+    }
+  }
+  return { rows: await (agentId !== void 0 ? $.session.messages({ agentId }) : $.session.messages()), all: true };
 }
 var VERSION_WAIT_MS = 100;
 function claudeCodeVersionOf($, s) {
@@ -1096,11 +1109,17 @@ function hooksSettled($, s, e, started, result) {
 }
 
 // src/mod/register.ts
+async function transcriptPathOf($) {
+  try {
+    return (await $.session.info()).transcriptPath;
+  } catch {
+    return void 0;
+  }
+}
 function register(on, options) {
   const s = newState(options);
   on("session.start", async ($, e, next) => {
-    const info = await $.session.info();
-    s.place = placeOf(info.transcriptPath);
+    s.place = placeOf(await transcriptPathOf($));
     if (s.place !== void 0) {
       await findReceiver($, s, s.place);
       if (s.keepHeldMessages) await privateFolder($, s.place);
@@ -1129,7 +1148,7 @@ function register(on, options) {
   });
   on("tool.call", async ($, e, next) => {
     const at = now();
-    const p = s.place ?? placeOf((await $.session.info()).transcriptPath);
+    const p = s.place ?? placeOf(await transcriptPathOf($));
     if (p === void 0 || s.held.size >= MAX_CALLS) return next(e);
     s.place = p;
     const recordPath = recordFileOf(p.transcriptPath, p.sessionId, e.agentId);

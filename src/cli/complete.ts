@@ -28,7 +28,8 @@ import { CHANNEL_DIR_NAME, CHANNEL_SCHEMA_VERSION, COMPLETE_SOURCE, MAX_HOOKS_MS
 import { appendChannelLine } from '../rules/channelWriter';
 import { HOOK_STDOUT_HEAD_BYTES, hookLabel, hookRunDecision } from '../rules/hookRun';
 import { lazyWriteDeadline } from '../rules/writeAll';
-import { readHeldMessageFile } from '../rules/heldMessageFile';
+import { NO_HELD_MESSAGE_REASON, readHeldMessageFile } from '../rules/heldMessageFile';
+import { HELD_MESSAGE_SINCE, claudeCodeSince } from '../rules/claudeCodeSince';
 import { heldRecordLines } from '../rules/heldRecords';
 import { claudeDirOfTranscript, recordFileOf, sessionIdOfTranscript } from '../rules/modContract';
 import { checkOnDisk } from '../rules/onDiskCheck';
@@ -233,7 +234,7 @@ function completeCall(
   if (onDisk === undefined) return unchanged(input, false, 'the transcript cannot be read (missing or not a regular file)');
   if (onDisk.record_on_disk === true) return unchanged(input, true, "the call's record is on disk");
   const look = readHeldMessageFile(claudeDir, sessionId, toolUseId, now, false);
-  if (!('held' in look)) return unchanged(input, false, look.ignored ?? "not on disk yet and no held message (is the transcript-lag plugin's mod loaded? Claude Code 2.1.287+)");
+  if (!('held' in look)) return unchanged(input, false, look.ignored ?? NO_HELD_MESSAGE_REASON);
   const slugDir = dirname(transcript);
   // A symlinked folder on the way: the copy's shape would not be the path's, nor ours to judge.
   if (!realFolder(slugDir) || !realFolder(dirname(slugDir))) return unchanged(input, false, 'the transcript\'s folder is a symbolic link or not a folder');
@@ -295,7 +296,7 @@ export function parseCompleteArgs(argv: readonly string[]): CompleteArgs {
 export const usage = `Usage: transcript-lag complete -- CMD [ARGS…]   (in front of a PreToolUse command hook)
 
 Runs CMD on the hook input from stdin. When the call's record is not on disk yet and the
-transcript-lag mod holds the call's message (Claude Code 2.1.287+ with the plugin), CMD's
+transcript-lag mod holds the call's message (${claudeCodeSince(HELD_MESSAGE_SINCE)} with the plugin), CMD's
 transcript_path names a private copy of the transcript that ends with that message's records, as
 Claude Code will write them (each marked "transcriptLag":"held"); else CMD gets the input unchanged.
 CMD's stdout, stderr and exit code are passed on; signals reach CMD's process group; the copy is

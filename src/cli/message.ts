@@ -17,7 +17,8 @@
  */
 import { fstatSync } from 'node:fs';
 import { claudeDirOfTranscript, recordFileOf, sessionIdOfTranscript } from '../rules/modContract';
-import { HELD_FILE_MAX_BYTES, readHeldMessageFile } from '../rules/heldMessageFile';
+import { HELD_FILE_MAX_BYTES, NO_HELD_MESSAGE_REASON, readHeldMessageFile } from '../rules/heldMessageFile';
+import { HELD_MESSAGE_SINCE, claudeCodeSince } from '../rules/claudeCodeSince';
 import { readBounded } from '../rules/boundedRead';
 import { callInWindow, linesHolding, readWindow, toolUseIdNeedle } from '../rules/onDiskCheck';
 import { modReportsCall, readModLiveness } from '../rules/modFiles';
@@ -49,7 +50,7 @@ export interface MessageAnswer {
   mod: boolean;
 }
 
-export const REASON_NOT_YET = "not on disk yet and no held message (is the transcript-lag plugin's mod loaded? Claude Code 2.1.287+)";
+export const REASON_NOT_YET = NO_HELD_MESSAGE_REASON;
 /** REASON_NOT_YET where the mod is known to run: it did not keep this call's message. */
 export const REASON_NOT_KEPT = 'not on disk yet and no held message (the mod runs, but kept none for this call)';
 export const REASON_NOT_KEPT_OFF = 'not on disk yet and no held message (the mod runs, but its option keepHeldMessages is off)';
@@ -188,8 +189,8 @@ export const usage = `Usage: transcript-lag message [--json] [--verbose]  < PreT
 For a reviewing PreToolUse hook: the text of the assistant message that carries the hook's call,
 which the transcript does not hold yet while the hook runs. Pipe the hook's stdin into it.
 
-It answers at once from the message the transcript-lag mod keeps for the call (Claude Code
-2.1.287+ with the plugin: <claude dir>/transcript-lag/held/<session>/<tool_use_id>.json, see
+It answers at once from the message the transcript-lag mod keeps for the call (${claudeCodeSince(HELD_MESSAGE_SINCE)}
+with the plugin: <claude dir>/transcript-lag/held/<session>/<tool_use_id>.json, see
 docs/HELD-MESSAGE.md), else from the transcript once the call's record is on disk. It removes a
 held message file it finds that is older than its TTL (10 min), and no other file.
 

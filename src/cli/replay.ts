@@ -21,6 +21,7 @@ import { CLAUDE_CODE_HOOK_TIMEOUT_S } from '../core/replay/hookTimeout';
 import { liveTimingsText, ReplayTally, type CallReport } from '../core/replay/report';
 import { hookLabel } from '../core/replay/settingsHooks';
 import { replaySession, ReplayError, type NoteTopic } from '../platform/replaySession';
+import { sinceText } from '../core/compat/claudeCode';
 import { jsonEscapingUnprintable, printable } from '../rules/printable';
 import type { CliIo } from './io';
 
@@ -42,9 +43,10 @@ from each other, on when it reads.
   --tool NAME       only calls of this tool (a matcher as in settings: Bash, Edit|Write, mcp__.*)
   --timeout S       seconds before a hook is killed with its process group (default ${CLAUDE_CODE_HOOK_TIMEOUT_S}, as Claude
                     Code's); with --settings a hook's own timeout wins
-  --mod             as with the transcript-lag plugin's mod (Claude Code 2.1.287+): each live run
-                    has the call's held message, so \`transcript-lag message\` and \`complete\` answer;
-                    by default as the session ran: with it unless its evidence shows it did not run
+  --mod             as with the transcript-lag plugin's mod (it hands hooks held messages on Claude
+                    Code ${sinceText('held_text') ?? '(no version measured yet)'}): each live run has the call's held message, so
+                    \`transcript-lag message\` and \`complete\` answer; by default as the session ran: with
+                    it unless its evidence shows it did not run, or its version is measured to hand none
   --no-mod          as without the transcript-lag plugin: no held message, no message tool
   --json            one JSON object a line per call, then a summary line
   --check           for CI: exit 1 when any call differs or depends on timing, or when

@@ -48,7 +48,7 @@ export interface ModApi {
   clock: { now(): Promise<number>; every(ms: number, fn: () => void): { cancel(): void }; after(ms: number, fn: () => void): { cancel(): void } };
   session: {
     info(): Promise<{ transcriptPath: string; promptId?: string }>;
-    messages(args: { agentId?: string; last?: number }): Promise<unknown[] | { deny: string }>;
+    messages(args?: { agentId?: string; last?: number }): Promise<unknown[] | { deny: string }>;
     /** The build, as the transcript's records carry it in `version` (2.1.332; an older build may throw: caught). */
     version(): Promise<{ version?: unknown }>;
   };

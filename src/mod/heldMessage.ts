@@ -52,10 +52,10 @@ export async function storeHeldMessage($: ModApi, s: ModState, call: HeldCall): 
   const privately = privateFolder($, call.place);
   let found: ReturnType<typeof heldMessageOf>;
   for (let last = ROWS; last <= 4096; last *= 4) {
-    const rows = await $.session.messages(call.agentId !== undefined ? { agentId: call.agentId, last } : { last });
+    const { rows, all } = await newestRows($, s, call.agentId, last);
     if (!Array.isArray(rows)) return;
     found = heldMessageOf(rows as ConversationRow[], call.id);
-    if (found === undefined || found.complete || rows.length < last) break;
+    if (all || found === undefined || found.complete || rows.length < last) break;
   }
   // If it cannot be made private, no file (docs/HELD-MESSAGE.md).
   if (found === undefined || !(await privately)) return;
@@ -75,6 +75,27 @@ export async function storeHeldMessage($: ModApi, s: ModState, call: HeldCall): 
   call.heldFile = file;
   // Its record landed (or the session ended) while this was written: it must not stay.
   if (!s.held.has(call.id)) dropHeldMessage($, call);
+}
+
+/**
+ * The conversation's newest `last` rows, or, on a build whose `$.session.messages` refuses `last` (2.1.325
+ * and before: "takes { agentId, as } or nothing (not last)", so no held message was ever kept there), its
+ * newest 4096 (`all`), asked bare from then on. Such rows carry no `uuid`: the held message's blocks then
+ * have none either, as where a row lacks it (heldMessageOf).
+ */
+async function newestRows($: ModApi, s: ModState, agentId: string | undefined, last: number): Promise<{ rows: unknown; all: boolean }> {
+  if (s.messagesTakeLast !== false) {
+    try {
+      const rows = await $.session.messages(agentId !== undefined ? { agentId, last } : { last });
+      s.messagesTakeLast = true;
+      return { rows, all: false };
+    } catch (err) {
+      // Once taken, a refusal is something else (a deny is an answer, not a throw): not a reason to ask bare.
+      if (s.messagesTakeLast === true) throw err;
+      s.messagesTakeLast = false;
+    }
+  }
+  return { rows: await (agentId !== undefined ? $.session.messages({ agentId }) : $.session.messages()), all: true };
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The transcript-lag mod: run inside Claude Code 2.1.287+ (plugin/hooks/hooks.json
+ * The transcript-lag mod: run inside Claude Code 2.1.286+ as measured (docs/COMPATIBILITY.md; plugin/hooks/hooks.json
  * `"modules"`), bundled to plugin/hooks/transcript-lag-mod.js by scripts/plugin-hook.mjs.
  *
  * - At `tool.call`, before `next` (so before every settings PreToolUse hook), it
@@ -30,7 +30,7 @@
 import { boundsText, formatDuration } from '../rules/durationText';
 import type { HeldBounds } from '../rules/hookEvidence';
 import { recordFileOf } from '../rules/modContract';
-import type { AppendEvent, On, PreToolUseResult, RenderEvent, ToolCallEnvelope, ToolCallEvent } from './api';
+import type { AppendEvent, ModApi, On, PreToolUseResult, RenderEvent, ToolCallEnvelope, ToolCallEvent } from './api';
 import { listCall } from './callList';
 import { dropHeldMessageNow, privateFolder, storeHeldMessage } from './heldMessage';
 import { keepAlive, removeAlive, writeAlive } from './liveness';
@@ -40,12 +40,21 @@ import { hooksFields } from '../rules/hookEvidence';
 import { hooksSettled } from './settingsHooks';
 import { MAX_CALLS, newState, now, placeOf, type HeldCall } from './state';
 
+/** The session's transcript as `$.session.info()` gives it; undefined on a build without the call (2.1.325 and before). */
+async function transcriptPathOf($: ModApi): Promise<string | undefined> {
+  try {
+    return (await $.session.info()).transcriptPath;
+  } catch {
+    return undefined;
+  }
+}
+
 export function register(on: On, options: Readonly<Record<string, unknown>>) {
   const s = newState(options);
 
   on('session.start', async ($, e, next) => {
-    const info = await $.session.info();
-    s.place = placeOf(info.transcriptPath);
+    // Where the build has no `$.session.info()` (2.1.325 and before), classic.SessionStart names the transcript.
+    s.place = placeOf(await transcriptPathOf($));
     if (s.place !== undefined) {
       await findReceiver($, s, s.place);
       // Made now, so each call's check finds it there (one chmod).
@@ -84,7 +93,7 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
   on('tool.call', async ($, e: ToolCallEvent, next) => {
     const at = now();
     // Known from session.start or the last SessionStart; asked for only when it is not.
-    const p = s.place ?? placeOf((await $.session.info()).transcriptPath);
+    const p = s.place ?? placeOf(await transcriptPathOf($));
     if (p === undefined || s.held.size >= MAX_CALLS) return next(e);
     s.place = p;
     const recordPath = recordFileOf(p.transcriptPath, p.sessionId, e.agentId);

@@ -76,6 +76,11 @@ export interface ModState {
   aliveWrites: Promise<void>;
   /** The Claude Code build, asked once (`$.session.version()`), for the held messages' records. */
   claudeCodeVersion?: Promise<string | undefined>;
+  /**
+   * Whether `$.session.messages` takes `last`: undefined until asked; false on a build that refuses it
+   * (2.1.325 and before: "takes { agentId, as } or nothing (not last)"), which is then asked bare.
+   */
+  messagesTakeLast?: boolean;
 }
 
 export function newState(options: Readonly<Record<string, unknown>>): ModState {

@@ -26,7 +26,7 @@ import type { ReplayCall } from '../core/replay/calls';
 import type { ChannelEvidence } from '../core/replay/channelEvidence';
 import { answerOf } from '../core/replay/decision';
 import { callDetailOf, detailLinesOf, heldMessageFor, preToolUseInput, type CallDetail } from '../core/replay/hookInput';
-import { knownOf } from '../core/compat/claudeCode';
+import { CLAUDE_CODE, knownOf, type BehaviourTable, type Known } from '../core/compat/claudeCode';
 import { completeCut, liveTimelineOf, mainCutForSubagentCall, type LiveTimeline, type RecordAt } from '../core/replay/liveCut';
 import { matcherMatches } from '../core/replay/matcher';
 import { ReplayTally, verdictOfRuns, type CallReport, type LiveRunReport, type RunReport } from '../core/replay/report';
@@ -555,10 +555,8 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
       if (evidence.events === 0 && req.channel !== undefined) note(`no event of session ${sessionId}: every call's live run follows the model`, 'channel');
     }
     const births = evidence?.births ?? new Map<string, number>();
-    // As the session ran: where its evidence shows the mod did not run, or its build is measured to hand
-    // no held message to a hook (npm run compat: the mod loads from 2.1.286, a held message reached a hook
-    // from 2.1.326), no live run gets one (a hook that needs it failed there); where neither can say, as
-    // with the plugin, and said so. --mod / --no-mod decide instead.
+    // As the session ran (liveHeldMessage): no held message live where its evidence or its build's measures
+    // say none reached a hook there; --mod / --no-mod decide instead.
     const noted = new Set<string>();
     const noteOnce = (text: string) => {
       // Not a note on --channel (the CLI prefixes those): on what the session's evidence and build say.
@@ -567,17 +565,9 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
     };
     const liveModFor = (version: string | undefined): boolean => {
       if (req.mod !== undefined) return req.mod;
-      if (modRan === false) {
-        noteOnce("the session's evidence shows the transcript-lag mod did not run in it (its calls were reported by the command hook alone): live runs get no held message, as in that session (--mod: as if it had)");
-        return false;
-      }
-      const heldText = knownOf(version, 'held_text');
-      if (heldText?.value === false) {
-        noteOnce(`Claude Code ${version} handed no held message to a hook (${heldText.how === 'measured' ? 'measured' : 'by the measured versions around it'}: docs/COMPATIBILITY.md): live runs get none, as in that session (--mod: as if it had)`);
-        return false;
-      }
-      if (modRan === undefined) noteOnce('no evidence of whether the transcript-lag mod ran in this session: live runs get the held message, as with the plugin (--no-mod: as without it)');
-      return true;
+      const { live, note: why } = liveHeldMessage(version, modRan);
+      if (why !== undefined) noteOnce(why);
+      return live;
     };
     let session: Session;
     try {
@@ -750,4 +740,34 @@ function orderedCalls(session: Session): ReplayCall[] {
   add(session.index.calls);
   for (const sub of session.agents.values()) add(sub.index.calls);
   return keyed.sort((x, y) => x.at - y.at || x.order - y.order).map((k) => k.call);
+}
+
+/**
+ * Whether a session's live runs get the mod's held message, as the session ran (without --mod / --no-mod),
+ * and the note that says why: not where its evidence shows the mod did not run, nor where its build is
+ * measured not to load the mod or to hand no held message to a hook (npm run compat: the mod loads from
+ * 2.1.286, a held message reached a hook from 2.1.326), of the version itself or the measured versions
+ * around it; where those disagree (a version between a measured yes and a measured no) it is unknown for
+ * this version, said so, and the live runs get it, as with the plugin.
+ */
+export function liveHeldMessage(version: string | undefined, modRan: boolean | undefined, t: BehaviourTable = CLAUDE_CODE): { live: boolean; note?: string } {
+  if (modRan === false) {
+    return { live: false, note: "the session's evidence shows the transcript-lag mod did not run in it (its calls were reported by the command hook alone): live runs get no held message, as in that session (--mod: as if it had)" };
+  }
+  // From what was measured (docs/COMPATIBILITY.md): of the version itself, or the measured versions around it.
+  const from = (k: Known) => (k.how === 'measured' ? 'measured' : k.how === 'between' ? `as ${k.below} and ${k.above} measured` : 'by the rule the measured versions give');
+  const mods = knownOf(version, 'mods', t);
+  // The session's evidence that the mod ran is worth more than the measure of its build.
+  if (mods?.value === false && modRan !== true) {
+    return { live: false, note: `Claude Code ${version} does not load the plugin's mod (${from(mods)}: docs/COMPATIBILITY.md): live runs get no held message, as in that session (--mod: as if it had)` };
+  }
+  const heldText = knownOf(version, 'held_text', t);
+  if (heldText?.value === false) {
+    return { live: false, note: `Claude Code ${version} handed no held message to a hook (${from(heldText)}: docs/COMPATIBILITY.md): live runs get none, as in that session (--mod: as if it had)` };
+  }
+  if (modRan === true) return { live: true };
+  if (mods?.how === 'unknown' || heldText?.how === 'unknown') {
+    return { live: true, note: `whether Claude Code ${version} hands a hook the mod's held message is unknown for this version (not measured; the measured versions around it disagree: docs/COMPATIBILITY.md): live runs get it, as with the plugin (--no-mod: as without it)` };
+  }
+  return { live: true, note: 'no evidence of whether the transcript-lag mod ran in this session: live runs get the held message, as with the plugin (--no-mod: as without it)' };
 }

@@ -6,6 +6,7 @@ import { hookRunDecisionText } from './hookRuns';
 import type { LagSample } from './lagSamples';
 import { newestCallFirst } from './treeModel';
 import { printable } from '../rules/printable';
+import { sinceText } from '../core/compat/claudeCode';
 import { sessionTitle, toolLabel } from './sessionLabel';
 
 /**
@@ -150,7 +151,7 @@ function hooksCell(s: LagSample): string {
 function hooksShareSummary(samples: readonly LagSample[]): { value: string; note?: string } {
   const timed = samples.filter((s) => s.hooks_ms !== null);
   // The figure alone in the card's large type; why, in its small note (a whole sentence in large bold read as a heading).
-  if (timed.length === 0) return { value: 'not timed', note: "the plugin's mod times them, on Claude Code 2.1.287+" };
+  if (timed.length === 0) return { value: 'not timed', note: `the plugin's mod times them, on Claude Code ${sinceText('mods') ?? '(no version measured yet)'}` };
   const measured = timed.filter(hooksWithinHold);
   const hooks = measured.reduce((n, s) => n + (s.hooks_ms as number), 0);
   const held = measured.reduce((n, s) => n + (s.lag_ms as number), 0);

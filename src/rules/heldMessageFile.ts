@@ -7,10 +7,17 @@
 // Named imports, not `import * as`: esbuild would copy every export of the module at each start.
 import { lstatSync, unlinkSync } from 'node:fs';
 import { readBounded } from './boundedRead';
+import { HELD_MESSAGE_SINCE, claudeCodeSince } from './claudeCodeSince';
 import { HELD_MESSAGE_TTL_MS, heldMessagePath, parseHeldMessage, type HeldMessage } from './modContract';
 
 /** The mod writes a held message with `$.fs.write`, which takes at most 4 MiB: a bigger file is not the mod's. */
 export const HELD_FILE_MAX_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Why a call has neither its record on disk nor a held message, where nothing says whether the mod runs
+ * (`message`, `complete`): the versions measured to hand a hook its held message (npm run compat).
+ */
+export const NO_HELD_MESSAGE_REASON = `not on disk yet and no held message (is the transcript-lag plugin's mod loaded? it hands hooks held messages on ${claudeCodeSince(HELD_MESSAGE_SINCE)})`;
 
 /** The held message, or `ignored`: why a file that is there was not taken (absent: there is none). */
 export type HeldFileLook = { held: HeldMessage } | { ignored?: string };

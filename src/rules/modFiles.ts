@@ -37,7 +37,7 @@ export function readModFile(path: string, maxBytes: number): string | undefined 
 }
 
 /**
- * Whether the mod (Claude Code 2.1.287+, in process) reports this call: it lists each call before
+ * Whether the mod (Claude Code 2.1.286+ as measured, in process) reports this call: it lists each call before
  * the call's settings hooks run, so a command hook in announce mode or the http receiver that finds
  * its call there stands aside and the call is reported once, with the mod's fire time.
  */

@@ -35,20 +35,21 @@ export function expectedHooksMs(def) {
 const BEHAVIOUR = JSON.parse(fs.readFileSync(new URL('../../src/core/compat/claudeCode.json', import.meta.url), 'utf8'));
 
 /**
- * Whether the table says yes for a version: its own row, else the side of the rule it falls on; a version
- * between the last measured without and the first with (not measured) is taken as the rule's `since` says.
+ * Whether the table says yes for a version: its own row, else what the measured versions around it agree
+ * on; a version they leave unknown (a measured yes on one side, a no on the other) is taken as the rule's
+ * `since` says.
  */
 function measuredYes(version, what) {
   if (typeof version !== 'string') return false;
   // A version measured once against its neighbours (an exception to the rule) is asserted as the rule says.
   const exception = BEHAVIOUR.exceptions.some((e) => e.what === what && e.version === version);
   const known = exception ? undefined : knownOf(BEHAVIOUR, version, what);
-  if (known) return known.value;
+  if (known?.value !== undefined) return known.value;
   const since = BEHAVIOUR.rules[what].since;
   return since !== null && byVersion(version, since) >= 0;
 }
 
-/** Whether Claude Code loads a plugin's hooks module (a mod): 2.1.287+ as measured. */
+/** Whether Claude Code loads a plugin's hooks module (a mod): 2.1.286+ as measured (npm run compat). */
 export function modLoads(version) {
   return measuredYes(version, 'mods');
 }
@@ -169,7 +170,7 @@ export function checkScenario(result, { strictProfile }) {
   }
   // Every call reported exactly once before and once after, whoever installed the hook (install-hook,
   // the plugin, or both: the plugin's hook stands aside where install-hook's entries report), and by
-  // the mod where it loads (Claude Code 2.1.287+ with the plugin): the command hooks stand aside for it.
+  // the mod where it loads (Claude Code 2.1.286+ with the plugin, as measured): the command hooks stand aside for it.
   const modReports = modLoads(result.version) && def.hook !== 'probe' && (!!def.mod || !!def.install?.startsWith('plugin'));
   for (const c of def.truth || def.complete ? [] : calls) {
     // A fork's own calls are hooked in the fork's session, so they are in its channel file.
@@ -182,7 +183,7 @@ export function checkScenario(result, { strictProfile }) {
       else if (modReports && sources[0] !== MOD_SOURCE) fail(`${c.id}: its ${ev} came from ${sources[0]}, not the mod`);
     }
   }
-  // Before 2.1.287 no mod loads: the plugin's command hooks report alone (checked above).
+  // Before 2.1.286 no mod loads: the plugin's command hooks report alone (checked above).
   if (def.mod && modLoads(result.version) && !def.truth && !def.complete) checkMod(result, fail);
   if (def.timeSlowHook && modLoads(result.version)) checkHooksTimed(result, fail);
   if (def.statusline) checkStatusLine(result, fail);
@@ -506,7 +507,7 @@ function checkStatusLine(result, fail) {
 }
 
 /** examples/'s hooks block with these (stderr, which Claude Code puts in the call's tool_result). */
-const INSTALL_REASON = 'install the transcript-lag plugin (claude plugin install transcript-lag@transcript-lag, Claude Code 2.1.287+)';
+const INSTALL_REASON = 'install the transcript-lag plugin (claude plugin install transcript-lag@transcript-lag; its mod hands a hook the message on Claude Code 2.1.326+)';
 const REVIEW_BLOCKS = /needs a review|Say what this call is for/;
 
 /**

@@ -93,7 +93,7 @@ const FEATURES = [
   { name: 'http hook (`install-hook --http`, served by `watch`)', test: (d) => d.install === 'http' },
   { name: 'plugin from a folder (`claude plugin marketplace add <dir>`)', test: (d) => d.install === 'plugin' || d.install === 'plugin+hook' },
   { name: 'plugin from a git URL (committed bundle, nothing built)', test: (d) => d.install === 'plugin-git' },
-  { name: 'mod (in process, 2.1.287+; before it, the plugin\'s command hooks alone)', test: (d) => !!d.mod },
+  { name: 'mod (in process, 2.1.286+ as measured; before it, the plugin\'s command hooks alone)', test: (d) => !!d.mod },
   { name: 'status line (`install-statusline`, "held" then idle)', test: (d) => !!d.statusline },
   { name: 'forked session (`--resume --fork-session`): copied history told apart', test: (d) => !!d.forkScript },
 ];
@@ -238,7 +238,7 @@ const OS_SECTION = [
   '| `install-hook` asks `claude --version` and writes the exec form; the real Claude Code runs it with no shell: `pre` and `post` once | entry spawned with no shell (unit); the field suite writes the shell form | yes (claude.exe, end to end; the shell form, the control, reports nothing) | not run |',
   '| `install-hook` shell form | yes (field) | one line for Git Bash and PowerShell: run by bash and parsed by a PowerShell grammar on Linux; not run in either shell | not run |',
   '| launcher for a runtime that needs an environment (VS Code\'s Electron) | exec form through env(1) (unit) | `transcript-lag-hook.cmd` under Wine\'s cmd.exe: environment and arguments intact; its exec form (cmd.exe /d /c) run by claude.exe | exec form through env(1), not run |',
-  '| plugin mod in process (2.1.287+) | yes (field) | yes (claude.exe `--plugin-dir`: each call once, held message removed) | not run |',
+  '| plugin mod in process (2.1.286+ as measured) | yes (field) | yes (claude.exe `--plugin-dir`: each call once, held message removed) | not run |',
   '| `watch` follows a live session of the workspace (drive-letter case folded) | yes (field) | yes (end to end) | not run |',
   '| `statusline` (held call from a backslash `transcript_path`) | yes (field) | yes (end to end) | not run |',
   '| `analyze` | yes (field) | yes (output equals Linux\'s) | not run |',

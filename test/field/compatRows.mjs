@@ -9,6 +9,11 @@
 // src/core/compat/claudeCode.json (the decisions the code reads) and docs/COMPATIBILITY.md are written
 // again from the files.
 //
+// `--scenarios` also takes the measures that are not field scenarios (COMPAT_MEASURES: `fs-stat`, whether
+// a mod's `$.fs.stat` lags its `$.fs.read`, test/field/measure/fsStat.mjs), run where the mod loads. Asked
+// for alone, they add their field to each version's committed row (the row keeps the rest as measured,
+// replaced in place, with `measures` saying when), for versions whose row says the mod loads and that lack
+// it (or all of them with `--again`).
 // `--check` (CI): writes nothing; fails when a version's decisions differ from its committed row, or, for
 // a version with none, from the newest committed row (the behaviour the code assumes of what follows), in
 // two runs of it in a row.
@@ -23,18 +28,20 @@ import { fileURLToPath } from 'node:url';
 import { runSuite } from './run.mjs';
 import { cacheRoot } from './claudeInstall.mjs';
 import { measuredLandings, writeLandingModel, DOC_BEGIN as LANDINGS_BEGIN } from '../../scripts/lib/landings.mjs';
-import { COMPAT_SCENARIOS, behaviourTable, byVersion, compatRow, decisions, latestRows, withCompatSection } from '../../scripts/lib/compatRows.mjs';
+import { COMPAT_MEASURES, COMPAT_SCENARIOS, MEASURE_FIELDS, behaviourTable, sinceModule, byVersion, compatRow, decisions, latestRows, withCompatSection } from '../../scripts/lib/compatRows.mjs';
+import { measureFsStat } from './measure/fsStat.mjs';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const RESULTS = path.join(repoRoot, 'test', 'field', 'compat', 'results.jsonl');
 export const BEHAVIOUR = path.join(repoRoot, 'src', 'core', 'compat', 'claudeCode.json');
+export const SINCE = path.join(repoRoot, 'src', 'rules', 'claudeCodeSince.ts');
 const MEASURED = path.join(repoRoot, 'test', 'field', 'landings', 'measured.jsonl');
 const DOC = path.join(repoRoot, 'docs', 'COMPATIBILITY.md');
 const PACKAGE = '@anthropic-ai/claude-code';
 const LOW_DISK_BYTES = 5 * 1024 ** 3;
 
 function parseArgs(argv) {
-  const o = { versions: undefined, step: 1, scenarios: COMPAT_SCENARIOS, again: false, check: false, removeCli: false, write: false };
+  const o = { versions: undefined, step: 1, scenarios: [...COMPAT_SCENARIOS, ...COMPAT_MEASURES], again: false, check: false, removeCli: false, write: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     if (a === '--versions') o.versions = argv[++i];
@@ -77,11 +84,21 @@ export function readRows(file = RESULTS) {
   return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
 }
 
+/** The file with the last row of `row.version` replaced by `row` (a measure run alone adds its field to the row). */
+export function replaceLastRow(rows, row) {
+  const at = rows.findLastIndex((r) => r.version === row.version);
+  return at < 0 ? [...rows, row] : rows.map((r, i) => (i === at ? row : r));
+}
+
+const MEASURES = { 'fs-stat': async (version) => (await measureFsStat(version)).column };
+
 /** claudeCode.json and the doc's sections again, from the committed files. */
 export function writeFromFiles() {
   const rows = readRows();
   fs.mkdirSync(path.dirname(BEHAVIOUR), { recursive: true });
-  fs.writeFileSync(BEHAVIOUR, `${JSON.stringify(behaviourTable(rows), null, 2)}\n`);
+  const table = behaviourTable(rows);
+  fs.writeFileSync(BEHAVIOUR, `${JSON.stringify(table, null, 2)}\n`);
+  fs.writeFileSync(SINCE, sinceModule(table));
   writeLandingModel(repoRoot);
   fs.writeFileSync(DOC, withCompatSection(fs.readFileSync(DOC, 'utf8'), rows, LANDINGS_BEGIN));
   return rows;
@@ -100,14 +117,22 @@ export async function main(argv) {
   const opts = parseArgs(argv);
   if (opts.write) {
     const rows = writeFromFiles();
-    process.stdout.write(`compat: ${rows.length} rows → src/core/compat/claudeCode.json, src/core/replay/landings.json, docs/COMPATIBILITY.md\n`);
+    process.stdout.write(`compat: ${rows.length} rows → src/core/compat/claudeCode.json, src/rules/claudeCodeSince.ts, src/core/replay/landings.json, docs/COMPATIBILITY.md\n`);
     return 0;
   }
   const versions = resolveVersions(opts.versions, opts.step);
   const committed = readRows();
-  const done = new Set(committed.map((r) => r.version));
-  const todo = opts.again || opts.check ? versions : versions.filter((v) => !done.has(v));
-  process.stdout.write(`compat: ${versions.length} versions asked, ${versions.length - todo.length} already measured (test/field/compat/results.jsonl), ${todo.length} to run: ${todo.join(', ')}\n`);
+  const suiteNames = opts.scenarios.filter((n) => !COMPAT_MEASURES.includes(n));
+  const measureNames = opts.scenarios.filter((n) => COMPAT_MEASURES.includes(n));
+  // Measures alone: their fields go into each version's row, which keeps the rest as measured.
+  const measuresOnly = suiteNames.length === 0;
+  const lastRow = (version) => committed.filter((r) => r.version === version).at(-1);
+  // A measure needs the mod: a version whose row says it does not load gets none; without a row, none is known.
+  const measurable = (version) => lastRow(version)?.mods_load === true;
+  const done = (version) => (measuresOnly ? !measurable(version) || measureNames.every((n) => lastRow(version)[MEASURE_FIELDS[n]] !== undefined) : lastRow(version) !== undefined);
+  const todo = opts.again || opts.check ? versions.filter((v) => !measuresOnly || measurable(v)) : versions.filter((v) => !done(v));
+  const what = measuresOnly ? `with ${measureNames.join(', ')}` : 'measured';
+  process.stdout.write(`compat: ${versions.length} versions asked, ${versions.length - todo.length} already ${what} or not measurable (test/field/compat/results.jsonl), ${todo.length} to run: ${todo.join(', ')}\n`);
   const changed = [];
   for (const version of todo) {
     const prefix = path.join(cacheRoot(), `claude-code-${version}`);
@@ -117,8 +142,22 @@ export async function main(argv) {
     // The scenarios' own checks may fail on a version (what it does differently): the row is measured all the same.
     const measure = async () => {
       const at = Date.now();
-      const suite = await runSuite({ version, only: opts.scenarios, strict: false, keep: false, record: false });
-      return suite.skipped ? { skipped: suite.skipped } : { suite, row: compatRow({ version, results: suite.results, at: new Date(at).toISOString(), runner, durationMs: Date.now() - at }) };
+      let suite;
+      let row;
+      if (measuresOnly) row = { ...lastRow(version) };
+      else {
+        suite = await runSuite({ version, only: suiteNames, strict: false, keep: false, record: false });
+        if (suite.skipped) return { skipped: suite.skipped };
+        row = compatRow({ version, results: suite.results, at: new Date(at).toISOString(), runner, durationMs: Date.now() - at });
+      }
+      if (row.mods_load === true) {
+        for (const n of measureNames) {
+          const started = Date.now();
+          row[MEASURE_FIELDS[n]] = await MEASURES[n](version);
+          if (measuresOnly) row.measures = { ...row.measures, [n]: { at: new Date(started).toISOString(), load1: runner.load1, s: Math.round((Date.now() - started) / 100) / 10 } };
+        }
+      }
+      return { suite, row };
     };
     let { suite, row, skipped } = await measure();
     if (skipped) {
@@ -130,7 +169,9 @@ export async function main(argv) {
     if (opts.check) {
       const was = committed.filter((r) => r.version === version).at(-1) ?? latestRows(committed).at(-1);
       const then = was ? decisions(was) : {};
-      const differs = (r) => Object.entries(decisions(r)).filter(([k, v]) => v !== then[k]).map(([k, v]) => `${k} ${then[k]} → ${v}`);
+      // A committed row from before a measure existed says nothing of what that measure decides.
+      const unmeasured = new Set(was && was.fs_stat_lags_read === undefined ? ['stat_lags'] : []);
+      const differs = (r) => Object.entries(decisions(r)).filter(([k, v]) => v !== then[k] && !unmeasured.has(k)).map(([k, v]) => `${k} ${then[k]} → ${v}`);
       let diff = differs(row);
       // Holding is counted over a few calls of one session, and a busy machine can tip one: a change counts
       // when a second run of the version shows it too.
@@ -144,8 +185,13 @@ export async function main(argv) {
       else process.stdout.write(`${version}: as ${was?.version === version ? 'its committed row' : `the newest committed row (${was?.version})`}\n`);
     } else {
       fs.mkdirSync(path.dirname(RESULTS), { recursive: true });
-      fs.appendFileSync(RESULTS, `${JSON.stringify(row)}\n`);
-      fs.appendFileSync(MEASURED, suite.results.filter((r) => r.def?.truth).flatMap(measuredLandings).map((m) => `${JSON.stringify(m)}\n`).join(''));
+      if (measuresOnly) {
+        committed.splice(0, committed.length, ...replaceLastRow(committed, row));
+        fs.writeFileSync(RESULTS, committed.map((r) => `${JSON.stringify(r)}\n`).join(''));
+      } else {
+        fs.appendFileSync(RESULTS, `${JSON.stringify(row)}\n`);
+        fs.appendFileSync(MEASURED, suite.results.filter((r) => r.def?.truth).flatMap(measuredLandings).map((m) => `${JSON.stringify(m)}\n`).join(''));
+      }
       writeFromFiles();
     }
     // One version at a time: a version this run installed goes when asked to, or when the disk runs short.

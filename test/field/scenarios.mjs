@@ -110,7 +110,7 @@ export const scenarios = [
   { name: 'interactive-single-probe-endfirst', mode: 'interactive', ...probe, blockGapMs: 20, finishDelayMs: 0, racy: true, script: SINGLE },
   // Metrics again, where the probe ends behind: two parallel calls held while it waits.
   { name: 'interactive-parallel-probe-metrics', mode: 'interactive', ...probe, ...stream, metrics: true, script: PARALLEL },
-  // The mod (Claude Code 2.1.287+, in process): loaded by --plugin-dir and by `claude plugin install`.
+  // The mod (Claude Code 2.1.286+, in process, as measured): loaded by --plugin-dir and by `claude plugin install`.
   // A reviewing settings hook asks `transcript-lag message --json` for each call's message.
   { name: 'interactive-mod-plugin-dir-slow', mode: 'interactive', ...announce, ...stream, install: 'plugin-dir', mod: true, reviewer: true, slowHookMs: 2000, sampleScreens: true, script: MOD_MESSAGES },
   { name: 'print-mod-plugin-dir', mode: 'print', ...announce, ...stream, install: 'plugin-dir', mod: true, reviewer: true, script: MOD_MESSAGES },

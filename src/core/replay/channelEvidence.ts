@@ -32,7 +32,7 @@ export interface ChannelEvidence {
 
 /**
  * Whether the plugin's mod ran in the session, as its evidence says: it reports every call it sees, so
- * calls reported by our command hooks and none by the mod mean it did not (a build before 2.1.287, no
+ * calls reported by our command hooks and none by the mod mean it did not (a build before 2.1.286, no
  * plugin, or a mod the build refused). Undefined where the evidence cannot say (none read, no call).
  */
 export function modRanIn(evidence: ChannelEvidence | undefined): boolean | undefined {

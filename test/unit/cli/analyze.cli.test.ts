@@ -50,6 +50,20 @@ describe('CLI: transcript-lag analyze', () => {
     assert.ok(c.out().includes(`claude code ${known.join('; ')}`), c.out());
   });
 
+  it('a version measured neither itself nor alike on both sides: unknown for this version, said', async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-cli-'));
+    try {
+      // As measured 2026-12-07: 2.1.241 held a message's records while its hooks ran, 2.1.257 did not; 2.1.250 was not measured.
+      const text = fs.readFileSync(path.join(realDir, transcriptName), 'utf8').replace(/"version":"[^"]*"/g, '"version":"2.1.250"');
+      fs.writeFileSync(path.join(tmp, 't.jsonl'), text);
+      const c = capturingIo(tmp);
+      assert.equal(await run(['t.jsonl'], c.io), 0);
+      assert.match(c.out(), /^claude code +2\.1\.250: unknown for this version whether it holds a message's records while its PreToolUse hooks run \(not measured; 2\.1\.241 did, 2\.1\.257 did not\); 2\.1\.250 does not load the plugin's mod \(as 2\.1\.241 and 2\.1\.257 measured; this version not measured\)$/m);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
   it('--channel adds waits to the JSON and the table', async () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-cli-'));
     try {

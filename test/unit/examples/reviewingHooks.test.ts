@@ -16,7 +16,7 @@ const SESSION = '4c1e0a9e-1111-4222-8333-0123456789ab';
 const ID = 'toolu_01ReviewMe';
 
 const SAY = 'Say what this call is for before you make it.\n';
-const INSTALL = /the transcript-lag mod is not running in this session to hand it over: install the transcript-lag plugin \(claude plugin install transcript-lag@transcript-lag, Claude Code 2\.1\.287\+\) and start a new session\.\n$/;
+const INSTALL = /the transcript-lag mod is not running in this session to hand it over: install the transcript-lag plugin \(claude plugin install transcript-lag@transcript-lag; its mod hands a hook the message on Claude Code 2\.1\.326\+\) and start a new session\.\n$/;
 const NOT_KEPT = 'This call needs a review, and its message is not known: not on disk yet and no held message (the mod runs, but kept none for this call).\n';
 
 type Entry = { hooks: { PreToolUse: { matcher: string; hooks: { type: string; command: string; timeout: number }[] }[] } };

@@ -31,6 +31,11 @@ export interface ModHarnessOptions {
   version?: string;
   /** `$.session.version()` never answers. */
   versionHangs?: boolean;
+  /**
+   * The mod API of 2.1.286–2.1.325 as test/field/measure/heldMessageApi.mjs found it: no `$.session.info()`
+   * (the transcript from classic.SessionStart), and `$.session.messages` refuses `last` (asked bare, it answers).
+   */
+  before326?: boolean;
 }
 
 export class ModHarness {
@@ -56,6 +61,9 @@ export class ModHarness {
   rows: ConversationRow[] = [];
   readonly version: string | undefined;
   readonly versionHangs: boolean;
+  readonly before326: boolean;
+  /** Every argument `$.session.messages` was given, in order (undefined: asked bare). */
+  readonly messageAsks: unknown[] = [];
   private readonly hooks: { event: string; component?: string; hook: Hook }[] = [];
   private readonly timers: Timer[] = [];
   private readonly pending = new Set<Promise<unknown>>();
@@ -74,6 +82,7 @@ export class ModHarness {
     Date.now = () => startedAt + this.offset;
     this.version = opts.version;
     this.versionHangs = opts.versionHangs ?? false;
+    this.before326 = opts.before326 === true;
     this.$ = this.fake();
     const on = ((event: string, matcherOrHook: { component: string } | Hook, maybeHook?: Hook) => {
       if (typeof matcherOrHook === 'function') this.hooks.push({ event, hook: matcherOrHook });
@@ -108,6 +117,8 @@ export class ModHarness {
 
   async start(): Promise<void> {
     await this.emit('session.start', {});
+    // A build without `$.session.info()`: the session's classic SessionStart names its transcript, as Claude Code's does.
+    if (this.before326) await this.emit('classic.SessionStart', { hook_event_name: 'SessionStart', session_id: SESSION, transcript_path: this.transcript, source: 'startup' });
     await this.settle();
   }
 
@@ -214,8 +225,13 @@ export class ModHarness {
         after: (ms, fn) => timer(ms, fn, false),
       },
       session: {
-        info: () => h.track(Promise.resolve({ transcriptPath: h.transcript })),
-        messages: ({ last }) => h.track(Promise.resolve(last === undefined ? h.rows : h.rows.slice(-last))),
+        info: () => (h.before326 ? h.track(Promise.reject(new TypeError("$.session.info is not a function. (In '$.session.info()', '$.session.info' is undefined)"))) : h.track(Promise.resolve({ transcriptPath: h.transcript }))),
+        messages: (args) => {
+          h.messageAsks.push(args);
+          const last = args?.last;
+          if (h.before326 && last !== undefined) return h.track(Promise.reject(new Error('transcript-lag: $.session.messages takes { agentId, as } or nothing (not last)')));
+          return h.track(Promise.resolve(last === undefined ? h.rows : h.rows.slice(-last)));
+        },
         // A build without the call: the engine's proxy throws (TypeError: not a function).
         // `versionHangs`: a build whose call never answers (not tracked: settle does not wait for it).
         version: () => (h.versionHangs ? new Promise(() => {}) : h.version !== undefined ? h.track(Promise.resolve({ version: h.version, base: h.version })) : h.track(Promise.reject(new TypeError('$.session.version is not a function')))),

@@ -64,6 +64,24 @@ describe('mod (src/mod/register.ts)', () => {
     assert.equal(fs.existsSync(h.heldFile('toolu_01J')), true);
   });
 
+  it("a build before 2.1.326 (no $.session.info, messages refusing `last`): the transcript from classic.SessionStart, the message asked bare, held all the same", async function () {
+    if (process.platform === 'win32') this.skip(); // modes: POSIX
+    h = new ModHarness({ before326: true });
+    await h.start();
+    h.rows = messageRows('toolu_01O', 'Plan: an older build.');
+    const call = await h.call('toolu_01O');
+    assert.deepEqual(h.spooled().map((e) => `${e.event} ${e.tool_use_id}`), ['pre toolu_01O']);
+    const held = JSON.parse(fs.readFileSync(h.heldFile('toolu_01O'), 'utf8'));
+    assert.deepEqual([held.tool_use_id, held.text_blocks], ['toolu_01O', ['Plan: an older build.']]);
+    // Refused once with `last`, then bare: the next call asks bare at once.
+    assert.deepEqual(h.messageAsks, [{ last: 64 }, undefined]);
+    await call.finish();
+    h.rows = messageRows('toolu_01P', 'Plan: again.');
+    await h.call('toolu_01P');
+    assert.deepEqual(h.messageAsks, [{ last: 64 }, undefined, undefined]);
+    assert.deepEqual(JSON.parse(fs.readFileSync(h.heldFile('toolu_01P'), 'utf8')).text_blocks, ['Plan: again.']);
+  });
+
   it('posts to the receiver http.json names, and spools what it refuses', async () => {
     h = new ModHarness();
     fs.mkdirSync(h.claudePath('transcript-lag'), { recursive: true });

@@ -2,8 +2,9 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { projectHooksRefusal, replaySession, ReplayError, type ReplayedCall, type ReplayRequest } from '../../../src/platform/replaySession';
+import { liveHeldMessage, projectHooksRefusal, replaySession, ReplayError, type ReplayedCall, type ReplayRequest } from '../../../src/platform/replaySession';
 import { nodeFileAccess } from '../../../src/platform/nodeFileAccess';
+import type { BehaviourTable, MeasuredVersion } from '../../../src/core/compat/claudeCode';
 import { fixturesDir } from '../helpers/fixtures';
 
 // The replay as VS Code's command calls it (the CLI's path is test/unit/cli/replay.test.ts): what the
@@ -124,5 +125,49 @@ describe("replaySession: a project's hooks, only from a folder the user may trus
     // A folder named beside the workspace that only starts with its name is not in it.
     fs.mkdirSync(path.join(root, 'ws-other'), { mode: 0o755 });
     assert.match(projectHooksRefusal(path.join(root, 'ws-other'), [path.join(root, 'ws')]) ?? '', /is not in a folder/);
+  });
+});
+
+describe('replaySession: whether live runs get the held message, as the session ran', () => {
+  const v = (version: string, mods: boolean, held_text: boolean | null): MeasuredVersion => ({
+    version, at: '2026-12-07', holds: true, mods, classic: mods ? true : null, held_text, exec: true, stat_lags: null, first_calls_held: [3, 3], print_p50_ms: 300,
+  });
+  // The mod loads from 2.1.290, a held message reaches a hook from 2.1.300; nothing between them measured.
+  const t: BehaviourTable = {
+    v: 1,
+    versions: [v('2.1.280', false, null), v('2.1.290', true, false), v('2.1.300', true, true)],
+    rules: {
+      holds: { since: '2.1.280', last_without: null },
+      mods: { since: '2.1.290', last_without: '2.1.280' },
+      classic: { since: '2.1.290', last_without: null },
+      held_text: { since: '2.1.300', last_without: '2.1.290' },
+      exec: { since: '2.1.280', last_without: null },
+      stat_lags: { since: null, last_without: null },
+    },
+    changes: [],
+    exceptions: [],
+  };
+
+  it('none where the evidence or the measures say none reached a hook, of the version or the ones around it', () => {
+    assert.deepEqual(liveHeldMessage('2.1.300', false, t).live, false);
+    assert.match(liveHeldMessage('2.1.300', false, t).note ?? '', /evidence shows the transcript-lag mod did not run/);
+    assert.deepEqual(liveHeldMessage('2.1.280', undefined, t), { live: false, note: "Claude Code 2.1.280 does not load the plugin's mod (measured: docs/COMPATIBILITY.md): live runs get no held message, as in that session (--mod: as if it had)" });
+    assert.match(liveHeldMessage('2.1.270', undefined, t).note ?? '', /2\.1\.270 does not load the plugin's mod \(by the rule/);
+    assert.deepEqual(liveHeldMessage('2.1.290', true, t), { live: false, note: 'Claude Code 2.1.290 handed no held message to a hook (measured: docs/COMPATIBILITY.md): live runs get none, as in that session (--mod: as if it had)' });
+    // As measured on 2026-12-07: 2.1.241 and 2.1.257 do not load the mod, 2.1.312 and 2.1.314 handed hooks none.
+    assert.match(liveHeldMessage('2.1.250', undefined).note ?? '', /2\.1\.250 does not load the plugin's mod \(as 2\.1\.241 and 2\.1\.257 measured/);
+    assert.match(liveHeldMessage('2.1.313', undefined).note ?? '', /2\.1\.313 handed no held message to a hook \(as 2\.1\.312 and 2\.1\.314 measured/);
+  });
+
+  it('between a measured yes and a measured no: unknown for this version, said, and given as with the plugin', () => {
+    const r = liveHeldMessage('2.1.295', undefined, t);
+    assert.equal(r.live, true);
+    assert.match(r.note ?? '', /whether Claude Code 2\.1\.295 hands a hook the mod's held message is unknown for this version/);
+    // Whether 2.1.285 loads the mod is unknown, but no version up to 2.1.290 handed a hook a held message: none either way.
+    assert.match(liveHeldMessage('2.1.285', undefined, t).note ?? '', /2\.1\.285 handed no held message to a hook \(by the rule/);
+    // The session's evidence that the mod ran needs no note; a version where both are known, only the usual one.
+    assert.deepEqual(liveHeldMessage('2.1.295', true, t), { live: true });
+    assert.match(liveHeldMessage('2.1.310', undefined, t).note ?? '', /^no evidence of whether the transcript-lag mod ran/);
+    assert.deepEqual(liveHeldMessage('2.1.310', true, t), { live: true });
   });
 });

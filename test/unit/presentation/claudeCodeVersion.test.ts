@@ -16,6 +16,13 @@ describe("views: what was measured of the session's Claude Code version", () => 
     assert.match(node.tooltip, new RegExp(`Claude Code ${measured.replace(/\./g, '\\.')} .*\\(measured`));
   });
 
+  it("a version not measured, between a measured one that holds and one that does not: unknown for this version, in so many words", () => {
+    // As measured 2026-12-07: 2.1.174 wrote a message's records without waiting, 2.1.186 held them.
+    const node = sessionNode(session({ claude_version: '2.1.180' }), 1_000);
+    assert.match(node.tooltip, /Claude Code 2\.1\.180: unknown for this version whether it holds a message's records while its PreToolUse hooks run \(not measured; 2\.1\.174 did not, 2\.1\.186 did\)/);
+    assert.doesNotMatch(node.tooltip, /2\.1\.180 writes a message's records without waiting/);
+  });
+
   it('says nothing of a session whose records name no version', () => {
     assert.doesNotMatch(sessionNode(session(), 1_000).tooltip, /Claude Code/);
   });

@@ -86,7 +86,7 @@ describe("views: the settings hooks' share of each hold", () => {
     })(), NOW);
     // The figure in the card's large type; why, in its small note.
     const notTimed = none.summary.find((s) => s.label === "Your hooks' share of the holds");
-    assert.deepEqual([notTimed?.value, notTimed?.note], ['not timed', "the plugin's mod times them, on Claude Code 2.1.287+"]);
+    assert.deepEqual([notTimed?.value, notTimed?.note], ['not timed', "the plugin's mod times them, on Claude Code 2.1.286+"]);
   });
 
   it('/metrics: transcript_lag_hooks_seconds by tool and decision, once a call; nothing from a written event alone', async () => {

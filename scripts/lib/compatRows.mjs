@@ -259,11 +259,17 @@ export function compatSection(rows) {
       ...(otherwise.get(r.version) ?? []).map((e) => `${e.what}: ${e.value ? 'yes' : 'no'}, against the rule`),
     ].join(', ');
     const h = r.held_text_equal;
-    const ht = h ? `${h.calls ? `${h.equal}/${h.calls}` : 'none held'}${h.from_transcript ? `; ${h.from_transcript} from the transcript` : ''}${h.unanswered ? `; ${h.unanswered} unanswered` : ''}` : '—';
+    const ht = h ? `${h.calls ? `${h.equal}/${h.calls}` : 'none held'}${h.from_transcript ? `; ${h.from_transcript} from the transcript` : ''}${h.unanswered ? `; ${h.unanswered} unanswered` : ''}` : r.held_text_stale ? 'not measured with the mod that keeps it here ¹' : '—';
     const ex = r.exec_form_runs ? `${yesNo(d.exec)} (${r.exec_form_runs.ran}/${r.exec_form_runs.calls})` : '—';
     const [st, api] = statCells(r.fs_stat_lags_read);
     lines.push(
       `| ${r.version} | ${r.at.slice(0, 10)} | ${i ? `${frac(i.first)} / ${frac(i.later)} / ${frac(i.opening)}${d.holds ? ' (holds)' : ''}${before}` : '—'} | ${p ? `${p.p10_ms} / ${p.p50_ms} / ${p.p90_ms} ms (${p.calls})` : '—'} | ${yesNo(d.mods)} | ${yesNo(d.classic)} | ${ht} | ${ex} | ${st} | ${api} | ${sc.filter((s) => s.passed).length}/${sc.length} | ${changed} |`,
+    );
+  }
+  if (rows.some((r) => r.held_text_stale)) {
+    lines.push(
+      '',
+      '¹ The mod before 2026-12-07 asked `$.session.messages({ last })`, which 2.1.286–2.1.325 refuse: it kept no held message there, so those rows said nothing of the build. The mod now asks without `last` there, and a held message reached a hook on every build since measured; until each is measured again, what the rows around it say stands for it.',
     );
   }
   lines.push('', '### Where behaviour changed', '');

@@ -497,6 +497,50 @@ var LineHeads = class {
   }
 };
 
+// src/rules/newLines.ts
+async function readNewLines(cursor, source, sink, opts) {
+  const take = typeof sink === "function" ? (chunk) => cursor.takeLines(chunk, sink) : (chunk) => cursor.take(chunk, sink);
+  if (opts.sizeFrom === "read") {
+    if (!("read" in source)) throw new TypeError("sizeFrom 'read' takes a source that reads a chunk at a time");
+    return readFirst(cursor, source, take, opts.readBytes);
+  }
+  const { size, identity } = await source.stat();
+  const looked = cursor.look(size, identity);
+  if (opts.onLook !== void 0 && await opts.onLook(looked) === false) return { ...looked, size, done: false };
+  const end = cursor.readEnd(opts.upTo);
+  let failure;
+  if ("readSpan" in source) {
+    if (cursor.offset < end) {
+      failure = await source.readSpan(cursor.offset, end, (chunk) => {
+        take(chunk);
+        return opts.stop?.() !== true;
+      });
+    }
+  } else {
+    for (let r = cursor.nextRead(Math.min(opts.readBytes, end - cursor.offset)); r !== void 0 && opts.stop?.() !== true; r = cursor.nextRead(Math.min(opts.readBytes, end - cursor.offset))) {
+      take(await source.read(r.offset, r.length));
+    }
+  }
+  const out = { ...looked, size, done: cursor.readEnd(opts.upTo) <= cursor.offset };
+  if (failure !== void 0) out.failure = failure;
+  return out;
+}
+async function readFirst(cursor, source, take, readBytes) {
+  let bytes = await source.read(cursor.offset, readBytes);
+  let looked = { skipped: 0 };
+  if (bytes.length === 0) {
+    const { size, identity } = await source.stat();
+    looked = cursor.look(size, identity);
+    if (looked.restarted === void 0) return { ...looked, size, done: true };
+    bytes = await source.read(cursor.offset, readBytes);
+  }
+  if (bytes.length > 0) {
+    cursor.look(cursor.offset + bytes.length);
+    take(bytes);
+  }
+  return { ...looked, size: cursor.offset, done: true };
+}
+
 // src/rules/recordLine.ts
 var HEAD_BYTES = 1024 * 1024;
 function ownerOf(f) {
@@ -912,24 +956,27 @@ async function look($, s) {
   for (const [file, calls] of byFile) {
     const cursor = s.cursors.get(file);
     if (cursor === void 0) continue;
-    let bytes = await readFrom($, file, cursor.offset);
-    if (bytes.length === 0) {
-      let size = cursor.offset;
-      try {
-        size = (await $.fs.stat(file)).size;
-      } catch {
-      }
-      if (cursor.look(size).restarted !== void 0) bytes = await readFrom($, file, cursor.offset);
-    }
     const lookNo = ++s.looks;
-    if (bytes.length > 0) {
-      cursor.look(cursor.offset + bytes.length);
-      cursor.takeLines(bytes, (line, cut) => {
+    await readNewLines(
+      cursor,
+      {
+        read: (offset) => readFrom($, file, offset),
+        stat: async () => {
+          try {
+            return { size: (await $.fs.stat(file)).size };
+          } catch {
+            return { size: cursor.offset };
+          }
+        }
+      },
+      // Each line read as it comes (a view of the chunk: used at once, not kept), by the rules' one reading.
+      (line, cut) => {
         const { records, results } = callsOfLine(line, !cut);
         for (const id of records) remember(s.recordsSeen, id, lookNo);
         for (const id of results) remember(s.resultsSeen, id, lookNo);
-      });
-    }
+      },
+      { sizeFrom: "read", readBytes: READ_LIMIT }
+    );
     const seenAt = now();
     for (const call of calls) {
       const recordLook = s.recordsSeen.get(call.id);

@@ -6,6 +6,7 @@
 import { HELD_MESSAGE_TTL_MS } from '../rules/modContract';
 import { verdictFromHook, type HeldBounds } from '../rules/hookEvidence';
 import { LineCursor } from '../rules/lineCursor';
+import { readNewLines } from '../rules/newLines';
 import { callsOfLine, HEAD_BYTES } from '../rules/recordLine';
 import type { ModApi } from './api';
 import { dropHeldMessage } from './heldMessage';
@@ -74,27 +75,27 @@ async function look($: ModApi, s: ModState): Promise<void> {
     // Claude Code's event loop less. A read past the end is empty; only then is the size asked for,
     // to see a file truncated or replaced under the cursor (`$.fs.stat` gives no inode, so a larger
     // replacement goes unseen), a little late at worst.
-    let bytes = await readFrom($, file, cursor.offset);
-    if (bytes.length === 0) {
-      let size = cursor.offset;
-      try {
-        size = (await $.fs.stat(file)).size;
-      } catch {
-        // not written yet
-      }
-      // Smaller than read: truncated or replaced; read again from its start, now.
-      if (cursor.look(size).restarted !== undefined) bytes = await readFrom($, file, cursor.offset);
-    }
     const lookNo = ++s.looks;
-    if (bytes.length > 0) {
-      cursor.look(cursor.offset + bytes.length);
+    await readNewLines(
+      cursor,
+      {
+        read: (offset) => readFrom($, file, offset),
+        stat: async () => {
+          try {
+            return { size: (await $.fs.stat(file)).size };
+          } catch {
+            return { size: cursor.offset }; // not written yet
+          }
+        },
+      },
       // Each line read as it comes (a view of the chunk: used at once, not kept), by the rules' one reading.
-      cursor.takeLines(bytes, (line, cut) => {
+      (line, cut) => {
         const { records, results } = callsOfLine(line, !cut);
         for (const id of records) remember(s.recordsSeen, id, lookNo);
         for (const id of results) remember(s.resultsSeen, id, lookNo);
-      });
-    }
+      },
+      { sizeFrom: 'read', readBytes: READ_LIMIT },
+    );
     const seenAt = now();
     for (const call of calls) {
       const recordLook = s.recordsSeen.get(call.id);

@@ -12,7 +12,7 @@ import { isLoopbackHost, nonLoopbackMetricsWarning, parseMetricsAddress, type Me
 import type { MetricsServer } from '../platform/metricsServer';
 import { boundsText, formatDuration, formatLag, hooksText, shortId } from '../presentation/format';
 import { hookRunText } from '../presentation/hookRuns';
-import type { CallShape } from '../core/snapshot';
+import type { CallShape } from '../core/callShape';
 import type { HeldBounds } from '../rules/hookEvidence';
 import type { HooksDecision } from '../rules/channelConstants';
 import { hooksTimedOf } from '../rules/hookEvidence';

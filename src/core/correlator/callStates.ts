@@ -6,7 +6,7 @@ import { type HooksTimed, carriesSighting, hooksFields, hooksTimedOf, noteSighti
 import { isBetterFire } from '../../rules/fireTime';
 import { type CallFacts, type Observation, type WaitFact, type WrittenObservation, callVerdict, compareObservations, compareWaits, heldNow, verdictKey } from './callFacts';
 import type { SessionFacts } from './sessionFacts';
-import type { SessionLimits } from './sessionState';
+import type { SessionLimits } from './sessionLimits';
 import { callEvent, retellVerdict } from './snapshots';
 import { measuredToKeep, noteMeasured, resolveMeasured } from './measured';
 

@@ -8,7 +8,7 @@ import { sessionCalls } from '../../../src/cli/statusline';
 import { run as watch } from '../../../src/cli/watch';
 import { analyzeTranscript } from '../../../src/core/analyze';
 import { TranscriptLagEngine } from '../../../src/core/engine';
-import type { SessionStats } from '../../../src/core/engineEvents';
+import type { SessionStats } from '../../../src/core/sessionStats';
 import type { SessionSnapshot } from '../../../src/core/snapshot';
 import { nodeFileAccess } from '../../../src/platform/nodeFileAccess';
 import { LagSampleStore } from '../../../src/presentation/lagSamples';

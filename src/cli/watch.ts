@@ -5,7 +5,7 @@ import { ENGINE_EVENT_NAMES, type EngineEvent } from '../core/engineEvents';
 import { resolveClaudeDir } from '../core/discovery';
 import { TranscriptLagEngine, type EngineReady } from '../core/engine';
 import { chokidarChangeSource } from '../platform/chokidarChangeSource';
-import { nodeSpoolFolding } from '../rules/spoolFolding';
+import { nodeSpoolFolding } from '../rules/nodeSpoolFolding';
 import { nodeMeasuredKeeping } from '../platform/measuredKeeping';
 import { HookReceiverService, receiverStatusText } from '../platform/hookReceiverService';
 import { isLoopbackHost, nonLoopbackMetricsWarning, parseMetricsAddress, type MetricsAddress } from '../platform/metricsAddress';

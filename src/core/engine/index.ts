@@ -11,7 +11,8 @@ import { WorkspaceMatcher, isActiveSession, projectsDirOf } from '../discovery';
 import { CHANNEL_FILE_SUFFIX } from '../../rules/channelConstants';
 import { channelDirOf, spoolDirOf } from '../../rules/channelPaths';
 import { DEFAULT_CHANNEL_MAX_AGE_MS } from '../../rules/channelConstants';
-import { type SpoolFolding, type SpoolFoldResult, foldSpool, parseSpoolName } from '../../rules/spool';
+import { type SpoolFolding, type SpoolFoldResult, foldSpool } from '../../rules/spoolFold';
+import { parseSpoolName } from '../../rules/spoolNames';
 import { ChannelFiles } from './channelFiles';
 import { TranscriptFiles } from './transcriptFiles';
 import { ProjectsConfinement } from './projectsConfinement';
@@ -39,7 +40,7 @@ export interface EngineOptions {
   removeFile?: (path: string) => Promise<void>;
   /**
    * The writes that fold the mod's spool into the channel (claim, append,
-   * remove: src/rules/spoolFolding.ts). Without it the spool is left alone
+   * remove: src/rules/nodeSpoolFolding.ts). Without it the spool is left alone
    * (whoever folds it, another window or `watch`, appends its events to the
    * channel, which this engine then reads).
    */
@@ -287,7 +288,7 @@ export class TranscriptLagEngine {
   }
 
   /**
-   * Drains the mod's spool into the channel files (src/rules/spool.ts): a
+   * Drains the mod's spool into the channel files (src/rules/spoolFold.ts): a
    * fold, the channel files it appended to read at once, and another fold
    * while the last one left files for its budget or a change came in. One
    * drain at a time: a call during one asks it for one more fold and returns.

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { renderTable } from '../../../src/cli/analyze';
 import type { CliIo } from '../../../src/cli/io';
-import { sessionCalls } from '../../../src/cli/statusline';
+import { sessionCalls } from '../../../src/cli/statuslineCalls';
 import { run as watch } from '../../../src/cli/watch';
 import { analyzeTranscript } from '../../../src/core/analyze';
 import { TranscriptLagEngine } from '../../../src/core/engine';

@@ -2,7 +2,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { projectHooksRefusal, replaySession, ReplayError, type ReplayedCall, type ReplayRequest } from '../../../src/platform/replaySession';
+import { replaySession, ReplayError, type ReplayedCall, type ReplayRequest } from '../../../src/platform/replaySession';
+import { projectHooksRefusal } from '../../../src/platform/replaySettings';
 import { nodeFileAccess } from '../../../src/platform/nodeFileAccess';
 import { fixturesDir } from '../helpers/fixtures';
 

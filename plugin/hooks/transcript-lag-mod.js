@@ -832,7 +832,7 @@ function channelEventHead(event, at, sessionId, transcriptPath) {
   return { v: CHANNEL_SCHEMA_VERSION, event, at: Math.round(at), session_id: sessionId, transcript_path: transcriptPath };
 }
 
-// src/rules/httpHookConfigText.ts
+// src/rules/httpConfigText.ts
 var MAX_HTTP_CONFIG_BYTES = 4096;
 function parseHttpHookConfig(text) {
   try {
@@ -845,7 +845,7 @@ function parseHttpHookConfig(text) {
   }
 }
 
-// src/mod/report.ts
+// src/mod/channelOut.ts
 var MAX_UNFOLDED = 2e4;
 var SPOOL_RECOUNT = 1e3;
 var CAPPED_RECOUNT_MS = 1e3;
@@ -1028,7 +1028,7 @@ async function cursorAt($, s, file) {
   if (s.cursors.size > MAX_CURSORS) s.cursors.delete(s.cursors.keys().next().value);
 }
 
-// src/mod/settingsHooks.ts
+// src/mod/hooksTiming.ts
 function hooksDecisionOf(result) {
   if (typeof result !== "object" || result === null) return void 0;
   const r = result;

@@ -120,7 +120,7 @@ export interface WaitOutcomeEvent extends CallEventBase {
  * the call leaving memory with one. Again only should a further report change it (another copy of the
  * mod). `at` = when they settled.
  */
-export interface HooksEvent extends CallEventBase {
+export interface HooksSettledEvent extends CallEventBase {
   event: 'hooks';
   hooks_ms: number;
   hooks_decision?: HooksDecision;
@@ -130,7 +130,7 @@ export interface HooksEvent extends CallEventBase {
  * One wrapped PreToolUse hook of the call ran (`transcript-lag complete`'s `hook_run` channel event):
  * once per run read, its fields as the channel gives them. `at` = when the hook exited.
  */
-export interface HookRunEvent extends CallEventBase {
+export interface HookRanEvent extends CallEventBase {
   event: 'hook_run';
   hook: string;
   ms: number;
@@ -215,8 +215,8 @@ export type EngineEvent =
   | ResultEvent
   | WaitOutcomeEvent
   | PostToolUseEvent
-  | HooksEvent
-  | HookRunEvent
+  | HooksSettledEvent
+  | HookRanEvent
   | TailChangeEvent
   | PartialEvent
   | RecordWrittenEvent

@@ -10,7 +10,7 @@ import { readNewLines } from '../rules/newLines';
 import { callsOfLine, HEAD_BYTES } from '../rules/recordLine';
 import type { ModApi } from './api';
 import { dropHeldMessage } from './heldMessage';
-import { modEvent, report } from './report';
+import { modEvent, report } from './channelOut';
 import { now, type HeldCall, type ModState } from './state';
 
 const MAX_LAGS = 200;

@@ -35,9 +35,9 @@ import { listCall } from './callList';
 import { dropHeldMessageNow, privateFolder, storeHeldMessage } from './heldMessage';
 import { keepAlive, removeAlive, writeAlive } from './liveness';
 import { cursorAt, watchHeld } from './looks';
-import { findReceiver, modEvent, report, spoolFull } from './report';
+import { findReceiver, modEvent, report, spoolFull } from './channelOut';
 import { hooksFields } from '../rules/hookEvidence';
-import { hooksSettled } from './settingsHooks';
+import { hooksSettled } from './hooksTiming';
 import { MAX_CALLS, newState, now, placeOf, type HeldCall } from './state';
 
 export function register(on: On, options: Readonly<Record<string, unknown>>) {

@@ -28,8 +28,8 @@ import { callDetailOf, detailLinesOf, heldMessageFor, preToolUseInput, type Call
 import { knownOf } from '../core/compat/claudeCode';
 import { completeCut, liveTimelineOf, mainCutForSubagentCall, type LiveTimeline, type RecordAt } from '../core/replay/liveCut';
 import { matcherMatches } from '../core/replay/matcher';
-import { ReplayTally, verdictOfRuns, type CallReport, type LiveRunReport, type RunReport } from '../core/replay/report';
-import { hooksFor, type ReplayHook } from '../core/replay/settingsHooks';
+import { ReplayTally, verdictOfRuns, type CallReport, type LiveRunReport, type RunReport } from '../core/replay/replayReport';
+import { hooksFor, type ReplayHook } from '../core/replay/replayHooks';
 import { firstSessionId, indexTranscript, MAX_FACTS_LINE_BYTES, type TranscriptIndex } from '../core/replay/transcriptIndex';
 import { runCommandHook } from './commandHookRun';
 import { undoAtExit } from './exitCleanup';

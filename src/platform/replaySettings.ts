@@ -1,11 +1,11 @@
 /**
  * The PreToolUse command hooks `replay` runs from a session's settings: the user's, and the project's
  * and the local ones when their folder is the user's alone (a session file may name any folder as its
- * `cwd`). Read from the settings files as small regular files, parsed by src/core/replay/settingsHooks.ts.
+ * `cwd`). Read from the settings files as small regular files, parsed by src/core/replay/replayHooks.ts.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { addSettingsHooks, type SettingsHooks } from '../core/replay/settingsHooks';
+import { addSettingsHooks, type SettingsHooks } from '../core/replay/replayHooks';
 
 /** A settings file is a few KiB; past this it is not one. */
 const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;

@@ -8,7 +8,7 @@ import type { HookRunEvent, HooksEvent, LandedEvent, MeasuredEvent, PostEvent, P
 import { type CallFacts, type Observation, type WaitFact, type WrittenObservation, parseTimestamp } from './callFacts';
 import { CallStates, type MeasuredOutbox } from './callStates';
 import { SessionFacts } from './sessionFacts';
-import { callEvent, callSnapshot, heldEventOf, sortedRecent } from './snapshots';
+import { callEvent, callSnapshot, heldEventOf, sortedRecent } from './callOutputs';
 import { Tombstones } from './tombstones';
 
 export interface TranscriptInput {

@@ -4,7 +4,7 @@
  */
 import { HTTP_CONFIG_FILE, MOD_SOURCE } from '../rules/channelConstants';
 import { channelEventHead } from '../rules/channelEvent';
-import { MAX_HTTP_CONFIG_BYTES, parseHttpHookConfig } from '../rules/httpHookConfigText';
+import { MAX_HTTP_CONFIG_BYTES, parseHttpHookConfig } from '../rules/httpConfigText';
 import { channelPath, spoolDirPath, spoolFilePath } from '../rules/modContract';
 import type { ModApi } from './api';
 import { now, type ModState, type SessionPlace } from './state';

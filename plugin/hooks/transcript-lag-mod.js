@@ -221,16 +221,8 @@ function newState(options) {
     held: /* @__PURE__ */ new Map(),
     calling: /* @__PURE__ */ new Map(),
     lags: /* @__PURE__ */ new Map(),
-    cursors: /* @__PURE__ */ new Map(),
-    recordsSeen: /* @__PURE__ */ new Map(),
-    resultsSeen: /* @__PURE__ */ new Map(),
-    looks: 0,
-    spooled: 0,
-    unfolded: 0,
-    recounting: false,
-    recountedAt: -Infinity,
-    tickerMs: 0,
-    looking: false,
+    looks: { cursors: /* @__PURE__ */ new Map(), recordsSeen: /* @__PURE__ */ new Map(), resultsSeen: /* @__PURE__ */ new Map(), count: 0, tickerMs: 0, looking: false },
+    spool: { spooled: 0, unfolded: 0, recounting: false, recountedAt: -Infinity },
     listWrites: Promise.resolve(),
     aliveWrites: Promise.resolve()
   };
@@ -859,21 +851,21 @@ function modEvent(p, kind, at, agentId, fields) {
   };
 }
 function spoolFull($, s, p) {
-  if (s.unfolded < MAX_UNFOLDED) return false;
+  if (s.spool.unfolded < MAX_UNFOLDED) return false;
   recountSpool($, s, p, true);
   return true;
 }
 function recountSpool($, s, p, full) {
   const at = now();
-  if (s.recounting || full && at - s.recountedAt < CAPPED_RECOUNT_MS) return;
-  s.recounting = true;
-  s.recountedAt = at;
+  if (s.spool.recounting || full && at - s.spool.recountedAt < CAPPED_RECOUNT_MS) return;
+  s.spool.recounting = true;
+  s.spool.recountedAt = at;
   const dir = spoolDirPath(p.claudeDir);
   $.fs.list(dir).then(
-    (entries) => void (s.unfolded = entries.length),
+    (entries) => void (s.spool.unfolded = entries.length),
     // A spool folder that is gone (transcript-lag/ deleted) holds nothing.
-    () => $.fs.exists(dir).then((there) => void (there ? void 0 : s.unfolded = 0))
-  ).catch(() => void 0).finally(() => s.recounting = false);
+    () => $.fs.exists(dir).then((there) => void (there ? void 0 : s.spool.unfolded = 0))
+  ).catch(() => void 0).finally(() => s.spool.recounting = false);
 }
 function report($, s, p, ev, listed = false) {
   const body = JSON.stringify(ev);
@@ -882,10 +874,10 @@ function report($, s, p, ev, listed = false) {
     if (sent) return;
     sent = true;
     if (!listed && spoolFull($, s, p)) return;
-    s.spooled += 1;
-    s.unfolded += 1;
-    $.fs.write(spoolFilePath(p.claudeDir, p.sessionId, s.instance, s.spooled), body).catch(() => void 0);
-    if (s.spooled % SPOOL_RECOUNT === 0) recountSpool($, s, p, false);
+    s.spool.spooled += 1;
+    s.spool.unfolded += 1;
+    $.fs.write(spoolFilePath(p.claudeDir, p.sessionId, s.instance, s.spool.spooled), body).catch(() => void 0);
+    if (s.spool.spooled % SPOOL_RECOUNT === 0) recountSpool($, s, p, false);
   };
   const receiver = s.receiver;
   if (receiver === void 0) return spool();
@@ -954,9 +946,9 @@ async function look($, s) {
     else byFile.set(call.recordPath, [...byFile.get(call.recordPath) ?? [], call]);
   }
   for (const [file, calls] of byFile) {
-    const cursor = s.cursors.get(file);
+    const cursor = s.looks.cursors.get(file);
     if (cursor === void 0) continue;
-    const lookNo = ++s.looks;
+    const lookNo = ++s.looks.count;
     await readNewLines(
       cursor,
       {
@@ -972,19 +964,19 @@ async function look($, s) {
       // Each line read as it comes (a view of the chunk: used at once, not kept), by the rules' one reading.
       (line, cut) => {
         const { records, results } = callsOfLine(line, !cut);
-        for (const id of records) remember(s.recordsSeen, id, lookNo);
-        for (const id of results) remember(s.resultsSeen, id, lookNo);
+        for (const id of records) remember(s.looks.recordsSeen, id, lookNo);
+        for (const id of results) remember(s.looks.resultsSeen, id, lookNo);
       },
       { sizeFrom: "read", readBytes: READ_LIMIT }
     );
     const seenAt = now();
     for (const call of calls) {
-      const recordLook = s.recordsSeen.get(call.id);
+      const recordLook = s.looks.recordsSeen.get(call.id);
       if (recordLook === void 0) {
         call.missedAt = started;
         continue;
       }
-      const withResult = s.resultsSeen.get(call.id) === recordLook;
+      const withResult = s.looks.resultsSeen.get(call.id) === recordLook;
       const p = call.place;
       report($, s, p, modEvent(p, "landed", seenAt, call.agentId, {
         tool_use_id: call.id,
@@ -1000,32 +992,32 @@ async function look($, s) {
     }
   }
   if (s.held.size === 0) {
-    s.ticker?.cancel();
-    s.ticker = void 0;
+    s.looks.ticker?.cancel();
+    s.looks.ticker = void 0;
   } else watchHeld($, s);
   $.ui.invalidate("ui.render");
 }
 function watchHeld($, s) {
   const every = [...s.held.values()].some((c) => c.ran === true || c.hooks !== void 0) ? SOON_TICK_MS : TICK_MS;
-  if (s.ticker !== void 0 && s.tickerMs === every) return;
-  s.ticker?.cancel();
-  s.tickerMs = every;
-  s.ticker = $.clock.every(every, () => {
-    if (s.looking) return;
-    s.looking = true;
-    look($, s).catch(() => void 0).finally(() => s.looking = false);
+  if (s.looks.ticker !== void 0 && s.looks.tickerMs === every) return;
+  s.looks.ticker?.cancel();
+  s.looks.tickerMs = every;
+  s.looks.ticker = $.clock.every(every, () => {
+    if (s.looks.looking) return;
+    s.looks.looking = true;
+    look($, s).catch(() => void 0).finally(() => s.looks.looking = false);
   });
 }
 async function cursorAt($, s, file) {
-  if (s.cursors.has(file)) return;
+  if (s.looks.cursors.has(file)) return;
   let size = 0;
   try {
     size = (await $.fs.stat(file)).size;
   } catch {
   }
   const from = Math.max(0, size - FIRST_LOOK_BACK);
-  s.cursors.set(file, new LineCursor({ from, maxLineBytes: HEAD_BYTES, readLimit: READ_LIMIT }));
-  if (s.cursors.size > MAX_CURSORS) s.cursors.delete(s.cursors.keys().next().value);
+  s.looks.cursors.set(file, new LineCursor({ from, maxLineBytes: HEAD_BYTES, readLimit: READ_LIMIT }));
+  if (s.looks.cursors.size > MAX_CURSORS) s.looks.cursors.delete(s.looks.cursors.keys().next().value);
 }
 
 // src/mod/hooksTiming.ts

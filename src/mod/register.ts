@@ -17,9 +17,9 @@
  * receiver when one runs, else to the spool.
  *
  * This file holds the handlers; what they do is in the files beside it: the state
- * (state.ts), how an event goes out (report.ts), the held message (heldMessage.ts),
+ * (state.ts), how an event goes out (channelOut.ts), the held message (heldMessage.ts),
  * the call list (callList.ts), the liveness file (liveness.ts), the looks at a
- * held call's file (looks.ts) and the timing of its settings hooks (settingsHooks.ts).
+ * held call's file (looks.ts) and the timing of its settings hooks (hooksTiming.ts).
  *
  * Claude Code's loader checks the bundle statically (`claude plugin validate`):
  * `$` is only ever spelled `$.noun.event(...)` and handed to top-level functions,
@@ -121,7 +121,7 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
     }
   });
 
-  // Beneath tool.call: `next` runs the call's settings PreToolUse hooks, timed here (settingsHooks.ts).
+  // Beneath tool.call: `next` runs the call's settings PreToolUse hooks, timed here (hooksTiming.ts).
   on('classic.PreToolUse', async ($, e: ToolCallEnvelope, next) => {
     const started = now();
     let result: PreToolUseResult | undefined;

@@ -1,25 +1,5 @@
 // Built from src/mod/ by scripts/plugin-hook.mjs: edit the source, not this file.
 
-// src/rules/durationText.ts
-function formatDuration(ms) {
-  const v = Number.isFinite(ms) && ms > 0 ? ms : 0;
-  if (v < 1e3) return `${Math.round(v)} ms`;
-  if (v < 1e4) {
-    return `${(Math.floor(v / 100) / 10).toFixed(1)}s`;
-  }
-  const totalSeconds = Math.floor(v / 1e3);
-  if (totalSeconds < 60) return `${totalSeconds}s`;
-  const totalMinutes = Math.floor(totalSeconds / 60);
-  if (totalMinutes < 60) return `${totalMinutes}m ${String(totalSeconds % 60).padStart(2, "0")}s`;
-  const hours = Math.floor(totalMinutes / 60);
-  return `${hours}h ${String(totalMinutes % 60).padStart(2, "0")}m`;
-}
-function boundsText(b) {
-  if (b.max_ms === null) return `\u2265 ${formatDuration(b.min_ms)}`;
-  if (b.min_ms <= 0) return `\u2264 ${formatDuration(b.max_ms)}`;
-  return `${formatDuration(b.min_ms)}\u2013${formatDuration(b.max_ms)}`;
-}
-
 // src/rules/channelConstants.ts
 var CHANNEL_SCHEMA_VERSION = 1;
 var CHANNEL_DIR_NAME = "transcript-lag";
@@ -1046,6 +1026,54 @@ function hooksSettled($, s, e, started, result) {
   report($, s, p, modEvent(p, "hooks", ended, call?.agentId, fields), call?.listed ?? false);
 }
 
+// src/rules/durationText.ts
+function formatDuration(ms) {
+  const v = Number.isFinite(ms) && ms > 0 ? ms : 0;
+  if (v < 1e3) return `${Math.round(v)} ms`;
+  if (v < 1e4) {
+    return `${(Math.floor(v / 100) / 10).toFixed(1)}s`;
+  }
+  const totalSeconds = Math.floor(v / 1e3);
+  if (totalSeconds < 60) return `${totalSeconds}s`;
+  const totalMinutes = Math.floor(totalSeconds / 60);
+  if (totalMinutes < 60) return `${totalMinutes}m ${String(totalSeconds % 60).padStart(2, "0")}s`;
+  const hours = Math.floor(totalMinutes / 60);
+  return `${hours}h ${String(totalMinutes % 60).padStart(2, "0")}m`;
+}
+function boundsText(b) {
+  if (b.max_ms === null) return `\u2265 ${formatDuration(b.min_ms)}`;
+  if (b.min_ms <= 0) return `\u2264 ${formatDuration(b.max_ms)}`;
+  return `${formatDuration(b.min_ms)}\u2013${formatDuration(b.max_ms)}`;
+}
+
+// src/mod/rows.ts
+async function spinnerHeld($, s, e, next) {
+  if (s.held.size === 0) return next(e);
+  let oldest = Infinity;
+  for (const call of s.held.values()) oldest = Math.min(oldest, call.at);
+  const more = s.held.size > 1 ? ` (${s.held.size} calls)` : "";
+  const room = Math.max(0, (e.viewport?.columns ?? 80) - String(e.props.word ?? "").length - 20);
+  const suffix = ` \xB7 held ${formatDuration(now() - oldest)}${more}`.slice(0, room);
+  return next({ ...e, props: { ...e.props, suffix: `${e.props.suffix ?? ""}${suffix}` } });
+}
+async function toolRowLag($, s, e, next) {
+  const id = e.props.tool_use_id;
+  const lag = typeof id === "string" ? s.lags.get(id) : void 0;
+  const theirs = await next(e);
+  if (lag === void 0) return theirs;
+  const { Box, Text } = $.ui.resolve(e);
+  return Box({ flexDirection: "column", children: [theirs, Text({ dimColor: true, wrap: "truncate-end", children: [`  \u23BF transcript lag ${boundsText(lag)}`] })] });
+}
+async function toolGroupLag($, s, e, next) {
+  const calls = Array.isArray(e.props.calls) ? e.props.calls : [];
+  const landed = calls.map((c) => typeof c.tool_use_id === "string" ? s.lags.get(c.tool_use_id) : void 0).filter((l) => l !== void 0);
+  const theirs = await next(e);
+  if (e.props.isExpanded === true || landed.length === 0) return theirs;
+  const { Box, Text } = $.ui.resolve(e);
+  const which = landed.length === calls.length ? "" : ` (${landed.length} of ${calls.length} calls)`;
+  return Box({ flexDirection: "column", children: [theirs, Text({ dimColor: true, wrap: "truncate-end", children: [`  \u23BF transcript lag \u2264 ${formatDuration(Math.max(...landed.map((l) => l.max_ms ?? l.min_ms)))}${which}`] })] });
+}
+
 // src/mod/register.ts
 function register(on, options) {
   const s = newState(options);
@@ -1135,32 +1163,9 @@ function register(on, options) {
     }
     return next(e);
   });
-  on("ui.render", { component: "Spinner" }, async ($, e, next) => {
-    if (s.held.size === 0) return next(e);
-    let oldest = Infinity;
-    for (const call of s.held.values()) oldest = Math.min(oldest, call.at);
-    const more = s.held.size > 1 ? ` (${s.held.size} calls)` : "";
-    const room = Math.max(0, (e.viewport?.columns ?? 80) - String(e.props.word ?? "").length - 20);
-    const suffix = ` \xB7 held ${formatDuration(now() - oldest)}${more}`.slice(0, room);
-    return next({ ...e, props: { ...e.props, suffix: `${e.props.suffix ?? ""}${suffix}` } });
-  });
-  on("ui.render", { component: "ToolUse" }, async ($, e, next) => {
-    const id = e.props.tool_use_id;
-    const lag = typeof id === "string" ? s.lags.get(id) : void 0;
-    const theirs = await next(e);
-    if (lag === void 0) return theirs;
-    const { Box, Text } = $.ui.resolve(e);
-    return Box({ flexDirection: "column", children: [theirs, Text({ dimColor: true, wrap: "truncate-end", children: [`  \u23BF transcript lag ${boundsText(lag)}`] })] });
-  });
-  on("ui.render", { component: "ToolGroup" }, async ($, e, next) => {
-    const calls = Array.isArray(e.props.calls) ? e.props.calls : [];
-    const landed = calls.map((c) => typeof c.tool_use_id === "string" ? s.lags.get(c.tool_use_id) : void 0).filter((l) => l !== void 0);
-    const theirs = await next(e);
-    if (e.props.isExpanded === true || landed.length === 0) return theirs;
-    const { Box, Text } = $.ui.resolve(e);
-    const which = landed.length === calls.length ? "" : ` (${landed.length} of ${calls.length} calls)`;
-    return Box({ flexDirection: "column", children: [theirs, Text({ dimColor: true, wrap: "truncate-end", children: [`  \u23BF transcript lag \u2264 ${formatDuration(Math.max(...landed.map((l) => l.max_ms ?? l.min_ms)))}${which}`] })] });
-  });
+  on("ui.render", { component: "Spinner" }, ($, e, next) => spinnerHeld($, s, e, next));
+  on("ui.render", { component: "ToolUse" }, ($, e, next) => toolRowLag($, s, e, next));
+  on("ui.render", { component: "ToolGroup" }, ($, e, next) => toolGroupLag($, s, e, next));
 }
 export {
   register

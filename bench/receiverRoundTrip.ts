@@ -14,7 +14,7 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { writeHttpHookConfig } from '../src/platform/httpHookConfig';
+import { writeHttpHookConfig } from '../src/platform/httpConfigFile';
 import { SECRET_HEADER, HOOK_PATH } from '../src/platform/hookReceiver';
 import type { BenchContext } from './lib/context';
 import { row, type Row } from './lib/report';

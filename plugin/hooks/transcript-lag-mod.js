@@ -1,25 +1,5 @@
 // Built from src/mod/ by scripts/plugin-hook.mjs: edit the source, not this file.
 
-// src/rules/durationText.ts
-function formatDuration(ms) {
-  const v = Number.isFinite(ms) && ms > 0 ? ms : 0;
-  if (v < 1e3) return `${Math.round(v)} ms`;
-  if (v < 1e4) {
-    return `${(Math.floor(v / 100) / 10).toFixed(1)}s`;
-  }
-  const totalSeconds = Math.floor(v / 1e3);
-  if (totalSeconds < 60) return `${totalSeconds}s`;
-  const totalMinutes = Math.floor(totalSeconds / 60);
-  if (totalMinutes < 60) return `${totalMinutes}m ${String(totalSeconds % 60).padStart(2, "0")}s`;
-  const hours = Math.floor(totalMinutes / 60);
-  return `${hours}h ${String(totalMinutes % 60).padStart(2, "0")}m`;
-}
-function boundsText(b) {
-  if (b.max_ms === null) return `\u2265 ${formatDuration(b.min_ms)}`;
-  if (b.min_ms <= 0) return `\u2264 ${formatDuration(b.max_ms)}`;
-  return `${formatDuration(b.min_ms)}\u2013${formatDuration(b.max_ms)}`;
-}
-
 // src/rules/channelConstants.ts
 var CHANNEL_SCHEMA_VERSION = 1;
 var CHANNEL_DIR_NAME = "transcript-lag";
@@ -246,16 +226,8 @@ function newState(options) {
     held: /* @__PURE__ */ new Map(),
     calling: /* @__PURE__ */ new Map(),
     lags: /* @__PURE__ */ new Map(),
-    cursors: /* @__PURE__ */ new Map(),
-    recordsSeen: /* @__PURE__ */ new Map(),
-    resultsSeen: /* @__PURE__ */ new Map(),
-    looks: 0,
-    spooled: 0,
-    unfolded: 0,
-    recounting: false,
-    recountedAt: -Infinity,
-    tickerMs: 0,
-    looking: false,
+    looks: { cursors: /* @__PURE__ */ new Map(), recordsSeen: /* @__PURE__ */ new Map(), resultsSeen: /* @__PURE__ */ new Map(), count: 0, tickerMs: 0, looking: false },
+    spool: { spooled: 0, unfolded: 0, recounting: false, recountedAt: -Infinity },
     listWrites: Promise.resolve(),
     aliveWrites: Promise.resolve()
   };
@@ -521,6 +493,50 @@ var LineHeads = class {
     this.held += n;
   }
 };
+
+// src/rules/newLines.ts
+async function readNewLines(cursor, source, sink, opts) {
+  const take = typeof sink === "function" ? (chunk) => cursor.takeLines(chunk, sink) : (chunk) => cursor.take(chunk, sink);
+  if (opts.sizeFrom === "read") {
+    if (!("read" in source)) throw new TypeError("sizeFrom 'read' takes a source that reads a chunk at a time");
+    return readFirst(cursor, source, take, opts.readBytes);
+  }
+  const { size, identity } = await source.stat();
+  const looked = cursor.look(size, identity);
+  if (opts.onLook !== void 0 && await opts.onLook(looked) === false) return { ...looked, size, done: false };
+  const end = cursor.readEnd(opts.upTo);
+  let failure;
+  if ("readSpan" in source) {
+    if (cursor.offset < end) {
+      failure = await source.readSpan(cursor.offset, end, (chunk) => {
+        take(chunk);
+        return opts.stop?.() !== true;
+      });
+    }
+  } else {
+    for (let r = cursor.nextRead(Math.min(opts.readBytes, end - cursor.offset)); r !== void 0 && opts.stop?.() !== true; r = cursor.nextRead(Math.min(opts.readBytes, end - cursor.offset))) {
+      take(await source.read(r.offset, r.length));
+    }
+  }
+  const out = { ...looked, size, done: cursor.readEnd(opts.upTo) <= cursor.offset };
+  if (failure !== void 0) out.failure = failure;
+  return out;
+}
+async function readFirst(cursor, source, take, readBytes) {
+  let bytes = await source.read(cursor.offset, readBytes);
+  let looked = { skipped: 0 };
+  if (bytes.length === 0) {
+    const { size, identity } = await source.stat();
+    looked = cursor.look(size, identity);
+    if (looked.restarted === void 0) return { ...looked, size, done: true };
+    bytes = await source.read(cursor.offset, readBytes);
+  }
+  if (bytes.length > 0) {
+    cursor.look(cursor.offset + bytes.length);
+    take(bytes);
+  }
+  return { ...looked, size: cursor.offset, done: true };
+}
 
 // src/rules/recordLine.ts
 var HEAD_BYTES = 1024 * 1024;
@@ -889,7 +905,7 @@ function channelEventHead(event, at, sessionId, transcriptPath) {
   return { v: CHANNEL_SCHEMA_VERSION, event, at: Math.round(at), session_id: sessionId, transcript_path: transcriptPath };
 }
 
-// src/rules/httpHookConfigText.ts
+// src/rules/httpConfigText.ts
 var MAX_HTTP_CONFIG_BYTES = 4096;
 function parseHttpHookConfig(text) {
   try {
@@ -902,7 +918,7 @@ function parseHttpHookConfig(text) {
   }
 }
 
-// src/mod/report.ts
+// src/mod/channelOut.ts
 var MAX_UNFOLDED = 2e4;
 var SPOOL_RECOUNT = 1e3;
 var CAPPED_RECOUNT_MS = 1e3;
@@ -916,21 +932,21 @@ function modEvent(p, kind, at, agentId, fields) {
   };
 }
 function spoolFull($, s, p) {
-  if (s.unfolded < MAX_UNFOLDED) return false;
+  if (s.spool.unfolded < MAX_UNFOLDED) return false;
   recountSpool($, s, p, true);
   return true;
 }
 function recountSpool($, s, p, full) {
   const at = now();
-  if (s.recounting || full && at - s.recountedAt < CAPPED_RECOUNT_MS) return;
-  s.recounting = true;
-  s.recountedAt = at;
+  if (s.spool.recounting || full && at - s.spool.recountedAt < CAPPED_RECOUNT_MS) return;
+  s.spool.recounting = true;
+  s.spool.recountedAt = at;
   const dir = spoolDirPath(p.claudeDir);
   $.fs.list(dir).then(
-    (entries) => void (s.unfolded = entries.length),
+    (entries) => void (s.spool.unfolded = entries.length),
     // A spool folder that is gone (transcript-lag/ deleted) holds nothing.
-    () => $.fs.exists(dir).then((there) => void (there ? void 0 : s.unfolded = 0))
-  ).catch(() => void 0).finally(() => s.recounting = false);
+    () => $.fs.exists(dir).then((there) => void (there ? void 0 : s.spool.unfolded = 0))
+  ).catch(() => void 0).finally(() => s.spool.recounting = false);
 }
 function report($, s, p, ev, listed = false) {
   const body = JSON.stringify(ev);
@@ -939,10 +955,10 @@ function report($, s, p, ev, listed = false) {
     if (sent) return;
     sent = true;
     if (!listed && spoolFull($, s, p)) return;
-    s.spooled += 1;
-    s.unfolded += 1;
-    $.fs.write(spoolFilePath(p.claudeDir, p.sessionId, s.instance, s.spooled), body).catch(() => void 0);
-    if (s.spooled % SPOOL_RECOUNT === 0) recountSpool($, s, p, false);
+    s.spool.spooled += 1;
+    s.spool.unfolded += 1;
+    $.fs.write(spoolFilePath(p.claudeDir, p.sessionId, s.instance, s.spool.spooled), body).catch(() => void 0);
+    if (s.spool.spooled % SPOOL_RECOUNT === 0) recountSpool($, s, p, false);
   };
   const receiver = s.receiver;
   if (receiver === void 0) return spool();
@@ -1011,34 +1027,37 @@ async function look($, s) {
     else byFile.set(call.recordPath, [...byFile.get(call.recordPath) ?? [], call]);
   }
   for (const [file, calls] of byFile) {
-    const cursor = s.cursors.get(file);
+    const cursor = s.looks.cursors.get(file);
     if (cursor === void 0) continue;
-    let bytes = await readFrom($, file, cursor.offset);
-    if (bytes.length === 0) {
-      let size = cursor.offset;
-      try {
-        size = (await $.fs.stat(file)).size;
-      } catch {
-      }
-      if (cursor.look(size).restarted !== void 0) bytes = await readFrom($, file, cursor.offset);
-    }
-    const lookNo = ++s.looks;
-    if (bytes.length > 0) {
-      cursor.look(cursor.offset + bytes.length);
-      cursor.takeLines(bytes, (line, cut) => {
+    const lookNo = ++s.looks.count;
+    await readNewLines(
+      cursor,
+      {
+        read: (offset) => readFrom($, file, offset),
+        stat: async () => {
+          try {
+            return { size: (await $.fs.stat(file)).size };
+          } catch {
+            return { size: cursor.offset };
+          }
+        }
+      },
+      // Each line read as it comes (a view of the chunk: used at once, not kept), by the rules' one reading.
+      (line, cut) => {
         const { records, results } = callsOfLine(line, !cut);
-        for (const id of records) remember(s.recordsSeen, id, lookNo);
-        for (const id of results) remember(s.resultsSeen, id, lookNo);
-      });
-    }
+        for (const id of records) remember(s.looks.recordsSeen, id, lookNo);
+        for (const id of results) remember(s.looks.resultsSeen, id, lookNo);
+      },
+      { sizeFrom: "read", readBytes: READ_LIMIT }
+    );
     const seenAt = now();
     for (const call of calls) {
-      const recordLook = s.recordsSeen.get(call.id);
+      const recordLook = s.looks.recordsSeen.get(call.id);
       if (recordLook === void 0) {
         call.missedAt = started;
         continue;
       }
-      const withResult = s.resultsSeen.get(call.id) === recordLook;
+      const withResult = s.looks.resultsSeen.get(call.id) === recordLook;
       const p = call.place;
       report($, s, p, modEvent(p, "landed", seenAt, call.agentId, {
         tool_use_id: call.id,
@@ -1054,35 +1073,35 @@ async function look($, s) {
     }
   }
   if (s.held.size === 0) {
-    s.ticker?.cancel();
-    s.ticker = void 0;
+    s.looks.ticker?.cancel();
+    s.looks.ticker = void 0;
   } else watchHeld($, s);
   $.ui.invalidate("ui.render");
 }
 function watchHeld($, s) {
   const every = [...s.held.values()].some((c) => c.ran === true || c.hooks !== void 0) ? SOON_TICK_MS : TICK_MS;
-  if (s.ticker !== void 0 && s.tickerMs === every) return;
-  s.ticker?.cancel();
-  s.tickerMs = every;
-  s.ticker = $.clock.every(every, () => {
-    if (s.looking) return;
-    s.looking = true;
-    look($, s).catch(() => void 0).finally(() => s.looking = false);
+  if (s.looks.ticker !== void 0 && s.looks.tickerMs === every) return;
+  s.looks.ticker?.cancel();
+  s.looks.tickerMs = every;
+  s.looks.ticker = $.clock.every(every, () => {
+    if (s.looks.looking) return;
+    s.looks.looking = true;
+    look($, s).catch(() => void 0).finally(() => s.looks.looking = false);
   });
 }
 async function cursorAt($, s, file) {
-  if (s.cursors.has(file)) return;
+  if (s.looks.cursors.has(file)) return;
   let size = 0;
   try {
     size = (await $.fs.stat(file)).size;
   } catch {
   }
   const from = Math.max(0, size - FIRST_LOOK_BACK);
-  s.cursors.set(file, new LineCursor({ from, maxLineBytes: HEAD_BYTES, readLimit: READ_LIMIT }));
-  if (s.cursors.size > MAX_CURSORS) s.cursors.delete(s.cursors.keys().next().value);
+  s.looks.cursors.set(file, new LineCursor({ from, maxLineBytes: HEAD_BYTES, readLimit: READ_LIMIT }));
+  if (s.looks.cursors.size > MAX_CURSORS) s.looks.cursors.delete(s.looks.cursors.keys().next().value);
 }
 
-// src/mod/settingsHooks.ts
+// src/mod/hooksTiming.ts
 function hooksDecisionOf(result) {
   if (typeof result !== "object" || result === null) return void 0;
   const r = result;
@@ -1106,6 +1125,54 @@ function hooksSettled($, s, e, started, result) {
   if (p === void 0) return;
   const fields = { tool_use_id: e.tool_use_id, tool_name: call?.tool ?? e.tool, transport: "mod", ...hooksFields(hooks) };
   report($, s, p, modEvent(p, "hooks", ended, call?.agentId, fields), call?.listed ?? false);
+}
+
+// src/rules/durationText.ts
+function formatDuration(ms) {
+  const v = Number.isFinite(ms) && ms > 0 ? ms : 0;
+  if (v < 1e3) return `${Math.round(v)} ms`;
+  if (v < 1e4) {
+    return `${(Math.floor(v / 100) / 10).toFixed(1)}s`;
+  }
+  const totalSeconds = Math.floor(v / 1e3);
+  if (totalSeconds < 60) return `${totalSeconds}s`;
+  const totalMinutes = Math.floor(totalSeconds / 60);
+  if (totalMinutes < 60) return `${totalMinutes}m ${String(totalSeconds % 60).padStart(2, "0")}s`;
+  const hours = Math.floor(totalMinutes / 60);
+  return `${hours}h ${String(totalMinutes % 60).padStart(2, "0")}m`;
+}
+function boundsText(b) {
+  if (b.max_ms === null) return `\u2265 ${formatDuration(b.min_ms)}`;
+  if (b.min_ms <= 0) return `\u2264 ${formatDuration(b.max_ms)}`;
+  return `${formatDuration(b.min_ms)}\u2013${formatDuration(b.max_ms)}`;
+}
+
+// src/mod/rows.ts
+async function spinnerHeld($, s, e, next) {
+  if (s.held.size === 0) return next(e);
+  let oldest = Infinity;
+  for (const call of s.held.values()) oldest = Math.min(oldest, call.at);
+  const more = s.held.size > 1 ? ` (${s.held.size} calls)` : "";
+  const room = Math.max(0, (e.viewport?.columns ?? 80) - String(e.props.word ?? "").length - 20);
+  const suffix = ` \xB7 held ${formatDuration(now() - oldest)}${more}`.slice(0, room);
+  return next({ ...e, props: { ...e.props, suffix: `${e.props.suffix ?? ""}${suffix}` } });
+}
+async function toolRowLag($, s, e, next) {
+  const id = e.props.tool_use_id;
+  const lag = typeof id === "string" ? s.lags.get(id) : void 0;
+  const theirs = await next(e);
+  if (lag === void 0) return theirs;
+  const { Box, Text } = $.ui.resolve(e);
+  return Box({ flexDirection: "column", children: [theirs, Text({ dimColor: true, wrap: "truncate-end", children: [`  \u23BF transcript lag ${boundsText(lag)}`] })] });
+}
+async function toolGroupLag($, s, e, next) {
+  const calls = Array.isArray(e.props.calls) ? e.props.calls : [];
+  const landed = calls.map((c) => typeof c.tool_use_id === "string" ? s.lags.get(c.tool_use_id) : void 0).filter((l) => l !== void 0);
+  const theirs = await next(e);
+  if (e.props.isExpanded === true || landed.length === 0) return theirs;
+  const { Box, Text } = $.ui.resolve(e);
+  const which = landed.length === calls.length ? "" : ` (${landed.length} of ${calls.length} calls)`;
+  return Box({ flexDirection: "column", children: [theirs, Text({ dimColor: true, wrap: "truncate-end", children: [`  \u23BF transcript lag \u2264 ${formatDuration(Math.max(...landed.map((l) => l.max_ms ?? l.min_ms)))}${which}`] })] });
 }
 
 // src/mod/register.ts
@@ -1203,32 +1270,9 @@ function register(on, options) {
     }
     return next(e);
   });
-  on("ui.render", { component: "Spinner" }, async ($, e, next) => {
-    if (s.held.size === 0) return next(e);
-    let oldest = Infinity;
-    for (const call of s.held.values()) oldest = Math.min(oldest, call.at);
-    const more = s.held.size > 1 ? ` (${s.held.size} calls)` : "";
-    const room = Math.max(0, (e.viewport?.columns ?? 80) - String(e.props.word ?? "").length - 20);
-    const suffix = ` \xB7 held ${formatDuration(now() - oldest)}${more}`.slice(0, room);
-    return next({ ...e, props: { ...e.props, suffix: `${e.props.suffix ?? ""}${suffix}` } });
-  });
-  on("ui.render", { component: "ToolUse" }, async ($, e, next) => {
-    const id = e.props.tool_use_id;
-    const lag = typeof id === "string" ? s.lags.get(id) : void 0;
-    const theirs = await next(e);
-    if (lag === void 0) return theirs;
-    const { Box, Text } = $.ui.resolve(e);
-    return Box({ flexDirection: "column", children: [theirs, Text({ dimColor: true, wrap: "truncate-end", children: [`  \u23BF transcript lag ${boundsText(lag)}`] })] });
-  });
-  on("ui.render", { component: "ToolGroup" }, async ($, e, next) => {
-    const calls = Array.isArray(e.props.calls) ? e.props.calls : [];
-    const landed = calls.map((c) => typeof c.tool_use_id === "string" ? s.lags.get(c.tool_use_id) : void 0).filter((l) => l !== void 0);
-    const theirs = await next(e);
-    if (e.props.isExpanded === true || landed.length === 0) return theirs;
-    const { Box, Text } = $.ui.resolve(e);
-    const which = landed.length === calls.length ? "" : ` (${landed.length} of ${calls.length} calls)`;
-    return Box({ flexDirection: "column", children: [theirs, Text({ dimColor: true, wrap: "truncate-end", children: [`  \u23BF transcript lag \u2264 ${formatDuration(Math.max(...landed.map((l) => l.max_ms ?? l.min_ms)))}${which}`] })] });
-  });
+  on("ui.render", { component: "Spinner" }, ($, e, next) => spinnerHeld($, s, e, next));
+  on("ui.render", { component: "ToolUse" }, ($, e, next) => toolRowLag($, s, e, next));
+  on("ui.render", { component: "ToolGroup" }, ($, e, next) => toolGroupLag($, s, e, next));
 }
 export {
   register

@@ -6,7 +6,7 @@ import { DEFAULT_PROBE_POLLS, DEFAULT_PROBE_POLL_MS } from '../rules/channelCons
 import { resolveClaudeDir } from '../core/discovery';
 import { installHook, uninstallHook } from '../platform/hookInstaller';
 import { SETTINGS_BACKUP_SUFFIX, SettingsFileError } from '../platform/settingsFile';
-import { DEFAULT_HTTP_HOOK_PORT } from '../platform/httpHookConfig';
+import { DEFAULT_HTTP_HOOK_PORT } from '../platform/httpConfigFile';
 
 const installUsage = `Usage: transcript-lag install-hook [--probe | --http [--port N]] [--claude-dir D] [--node PATH] [--polls N] [--poll-ms M] [--form exec|shell]
 

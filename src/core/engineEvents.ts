@@ -1,7 +1,8 @@
 import type { ChannelTransport, HookRunDecision, HooksDecision } from '../rules/channelConstants';
 import type { TailChangeKind } from './tailTypes';
 import type { PerCallFields } from './records';
-import type { CallShape } from './snapshot';
+import type { CallShape } from './callShape';
+import type { SessionStats } from './sessionStats';
 import type { HeldBounds } from '../rules/hookEvidence';
 
 /**
@@ -119,7 +120,7 @@ export interface WaitOutcomeEvent extends CallEventBase {
  * the call leaving memory with one. Again only should a further report change it (another copy of the
  * mod). `at` = when they settled.
  */
-export interface HooksEvent extends CallEventBase {
+export interface HooksSettledEvent extends CallEventBase {
   event: 'hooks';
   hooks_ms: number;
   hooks_decision?: HooksDecision;
@@ -129,7 +130,7 @@ export interface HooksEvent extends CallEventBase {
  * One wrapped PreToolUse hook of the call ran (`transcript-lag complete`'s `hook_run` channel event):
  * once per run read, its fields as the channel gives them. `at` = when the hook exited.
  */
-export interface HookRunEvent extends CallEventBase {
+export interface HookRanEvent extends CallEventBase {
   event: 'hook_run';
   hook: string;
   ms: number;
@@ -206,23 +207,6 @@ export interface SessionEvent {
   stats: SessionStats;
 }
 
-export interface SessionStats {
-  /** Waits that saw the call / waits that ended behind (the report's table). */
-  waits_seen: number;
-  waits_behind: number;
-  held_now: number;
-  calls_written: number;
-  lag_p50_ms: number | null;
-  lag_p95_ms: number | null;
-  lag_max_ms: number | null;
-  /** Write shapes: a call's record written before its result, or in the same batch (measured live, or proven by its hook's sightings). */
-  shape_before_result: number;
-  shape_with_result: number;
-  /** Calls written whose shape nothing proves (indexed as history without hook sightings). */
-  shape_unknown: number;
-  malformed_lines: number;
-}
-
 export type EngineEvent =
   | HeldEvent
   | WrittenEvent
@@ -231,8 +215,8 @@ export type EngineEvent =
   | ResultEvent
   | WaitOutcomeEvent
   | PostToolUseEvent
-  | HooksEvent
-  | HookRunEvent
+  | HooksSettledEvent
+  | HookRanEvent
   | TailChangeEvent
   | PartialEvent
   | RecordWrittenEvent

@@ -1,13 +1,12 @@
 import type { ChannelTransport } from '../rules/channelConstants';
 import type { HookRun } from '../rules/hookRun';
 import type { HooksTimed } from '../rules/hookEvidence';
-import type { SessionStats } from './engineEvents';
+import type { SessionStats } from './sessionStats';
+import type { CallShape } from './callShape';
 import type { RecordLagRow } from './correlator/recordLags';
 import type { PerCallFields } from './records';
 
 export type { RecordLagRow } from './correlator/recordLags';
-
-export type CallShape = 'before_result' | 'with_result' | 'unknown';
 
 /** Where one call stands, as views show it. Built by the correlator from events only. */
 /**

@@ -2,6 +2,7 @@ import type { Clock } from '../rules/clock';
 import { ConsumedWindow } from './consumedWindow';
 import type { FileAccess, FileIdentity, OpenFile } from './fileAccess';
 import { LineCursor, type LinePieces } from '../rules/lineCursor';
+import { readNewLines } from '../rules/newLines';
 import { lendReadBuffers, readAhead } from './tailReadAhead';
 import type { FileTailOptions, LineScanner, TailChange, TailChangeKind, TailLine, TailRead, WriteBatch } from './tailTypes';
 
@@ -193,24 +194,35 @@ export class FileTail<T> {
     this.knownSize = id.size;
     this.knownMtimeMs = id.mtimeMs;
     const offset = this.cursor.offset;
-    if (this.cursor.look(id.size).restarted !== undefined) {
-      this.reanchor('truncated', `size ${id.size} below offset ${offset}`, out);
-      this.generationBound = true;
-    } else if (offset > 0 && changedSinceLastRead) {
-      let intact: boolean;
-      try {
-        intact = await this.window.matches(this.handle!, offset);
-      } catch (err) {
-        await this.readFailed(err, out);
-        return;
-      }
-      if (!intact) {
-        this.reanchor('truncated', 'rewritten in place below the offset', out);
-        this.generationBound = true;
-      }
-    }
-    const failure = await this.readUpTo(this.cursor.readEnd(upTo), out);
-    if (failure !== undefined) await this.readFailed(failure, out);
+    const look = await readNewLines(
+      this.cursor,
+      { stat: () => ({ size: id.size }), readSpan: (from, to, take) => this.readSpan(from, to, out, take) },
+      this.lines,
+      {
+        readBytes: this.chunkSize,
+        upTo,
+        onLook: async (looked) => {
+          if (looked.restarted !== undefined) {
+            this.reanchor('truncated', `size ${id.size} below offset ${offset}`, out);
+            this.generationBound = true;
+          } else if (offset > 0 && changedSinceLastRead) {
+            let intact: boolean;
+            try {
+              intact = await this.window.matches(this.handle!, offset);
+            } catch (err) {
+              await this.readFailed(err, out);
+              return false;
+            }
+            if (!intact) {
+              this.reanchor('truncated', 'rewritten in place below the offset', out);
+              this.generationBound = true;
+            }
+          }
+          return true;
+        },
+      },
+    );
+    if (look.failure !== undefined) await this.readFailed(look.failure, out);
   }
 
   /** A read error keeps the lines already gathered; with none, the file is given up as unreadable. */
@@ -232,8 +244,11 @@ export class FileTail<T> {
     } catch {
       return; // the leaving file cannot be read any more: nothing to deliver from it
     }
-    // All it has left, whatever the read limit. A read error here only ends the drain: the switch that follows re-anchors anyway.
-    await this.readUpTo(size, out);
+    // All it has left, whatever the read limit (so past the cursor's look). A read error here only ends the drain: the switch that follows re-anchors anyway.
+    await this.readSpan(this.cursor.offset, size, out, (chunk) => {
+      this.cursor.take(chunk, this.lines);
+      return true;
+    });
   }
 
   /** Drops the open file because the path now names something else, or nothing. */
@@ -318,30 +333,28 @@ export class FileTail<T> {
   }
 
   /**
-   * Reads up to `target` (the size seen at the start, so a busy writer cannot
-   * keep one read going), reading ahead, into buffers lent for this read only.
+   * Reads [from, target) (up to the size seen at the start, so a busy writer cannot keep one read
+   * going), reading ahead, into buffers lent for this read only; each chunk to `take`, which hands it
+   * to the cursor, then to the window below the offset.
    */
-  private async readUpTo(target: number, out: ReadOutput<T>): Promise<unknown> {
-    const from = this.cursor.offset;
+  private async readSpan(from: number, target: number, out: ReadOutput<T>, take: (chunk: Buffer) => boolean): Promise<unknown> {
     const batches = this.batches;
     if (batches === undefined && target <= from) return undefined;
     const buffers = batches === undefined ? lendReadBuffers(this.chunkSize, target - from) : undefined;
     const buffer = buffers !== undefined ? buffers.buffer : (index: number) => batches!.readBuffer(index);
     this.lines.out = out;
     try {
-      return await readAhead(this.handle!, buffer, from, target, (chunk) => this.consume(chunk));
+      return await readAhead(this.handle!, buffer, from, target, (chunk) => {
+        const base = this.cursor.offset;
+        const more = take(chunk);
+        this.window.record(chunk, base);
+        return more;
+      });
     } finally {
       // Not kept between reads: a tail holds nothing of a read once it is over.
       this.lines.out = undefined;
       buffers?.release();
     }
-  }
-
-  /** A chunk read at the offset: its lines, split by the cursor, into the scanner. */
-  private consume(chunk: Buffer): void {
-    const base = this.cursor.offset;
-    this.cursor.take(chunk, this.lines);
-    this.window.record(chunk, base);
   }
 
   private finish(out: ReadOutput<T>): TailRead<T> {

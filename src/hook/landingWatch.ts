@@ -1,6 +1,7 @@
 // Named imports, not `import * as`: esbuild would copy every export of the module at each start.
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { LineCursor } from '../rules/lineCursor';
+import { readNewLines } from '../rules/newLines';
 import { toolUseIdNeedle } from '../rules/onDiskCheck';
 import { lineKindOf } from '../rules/recordLine';
 
@@ -58,14 +59,22 @@ export async function watchLanding(path: string, toolUseId: string, opts: Landin
     };
     let fd: number | undefined;
     try {
-      fd = openSync(path, OPEN_FLAGS);
-      const st = fstatSync(fd);
-      if (!st.isFile()) return undefined;
-      // Truncated or replaced under us: no evidence.
-      if (cursor.look(st.size, `${st.dev}:${st.ino}`).restarted !== undefined) return undefined;
-      for (let r = cursor.nextRead(readBytes); r !== undefined; r = cursor.nextRead(readBytes)) {
-        cursor.takeLines(buf.subarray(0, readSync(fd, buf, 0, r.length, r.offset)), onLine);
-      }
+      const file = (fd = openSync(path, OPEN_FLAGS));
+      const look = await readNewLines(
+        cursor,
+        {
+          stat: () => {
+            const st = fstatSync(file);
+            if (!st.isFile()) throw new Error('not a regular file');
+            return { size: st.size, identity: `${st.dev}:${st.ino}` };
+          },
+          read: (offset, length) => buf.subarray(0, readSync(file, buf, 0, length, offset)),
+        },
+        onLine,
+        // Truncated or replaced under us: no evidence.
+        { readBytes, onLook: (r) => r.restarted === undefined },
+      );
+      if (look.restarted !== undefined) return undefined;
     } catch {
       return undefined;
     } finally {

@@ -1,6 +1,7 @@
 // Named imports, not `import * as`: esbuild would copy every export of the module at each start.
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { LineCursor } from '../rules/lineCursor';
+import { readNewLines } from '../rules/newLines';
 import { ToolUseFinder } from './toolUseFinder';
 
 export interface ProbeOptions {
@@ -56,17 +57,30 @@ export async function probeTranscript(transcriptPath: string, toolUseId: string,
     try {
       fd = openSync(transcriptPath, OPEN_FLAGS);
       everOpened = true;
-      const st = fstatSync(fd);
-      if (!st.isFile()) throw Object.assign(new Error('transcript is not a regular file'), { code: 'ENOTFILE' });
-      size = st.size;
-      // Truncated or replaced: line numbers restart.
-      if (cursor.look(size, `${st.dev}:${st.ino}`).restarted !== undefined) finder.reset();
-      for (let r = cursor.nextRead(READ_BYTES); r !== undefined && Date.now() < opts.deadline; r = cursor.nextRead(READ_BYTES)) {
-        cursor.take(buf.subarray(0, readSync(fd, buf, 0, r.length, r.offset)), finder);
-        if (finder.foundLine !== undefined) break;
-      }
+      const file = fd;
+      const look = await readNewLines(
+        cursor,
+        {
+          stat: () => {
+            const st = fstatSync(file);
+            if (!st.isFile()) throw Object.assign(new Error('transcript is not a regular file'), { code: 'ENOTFILE' });
+            size = st.size;
+            return { size, identity: `${st.dev}:${st.ino}` };
+          },
+          read: (offset, length) => buf.subarray(0, readSync(file, buf, 0, length, offset)),
+        },
+        finder,
+        {
+          readBytes: READ_BYTES,
+          // Truncated or replaced: line numbers restart.
+          onLook: (r) => {
+            if (r.restarted !== undefined) finder.reset();
+          },
+          stop: () => finder.foundLine !== undefined || Date.now() >= opts.deadline,
+        },
+      );
       // Read to the size it saw without the record: not on disk when the look began.
-      if (finder.foundLine === undefined && cursor.nextRead(READ_BYTES) === undefined) missedAt = lookStart;
+      if (finder.foundLine === undefined && look.done) missedAt = lookStart;
       lastError = undefined;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;

@@ -1,7 +1,7 @@
 /**
  * The plugin's SessionStart (`hook.js --plugin --install-message-tool`), bundled on its own as
  * plugin/bin/hook-session-start.js (scripts/lib/sessionStartBuild.mjs), which hook.js requires only in
- * that mode: the copy's and the fold's code (the fold is the engine's, src/rules/spool.ts) is never
+ * that mode: the copy's and the fold's code (the fold is the engine's, src/rules/spoolFold.ts) is never
  * parsed by a tool call's hook, which runs on every call. Each part runs whatever the other did.
  */
 import { COMPLETE_TOOL_FILE_NAME } from '../rules/channelConstants';

@@ -3,7 +3,7 @@
  * it as it fills; with the plugin alone nothing did, and every session left its 37–74 spool files
  * toward the 20,000 past which the mod spools nothing and lists no new call. So each session start
  * folds the files of the sessions that have finished into their channel files, with the engine's own
- * fold (src/rules/spool.ts: in order, each file claimed by a rename, appended as the hook appends,
+ * fold (src/rules/spoolFold.ts: in order, each file claimed by a rename, appended as the hook appends,
  * removed; a half-written file waits, garbage and files past the channel's age are removed), and the
  * spool holds about the live sessions' files whatever else is installed.
  *
@@ -24,8 +24,8 @@ import { join } from 'node:path';
 import { DEFAULT_CHANNEL_MAX_AGE_MS, SPOOL_DIR_NAME } from '../rules/channelConstants';
 import { readModLivenessIn } from '../rules/modFiles';
 import { nodeFileAccessSync } from '../rules/nodeFileAccess';
-import { foldSpool, type SpoolFoldResult, type SpoolFolding } from '../rules/spool';
-import { nodeSpoolFoldingSync } from '../rules/spoolFolding';
+import { foldSpool, type SpoolFoldResult, type SpoolFolding } from '../rules/spoolFold';
+import { nodeSpoolFoldingSync } from '../rules/nodeSpoolFolding';
 
 /**
  * Files read per start at most: a session leaves 37–74, so a start folds about three sessions' worth,

@@ -70,7 +70,7 @@ export interface ModApi {
   };
 }
 
-type Next<E, R> = (e: E) => Promise<R>;
+export type Next<E, R> = (e: E) => Promise<R>;
 type Hook<E> = ($: ModApi, e: E, next: Next<E, any>) => unknown;
 
 export interface On {

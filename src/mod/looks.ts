@@ -6,10 +6,11 @@
 import { HELD_MESSAGE_TTL_MS } from '../rules/modContract';
 import { verdictFromHook, type HeldBounds } from '../rules/hookEvidence';
 import { LineCursor } from '../rules/lineCursor';
+import { readNewLines } from '../rules/newLines';
 import { callsOfLine, HEAD_BYTES } from '../rules/recordLine';
 import type { ModApi } from './api';
 import { dropHeldMessage } from './heldMessage';
-import { modEvent, report } from './report';
+import { modEvent, report } from './channelOut';
 import { now, type HeldCall, type ModState } from './state';
 
 const MAX_LAGS = 200;
@@ -66,7 +67,7 @@ async function look($: ModApi, s: ModState): Promise<void> {
     else byFile.set(call.recordPath, [...(byFile.get(call.recordPath) ?? []), call]);
   }
   for (const [file, calls] of byFile) {
-    const cursor = s.cursors.get(file);
+    const cursor = s.looks.cursors.get(file);
     if (cursor === undefined) continue;
     // Read first, from where the cursor is, without a stat: Claude Code 2.1.332's `$.fs.stat` was seen
     // to give a size ~100 ms old where `$.fs.read` had the new bytes (field: a look found a record 44
@@ -74,36 +75,36 @@ async function look($: ModApi, s: ModState): Promise<void> {
     // Claude Code's event loop less. A read past the end is empty; only then is the size asked for,
     // to see a file truncated or replaced under the cursor (`$.fs.stat` gives no inode, so a larger
     // replacement goes unseen), a little late at worst.
-    let bytes = await readFrom($, file, cursor.offset);
-    if (bytes.length === 0) {
-      let size = cursor.offset;
-      try {
-        size = (await $.fs.stat(file)).size;
-      } catch {
-        // not written yet
-      }
-      // Smaller than read: truncated or replaced; read again from its start, now.
-      if (cursor.look(size).restarted !== undefined) bytes = await readFrom($, file, cursor.offset);
-    }
-    const lookNo = ++s.looks;
-    if (bytes.length > 0) {
-      cursor.look(cursor.offset + bytes.length);
+    const lookNo = ++s.looks.count;
+    await readNewLines(
+      cursor,
+      {
+        read: (offset) => readFrom($, file, offset),
+        stat: async () => {
+          try {
+            return { size: (await $.fs.stat(file)).size };
+          } catch {
+            return { size: cursor.offset }; // not written yet
+          }
+        },
+      },
       // Each line read as it comes (a view of the chunk: used at once, not kept), by the rules' one reading.
-      cursor.takeLines(bytes, (line, cut) => {
+      (line, cut) => {
         const { records, results } = callsOfLine(line, !cut);
-        for (const id of records) remember(s.recordsSeen, id, lookNo);
-        for (const id of results) remember(s.resultsSeen, id, lookNo);
-      });
-    }
+        for (const id of records) remember(s.looks.recordsSeen, id, lookNo);
+        for (const id of results) remember(s.looks.resultsSeen, id, lookNo);
+      },
+      { sizeFrom: 'read', readBytes: READ_LIMIT },
+    );
     const seenAt = now();
     for (const call of calls) {
-      const recordLook = s.recordsSeen.get(call.id);
+      const recordLook = s.looks.recordsSeen.get(call.id);
       if (recordLook === undefined) {
         call.missedAt = started;
         continue;
       }
       // The look that found the record found its result too: one write, as far as a reader can tell.
-      const withResult = s.resultsSeen.get(call.id) === recordLook;
+      const withResult = s.looks.resultsSeen.get(call.id) === recordLook;
       const p = call.place;
       report($, s, p, modEvent(p, 'landed', seenAt, call.agentId, {
         tool_use_id: call.id,
@@ -120,8 +121,8 @@ async function look($: ModApi, s: ModState): Promise<void> {
     }
   }
   if (s.held.size === 0) {
-    s.ticker?.cancel();
-    s.ticker = undefined;
+    s.looks.ticker?.cancel();
+    s.looks.ticker = undefined;
   } else watchHeld($, s);
   $.ui.invalidate('ui.render');
 }
@@ -134,21 +135,21 @@ export function watchHeld($: ModApi, s: ModState): void {
   // (5–13 ms after a 5 ms tailer in the field suite), and "found with its result" means one write to within them
   // (src/rules/hookEvidence.ts). Before, 10 looks a second: the redraw rate the spinner needs.
   const every = [...s.held.values()].some((c) => c.ran === true || c.hooks !== undefined) ? SOON_TICK_MS : TICK_MS;
-  if (s.ticker !== undefined && s.tickerMs === every) return;
-  s.ticker?.cancel();
-  s.tickerMs = every;
-  s.ticker = $.clock.every(every, () => {
-    if (s.looking) return;
-    s.looking = true;
+  if (s.looks.ticker !== undefined && s.looks.tickerMs === every) return;
+  s.looks.ticker?.cancel();
+  s.looks.tickerMs = every;
+  s.looks.ticker = $.clock.every(every, () => {
+    if (s.looks.looking) return;
+    s.looks.looking = true;
     look($, s)
       .catch(() => undefined)
-      .finally(() => (s.looking = false));
+      .finally(() => (s.looks.looking = false));
   });
 }
 
 /** Where the looks at a file start: a little before its end now (a partial first line is no record). */
 export async function cursorAt($: ModApi, s: ModState, file: string): Promise<void> {
-  if (s.cursors.has(file)) return;
+  if (s.looks.cursors.has(file)) return;
   let size = 0;
   try {
     size = (await $.fs.stat(file)).size;
@@ -157,6 +158,6 @@ export async function cursorAt($: ModApi, s: ModState, file: string): Promise<vo
   }
   const from = Math.max(0, size - FIRST_LOOK_BACK);
   // A line longer than HEAD_BYTES is judged by its head (src/rules/recordLine.ts): only that much is kept.
-  s.cursors.set(file, new LineCursor({ from, maxLineBytes: HEAD_BYTES, readLimit: READ_LIMIT }));
-  if (s.cursors.size > MAX_CURSORS) s.cursors.delete(s.cursors.keys().next().value as string);
+  s.looks.cursors.set(file, new LineCursor({ from, maxLineBytes: HEAD_BYTES, readLimit: READ_LIMIT }));
+  if (s.looks.cursors.size > MAX_CURSORS) s.looks.cursors.delete(s.looks.cursors.keys().next().value as string);
 }

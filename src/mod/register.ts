@@ -17,9 +17,10 @@
  * receiver when one runs, else to the spool.
  *
  * This file holds the handlers; what they do is in the files beside it: the state
- * (state.ts), how an event goes out (report.ts), the held message (heldMessage.ts),
+ * (state.ts), how an event goes out (channelOut.ts), the held message (heldMessage.ts),
  * the call list (callList.ts), the liveness file (liveness.ts), the looks at a
- * held call's file (looks.ts) and the timing of its settings hooks (settingsHooks.ts).
+ * held call's file (looks.ts), the timing of its settings hooks (hooksTiming.ts) and what the spinner
+ * and the tool rows show (rows.ts).
  *
  * Claude Code's loader checks the bundle statically (`claude plugin validate`):
  * `$` is only ever spelled `$.noun.event(...)` and handed to top-level functions,
@@ -27,17 +28,16 @@
  * keeps as written. The API is the one Claude Code writes to
  * `types/claude-code/index.d.ts` in a plugin's `.claude-plugin/` folder (checked against 2.1.332).
  */
-import { boundsText, formatDuration } from '../rules/durationText';
-import type { HeldBounds } from '../rules/hookEvidence';
 import { recordFileOf } from '../rules/modContract';
 import type { AppendEvent, ModApi, On, PreToolUseResult, RenderEvent, ToolCallEnvelope, ToolCallEvent } from './api';
 import { listCall } from './callList';
 import { dropHeldMessageNow, privateFolder, storeHeldMessage } from './heldMessage';
 import { keepAlive, removeAlive, writeAlive } from './liveness';
 import { cursorAt, watchHeld } from './looks';
-import { findReceiver, modEvent, report, spoolFull } from './report';
+import { findReceiver, modEvent, report, spoolFull } from './channelOut';
 import { hooksFields } from '../rules/hookEvidence';
-import { hooksSettled } from './settingsHooks';
+import { hooksSettled } from './hooksTiming';
+import { spinnerHeld, toolGroupLag, toolRowLag } from './rows';
 import { MAX_CALLS, newState, now, placeOf, type HeldCall } from './state';
 
 /** The session's transcript as `$.session.info()` gives it; undefined on a build without the call (2.1.325 and before). */
@@ -130,7 +130,7 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
     }
   });
 
-  // Beneath tool.call: `next` runs the call's settings PreToolUse hooks, timed here (settingsHooks.ts).
+  // Beneath tool.call: `next` runs the call's settings PreToolUse hooks, timed here (hooksTiming.ts).
   on('classic.PreToolUse', async ($, e: ToolCallEnvelope, next) => {
     const started = now();
     let result: PreToolUseResult | undefined;
@@ -157,35 +157,7 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
     return next(e);
   });
 
-  // "held 2.1s" after the spinner's word while the oldest held call waits for its record.
-  on('ui.render', { component: 'Spinner' }, async ($, e: RenderEvent, next) => {
-    if (s.held.size === 0) return next(e);
-    let oldest = Infinity;
-    for (const call of s.held.values()) oldest = Math.min(oldest, call.at);
-    const more = s.held.size > 1 ? ` (${s.held.size} calls)` : '';
-    const room = Math.max(0, (e.viewport?.columns ?? 80) - String(e.props.word ?? '').length - 20);
-    const suffix = ` · held ${formatDuration(now() - oldest)}${more}`.slice(0, room);
-    return next({ ...e, props: { ...e.props, suffix: `${e.props.suffix ?? ''}${suffix}` } });
-  });
-
-  // Once its record is on disk: how long the call was held, under its row.
-  on('ui.render', { component: 'ToolUse' }, async ($, e: RenderEvent, next) => {
-    const id = e.props.tool_use_id;
-    const lag = typeof id === 'string' ? s.lags.get(id) : undefined;
-    const theirs = await next(e);
-    if (lag === undefined) return theirs;
-    const { Box, Text } = $.ui.resolve(e);
-    return Box({ flexDirection: 'column', children: [theirs, Text({ dimColor: true, wrap: 'truncate-end', children: [`  ⎿ transcript lag ${boundsText(lag)}`] })] });
-  });
-
-  // A folded run of calls ("Ran 2 shell commands"): the longest lag among its calls that landed.
-  on('ui.render', { component: 'ToolGroup' }, async ($, e: RenderEvent, next) => {
-    const calls = Array.isArray(e.props.calls) ? (e.props.calls as Array<{ tool_use_id?: unknown }>) : [];
-    const landed = calls.map((c) => (typeof c.tool_use_id === 'string' ? s.lags.get(c.tool_use_id) : undefined)).filter((l): l is HeldBounds => l !== undefined);
-    const theirs = await next(e);
-    if (e.props.isExpanded === true || landed.length === 0) return theirs;
-    const { Box, Text } = $.ui.resolve(e);
-    const which = landed.length === calls.length ? '' : ` (${landed.length} of ${calls.length} calls)`;
-    return Box({ flexDirection: 'column', children: [theirs, Text({ dimColor: true, wrap: 'truncate-end', children: [`  ⎿ transcript lag ≤ ${formatDuration(Math.max(...landed.map((l) => l.max_ms ?? l.min_ms)))}${which}`] })] });
-  });
+  on('ui.render', { component: 'Spinner' }, ($, e: RenderEvent, next) => spinnerHeld($, s, e, next));
+  on('ui.render', { component: 'ToolUse' }, ($, e: RenderEvent, next) => toolRowLag($, s, e, next));
+  on('ui.render', { component: 'ToolGroup' }, ($, e: RenderEvent, next) => toolGroupLag($, s, e, next));
 }

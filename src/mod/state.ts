@@ -36,6 +36,32 @@ export interface HeldCall {
 }
 
 
+/** The looks at held calls' files (./looks.ts): where each file is read to, what came in which look, their ticker. */
+export interface LookState {
+  /** What the ticker has read of each transcript it looks at. */
+  cursors: Map<string, LineCursor>;
+  /** In which look each call's record and result came in: a call may fire after its record is on disk. */
+  recordsSeen: Map<string, number>;
+  resultsSeen: Map<string, number>;
+  /** Looks made so far. */
+  count: number;
+  ticker?: { cancel(): void };
+  tickerMs: number;
+  /** A look is under way: a tick during it makes none. */
+  looking: boolean;
+}
+
+/** This copy's spool files (./channelOut.ts): bounded when nothing folds them. */
+export interface SpoolCount {
+  /** Files written: the last one's seq. */
+  spooled: number;
+  /** Files left unfolded, as last counted (plus those written since). */
+  unfolded: number;
+  /** A count of the spool is running; when the last began. */
+  recounting: boolean;
+  recountedAt: number;
+}
+
 /**
  * Everything the mod keeps, one object per `register` (one loaded copy of the mod): not
  * module variables, so a copy's state is all in one place and a test can load a fresh one.
@@ -52,22 +78,12 @@ export interface ModState {
    */
   calling: Map<string, HeldCall>;
   lags: Map<string, HeldBounds>;
-  /** What the ticker has read of each transcript it looks at. */
-  cursors: Map<string, LineCursor>;
-  /** In which look each call's record and result came in: a call may fire after its record is on disk. */
-  recordsSeen: Map<string, number>;
-  resultsSeen: Map<string, number>;
-  looks: number;
-  spooled: number;
-  unfolded: number;
-  /** A count of the spool is running; when the last began. */
-  recounting: boolean;
-  recountedAt: number;
+  /** The looks at the held calls' files (./looks.ts). */
+  looks: LookState;
+  /** This copy's spool files: written, and left unfolded as last counted (./channelOut.ts). */
+  spool: SpoolCount;
   place?: SessionPlace;
   receiver?: { url: string; secret: string };
-  ticker?: { cancel(): void };
-  tickerMs: number;
-  looking: boolean;
   /** The newest calls this copy reports, per session: written whole before each call's hooks run (modContract.ts). */
   listed?: { sessionId: string; calls: string[] };
   listWrites: Promise<void>;
@@ -90,16 +106,8 @@ export function newState(options: Readonly<Record<string, unknown>>): ModState {
     held: new Map(),
     calling: new Map(),
     lags: new Map(),
-    cursors: new Map(),
-    recordsSeen: new Map(),
-    resultsSeen: new Map(),
-    looks: 0,
-    spooled: 0,
-    unfolded: 0,
-    recounting: false,
-    recountedAt: -Infinity,
-    tickerMs: 0,
-    looking: false,
+    looks: { cursors: new Map(), recordsSeen: new Map(), resultsSeen: new Map(), count: 0, tickerMs: 0, looking: false },
+    spool: { spooled: 0, unfolded: 0, recounting: false, recountedAt: -Infinity },
     listWrites: Promise.resolve(),
     aliveWrites: Promise.resolve(),
   };

@@ -8,8 +8,8 @@ import { unwrapPreToolUseHooks, wrapPreToolUseHooks, type WrapResult } from '../
 import { nodeOnPathIs } from './nodeOnPath';
 import { claudeCodeVersion } from './claudeCodeVersion';
 import { HOOK_PATH } from './hookReceiver';
-import { DEFAULT_HTTP_HOOK_PORT, newHttpHookSecret, readHttpHookConfig, removeHttpHookConfig, writeHttpHookConfig } from './httpHookConfig';
-import { installHookEntries, uninstallHookEntries } from '../core/settings/hookSettings';
+import { DEFAULT_HTTP_HOOK_PORT, newHttpHookSecret, readHttpHookConfig, removeHttpHookConfig, writeHttpHookConfig } from './httpConfigFile';
+import { installHookEntries, uninstallHookEntries } from '../core/settings/hookEntries';
 import { copyAtomically, writeAtomically, type RenameDeps } from '../rules/renameReplacing';
 import { requireOwnBinFolder } from '../rules/binFolder';
 import { updateSettingsFile, type SettingsFileUpdate } from './settingsFile';

@@ -8,7 +8,7 @@ import { reportCall } from '../hook/callReport';
 import { appendChannelLine } from '../rules/channelWriter';
 import { modReportsCall } from '../rules/modFiles';
 import { PayloadCollector, parseHookInput } from '../rules/stdin';
-import { LandingWatches } from './landingWatches';
+import { LandingWatches } from './receiverLandingWatches';
 import { nodeFileAccess } from './nodeFileAccess';
 import { ANSWER_HEADER, CHALLENGE_HEADER, CHALLENGE_PATH, challengeAnswer, isChallengeNonce } from './receiverChallenge';
 

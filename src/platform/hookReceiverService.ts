@@ -1,7 +1,7 @@
 import type { HookReceiver, HookReceiverOptions } from './hookReceiver';
 import { startHookReceiverThread } from './hookReceiverThread';
 import { HTTP_HOOK_TIMEOUT_SEC } from './hookInstaller';
-import { loadHttpHookConfig, type HttpHookConfig, type HttpHookConfigRead } from './httpHookConfig';
+import { loadHttpHookConfig, type HttpHookConfig, type HttpHookConfigRead } from './httpConfigFile';
 import { portHolder } from './portHolder';
 import { proveListener, type ListenerProof } from './receiverChallenge';
 

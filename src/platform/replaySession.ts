@@ -17,7 +17,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CHANNEL_DIR_NAME, CHANNEL_FILE_SUFFIX, COMPLETE_TOOL_FILE_NAME, HOOK_BIN_DIR_NAME, MESSAGE_TOOL_FILE_NAME, SAFE_SESSION_ID, SPOOL_DIR_NAME } from '../rules/channelConstants';
+import { CHANNEL_DIR_NAME, CHANNEL_FILE_SUFFIX, MESSAGE_TOOL_FILE_NAME, SAFE_SESSION_ID, SPOOL_DIR_NAME } from '../rules/channelConstants';
 import type { Clock } from '../rules/clock';
 import { projectSlug } from '../core/discovery';
 import type { FileAccess } from '../core/fileAccess';
@@ -29,16 +29,19 @@ import { callDetailOf, detailLinesOf, heldMessageFor, preToolUseInput, type Call
 import { CLAUDE_CODE, knownOf, type BehaviourTable, type Known } from '../core/compat/claudeCode';
 import { completeCut, liveTimelineOf, mainCutForSubagentCall, type LiveTimeline, type RecordAt } from '../core/replay/liveCut';
 import { matcherMatches } from '../core/replay/matcher';
-import { ReplayTally, verdictOfRuns, type CallReport, type LiveRunReport, type RunReport } from '../core/replay/report';
-import { addSettingsHooks, hooksFor, type ReplayHook, type SettingsHooks } from '../core/replay/settingsHooks';
+import { ReplayTally, verdictOfRuns, type CallReport, type LiveRunReport, type RunReport } from '../core/replay/replayReport';
+import { hooksFor, type ReplayHook } from '../core/replay/replayHooks';
 import { firstSessionId, indexTranscript, MAX_FACTS_LINE_BYTES, type TranscriptIndex } from '../core/replay/transcriptIndex';
 import { runCommandHook } from './commandHookRun';
 import { undoAtExit } from './exitCleanup';
-import { FirstReadWatch, readsShowIn } from './firstRead';
-import { PrefixCopy, SourceFile } from './prefixCopy';
+import { readsShowIn } from './firstRead';
+import { SourceFile } from './prefixCopy';
+import { messageToolSource, RunTree, writePrivate } from './replayRunTree';
+import { settingsHooksOf } from './replaySettings';
 
-/** A settings file is a few KiB; past this it is not one. */
-const MAX_SETTINGS_BYTES = 4 * 1024 * 1024;
+// The replay module as the extension loads it from dist/engine.js (src/vscode/replayCommand.ts): the settings' hooks too.
+export { projectHooksRefusal, settingsHooksOf } from './replaySettings';
+
 const AGENT_FILE = /^agent-([A-Za-z0-9_-]{1,128})\.jsonl$/;
 /** More subagent transcripts than a session makes: past it, the rest are not read. */
 const MAX_SUBAGENT_FILES = 10_000;
@@ -162,126 +165,6 @@ function subagentFiles(sessionFile: string): Array<{ agentId: string; path: stri
   return out;
 }
 
-/** Why a file or folder of a project's settings is not the user's alone: owned by another, or writable by others (POSIX). */
-function notOwnedAlone(st: fs.Stats, what: string): string | undefined {
-  const uid = process.getuid?.();
-  // Windows has no owner bits to read here; VS Code's workspace trust stands in for it.
-  if (uid === undefined) return undefined;
-  if (st.uid !== uid) return `${what} belongs to another user (uid ${st.uid})`;
-  if ((st.mode & 0o022) !== 0) return `${what} is writable by others (mode ${(st.mode & 0o777).toString(8)})`;
-  return undefined;
-}
-
-/** A settings file's text when it is a small regular file; undefined when there is none. `owned`: refuse one that is not the user's alone. */
-function readSettingsText(file: string, owned = false): string | undefined {
-  let fd: number;
-  try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
-  } catch {
-    return undefined;
-  }
-  try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) throw new Error(`${file}: not a regular file`);
-    const refusal = owned ? notOwnedAlone(st, file) : undefined;
-    if (refusal !== undefined) throw new Error(refusal);
-    if (st.size > MAX_SETTINGS_BYTES) throw new Error(`${file}: over ${MAX_SETTINGS_BYTES >> 20} MiB`);
-    const buf = Buffer.alloc(st.size);
-    let got = 0;
-    while (got < buf.length) {
-      const n = fs.readSync(fd, buf, got, buf.length - got, got);
-      if (n <= 0) break;
-      got += n;
-    }
-    return buf.subarray(0, got).toString('utf8');
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/**
- * Why the project settings of `projectDir` are not to be run (undefined: they may be). A session file
- * may come from anywhere and name any folder as its `cwd` (`/tmp/x`, which another local user may
- * have made): replay runs a project's hooks only from a folder, and its `.claude`, that the user owns
- * and others cannot write (the settings files are checked as they are read). `within`: the folders
- * that may hold it at all (VS Code: the trusted workspace's folders).
- */
-export function projectHooksRefusal(projectDir: string, within?: readonly string[]): string | undefined {
-  let real: string;
-  try {
-    real = fs.realpathSync(projectDir);
-  } catch {
-    return undefined; // no such folder: there are no settings to read in it
-  }
-  if (within !== undefined) {
-    const inside = within.some((folder) => {
-      let root: string;
-      try {
-        root = fs.realpathSync(folder);
-      } catch {
-        return false;
-      }
-      const rel = path.relative(root, real);
-      return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-    });
-    if (!inside) return `${projectDir} is not in a folder of this workspace`;
-  }
-  for (const dir of [real, path.join(real, '.claude')]) {
-    let st: fs.Stats;
-    try {
-      st = fs.statSync(dir);
-    } catch {
-      continue; // no .claude: nothing to read
-    }
-    const refusal = notOwnedAlone(st, dir);
-    if (refusal !== undefined) return refusal;
-  }
-  return undefined;
-}
-
-/**
- * The PreToolUse command hooks of the user's settings (in `claudeDir`), and of the project's and the
- * local ones in `projectDir` when projectHooksRefusal lets them run (else a note says why not).
- */
-export function settingsHooksOf(claudeDir: string, projectDir: string | undefined, within?: readonly string[]): SettingsHooks {
-  const found: SettingsHooks = { hooks: [], notes: [], disabled: false };
-  const files: Array<[string, 'user' | 'project' | 'local']> = [[path.join(claudeDir, 'settings.json'), 'user']];
-  const refusal = projectDir === undefined ? undefined : projectHooksRefusal(projectDir, within);
-  if (projectDir === undefined) found.notes.push("the session's records name no working directory: only the user settings are read");
-  else if (refusal !== undefined) found.notes.push(`the project's hooks are not replayed: ${refusal}`);
-  else files.push([path.join(projectDir, '.claude', 'settings.json'), 'project'], [path.join(projectDir, '.claude', 'settings.local.json'), 'local']);
-  for (const [file, source] of files) {
-    try {
-      const text = readSettingsText(file, source !== 'user');
-      if (text !== undefined) addSettingsHooks(found, text, source);
-    } catch (err) {
-      found.notes.push(`${source} settings ${file}: ${err instanceof Error ? err.message : String(err)}; its hooks are not replayed`);
-    }
-  }
-  return found;
-}
-
-/**
- * The message tool's bytes: dist/cli-message.js beside the bundle that runs this (the CLI's, or the
- * extension's engine.js); from the sources (tests, tsx) the plugin's committed build, the same bytes.
- * Undefined when neither is there.
- */
-export function messageToolSource(): string | undefined {
-  return toolSource('cli-message.js', MESSAGE_TOOL_FILE_NAME);
-}
-
-/** `transcript-lag complete` as one file: dist/cli-complete.js beside the CLI, or the plugin's committed copy. */
-export function completeToolSource(): string | undefined {
-  return toolSource('cli-complete.js', COMPLETE_TOOL_FILE_NAME);
-}
-
-function toolSource(distName: string, pluginName: string): string | undefined {
-  for (const candidate of [path.join(__dirname, distName), path.resolve(__dirname, '..', '..', 'plugin', HOOK_BIN_DIR_NAME, pluginName)]) {
-    if (fs.existsSync(candidate)) return candidate;
-  }
-  return undefined;
-}
-
 function isDirectory(p: string | undefined): p is string {
   try {
     return p !== undefined && fs.statSync(p).isDirectory();
@@ -296,64 +179,6 @@ const FIRST_READ_POLL_MS = 2;
 /** How long a hook may take to read a copy of `bytes` once it has begun: 50 ms, and 5 ms a MB (200 MB/s). */
 export function readingTimeMs(bytes: number): number {
   return 50 + Math.ceil((bytes / (1024 * 1024)) * 5);
-}
-
-/** Where the copies of one run (live or complete) live: a Claude dir of its own. */
-class RunTree {
-  readonly claudeDir: string;
-  private readonly copies = new Map<string, PrefixCopy>();
-
-  constructor(
-    root: string,
-    private readonly projectFolder: string,
-    private readonly sessionId: string,
-    messageTool: string | undefined,
-  ) {
-    this.claudeDir = path.join(root, '.claude');
-    fs.mkdirSync(path.join(this.claudeDir, 'projects', projectFolder), { recursive: true, mode: 0o700 });
-    // Where the plugin's SessionStart hook keeps it, so a hook that asks it (examples/) finds it.
-    if (messageTool !== undefined) {
-      const bin = path.join(this.claudeDir, CHANNEL_DIR_NAME, HOOK_BIN_DIR_NAME);
-      fs.mkdirSync(bin, { recursive: true, mode: 0o700 });
-      fs.copyFileSync(messageTool, path.join(bin, MESSAGE_TOOL_FILE_NAME));
-      // And the complete wrapper beside it, as the plugin's SessionStart keeps both: a hook named through
-      // CLAUDE_CONFIG_DIR finds it (one named by the user's own path reads the held message of the copy's Claude dir either way).
-      const complete = completeToolSource();
-      if (complete !== undefined) fs.copyFileSync(complete, path.join(bin, COMPLETE_TOOL_FILE_NAME));
-    }
-  }
-
-  transcriptPath(): string {
-    return path.join(this.claudeDir, 'projects', this.projectFolder, `${this.sessionId}.jsonl`);
-  }
-
-  /** Where a file of the session is copied: the session's own, or a subagent's beside it. */
-  pathOf(agentId: string | undefined): string {
-    if (agentId === undefined) return this.transcriptPath();
-    return path.join(this.claudeDir, 'projects', this.projectFolder, this.sessionId, 'subagents', `agent-${agentId}.jsonl`);
-  }
-
-  /** A watch on the hook's first read of a copy made (./firstRead.ts); the copy kept as intact. */
-  watchFirstRead(agentId: string | undefined): FirstReadWatch {
-    const dest = this.pathOf(agentId);
-    const watch = new FirstReadWatch(dest);
-    this.copies.get(dest)?.timesSetByUs();
-    return watch;
-  }
-
-  setLength(source: SourceFile, agentId: string | undefined, length: number): void {
-    const dest = this.pathOf(agentId);
-    let copy = this.copies.get(dest);
-    if (copy === undefined) this.copies.set(dest, (copy = new PrefixCopy(source, dest)));
-    copy.setLength(length);
-  }
-}
-
-/** Writes a file only we may read, in a folder only we may enter. */
-function writePrivate(file: string, text: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  fs.chmodSync(path.dirname(file), 0o700);
-  fs.writeFileSync(file, text, { mode: 0o600 });
 }
 
 interface Session {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants as fsConstants, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
-import { SettingsError } from '../core/settings/hookSettings';
+import { SettingsError } from '../core/settings/hookEntries';
 import { decodeLossless, encodeLossless } from '../core/settings/losslessText';
 import { renameReplacing, type RenameDeps } from '../rules/renameReplacing';
 
@@ -140,7 +140,7 @@ async function writeNewFileDurably(file: string, data: Buffer, mode: number): Pr
  * whatever was at `dest` stays whole until the new content is whole on disk
  * (a full disk fails the temp file, not `dest`).
  */
-async function replaceAtomically(dest: string, data: Buffer, mode: number, writeNewFile: NonNullable<UpdateSettingsOptions['writeNewFile']>, renameDeps?: RenameDeps): Promise<void> {
+async function replaceWithMode(dest: string, data: Buffer, mode: number, writeNewFile: NonNullable<UpdateSettingsOptions['writeNewFile']>, renameDeps?: RenameDeps): Promise<void> {
   const temp = path.join(path.dirname(dest), `.${path.basename(dest)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
     await writeNewFile(temp, data, mode);
@@ -230,12 +230,12 @@ export async function updateSettingsFile(
 
   await fsp.mkdir(path.dirname(target), { recursive: true });
   if (current && backupPath) {
-    await replaceAtomically(backupPath, current.bytes, newMode, writeNewFile, opts.renameDeps).catch((err: unknown) => {
+    await replaceWithMode(backupPath, current.bytes, newMode, writeNewFile, opts.renameDeps).catch((err: unknown) => {
       throw saying(err, `could not write the backup ${backupPath}; ${settingsPath} and the previous backup are left as they were`);
     });
   }
   const bytes = encodeLossless(after);
-  await (current?.hardLinked ? rewriteInPlace(target, bytes) : replaceAtomically(target, bytes, newMode, writeNewFile, opts.renameDeps)).catch((err: unknown) => {
+  await (current?.hardLinked ? rewriteInPlace(target, bytes) : replaceWithMode(target, bytes, newMode, writeNewFile, opts.renameDeps)).catch((err: unknown) => {
     throw saying(err, current?.hardLinked ? `could not rewrite ${settingsPath} in place; its old content is in ${backupPath}` : `could not write ${settingsPath}; it is left as it was`);
   });
   if (opts.private && current?.hardLinked) await makePrivate([target]);

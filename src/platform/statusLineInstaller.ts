@@ -5,7 +5,7 @@ import { channelDirOf } from '../rules/channelPaths';
 import { buildStatusLineCommand, installStatusLine, installedStatusLineCommand, uninstallStatusLine, wrapOf, type StatusLineCommandSpec } from '../core/settings/statusLineSettings';
 import { shellFormOf } from '../core/settings/hookCommand';
 import { nodeOnPathIs } from './nodeOnPath';
-import { wrappedCommand } from '../core/settings/wrappedStatusLine';
+import { wrappedStatusLineCommand } from '../core/settings/wrappedStatusLine';
 import { replaceCopyByStub } from './hookInstaller';
 import { copyAtomically } from '../rules/renameReplacing';
 import { requireOwnBinFolder } from '../rules/binFolder';
@@ -75,7 +75,7 @@ export async function installStatusLineFile(opts: InstallStatusLineOptions): Pro
   const command = installedStatusLineCommand(after) ?? buildStatusLineCommand(spec);
   const wrap = wrapOf(command);
   const gitBashOnly = shellFormOf(spec, []).gitBashOnly;
-  return { ...update, settingsPath, scriptPath, command, wraps: wrap !== undefined, wrappedCommand: wrappedCommand(wrap), gitBashOnly };
+  return { ...update, settingsPath, scriptPath, command, wraps: wrap !== undefined, wrappedCommand: wrappedStatusLineCommand(wrap), gitBashOnly };
 }
 
 export interface UninstallStatusLineResult extends SettingsFileUpdate {

@@ -2,7 +2,8 @@
  * Short human texts for durations and counts, shared by the status bar, the
  * tree, the tooltip, the decoration and the report so they always agree.
  */
-import type { CallShape, CallSnapshot } from '../core/snapshot';
+import type { CallShape } from '../core/callShape';
+import type { CallSnapshot } from '../core/snapshot';
 import { boundsText, formatDuration } from '../rules/durationText';
 import type { HooksTimed } from '../rules/hookEvidence';
 

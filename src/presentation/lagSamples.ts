@@ -3,7 +3,7 @@ import type { HooksDecision } from '../rules/channelConstants';
 import { type CallSnapshot, type HookRunSnapshot, type SessionSnapshot, shownAsHeld } from '../core/snapshot';
 import { hookRunOf, withHookRun } from '../rules/hookRun';
 import type { WriteShape } from './format';
-import type { CallShape } from '../core/snapshot';
+import type { CallShape } from '../core/callShape';
 
 /**
  * One call as the report and the export show it. The engine's snapshots keep

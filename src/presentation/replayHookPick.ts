@@ -4,7 +4,7 @@
  * what `replay --settings` runs), or all of them.
  */
 import { hookLabel } from '../core/replay/hookLabel';
-import type { ReplayHook } from '../core/replay/settingsHooks';
+import type { ReplayHook } from '../core/replay/replayHooks';
 import { oneLine } from './replayTable';
 
 export type HookPickItem =

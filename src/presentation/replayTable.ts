@@ -9,7 +9,7 @@
 import type { Decision } from '../core/replay/decision';
 import { hookLabel } from '../core/replay/hookLabel';
 import type { LiveBasis } from '../core/replay/liveCut';
-import { liveTimingsText, ReplayTally, type CallReport, type RunReport } from '../core/replay/report';
+import { liveTimingsText, ReplayTally, type CallReport, type RunReport } from '../core/replay/replayReport';
 import type { RevealTarget } from './callChoice';
 import { COMMANDS } from './commandIds';
 import { formatDuration } from './format';
@@ -75,7 +75,7 @@ export interface ReplayTableData {
   state: ReplayState;
   /** `call 3 of 12` while running. */
   progress: string;
-  /** The sentence for the hook's author (src/core/replay/report.ts verdictOf), once done or cancelled. */
+  /** The sentence for the hook's author (src/core/replay/replayReport.ts verdictOf), once done or cancelled. */
   verdict: string;
   /** What to do about it (ReplayTally.nextStep, the CLI's words); '' when nothing was decided differently. */
   next_step: string;

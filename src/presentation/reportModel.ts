@@ -1,4 +1,4 @@
-import type { SessionStats } from '../core/engineEvents';
+import type { SessionStats } from '../core/sessionStats';
 import type { HookRunSnapshot, RecordLagRow, SessionSnapshot } from '../core/snapshot';
 import { boundsText, callShapeText, formatDuration, formatStat, plural } from './format';
 import { lagHistogram, type HistogramBin } from './histogram';

@@ -34,7 +34,7 @@ export const HTTP_CONFIG_FILE = 'http.json';
 
 /**
  * Default age after which an untouched session file is pruned (src/core/channel/prune.ts), and past which a
- * spool file is removed unread (src/rules/spool.ts): a week, 7 × 24 × 60 × 60 × 1000 ms, one literal so the
+ * spool file is removed unread (src/rules/spoolRead.ts): a week, 7 × 24 × 60 × 60 × 1000 ms, one literal so the
  * bundles that do not use it (the mod) drop it.
  */
 export const DEFAULT_CHANNEL_MAX_AGE_MS = 604_800_000;

@@ -37,7 +37,7 @@ export function isTranscriptPathAllowed(transcriptPath: string, claudeDir: strin
   return resolved.endsWith(CHANNEL_FILE_SUFFIX);
 }
 
-/** Where the mod spools events when no receiver answers (./spool.ts). */
+/** Where the mod spools events when no receiver answers (./spoolNames.ts). */
 export function spoolDirOf(claudeDir: string): string {
   return path.join(channelDirOf(claudeDir), SPOOL_DIR_NAME);
 }

@@ -1,5 +1,5 @@
 /**
- * The engine's only way to the file system, and the spool fold's (src/rules/spool.ts, which the
+ * The engine's only way to the file system, and the spool fold's (src/rules/spoolFold.ts, which the
  * plugin's SessionStart hook runs too). Production code passes `nodeFileAccess`
  * (src/rules/nodeFileAccess.ts); tests pass the same over real temp files, or a wrapper that
  * injects faults. No imports: the hook bundle takes it.

@@ -2,7 +2,8 @@
  * One reader of a growing file's new lines: where it has read to, the line in progress, a
  * file truncated or replaced under it, how much one look reads. No imports and no I/O: the
  * caller stats and reads (synchronously in the hook, through `$.fs` in the mod, ahead on
- * libuv's threads in the tail) and hands the cursor the size it saw and the bytes it got.
+ * libuv's threads in the tail) and hands the cursor the size it saw and the bytes it got, each
+ * through the one loop that drives a look (./newLines.ts `readNewLines`).
  * The hook, the mod and the engine share this file, so the rule is the same in all three.
  *
  * A look: `look(size, identity?)` (a restart, a jump), then `nextRead()` … `take()` until it

@@ -1,5 +1,5 @@
 // Which http hook entry of settings.json is ours: shared by the settings edits
-// (src/core/settings/hookSettings.ts) and the plugin's hook (src/hook/pluginGuard.ts): the rules layer's, so
+// (src/core/settings/hookEntries.ts) and the plugin's hook (src/hook/pluginGuard.ts): the rules layer's, so
 // the hook imports the rule the settings edits use; no imports here.
 
 /** The header our http entries carry the secret in (src/platform/hookReceiver.ts reads it). */

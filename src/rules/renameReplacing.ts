@@ -60,7 +60,7 @@ export function atomicTempMaker(name: string, destName: string): number | undefi
  * Fills a temp file beside `dest` (created anew, 0600) and renames it over `dest` (renameReplacing), so
  * a reader (a hook starting, a receiver reading http.json) never sees half a file. The temp file is
  * removed when anything fails. The one way we replace a file we own; settings.json, which keeps a
- * backup and its user's mode, has its own (settingsFile.ts).
+ * backup and its user's mode, has its own (settingsFile.ts replaceWithMode).
  */
 async function replaceAtomically(dest: string, fill: (temp: string) => Promise<void>, deps?: RenameDeps): Promise<void> {
   const temp = atomicTempOf(dest);

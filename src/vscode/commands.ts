@@ -8,7 +8,7 @@ import type { TreeNodeView } from '../presentation/treeModel';
 import { exportLagSamples } from './export';
 import { installHookCommand, uninstallHookCommand, wrapHooksCommand, type HookCommandDeps } from './hookCommands';
 import type { Revealer } from './reveal';
-import type { SessionReport } from './report';
+import type { SessionReport } from './sessionReport';
 
 export interface CommandDeps {
   sessions(): SessionSnapshot[];

@@ -12,7 +12,7 @@ export * from '../platform/hookInstaller';
 export * from '../platform/statusLineInstaller';
 export * from '../core/channel/reader';
 export * from '../platform/hookReceiverService';
-export * from '../rules/spoolFolding';
+export * from '../rules/nodeSpoolFolding';
 export * from '../platform/measuredKeeping';
 // Replay Hook on Session… (src/vscode/replayCommand.ts): the CLI's replay, loaded with the engine.
 export * from '../platform/replaySession';

@@ -12,7 +12,7 @@ import { EngineHost } from './engineHost';
 import { HeldCallsTree } from './heldCallsTree';
 import { hookInstallerPort } from './hookInstallerPort';
 import { createLog, logEvent } from './log';
-import { SessionReport } from './report';
+import { SessionReport } from './sessionReport';
 import { ReplayHookCommand } from './replayCommand';
 import { ReplayPanel } from './replayPanel';
 import { registerPanelRestore } from './panelRestore';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import type { HookReceiverService } from '../platform/hookReceiverService';
 import { promises as fsp } from 'node:fs';
-import { httpConfigPathOf } from '../platform/httpHookConfig';
+import { httpConfigPathOf } from '../platform/httpConfigFile';
 
 /**
  * The http hooks' receiver (install-hook --http) in a window: while the Claude

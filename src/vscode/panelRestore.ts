@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { REPLAY_VIEW_TYPE, REPORT_VIEW_TYPE } from '../presentation/commandIds';
 import type { ReplayPanel } from './replayPanel';
-import type { SessionReport } from './report';
+import type { SessionReport } from './sessionReport';
 
 /**
  * The report and replay tabs come back after a reload: VS Code keeps an open webview tab whose type

@@ -8,7 +8,7 @@ import type { SessionSnapshot } from '../core/snapshot';
 import type * as ReplayModule from '../platform/replaySession';
 import { createCoalescer } from '../presentation/coalesce';
 import { hookPickItems, hookPickPlaceholder, type HookPickItem } from '../presentation/replayHookPick';
-import type { ReplayHook } from '../core/replay/settingsHooks';
+import type { ReplayHook } from '../core/replay/replayHooks';
 import { oneLine, ReplayedCalls, replayTable, type ReplayProgress, type ReplayTableData } from '../presentation/replayTable';
 import { printable } from '../rules/printable';
 import { sessionName, sessionPickItems } from '../presentation/sessionLabel';

@@ -1,5 +1,6 @@
 import type { ChannelLine } from '../channel/reader';
-import { readSpool, spoolOfChannelFile } from '../../rules/spool';
+import { readSpool } from '../../rules/spoolRead';
+import { spoolOfChannelFile } from '../../rules/spoolNames';
 import type { Clock } from '../../rules/clock';
 import { type CallSightings, noteSighting } from '../../rules/hookEvidence';
 import type { FileAccess } from '../fileAccess';

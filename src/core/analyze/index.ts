@@ -1,5 +1,5 @@
 import { joinChannel } from './channelJoin';
-import { spoolHoldsSession, spoolOfChannelFile } from '../../rules/spool';
+import { spoolHoldsSession, spoolOfChannelFile } from '../../rules/spoolNames';
 import { countShapes, proveShapesFromHookSightings, proveShapesFromSeenWaits } from './shapes';
 import { TranscriptSummary } from './transcriptSummary';
 import type { TranscriptAnalysis } from './types';

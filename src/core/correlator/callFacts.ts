@@ -1,7 +1,8 @@
 import type { CallSightings, HeldBounds } from '../../rules/hookEvidence';
 import { isHeld, recordFoundAt, verdictFromHook } from '../../rules/hookEvidence';
 import type { ChannelTransport } from '../../rules/channelConstants';
-import type { CallShape, HookRunSnapshot } from '../snapshot';
+import type { CallShape } from '../callShape';
+import type { HookRunSnapshot } from '../snapshot';
 import type { PerCallFields } from '../records';
 
 /**

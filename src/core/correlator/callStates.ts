@@ -6,8 +6,8 @@ import { type HooksTimed, carriesSighting, hooksFields, hooksTimedOf, noteSighti
 import { isBetterFire } from '../../rules/fireTime';
 import { type CallFacts, type Observation, type WaitFact, type WrittenObservation, callVerdict, compareObservations, compareWaits, heldNow, verdictKey } from './callFacts';
 import type { SessionFacts } from './sessionFacts';
-import type { SessionLimits } from './sessionState';
-import { callEvent, retellVerdict } from './snapshots';
+import type { SessionLimits } from './sessionLimits';
+import { callEvent, retellVerdict } from './callOutputs';
 import { measuredToKeep, noteMeasured, resolveMeasured } from './measured';
 
 /** Where the engine's own live reads to keep in the channel go (./measured.ts): the engine appends them. */

@@ -1,7 +1,8 @@
 import type { ChannelEvent, MeasuredEvent } from '../channel/schema';
 import type { EngineEvent } from '../engineEvents';
 import type { SessionSnapshot } from '../snapshot';
-import { SessionState, type SessionLimits, type TranscriptInput } from './sessionState';
+import { SessionState, type TranscriptInput } from './sessionState';
+import type { SessionLimits } from './sessionLimits';
 
 export type { TranscriptInput } from './sessionState';
 

@@ -1,4 +1,5 @@
-import type { EngineEvent, SessionStats } from '../engineEvents';
+import type { EngineEvent } from '../engineEvents';
+import type { SessionStats } from '../sessionStats';
 import type { ScannedRecord } from '../records';
 import { copiedFrom } from '../records';
 import { subagentTranscriptPath } from '../discovery';
@@ -8,7 +9,7 @@ import { LineRanges } from './lineRanges';
 import { RecordBirths } from './recordBirths';
 import { RecordLags } from './recordLags';
 import { SessionDisk } from './sessionDisk';
-import type { HeldPlace } from './snapshots';
+import type { HeldPlace } from './heldPlace';
 
 /** A value and the observation that gave it: a later or earlier one replaces it, whatever order they came in. */
 export type Keyed<T> = { key: Observation; value: T };

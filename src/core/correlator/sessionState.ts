@@ -1,4 +1,6 @@
-import type { EngineEvent, SessionStats } from '../engineEvents';
+import type { EngineEvent } from '../engineEvents';
+import type { SessionStats } from '../sessionStats';
+import type { SessionLimits } from './sessionLimits';
 import { type ScanResult, copiedFrom } from '../records';
 import type { SessionSnapshot } from '../snapshot';
 import type { TailRead } from '../tailTypes';
@@ -6,7 +8,7 @@ import type { HookRunEvent, HooksEvent, LandedEvent, MeasuredEvent, PostEvent, P
 import { type CallFacts, type Observation, type WaitFact, type WrittenObservation, parseTimestamp } from './callFacts';
 import { CallStates, type MeasuredOutbox } from './callStates';
 import { SessionFacts } from './sessionFacts';
-import { callEvent, callSnapshot, heldEventOf, sortedRecent } from './snapshots';
+import { callEvent, callSnapshot, heldEventOf, sortedRecent } from './callOutputs';
 import { Tombstones } from './tombstones';
 
 export interface TranscriptInput {
@@ -20,21 +22,6 @@ export interface TranscriptInput {
   historical?: boolean;
   /** For history: when the file was last written (its mtime), the session's activity instead of the read time. */
   activityAt?: number;
-}
-
-export interface SessionLimits {
-  recentCalls: number;
-  /** Finished calls remembered (as tombstones and counter keys) so late duplicates do not count twice. */
-  rememberedCalls: number;
-  /** Hard cap on calls kept in full; past it the oldest unfinished ones are dropped too. */
-  maxLiveCalls: number;
-  /**
-   * Calls fired and not written kept per session: past it a new pre event drops
-   * the call fired longest ago, so a flood of pre events for ids that are never
-   * written (forged, or a broken hook) keeps each later event's cost bounded.
-   */
-  maxHeldCalls: number;
-  batchesKept: number;
 }
 
 /**

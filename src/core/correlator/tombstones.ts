@@ -5,7 +5,7 @@ import { carriesSighting, noteSighting, waitLookOf } from '../../rules/hookEvide
 import { isBetterFire } from '../../rules/fireTime';
 import type { CallFacts, VerdictFacts } from './callFacts';
 import type { SessionFacts } from './sessionFacts';
-import { retellVerdict } from './snapshots';
+import { retellVerdict } from './callOutputs';
 
 /**
  * What is left of a call pruned from memory: enough to ignore its replays, join a late hook event
@@ -17,7 +17,7 @@ export interface Tombstone extends VerdictFacts {
   /** The file its record was read from; undefined when none was. */
   path?: string;
   transport?: ChannelTransport;
-  /** The verdict its events last said (./snapshots.ts retellVerdict). */
+  /** The verdict its events last said (./callOutputs.ts retellVerdict). */
   told?: string;
 }
 

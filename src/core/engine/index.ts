@@ -10,9 +10,11 @@ import { Correlator } from '../correlator';
 import { WorkspaceMatcher, isActiveSession, projectsDirOf } from '../discovery';
 import { CHANNEL_FILE_SUFFIX } from '../../rules/channelConstants';
 import { channelDirOf, spoolDirOf } from '../../rules/channelPaths';
-import { DEFAULT_CHANNEL_MAX_AGE_MS } from '../../rules/channelConstants';
-import { type SpoolFolding, type SpoolFoldResult, foldSpool, parseSpoolName } from '../../rules/spool';
+import type { SpoolFolding } from '../../rules/spoolFold';
+import { parseSpoolName } from '../../rules/spoolNames';
 import { ChannelFiles } from './channelFiles';
+import { SessionGate } from './sessionGate';
+import { SpoolDrain } from './spoolDrain';
 import { TranscriptFiles } from './transcriptFiles';
 import { ProjectsConfinement } from './projectsConfinement';
 
@@ -39,7 +41,7 @@ export interface EngineOptions {
   removeFile?: (path: string) => Promise<void>;
   /**
    * The writes that fold the mod's spool into the channel (claim, append,
-   * remove: src/rules/spoolFolding.ts). Without it the spool is left alone
+   * remove: src/rules/nodeSpoolFolding.ts). Without it the spool is left alone
    * (whoever folds it, another window or `watch`, appends its events to the
    * channel, which this engine then reads).
    */
@@ -86,11 +88,10 @@ const PRUNE_EVERY_MS = 60 * 60 * 1000;
  * Composes discovery, tails, the channel and the correlator. It owns no timers:
  * whoever builds it calls tick() on an interval (the stat poll, the safety net)
  * and may pass a ChangeSource for low latency. Each tick reads channel files
- * first (so a hook event is known before its record), then transcripts.
+ * first (so a hook event is known before its record), then transcripts. The
+ * mod's spool is drained into the channel by ./spoolDrain.ts; which sessions the
+ * views see is ./sessionGate.ts's to say.
  */
-/** Spool files a drain's later folds read at once (its first keeps to the poll's budget, DEFAULT_SPOOL_FILES_PER_FOLD). */
-const DRAIN_FILES_PER_FOLD = 10_000;
-
 export class TranscriptLagEngine {
   private opts: EngineOptions;
   private correlator: Correlator;
@@ -103,12 +104,8 @@ export class TranscriptLagEngine {
   private files!: FileAccess;
   private transcripts!: TranscriptFiles;
   private channels!: ChannelFiles;
-  /** Per session: true once its cwd is known to match, false when known not to. */
-  private readonly visible = new Map<string, boolean>();
-  /** Live events of sessions not yet known to match, shown if they turn out to. */
-  private readonly undecided = new Map<string, EngineEvent[]>();
-  /** Sessions whose cwd is being checked (a tick and a change notification may both ask). */
-  private readonly deciding = new Set<string>();
+  private readonly gate: SessionGate;
+  private readonly spoolDrain: SpoolDrain;
   private watcher: Disposable | undefined;
   private started = false;
   private disposed = false;
@@ -123,18 +120,41 @@ export class TranscriptLagEngine {
   /** Resolves when dispose() is called: what waits on a fold waits on this too, so a stop never waits on one. */
   private readonly stopped: Promise<void>;
   private stop!: () => void;
-  /** The spool is being drained now (folds while there is work), and whether a change came in meanwhile (one more fold then). */
-  private draining: Promise<void> | undefined;
-  private foldAgain = false;
-  /** Sessions whose channel file refused the fold's append: left out of folds until the next poll tries one file of each. */
-  private readonly appendRefused = new Set<string>();
-  /** The next fold tries one file of each refused session (a poll asked). */
-  private probeRefused = false;
 
   constructor(opts: EngineOptions) {
     this.opts = opts;
     this.correlator = new Correlator({ recentCalls: opts.recentCalls ?? 20, keepMeasured: opts.measured !== undefined });
     this.stopped = new Promise<void>((resolve) => (this.stop = resolve));
+    this.gate = new SessionGate({
+      scope: () => this.opts.scope,
+      correlator: () => this.correlator,
+      matcher: () => this.matcher,
+      historyPending: (id) => this.transcripts.historyPending(id),
+      drop: async (id) => {
+        await this.transcripts.unfollowSession(id);
+        this.channels.unfollowSession(id);
+        this.correlator.drop(id);
+      },
+      clockNow: () => this.opts.clock.now(),
+      emit: (e) => this.emit(e),
+    });
+    this.spoolDrain = new SpoolDrain({
+      files: () => this.files,
+      clock: () => this.opts.clock,
+      claudeDir: () => this.opts.claudeDir,
+      spool: () => this.opts.spool,
+      channelMaxAgeMs: () => this.opts.channelMaxAgeMs,
+      stopping: () => this.stopping,
+      folded: async (sessionIds) => {
+        const channelDir = channelDirOf(this.opts.claudeDir);
+        let any = false;
+        for (const id of sessionIds) {
+          any = true;
+          await this.channels.readPath(path.join(channelDir, `${id}${CHANNEL_FILE_SUFFIX}`));
+        }
+        if (any) await this.settleVisibility();
+      },
+    });
     this.build();
   }
 
@@ -154,11 +174,9 @@ export class TranscriptLagEngine {
       emit: (events: EngineEvent[], catchUp: boolean) => this.deliver(events, catchUp),
       notice: (n: EngineNotice) => this.notice(n),
       activeWindowMs: o.activeWindowMs ?? DEFAULT_ACTIVE_WINDOW_MS,
-      isForeign: (sessionId: string) => this.visible.get(sessionId) === false,
+      isForeign: (sessionId: string) => this.gate.shown(sessionId) === false,
       markForeign: (sessionId: string) => {
-        if (this.visible.has(sessionId)) return;
-        this.visible.set(sessionId, false);
-        this.undecided.delete(sessionId);
+        if (!this.gate.markForeign(sessionId)) return;
         this.channels.unfollowSession(sessionId);
         void this.transcripts.unfollowSession(sessionId);
         this.correlator.drop(sessionId);
@@ -200,7 +218,7 @@ export class TranscriptLagEngine {
     this.lastRescanAt = now;
     await this.transcripts.discover(true, true);
     // One fold, before the channel's history end is fixed: what the mod spooled while nobody watched is history. A longer backlog drains from the first poll on.
-    await Promise.race([this.foldPass(), this.stopped]);
+    await Promise.race([this.spoolDrain.fold(), this.stopped]);
     await this.channels.discover(true, true);
     await this.channels.readAll();
     this.subscribe();
@@ -244,7 +262,7 @@ export class TranscriptLagEngine {
       if (path.dirname(path.resolve(changed)) === spoolDirOf(this.opts.claudeDir)) {
         // Only a spool file's own name: the claims folding makes (renames) would fold again for nothing.
         // Not awaited: the drain reads what it folds, and nothing here waits on a fold.
-        if (parseSpoolName(path.basename(changed)) !== undefined) void this.drainSpool(false);
+        if (parseSpoolName(path.basename(changed)) !== undefined) void this.spoolDrain.drain(false);
         return;
       } else if (this.channels.owns(changed)) await this.channels.readPath(changed);
       else await this.transcripts.readPath(changed);
@@ -274,7 +292,7 @@ export class TranscriptLagEngine {
       this.lastRescanAt = now;
       await this.matcher.refresh();
     }
-    await Promise.race([this.drainSpool(true), this.stopped]);
+    await Promise.race([this.spoolDrain.drain(true), this.stopped]);
     if (this.stopping) return;
     await this.channels.discover(false, force);
     await this.transcripts.discover(force, false);
@@ -284,77 +302,6 @@ export class TranscriptLagEngine {
     await this.keepMeasured();
     this.evict(now);
     await this.pruneChannels(now);
-  }
-
-  /**
-   * Drains the mod's spool into the channel files (src/rules/spool.ts): a
-   * fold, the channel files it appended to read at once, and another fold
-   * while the last one left files for its budget or a change came in. One
-   * drain at a time: a call during one asks it for one more fold and returns.
-   * Otherwise resolves once the first fold is done, so a poll reads the
-   * channel after it; the rest goes on beside the poll's reads, and a stop
-   * ends it between sessions, never waiting for it.
-   * `retryRefused`: the sessions whose channel file refused an append are
-   * tried again (the poll's once a poll; a change notification's never: the
-   * files put back would notify again, a loop).
-   */
-  private drainSpool(retryRefused: boolean): Promise<void> {
-    const ops = this.opts.spool;
-    if (!ops || this.stopping) return Promise.resolve();
-    if (retryRefused) this.probeRefused = true;
-    if (this.draining) {
-      this.foldAgain = true;
-      return Promise.resolve();
-    }
-    let firstDone!: () => void;
-    const first = new Promise<void>((resolve) => (firstDone = resolve));
-    const drain = async () => {
-      let first = true;
-      for (;;) {
-        this.foldAgain = false;
-        // The first fold within a poll's budget; the drain's next ones take more at once (fewer listings of a large spool).
-        const done = await this.foldPass(first ? undefined : DRAIN_FILES_PER_FOLD);
-        first = false;
-        firstDone();
-        if (done === undefined || this.stopping) return;
-        const channelDir = channelDirOf(this.opts.claudeDir);
-        for (const id of done.folded.keys()) await this.channels.readPath(path.join(channelDir, `${id}${CHANNEL_FILE_SUFFIX}`));
-        if (done.folded.size > 0) await this.settleVisibility();
-        // Files left for the budget: on at once, as long as a fold gets somewhere (unfinished files wait for a change or a poll).
-        const progress = done.folded.size > 0 || done.removed > 0;
-        if (!((done.more && progress) || this.foldAgain) || this.stopping) return;
-      }
-    };
-    this.draining = drain()
-      .catch(() => undefined)
-      .finally(() => {
-        firstDone();
-        this.draining = undefined;
-      });
-    return first;
-  }
-
-  /** One fold of the spool; the sessions whose channel file refused it are left out until the next poll. */
-  private async foldPass(maxFiles?: number): Promise<SpoolFoldResult | undefined> {
-    const o = this.opts;
-    if (!o.spool) return undefined;
-    const probe = this.probeRefused;
-    this.probeRefused = false;
-    const done = await foldSpool({
-      files: this.files,
-      clock: o.clock,
-      spoolDir: spoolDirOf(o.claudeDir),
-      channelDir: channelDirOf(o.claudeDir),
-      ops: o.spool,
-      maxAgeMs: o.channelMaxAgeMs ?? DEFAULT_CHANNEL_MAX_AGE_MS,
-      ...(probe ? { probeSessions: new Set(this.appendRefused) } : { skipSessions: new Set(this.appendRefused) }),
-      ...(maxFiles !== undefined ? { maxFiles } : {}),
-      stopped: () => this.stopping,
-    }).catch(() => undefined);
-    for (const id of done?.folded.keys() ?? []) this.appendRefused.delete(id);
-    for (const id of done?.refused ?? []) this.appendRefused.add(id);
-    if (this.appendRefused.size > 10_000) this.appendRefused.clear(); // bounded: forgetting one costs a retry, not an event
-    return done;
   }
 
   /**
@@ -383,88 +330,14 @@ export class TranscriptLagEngine {
     return next;
   }
 
-  /**
-   * Decides which sessions the views see: all, or those whose cwd matches the
-   * workspace. `only`: just that session (a file of it was indexed); undefined:
-   * a session not known yet (an older agent transcript): every session.
-   */
-  private async settleVisibility(only?: string): Promise<void> {
-    const now = this.opts.clock.now();
-    if (only !== undefined) {
-      if (this.correlator.has(only)) await this.settleSession(only, now);
-      return;
-    }
-    for (const id of this.correlator.sessionIds()) if (!this.visible.has(id)) await this.settleSession(id, now);
-    for (const id of this.undecided.keys()) if (!this.correlator.has(id)) this.undecided.delete(id);
-    if (this.visible.size > 10_000) {
-      for (const [id, shown] of this.visible) if (!shown && !this.correlator.has(id)) this.visible.delete(id);
-    }
-  }
-
-  private async settleSession(id: string, now: number): Promise<void> {
-    if (this.visible.has(id) || this.deciding.has(id)) return;
-    let shown: boolean;
-    if (this.opts.scope === 'all') shown = true;
-    else {
-      const cwd = this.correlator.cwdOf(id);
-      if (cwd === undefined) return;
-      this.deciding.add(id);
-      try {
-        shown = await this.matcher.matchesCwd(cwd);
-      } finally {
-        this.deciding.delete(id);
-      }
-    }
-    if (this.visible.has(id)) return;
-    // Shown once its history is indexed: until then, which of its calls are held is not known.
-    if (shown && this.transcripts.historyPending(id)) return;
-    this.visible.set(id, shown);
-    const buffered = this.undecided.get(id) ?? [];
-    this.undecided.delete(id);
-    if (!shown) {
-      await this.transcripts.unfollowSession(id);
-      this.channels.unfollowSession(id);
-      this.correlator.drop(id);
-      return;
-    }
-    this.announce(id, now, buffered);
-  }
-
-  /**
-   * A session becomes visible: its session event, its calls held since before
-   * we looked (history), then the live events it had while undecided. A live
-   * `held` whose record turned out to be in the history indexed since (the
-   * hook's event landed after the history end, the record before it) is not
-   * held: it is left out.
-   */
-  private announce(sessionId: string, now: number, buffered: EngineEvent[]): void {
-    const ev = this.correlator.sessionEvent(sessionId, now);
-    if (ev) this.emit(ev);
-    const heldNow = this.correlator.heldEvents(sessionId);
-    const stillHeld = new Set(heldNow.map((e) => (e.event === 'held' ? e.tool_use_id : '')));
-    const writtenLive = new Set(buffered.map((e) => (e.event === 'written' ? e.tool_use_id : '')));
-    const announced = new Set(buffered.map((e) => (e.event === 'held' ? e.tool_use_id : '')));
-    for (const held of heldNow) if (held.event === 'held' && !announced.has(held.tool_use_id)) this.emit(held);
-    for (const e of buffered) {
-      if (e.event === 'session') continue;
-      if (e.event === 'held' && !stillHeld.has(e.tool_use_id) && !writtenLive.has(e.tool_use_id)) continue;
-      this.emit(e);
-    }
+  /** Which sessions the views see (./sessionGate.ts): `only`, that session alone; undefined, every session not decided yet. */
+  private settleVisibility(only?: string): Promise<void> {
+    return this.gate.settle(only);
   }
 
   private deliver(events: EngineEvent[], catchUp: boolean): void {
     if (catchUp) return;
-    for (const e of events) {
-      const shown = this.visible.get(e.session_id);
-      if (shown === true) this.emit(e);
-      else if (shown === undefined) {
-        let list = this.undecided.get(e.session_id);
-        if (!list) this.undecided.set(e.session_id, (list = []));
-        // Bounded: a session that never shows its cwd must not grow this without end. One
-        // whose history is being indexed keeps all: that ends, and what it buffers is its live events.
-        if (list.length < 1000 || this.transcripts.historyPending(e.session_id)) list.push(e);
-      }
-    }
+    this.gate.deliver(events);
   }
 
   private emit(e: EngineEvent): void {
@@ -482,8 +355,7 @@ export class TranscriptLagEngine {
     for (const id of this.correlator.evictIdle(now, idle)) {
       void this.transcripts.unfollowSession(id);
       this.channels.unfollowSession(id);
-      this.visible.delete(id);
-      this.undecided.delete(id);
+      this.gate.forget(id);
     }
   }
 
@@ -520,11 +392,11 @@ export class TranscriptLagEngine {
     const windowMs = this.opts.activeWindowMs ?? DEFAULT_ACTIVE_WINDOW_MS;
     return this.correlator
       .snapshots()
-      .filter((s) => this.visible.get(s.session_id) === true && isActiveSession(s.last_activity_at, s.stats.held_now, now, windowMs));
+      .filter((s) => this.gate.shown(s.session_id) === true && isActiveSession(s.last_activity_at, s.stats.held_now, now, windowMs));
   }
 
   session(sessionId: string): SessionSnapshot | undefined {
-    return this.visible.get(sessionId) === true ? this.correlator.snapshot(sessionId) : undefined;
+    return this.gate.shown(sessionId) === true ? this.correlator.snapshot(sessionId) : undefined;
   }
 
   async reconfigure(
@@ -544,8 +416,7 @@ export class TranscriptLagEngine {
       const wasStarted = this.started;
       await this.closeAll();
       this.correlator = new Correlator({ recentCalls: this.opts.recentCalls ?? 20, keepMeasured: this.opts.measured !== undefined });
-      this.visible.clear();
-      this.undecided.clear();
+      this.gate.clear();
       this.build();
       this.started = false;
       this.ready = undefined;

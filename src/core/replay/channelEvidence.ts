@@ -6,7 +6,8 @@
  */
 import type { ChannelLine } from '../channel/reader';
 import type { ChannelEvent } from '../channel/schema';
-import { readSpool, spoolOfChannelFile } from '../../rules/spool';
+import { readSpool } from '../../rules/spoolRead';
+import { spoolOfChannelFile } from '../../rules/spoolNames';
 import { isBetterFire, type FireReport } from '../../rules/fireTime';
 import { MOD_SOURCE } from '../../rules/channelConstants';
 import { noteSighting, verdictFromHook, type CallSightings } from '../../rules/hookEvidence';

@@ -86,7 +86,7 @@ function hookArgs(spec: HookCommandSpec): string[] {
  * A word Git Bash and PowerShell both take bare, as it is: no quotes, no expansion (`$`, `~` first,
  * globs), no operators (`;&|()<>{}@,'"` and the backtick), no space. Bare is the only way PowerShell
  * runs a path as a command without `&`, which bash cannot parse. Only a Windows path (`C:/…`, UNC
- * `//server/…`) is written so; uninstall knows ours by the same rule (hookSettings.ts).
+ * `//server/…`) is written so; uninstall knows ours by the same rule (hookEntries.ts).
  */
 export const BARE_IN_EVERY_SHELL = /^(?:[A-Za-z]:\/|\/\/)[A-Za-z0-9_.:/-]*$/;
 

@@ -1,11 +1,11 @@
 import { applyEdits, getNodeValue, type Node } from 'jsonc-parser';
 import { STATUSLINE_FILE_NAME } from '../../rules/channelConstants';
-import { detectFormatting, ourScriptCommandRest, parseSettings, SettingsError } from './hookSettings';
+import { detectFormatting, ourScriptCommandRest, parseSettings, SettingsError } from './hookEntries';
 import { addProperty, removeChild, replaceValue } from './jsonEdits';
 import { shellFormOf, type ShellDialect } from './hookCommand';
 import { wrappedValue } from './wrappedStatusLine';
 
-// settings.json `statusLine`, edited as text like the hook entries (hookSettings.ts): every other
+// settings.json `statusLine`, edited as text like the hook entries (hookEntries.ts): every other
 // byte stays. The user's own status line is kept inside ours: its exact JSON text goes, base64url,
 // into our command's `--wrap` argument, so our statusline runs it and uninstall puts those very bytes
 // back. Pure: text in, text out.

@@ -1,7 +1,7 @@
 import { applyEdits, type Edit, type Node } from 'jsonc-parser';
 import { COMPLETE_TOOL_FILE_NAME } from '../../rules/channelConstants';
 import { shellQuote } from './hookCommand';
-import { isOurHookCommand, parseSettings } from './hookSettings';
+import { isOurHookCommand, parseSettings } from './hookEntries';
 
 // `wrap-hooks` / `unwrap-hooks` (issue 39 §3): every PreToolUse command hook of a settings file put
 // behind `transcript-lag complete` and taken back. Only each wrapped command's string token changes

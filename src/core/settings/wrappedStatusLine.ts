@@ -13,7 +13,7 @@ export function wrappedValue(wrap: string): { value: unknown } | undefined {
 }
 
 /** The command the wrapped status line runs, when it has one. */
-export function wrappedCommand(wrap: string | undefined): string | undefined {
+export function wrappedStatusLineCommand(wrap: string | undefined): string | undefined {
   if (!wrap) return undefined;
   const value = wrappedValue(wrap)?.value as { command?: unknown } | null | undefined;
   return typeof value?.command === 'string' && value.command.trim() !== '' ? value.command : undefined;

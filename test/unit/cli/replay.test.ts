@@ -8,7 +8,7 @@ import * as esbuild from 'esbuild';
 import { main } from '../../../src/cli/main';
 import { SAFE_SESSION_ID } from '../../../src/rules/channelConstants';
 import { recordFileOf } from '../../../src/rules/modContract';
-import { NEXT_STEP, type CallReport, type ReplaySummary } from '../../../src/core/replay/report';
+import { NEXT_STEP, type CallReport, type ReplaySummary } from '../../../src/core/replay/replayReport';
 import { buildHookCommand } from '../../../src/core/settings/hookCommand';
 import { capturingIo } from '../helpers/capturingIo';
 import { fixturesDir } from '../helpers/fixtures';

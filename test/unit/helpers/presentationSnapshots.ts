@@ -1,4 +1,4 @@
-import type { SessionStats } from '../../../src/core/engineEvents';
+import type { SessionStats } from '../../../src/core/sessionStats';
 import type { CallSnapshot, SessionSnapshot } from '../../../src/core/snapshot';
 
 /** Builders for the snapshots the engine hands its views: the input of the presentation layer. */

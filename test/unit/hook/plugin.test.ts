@@ -7,8 +7,8 @@ import { settingsRunOurHook } from '../../../src/hook/pluginGuard';
 import { hookInput, tempHome } from '../helpers/hookProcess';
 import { ModHarness, SESSION as MOD_SESSION } from '../mod/modHarness';
 import { nodeFileAccess } from '../../../src/rules/nodeFileAccess';
-import { foldSpool } from '../../../src/rules/spool';
-import { nodeSpoolFolding } from '../../../src/rules/spoolFolding';
+import { foldSpool } from '../../../src/rules/spoolFold';
+import { nodeSpoolFolding } from '../../../src/rules/nodeSpoolFolding';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 const pluginRoot = path.join(repoRoot, 'plugin');

@@ -7,7 +7,7 @@ import * as net from 'node:net';
 import { channelEventSchema, type ChannelEvent } from '../../../src/core/channel/schema';
 import { parseChannelLine } from '../../../src/core/channel/reader';
 import { HEADERS_TIMEOUT_MS, HOOK_PATH, MAX_MOD_BODY_BYTES, MOD_PATH, MAX_CONNECTIONS, MAX_WAITING_CONNECTIONS, SECRET_HEADER, WAITING_GRACE_MS, startHookReceiver, type HookReceiver } from '../../../src/platform/hookReceiver';
-import { MAX_LANDING_WATCHES } from '../../../src/platform/landingWatches';
+import { MAX_LANDING_WATCHES } from '../../../src/platform/receiverLandingWatches';
 import { ANSWER_HEADER, CHALLENGE_HEADER, CHALLENGE_PATH, challengeAnswer, proveListener } from '../../../src/platform/receiverChallenge';
 import { startHookReceiverThread } from '../../../src/platform/hookReceiverThread';
 import { fixturesDir } from '../helpers/fixtures';

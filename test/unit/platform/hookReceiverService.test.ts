@@ -6,7 +6,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { startHookReceiver, type HookReceiver, type HookReceiverOptions } from '../../../src/platform/hookReceiver';
 import { HookReceiverService, RETRY_FIRST_MS, RETRY_MAX_MS, receiverStatusText, type ReceiverStatus } from '../../../src/platform/hookReceiverService';
-import { writeHttpHookConfig, type HttpHookConfigRead } from '../../../src/platform/httpHookConfig';
+import { writeHttpHookConfig, type HttpHookConfigRead } from '../../../src/platform/httpConfigFile';
 
 const SECRET = 'a'.repeat(43);
 const OTHER_SECRET = 'b'.repeat(43);

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { httpConfigPathOf, loadHttpHookConfig, writeHttpHookConfig } from '../../../src/platform/httpHookConfig';
+import { httpConfigPathOf, loadHttpHookConfig, writeHttpHookConfig } from '../../../src/platform/httpConfigFile';
 
 const SECRET = 'c'.repeat(43);
 

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { installHookEntries, uninstallHookEntries } from '../../../src/core/settings/hookSettings';
+import { installHookEntries, uninstallHookEntries } from '../../../src/core/settings/hookEntries';
 import { SETTINGS_BACKUP_SUFFIX, SettingsFileError, updateSettingsFile } from '../../../src/platform/settingsFile';
 import { RENAME_RETRY_DELAYS_MS } from '../../../src/rules/renameReplacing';
 import { heldOpenByAnother } from '../helpers/heldOpenRename';

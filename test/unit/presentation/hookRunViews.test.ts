@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import type { EngineEvent, HookRunEvent } from '../../../src/core/engineEvents';
+import type { EngineEvent, HookRanEvent } from '../../../src/core/engineEvents';
 import { jsonLine, readableLine } from '../../../src/cli/watch';
 import { HookLabels, LagMetrics, MAX_HOOK_LABELS } from '../../../src/platform/lagMetrics';
 import { hookRunDecisionText, hookRunLines, hookRunText } from '../../../src/presentation/hookRuns';
@@ -15,7 +15,7 @@ import { heldCall, session, writtenCall } from '../helpers/presentationSnapshots
 const NOW = 1_750_000_000_000;
 const base = { session_id: 's1', transcript_path: '/t/s1.jsonl' };
 const run = (hook: string, at: number, ms: number, over: Partial<HookRun> = {}): HookRun => ({ hook, at, ms, decision: 'allow', exit_code: 0, completed: true, ...over });
-const runEvent = (id: string, r: HookRun): HookRunEvent => ({ ...base, event: 'hook_run', tool_use_id: id, tool_name: 'Bash', ...r });
+const runEvent = (id: string, r: HookRun): HookRanEvent => ({ ...base, event: 'hook_run', tool_use_id: id, tool_name: 'Bash', ...r });
 const writtenEvent = (id: string, firedAt: number, lag: number): EngineEvent => ({
   ...base, event: 'written', tool_use_id: id, tool_name: 'Bash', at: firedAt + lag, line: 3, generation: 0, record_at: null, fired_at: firedAt,
   lag_ms: lag, with_result: false, shape: 'before_result', record: {}, batch_first_line: 3, batch_last_line: 3,

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import type { Decision } from '../../../src/core/replay/decision';
-import type { CallReport } from '../../../src/core/replay/report';
+import type { CallReport } from '../../../src/core/replay/replayReport';
 import { RELOADED_WHILE_RUNNING, restoredReplay } from '../../../src/presentation/replayRestore';
 import { ReplayedCalls, replayPageHtml, replayTable, type ReplayProgress } from '../../../src/presentation/replayTable';
 

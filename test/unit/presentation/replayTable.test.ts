@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import type { Decision } from '../../../src/core/replay/decision';
-import { liveTimingsText, NEXT_STEP, type CallReport } from '../../../src/core/replay/report';
+import { liveTimingsText, NEXT_STEP, type CallReport } from '../../../src/core/replay/replayReport';
 import { COMMANDS } from '../../../src/presentation/commandIds';
 import { hookPickItems, hookPickPlaceholder } from '../../../src/presentation/replayHookPick';
 import { escapeHtml, REPLAY_MAX_ROWS, ReplayedCalls, replayPageHtml, replayRows, replayTable, type ReplayProgress, type ReplayRowInput, type ReplayTableData } from '../../../src/presentation/replayTable';

@@ -4,9 +4,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { replaceCopyByStub, UNINSTALLED_HOOK_STUB } from '../../../src/platform/hookInstaller';
 import { copyAtomically } from '../../../src/rules/renameReplacing';
-import { httpConfigPathOf, loadHttpHookConfig, writeHttpHookConfig } from '../../../src/platform/httpHookConfig';
+import { httpConfigPathOf, loadHttpHookConfig, writeHttpHookConfig } from '../../../src/platform/httpConfigFile';
 import { RENAME_RETRY_DELAYS_MS } from '../../../src/rules/renameReplacing';
-import { spoolFoldingOn } from '../../../src/rules/spoolFolding';
+import { spoolFoldingOn } from '../../../src/rules/nodeSpoolFolding';
 import { heldOpenByAnother } from '../helpers/heldOpenRename';
 
 // Every replace-by-rename besides settings.json's (settingsFile.test.ts): on Windows a rename from

@@ -2,9 +2,11 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { type SpoolFolding, fairShares, foldSpool, readSpool, parseSpoolName, claimedSpoolName, SPOOL_UNFINISHED_GRACE_MS } from '../../../src/rules/spool';
+import { type SpoolFolding, foldSpool } from '../../../src/rules/spoolFold';
+import { claimedSpoolName, parseSpoolName } from '../../../src/rules/spoolNames';
+import { fairShares, readSpool, SPOOL_UNFINISHED_GRACE_MS } from '../../../src/rules/spoolRead';
 import { nodeFileAccess } from '../../../src/rules/nodeFileAccess';
-import { nodeSpoolFolding, spoolFoldingOn } from '../../../src/rules/spoolFolding';
+import { nodeSpoolFolding, spoolFoldingOn } from '../../../src/rules/nodeSpoolFolding';
 import { heldOpenByAnother } from '../helpers/heldOpenRename';
 import { ManualClock } from '../helpers/manualClock';
 
@@ -40,7 +42,7 @@ function setup() {
   return { root, channelDir, spoolDir, clock, name, spool, ev, channelTags, left, fold };
 }
 
-describe('the mod spool (src/rules/spool.ts)', () => {
+describe('the mod spool (src/rules/spoolNames.ts, spoolRead.ts, spoolFold.ts)', () => {
   it('names: session, instance and seq; claimed names map back; anything else is not ours', () => {
     assert.deepEqual(parseSpoolName('sess-1.0a1b2c3d.00000012.json'), { name: 'sess-1.0a1b2c3d.00000012.json', sessionId: 'sess-1', instance: '0a1b2c3d', seq: 12 });
     for (const bad of ['sess-1.0a1b2c3d.00000012.jsonl', '.x.0a1b2c3d.1.json', 'sess-1.0A1B2C3D.1.json', 'sess-1.0a1b2c3.1.json', '../a.0a1b2c3d.1.json', 'sess-1.json']) assert.equal(parseSpoolName(bad), undefined, bad);

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import type { HookRunEvent } from '../../../../src/core/channel/schema';
 import { Correlator } from '../../../../src/core/correlator';
-import type { EngineEvent, HookRunEvent as EngineHookRunEvent } from '../../../../src/core/engineEvents';
+import type { EngineEvent, HookRanEvent } from '../../../../src/core/engineEvents';
 import { MAX_HOOK_RUNS_PER_CALL } from '../../../../src/rules/hookRun';
 import { SESSION, TRANSCRIPT, pre, tailRead, toolUse } from '../../helpers/correlatorInputs';
 
@@ -23,7 +23,7 @@ const hookRun = (id: string, hook: string, at: number, ms: number, over: Partial
   completed: true,
   ...over,
 });
-const runsSaid = (events: EngineEvent[]) => events.filter((e): e is EngineHookRunEvent => e.event === 'hook_run');
+const runsSaid = (events: EngineEvent[]) => events.filter((e): e is HookRanEvent => e.event === 'hook_run');
 
 describe("Correlator: each wrapped hook's run (hook_run)", () => {
   it('held: the runs on its snapshot by start; each said once, with its fields; written: still there', () => {

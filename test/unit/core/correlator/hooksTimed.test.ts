@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as fc from 'fast-check';
 import type { ChannelEvent, HooksEvent, PostEvent } from '../../../../src/core/channel/schema';
 import { Correlator } from '../../../../src/core/correlator';
-import type { EngineEvent, HooksEvent as EngineHooksEvent, WrittenEvent } from '../../../../src/core/engineEvents';
+import type { EngineEvent, HooksSettledEvent, WrittenEvent } from '../../../../src/core/engineEvents';
 import { SESSION, TRANSCRIPT, post, pre, tailRead, toolResult, toolUse } from '../../helpers/correlatorInputs';
 
 // The mod times each call's settings PreToolUse hooks (issue 33 §4): its `hooks` event, and the same
@@ -40,7 +40,7 @@ function feed(c: Correlator, inputs: Input[]): EngineEvent[] {
       : c.ingestTranscript({ sessionId: SESSION, transcriptPath: TRANSCRIPT, isMain: true, historical: i.historical, read: tailRead(i.at, i.line, [toolUse(i.record), ...(i.result ? [toolResult(i.record)] : [])]) }),
   );
 }
-const hooksEvents = (events: EngineEvent[]) => events.filter((e): e is EngineHooksEvent => e.event === 'hooks');
+const hooksEvents = (events: EngineEvent[]) => events.filter((e): e is HooksSettledEvent => e.event === 'hooks');
 const written = (events: EngineEvent[]) => events.filter((e): e is WrittenEvent => e.event === 'written');
 
 describe("Correlator: the settings hooks' share of each hold (the mod's figures)", () => {

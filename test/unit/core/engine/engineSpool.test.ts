@@ -7,8 +7,8 @@ import type { EngineEvent } from '../../../../src/core/engineEvents';
 import type { FileAccess } from '../../../../src/core/fileAccess';
 import { TranscriptLagEngine, type EngineOptions } from '../../../../src/core/engine';
 import { nodeFileAccess } from '../../../../src/platform/nodeFileAccess';
-import { nodeSpoolFolding } from '../../../../src/rules/spoolFolding';
-import type { SpoolFolding } from '../../../../src/rules/spool';
+import { nodeSpoolFolding } from '../../../../src/rules/nodeSpoolFolding';
+import type { SpoolFolding } from '../../../../src/rules/spoolFold';
 import { ManualClock } from '../../helpers/manualClock';
 import { ClaudeDirFixture, preLine, toolUseRecord, userPrompt } from '../../helpers/engineFixture';
 

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import type { Decision } from '../../../../src/core/replay/decision';
-import { summaryOf, verdictOf, verdictOfRuns, type CallReport } from '../../../../src/core/replay/report';
+import { summaryOf, verdictOf, verdictOfRuns, type CallReport } from '../../../../src/core/replay/replayReport';
 
 function report(live: Decision, complete: Decision, others: Array<[number | null, Decision]> = []): CallReport {
   const run = (decision: Decision) => ({ decision, reason: null, exit_code: 0, ms: 1, stdout: '', stderr: '', transcript_bytes: 1 });

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { buildHookCommand, buildHookExec } from '../../../../src/core/settings/hookCommand';
-import { addSettingsHooks, hooksFor, SettingsError, type SettingsHooks } from '../../../../src/core/replay/settingsHooks';
+import { addSettingsHooks, hooksFor, SettingsError, type SettingsHooks } from '../../../../src/core/replay/replayHooks';
 
 const ours = { nodePath: '/usr/bin/node', hookPath: '/home/me/.claude/transcript-lag/bin/transcript-lag-hook.js', channelDir: '/home/me/.claude/transcript-lag', probe: false };
 

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { findNodeAtLocation, parse, parseTree, visit } from 'jsonc-parser';
 import { buildHookCommand } from '../../../../src/core/settings/hookCommand';
-import { installHookEntries, installedHookCommands, isOurHookCommand, uninstallHookEntries } from '../../../../src/core/settings/hookSettings';
+import { installHookEntries, installedHookCommands, isOurHookCommand, uninstallHookEntries } from '../../../../src/core/settings/hookEntries';
 
 // install-hook then uninstall-hook must give back the user's file byte for byte,
 // whatever comments and layout it has: a comment near our entry is the user's.

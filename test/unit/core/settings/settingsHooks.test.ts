@@ -3,7 +3,7 @@ import { parse } from 'jsonc-parser';
 import fc from 'fast-check';
 import { buildHookCommand, buildHookExec, hookTimeoutSeconds, shellQuote } from '../../../../src/core/settings/hookCommand';
 import { EXEC_FORM_SINCE, supportsExecForm } from '../../../../src/core/compat/claudeCode';
-import { SettingsError, installHookEntries, installedHookCommands, uninstallHookEntries } from '../../../../src/core/settings/hookSettings';
+import { SettingsError, installHookEntries, installedHookCommands, uninstallHookEntries } from '../../../../src/core/settings/hookEntries';
 import { execFileSync } from 'node:child_process';
 
 const ours = (extra = '') => ({

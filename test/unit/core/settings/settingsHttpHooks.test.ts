@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { installedHookCommands, installHookEntries, isOurHttpHook, uninstallHookEntries } from '../../../../src/core/settings/hookSettings';
+import { installedHookCommands, installHookEntries, isOurHttpHook, uninstallHookEntries } from '../../../../src/core/settings/hookEntries';
 
 const command = `'/usr/bin/node' '/home/me/.claude/transcript-lag/bin/transcript-lag-hook.js' --channel-dir '/home/me/.claude/transcript-lag'`;
 const http = { url: 'http://127.0.0.1:41877/hook', secret: 'S'.repeat(43), timeoutSec: 1 };

@@ -8,7 +8,7 @@ import {
   uninstallStatusLine,
   wrapOf,
 } from '../../../../src/core/settings/statusLineSettings';
-import { wrappedCommand } from '../../../../src/core/settings/wrappedStatusLine';
+import { wrappedStatusLineCommand } from '../../../../src/core/settings/wrappedStatusLine';
 
 const spec = { nodePath: '/usr/bin/node', scriptPath: '/h/.claude/transcript-lag/bin/transcript-lag-statusline.js', channelDir: '/h/.claude/transcript-lag' };
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
@@ -45,7 +45,7 @@ describe('settings: which statusLine is ours', () => {
     const after = installStatusLine(before, spec);
     const command = installedStatusLineCommand(after)!;
     assert.ok(isOurStatusLineCommand(command));
-    assert.equal(wrappedCommand(wrapOf(command)), '~/bin/wrap.sh transcript-lag-statusline.js');
+    assert.equal(wrappedStatusLineCommand(wrapOf(command)), '~/bin/wrap.sh transcript-lag-statusline.js');
     assert.equal(uninstallStatusLine(after), before);
     // Uninstall of a file with only their line leaves it alone.
     assert.equal(uninstallStatusLine(before), before);
@@ -55,7 +55,7 @@ describe('settings: which statusLine is ours', () => {
     const theirs = '{\n    // my prompt\n    "type": "command", /* fast */ "command": "echo mine"\n  }';
     const before = `{\n  "statusLine": ${theirs}\n}\n`;
     const after = installStatusLine(before, spec);
-    assert.equal(wrappedCommand(wrapOf(installedStatusLineCommand(after)!)), 'echo mine');
+    assert.equal(wrappedStatusLineCommand(wrapOf(installedStatusLineCommand(after)!)), 'echo mine');
     assert.equal(uninstallStatusLine(after), before);
   });
 

@@ -14,7 +14,7 @@ import {
   type HookCommandSpec,
 } from '../../../../src/core/settings/hookCommand';
 import { cmdTakesAsIs } from '../../../../src/rules/cmdArgument';
-import { installHookEntries, isOurHookCommand, isOurHookExec, uninstallHookEntries } from '../../../../src/core/settings/hookSettings';
+import { installHookEntries, isOurHookCommand, isOurHookExec, uninstallHookEntries } from '../../../../src/core/settings/hookEntries';
 import { buildStatusLineCommand, isOurStatusLineCommand } from '../../../../src/core/settings/statusLineSettings';
 
 // The Windows shell form (issue 26): one command line that Git Bash and PowerShell both run as

@@ -4,18 +4,13 @@ import { NO_PER_CALL } from '../records';
 import type { ChannelTransport } from '../../rules/channelConstants';
 import { type CallFacts, type VerdictFacts, type WrittenObservation, callVerdict, compareObservations, heldNow, primaryWait, verdictKey } from './callFacts';
 import type { SessionFacts } from './sessionFacts';
+import type { HeldPlace } from './heldPlace';
 
 /** Written calls, newest first (by when their record was observed). */
 export function sortedRecent(calls: Iterable<CallFacts>): CallFacts[] {
   const written: CallFacts[] = [];
   for (const c of calls) if (c.written) written.push(c);
   return written.sort((a, b) => compareObservations(b.written as WrittenObservation, a.written as WrittenObservation));
-}
-
-/** Where a held call's record will land: its file, and that file's last complete line (undefined: the file was not seen). */
-export interface HeldPlace {
-  path?: string;
-  line?: number;
 }
 
 /** A held call's snapshot (`held`: where its record will land) or a written one's: the session snapshots no other calls. */

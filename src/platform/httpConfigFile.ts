@@ -3,7 +3,7 @@ import { constants as fsConstants, promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import * as path from 'node:path';
 import { HTTP_CONFIG_FILE } from '../rules/channelConstants';
-import { type HttpHookConfig, MAX_HTTP_CONFIG_BYTES, parseHttpHookConfig } from '../rules/httpHookConfigText';
+import { type HttpHookConfig, MAX_HTTP_CONFIG_BYTES, parseHttpHookConfig } from '../rules/httpConfigText';
 import { channelDirOf } from '../rules/channelPaths';
 import { writeAtomically, type RenameDeps } from '../rules/renameReplacing';
 

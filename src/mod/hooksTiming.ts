@@ -6,7 +6,7 @@
  */
 import type { ModApi, PreToolUseResult, ToolCallEnvelope } from './api';
 import { watchHeld } from './looks';
-import { modEvent, report } from './report';
+import { modEvent, report } from './channelOut';
 import type { HooksDecision } from '../rules/channelConstants';
 import { hooksFields, type HooksTimed } from '../rules/hookEvidence';
 import { now, type ModState } from './state';

@@ -4,7 +4,7 @@
  */
 import { HTTP_CONFIG_FILE, MOD_SOURCE } from '../rules/channelConstants';
 import { channelEventHead } from '../rules/channelEvent';
-import { MAX_HTTP_CONFIG_BYTES, parseHttpHookConfig } from '../rules/httpHookConfigText';
+import { MAX_HTTP_CONFIG_BYTES, parseHttpHookConfig } from '../rules/httpConfigText';
 import { channelPath, spoolDirPath, spoolFilePath } from '../rules/modContract';
 import type { ModApi } from './api';
 import { now, type ModState, type SessionPlace } from './state';
@@ -32,7 +32,7 @@ export function modEvent(p: SessionPlace, kind: string, at: number, agentId: str
 
 /** Whether the spool is at its bound (then its events are dropped); if so, a recount is asked for. */
 export function spoolFull($: ModApi, s: ModState, p: SessionPlace): boolean {
-  if (s.unfolded < MAX_UNFOLDED) return false;
+  if (s.spool.unfolded < MAX_UNFOLDED) return false;
   recountSpool($, s, p, true);
   return true;
 }
@@ -40,19 +40,19 @@ export function spoolFull($: ModApi, s: ModState, p: SessionPlace): boolean {
 /** How many spool files are left (watch or a window folds and removes them): the bound is on what is left. */
 function recountSpool($: ModApi, s: ModState, p: SessionPlace, full: boolean): void {
   const at = now();
-  if (s.recounting || (full && at - s.recountedAt < CAPPED_RECOUNT_MS)) return;
-  s.recounting = true;
-  s.recountedAt = at;
+  if (s.spool.recounting || (full && at - s.spool.recountedAt < CAPPED_RECOUNT_MS)) return;
+  s.spool.recounting = true;
+  s.spool.recountedAt = at;
   const dir = spoolDirPath(p.claudeDir);
   $.fs
     .list(dir)
     .then(
-      (entries) => void (s.unfolded = entries.length),
+      (entries) => void (s.spool.unfolded = entries.length),
       // A spool folder that is gone (transcript-lag/ deleted) holds nothing.
-      () => $.fs.exists(dir).then((there) => void (there ? undefined : (s.unfolded = 0))),
+      () => $.fs.exists(dir).then((there) => void (there ? undefined : (s.spool.unfolded = 0))),
     )
     .catch(() => undefined)
-    .finally(() => (s.recounting = false));
+    .finally(() => (s.spool.recounting = false));
 }
 
 /**
@@ -68,10 +68,10 @@ export function report($: ModApi, s: ModState, p: SessionPlace, ev: object, list
     if (sent) return;
     sent = true;
     if (!listed && spoolFull($, s, p)) return;
-    s.spooled += 1;
-    s.unfolded += 1;
-    $.fs.write(spoolFilePath(p.claudeDir, p.sessionId, s.instance, s.spooled), body).catch(() => undefined);
-    if (s.spooled % SPOOL_RECOUNT === 0) recountSpool($, s, p, false);
+    s.spool.spooled += 1;
+    s.spool.unfolded += 1;
+    $.fs.write(spoolFilePath(p.claudeDir, p.sessionId, s.instance, s.spool.spooled), body).catch(() => undefined);
+    if (s.spool.spooled % SPOOL_RECOUNT === 0) recountSpool($, s, p, false);
   };
   const receiver = s.receiver;
   if (receiver === undefined) return spool();

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fsp, renameSync, unlinkSync } from 'node:fs';
-import type { SpoolFolding } from './spool';
+import type { SpoolFolding } from './spoolFold';
 import { appendChannelLines } from './channelWriter';
 import { nodeRenameDeps, renameReplacing, type RenameDeps } from './renameReplacing';
 
 /**
- * The writes folding the mod's spool needs (./spool.ts), on the
+ * The writes folding the mod's spool needs (./spoolFold.ts), on the
  * real file system. A claim is a rename to a name no other folder can make:
  * when two race, one rename finds the file gone (ENOENT) and only the other
  * appends. The append is the hook's own (one write of the session's lines, O_APPEND, a

@@ -8,7 +8,7 @@
  */
 import { getNodeValue } from 'jsonc-parser';
 import { matcherMatches } from './matcher';
-import { isOurHookCommand, isOurHookExec, parseSettings, SettingsError } from '../settings/hookSettings';
+import { isOurHookCommand, isOurHookExec, parseSettings, SettingsError } from '../settings/hookEntries';
 
 /** Which settings file a hook came from, as Claude Code names them. */
 export type SettingsSource = 'user' | 'project' | 'local';

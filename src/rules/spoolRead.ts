@@ -1,20 +1,15 @@
 // Named imports, not `import * as`: esbuild would copy every export of the module at each start (the hook's SessionStart folds too).
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { Clock } from './clock';
 import { type FileAccess, NotASmallFileError, readSmallFileAndIdentity } from './fileAccess';
-import { CHANNEL_FILE_SUFFIX, SAFE_SESSION_ID, SPOOL_DIR_NAME } from './channelConstants';
 import { spoolFileName } from './modContract';
+import { claimedAt, claimedSpoolName, parseSpoolName, SPOOL_NAME, type SpoolName } from './spoolNames';
 
 /**
- * The mod's spool (issue 23): when no receiver answers, the in-process mod
- * writes each channel event as one small file,
- * `<claude dir>/transcript-lag/spool/<session_id>.<instance>.<seq>.json`
- * (instance: 8 hex chars per loaded copy of the mod; seq: from 1, zero-padded
- * to 8 digits). The mod cannot append or delete, so readers put the events in
- * order here: by seq within an instance, by the event's `at` across instances.
- * The engine and `watch` fold them into the session's channel file
- * (foldSpool); `analyze --channel` reads them where they lie (readSpool).
- * Pure: the file system comes in as a FileAccess and SpoolFolding.
+ * Reading the mod's spool (./spoolNames.ts) in the order its events go to the channel: a listing
+ * planned into runs (an instance's files by seq, the budget shared fairly among sessions), the runs
+ * read, and merged by `at`. For the fold (./spoolFold.ts) and `analyze --channel`, which reads the
+ * events where they lie. Pure: the file system comes in as a FileAccess.
  */
 
 /** A file that does not parse may be one the mod is still writing ($.fs.write is not atomic); past this it is garbage. */
@@ -25,59 +20,6 @@ export const SPOOL_STALE_CLAIM_MS = 60_000;
 export const DEFAULT_SPOOL_FILES_PER_FOLD = 2_000;
 /** A spool file holds one event of a few hundred bytes; anything past this is not one. */
 export const SPOOL_MAX_FILE_BYTES = 64 * 1024;
-
-const SPOOL_NAME = /^([A-Za-z0-9][A-Za-z0-9_-]{0,127})\.([0-9a-f]{8})\.([0-9]{1,12})\.json$/;
-const CLAIMED_MARK = '.claimed-';
-
-/** What a spool file's name says; undefined for anything else in the folder. */
-export interface SpoolName {
-  name: string;
-  sessionId: string;
-  instance: string;
-  seq: number;
-}
-
-export function parseSpoolName(name: string): SpoolName | undefined {
-  // test, not exec: no match array and captures for each name of a listing (100,000 of them; see planSpoolRead).
-  if (!SPOOL_NAME.test(name)) return undefined;
-  const dot = name.indexOf('.'); // the session's end: it holds no dot
-  const sessionId = name.slice(0, dot);
-  if (!SAFE_SESSION_ID.test(sessionId)) return undefined;
-  return { name, sessionId, instance: name.slice(dot + 1, dot + 9), seq: Number(name.slice(dot + 10, -'.json'.length)) };
-}
-
-/** The spool folder beside a channel file and the session the file is of; undefined for a file not named as a session's. */
-export function spoolOfChannelFile(channelPath: string): { spoolDir: string; sessionId: string } | undefined {
-  const name = basename(channelPath);
-  if (!name.endsWith(CHANNEL_FILE_SUFFIX)) return undefined;
-  const sessionId = name.slice(0, -CHANNEL_FILE_SUFFIX.length);
-  if (!SAFE_SESSION_ID.test(sessionId)) return undefined;
-  return { spoolDir: join(dirname(channelPath), SPOOL_DIR_NAME), sessionId };
-}
-
-/** Whether the spool holds a file of the session (an event nobody has folded into its channel file yet). */
-export async function spoolHoldsSession(files: FileAccess, spoolDir: string, sessionId: string): Promise<boolean> {
-  const names = await files.readdir(spoolDir).catch(() => [] as string[]);
-  return names.some((name) => parseSpoolName(name)?.sessionId === sessionId);
-}
-
-/** A claimed file's original name, for one a folder renamed to claim it; undefined for any other name. */
-export function claimedSpoolName(name: string): string | undefined {
-  const at = name.indexOf(CLAIMED_MARK);
-  if (at <= 0) return undefined;
-  const original = name.slice(0, at);
-  return parseSpoolName(original) ? original : undefined;
-}
-
-/**
- * When a claimed file was claimed: its name says (`<name>.claimed-<ms>-…`), as a rename keeps the
- * file's mtime, which is its writing's. Undefined for a name without it.
- */
-export function claimedAt(name: string): number | undefined {
-  const at = name.indexOf(CLAIMED_MARK);
-  const ms = at === -1 ? undefined : /^(\d{10,16})-/.exec(name.slice(at + CLAIMED_MARK.length))?.[1];
-  return ms === undefined ? undefined : Number(ms);
-}
 
 /** One event ready to fold, in fold order. */
 export interface SpoolEntry extends SpoolName {
@@ -167,7 +109,7 @@ async function load(files: FileAccess, p: string, n: SpoolName, last: Map<string
 }
 
 /** Files read (or renamed, or removed) at once: enough to keep the thread pool busy, few enough for any descriptor limit. */
-const SPOOL_IO_AT_ONCE = 16;
+export const SPOOL_IO_AT_ONCE = 16;
 
 /** `fn` over `items`, at most `atOnce` running at a time; results in the items' order. */
 export async function mapAtMost<T, R>(items: readonly T[], atOnce: number, fn: (item: T) => Promise<R>): Promise<R[]> {
@@ -418,93 +360,3 @@ function mergeByAt(runs: { entries: SpoolEntry[]; cut: boolean; sessionId: strin
   }
 }
 
-/** What folding needs beyond reading: the writes, injected (./spoolFolding.ts on the real file system). */
-export interface SpoolFolding {
-  /**
-   * Claims a spool file by renaming it to a name of its own that says when
-   * (`<name>.claimed-<at>-<pid>-<random>`); the new path, or undefined when the
-   * file is gone (another folder claimed it first). Throws when the rename is
-   * refused (on Windows: the file is open elsewhere): it stays for a later fold.
-   */
-  claim(path: string, at: number): Promise<string | undefined>;
-  /** Renames a claimed file back to its spool name (its append failed: it is folded later). */
-  unclaim(claimedPath: string, path: string): Promise<void>;
-  /**
-   * Appends the events, in order, one line each, to `<channelDir>/<session_id>.jsonl` as the
-   * hook appends (one write for them all); false when refused, and then nothing was written.
-   */
-  append(channelDir: string, sessionId: string, events: readonly object[]): Promise<boolean>;
-  remove(path: string): Promise<void>;
-}
-
-export interface SpoolFoldResult {
-  /** Events appended, per session. */
-  folded: Map<string, number>;
-  /** Files removed as garbage or expired. */
-  removed: number;
-  /** Sessions whose channel file refused the append: their files were put back. */
-  refused: Set<string>;
-  /** Files were left for the budget: folding again now has work. */
-  more: boolean;
-}
-
-export interface SpoolFoldOptions extends SpoolReadOptions {
-  channelDir: string;
-  ops: SpoolFolding;
-  maxAgeMs: number;
-  /** Checked between sessions: a stop does not wait for the rest of a fold. */
-  stopped?: () => boolean;
-}
-
-/**
- * Folds the spool into the channel: each session's ready events, in order,
- * are claimed, appended to its channel file in one write and removed; only
- * the folder whose claim wins appends a file, so two folders racing append
- * each event once. A claim refused leaves that file and the session's later
- * ones for the next fold; an append refused puts the session's files back and
- * says so (`refused`), so its later events never go before them. Garbage and
- * expired files are removed.
- */
-export async function foldSpool(opts: SpoolFoldOptions): Promise<SpoolFoldResult> {
-  const read = await readSpool(opts, opts.maxAgeMs);
-  const result: SpoolFoldResult = { folded: new Map(), removed: 0, refused: new Set(), more: read.more };
-  const bySession = new Map<string, SpoolEntry[]>();
-  for (const entry of read.ready) {
-    let list = bySession.get(entry.sessionId);
-    if (!list) bySession.set(entry.sessionId, (list = []));
-    list.push(entry);
-  }
-  // A session's events are let go once it is folded, so the fold holds fewer as it goes (V8 sizes its
-  // old space by what is live at a collection).
-  read.ready = [];
-  const { ops } = opts;
-  for (const [sessionId, entries] of bySession) {
-    bySession.delete(sessionId);
-    if (opts.stopped?.()) return result;
-    const at = opts.clock.now();
-    // Refused (on Windows: held open by a scanner) is not taken: it and what follows it stay for the next fold.
-    const claims = await mapAtMost(entries, SPOOL_IO_AT_ONCE, (e) => ops.claim(e.path, at).then((p) => ({ p }), () => ({ refused: true as const })));
-    const firstRefused = claims.findIndex((c) => 'refused' in c);
-    const upTo = firstRefused === -1 ? entries.length : firstRefused;
-    const claimed: { entry: SpoolEntry; path: string }[] = [];
-    const putBack: { entry: SpoolEntry; path: string }[] = [];
-    claims.forEach((c, i) => {
-      if (!('p' in c) || c.p === undefined) return; // another folder's now
-      (i < upTo ? claimed : putBack).push({ entry: entries[i], path: c.p });
-    });
-    let appended = false;
-    if (claimed.length > 0) {
-      appended = await ops.append(opts.channelDir, sessionId, claimed.map((c) => c.entry.event)).catch(() => false);
-      if (appended) result.folded.set(sessionId, claimed.length);
-      else {
-        result.refused.add(sessionId);
-        putBack.push(...claimed);
-      }
-    }
-    await mapAtMost(putBack, SPOOL_IO_AT_ONCE, (c) => ops.unclaim(c.path, c.entry.path).catch(() => undefined));
-    if (appended) await mapAtMost(claimed, SPOOL_IO_AT_ONCE, (c) => ops.remove(c.path).catch(() => undefined));
-  }
-  const removed = await mapAtMost([...read.garbage, ...read.expired], SPOOL_IO_AT_ONCE, (p) => ops.remove(p).then(() => 1, () => 0));
-  result.removed = removed.reduce<number>((a, b) => a + b, 0);
-  return result;
-}

@@ -1,7 +1,7 @@
 /**
  * What http.json (`<claude dir>/transcript-lag/http.json`, written by install-hook --http) must
  * hold to be ours: a port and a secret of our shape. One rule for the receivers
- * (src/platform/httpHookConfig.ts) and the mod (src/mod/), which posts to the receiver it names.
+ * (src/platform/httpConfigFile.ts) and the mod (src/mod/), which posts to the receiver it names.
  * No imports: the mod bundle takes it.
  */
 export interface HttpHookConfig {

@@ -994,9 +994,22 @@ var READ_LIMIT = 4 * 1024 * 1024;
 var MAX_SEEN = 1e3;
 var MAX_CURSORS = 64;
 var FIRST_LOOK_BACK = 1024 * 1024;
-async function readFrom($, file, offset) {
+var WHOLE_READ_MAX = 4 * 1024 * 1024;
+async function rangedReads($, s, file) {
+  if (s.looks.rangedReads === void 0) {
+    const first = bytesOf((await $.fs.read(file, { as: "bytes", offset: 0, length: 1 })).base64).length;
+    if (first === 0) return true;
+    s.looks.rangedReads = first === 1;
+  }
+  return s.looks.rangedReads;
+}
+async function readFrom($, s, file, offset) {
   try {
-    return bytesOf((await $.fs.read(file, { as: "bytes", offset, length: READ_LIMIT })).base64);
+    const ranged = await rangedReads($, s, file);
+    const bytes = bytesOf((await $.fs.read(file, { as: "bytes", offset, length: READ_LIMIT })).base64);
+    if (ranged) return bytes;
+    if (bytes.length > WHOLE_READ_MAX) return new Uint8Array(0);
+    return bytes.subarray(offset, offset + READ_LIMIT);
   } catch {
     return new Uint8Array(0);
   }
@@ -1033,7 +1046,7 @@ async function look($, s) {
     await readNewLines(
       cursor,
       {
-        read: (offset) => readFrom($, file, offset),
+        read: (offset) => readFrom($, s, file, offset),
         stat: async () => {
           try {
             return { size: (await $.fs.stat(file)).size };

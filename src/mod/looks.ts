@@ -26,10 +26,36 @@ const MAX_CURSORS = 64;
 /** A file's first look starts this far back, so a record written before its call fired is still found. */
 const FIRST_LOOK_BACK = 1024 * 1024;
 
-/** Up to READ_LIMIT bytes of the file from `offset`; none past its end, or when it cannot be read (not written yet). */
-async function readFrom($: ModApi, file: string, offset: number): Promise<Uint8Array> {
+/**
+ * A file past this is not looked at on a build whose `$.fs.read` gives the whole file: every look
+ * (up to 100 a second while a record is due) would copy all of it through Claude Code's process.
+ * Its calls' landings are then left to the engine and the hooks' own looks.
+ */
+export const WHOLE_READ_MAX = 4 * 1024 * 1024;
+
+/** Whether the build's `$.fs.read` honours offset and length, asked once a session of a file that can tell. */
+async function rangedReads($: ModApi, s: ModState, file: string): Promise<boolean> {
+  if (s.looks.rangedReads === undefined) {
+    const first = bytesOf((await $.fs.read(file, { as: 'bytes', offset: 0, length: 1 })).base64).length;
+    // An empty file tells nothing; one byte asked and more given: the whole file, whatever was asked.
+    if (first === 0) return true;
+    s.looks.rangedReads = first === 1;
+  }
+  return s.looks.rangedReads;
+}
+
+/**
+ * Up to READ_LIMIT bytes of the file from `offset`; none past its end, or when it cannot be read (not
+ * written yet). On a build that gives the whole file (before 2.1.326), the part from `offset` of it:
+ * taken as from `offset`, the whole file would be read again at every look as if appended.
+ */
+async function readFrom($: ModApi, s: ModState, file: string, offset: number): Promise<Uint8Array> {
   try {
-    return bytesOf((await $.fs.read(file, { as: 'bytes', offset, length: READ_LIMIT })).base64);
+    const ranged = await rangedReads($, s, file);
+    const bytes = bytesOf((await $.fs.read(file, { as: 'bytes', offset, length: READ_LIMIT })).base64);
+    if (ranged) return bytes;
+    if (bytes.length > WHOLE_READ_MAX) return new Uint8Array(0);
+    return bytes.subarray(offset, offset + READ_LIMIT);
   } catch {
     return new Uint8Array(0);
   }
@@ -79,7 +105,7 @@ async function look($: ModApi, s: ModState): Promise<void> {
     await readNewLines(
       cursor,
       {
-        read: (offset) => readFrom($, file, offset),
+        read: (offset) => readFrom($, s, file, offset),
         stat: async () => {
           try {
             return { size: (await $.fs.stat(file)).size };

@@ -49,6 +49,11 @@ export interface LookState {
   tickerMs: number;
   /** A look is under way: a tick during it makes none. */
   looking: boolean;
+  /**
+   * Whether `$.fs.read` honours offset and length: undefined until a file of 2 bytes or more was asked;
+   * false on builds before 2.1.326, which give the whole file (npm run compat, "mod API").
+   */
+  rangedReads?: boolean;
 }
 
 /** This copy's spool files (./channelOut.ts): bounded when nothing folds them. */

@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import { ModHarness } from './modHarness';
+import { WHOLE_READ_MAX } from '../../../src/mod/looks';
 
 const record = (id: string, input: object = {}) => JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id, name: 'Write', input }] } });
 const result = (id: string) => JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: 'ok' }] } });
@@ -39,6 +40,35 @@ describe('mod: looking for a held call\'s record', () => {
     h.appendRecord('toolu_01V');
     await h.tick(100);
     assert.deepEqual(landed().map((e) => e.tool_use_id), ['toolu_01V']);
+  });
+
+  it("a build whose $.fs.read gives the whole file (before 2.1.326): what is past the cursor taken as new, each record found at its own look", async () => {
+    h = new ModHarness({ before326: true });
+    h.append({ type: 'system', content: 'before' });
+    await h.start();
+    const first = await h.call('toolu_01W');
+    await h.tick(100);
+    assert.deepEqual(landed(), [], 'the whole file read again is not taken as new lines');
+    h.appendRecord('toolu_01W');
+    await h.tick(100);
+    await first.finish();
+    await h.call('toolu_01X');
+    await h.tick(300);
+    assert.deepEqual(landed().map((e) => e.tool_use_id), ['toolu_01W'], "the second call's record is not there yet");
+    fs.appendFileSync(file(), `${result('toolu_01W')}\n`);
+    h.appendRecord('toolu_01X');
+    await h.tick(100);
+    assert.deepEqual(landed().map((e) => e.tool_use_id), ['toolu_01W', 'toolu_01X']);
+  });
+
+  it('a build that gives the whole file, past WHOLE_READ_MAX: not looked at (no landing said), nothing read past the bound', async () => {
+    h = new ModHarness({ before326: true });
+    h.append({ type: 'system', content: 'x'.repeat(WHOLE_READ_MAX) });
+    await h.start();
+    await h.call('toolu_01Y');
+    h.appendRecord('toolu_01Y');
+    await h.tick(300);
+    assert.deepEqual(landed(), []);
   });
 
   it('a transcript truncated under its cursor is read again from its start', async () => {

@@ -207,6 +207,8 @@ export class ModHarness {
       return h.track(
         (async () => {
           if (!range) return fs.promises.readFile(h.real(p), 'utf8');
+          // Before 2.1.326 (npm run compat's "mod API"): the whole file, whatever offset and length.
+          if (h.before326) return { base64: (await fs.promises.readFile(h.real(p))).toString('base64') };
           const fd = await fs.promises.open(h.real(p), 'r');
           try {
             const buf = Buffer.alloc(range.length ?? 0);

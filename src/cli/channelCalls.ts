@@ -11,12 +11,12 @@ import { readBounded } from '../rules/boundedRead';
 
 export interface CallEvents {
   id: string;
-  /** The pre that gives the call's fire time: the mod's when it reported the call, else the earliest (../core/channel/fireTime.ts). */
+  /** The pre that gives the call's fire time: the mod's when it reported the call, else the earliest (../rules/fireTime.ts). */
   pre: LenientCallEvent;
   /** The transcript and subagent the call's first pre named. */
   transcriptPath: string;
   agentId?: string;
-  /** What its own hooks saw on disk, folded as the engine folds it (../core/hookEvidence.ts). */
+  /** What its own hooks saw on disk, folded as the engine folds it (../rules/hookEvidence.ts). */
   seen: CallSightings;
 }
 
@@ -35,7 +35,7 @@ function fireOf(e: LenientCallEvent): FireReport {
 
 /**
  * Each call's fire, first transcript and subagent, and what its hooks saw, in the order their first
- * pre events came. Lines are read as the engine's reader reads them (../core/channel/lineHead.ts):
+ * pre events came. Lines are read as the engine's reader reads them (../rules/channelLineHead.ts):
  * a line the engine drops is dropped here.
  */
 export function channelCalls(channelText: string): CallEvents[] {

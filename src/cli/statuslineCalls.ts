@@ -25,7 +25,7 @@ export interface StatuslineCall {
   firedAt: number;
   /** True: on disk (a hook saw it, or the lookup found it); false: the lookup proved it absent; undefined: not known. */
   recordOnDisk?: boolean;
-  /** Held by the one rule (../core/hookEvidence.ts `isHeld`). */
+  /** Held by the one rule (../rules/hookEvidence.ts `isHeld`). */
   held: boolean;
   /** Written calls: the hold as their hooks' evidence proves it (`verdictFromHook`), as the views show a call indexed as history. */
   bounds?: HeldBounds;

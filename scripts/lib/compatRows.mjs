@@ -314,6 +314,11 @@ export function knownOf(table, version, what) {
   const v = /^\d+\.\d+\.\d+/.exec(version)[0];
   const row = table.versions.find((r) => byVersion(r.version, v) === 0);
   if (row && row[what] !== null) return { value: row[what], how: 'measured' };
+  if (what === 'held_text') {
+    // A held message comes from the mod: where the mod is known not to load, none reaches a hook.
+    const mods = knownOf(table, version, 'mods');
+    if (mods?.value === false) return mods;
+  }
   const rule = table.rules[what];
   const ruleSays = rule.since !== null && byVersion(v, rule.since) >= 0 ? true : rule.last_without !== null && byVersion(v, rule.last_without) <= 0 ? false : undefined;
   const told = table.versions.filter((r) => r[what] !== null && byVersion(r.version, v) !== 0);

@@ -571,7 +571,7 @@ function orderedCalls(session: Session): ReplayCall[] {
  * Whether a session's live runs get the mod's held message, as the session ran (without --mod / --no-mod),
  * and the note that says why: not where its evidence shows the mod did not run, nor where its build is
  * measured not to load the mod or to hand no held message to a hook (npm run compat: the mod loads from
- * 2.1.286, a held message reached a hook from 2.1.326), of the version itself or the measured versions
+ * 2.1.286, where a held message reaches a hook with the mod that asks without `last`), of the version itself or the measured versions
  * around it; where those disagree (a version between a measured yes and a measured no) it is unknown for
  * this version, said so, and the live runs get it, as with the plugin.
  */

@@ -72,6 +72,11 @@ export function knownOf(version: string | undefined, what: Decision, t: Behaviou
   if (v === undefined) return undefined;
   const row = t.versions.find((r) => compare(versionParts(r.version)!, v) === 0);
   if (row !== undefined && row[what] !== null) return { value: row[what] as boolean, how: 'measured' };
+  if (what === 'held_text') {
+    // A held message comes from the mod: where the mod is known not to load, none reaches a hook.
+    const mods = knownOf(version, 'mods', t);
+    if (mods?.value === false) return mods;
+  }
   const told = t.versions.filter((r) => r[what] !== null && compare(versionParts(r.version)!, v) !== 0);
   const below = told.filter((r) => compare(versionParts(r.version)!, v) < 0).at(-1);
   const above = told.find((r) => compare(versionParts(r.version)!, v) > 0);

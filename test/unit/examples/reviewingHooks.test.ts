@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { HeldMessage } from '../../../src/rules/modContract';
 import { tempHome } from '../helpers/hookProcess';
+import { claudeCodeSince, HELD_MESSAGE_SINCE } from '../../../src/rules/claudeCodeSince';
 
 const repoRoot = path.resolve(__dirname, '../../..');
 const examples = path.join(repoRoot, 'examples');
@@ -16,7 +17,10 @@ const SESSION = '4c1e0a9e-1111-4222-8333-0123456789ab';
 const ID = 'toolu_01ReviewMe';
 
 const SAY = 'Say what this call is for before you make it.\n';
-const INSTALL = /the transcript-lag mod is not running in this session to hand it over: install the transcript-lag plugin \(claude plugin install transcript-lag@transcript-lag; its mod hands a hook the message on Claude Code 2\.1\.326\+\) and start a new session\.\n$/;
+// The examples say by hand what npm run compat measured (src/rules/claudeCodeSince.ts): held together here.
+const INSTALL = new RegExp(
+  `the transcript-lag mod is not running in this session to hand it over: install the transcript-lag plugin \\(claude plugin install transcript-lag@transcript-lag; its mod hands a hook the message on ${claudeCodeSince(HELD_MESSAGE_SINCE).replace(/[.+]/g, '\\$&')}\\) and start a new session\\.\n$`,
+);
 const NOT_KEPT = 'This call needs a review, and its message is not known: not on disk yet and no held message (the mod runs, but kept none for this call).\n';
 
 type Entry = { hooks: { PreToolUse: { matcher: string; hooks: { type: string; command: string; timeout: number }[] }[] } };

@@ -320,15 +320,15 @@ describe('replay: as the session ran, by its evidence', function () {
     assert.equal((await replay([rec.transcript, '--hook', hook, '--mod', '--no-mod'])).code, 2);
   });
 
-  it('a build measured to hand no held message to a hook (2.1.300: the mod loads, no message reached a hook): none live, said; --mod as if it had', async () => {
+  it('a build measured not to load the mod (2.1.280): no held message live, said; --mod as if it had', async () => {
     const dir = path.join(tempDir('tl-replay-version-'), '.claude', 'projects', '-work');
     fs.mkdirSync(dir, { recursive: true });
     const copy = path.join(dir, path.basename(interactiveFixture));
-    fs.writeFileSync(copy, fs.readFileSync(interactiveFixture, 'utf8').replace(/"version":"2\.1\.332"/g, '"version":"2.1.300"'));
+    fs.writeFileSync(copy, fs.readFileSync(interactiveFixture, 'utf8').replace(/"version":"2\.1\.332"/g, '"version":"2.1.280"'));
     const hook = `${node} ${JSON.stringify(messageBundle)} --json`;
     const asRan = await replay([copy, '--hook', hook, '--json']);
     assert.equal(asRan.code, 0, asRan.err);
-    assert.match(asRan.err, /Claude Code 2\.1\.300 handed no held message to a hook \(measured/);
+    assert.match(asRan.err, /Claude Code 2\.1\.280 does not load the plugin's mod \(measured/);
     for (const c of asRan.calls) for (const t of c.live_timings) assert.notEqual((JSON.parse(t.stdout) as { source: string | null }).source, 'mod');
     const asIf = await replay([copy, '--hook', hook, '--json', '--mod']);
     assert.ok(asIf.calls.some((c) => c.live_timings.some((t) => (JSON.parse(t.stdout) as { source: string | null }).source === 'mod')));

@@ -68,8 +68,9 @@ describe('engine over real transcripts (probe.log ground truth)', () => {
         await engine.tick();
         // The records of one message land in one write: at the latest moment the probe saw one of them.
         const landed = Math.max(...seen.map((s) => (pres.find((p) => p.id === s.id)?.at as number) + (s.held_ms as number))) + shift;
-        await fx.appendRaw(t, lines.slice(firstRecord - 1, lastRecord).map((l) => `${l}\n`).join(''));
+        // The clock first: the engine's watcher may read the write before the tick, and must read it at `landed`.
         clock.advance(landed - clock.now());
+        await fx.appendRaw(t, lines.slice(firstRecord - 1, lastRecord).map((l) => `${l}\n`).join(''));
         await engine.tick();
         await fx.appendRaw(t, lines.slice(lastRecord).map((l) => `${l}\n`).join(''));
         clock.advance(1000);

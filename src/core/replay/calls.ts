@@ -6,7 +6,6 @@
  * line: a session of a gigabyte holds a few hundred calls among half a million lines, and replay runs
  * in VS Code's extension host too.
  */
-import type { TranscriptIndex } from './transcriptIndex';
 
 /** What the session was when the call was made: from the call's own record, else the records before it. */
 export interface CallContext {
@@ -73,13 +72,22 @@ export interface IndexedLine extends LinePlace {
   batchStart: number;
 }
 
+/**
+ * The file that holds a call's record, as the call needs it: where the first line born after a time
+ * starts (./transcriptIndex.ts keeps it, from the mod's births).
+ */
+export interface CallFile {
+  readonly path: string;
+  firstBornAfter(at: number): number | undefined;
+}
+
 export interface ReplayCall {
   toolUseId: string;
   toolName: string;
   /** The subagent whose transcript holds the call (`<session>/subagents/agent-<id>.jsonl`); absent for the session's own. */
   agentId?: string;
   /** The file that holds the call's record. */
-  file: TranscriptIndex;
+  file: CallFile;
   record: IndexedLine;
   /**
    * The records of the call's message (every assistant record with its `message.id`) that come
@@ -126,7 +134,7 @@ export class CallsOfLines {
   readonly missing = new Set<string>();
 
   constructor(
-    private readonly file: TranscriptIndex,
+    private readonly file: CallFile,
     private readonly agentId?: string,
     pendingRecords = PENDING_RECORDS,
   ) {

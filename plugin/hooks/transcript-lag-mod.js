@@ -172,7 +172,7 @@ async function newestRows($, s, agentId, last) {
       s.messagesTakeLast = true;
       return { rows, all: false };
     } catch (err) {
-      if (s.messagesTakeLast === true) throw err;
+      if (s.messagesTakeLast === true || !/\blast\b/.test(String(err?.message ?? err))) throw err;
       s.messagesTakeLast = false;
     }
   }
@@ -226,7 +226,7 @@ function newState(options) {
     held: /* @__PURE__ */ new Map(),
     calling: /* @__PURE__ */ new Map(),
     lags: /* @__PURE__ */ new Map(),
-    looks: { cursors: /* @__PURE__ */ new Map(), recordsSeen: /* @__PURE__ */ new Map(), resultsSeen: /* @__PURE__ */ new Map(), count: 0, tickerMs: 0, looking: false },
+    looks: { cursors: /* @__PURE__ */ new Map(), recordsSeen: /* @__PURE__ */ new Map(), resultsSeen: /* @__PURE__ */ new Map(), count: 0, tickerMs: 0, looking: false, tooBig: /* @__PURE__ */ new Set() },
     spool: { spooled: 0, unfolded: 0, recounting: false, recountedAt: -Infinity },
     listWrites: Promise.resolve(),
     aliveWrites: Promise.resolve()
@@ -1005,10 +1005,14 @@ async function rangedReads($, s, file) {
 }
 async function readFrom($, s, file, offset) {
   try {
+    if (s.looks.tooBig.has(file)) return new Uint8Array(0);
     const ranged = await rangedReads($, s, file);
     const bytes = bytesOf((await $.fs.read(file, { as: "bytes", offset, length: READ_LIMIT })).base64);
     if (ranged) return bytes;
-    if (bytes.length > WHOLE_READ_MAX) return new Uint8Array(0);
+    if (bytes.length > WHOLE_READ_MAX) {
+      s.looks.tooBig.add(file);
+      return new Uint8Array(0);
+    }
     return bytes.subarray(offset, offset + READ_LIMIT);
   } catch {
     return new Uint8Array(0);

@@ -79,8 +79,8 @@ export async function storeHeldMessage($: ModApi, s: ModState, call: HeldCall): 
 
 /**
  * The conversation's newest `last` rows, or, on a build whose `$.session.messages` refuses `last` (2.1.325
- * and before: "takes { agentId, as } or nothing (not last)", so no held message was ever kept there), its
- * newest 4096 (`all`), asked bare from then on. Such rows carry no `uuid`: the held message's blocks then
+ * and before: "takes { agentId, as } or nothing (not last)", so no held message was ever kept there), the
+ * whole conversation (`all`), asked bare from then on. Such rows carry no `uuid`: the held message's blocks then
  * have none either, as where a row lacks it (heldMessageOf).
  */
 async function newestRows($: ModApi, s: ModState, agentId: string | undefined, last: number): Promise<{ rows: unknown; all: boolean }> {
@@ -90,8 +90,9 @@ async function newestRows($: ModApi, s: ModState, agentId: string | undefined, l
       s.messagesTakeLast = true;
       return { rows, all: false };
     } catch (err) {
-      // Once taken, a refusal is something else (a deny is an answer, not a throw): not a reason to ask bare.
-      if (s.messagesTakeLast === true) throw err;
+      // Once taken, a refusal is something else (a deny is an answer, not a throw): not a reason to ask bare;
+      // nor is another error than the builds' refusal of `last` (a bare ask pulls the whole conversation).
+      if (s.messagesTakeLast === true || !/\blast\b/.test(String((err as { message?: unknown })?.message ?? err))) throw err;
       s.messagesTakeLast = false;
     }
   }

@@ -51,10 +51,15 @@ async function rangedReads($: ModApi, s: ModState, file: string): Promise<boolea
  */
 async function readFrom($: ModApi, s: ModState, file: string, offset: number): Promise<Uint8Array> {
   try {
+    if (s.looks.tooBig.has(file)) return new Uint8Array(0);
     const ranged = await rangedReads($, s, file);
     const bytes = bytesOf((await $.fs.read(file, { as: 'bytes', offset, length: READ_LIMIT })).base64);
     if (ranged) return bytes;
-    if (bytes.length > WHOLE_READ_MAX) return new Uint8Array(0);
+    if (bytes.length > WHOLE_READ_MAX) {
+      // Read whole once to learn it: never again (a file does not shrink back under the bound in a session that matters).
+      s.looks.tooBig.add(file);
+      return new Uint8Array(0);
+    }
     return bytes.subarray(offset, offset + READ_LIMIT);
   } catch {
     return new Uint8Array(0);

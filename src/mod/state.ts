@@ -54,6 +54,8 @@ export interface LookState {
    * false on builds before 2.1.326, which give the whole file (npm run compat, "mod API").
    */
   rangedReads?: boolean;
+  /** Files over WHOLE_READ_MAX on a build that gives whole files: not read again (./looks.ts). */
+  tooBig: Set<string>;
 }
 
 /** This copy's spool files (./channelOut.ts): bounded when nothing folds them. */
@@ -111,7 +113,7 @@ export function newState(options: Readonly<Record<string, unknown>>): ModState {
     held: new Map(),
     calling: new Map(),
     lags: new Map(),
-    looks: { cursors: new Map(), recordsSeen: new Map(), resultsSeen: new Map(), count: 0, tickerMs: 0, looking: false },
+    looks: { cursors: new Map(), recordsSeen: new Map(), resultsSeen: new Map(), count: 0, tickerMs: 0, looking: false, tooBig: new Set() },
     spool: { spooled: 0, unfolded: 0, recounting: false, recountedAt: -Infinity },
     listWrites: Promise.resolve(),
     aliveWrites: Promise.resolve(),

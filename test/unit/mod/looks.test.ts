@@ -67,8 +67,11 @@ describe('mod: looking for a held call\'s record', () => {
     await h.start();
     await h.call('toolu_01Y');
     h.appendRecord('toolu_01Y');
+    await h.tick(100);
+    const reads = h.byteReads;
     await h.tick(300);
     assert.deepEqual(landed(), []);
+    assert.equal(h.byteReads, reads, 'no read once it is known too large');
   });
 
   it('a transcript truncated under its cursor is read again from its start', async () => {

@@ -60,6 +60,8 @@ export class ModHarness {
   /** `$.session.messages()`'s rows: the conversation so far. */
   rows: ConversationRow[] = [];
   readonly version: string | undefined;
+  /** How many times `$.fs.read` was asked for bytes. */
+  byteReads = 0;
   readonly versionHangs: boolean;
   readonly before326: boolean;
   /** Every argument `$.session.messages` was given, in order (undefined: asked bare). */
@@ -207,6 +209,7 @@ export class ModHarness {
       return h.track(
         (async () => {
           if (!range) return fs.promises.readFile(h.real(p), 'utf8');
+          h.byteReads++;
           // Before 2.1.326 (npm run compat's "mod API"): the whole file, whatever offset and length.
           if (h.before326) return { base64: (await fs.promises.readFile(h.real(p))).toString('base64') };
           const fd = await fs.promises.open(h.real(p), 'r');

@@ -14,8 +14,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-/** How far back the copy's atime is set: any read after moves it past. */
-const SET_BACK_MS = 60_000;
+/** How far back the copy's atime is set: any read after moves it past (NTFS updates a last access only an hour old). */
+const SET_BACK_MS = 48 * 3600_000;
 
 /** Whether a read of a file in `dir` moves its atime (probed on a file of our own, removed after). */
 export function readsShowIn(dir: string): boolean {

@@ -96,7 +96,7 @@ export class PrefixCopy {
     }
   }
 
-  /** The copy's times were set by us (./firstRead.ts sets its atime back, its mtime to the ms): still intact. */
+  /** The copy's times were set by us (./firstRead.ts sets its atime back, its mtime to the µs): still intact. */
   timesSetByUs(): void {
     if (this.written === undefined) return;
     try {

@@ -34,7 +34,7 @@ import { hooksFor, type ReplayHook } from '../core/replay/replayHooks';
 import { firstSessionId, indexTranscript, MAX_FACTS_LINE_BYTES, type TranscriptIndex } from '../core/replay/transcriptIndex';
 import { runCommandHook } from './commandHookRun';
 import { undoAtExit } from './exitCleanup';
-import { readsShowIn } from './firstRead';
+import { readsShowIn, type FirstReadWatch } from './firstRead';
 import { SourceFile } from './prefixCopy';
 import { messageToolSource, RunTree, writePrivate } from './replayRunTree';
 import { settingsHooksOf } from './replaySettings';
@@ -176,9 +176,13 @@ function isDirectory(p: string | undefined): p is string {
 /** How often a run whose record waits for the hook's first read looks for it (./firstRead.ts). */
 const FIRST_READ_POLL_MS = 2;
 
-/** How long a hook may take to read a copy of `bytes` once it has begun: 50 ms, and 5 ms a MB (200 MB/s). */
+/**
+ * How long a hook may take to read a copy of `bytes` once it has begun: 50 ms, and 50 ms a MB (20 MB/s, a
+ * shell loop or a JSON parse line by line; a plain read is ten times faster). A reader slower still may
+ * meet the record it appended.
+ */
 export function readingTimeMs(bytes: number): number {
-  return 50 + Math.ceil((bytes / (1024 * 1024)) * 5);
+  return 50 + Math.ceil((bytes / (1024 * 1024)) * 50);
 }
 
 interface Session {
@@ -259,7 +263,12 @@ class Replayer {
     // Set just before the hook is spawned (runCommandHook spawns at once): its delay counts from the hook's start.
     let growError: unknown;
     let grewAtMs: number | undefined;
-    const watch = grow?.afterFirstRead === true ? tree.watchFirstRead(call.agentId) : undefined;
+    let watch: FirstReadWatch | undefined;
+    try {
+      watch = grow?.afterFirstRead === true ? tree.watchFirstRead(call.agentId) : undefined;
+    } catch {
+      // Its times could not be set (a file system that refuses it): the landing stays at its time.
+    }
     const started = performance.now();
     const growNow = () => {
       try {
@@ -305,7 +314,9 @@ class Replayer {
     if (held !== undefined) fs.rmSync(held, { force: true });
     const answer = answerOf(outcome);
     const report = { decision: answer.decision, reason: answer.reason, exit_code: outcome.exitCode, ms: outcome.ms, stdout: outcome.stdout, stderr: outcome.stderr, transcript_bytes: bytes };
-    return waited ? { ...report, waitedForRead: { grewAtMs: grewAtMs ?? null } } : report;
+    // Grown as the hook ended or after (its output still being read): not while it ran.
+    const grewWhileRunning = grewAtMs !== undefined && grewAtMs < outcome.ms ? grewAtMs : null;
+    return waited ? { ...report, waitedForRead: { grewAtMs: grewWhileRunning } } : report;
   }
 
   /**
@@ -418,6 +429,9 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
     }
     const replayer = new Replayer(tmp, session, req.env, stop, messageTool);
     const readsShow = readsShowIn(replayer.live.claudeDir);
+    if (!readsShow) {
+      note("this file system does not tell when a hook reads its transcript (no access times): a run's latest landing stays at its time, so a hook that reads later here than it did live may be said to find its call");
+    }
     const result: ReplayResult = { tally: new ReplayTally(), skipped: 0, byMatcher, interrupted: false };
     let unmatched = 0;
     const cwdNoted = new Set<string>();
@@ -571,9 +585,9 @@ function orderedCalls(session: Session): ReplayCall[] {
  * Whether a session's live runs get the mod's held message, as the session ran (without --mod / --no-mod),
  * and the note that says why: not where its evidence shows the mod did not run, nor where its build is
  * measured not to load the mod or to hand no held message to a hook (npm run compat: the mod loads from
- * 2.1.286, where a held message reaches a hook with the mod that asks without `last`), of the version itself or the measured versions
+ * 2.1.286, a held message reached a hook for every call from 2.1.326), of the version itself or the measured versions
  * around it; where those disagree (a version between a measured yes and a measured no) it is unknown for
- * this version, said so, and the live runs get it, as with the plugin.
+ * this version, said so, and the live runs get none: unknown is not yes.
  */
 export function liveHeldMessage(version: string | undefined, modRan: boolean | undefined, t: BehaviourTable = CLAUDE_CODE): { live: boolean; note?: string } {
   if (modRan === false) {

@@ -23,7 +23,7 @@ export interface LiveRunReport extends RunReport {
   /**
    * The record waited for the hook's first read of its transcript (the latest landing, which a hook
    * that starts faster live than replayed reads before): `record_at_ms` is when it landed, null when
-   * the hook never read it.
+   * that was only as the hook ended or after.
    */
   after_first_read?: true;
 }

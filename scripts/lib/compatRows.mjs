@@ -119,7 +119,9 @@ export function decisions(row) {
     holds: f && f.calls > 0 ? f.held >= 1 : null,
     mods: row.mods_load ?? null,
     classic: row.classic_pre_tool_use ?? null,
-    held_text: row.held_text_equal ? row.held_text_equal.calls > 0 && row.held_text_equal.equal === row.held_text_equal.calls : null,
+    // Every call a reviewing hook asked about: a held message (as the transcript's) or the record itself; one
+    // left unanswered (2.1.286–2.1.325: some calls) is a hook that could not count on it.
+    held_text: row.held_text_equal ? row.held_text_equal.calls > 0 && row.held_text_equal.equal === row.held_text_equal.calls && !row.held_text_equal.unanswered : null,
     exec: row.exec_form_runs ? row.exec_form_runs.calls > 0 && row.exec_form_runs.ran === row.exec_form_runs.calls : null,
     stat_lags: row.fs_stat_lags_read ? row.fs_stat_lags_read.lags : null,
   };
@@ -129,7 +131,7 @@ export const DECISIONS = {
   holds: "holds a message's records while its PreToolUse hooks run (interactive)",
   mods: "loads a plugin's mod",
   classic: 'gives the mod `classic.PreToolUse`',
-  held_text: "the mod hands a reviewing hook the call's held message, with the text the transcript holds in the end",
+  held_text: "the mod hands a reviewing hook each call's held message, with the text the transcript holds in the end (no call left unanswered)",
   exec: 'runs a command hook in exec form',
   stat_lags: "gives a mod a transcript's `$.fs.stat` size behind what its `$.fs.read` already read",
 };
@@ -269,7 +271,7 @@ export function compatSection(rows) {
   if (rows.some((r) => r.held_text_stale)) {
     lines.push(
       '',
-      '¹ The mod before 2026-12-07 asked `$.session.messages({ last })`, which 2.1.286–2.1.325 refuse: it kept no held message there, so those rows said nothing of the build. The mod now asks without `last` there, and a held message reached a hook on every build since measured; until each is measured again, what the rows around it say stands for it.',
+      '¹ The mod before 2026-12-07 asked `$.session.messages({ last })`, which 2.1.286–2.1.325 refuse: it kept no held message there, so those rows said nothing of the build. The mod now asks without `last` there; measured again, it hands a hook the held message for some calls and leaves others unanswered (2 to 5 of about 10), so a hook cannot count on it there; until each version is measured again, what the rows around it say stands for it.',
     );
   }
   lines.push('', '### Where behaviour changed', '');

@@ -602,11 +602,12 @@ export function liveHeldMessage(version: string | undefined, modRan: boolean | u
   }
   const heldText = knownOf(version, 'held_text', t);
   if (heldText?.value === false) {
-    return { live: false, note: `Claude Code ${version} handed no held message to a hook (${from(heldText)}: docs/COMPATIBILITY.md): live runs get none, as in that session (--mod: as if it had)` };
+    return { live: false, note: `Claude Code ${version} did not hand a hook every call's held message (${from(heldText)}: docs/COMPATIBILITY.md): live runs get none, as a hook there cannot count on it (--mod: as if it had)` };
+  }
+  // Unknown is not yes: a hook that needs the message is not called safe on a build that may not give it.
+  if (heldText?.how === 'unknown' || (mods?.how === 'unknown' && modRan !== true)) {
+    return { live: false, note: `whether Claude Code ${version} hands a hook the mod's held message is unknown for this version (not measured; the measured versions around it disagree: docs/COMPATIBILITY.md): live runs get none, so a hook that needs it is not called safe (--mod: as if it had)` };
   }
   if (modRan === true) return { live: true };
-  if (mods?.how === 'unknown' || heldText?.how === 'unknown') {
-    return { live: true, note: `whether Claude Code ${version} hands a hook the mod's held message is unknown for this version (not measured; the measured versions around it disagree: docs/COMPATIBILITY.md): live runs get it, as with the plugin (--no-mod: as without it)` };
-  }
   return { live: true, note: 'no evidence of whether the transcript-lag mod ran in this session: live runs get the held message, as with the plugin (--no-mod: as without it)' };
 }

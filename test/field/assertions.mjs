@@ -507,7 +507,7 @@ function checkStatusLine(result, fail) {
 }
 
 /** examples/'s hooks block with these (stderr, which Claude Code puts in the call's tool_result). */
-const INSTALL_REASON = 'install the transcript-lag plugin (claude plugin install transcript-lag@transcript-lag; its mod hands a hook the message on Claude Code 2.1.286+)';
+const INSTALL_REASON = 'install the transcript-lag plugin (claude plugin install transcript-lag@transcript-lag; its mod hands a hook the message on Claude Code 2.1.326+)';
 const REVIEW_BLOCKS = /needs a review|Say what this call is for/;
 
 /**

@@ -490,13 +490,25 @@ function messagesOf(lines) {
   return Object.fromEntries([...callsOf].map(([call, message]) => [call, texts.get(message)]));
 }
 
+/** The content blocks of a transcript line whose record is of `type`; none for any other line. */
+function blocksOf(text, type) {
+  try {
+    const r = JSON.parse(text);
+    return r?.type === type && Array.isArray(r.message?.content) ? r.message.content : [];
+  } catch {
+    return [];
+  }
+}
+
 /** Ground truth for one call: when its hooks fired, when its record and its result reached disk. */
 function measureCall(call, { events, transcriptLines, channelEvents }) {
   const id = call.id;
   const pre = events.find((e) => e.ev === 'PreToolUse' && e.id === id);
   const post = events.find((e) => e.ev === 'PostToolUse' && e.id === id);
-  const record = transcriptLines.find((l) => l.text.includes(`"id":"${id}"`) && l.text.includes('"tool_use"'));
-  const result = transcriptLines.find((l) => l.text.includes(`"tool_use_id":"${id}"`) && l.text.includes('"tool_result"'));
+  // By the record's own type, as the rule reads it (src/rules/recordLine.ts): a line that only mentions the id
+  // (2.1.332's `api-request-blob`, which holds the request's conversation) is neither.
+  const record = transcriptLines.find((l) => l.text.includes(`"id":"${id}"`) && blocksOf(l.text, 'assistant').some((b) => b?.type === 'tool_use' && b.id === id));
+  const result = transcriptLines.find((l) => l.text.includes(`"tool_use_id":"${id}"`) && blocksOf(l.text, 'user').some((b) => b?.type === 'tool_result' && b.tool_use_id === id));
   const wait = channelEvents.find((e) => e.event === 'wait' && e.tool_use_id === id);
   const channelPre = channelEvents.find((e) => e.event === 'pre' && e.tool_use_id === id);
   // Both hooks stamp their process start; the earlier one is closer to when Claude Code fired them.

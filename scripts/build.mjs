@@ -7,6 +7,7 @@ import * as esbuild from 'esbuild';
 import { hookBuildOptions } from './lib/hookBuild.mjs';
 import { messageBuildOptions } from './lib/messageBuild.mjs';
 import { completeBuildOptions } from './lib/completeBuild.mjs';
+import { compactLandingsModule } from './lib/compactLandings.mjs';
 
 const watch = process.argv.includes('--watch');
 // `transcript-lag --version` prints the package's version (src/cli/main.ts).
@@ -130,6 +131,17 @@ const promClientParts = {
   },
 };
 
+// Replay's landing table with its rows as arrays (scripts/lib/compactLandings.mjs): the same object once loaded.
+const compactLandings = {
+  name: 'compact-landings',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]src[\\/]core[\\/]replay[\\/]landings\.json$/ }, (args) => ({
+      contents: compactLandingsModule(JSON.parse(fs.readFileSync(args.path, 'utf8'))),
+      loader: 'js',
+    }));
+  },
+};
+
 const builds = [
   { entryPoints: ['src/vscode/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
   // The engine (zod, chokidar) for the extension, required only once a Claude dir exists: see src/vscode/engineModule.ts.
@@ -152,7 +164,7 @@ const builds = [
 ];
 
 if (watch) {
-  for (const b of builds) (await esbuild.context({ ...common, ...b, plugins: [...(b.plugins ?? []), zodPartsWeUse, promClientParts] })).watch();
+  for (const b of builds) (await esbuild.context({ ...common, ...b, plugins: [...(b.plugins ?? []), zodPartsWeUse, promClientParts, compactLandings] })).watch();
 } else {
-  await Promise.all(builds.map((b) => esbuild.build({ ...common, ...b, plugins: [...(b.plugins ?? []), zodPartsWeUse, promClientParts] })));
+  await Promise.all(builds.map((b) => esbuild.build({ ...common, ...b, plugins: [...(b.plugins ?? []), zodPartsWeUse, promClientParts, compactLandings] })));
 }

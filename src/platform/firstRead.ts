@@ -52,3 +52,26 @@ export class FirstReadWatch {
     }
   }
 }
+
+/** How often a landing that waits for the hook's first read looks for it. */
+const FIRST_READ_POLL_MS = 2;
+
+/**
+ * Calls `land` `atMs` from now; with `watch`, where the hook has not read its copy by then, once it has
+ * and `readingMs` more have passed (after the read, not during it: a reader still going through the file
+ * would meet the record appended; field: once.py's read() of a 150 KB copy). `waitedForRead`: it did so.
+ */
+export function landAfter(atMs: number, watch: FirstReadWatch | undefined, readingMs: number, land: () => void): { cancel(): void; waitedForRead(): boolean } {
+  let timer: NodeJS.Timeout | undefined;
+  let waited = false;
+  timer = setTimeout(() => {
+    if (watch === undefined || watch.readSince()) return land();
+    waited = true;
+    timer = setInterval(() => {
+      if (!watch.readSince()) return;
+      clearInterval(timer);
+      timer = setTimeout(land, readingMs);
+    }, FIRST_READ_POLL_MS);
+  }, atMs);
+  return { cancel: () => clearInterval(timer), waitedForRead: () => waited };
+}

@@ -34,7 +34,7 @@ import { hooksFor, type ReplayHook } from '../core/replay/replayHooks';
 import { firstSessionId, indexTranscript, MAX_FACTS_LINE_BYTES, type TranscriptIndex } from '../core/replay/transcriptIndex';
 import { runCommandHook } from './commandHookRun';
 import { undoAtExit } from './exitCleanup';
-import { readsShowIn, type FirstReadWatch } from './firstRead';
+import { landAfter, readsShowIn, type FirstReadWatch } from './firstRead';
 import { SourceFile } from './prefixCopy';
 import { messageToolSource, RunTree, writePrivate } from './replayRunTree';
 import { settingsHooksOf } from './replaySettings';
@@ -173,9 +173,6 @@ function isDirectory(p: string | undefined): p is string {
   }
 }
 
-/** How often a run whose record waits for the hook's first read looks for it (./firstRead.ts). */
-const FIRST_READ_POLL_MS = 2;
-
 /**
  * How long a hook may take to read a copy of `bytes` once it has begun: 50 ms, and 50 ms a MB (20 MB/s, a
  * shell loop or a JSON parse line by line; a plain read is ten times faster). A reader slower still may
@@ -278,23 +275,8 @@ class Replayer {
         growError = err;
       }
     };
-    let untilRead: NodeJS.Timeout | undefined;
-    let waited = false;
-    const growth =
-      grow === undefined
-        ? undefined
-        : setTimeout(() => {
-            if (watch === undefined || watch.readSince()) return growNow();
-            // Not read yet: the record lands just after the hook's first read, as it would live had the hook read sooner.
-            waited = true;
-            untilRead = setInterval(() => {
-              if (!watch.readSince()) return;
-              clearInterval(untilRead);
-              // After the read, not during it: a reader still going through the file would meet the
-              // record it appended (seen in the field: once.py's read() of a 150 KB copy).
-              untilRead = setTimeout(growNow, readingTimeMs(bytes));
-            }, FIRST_READ_POLL_MS);
-          }, grow.atMs);
+    // Not read by its time: the record lands just after the hook's first read, as it would live had the hook read sooner.
+    const growth = grow === undefined ? undefined : landAfter(grow.atMs, watch, readingTimeMs(bytes), growNow);
     const outcome = await runCommandHook(
       {
         command: hook.command,
@@ -306,8 +288,7 @@ class Replayer {
       },
       this.stop,
     );
-    clearTimeout(growth);
-    clearInterval(untilRead);
+    growth?.cancel();
     // The copy could not grow (the session's file truncated meanwhile): the run did not see what it should have.
     if (growError !== undefined) throw new CallNotReplayed(`the live copy could not grow: ${growError instanceof Error ? growError.message : String(growError)}`);
     // The mod removes a call's held message once its record lands.
@@ -316,7 +297,7 @@ class Replayer {
     const report = { decision: answer.decision, reason: answer.reason, exit_code: outcome.exitCode, ms: outcome.ms, stdout: outcome.stdout, stderr: outcome.stderr, transcript_bytes: bytes };
     // Grown as the hook ended or after (its output still being read): not while it ran.
     const grewWhileRunning = grewAtMs !== undefined && grewAtMs < outcome.ms ? grewAtMs : null;
-    return waited ? { ...report, waitedForRead: { grewAtMs: grewWhileRunning } } : report;
+    return growth?.waitedForRead() === true ? { ...report, waitedForRead: { grewAtMs: grewWhileRunning } } : report;
   }
 
   /**

@@ -115,16 +115,17 @@ function modelTimings(
   // that here comes after it: the earliest landing of a range is run that much earlier.
   const floor = evidence.notAtFire ? 1 : 0;
   const earliest = (lo: number) => Math.max(floor, lo - skewMs);
+  // The looks' times count from the fire the channel knows: the mod's `tool.call`, before every hook's
+  // start; else our hook's own start, itself up to the skew after the fire, so a find bounds the landing
+  // only that much later.
+  const latest = (maxMs: number) => maxMs + (evidence.landed?.fromToolCall === true ? 0 : skewMs);
   if (d !== null && d.calls > 0) {
     let lo = d.min_ms;
     let hi = d.max_ms;
     const proven = evidence.landed;
     if (proven !== undefined) {
       narrowed = true;
-      // The looks' times count from the fire the channel knows: the mod's `tool.call`, before every
-      // hook's start; else our hook's own start, itself up to the skew after the fire, so a find bounds
-      // the landing only that much later.
-      const pHi = proven.maxMs === null ? Infinity : proven.maxMs + (proven.fromToolCall === true ? 0 : skewMs);
+      const pHi = proven.maxMs === null ? Infinity : latest(proven.maxMs);
       // The latest the record can have landed is this call's own: a find is a fact, the measure's
       // largest landing only the largest seen elsewhere (field: a later call of a session's first
       // message found 2.3 s after its fire where the measure's one such landing was 99 ms; a replay
@@ -144,7 +145,7 @@ function modelTimings(
     // Never measured landing while the hooks ran, but this call's own PreToolUse hook found it: its bounds.
     narrowed = true;
     const lo = earliest(evidence.landed.minMs);
-    ways.push({ count: 1, timings: [lo, evidence.landed.maxMs + (evidence.landed.fromToolCall === true ? 0 : skewMs)], likely: lo });
+    ways.push({ count: 1, timings: [lo, latest(evidence.landed.maxMs)], likely: lo });
   }
   // A PreToolUse hook of the call found its record: it did not wait for the hooks to end.
   if (model.notWhileHooksRun > 0 && evidence.landed?.duringHooks !== true) ways.push({ count: model.notWhileHooksRun, timings: [null], likely: null });

@@ -638,18 +638,28 @@ function checkMod(result, fail) {
     }
   }
   // Record lags: born (the mod's session.append) → on disk, as watch reports them and as the recorder saw the line.
+  // The recorder's sighting bounds the truth on both sides (recorder.mjs): the line was not yet complete at
+  // `after`, and was on disk at its poll. Watch's sighting may come first (the mod looks every 10 ms from inside
+  // Claude Code; a 5 ms tailer in another process is starved on two busy cores, CI saw it 23 ms behind at the
+  // median), so only a sighting before the line could exist is wrong; a late one is judged by the median.
   const seen = new Map();
   for (const l of result.recording.transcript) {
     const uuid = /"uuid":"([0-9a-f-]{36})"/.exec(l.text)?.[1];
-    if (uuid && !seen.has(uuid)) seen.set(uuid, l.t + result.t0);
+    if (uuid && !seen.has(uuid)) seen.set(uuid, { t: l.t + result.t0, after: l.after === undefined ? undefined : l.after + result.t0 });
   }
   const records = result.watchEvents.filter((e) => e.event === 'record' && e.born_from === 'mod' && seen.has(e.uuid));
   if (records.length === 0) fail('watch reported no record lag timed by the mod');
-  const off = records.map((e) => ({ uuid: e.uuid, diff: e.lag_ms - (seen.get(e.uuid) - e.born_at) })).sort((a, b) => Math.abs(a.diff) - Math.abs(b.diff));
+  // 1 ms: the mod's clock rounds to the millisecond.
+  for (const e of records) {
+    const { after } = seen.get(e.uuid);
+    if (after !== undefined && e.born_at + e.lag_ms < after - 1) fail(`record ${e.uuid}: watch says it was on disk ${after - e.born_at - e.lag_ms} ms before the tailer's stat found the file short of it`);
+  }
+  const off = records.map((e) => ({ uuid: e.uuid, diff: e.lag_ms - (seen.get(e.uuid).t - e.born_at) })).sort((a, b) => Math.abs(a.diff) - Math.abs(b.diff));
   const median = off[Math.floor(off.length / 2)];
-  if (median && Math.abs(median.diff) > 20) fail(`record lags: watch and the 5 ms tailer differ by ${median.diff} ms at the median (${off.length} records)`);
+  if (median && median.diff > 20) fail(`record lags: watch sees records ${median.diff} ms after the 5 ms tailer at the median (${off.length} records)`);
+  const latest = off.reduce((a, b) => (b.diff > a.diff ? b : a), off[0]);
+  if (latest && latest.diff > WATCH_POLL_MS + SLACK_MS) fail(`record ${latest.uuid}: watch's lag is ${latest.diff} ms past the tailer's`);
   const worst = off[off.length - 1];
-  if (worst && Math.abs(worst.diff) > WATCH_POLL_MS + SLACK_MS) fail(`record ${worst.uuid}: watch's lag is ${worst.diff} ms off the tailer's`);
   result.recordLagAgreement = { records: off.length, median_ms: median?.diff, worst_ms: worst?.diff, within_20_ms: off.filter((o) => Math.abs(o.diff) <= 20).length };
   // On screen: "held" on the spinner while a slow hook holds a call, and not once every call is on disk.
   if (result.def.sampleScreens) {

@@ -1,5 +1,7 @@
 // Records, every few ms, each complete line appended to the .jsonl files under some folders, with the
-// time it was first seen on disk. This is the field test's ground truth for "when did the record
+// time it was first seen on disk (`t`, the poll's start) and the bounds that sighting proves: the line
+// was not complete at `after` (the last stat that found the file short of it) and was on disk at `readAt`.
+// A starved poll widens the bounds; it never moves them past the truth. This is the field test's ground truth for "when did the record
 // land" (independent of the project's own tail), and the raw material of the demo recordings.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,6 +24,7 @@ export function startRecorder({ roots, pollMs = 10, now = () => Date.now() }) {
   const live = [];
   let timer;
   let stopped = false;
+  let lastPollAt;
 
   function listJsonl(dir, out) {
     let entries;
@@ -58,16 +61,21 @@ export function startRecorder({ roots, pollMs = 10, now = () => Date.now() }) {
     for (const p of found) {
       let st = files.get(p);
       if (!st) {
-        st = { offset: 0, partial: '', lineNo: 0 };
+        // Not listed at the last poll: absent then, as far as this tailer knows.
+        st = { offset: 0, partial: '', lineNo: 0, shortAt: lastPollAt };
         files.set(p, st);
       }
+      const statAt = now();
       let size;
       try {
         size = fs.statSync(p).size;
       } catch {
         continue;
       }
-      if (size <= st.offset) continue;
+      if (size <= st.offset) {
+        st.shortAt = statAt;
+        continue;
+      }
       const fd = fs.openSync(p, 'r');
       try {
         const buf = Buffer.alloc(size - st.offset);
@@ -76,11 +84,15 @@ export function startRecorder({ roots, pollMs = 10, now = () => Date.now() }) {
         const text = st.partial + buf.subarray(0, n).toString('utf8');
         const parts = text.split('\n');
         st.partial = parts.pop() ?? '';
-        for (const line of parts) lines.push({ t, file: p, line: ++st.lineNo, text: line });
+        const readAt = now();
+        for (const line of parts) lines.push({ t, after: st.shortAt, readAt, file: p, line: ++st.lineNo, text: line });
+        // What is left unfinished was unfinished at this stat too.
+        st.shortAt = statAt;
       } finally {
         fs.closeSync(fd);
       }
     }
+    lastPollAt = t;
   }
 
   const loop = () => {

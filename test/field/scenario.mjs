@@ -217,7 +217,7 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
     metrics,
     transcriptLineCount: transcriptLines.length,
     recording: {
-      transcript: transcriptLines.map((l) => ({ t: l.t - t0, line: l.line, text: l.text })),
+      transcript: transcriptLines.map((l) => ({ t: l.t - t0, after: l.after === undefined ? undefined : l.after - t0, readAt: l.readAt - t0, line: l.line, text: l.text })),
       channel: channelLines.map((l) => ({ t: l.t - t0, line: l.line, text: l.text })),
     },
     sandbox: sb.root,

@@ -465,7 +465,9 @@ function checkProfile(c, def, version, fail, where) {
     // Held about as long as the hooks run: not before they end, not long after.
     if (c.heldMs < hooksMs * 0.8) fail(`${where}: held ${c.heldMs} ms, expected about the hooks' ${hooksMs} ms`);
     if (c.heldMs > hooksMs + 2000) fail(`${where}: held ${c.heldMs} ms, far beyond the hooks' ${hooksMs} ms`);
-    if (def.hook === 'probe' && c.wait?.outcome !== 'behind') fail(`${where}: expected the probe to end behind, got ${c.wait?.outcome}`);
+    // The message's records wait for its first call's hooks: a later call's probe, started late on a loaded
+    // machine, may outlast them and see its record (checkWait holds either outcome to the landing time).
+    if (def.hook === 'probe' && !c.laterInMessage && c.wait?.outcome !== 'behind') fail(`${where}: expected the probe to end behind, got ${c.wait?.outcome}`);
   } else if (claim === 'message-end') {
     // The stand-in's finish delay plus the writer's batching.
     const bound = (def.finishDelayMs ?? 0) + 1200;

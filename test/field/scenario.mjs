@@ -130,7 +130,7 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
   // A subagent's calls are recorded in its own file, <session>/subagents/agent-<id>.jsonl.
   const subagentLines = transcript ? recorder.lines.filter((l) => l.file.startsWith(transcript.replace(/\.jsonl$/, '/subagents/'))) : [];
   const calls = [
-    ...def.script.flatMap((turn, index) => turn.map((c) => ({ message: index, ...measureCall(c, { events, transcriptLines, channelEvents }) }))),
+    ...def.script.flatMap((turn, index) => turn.map((c, j) => ({ message: index, ...(j > 0 ? { laterInMessage: true } : {}), ...measureCall(c, { events, transcriptLines, channelEvents }) }))),
     ...(def.subScript ?? []).flatMap((turn, index) =>
       turn.map((c) => ({ message: `subagent ${index}`, subagent: true, ...measureCall(c, { events, transcriptLines: subagentLines, channelEvents }) })),
     ),

@@ -1203,7 +1203,7 @@ async function transcriptPathOf($) {
 function register(on, options) {
   const s = newState(options);
   on("session.start", async ($, e, next) => {
-    s.place = placeOf(await transcriptPathOf($));
+    s.place = placeOf(await transcriptPathOf($)) ?? s.place;
     if (s.place !== void 0) {
       await findReceiver($, s, s.place);
       if (s.keepHeldMessages) await privateFolder($, s.place);

@@ -53,8 +53,9 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
   const s = newState(options);
 
   on('session.start', async ($, e, next) => {
-    // Where the build has no `$.session.info()` (2.1.325 and before), classic.SessionStart names the transcript.
-    s.place = placeOf(await transcriptPathOf($));
+    // Where the build has no `$.session.info()` (2.1.325 and before), classic.SessionStart names the transcript;
+    // in print mode it runs first (test/field/measure/hookOrder.mjs), so what it named is kept.
+    s.place = placeOf(await transcriptPathOf($)) ?? s.place;
     if (s.place !== undefined) {
       await findReceiver($, s, s.place);
       // Made now, so each call's check finds it there (one chmod).

@@ -36,6 +36,8 @@ export interface ModHarnessOptions {
    * (the transcript from classic.SessionStart), and `$.session.messages` refuses `last` (asked bare, it answers).
    */
   before326?: boolean;
+  /** Print mode's order (measured on 2.1.300, test/field/measure/hookOrder.mjs): classic.SessionStart before session.start. */
+  print?: boolean;
 }
 
 export class ModHarness {
@@ -64,6 +66,7 @@ export class ModHarness {
   byteReads = 0;
   readonly versionHangs: boolean;
   readonly before326: boolean;
+  readonly print: boolean;
   /** Every argument `$.session.messages` was given, in order (undefined: asked bare). */
   readonly messageAsks: unknown[] = [];
   private readonly hooks: { event: string; component?: string; hook: Hook }[] = [];
@@ -85,6 +88,7 @@ export class ModHarness {
     this.version = opts.version;
     this.versionHangs = opts.versionHangs ?? false;
     this.before326 = opts.before326 === true;
+    this.print = opts.print === true;
     this.$ = this.fake();
     const on = ((event: string, matcherOrHook: { component: string } | Hook, maybeHook?: Hook) => {
       if (typeof matcherOrHook === 'function') this.hooks.push({ event, hook: matcherOrHook });
@@ -118,9 +122,11 @@ export class ModHarness {
   }
 
   async start(): Promise<void> {
-    await this.emit('session.start', {});
     // A build without `$.session.info()`: the session's classic SessionStart names its transcript, as Claude Code's does.
-    if (this.before326) await this.emit('classic.SessionStart', { hook_event_name: 'SessionStart', session_id: SESSION, transcript_path: this.transcript, source: 'startup' });
+    const classic = () => (this.before326 ? this.emit('classic.SessionStart', { hook_event_name: 'SessionStart', session_id: SESSION, transcript_path: this.transcript, source: 'startup' }) : undefined);
+    if (this.print) await classic();
+    await this.emit('session.start', { isInteractive: !this.print });
+    if (!this.print) await classic();
     await this.settle();
   }
 

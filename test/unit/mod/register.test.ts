@@ -82,6 +82,16 @@ describe('mod (src/mod/register.ts)', () => {
     assert.deepEqual(JSON.parse(fs.readFileSync(h.heldFile('toolu_01P'), 'utf8')).text_blocks, ['Plan: again.']);
   });
 
+  it('a build before 2.1.326 in print mode (classic.SessionStart before session.start): the transcript it named is kept, the message held', async function () {
+    if (process.platform === 'win32') this.skip(); // modes: POSIX
+    h = new ModHarness({ before326: true, print: true });
+    await h.start();
+    h.rows = messageRows('toolu_01Q', 'Plan: print mode.');
+    await h.call('toolu_01Q');
+    assert.deepEqual(h.spooled().map((e) => `${e.event} ${e.tool_use_id}`), ['pre toolu_01Q']);
+    assert.deepEqual(JSON.parse(fs.readFileSync(h.heldFile('toolu_01Q'), 'utf8')).text_blocks, ['Plan: print mode.']);
+  });
+
   it('posts to the receiver http.json names, and spools what it refuses', async () => {
     h = new ModHarness();
     fs.mkdirSync(h.claudePath('transcript-lag'), { recursive: true });

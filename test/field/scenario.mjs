@@ -52,7 +52,8 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
     slowHookMs: def.slowHookMs ?? 0,
     slowHookLog,
     reviewer: def.reviewer
-      ? `${q(process.execPath)} ${def.reviewer === 'copied' ? `${q(messageTool)} --json` : `${q(CLI_JS)} message --json`} >> ${q(reviewerLog)}; ` +
+      ? // Each answer with when it was given (ms), one append: a record on disk by then may answer from the transcript.
+        `answer=$(${q(process.execPath)} ${def.reviewer === 'copied' ? `${q(messageTool)} --json` : `${q(CLI_JS)} message --json`}); printf '%s %s\n' "$(date +%s%3N)" "$answer" >> ${q(reviewerLog)}; ` +
         (def.reviewer === 'copied' ? `cat ${q(modDir)}/*.live.json >> ${q(livenessLog)} 2>/dev/null; echo >> ${q(livenessLog)}; ` : '') +
         `find ${q(held)} -printf '%m %y %p\\n' >> ${q(modesLog)} 2>/dev/null; true`
       : undefined,
@@ -191,7 +192,7 @@ export async function runScenario(scenario, { claudeBin, version, keep = false }
     statusLines: (run?.screens ?? []).map((s) => ({ t: s.t, line: s.text.split('\n').find((l) => l.includes('transcript-lag:'))?.trim() })),
     // The mod's spinner suffix ("held 2.1s"), sample by sample.
     heldScreens: (run?.screens ?? []).map((s) => ({ t: s.t, line: s.text.split('\n').find((l) => /· held \d/.test(l))?.trim() })),
-    reviewerAnswers: def.reviewer ? readJsonl(reviewerLog) : undefined,
+    reviewerAnswers: def.reviewer ? readTimedAnswers(reviewerLog) : undefined,
     // Each run of the slow hook as it measured itself: `{ id, start, end }` (def.timeSlowHook).
     slowHookRuns: slowHookLog ? readJsonl(slowHookLog) : undefined,
     // The message tool with the plugin alone: copied from the clone, the mod's liveness, a session without the mod.
@@ -533,4 +534,17 @@ function measureCall(call, { events, transcriptLines, channelEvents }) {
       ? { outcome: wait.outcome, polls: wait.polls, waited_ms: wait.waited_ms, line: wait.line, max_polls: wait.max_polls }
       : undefined,
   };
+}
+
+/** The reviewing hook's answers, each `<ms> <json>`: the answer with `answered_at`. */
+function readTimedAnswers(file) {
+  if (!fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => {
+      const space = l.indexOf(' ');
+      return { ...JSON.parse(l.slice(space + 1)), answered_at: Number(l.slice(0, space)) };
+    });
 }

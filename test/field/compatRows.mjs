@@ -13,7 +13,8 @@
 // a mod's `$.fs.stat` lags its `$.fs.read`, test/field/measure/fsStat.mjs), run where the mod loads. Asked
 // for alone, they add their field to each version's committed row (the row keeps the rest as measured,
 // replaced in place, with `measures` saying when), for versions whose row says the mod loads and that lack
-// it (or all of them with `--again`).
+// it (or all of them with `--again`). Scenarios asked for without a measure keep the measure's field of
+// the version's last row, `measures` saying when it was measured.
 // `--check` (CI): writes nothing; fails when a version's decisions differ from its committed row, or, for
 // a version with none, from the newest committed row (the behaviour the code assumes of what follows), in
 // two runs of it in a row.
@@ -149,6 +150,13 @@ export async function main(argv) {
         suite = await runSuite({ version, only: suiteNames, strict: false, keep: false, record: false });
         if (suite.skipped) return { skipped: suite.skipped };
         row = compatRow({ version, results: suite.results, at: new Date(at).toISOString(), runner, durationMs: Date.now() - at });
+        // A measure not asked for this time keeps what it measured, saying when (the row it came from, if it did not).
+        const was = lastRow(version);
+        for (const n of COMPAT_MEASURES) {
+          if (measureNames.includes(n) || row.mods_load !== true || was?.[MEASURE_FIELDS[n]] === undefined) continue;
+          row[MEASURE_FIELDS[n]] = was[MEASURE_FIELDS[n]];
+          row.measures = { ...row.measures, [n]: was.measures?.[n] ?? { at: was.at, load1: was.runner?.load1 } };
+        }
       }
       if (row.mods_load === true) {
         for (const n of measureNames) {

@@ -73,6 +73,7 @@ export async function storeHeldMessage($: ModApi, s: ModState, call: HeldCall): 
   };
   await $.fs.write(file, JSON.stringify(message));
   call.heldFile = file;
+  call.heldKept = true;
   // Its record landed (or the session ended) while this was written: it must not stay.
   if (!s.held.has(call.id)) dropHeldMessage($, call);
 }

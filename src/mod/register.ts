@@ -117,7 +117,8 @@ export function register(on: On, options: Readonly<Record<string, unknown>>) {
     const post = () => {
       s.calling.delete(call.id);
       // What its settings hooks took, when classic.PreToolUse timed them (a denied call too: its post ends it).
-      report($, s, p, modEvent(p, 'post', now(), e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: 'mod', ...hooksFields(call.hooks) }), listed);
+      // And whether its hooks had its held message: replay's live runs give it as they had it.
+      report($, s, p, modEvent(p, 'post', now(), e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: 'mod', ...hooksFields(call.hooks), held_message: call.heldKept === true }), listed);
       call.ran = true;
       if (s.held.has(call.id)) watchHeld($, s);
     };

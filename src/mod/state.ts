@@ -24,6 +24,8 @@ export interface HeldCall {
   agentId?: string;
   place: SessionPlace;
   recordPath: string;
+  /** The call's held message was written (kept true once its file is gone): its post says so. */
+  heldKept?: boolean;
   heldFile?: string;
   /** When a look last found the record not on disk: bounds the hold from below. */
   missedAt?: number;

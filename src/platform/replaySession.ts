@@ -380,9 +380,9 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
       if (!noted.has(text)) note(text);
       noted.add(text);
     };
-    const liveModFor = (version: string | undefined): boolean => {
+    const liveModFor = (version: string | undefined, kept: boolean | undefined): boolean => {
       if (req.mod !== undefined) return req.mod;
-      const { live, note: why } = liveHeldMessage(version, modRan);
+      const { live, note: why } = liveHeldMessage(version, { modRan, kept });
       if (why !== undefined) noteOnce(why);
       return live;
     };
@@ -459,7 +459,7 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
           const latest = plan.live.timings.includes(null) || !readsShow ? undefined : Math.max(...plan.live.timings.map((t) => t ?? 0));
           for (const recordAt of plan.live.timings) {
             if (stop.aborted) break;
-            timings.push(await replayer.runLive(plan, hook, timeoutMs, recordAt, liveModFor(call.context.version), recordAt === latest && recordAt! > 0));
+            timings.push(await replayer.runLive(plan, hook, timeoutMs, recordAt, liveModFor(call.context.version, evidence?.calls.get(call.toolUseId)?.heldMessage), recordAt === latest && recordAt! > 0));
           }
         } catch (err) {
           if (!(err instanceof CallNotReplayed)) throw err;
@@ -562,15 +562,27 @@ function orderedCalls(session: Session): ReplayCall[] {
   return keyed.sort((x, y) => x.at - y.at || x.order - y.order).map((k) => k.call);
 }
 
+/** What a session's evidence says of the mod: whether it ran in the session, whether it kept this call's held message. */
+export interface HeldMessageEvidence {
+  modRan: boolean | undefined;
+  /** The mod's `post` for the call says whether it kept the call's held message (`held_message`); undefined: no such post. */
+  kept?: boolean;
+}
+
 /**
- * Whether a session's live runs get the mod's held message, as the session ran (without --mod / --no-mod),
- * and the note that says why: not where its evidence shows the mod did not run, nor where its build is
- * measured not to load the mod or to hand no held message to a hook (npm run compat: the mod loads from
- * 2.1.286, a held message reached a hook for every call from 2.1.326), of the version itself or the measured versions
- * around it; where those disagree (a version between a measured yes and a measured no) it is unknown for
- * this version, said so, and the live runs get none: unknown is not yes.
+ * Whether a call's live runs get the mod's held message, as the session ran (without --mod / --no-mod),
+ * and the note that says why: as the session's mod said it did for the call, where it said; else not where
+ * its evidence shows the mod did not run, nor where its build is measured not to load the mod or to hand no
+ * held message to a hook (npm run compat, docs/COMPATIBILITY.md), of the version itself or the measured
+ * versions around it; where those disagree (a version between a measured yes and a measured no) it is
+ * unknown for this version, said so, and the live runs get none: unknown is not yes.
  */
-export function liveHeldMessage(version: string | undefined, modRan: boolean | undefined, t: BehaviourTable = CLAUDE_CODE): { live: boolean; note?: string } {
+export function liveHeldMessage(version: string | undefined, { modRan, kept }: HeldMessageEvidence, t: BehaviourTable = CLAUDE_CODE): { live: boolean; note?: string } {
+  // The call's own evidence is worth more than any measure of its build.
+  if (kept === true) return { live: true };
+  if (kept === false) {
+    return { live: false, note: "the session's mod said it kept no held message for some calls: their live runs get none, as in that session (--mod: as if it had)" };
+  }
   if (modRan === false) {
     return { live: false, note: "the session's evidence shows the transcript-lag mod did not run in it (its calls were reported by the command hook alone): live runs get no held message, as in that session (--mod: as if it had)" };
   }

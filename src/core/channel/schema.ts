@@ -83,6 +83,8 @@ export const postEventSchema = z.object({
   /** The mod's post (sent when tool.call's `next` settles, a denied call's too) carries its hooks' figures. */
   hooks_ms: hooksTimed.hooks_ms.optional(),
   hooks_decision: hooksTimed.hooks_decision,
+  /** The mod's post: whether it kept the call's held message for its hooks (docs/HELD-MESSAGE.md); replay's live runs follow it. */
+  held_message: z.boolean().optional(),
 });
 
 /** The mod: the call's settings PreToolUse hooks have settled (`at`: when). Sent at once, before the tool runs. */

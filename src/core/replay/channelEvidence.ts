@@ -68,6 +68,8 @@ function fold(into: ChannelEvidence, seen: FoldState, event: ChannelEvent): void
     noteSighting(looks, event);
     if (event.event === 'hooks') seen.hooksSettled.set(event.tool_use_id, Math.min(event.at, seen.hooksSettled.get(event.tool_use_id) ?? Infinity));
   }
+  // The mod's word on whether the call's hooks had its held message; kept if any of its posts said so (a duplicated line changes nothing).
+  if (event.event === 'post' && event.source === MOD_SOURCE && event.held_message !== undefined) call.heldMessage = call.heldMessage === true || event.held_message;
   if (event.event === 'pre') {
     const report: FireReport = { at: event.at, transport: event.transport ?? 'command' };
     if (isBetterFire(seen.fires.get(event.tool_use_id), report)) {

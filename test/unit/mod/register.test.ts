@@ -27,6 +27,8 @@ describe('mod (src/mod/register.ts)', () => {
     h.appendRecord('toolu_01A');
     await h.tick(200);
     assert.deepEqual(h.spooled().map((e) => `${e.event} ${e.tool_use_id}`), ['pre toolu_01A', 'post toolu_01A', 'landed toolu_01A']);
+    // Its post says the call's hooks had its held message (replay's live runs follow it).
+    assert.equal(h.spooled().find((e) => e.event === 'post')?.held_message, true);
     assert.equal(fs.existsSync(h.heldFile('toolu_01A')), false);
     assert.deepEqual(h.runs.at(-1), ['rm', '-f', h.heldFile('toolu_01A')]);
   });
@@ -90,6 +92,16 @@ describe('mod (src/mod/register.ts)', () => {
     await h.call('toolu_01Q');
     assert.deepEqual(h.spooled().map((e) => `${e.event} ${e.tool_use_id}`), ['pre toolu_01Q']);
     assert.deepEqual(JSON.parse(fs.readFileSync(h.heldFile('toolu_01Q'), 'utf8')).text_blocks, ['Plan: print mode.']);
+  });
+
+  it("a call whose message the conversation does not hold: no held message, and its post says so", async () => {
+    h = new ModHarness();
+    await h.start();
+    h.rows = messageRows('toolu_01X', 'Another call.');
+    const call = await h.call('toolu_01Y');
+    assert.equal(fs.existsSync(h.heldFile('toolu_01Y')), false);
+    await call.finish();
+    assert.equal(h.spooled().find((e) => e.event === 'post' && e.tool_use_id === 'toolu_01Y')?.held_message, false);
   });
 
   it('posts to the receiver http.json names, and spools what it refuses', async () => {

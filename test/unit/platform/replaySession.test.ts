@@ -150,28 +150,36 @@ describe('replaySession: whether live runs get the held message, as the session 
   };
 
   it('none where the evidence or the measures say none reached a hook, of the version or the ones around it', () => {
-    assert.deepEqual(liveHeldMessage('2.1.300', false, t).live, false);
-    assert.match(liveHeldMessage('2.1.300', false, t).note ?? '', /evidence shows the transcript-lag mod did not run/);
-    assert.deepEqual(liveHeldMessage('2.1.280', undefined, t), { live: false, note: "Claude Code 2.1.280 does not load the plugin's mod (measured: docs/COMPATIBILITY.md): live runs get no held message, as in that session (--mod: as if it had)" });
-    assert.match(liveHeldMessage('2.1.270', undefined, t).note ?? '', /2\.1\.270 does not load the plugin's mod \(by the rule/);
-    assert.deepEqual(liveHeldMessage('2.1.290', true, t), { live: false, note: "Claude Code 2.1.290 did not hand a hook every call's held message (measured: docs/COMPATIBILITY.md): live runs get none, as a hook there cannot count on it (--mod: as if it had)" });
+    assert.deepEqual(liveHeldMessage('2.1.300', { modRan: false }, t).live, false);
+    assert.match(liveHeldMessage('2.1.300', { modRan: false }, t).note ?? '', /evidence shows the transcript-lag mod did not run/);
+    assert.deepEqual(liveHeldMessage('2.1.280', { modRan: undefined }, t), { live: false, note: "Claude Code 2.1.280 does not load the plugin's mod (measured: docs/COMPATIBILITY.md): live runs get no held message, as in that session (--mod: as if it had)" });
+    assert.match(liveHeldMessage('2.1.270', { modRan: undefined }, t).note ?? '', /2\.1\.270 does not load the plugin's mod \(by the rule/);
+    assert.deepEqual(liveHeldMessage('2.1.290', { modRan: true }, t), { live: false, note: "Claude Code 2.1.290 did not hand a hook every call's held message (measured: docs/COMPATIBILITY.md): live runs get none, as a hook there cannot count on it (--mod: as if it had)" });
     // As measured on 2026-12-07: 2.1.241 and 2.1.257 do not load the mod; 2.1.286–2.1.325 hand hooks the held
     // message for some calls only (others unanswered), 2.1.326 on for every call.
-    assert.match(liveHeldMessage('2.1.250', undefined).note ?? '', /2\.1\.250 does not load the plugin's mod \(as 2\.1\.241 and 2\.1\.257 measured/);
-    assert.equal(liveHeldMessage('2.1.313', true).live, false);
-    assert.equal(liveHeldMessage('2.1.326', true).live, true);
+    assert.match(liveHeldMessage('2.1.250', { modRan: undefined }).note ?? '', /2\.1\.250 does not load the plugin's mod \(as 2\.1\.241 and 2\.1\.257 measured/);
+    assert.equal(liveHeldMessage('2.1.313', { modRan: true }).live, false);
+    assert.equal(liveHeldMessage('2.1.326', { modRan: true }).live, true);
+  });
+
+  it("as the session's mod said it kept the call's held message, whatever its build's measure", () => {
+    assert.deepEqual(liveHeldMessage('2.1.290', { modRan: true, kept: true }, t), { live: true });
+    assert.deepEqual(liveHeldMessage('2.1.295', { modRan: true, kept: true }, t), { live: true });
+    const none = liveHeldMessage('2.1.310', { modRan: true, kept: false }, t);
+    assert.equal(none.live, false);
+    assert.match(none.note ?? '', /the session's mod said it kept no held message for some calls/);
   });
 
   it('between a measured yes and a measured no: unknown for this version, said, and none given (unknown is not yes)', () => {
-    const r = liveHeldMessage('2.1.295', undefined, t);
+    const r = liveHeldMessage('2.1.295', { modRan: undefined }, t);
     assert.equal(r.live, false);
     assert.match(r.note ?? '', /whether Claude Code 2\.1\.295 hands a hook the mod's held message is unknown for this version/);
     // The session's evidence that the mod ran does not make an unknown build hand it.
-    assert.equal(liveHeldMessage('2.1.295', true, t).live, false);
+    assert.equal(liveHeldMessage('2.1.295', { modRan: true }, t).live, false);
     // Whether 2.1.285 loads the mod is unknown, but no version up to 2.1.290 handed a hook a held message: none either way.
-    assert.match(liveHeldMessage('2.1.285', undefined, t).note ?? '', /2\.1\.285 did not hand a hook every call's held message \(by the rule/);
+    assert.match(liveHeldMessage('2.1.285', { modRan: undefined }, t).note ?? '', /2\.1\.285 did not hand a hook every call's held message \(by the rule/);
     // A version where both are known: only the usual note, or none with the evidence that the mod ran.
-    assert.match(liveHeldMessage('2.1.310', undefined, t).note ?? '', /^no evidence of whether the transcript-lag mod ran/);
-    assert.deepEqual(liveHeldMessage('2.1.310', true, t), { live: true });
+    assert.match(liveHeldMessage('2.1.310', { modRan: undefined }, t).note ?? '', /^no evidence of whether the transcript-lag mod ran/);
+    assert.deepEqual(liveHeldMessage('2.1.310', { modRan: true }, t), { live: true });
   });
 });

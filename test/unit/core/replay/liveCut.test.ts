@@ -206,6 +206,22 @@ describe('replay: how the transcript moved while a hook ran', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  it("the mod's post says whether it kept a call's held message: kept if any of its posts said so; a command hook's post says nothing", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-replay-held-'));
+    const channel = path.join(dir, 's.jsonl');
+    const ev = (id: string, source: string, extra: object) => ({ v: 1, session_id: 's', transcript_path: print, tool_use_id: id, tool_name: 'Bash', event: 'post', at: 1000, source, ...extra });
+    fs.writeFileSync(channel, [
+      ev('toolu_kept', 'transcript-lag-mod', { transport: 'mod', held_message: true }),
+      ev('toolu_kept', 'transcript-lag-mod', { transport: 'mod', held_message: false }),
+      ev('toolu_none', 'transcript-lag-mod', { transport: 'mod', held_message: false }),
+      ev('toolu_old', 'transcript-lag-mod', { transport: 'mod' }),
+      ev('toolu_cmd', 'transcript-lag-hook', { held_message: true }),
+    ].map((e) => `${JSON.stringify(e)}\n`).join(''));
+    const evidence = await readChannelEvidence(channel, 's', nodeFileAccess, clock);
+    assert.deepEqual(['toolu_kept', 'toolu_none', 'toolu_old', 'toolu_cmd'].map((id) => evidence.calls.get(id)?.heldMessage), [true, false, undefined, undefined]);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
   it("a subagent's call sees the session's file up to the records made before its own", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-replay-cut-'));
     const main = path.join(dir, 'main.jsonl');

@@ -613,6 +613,11 @@ function checkMod(result, fail) {
       if (said === undefined || said === null) fail(`${where}: watch gives no lag and no upper bound, the mod's looks prove ≤ ${max} ms`);
       else if (said > max + 1) fail(`${where}: watch says ${typeof final.lag_ms === 'number' ? 'lag' : 'held ≤'} ${said} ms, the mod's looks prove ≤ ${max} ms`);
     }
+    // Its post says whether its hooks had its held message (replay follows it): yes where the reviewing hook got it from the mod.
+    const modPost = channel.find((e) => e.event === 'post' && e.tool_use_id === c.id && e.source === MOD_SOURCE);
+    if (modPost && typeof modPost.held_message !== 'boolean') fail(`${where}: the mod's post says no held_message (${modPost.held_message})`);
+    const fromMod = (result.reviewerAnswers ?? []).some((a) => a.tool_use_id === c.id && a.source === 'mod');
+    if (modPost && fromMod && modPost.held_message !== true) fail(`${where}: the reviewing hook got the mod's held message, its post says held_message ${modPost.held_message}`);
     if (result.def.reviewer) {
       const answers = (result.reviewerAnswers ?? []).filter((a) => a.tool_use_id === c.id);
       const truth = result.messages?.[c.id];

@@ -11,7 +11,7 @@ const claudeDir = process.env.CLAUDE_CONFIG_DIR || join(homedir(), '.claude');
 const tool = join(claudeDir, 'transcript-lag', 'bin', 'transcript-lag-message.js');
 const INSTALL =
   'This call needs a review of its message, and the transcript-lag mod is not running in this session to hand it over: ' +
-  'install the transcript-lag plugin (claude plugin install transcript-lag@transcript-lag; its mod hands a hook the message on Claude Code 2.1.326+) and start a new session.';
+  'install the transcript-lag plugin (claude plugin install transcript-lag@transcript-lag; its mod hands a hook the message on Claude Code 2.1.286+) and start a new session.';
 
 function block(reason) {
   process.stderr.write(`${reason}\n`);

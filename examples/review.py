@@ -8,7 +8,7 @@ cannot be known: no held message and no answer from the tool (no node, a timeout
 import json, os, re, stat, subprocess, sys, time
 
 INSTALL = ("This call needs a review of its message, and the transcript-lag mod is not running in this session to hand it over: "
-           "install the transcript-lag plugin (claude plugin install transcript-lag@transcript-lag; its mod hands a hook the message on Claude Code 2.1.326+) and start a new session.")
+           "install the transcript-lag plugin (claude plugin install transcript-lag@transcript-lag; its mod hands a hook the message on Claude Code 2.1.286+) and start a new session.")
 
 
 def block(reason):

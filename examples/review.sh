@@ -12,7 +12,7 @@ if [ -z "$from" ]; then
 fi
 if [ "$from" = none ]; then
   if [ "$(printf '%s' "$msg" | jq -r '.mod')" != true ]; then
-    echo "This call needs a review of its message, and the transcript-lag mod is not running in this session to hand it over: install the transcript-lag plugin (claude plugin install transcript-lag@transcript-lag; its mod hands a hook the message on Claude Code 2.1.326+) and start a new session." >&2
+    echo "This call needs a review of its message, and the transcript-lag mod is not running in this session to hand it over: install the transcript-lag plugin (claude plugin install transcript-lag@transcript-lag; its mod hands a hook the message on Claude Code 2.1.286+) and start a new session." >&2
   else
     echo "This call needs a review, and its message is not known: $(printf '%s' "$msg" | jq -r '.reason')." >&2
   fi

@@ -163,6 +163,7 @@ async function storeHeldMessage($, s, call) {
   };
   await $.fs.write(file, JSON.stringify(message));
   call.heldFile = file;
+  call.heldKept = true;
   if (!s.held.has(call.id)) dropHeldMessage($, call);
 }
 async function newestRows($, s, agentId, last) {
@@ -1251,7 +1252,7 @@ function register(on, options) {
     watchHeld($, s);
     const post = () => {
       s.calling.delete(call.id);
-      report($, s, p, modEvent(p, "post", now(), e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: "mod", ...hooksFields(call.hooks) }), listed);
+      report($, s, p, modEvent(p, "post", now(), e.agentId, { tool_use_id: call.id, tool_name: call.tool, transport: "mod", ...hooksFields(call.hooks), held_message: call.heldKept === true }), listed);
       call.ran = true;
       if (s.held.has(call.id)) watchHeld($, s);
     };

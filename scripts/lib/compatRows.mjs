@@ -268,10 +268,10 @@ export function compatSection(rows) {
       `| ${r.version} | ${r.at.slice(0, 10)} | ${i ? `${frac(i.first)} / ${frac(i.later)} / ${frac(i.opening)}${d.holds ? ' (holds)' : ''}${before}` : '—'} | ${p ? `${p.p10_ms} / ${p.p50_ms} / ${p.p90_ms} ms (${p.calls})` : '—'} | ${yesNo(d.mods)} | ${yesNo(d.classic)} | ${ht} | ${ex} | ${st} | ${api} | ${sc.filter((s) => s.passed).length}/${sc.length} | ${changed} |`,
     );
   }
-  if (rows.some((r) => r.held_text_stale)) {
+  if (latest.some((r) => r.held_text_stale)) {
     lines.push(
       '',
-      '¹ The mod before 2026-12-07 asked `$.session.messages({ last })`, which 2.1.286–2.1.325 refuse: it kept no held message there, so those rows said nothing of the build. The mod now asks without `last` there; measured again, it hands a hook the held message for some calls and leaves others unanswered (2 to 5 of about 10), so a hook cannot count on it there; until each version is measured again, what the rows around it say stands for it.',
+      '¹ The mod before 2026-12-07 asked `$.session.messages({ last })`, which 2.1.286–2.1.325 refuse, and in print mode there lost the transcript classic.SessionStart had named: it kept no held message there, so the row says nothing of the build; until the version is measured again, what the rows around it say stands for it.',
     );
   }
   lines.push('', '### Where behaviour changed', '');

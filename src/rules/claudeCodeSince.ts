@@ -6,7 +6,7 @@
 /** A plugin's mod (its hooks module) loads. */
 export const MOD_LOADS_SINCE: string | null = '2.1.286';
 /** The mod hands a reviewing hook each call's held message, with the text the transcript holds in the end. */
-export const HELD_MESSAGE_SINCE: string | null = '2.1.326';
+export const HELD_MESSAGE_SINCE: string | null = '2.1.286';
 
 /** `Claude Code 2.1.326+` for a message; `no Claude Code measured yet` where no version does. */
 export function claudeCodeSince(since: string | null): string {

@@ -155,10 +155,9 @@ describe('replaySession: whether live runs get the held message, as the session 
     assert.deepEqual(liveHeldMessage('2.1.280', { modRan: undefined }, t), { live: false, note: "Claude Code 2.1.280 does not load the plugin's mod (measured: docs/COMPATIBILITY.md): live runs get no held message, as in that session (--mod: as if it had)" });
     assert.match(liveHeldMessage('2.1.270', { modRan: undefined }, t).note ?? '', /2\.1\.270 does not load the plugin's mod \(by the rule/);
     assert.deepEqual(liveHeldMessage('2.1.290', { modRan: true }, t), { live: false, note: "Claude Code 2.1.290 did not hand a hook every call's held message (measured: docs/COMPATIBILITY.md): live runs get none, as a hook there cannot count on it (--mod: as if it had)" });
-    // As measured on 2026-12-07: 2.1.241 and 2.1.257 do not load the mod; 2.1.286–2.1.325 hand hooks the held
-    // message for some calls only (others unanswered), 2.1.326 on for every call.
+    // As measured on 2026-12-07: 2.1.241 and 2.1.257 do not load the mod; 2.1.286 on hands hooks every call's held message.
     assert.match(liveHeldMessage('2.1.250', { modRan: undefined }).note ?? '', /2\.1\.250 does not load the plugin's mod \(as 2\.1\.241 and 2\.1\.257 measured/);
-    assert.equal(liveHeldMessage('2.1.313', { modRan: true }).live, false);
+    assert.equal(liveHeldMessage('2.1.313', { modRan: true }).live, true);
     assert.equal(liveHeldMessage('2.1.326', { modRan: true }).live, true);
   });
 

@@ -509,7 +509,7 @@ function checkStatusLine(result, fail) {
 }
 
 /** examples/'s hooks block with these (stderr, which Claude Code puts in the call's tool_result). */
-const INSTALL_REASON = 'install the transcript-lag plugin (claude plugin install transcript-lag@transcript-lag; its mod hands a hook the message on Claude Code 2.1.326+)';
+const INSTALL_REASON = `install the transcript-lag plugin (claude plugin install transcript-lag@transcript-lag; its mod hands a hook the message on Claude Code ${BEHAVIOUR.rules.held_text.since}+)`;
 const REVIEW_BLOCKS = /needs a review|Say what this call is for/;
 
 /**
@@ -616,16 +616,17 @@ function checkMod(result, fail) {
     // Its post says whether its hooks had its held message (replay follows it): yes where the reviewing hook got it from the mod.
     const modPost = channel.find((e) => e.event === 'post' && e.tool_use_id === c.id && e.source === MOD_SOURCE);
     if (modPost && typeof modPost.held_message !== 'boolean') fail(`${where}: the mod's post says no held_message (${modPost.held_message})`);
-    const fromMod = (result.reviewerAnswers ?? []).some((a) => a.tool_use_id === c.id && a.source === 'mod');
-    if (modPost && fromMod && modPost.held_message !== true) fail(`${where}: the reviewing hook got the mod's held message, its post says held_message ${modPost.held_message}`);
+    // With a reviewing hook the mod keeps every call's message (each is in the conversation at tool.call), whoever answered.
+    if (modPost && result.def.reviewer && modPost.held_message !== true) fail(`${where}: the mod's post says held_message ${modPost.held_message}, a reviewing hook runs`);
     if (result.def.reviewer) {
       const answers = (result.reviewerAnswers ?? []).filter((a) => a.tool_use_id === c.id);
       const truth = result.messages?.[c.id];
       if (answers.length !== 1) fail(`${where}: the reviewing hook got ${answers.length} answers, expected 1`);
-      // From the transcript only where the record was on disk by the answer (print mode lands it ~400 ms after the
-      // fire; a later call of a held message finds it at its fire): else the held message must have answered.
-      else if (answers[0].source !== 'mod' && !(answers[0].source === 'transcript' && c.landedAt <= answers[0].answered_at)) {
-        fail(`${where}: the reviewing hook's answer came from ${answers[0].source} (${answers[0].reason}) ${answers[0].answered_at - c.landedAt} ms after the record landed`);
+      // From the transcript where the record was on disk by then (print mode lands it ~400 ms after the fire; a later
+      // call of a held message finds it at its fire), never before the tailer could have seen it: else the held message.
+      else if (answers[0].source !== 'mod' && answers[0].source !== 'transcript') fail(`${where}: the reviewing hook's answer came from ${answers[0].source} (${answers[0].reason})`);
+      else if (answers[0].source === 'transcript' && c.landedAfter !== undefined && answers[0].answered_at < c.landedAfter) {
+        fail(`${where}: the reviewing hook was answered from the transcript ${c.landedAfter - answers[0].answered_at} ms before the record could be on disk`);
       } else if (answers[0].mod !== true) fail(`${where}: the reviewing hook's answer says mod ${answers[0].mod}, the mod runs`);
       else if (JSON.stringify(answers[0].text_blocks) !== JSON.stringify(truth)) {
         fail(`${where}: the reviewing hook got ${JSON.stringify(answers[0].text_blocks)}, the transcript holds ${JSON.stringify(truth)}`);
@@ -665,8 +666,11 @@ function checkMod(result, fail) {
     if (after !== undefined && e.born_at + e.lag_ms < after - 1) fail(`record ${e.uuid}: watch says it was on disk ${after - e.born_at - e.lag_ms} ms before the tailer's stat found the file short of it`);
   }
   const off = records.map((e) => ({ uuid: e.uuid, diff: e.lag_ms - (seen.get(e.uuid).t - e.born_at) })).sort((a, b) => Math.abs(a.diff) - Math.abs(b.diff));
+  // Late is one-sided: the median of the signed differences.
+  const signed = off.map((o) => o.diff).sort((a, b) => a - b);
+  const lateMedian = signed[Math.floor(signed.length / 2)];
+  if (lateMedian !== undefined && lateMedian > 20) fail(`record lags: watch sees records ${lateMedian} ms after the 5 ms tailer at the median (${off.length} records)`);
   const median = off[Math.floor(off.length / 2)];
-  if (median && median.diff > 20) fail(`record lags: watch sees records ${median.diff} ms after the 5 ms tailer at the median (${off.length} records)`);
   const latest = off.reduce((a, b) => (b.diff > a.diff ? b : a), off[0]);
   if (latest && latest.diff > WATCH_POLL_MS + SLACK_MS) fail(`record ${latest.uuid}: watch's lag is ${latest.diff} ms past the tailer's`);
   const worst = off[off.length - 1];
@@ -691,8 +695,11 @@ function checkMod(result, fail) {
 /** How long after the 5 ms tailer the mod's 10 ms looks may find a record: a look, the tailer's poll, a few turns of Claude Code's event loop. */
 const MOD_LOOK_SLACK_MS = 40;
 
-/** How far the mod's `hooks_ms` may be from the slow hook's own measure: its process start, Claude Code's spawn and read of it. */
-const HOOKS_TIMED_SLACK_MS = 100;
+/**
+ * How far the mod's `hooks_ms` may be from the slow hook's own measure: its process start, Claude Code's spawn and
+ * read of it (110 ms seen with tests running beside the suite on two cores). The window check holds the rest.
+ */
+const HOOKS_TIMED_SLACK_MS = 250;
 
 /**
  * The mod's timing of each call's settings PreToolUse hooks (classic.PreToolUse): one `hooks` event

@@ -524,6 +524,8 @@ function measureCall(call, { events, transcriptLines, channelEvents }) {
     hooksMs: pre && post ? post.at - pre.at : undefined,
     line: record?.line,
     landedAt: record?.t,
+    // The tailer's stat before that found the file short of the record: it was not on disk then.
+    landedAfter: record?.after,
     firedAt,
     heldMs: firedAt !== undefined && record ? record.t - firedAt : undefined,
     resultLine: result?.line,
@@ -543,8 +545,13 @@ function readTimedAnswers(file) {
     .readFileSync(file, 'utf8')
     .split('\n')
     .filter((l) => l.trim())
-    .map((l) => {
+    .flatMap((l) => {
+      // A tool that printed nothing (or not JSON) gave no answer: the checks then count one fewer.
       const space = l.indexOf(' ');
-      return { ...JSON.parse(l.slice(space + 1)), answered_at: Number(l.slice(0, space)) };
+      try {
+        return [{ ...JSON.parse(l.slice(space + 1)), answered_at: Number(l.slice(0, space)) }];
+      } catch {
+        return [];
+      }
     });
 }

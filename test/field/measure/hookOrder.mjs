@@ -14,9 +14,16 @@ import { runPrint } from '../drivers.mjs';
 function orderMod(log) {
   // `$` only as `$.noun.event(...)` or handed to a top-level function (the loader's static check).
   return `const seen = [];
+let writing = Promise.resolve();
 
+// One write after another: calls in parallel must not land an older, shorter list last.
 function keep($, row) {
   seen.push(row);
+  writing = writing.then(() => write($));
+  return writing;
+}
+
+function write($) {
   return $.fs.write(${JSON.stringify(log)}, JSON.stringify(seen));
 }
 

@@ -120,7 +120,7 @@ export function decisions(row) {
     mods: row.mods_load ?? null,
     classic: row.classic_pre_tool_use ?? null,
     // Every call a reviewing hook asked about: a held message (as the transcript's) or the record itself; one
-    // left unanswered (2.1.286–2.1.325: some calls) is a hook that could not count on it.
+    // left unanswered (2.1.286–2.1.325 with the mod before 2026-12-07: some calls) is a hook that could not count on it.
     held_text: row.held_text_equal ? row.held_text_equal.calls > 0 && row.held_text_equal.equal === row.held_text_equal.calls && !row.held_text_equal.unanswered : null,
     exec: row.exec_form_runs ? row.exec_form_runs.calls > 0 && row.exec_form_runs.ran === row.exec_form_runs.calls : null,
     stat_lags: row.fs_stat_lags_read ? row.fs_stat_lags_read.lags : null,

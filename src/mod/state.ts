@@ -24,7 +24,10 @@ export interface HeldCall {
   agentId?: string;
   place: SessionPlace;
   recordPath: string;
-  /** The call's held message was written (kept true once its file is gone): its post says so. */
+  /**
+   * The call's held message was written (kept true once its file is gone, and where the record landed while it
+   * was written, so no hook read it: the record was on disk for them): its post says so.
+   */
   heldKept?: boolean;
   heldFile?: string;
   /** When a look last found the record not on disk: bounds the hold from below. */

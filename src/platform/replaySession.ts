@@ -380,7 +380,7 @@ export async function replaySession(req: ReplayRequest, listener: ReplayListener
       if (!noted.has(text)) note(text);
       noted.add(text);
     };
-    const liveModFor = (version: string | undefined, kept: boolean | undefined): boolean => {
+    const liveModFor = (version: string | undefined, kept: boolean | null | undefined): boolean => {
       if (req.mod !== undefined) return req.mod;
       const { live, note: why } = liveHeldMessage(version, { modRan, kept });
       if (why !== undefined) noteOnce(why);
@@ -565,8 +565,8 @@ function orderedCalls(session: Session): ReplayCall[] {
 /** What a session's evidence says of the mod: whether it ran in the session, whether it kept this call's held message. */
 export interface HeldMessageEvidence {
   modRan: boolean | undefined;
-  /** The mod's `post` for the call says whether it kept the call's held message (`held_message`); undefined: no such post. */
-  kept?: boolean;
+  /** The mod's `post` for the call says whether it kept the call's held message (`held_message`); null: its post does not say; undefined: no such post. */
+  kept?: boolean | null;
 }
 
 /**
@@ -582,6 +582,10 @@ export function liveHeldMessage(version: string | undefined, { modRan, kept }: H
   if (kept === true) return { live: true };
   if (kept === false) {
     return { live: false, note: "the session's mod said it kept no held message for some calls: their live runs get none, as in that session (--mod: as if it had)" };
+  }
+  // A mod from before its posts said so: on some builds it kept none (2.1.286–2.1.325 in print mode), so unknown, not yes.
+  if (kept === null) {
+    return { live: false, note: "the session's mod is older than its word on the held message (its posts do not say whether it kept one): live runs get none, so a hook that needs it is not called safe (--mod: as if it had)" };
   }
   if (modRan === false) {
     return { live: false, note: "the session's evidence shows the transcript-lag mod did not run in it (its calls were reported by the command hook alone): live runs get no held message, as in that session (--mod: as if it had)" };

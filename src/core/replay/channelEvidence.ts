@@ -68,8 +68,12 @@ function fold(into: ChannelEvidence, seen: FoldState, event: ChannelEvent): void
     noteSighting(looks, event);
     if (event.event === 'hooks') seen.hooksSettled.set(event.tool_use_id, Math.min(event.at, seen.hooksSettled.get(event.tool_use_id) ?? Infinity));
   }
-  // The mod's word on whether the call's hooks had its held message; kept if any of its posts said so (a duplicated line changes nothing).
-  if (event.event === 'post' && event.source === MOD_SOURCE && event.held_message !== undefined) call.heldMessage = call.heldMessage === true || event.held_message;
+  // The mod's word on whether the call's hooks had its held message: kept if any of its posts said so (a duplicated
+  // line changes nothing); null where its post does not say (a mod from before it did).
+  if (event.event === 'post' && event.source === MOD_SOURCE) {
+    const said = event.held_message ?? null;
+    call.heldMessage = call.heldMessage === true || said === true ? true : call.heldMessage === false || said === false ? false : null;
+  }
   if (event.event === 'pre') {
     const report: FireReport = { at: event.at, transport: event.transport ?? 'command' };
     if (isBetterFire(seen.fires.get(event.tool_use_id), report)) {

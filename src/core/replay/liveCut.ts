@@ -47,8 +47,8 @@ export interface CallEvidence {
      */
     fromToolCall?: boolean;
   };
-  /** Whether the session's mod kept the call's held message, as its `post` said (`held_message`). */
-  heldMessage?: boolean;
+  /** Whether the session's mod kept the call's held message, as its `post` said (`held_message`); null: its post does not say (a mod from before it did). */
+  heldMessage?: boolean | null;
 }
 
 /** One way the record may land: ms after the hook's start; 0: on disk when it fired; null: not while it runs. */

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // What the production mod's held-message path asks of Claude Code, asked by a one-file test mod at
-// `tool.call` (issue 42: a held message reached a hook only from 2.1.326, the mod loading from 2.1.286):
+// `tool.call` (issue 42: with the mod of then, a held message reached a hook only from 2.1.326, the mod loading from 2.1.286):
 // `$.session.messages({ last })` as src/mod/heldMessage.ts asks it, `$.session.messages()` bare,
 // `$.session.info()` (src/mod/register.ts), `$.process.run` (the private folder), and `$.fs.read` with
 // offset and length (src/mod/looks.ts). Each answer's shape or its error, per version:

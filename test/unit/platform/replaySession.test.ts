@@ -167,6 +167,10 @@ describe('replaySession: whether live runs get the held message, as the session 
     const none = liveHeldMessage('2.1.310', { modRan: true, kept: false }, t);
     assert.equal(none.live, false);
     assert.match(none.note ?? '', /the session's mod said it kept no held message for some calls/);
+    // A mod whose posts do not say (from before they did): unknown, so none, whatever the build.
+    const older = liveHeldMessage('2.1.330', { modRan: true, kept: null }, t);
+    assert.equal(older.live, false);
+    assert.match(older.note ?? '', /older than its word on the held message/);
   });
 
   it('between a measured yes and a measured no: unknown for this version, said, and none given (unknown is not yes)', () => {

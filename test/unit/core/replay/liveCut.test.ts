@@ -206,7 +206,7 @@ describe('replay: how the transcript moved while a hook ran', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it("the mod's post says whether it kept a call's held message: kept if any of its posts said so; a command hook's post says nothing", async () => {
+  it("the mod's post says whether it kept a call's held message: kept if any of its posts said so; an older mod's post, null; a command hook's post says nothing", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-replay-held-'));
     const channel = path.join(dir, 's.jsonl');
     const ev = (id: string, source: string, extra: object) => ({ v: 1, session_id: 's', transcript_path: print, tool_use_id: id, tool_name: 'Bash', event: 'post', at: 1000, source, ...extra });
@@ -218,7 +218,7 @@ describe('replay: how the transcript moved while a hook ran', () => {
       ev('toolu_cmd', 'transcript-lag-hook', { held_message: true }),
     ].map((e) => `${JSON.stringify(e)}\n`).join(''));
     const evidence = await readChannelEvidence(channel, 's', nodeFileAccess, clock);
-    assert.deepEqual(['toolu_kept', 'toolu_none', 'toolu_old', 'toolu_cmd'].map((id) => evidence.calls.get(id)?.heldMessage), [true, false, undefined, undefined]);
+    assert.deepEqual(['toolu_kept', 'toolu_none', 'toolu_old', 'toolu_cmd'].map((id) => evidence.calls.get(id)?.heldMessage), [true, false, null, undefined]);
     fs.rmSync(dir, { recursive: true, force: true });
   });
 

@@ -269,6 +269,11 @@ function keepAlive($, s) {
 }
 
 // src/rules/hookEvidence.ts
+var ONE_WRITE_WINDOW_MS = 20;
+function landingShape(landed, since) {
+  if (!landed.with_result) return "before_result";
+  return since !== void 0 && landed.at - since <= ONE_WRITE_WINDOW_MS ? "with_result" : void 0;
+}
 function hooksFields(hooks) {
   if (hooks === void 0) return {};
   return hooks.decision !== void 0 ? { hooks_ms: hooks.ms, hooks_decision: hooks.decision } : { hooks_ms: hooks.ms };
@@ -286,15 +291,17 @@ function verdictFromHook(seen, firedAt) {
   const { pre, post, landed } = seen;
   const verdict = {};
   const fromPre = landed?.watched_from === "pre";
-  if (fromPre) verdict.shape = landed.with_result ? "with_result" : "before_result";
+  let shape;
+  if (fromPre) shape = landingShape(landed, landed.missed_at ?? landed.fired_at);
   else {
     const preSaw = pre?.record_on_disk === true || seen.waitFoundAt !== void 0;
     const postSaw = post?.record_on_disk;
     const postMissed = postSaw === false && post?.result_on_disk === false;
-    if (preSaw) verdict.shape = "before_result";
-    else if (postSaw === true && post?.result_on_disk === false) verdict.shape = "before_result";
-    else if (postMissed && landed !== void 0) verdict.shape = landed.with_result ? "with_result" : "before_result";
+    if (preSaw) shape = "before_result";
+    else if (postSaw === true && post?.result_on_disk === false) shape = "before_result";
+    else if (postMissed && landed !== void 0) shape = landed.with_result ? "with_result" : "before_result";
   }
+  if (shape !== void 0) verdict.shape = shape;
   const fire = firedAt ?? (fromPre ? landed.fired_at : void 0) ?? pre?.at;
   if (fire === void 0) return verdict;
   const found = recordFoundAt(seen);

@@ -59,6 +59,19 @@ export interface HeldBounds {
   max_ms: number | null;
 }
 
+/**
+ * A look of the mod's that found a record and its result together proves one write only when it came this soon
+ * after its last look that found neither (the field suite's ground truth takes writes this close as one): after a
+ * longer gap (Claude Code's event loop busy on a loaded machine: 359 ms seen) both were there, and may have landed apart.
+ */
+export const ONE_WRITE_WINDOW_MS = 20;
+
+/** A landing's shape: before its result when found without it; with it only within ONE_WRITE_WINDOW_MS of the last miss (`since`); else not proven. */
+export function landingShape(landed: Pick<LandingSighting, 'at' | 'with_result'>, since: number | undefined): EvidenceVerdict['shape'] {
+  if (!landed.with_result) return 'before_result';
+  return since !== undefined && landed.at - since <= ONE_WRITE_WINDOW_MS ? 'with_result' : undefined;
+}
+
 export interface EvidenceVerdict {
   shape?: 'before_result' | 'with_result';
   /** Present when a fire time anchors them (the reader's, the mod landing's, a pre hook's) and a look bounds them. */
@@ -280,15 +293,18 @@ export function verdictFromHook(seen: CallSightings, firedAt?: number): Evidence
   const verdict: EvidenceVerdict = {};
   const fromPre = landed?.watched_from === 'pre';
   // The mod's looks ran from the fire until the record was there: the look that found it says the shape.
-  if (fromPre) verdict.shape = landed.with_result ? 'with_result' : 'before_result';
+  let shape: EvidenceVerdict['shape'];
+  if (fromPre) shape = landingShape(landed, landed.missed_at ?? landed.fired_at);
   else {
     const preSaw = pre?.record_on_disk === true || seen.waitFoundAt !== undefined;
     const postSaw = post?.record_on_disk;
     const postMissed = postSaw === false && post?.result_on_disk === false;
-    if (preSaw) verdict.shape = 'before_result';
-    else if (postSaw === true && post?.result_on_disk === false) verdict.shape = 'before_result';
-    else if (postMissed && landed !== undefined) verdict.shape = landed.with_result ? 'with_result' : 'before_result';
+    if (preSaw) shape = 'before_result';
+    else if (postSaw === true && post?.result_on_disk === false) shape = 'before_result';
+    // The hook's own watcher: its looks 10 ms apart in a process of its own, the first as it starts (its landing says no last miss).
+    else if (postMissed && landed !== undefined) shape = landed.with_result ? 'with_result' : 'before_result';
   }
+  if (shape !== undefined) verdict.shape = shape;
   const fire = firedAt ?? (fromPre ? landed.fired_at : undefined) ?? pre?.at;
   if (fire === undefined) return verdict;
   const found = recordFoundAt(seen);

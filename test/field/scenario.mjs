@@ -526,10 +526,12 @@ function measureCall(call, { events, transcriptLines, channelEvents }) {
     landedAt: record?.t,
     // The tailer's stat before that found the file short of the record: it was not on disk then.
     landedAfter: record?.after,
+    landedReadAt: record?.readAt,
     firedAt,
     heldMs: firedAt !== undefined && record ? record.t - firedAt : undefined,
     resultLine: result?.line,
     resultAt: result?.t,
+    resultAfter: result?.after,
     withResult: record && result ? result.t <= record.t : undefined,
     channelPreAt: channelPre?.at,
     wait: wait

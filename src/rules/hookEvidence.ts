@@ -67,7 +67,7 @@ export interface HeldBounds {
 export const ONE_WRITE_WINDOW_MS = 20;
 
 /** A landing's shape: before its result when found without it; with it only within ONE_WRITE_WINDOW_MS of the last miss (`since`); else not proven. */
-export function landingShape(landed: Pick<LandingSighting, 'at' | 'with_result'>, since: number | undefined): EvidenceVerdict['shape'] {
+function landingShape(landed: Pick<LandingSighting, 'at' | 'with_result'>, since: number | undefined): EvidenceVerdict['shape'] {
   if (!landed.with_result) return 'before_result';
   return since !== undefined && landed.at - since <= ONE_WRITE_WINDOW_MS ? 'with_result' : undefined;
 }

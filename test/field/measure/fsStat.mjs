@@ -16,6 +16,7 @@ import { ensureClaude, DEFAULT_CLAUDE_VERSION } from '../claudeInstall.mjs';
 import { startStandInApi, FINAL_TEXT } from '../standInApi.mjs';
 import { makeSandbox, addFieldSettings, claudeEnv } from '../sandbox.mjs';
 import { runPrint, runInteractive } from '../drivers.mjs';
+import { writeModPlugin } from './modPlugin.mjs';
 
 /** How often the mod looks (the production mod's looks are 10 ms apart once a call's hooks settle). */
 const LOOK_MS = 5;
@@ -130,11 +131,7 @@ async function writeLog($) {
 
 /** A plugin folder holding only the measuring mod. */
 export function writeMeasuringPlugin(dir, log) {
-  fs.mkdirSync(path.join(dir, '.claude-plugin'), { recursive: true });
-  fs.mkdirSync(path.join(dir, 'hooks'), { recursive: true });
-  fs.writeFileSync(path.join(dir, '.claude-plugin', 'plugin.json'), JSON.stringify({ name: 'fs-stat-measure', version: '0.0.1', description: 'measures whether $.fs.stat lags $.fs.read' }));
-  fs.writeFileSync(path.join(dir, 'hooks', 'hooks.json'), JSON.stringify({ modules: ['./measure.js'], hooks: {} }));
-  fs.writeFileSync(path.join(dir, 'hooks', 'measure.js'), measuringMod(log));
+  writeModPlugin(dir, { name: 'fs-stat-measure', description: 'measures whether $.fs.stat lags $.fs.read', file: 'measure.js', source: measuringMod(log) });
 }
 
 /** Nearest-rank percentile of sorted values. */

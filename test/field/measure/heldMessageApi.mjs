@@ -11,6 +11,7 @@ import { ensureClaude, DEFAULT_CLAUDE_VERSION } from '../claudeInstall.mjs';
 import { startStandInApi } from '../standInApi.mjs';
 import { makeSandbox, addFieldSettings, claudeEnv } from '../sandbox.mjs';
 import { runPrint } from '../drivers.mjs';
+import { writeModPlugin } from './modPlugin.mjs';
 
 function probeMod(log) {
   const q = JSON.stringify;
@@ -60,11 +61,7 @@ export async function probeHeldMessageApi(version) {
   const log = path.join(sb.root, 'probe.json');
   fs.writeFileSync(path.join(sb.root, 'probe-input.txt'), 'abcdef');
   const plugin = path.join(sb.root, 'probe-plugin');
-  fs.mkdirSync(path.join(plugin, '.claude-plugin'), { recursive: true });
-  fs.mkdirSync(path.join(plugin, 'hooks'), { recursive: true });
-  fs.writeFileSync(path.join(plugin, '.claude-plugin', 'plugin.json'), JSON.stringify({ name: 'held-api-probe', version: '0.0.1', description: 'asks what the mod asks' }));
-  fs.writeFileSync(path.join(plugin, 'hooks', 'hooks.json'), JSON.stringify({ modules: ['./probe.js'], hooks: {} }));
-  fs.writeFileSync(path.join(plugin, 'hooks', 'probe.js'), probeMod(log));
+  writeModPlugin(plugin, { name: 'held-api-probe', description: 'asks what the mod asks', file: 'probe.js', source: probeMod(log) });
   addFieldSettings(sb, {});
   const script = [Object.assign([{ name: 'Bash', id: 'toolu_heldapi001', input: { command: 'echo hi', description: 'probe' } }], { texts: ['Text before the call.'] })];
   const api = await startStandInApi({ script, logFile: sb.apiLog });

@@ -10,6 +10,7 @@ import { ensureClaude, DEFAULT_CLAUDE_VERSION } from '../claudeInstall.mjs';
 import { startStandInApi } from '../standInApi.mjs';
 import { makeSandbox, addFieldSettings, claudeEnv } from '../sandbox.mjs';
 import { runPrint } from '../drivers.mjs';
+import { writeModPlugin } from './modPlugin.mjs';
 
 function orderMod(log) {
   // `$` only as `$.noun.event(...)` or handed to a top-level function (the loader's static check).
@@ -58,11 +59,7 @@ export async function hookOrder(version) {
   const sb = makeSandbox('hook-order');
   const log = path.join(sb.root, 'order.json');
   const plugin = path.join(sb.root, 'order-plugin');
-  fs.mkdirSync(path.join(plugin, '.claude-plugin'), { recursive: true });
-  fs.mkdirSync(path.join(plugin, 'hooks'), { recursive: true });
-  fs.writeFileSync(path.join(plugin, '.claude-plugin', 'plugin.json'), JSON.stringify({ name: 'hook-order-probe', version: '0.0.1', description: 'logs the order of a mod\'s events' }));
-  fs.writeFileSync(path.join(plugin, 'hooks', 'hooks.json'), JSON.stringify({ modules: ['./order.js'], hooks: {} }));
-  fs.writeFileSync(path.join(plugin, 'hooks', 'order.js'), orderMod(log));
+  writeModPlugin(plugin, { name: 'hook-order-probe', description: "logs the order of a mod's events", file: 'order.js', source: orderMod(log) });
   addFieldSettings(sb, {});
   const call = (id, command) => ({ name: 'Bash', id, input: { command, description: 'order' } });
   const script = [

@@ -12,6 +12,7 @@ import { ensureClaude, DEFAULT_CLAUDE_VERSION } from '../claudeInstall.mjs';
 import { startStandInApi } from '../standInApi.mjs';
 import { makeSandbox, addFieldSettings, claudeEnv } from '../sandbox.mjs';
 import { runPrint } from '../drivers.mjs';
+import { writeModPlugin } from './modPlugin.mjs';
 
 const argv = process.argv.slice(2);
 const version = argv.includes('--cli-version') ? argv[argv.indexOf('--cli-version') + 1] : DEFAULT_CLAUDE_VERSION;
@@ -23,14 +24,12 @@ const postLog = path.join(sb.claudeDir, 'route-post.json');
 const hookLog = path.join(sb.root, 'hook-inputs.log');
 
 const plugin = path.join(sb.root, 'route-plugin');
-fs.mkdirSync(path.join(plugin, '.claude-plugin'), { recursive: true });
-fs.mkdirSync(path.join(plugin, 'hooks'), { recursive: true });
-fs.writeFileSync(path.join(plugin, '.claude-plugin', 'plugin.json'), JSON.stringify({ name: 'mod-route', version: '0.0.1', description: 'measures one thing' }));
-fs.writeFileSync(path.join(plugin, 'hooks', 'hooks.json'), JSON.stringify({ modules: ['./route.js'], hooks: {} }));
 const q = JSON.stringify;
-fs.writeFileSync(
-  path.join(plugin, 'hooks', 'route.js'),
-  `export function register(on) {
+writeModPlugin(plugin, {
+  name: 'mod-route',
+  description: 'measures one thing',
+  file: 'route.js',
+  source: `export function register(on) {
   on('classic.PreToolUse', async ($, e, next) => {
     const seen = { frozen: Object.isFrozen(e), keys: Object.keys(e) };
     let result;
@@ -59,7 +58,7 @@ fs.writeFileSync(
   });
 }
 `,
-);
+});
 
 addFieldSettings(sb, {});
 const settings = JSON.parse(fs.readFileSync(sb.settingsFile, 'utf8'));
